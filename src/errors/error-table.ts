@@ -1,0 +1,244 @@
+/**
+ * The one table of error codes: code → HTTP status → the spec's error class → remedy.
+ * Every surface (Variant A, Variant B, the signing proxy, the sandbox cloud) answers with these
+ * codes, and README.md's error table is checked against this object by a test.
+ */
+export interface ErrorSpec {
+  /** Default HTTP status. */
+  readonly status: number;
+  /** Other statuses the same code may carry (only `upstream_unavailable`: 503 and 504). */
+  readonly alternateStatuses?: readonly number[];
+  /** The spec's descriptive error class, or the Latch class for codes the spec does not name. */
+  readonly specClass: string;
+  /** Default human message; never contains secrets or card data. */
+  readonly message: string;
+  /** What the caller should do next (spec section 7's "expected client behavior"). */
+  readonly remedy: string;
+}
+
+export const ERROR_TABLE = {
+  missing_bearer_token: {
+    status: 401,
+    specClass: 'Missing bearer token',
+    message: 'This endpoint needs an Authorization: Bearer <token> header.',
+    remedy: 'Read the token from the daemon_token file in the Latch data directory and retry once.',
+  },
+  invalid_bearer_token: {
+    status: 401,
+    specClass: 'Missing bearer token',
+    message: 'The bearer token is not the daemon token.',
+    remedy: 'Re-read the daemon_token file (it may have been rotated) and retry once.',
+  },
+  card_not_found: {
+    status: 404,
+    specClass: 'Card not found',
+    message: 'No such card on this account.',
+    remedy: 'List cards and ask the user to choose another.',
+  },
+  authorization_not_found: {
+    status: 404,
+    specClass: 'Not found',
+    message: 'No such authorization on this account.',
+    remedy: 'List authorizations or transactions to find the right id.',
+  },
+  transaction_not_found: {
+    status: 404,
+    specClass: 'Not found',
+    message: 'No such transaction on this account.',
+    remedy: 'List transactions to find the right id.',
+  },
+  insufficient_funds: {
+    status: 402,
+    specClass: 'Insufficient funds',
+    message: 'The card or wallet balance is too small for this operation.',
+    remedy: 'Check the wallet balance. Ask the user before allocating or depositing.',
+  },
+  daily_limit_exceeded: {
+    status: 402,
+    specClass: 'Insufficient funds',
+    message: "The amount would exceed the card's daily limit.",
+    remedy: 'Ask the user; the daily limit is set per card.',
+  },
+  authorization_expired: {
+    status: 410,
+    specClass: 'Authorization expired',
+    message: 'The authorization expired before the merchant charged.',
+    remedy: 'Create a new authorization only if the user still wants the payment.',
+  },
+  authorization_not_active: {
+    status: 409,
+    specClass: 'Scope mismatch',
+    message: 'The authorization is no longer active (used, expired or revoked).',
+    remedy: 'Create a new authorization only with the user\'s approval.',
+  },
+  scope_mismatch: {
+    status: 403,
+    specClass: 'Scope mismatch',
+    message: 'The merchant or amount does not match the authorization.',
+    remedy: 'Do not widen scope automatically. Ask for explicit user approval.',
+  },
+  card_frozen: {
+    status: 409,
+    specClass: 'Scope mismatch',
+    message: 'The card has no active authorization; charges are refused.',
+    remedy: 'Create an authorization for this merchant and amount, with the user\'s approval.',
+  },
+  card_closed: {
+    status: 409,
+    specClass: 'Card closed',
+    message: 'The card is closed.',
+    remedy: 'List cards and ask the user to choose another.',
+  },
+  currency_mismatch: {
+    status: 400,
+    specClass: 'Bad input',
+    message: "The currency is not the card's currency.",
+    remedy: "Use the card's currency (see GET /cards/:card_id).",
+  },
+  verification_cap_exceeded: {
+    status: 429,
+    specClass: 'Verification cap',
+    message: 'The merchant-verification cap for this card is reached.',
+    remedy: 'Wait until the rolling 24-hour window frees a slot, or ask the user.',
+  },
+  setup_token_expired: {
+    status: 401,
+    specClass: 'Setup token expired',
+    message: 'The setup token expired before the device connected.',
+    remedy: 'Regenerate the setup command in the Devices area and run setup again.',
+  },
+  setup_token_invalid: {
+    status: 401,
+    specClass: 'Setup token expired',
+    message: 'The setup token is unknown or was already used.',
+    remedy: 'Regenerate the setup command in the Devices area and run setup again.',
+  },
+  local_key_not_recognized: {
+    status: 401,
+    specClass: 'Local key not recognized',
+    message: 'The cloud no longer recognizes this device key.',
+    remedy: 'Reconnect the device with fresh key material: latch setup --reconnect --token <setup_token>.',
+  },
+  device_key_not_recognized: {
+    status: 401,
+    specClass: 'Local key not recognized',
+    message: 'The signing key id is not registered with this cloud.',
+    remedy: 'Reconnect the device with fresh key material.',
+  },
+  invalid_signature: {
+    status: 401,
+    specClass: 'Local key not recognized',
+    message: 'The request or payload signature does not verify.',
+    remedy: 'Sign the exact request that is sent; do not alter it after signing.',
+  },
+  signature_expired: {
+    status: 401,
+    specClass: 'Local key not recognized',
+    message: 'The signature was created outside the accepted time window.',
+    remedy: 'Check the device clock, then send a freshly signed request.',
+  },
+  replayed_request: {
+    status: 401,
+    specClass: 'Local key not recognized',
+    message: 'This signed request was already seen.',
+    remedy: 'Send a freshly signed request; never replay a captured one.',
+  },
+  device_not_enrolled: {
+    status: 409,
+    specClass: 'Not enrolled',
+    message: 'This device is not enrolled with a cloud yet.',
+    remedy: 'Run latch setup --token <setup_token> --cloud <url>.',
+  },
+  upstream_unavailable: {
+    status: 502,
+    alternateStatuses: [503, 504],
+    specClass: 'Upstream API unavailable',
+    message: 'The cloud API is unavailable.',
+    remedy: 'Local daemon health is fine; retry only the affected server-backed operation later.',
+  },
+  invalid_admin_key: {
+    status: 401,
+    specClass: 'Missing bearer token',
+    message: 'The sandbox admin key is missing or wrong.',
+    remedy: 'Send the key from $LATCH_HOME/sandbox/admin_key as Authorization: Bearer <key>.',
+  },
+  invalid_request: {
+    status: 400,
+    specClass: 'Bad input',
+    message: 'The request is not valid.',
+    remedy: 'Fix the field named in param and send the request again.',
+  },
+  card_data_not_accepted: {
+    status: 400,
+    specClass: 'Bad input',
+    message: 'Card numbers, CVVs and other card data are never accepted. Use card_id.',
+    remedy: 'Remove the card data; refer to cards only by card_id.',
+  },
+  payload_too_large: {
+    status: 413,
+    specClass: 'Bad input',
+    message: 'The request body is too large.',
+    remedy: 'Send a smaller body.',
+  },
+  unsupported_media_type: {
+    status: 415,
+    specClass: 'Bad input',
+    message: 'POST bodies must be JSON with Content-Type: application/json.',
+    remedy: 'Send Content-Type: application/json.',
+  },
+  forbidden_host: {
+    status: 403,
+    specClass: 'Host / Origin refused',
+    message: 'The Host header is not a loopback name for this port.',
+    remedy: 'Connect to 127.0.0.1, localhost or [::1] with the right port.',
+  },
+  forbidden_origin: {
+    status: 403,
+    specClass: 'Host / Origin refused',
+    message: 'Requests from web pages are refused (Origin, Referer or cross-site fetch).',
+    remedy: 'Call the daemon from a program, not from a browser.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    specClass: 'Bad input',
+    message: 'This Idempotency-Key was already used with a different request.',
+    remedy: 'Use a new Idempotency-Key for a different request.',
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    specClass: 'Bad input',
+    message: 'A request with this Idempotency-Key is still in progress.',
+    remedy: 'Wait for the first request to finish, then retry with the same key.',
+  },
+  not_found: {
+    status: 404,
+    specClass: 'Not found',
+    message: 'No such endpoint.',
+    remedy: 'Check the path against the API reference.',
+  },
+  method_not_allowed: {
+    status: 405,
+    specClass: 'Not found',
+    message: 'This endpoint does not accept that method.',
+    remedy: 'Use a method listed in the Allow header.',
+  },
+  request_timeout: {
+    status: 408,
+    specClass: 'Bad input',
+    message: 'The request was not received in time.',
+    remedy: 'Send the whole request promptly.',
+  },
+  internal_error: {
+    status: 500,
+    specClass: 'A bug',
+    message: 'An internal error occurred.',
+    remedy: 'Report it with the request_id.',
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+/** isErrorCode reports whether value is a code in the error table. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_TABLE, value);
+}

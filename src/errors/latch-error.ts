@@ -1,0 +1,46 @@
+import { ERROR_TABLE, type ErrorCode } from './error-table.js';
+
+export interface ErrorBody {
+  error: { code: string; message: string; param?: string; request_id?: string };
+}
+
+/**
+ * LatchError is an expected failure with a stable code from the error table. Callers switch on
+ * `code`, never on `message`. Messages are written by us and never carry secrets or card data.
+ */
+export class LatchError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly param: string | undefined;
+
+  constructor(code: ErrorCode, options: { message?: string; param?: string; status?: number } = {}) {
+    const spec = ERROR_TABLE[code];
+    super(options.message ?? spec.message);
+    this.name = 'LatchError';
+    this.code = code;
+    this.param = options.param;
+    const alternates: readonly number[] = 'alternateStatuses' in spec ? spec.alternateStatuses : [];
+    if (options.status !== undefined && options.status !== spec.status && !alternates.includes(options.status)) {
+      throw new Error(`status ${options.status} is not allowed for ${code}`);
+    }
+    this.status = options.status ?? spec.status;
+  }
+
+  /** toBody returns the common error body of decisions §7. */
+  toBody(requestId?: string): ErrorBody {
+    const error: ErrorBody['error'] = { code: this.code, message: this.message };
+    if (this.param !== undefined) error.param = this.param;
+    if (requestId !== undefined) error.request_id = requestId;
+    return { error };
+  }
+}
+
+/** invalidRequest is the common `invalid_request` error naming the offending field. */
+export function invalidRequest(param: string, message: string): LatchError {
+  return new LatchError('invalid_request', { param, message });
+}
+
+/** remedyFor returns the remedy text of a code. */
+export function remedyFor(code: ErrorCode): string {
+  return ERROR_TABLE[code].remedy;
+}
