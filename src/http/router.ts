@@ -1,0 +1,86 @@
+import { LatchError } from '../errors/latch-error.js';
+import type { Route } from './route.js';
+
+export interface RouteMatch {
+  route: Route;
+  params: Record<string, string>;
+}
+
+interface CompiledRoute {
+  route: Route;
+  segments: string[];
+  prefix: boolean;
+}
+
+/**
+ * Router matches a method and path against a route table. A path that matches no pattern is
+ * `not_found`; a path that matches with another method is `method_not_allowed` and the error
+ * carries the allowed methods.
+ */
+export class Router {
+  private readonly compiled: CompiledRoute[];
+
+  constructor(routes: readonly Route[]) {
+    this.compiled = routes.map((route) => {
+      const prefix = route.pattern.endsWith('/*');
+      const body = prefix ? route.pattern.slice(0, -2) : route.pattern;
+      return { route, segments: body.split('/').slice(1), prefix };
+    });
+  }
+
+  /** routes returns the table in declaration order. */
+  routes(): Route[] {
+    return this.compiled.map((c) => c.route);
+  }
+
+  /** match finds the route for method and path, or throws not_found / method_not_allowed. */
+  match(method: string, path: string): RouteMatch {
+    const pathSegments = path.split('/').slice(1);
+    const allowed = new Set<string>();
+    for (const candidate of this.compiled) {
+      const params = matchSegments(candidate, pathSegments);
+      if (params === undefined) continue;
+      if (candidate.route.method === '*' || candidate.route.method === method) return { route: candidate.route, params };
+      allowed.add(candidate.route.method);
+    }
+    if (allowed.size > 0) {
+      throw new MethodNotAllowed([...allowed].sort());
+    }
+    throw new LatchError('not_found');
+  }
+}
+
+/** MethodNotAllowed is the 405 error with the Allow list the response must carry. */
+export class MethodNotAllowed extends LatchError {
+  constructor(readonly allow: string[]) {
+    super('method_not_allowed');
+  }
+}
+
+function matchSegments(candidate: CompiledRoute, pathSegments: string[]): Record<string, string> | undefined {
+  const { segments, prefix } = candidate;
+  if (prefix ? pathSegments.length <= segments.length : pathSegments.length !== segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const expected = segments[i] as string;
+    const actual = pathSegments[i] as string;
+    if (expected.startsWith(':')) {
+      if (actual === '') return undefined;
+      const decoded = safeDecode(actual);
+      if (decoded === undefined) return undefined;
+      params[expected.slice(1)] = decoded;
+    } else if (expected !== actual) {
+      return undefined;
+    }
+  }
+  if (prefix && pathSegments.slice(segments.length).join('/') === '') return undefined;
+  return params;
+}
+
+function safeDecode(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
