@@ -1,0 +1,110 @@
+import { LatchError } from '../errors/latch-error.js';
+import { JsonNumber, type JsonValue } from '../json/parse-json.js';
+import { isCardFieldName } from './card-field-names.js';
+import { containsCardNumber } from './card-number-scan.js';
+import { percentDecodeLenient } from './percent-decode.js';
+
+/** The parts of a request the guard inspects. `query` is the raw query string, with or without `?`. */
+export interface CardDataInput {
+  path?: string;
+  query?: string;
+  body?: JsonValue;
+}
+
+/** Rounds of percent-decoding tried, so a double-encoded number is still seen. */
+const DECODE_ROUNDS_MAX = 3;
+/** Exponents beyond this cannot make a 13–19 digit integer from a bounded mantissa; skip expansion. */
+const EXPONENT_EXPAND_MAX = 64;
+/** A parsed body is bounded by size and nesting; this catches a programmer passing a cyclic object. */
+const BODY_NODES_MAX = 1_000_000;
+
+/**
+ * findCardData reports whether a request carries card data (decisions §8): a field named like a
+ * card number, CVV, expiry or track data at any depth of the body or in the query, or a
+ * Luhn-valid 13–19 digit number (see containsCardNumber) in any string, key or number of the
+ * body, in the path or in the query, raw or percent-decoded. It never throws on malformed input.
+ */
+export function findCardData(input: CardDataInput): boolean {
+  if (input.path !== undefined && urlPartHasCardNumber(input.path, false)) return true;
+  if (input.query !== undefined && queryHasCardData(input.query)) return true;
+  if (input.body !== undefined && bodyHasCardData(input.body)) return true;
+  return false;
+}
+
+/**
+ * assertNoCardData throws `card_data_not_accepted` when findCardData finds card data. The error
+ * names no param and carries none of the input, so the value is never echoed or logged.
+ */
+export function assertNoCardData(input: CardDataInput): void {
+  if (findCardData(input)) throw new LatchError('card_data_not_accepted');
+}
+
+function urlPartHasCardNumber(text: string, plusAsSpace: boolean): boolean {
+  let current = text;
+  if (containsCardNumber(current)) return true;
+  for (let round = 0; round < DECODE_ROUNDS_MAX; round++) {
+    const decoded = percentDecodeLenient(current, plusAsSpace);
+    if (decoded === current) return false;
+    if (containsCardNumber(decoded)) return true;
+    current = decoded;
+  }
+  return false;
+}
+
+function queryHasCardData(query: string): boolean {
+  const raw = query.startsWith('?') ? query.slice(1) : query;
+  if (urlPartHasCardNumber(raw, true)) return true;
+  for (const pair of raw.split('&')) {
+    const equals = pair.indexOf('=');
+    const name = equals === -1 ? pair : pair.slice(0, equals);
+    if (isCardFieldName(name) || isCardFieldName(percentDecodeLenient(name, true))) return true;
+  }
+  return false;
+}
+
+function bodyHasCardData(body: JsonValue): boolean {
+  // An explicit stack: no recursion limit to hit, whatever the nesting.
+  const stack: JsonValue[] = [body];
+  let visited = 0;
+  while (stack.length > 0) {
+    const value = stack.pop() as JsonValue;
+    if (++visited > BODY_NODES_MAX) throw new Error('card-data guard: body has too many nodes');
+    if (typeof value === 'string') {
+      if (containsCardNumber(value)) return true;
+    } else if (value instanceof JsonNumber) {
+      if (numberHasCardNumber(value.text)) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+    } else if (value !== null && typeof value === 'object') {
+      for (const key of Object.keys(value)) {
+        if (isCardFieldName(key) || containsCardNumber(key)) return true;
+        stack.push(value[key] as JsonValue);
+      }
+    }
+  }
+  return false;
+}
+
+/** A JSON number's text is checked as written and, for exponent forms, as its plain decimal expansion. */
+function numberHasCardNumber(text: string): boolean {
+  if (containsCardNumber(text)) return true;
+  const expanded = expandExponent(text);
+  return expanded !== undefined && containsCardNumber(expanded);
+}
+
+const EXPONENT_FORM = /^-?([0-9]+)(?:\.([0-9]+))?[eE]([+-]?[0-9]+)$/;
+
+/** expandExponent writes `4.111111111111111e15` as `4111111111111111`; undefined when not in exponent form. */
+function expandExponent(text: string): string | undefined {
+  const match = EXPONENT_FORM.exec(text);
+  if (match === null) return undefined;
+  const whole = match[1] ?? '';
+  const fraction = match[2] ?? '';
+  const exponent = Number(match[3]);
+  if (Math.abs(exponent) > EXPONENT_EXPAND_MAX) return undefined;
+  const digits = whole + fraction;
+  const point = whole.length + exponent;
+  if (point >= digits.length) return digits + '0'.repeat(point - digits.length);
+  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
+  return `${digits.slice(0, point)}.${digits.slice(point)}`;
+}
