@@ -1,0 +1,189 @@
+import { randomInt } from 'node:crypto';
+import { LatchError } from '../errors/latch-error.js';
+import { signatureHeaders } from './sign-upstream.js';
+import type { SigningKey } from './signing-key.js';
+
+/** Upstream timeout per attempt and overall (decisions §13). */
+export const UPSTREAM_TIMEOUT_MS = 10_000;
+/** At most two retries, and only when they are safe (decisions §9). */
+export const UPSTREAM_RETRIES_MAX = 2;
+const BACKOFF_BASE_MS = 100;
+
+export interface CloudResponse {
+  status: number;
+  headers: Headers;
+  rawBody: Uint8Array;
+}
+
+export interface CloudRequest {
+  method: string;
+  /** Path and query under the cloud origin, e.g. `/v1/cards?limit=5`. Must start with `/v1/`. */
+  pathAndQuery: string;
+  body?: Uint8Array;
+  contentType?: string;
+  /** Extra headers to send (already filtered by the caller). */
+  headers?: Record<string, string>;
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  /** Sign with this key instead of the enrolled one (enrollment's proof of possession). */
+  key?: SigningKey;
+  /** Who asked, for the audit record of each request signature. */
+  caller?: CallerContext;
+}
+
+/** The local caller on whose behalf the daemon signs. */
+export interface CallerContext {
+  requestId: string;
+  userAgent: string;
+}
+
+/** What the audit log records of one upstream request signature. */
+export interface RequestSignatureRecord {
+  method: string;
+  path: string;
+  keyId: string;
+  caller: CallerContext | undefined;
+}
+
+export interface CloudClientOptions {
+  /** The cloud origin, e.g. `https://api.example.com` or `http://127.0.0.1:7000`. */
+  cloudUrl: string;
+  /** The enrolled device key, or undefined before setup. */
+  signingKey: () => SigningKey | undefined;
+  userAgent: string;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  /** Called after each request signature is made and before the request is sent. */
+  onRequestSigned?: (record: RequestSignatureRecord) => void;
+  nowSeconds?: () => number;
+}
+
+/**
+ * CloudClient sends RFC 9421-signed requests to the configured cloud origin only. It never
+ * follows redirects, never forwards the local bearer token, and retries only when safe: GET or
+ * requests with an idempotency key, on connection failure or 503, at most twice with jittered
+ * backoff, all within one overall deadline.
+ */
+export class CloudClient {
+  readonly origin: URL;
+  private readonly fetchImpl: typeof fetch;
+  private readonly timeoutMs: number;
+  private readonly nowSeconds: () => number;
+
+  constructor(private readonly options: CloudClientOptions) {
+    this.origin = parseCloudOrigin(options.cloudUrl);
+    this.fetchImpl = options.fetch ?? fetch;
+    this.timeoutMs = options.timeoutMs ?? UPSTREAM_TIMEOUT_MS;
+    this.nowSeconds = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
+  }
+
+  /** send performs one logical request (with safe retries) and returns the cloud's answer. */
+  async send(request: CloudRequest): Promise<CloudResponse> {
+    const key = request.key ?? this.options.signingKey();
+    if (key === undefined) throw new LatchError('device_not_enrolled');
+    const url = upstreamUrl(this.origin, request.pathAndQuery);
+    const retriable = request.method === 'GET' || request.idempotencyKey !== undefined;
+    const deadline = AbortSignal.timeout(this.timeoutMs);
+    const signal = request.signal === undefined ? deadline : AbortSignal.any([deadline, request.signal]);
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await this.attempt(request, url, key, signal);
+      const canRetry = retriable && attempt < UPSTREAM_RETRIES_MAX && !signal.aborted;
+      if (outcome.kind === 'response') {
+        if (outcome.response.status === 503 && canRetry) {
+          await backoff(attempt, signal);
+          continue;
+        }
+        return outcome.response;
+      }
+      if (outcome.kind === 'timeout' || signal.aborted) {
+        throw new LatchError('upstream_unavailable', { status: 504, message: 'The cloud API did not answer in time.' });
+      }
+      if (!canRetry) throw new LatchError('upstream_unavailable', { status: 502, message: 'The cloud API could not be reached.' });
+      await backoff(attempt, signal);
+    }
+  }
+
+  private async attempt(
+    request: CloudRequest,
+    url: URL,
+    key: SigningKey,
+    signal: AbortSignal,
+  ): Promise<{ kind: 'response'; response: CloudResponse } | { kind: 'timeout' } | { kind: 'unreachable' }> {
+    const headers: Record<string, string> = {
+      ...request.headers,
+      accept: 'application/json',
+      'user-agent': this.options.userAgent,
+      ...signatureHeaders({ method: request.method, url, body: request.body, contentType: request.contentType }, key, this.nowSeconds()),
+    };
+    if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
+    this.options.onRequestSigned?.({ method: request.method, path: url.pathname, keyId: key.keyId, caller: request.caller });
+    try {
+      const response = await this.fetchImpl(url, {
+        method: request.method,
+        headers,
+        body: request.body,
+        redirect: 'manual',
+        signal,
+      });
+      const rawBody = new Uint8Array(await response.arrayBuffer());
+      return { kind: 'response', response: { status: response.status, headers: response.headers, rawBody } };
+    } catch (error) {
+      if (signal.aborted || (error instanceof Error && error.name === 'TimeoutError')) return { kind: 'timeout' };
+      return { kind: 'unreachable' };
+    }
+  }
+}
+
+/**
+ * parseCloudOrigin accepts an http(s) origin with no credentials, path, query or fragment. Plain
+ * http is allowed only for loopback hosts (the sandbox).
+ */
+export function parseCloudOrigin(cloudUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(cloudUrl);
+  } catch {
+    throw new LatchError('invalid_request', { param: 'cloud_url', message: 'cloud_url is not a URL.' });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new LatchError('invalid_request', { param: 'cloud_url', message: 'cloud_url must be http(s).' });
+  }
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || (url.pathname !== '/' && url.pathname !== '')) {
+    throw new LatchError('invalid_request', { param: 'cloud_url', message: 'cloud_url must be an origin only (no credentials, path, query or fragment).' });
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new LatchError('invalid_request', { param: 'cloud_url', message: 'cloud_url must use https unless it is a loopback address.' });
+  }
+  return new URL(url.origin);
+}
+
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * upstreamUrl joins the origin with a `/v1/` path. The result must keep the origin and stay under
+ * `/v1/`; anything else is refused, so no path trick can reach another host.
+ */
+export function upstreamUrl(origin: URL, pathAndQuery: string): URL {
+  if (!pathAndQuery.startsWith('/v1/') || pathAndQuery.includes('\\') || pathAndQuery.startsWith('//')) {
+    throw new LatchError('invalid_request', { param: 'path', message: 'Only paths under /v1/ are forwarded.' });
+  }
+  const url = new URL(pathAndQuery, origin);
+  if (url.origin !== origin.origin || !url.pathname.startsWith('/v1/') || url.hash !== '') {
+    throw new LatchError('invalid_request', { param: 'path', message: 'Only paths under /v1/ are forwarded.' });
+  }
+  return url;
+}
+
+async function backoff(attempt: number, signal: AbortSignal): Promise<void> {
+  // Full jitter: a random wait up to base * 2^attempt.
+  const waitMs = randomInt(0, BACKOFF_BASE_MS * 2 ** attempt + 1);
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, waitMs);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}

@@ -1,0 +1,56 @@
+import { isErrorCode } from '../errors/error-table.js';
+import { LatchError } from '../errors/latch-error.js';
+import type { CloudResponse } from './cloud-client.js';
+
+const CLOUD_MESSAGE_CHARS_MAX = 300;
+
+/**
+ * errorFromCloud turns a cloud error response into a LatchError. The cloud's own code passes
+ * through when it is one of ours (spec rule 2); the cloud's device_key_not_recognized becomes
+ * local_key_not_recognized with the reconnect remedy; 5xx and unknown answers become
+ * upstream_unavailable.
+ */
+export function errorFromCloud(response: CloudResponse): LatchError {
+  const body = parseJsonLoosely(response.rawBody);
+  const error = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['error'] : undefined;
+  const fields = typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};
+  const code = fields['code'];
+  if (response.status >= 500 || !isErrorCode(code)) {
+    const status = response.status === 503 || response.status === 504 ? response.status : 502;
+    return new LatchError('upstream_unavailable', { status, message: `The cloud API answered HTTP ${response.status}.` });
+  }
+  if (code === 'device_key_not_recognized') return new LatchError('local_key_not_recognized');
+  const message = typeof fields['message'] === 'string' ? cleanText(fields['message']) : undefined;
+  const param = typeof fields['param'] === 'string' ? cleanText(fields['param']).slice(0, 64) : undefined;
+  try {
+    return new LatchError(code, { ...(message !== undefined && { message }), ...(param !== undefined && { param }), status: response.status });
+  } catch {
+    // The cloud used one of our codes with a status the table does not allow; keep our status.
+    return new LatchError(code, { ...(message !== undefined && { message }), ...(param !== undefined && { param }) });
+  }
+}
+
+/** cloudJson parses a successful cloud answer, or fails as upstream_unavailable. */
+export function cloudJson(response: CloudResponse): Record<string, unknown> {
+  const body = parseJsonLoosely(response.rawBody);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw unexpectedShape();
+  return body as Record<string, unknown>;
+}
+
+/** unexpectedShape is the error for a cloud answer that does not have the agreed shape. */
+export function unexpectedShape(): LatchError {
+  return new LatchError('upstream_unavailable', { status: 502, message: 'The cloud API answered with an unexpected shape.' });
+}
+
+function parseJsonLoosely(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(Buffer.from(bytes).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Cloud text is shown to callers; strip control characters and bound its length. */
+function cleanText(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, CLOUD_MESSAGE_CHARS_MAX);
+}

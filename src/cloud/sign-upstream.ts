@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { contentDigest } from '../crypto/content-digest.js';
+import { toBase64Url } from '../crypto/base64url.js';
+import { signRequest } from '../crypto/http-signature.js';
+import type { SigningKey } from './signing-key.js';
+
+/** The RFC 9421 label on every upstream request (decisions §6). */
+export const SIGNATURE_LABEL = 'latch';
+
+/** How long an upstream signature stays valid: expires = created + 300 s. */
+export const SIGNATURE_LIFETIME_SECONDS = 300;
+
+export interface UpstreamRequestParts {
+  method: string;
+  url: URL;
+  body: Uint8Array | undefined;
+  contentType: string | undefined;
+}
+
+/**
+ * signatureHeaders returns Content-Digest (with a body), Signature-Input and Signature for one
+ * upstream request. Each call draws a fresh nonce, so a retry is a new signature.
+ */
+export function signatureHeaders(parts: UpstreamRequestParts, key: SigningKey, nowSeconds: number): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const components = ['@method', '@authority', '@path', '@query'];
+  if (parts.body !== undefined) {
+    headers['content-type'] = parts.contentType ?? 'application/json';
+    headers['content-digest'] = contentDigest(parts.body);
+    components.push('content-type', 'content-digest');
+  }
+  const signed = signRequest(
+    {
+      method: parts.method,
+      authority: parts.url.host,
+      path: parts.url.pathname,
+      query: parts.url.search.startsWith('?') ? parts.url.search.slice(1) : '',
+      headers,
+    },
+    SIGNATURE_LABEL,
+    components,
+    {
+      created: nowSeconds,
+      expires: nowSeconds + SIGNATURE_LIFETIME_SECONDS,
+      keyid: key.keyId,
+      alg: 'ed25519',
+      nonce: toBase64Url(randomBytes(16)),
+    },
+    key.secretKey,
+  );
+  return { ...headers, ...signed };
+}

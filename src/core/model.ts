@@ -1,0 +1,92 @@
+/**
+ * The domain objects of the core. Money is integer minor units; times are Unix seconds. Variant A
+ * and Variant B map these to their wire shapes; nothing here knows HTTP.
+ */
+
+export type CardStatus = 'frozen' | 'active' | 'closed';
+
+export interface Card {
+  cardId: string;
+  label: string;
+  last4: string;
+  status: CardStatus;
+  balanceMinor: number;
+  currency: string;
+  dailyLimitMinor: number;
+  dailySpentMinor: number;
+}
+
+export type AuthorizationType = 'exact' | 'ceiling';
+export type AuthorizationKind = 'one_time' | 'merchant_verification' | 'recurring';
+export type AuthorizationStatus = 'active' | 'used' | 'expired' | 'revoked';
+export type RecurringInterval = 'day' | 'week' | 'month' | 'year';
+
+export interface RecurringTerms {
+  interval: RecurringInterval;
+  intervalCount: number;
+  maxCharges: number | null;
+  currentPeriodStart: number | null;
+  currentPeriodEnd: number | null;
+}
+
+export interface Authorization {
+  policyId: string;
+  cardId: string | null;
+  merchant: string;
+  amountMinor: number;
+  currency: string;
+  authorizationType: AuthorizationType;
+  kind: AuthorizationKind;
+  notBefore: number;
+  expiresAt: number;
+  status: AuthorizationStatus;
+  createdAt: number;
+  transactionId: string | null;
+  recurring: RecurringTerms | null;
+}
+
+export type TransactionStatus = 'authorized' | 'settled' | 'expired' | 'revoked' | 'declined';
+
+export interface PolicyWindowView {
+  policyId: string;
+  cardId: string | null;
+  merchant: string;
+  amountMinor: number;
+  currency: string;
+  authorizationType: AuthorizationType;
+  notBefore: number;
+  notAfter: number;
+  keyId: string;
+  jws: string;
+}
+
+export interface Transaction {
+  id: string;
+  cardId: string;
+  amountMinor: number;
+  currency: string;
+  merchant: string;
+  status: TransactionStatus;
+  createdAt: number;
+  policyId: string | null;
+  declineCode: string | null;
+  /** Present only on the single-transaction read. */
+  policyWindow?: PolicyWindowView | null;
+}
+
+export interface TransactionPage {
+  transactions: Transaction[];
+  hasMore: boolean;
+}
+
+export interface Wallet {
+  usdtMinor: number;
+  allocatedMinor: number;
+  availableMinor: number;
+}
+
+export interface Allocation {
+  cardId: string;
+  allocatedMinor: number;
+  newBalanceMinor: number;
+}

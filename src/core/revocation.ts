@@ -1,0 +1,18 @@
+import type { CoreDeps, OperationContext } from './core-deps.js';
+import { buildRevocationPayload, signPayload, type RevocationPayload } from './policy-window.js';
+
+/** A signed revocation; submitting it is POST /v1/authorizations/:id/revoke {jws}. */
+export interface SignedRevocation {
+  payload: RevocationPayload;
+  jws: string;
+  keyId: string;
+}
+
+/** signRevocation signs a revocation of policyId and records it in the audit log. */
+export function signRevocation(deps: CoreDeps, policyId: string, reason: string | undefined, context: OperationContext): SignedRevocation {
+  const { key, deviceId } = deps.device();
+  const payload = buildRevocationPayload(policyId, deviceId, deps.nowSeconds(), reason);
+  const jws = signPayload(payload, key);
+  deps.audit({ operation: 'sign_revocation', policyId, cardId: null, merchant: null, amountMinor: null, currency: null, keyId: key.keyId, caller: context.caller });
+  return { payload, jws, keyId: key.keyId };
+}
