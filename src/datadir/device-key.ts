@@ -1,0 +1,154 @@
+import { inspect } from 'node:util';
+import { generateSecretKey, publicKeyOf } from '../crypto/ed25519.js';
+import { keyIdOf, publicJwk, type Ed25519PublicJwk } from '../crypto/jwk.js';
+import { createExclusive, writeFileAtomic } from './atomic-file.js';
+import { DataDirError, shellQuote } from './data-dir-error.js';
+import { DATA_FILES, dataFilePath } from './home.js';
+import { openKeyFile, parseKeyFile, rawKeyFile, rawSecretKey, sealKeyFile, type KeyFileFormat } from './key-file.js';
+import { readPrivateFile } from './read-private-file.js';
+
+/** The environment variable that holds the device key's passphrase. */
+export const PASSPHRASE_ENV = 'LATCH_KEY_PASSPHRASE';
+
+// Either format fits in well under a kilobyte.
+const KEY_FILE_BYTES_MAX = 4096;
+
+/** The device's Ed25519 key pair with its RFC 7638 key id. */
+export interface DeviceKeyPair {
+  readonly secretKey: Uint8Array;
+  readonly publicKey: Uint8Array;
+  readonly keyId: string;
+  readonly publicJwk: Ed25519PublicJwk;
+}
+
+/**
+ * DeviceKey holds the device key pair. The secret key lives in a private field behind a getter,
+ * so JSON.stringify, util.inspect, console.log, object spread and Object.keys never reach it;
+ * only code that asks for `secretKey` by name gets it.
+ */
+export class DeviceKey implements DeviceKeyPair {
+  readonly #secretKey: Uint8Array;
+  readonly publicKey: Uint8Array;
+  readonly keyId: string;
+  readonly publicJwk: Ed25519PublicJwk;
+  /** How the key is stored on disk: `raw` (file permissions only) or encrypted under a passphrase. */
+  readonly storage: KeyFileFormat;
+
+  constructor(secretKey: Uint8Array, storage: KeyFileFormat) {
+    this.#secretKey = secretKey;
+    this.publicKey = publicKeyOf(secretKey);
+    this.keyId = keyIdOf(this.publicKey);
+    this.publicJwk = publicJwk(this.publicKey);
+    this.storage = storage;
+  }
+
+  /** secretKey is the 32-byte Ed25519 secret; pass it to the signer and never anywhere else. */
+  get secretKey(): Uint8Array {
+    return this.#secretKey;
+  }
+
+  /** toJSON returns public material only. */
+  toJSON(): { keyId: string; publicJwk: Ed25519PublicJwk; storage: KeyFileFormat } {
+    return { keyId: this.keyId, publicJwk: this.publicJwk, storage: this.storage };
+  }
+
+  /** The inspect form names the key id only. */
+  [inspect.custom](): string {
+    return `DeviceKey { keyId: '${this.keyId}', storage: '${this.storage}' }`;
+  }
+}
+
+/** deviceKeyPath returns the path of device.key. */
+export function deviceKeyPath(home: string): string {
+  return dataFilePath(home, DATA_FILES.deviceKey);
+}
+
+/**
+ * passphraseFromEnv returns LATCH_KEY_PASSPHRASE, treating an empty value as unset, since
+ * `export LATCH_KEY_PASSPHRASE=` means "no passphrase" far more often than "the empty passphrase".
+ */
+export function passphraseFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const value = env[PASSPHRASE_ENV];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** generateDeviceKey makes a new key pair in memory from the CSPRNG, without storing it. */
+export function generateDeviceKey(passphrase?: string): DeviceKey {
+  return new DeviceKey(generateSecretKey(), passphrase === undefined ? 'raw' : 'scrypt-aes-256-gcm');
+}
+
+/**
+ * createDeviceKey generates a key and stores it in device.key (0600, O_EXCL), encrypted when a
+ * passphrase is given. It refuses to overwrite an existing key.
+ */
+export function createDeviceKey(home: string, passphrase?: string): DeviceKey {
+  const key = generateDeviceKey(passphrase);
+  storeDeviceKey(home, key, passphrase, 'create');
+  return key;
+}
+
+/**
+ * replaceDeviceKey generates a key and atomically replaces device.key with it (for
+ * `latch setup --reconnect`). The old key is gone once this returns.
+ */
+export function replaceDeviceKey(home: string, passphrase?: string): DeviceKey {
+  const key = generateDeviceKey(passphrase);
+  storeDeviceKey(home, key, passphrase, 'replace');
+  return key;
+}
+
+/**
+ * storeDeviceKey writes a key made by generateDeviceKey: `create` refuses an existing file,
+ * `replace` swaps it atomically. Setup can thereby enroll a new key with the cloud first and
+ * store it only once the cloud has accepted it.
+ */
+export function storeDeviceKey(home: string, key: DeviceKeyPair, passphrase: string | undefined, mode: 'create' | 'replace'): void {
+  const file = deviceKeyPath(home);
+  checkPassphrase(passphrase);
+  const contents = passphrase === undefined ? rawKeyFile(key.secretKey) : sealKeyFile(key.secretKey, passphrase);
+  const text = `${JSON.stringify(contents, null, 2)}\n`;
+  if (mode === 'replace') {
+    writeFileAtomic(file, text);
+    return;
+  }
+  try {
+    createExclusive(file, text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    throw new DataDirError('exists', file, 'A device key already exists', 'keep using it, or replace it with: latch setup --reconnect');
+  }
+}
+
+/**
+ * loadDeviceKey reads device.key, or returns undefined when there is none. An encrypted key needs
+ * the passphrase; a wrong one is a `wrong_passphrase` DataDirError. An unencrypted key loads even
+ * when a passphrase is given (its `storage` says `raw`, so the caller can warn); the passphrase
+ * then protects nothing, and README.md says how to re-encrypt.
+ */
+export function loadDeviceKey(home: string, passphrase?: string): DeviceKey | undefined {
+  const file = deviceKeyPath(home);
+  const text = readPrivateFile(file, KEY_FILE_BYTES_MAX);
+  if (text === undefined) return undefined;
+  const parsed = parseKeyFile(text, file);
+  if (parsed.format === 'raw') return new DeviceKey(rawSecretKey(parsed), 'raw');
+  if (passphrase === undefined) {
+    throw new DataDirError('passphrase_required', file, `device.key is encrypted and ${PASSPHRASE_ENV} is not set`, `set ${PASSPHRASE_ENV} to the passphrase chosen at setup`);
+  }
+  checkPassphrase(passphrase);
+  const secretKey = openKeyFile(parsed, passphrase);
+  if (secretKey === undefined) {
+    throw new DataDirError(
+      'wrong_passphrase',
+      file,
+      `wrong passphrase for device.key (${PASSPHRASE_ENV})`,
+      `set ${PASSPHRASE_ENV} to the passphrase chosen at setup; if it is lost (or the file was altered), make a new key with: latch setup --reconnect (mv ${shellQuote(file)} aside first to keep it)`,
+    );
+  }
+  return new DeviceKey(secretKey, 'scrypt-aes-256-gcm');
+}
+
+function checkPassphrase(passphrase: string | undefined): void {
+  if (passphrase === '') {
+    throw new DataDirError('invalid_passphrase', PASSPHRASE_ENV, 'The device key passphrase is empty', `set ${PASSPHRASE_ENV} to a non-empty passphrase, or unset it`);
+  }
+}

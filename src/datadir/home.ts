@@ -1,0 +1,62 @@
+import { chmodSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The names of the files Latch keeps in its data directory (decisions §1). */
+export const DATA_FILES = {
+  token: 'daemon_token',
+  deviceKey: 'device.key',
+  config: 'config.json',
+  auditLog: 'audit.log',
+  // The audit head records the last line's seq and hash, so truncating the log is detectable.
+  auditHead: 'audit.head',
+} as const;
+
+/** The name of one known data-directory file. */
+export type DataFileName = (typeof DATA_FILES)[keyof typeof DATA_FILES];
+
+/** The mode of the data directory: owner only. */
+export const HOME_DIR_MODE = 0o700;
+
+/** The mode of every file in the data directory: owner read and write only. */
+export const PRIVATE_FILE_MODE = 0o600;
+
+/**
+ * resolveHome returns the absolute data directory: `LATCH_HOME` when set and non-empty, otherwise
+ * `~/.latch`. A relative `LATCH_HOME` is resolved against the working directory, so that later
+ * error messages name an absolute path.
+ */
+export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
+  const configured = env['LATCH_HOME'];
+  if (configured !== undefined && configured !== '') return path.resolve(configured);
+  return path.join(os.homedir(), '.latch');
+}
+
+/**
+ * ensureHome creates the data directory with mode 0700 when it does not exist. Missing parents are
+ * created with the usual mode. An existing directory is left untouched: a directory with loose
+ * permissions is refused by assertDataDirSecure rather than silently repaired, so that the user
+ * learns someone may have read it.
+ */
+export function ensureHome(home: string): void {
+  mkdirSync(path.dirname(home), { recursive: true });
+  try {
+    mkdirSync(home, { mode: HOME_DIR_MODE });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
+  // The umask can only remove bits, but a umask such as 0o277 would leave the owner unable to
+  // write; we created the directory, so setting the exact mode is safe.
+  chmodSync(home, HOME_DIR_MODE);
+}
+
+/** dataFilePath returns the absolute path of a known file in the data directory. */
+export function dataFilePath(home: string, name: DataFileName): string {
+  return path.join(home, name);
+}
+
+/** knownDataFiles lists the absolute paths of every file Latch keeps in the data directory. */
+export function knownDataFiles(home: string): string[] {
+  return Object.values(DATA_FILES).map((name) => path.join(home, name));
+}

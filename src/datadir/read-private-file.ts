@@ -1,0 +1,46 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { DataDirError, shellQuote } from './data-dir-error.js';
+import { assertPrivateStats } from './permissions.js';
+
+// O_NOFOLLOW makes open fail on a symbolic link; it does not exist on Windows.
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/**
+ * readPrivateFile reads a small data-directory file as UTF-8, or returns undefined when it does
+ * not exist. It opens without following symbolic links and checks owner, mode and size on the
+ * open descriptor, so nothing can be swapped between the check and the read. Files larger than
+ * maxBytes are refused instead of read, since every Latch file is small.
+ */
+export function readPrivateFile(target: string, maxBytes: number): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(target, constants.O_RDONLY | O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') {
+      throw new DataDirError('symlink', target, 'Refusing a data file that is a symbolic link', `replace the link with a regular file: rm ${shellQuote(target)}`);
+    }
+    throw error;
+  }
+  try {
+    const stats = fstatSync(fd);
+    assertPrivateStats(stats, target, 'file');
+    if (stats.size > maxBytes) {
+      throw new DataDirError('too_large', target, `The file is larger than the ${maxBytes} bytes it can be`, `move it aside: mv ${shellQuote(target)} ${shellQuote(`${target}.bak`)}`);
+    }
+    const buffer = Buffer.alloc(stats.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const read = readSync(fd, buffer, filled, buffer.length - filled, filled);
+      if (read === 0) break;
+      filled += read;
+    }
+    const text = buffer.subarray(0, filled).toString('utf8');
+    // The string copy cannot be wiped, but the raw bytes of a secret need not linger too.
+    buffer.fill(0);
+    return text;
+  } finally {
+    closeSync(fd);
+  }
+}
