@@ -1,0 +1,55 @@
+import type { CloudClient } from '../cloud/cloud-client.js';
+import { errorFromCloud } from '../cloud/cloud-errors.js';
+import { readIdempotencyKey } from '../http/idempotency-key.js';
+import { randomId } from '../ids/random-id.js';
+import type { RawResult, RequestContext, Route } from '../http/route.js';
+import { forwardedRequestHeaders, returnedResponseHeaders } from './forwarded-headers.js';
+import { checkProxyPath } from './proxy-path.js';
+
+/** The proxied body cap (decisions §13). */
+export const PROXY_BODY_BYTES_MAX = 1024 * 1024;
+
+/**
+ * proxyToCloud forwards one local request under /v1/ to the configured cloud origin, signed with
+ * the device key, and passes the cloud's status and body back unchanged. The one translation is
+ * the cloud's device_key_not_recognized, which becomes local_key_not_recognized with its remedy.
+ */
+export async function proxyToCloud(cloud: CloudClient, context: RequestContext): Promise<RawResult> {
+  checkProxyPath(context.path, context.rawQuery);
+  const hasBody = context.rawBody.byteLength > 0;
+  const response = await cloud.send({
+    method: context.method,
+    pathAndQuery: context.rawQuery === '' ? context.path : `${context.path}?${context.rawQuery}`,
+    ...(hasBody && { body: context.rawBody, contentType: 'application/json' }),
+    headers: forwardedRequestHeaders(context.headers),
+    idempotencyKey: idempotencyKeyFor(context),
+    caller: { requestId: context.requestId, userAgent: context.userAgent },
+    signal: context.signal,
+  });
+  if (response.status === 401) {
+    const error = errorFromCloud(response);
+    if (error.code === 'local_key_not_recognized') throw error;
+  }
+  return { status: response.status, rawBody: response.rawBody, headers: returnedResponseHeaders(response.headers) };
+}
+
+/**
+ * idempotencyKeyFor forwards the caller's Idempotency-Key, and makes one for any other request
+ * that is not a GET, so the daemon's own retry cannot apply a request twice.
+ */
+function idempotencyKeyFor(context: RequestContext): string | undefined {
+  const presented = readIdempotencyKey(context.headers);
+  if (presented !== undefined) return presented;
+  return context.method === 'GET' || context.method === 'HEAD' ? undefined : randomId('idem');
+}
+
+/** signingProxyRoute is the `any /v1/*` route of the A listener. */
+export function signingProxyRoute(cloud: () => CloudClient): Route {
+  return {
+    method: '*',
+    pattern: '/v1/*',
+    auth: 'token',
+    bodyBytesMax: PROXY_BODY_BYTES_MAX,
+    handler: (context) => proxyToCloud(cloud(), context),
+  };
+}
