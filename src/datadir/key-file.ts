@@ -127,7 +127,7 @@ export function parseKeyFile(text: string, file: string): KeyFile {
 
 /** rawSecretKey decodes the secret key of an unencrypted key file already validated by parseKeyFile. */
 export function rawSecretKey(file: RawKeyFile): Uint8Array {
-  return decoded(file.secret_key);
+  return new Uint8Array(decoded(file.secret_key));
 }
 
 function deriveKey(passphrase: string, kdf: ScryptParams): Buffer {
