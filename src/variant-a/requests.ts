@@ -1,0 +1,91 @@
+/** Variant A request bodies and queries: rules, defaults and bounds (spec §4, decisions §5, §13). */
+import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../money/amount.js';
+import { LatchError } from '../errors/latch-error.js';
+import { amount, int, oneOf, parsedStr, str } from '../validate/schema.js';
+import { cardIdField, currencyField, merchantField, policyIdField } from '../requests/common-fields.js';
+import { parseIsoSeconds } from '../time/iso-time.js';
+
+/** Merchant verification: at most 1.00 (decisions §13); the cloud enforces the cap too. */
+export const VERIFICATION_AMOUNT_MAX_MINOR = 100;
+
+const ttlMinutes = (defaultMinutes: number) => int({ min: 1, max: 1440, default: defaultMinutes });
+const authorizationType = (fallback: 'exact' | 'ceiling') => oneOf(['exact', 'ceiling'] as const, { default: fallback });
+const isoTime = () =>
+  parsedStr((text: string, param: string) => {
+    const seconds = parseIsoSeconds(text);
+    if (seconds === undefined) throw new LatchError('invalid_request', { param, message: `${param} must be an ISO 8601 time with a zone, like 2026-12-01T00:00:00Z.` });
+    return seconds;
+  });
+
+export const authorizeRules = {
+  card_id: cardIdField(),
+  amount: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR }),
+  merchant_name: merchantField(),
+  currency: currencyField(),
+  authorization_type: authorizationType('exact'),
+  ttl_minutes: ttlMinutes(30),
+};
+
+export const accountWindowRules = {
+  amount: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR }),
+  merchant_name: merchantField(),
+  currency: currencyField(),
+  authorization_type: authorizationType('exact'),
+  ttl_minutes: ttlMinutes(30),
+};
+
+export const merchantBindRules = {
+  card_id: cardIdField(),
+  merchant_name: merchantField(),
+  amount: amount({ allowZero: true, maxMinor: VERIFICATION_AMOUNT_MAX_MINOR, default: 0 }),
+  currency: currencyField(),
+  ttl_minutes: ttlMinutes(10),
+};
+
+export const recurringRules = {
+  card_id: cardIdField(),
+  merchant_name: merchantField(),
+  amount: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR }),
+  currency: currencyField(),
+  authorization_type: authorizationType('ceiling'),
+  interval: oneOf(['day', 'week', 'month', 'year'] as const, { required: true }),
+  interval_count: int({ min: 1, max: 365, default: 1 }),
+  starts_at: isoTime(),
+  ends_at: isoTime(),
+  max_charges: int({ min: 1, max: 1000 }),
+};
+
+export const revocationRules = {
+  policy_id: policyIdField(),
+  reason: str({ maxLength: 200 }),
+};
+
+export const allocateRules = {
+  card_id: cardIdField(),
+  amount: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR * 100 }),
+};
+
+export const transactionQueryRules = {
+  limit: int({ min: 1, max: 100, default: 20 }),
+  starting_after: str({ pattern: /^tx_[a-z0-9]{1,64}$/, describe: 'a transaction id like tx_…' }),
+  card_id: str({ pattern: /^card_[a-z0-9]{1,64}$/, describe: 'a card id like card_…' }),
+  status: oneOf(['authorized', 'settled', 'expired', 'revoked', 'declined'] as const),
+};
+
+/** A recurring schedule may start at most this far back (clock skew) and span at most five years. */
+export const RECURRING_START_SKEW_SECONDS = 300;
+export const RECURRING_SPAN_SECONDS_MAX = 5 * 366 * 24 * 3600;
+
+/** checkRecurringSchedule refuses a schedule that starts in the past or ends before it starts. */
+export function checkRecurringSchedule(startsAt: number | undefined, endsAt: number | undefined, nowSeconds: number): void {
+  const start = startsAt ?? nowSeconds;
+  if (startsAt !== undefined && startsAt < nowSeconds - RECURRING_START_SKEW_SECONDS) {
+    throw new LatchError('invalid_request', { param: 'starts_at', message: 'starts_at must not be in the past.' });
+  }
+  if (endsAt !== undefined && endsAt <= start) {
+    throw new LatchError('invalid_request', { param: 'ends_at', message: 'ends_at must be after starts_at.' });
+  }
+  if (endsAt !== undefined && endsAt - start > RECURRING_SPAN_SECONDS_MAX) {
+    throw new LatchError('invalid_request', { param: 'ends_at', message: 'A recurring schedule may span at most five years.' });
+  }
+}
