@@ -1,0 +1,137 @@
+import { writeFileAtomic } from './atomic-file.js';
+import { DataDirError, shellQuote } from './data-dir-error.js';
+import { DATA_FILES, dataFilePath } from './home.js';
+import { readPrivateFile } from './read-private-file.js';
+
+/** The settings kept in config.json. Every field is optional until setup has run. */
+export interface LatchConfig {
+  /** The cloud API origin, e.g. `https://api.latch.example` (LATCH_CLOUD_URL overrides it). */
+  cloud_url?: string;
+  device_id?: string;
+  key_id?: string;
+  account_id?: string;
+  device_name?: string;
+}
+
+/** The environment variable that overrides config.json's cloud_url at use time. */
+export const CLOUD_URL_ENV = 'LATCH_CLOUD_URL';
+
+const CONFIG_FILE_BYTES_MAX = 64 * 1024;
+const ID_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
+const KEY_ID_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+const DEVICE_NAME_CHARS_MAX = 64;
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+type Check = (value: string) => string | undefined;
+
+// Each check returns the value to store (normalized) or undefined when it is invalid.
+const FIELD_CHECKS: Record<keyof LatchConfig, Check> = {
+  cloud_url: normalizeCloudUrl,
+  device_id: (value) => (ID_SHAPE.test(value) ? value : undefined),
+  key_id: (value) => (KEY_ID_SHAPE.test(value) ? value : undefined),
+  account_id: (value) => (ID_SHAPE.test(value) ? value : undefined),
+  device_name: (value) => (validDeviceName(value) ? value : undefined),
+};
+
+/** configPath returns the path of config.json. */
+export function configPath(home: string): string {
+  return dataFilePath(home, DATA_FILES.config);
+}
+
+/**
+ * loadConfig reads config.json, or returns `{}` when it does not exist. Unknown fields and invalid
+ * values are refused with a DataDirError naming the field, rather than ignored, so that a typo
+ * such as `cloud_ur1` is not silently a default.
+ */
+export function loadConfig(home: string): LatchConfig {
+  const file = configPath(home);
+  const text = readPrivateFile(file, CONFIG_FILE_BYTES_MAX);
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw corruptFile(file, 'config.json is not valid JSON');
+  }
+  return validateConfig(value, file);
+}
+
+/** saveConfig validates config and writes config.json atomically at 0600. */
+export function saveConfig(home: string, config: LatchConfig): void {
+  const file = configPath(home);
+  const valid = validateConfig(config, file, 'invalid_value');
+  writeFileAtomic(file, `${JSON.stringify(valid, null, 2)}\n`);
+}
+
+/**
+ * validateConfig returns a checked, normalized copy of a config value. The file argument names
+ * where the value came from, and code says whether a failure means a `corrupt` file (reading) or
+ * an `invalid_value` given by the caller (saving).
+ */
+export function validateConfig(value: unknown, file: string, code: 'corrupt' | 'invalid_value' = 'corrupt'): LatchConfig {
+  const invalid = code === 'corrupt' ? corruptFile : invalidValue;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(file, 'config.json must hold a JSON object');
+  const config: LatchConfig = {};
+  for (const [field, fieldValue] of Object.entries(value)) {
+    if (!Object.hasOwn(FIELD_CHECKS, field)) throw invalid(file, `unknown field "${printable(field)}" in config.json`);
+    const name = field as keyof LatchConfig;
+    if (fieldValue === undefined) continue;
+    const checked = typeof fieldValue === 'string' ? FIELD_CHECKS[name](fieldValue) : undefined;
+    // The value is not echoed: config.json holds no secrets, but a pasted one must not spread.
+    if (checked === undefined) throw invalid(file, `invalid value for "${name}" in config.json`);
+    config[name] = checked;
+  }
+  return config;
+}
+
+/**
+ * effectiveCloudUrl returns the cloud origin to use: LATCH_CLOUD_URL when set and non-empty,
+ * otherwise config.json's cloud_url, otherwise undefined. An invalid LATCH_CLOUD_URL is an error
+ * naming the variable, not a silent fallback to the file.
+ */
+export function effectiveCloudUrl(config: LatchConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const fromEnv = env[CLOUD_URL_ENV];
+  if (fromEnv === undefined || fromEnv === '') return config.cloud_url;
+  const normalized = normalizeCloudUrl(fromEnv);
+  if (normalized === undefined) {
+    throw new DataDirError('invalid_value', CLOUD_URL_ENV, `${CLOUD_URL_ENV} is not a valid cloud origin`, `set ${CLOUD_URL_ENV} to an origin such as https://api.example.com (http is allowed only for 127.0.0.1, localhost and [::1])`);
+  }
+  return normalized;
+}
+
+/**
+ * normalizeCloudUrl returns the origin of a cloud URL (scheme, host and port, no trailing slash),
+ * or undefined when it is unusable: not http(s), carrying user info, a path, a query or a
+ * fragment, or plain http to a host other than loopback. Requests are signed, but an answer over
+ * plain http to a remote host could be altered, so http is kept for the local sandbox.
+ */
+export function normalizeCloudUrl(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return undefined;
+  if (url.pathname !== '/' || text.includes('?') || text.includes('#')) return undefined;
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  return url.origin;
+}
+
+function validDeviceName(value: string): boolean {
+  const chars = [...value];
+  return chars.length >= 1 && chars.length <= DEVICE_NAME_CHARS_MAX && !/[\p{Cc}\p{Cf}]/u.test(value) && value.trim() === value;
+}
+
+function printable(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 40);
+}
+
+function corruptFile(file: string, problem: string): DataDirError {
+  return new DataDirError('corrupt', file, problem, `edit or remove ${shellQuote(file)} (latch setup rewrites it)`);
+}
+
+function invalidValue(file: string, problem: string): DataDirError {
+  return new DataDirError('invalid_value', file, problem, 'give a valid value; config.json was not changed');
+}
