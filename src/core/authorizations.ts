@@ -112,7 +112,13 @@ export function signWindow(deps: CoreDeps, terms: WindowTerms, operation: string
   return { payload, jws, keyId: key.keyId };
 }
 
-async function register(deps: CoreDeps, path: string, signed: SignedWindow, context: OperationContext): Promise<Authorization> {
+/** A registered authorization together with the window that was signed for it. */
+export interface CreatedAuthorization {
+  authorization: Authorization;
+  window: SignedWindow;
+}
+
+async function register(deps: CoreDeps, path: string, signed: SignedWindow, context: OperationContext): Promise<CreatedAuthorization> {
   const response = await deps.cloud().send({
     method: 'POST',
     pathAndQuery: path,
@@ -123,23 +129,23 @@ async function register(deps: CoreDeps, path: string, signed: SignedWindow, cont
     ...(context.signal !== undefined && { signal: context.signal }),
   });
   if (response.status !== 200 && response.status !== 201) throw errorFromCloud(response);
-  return readAuthorization(cloudJson(response));
+  return { authorization: readAuthorization(cloudJson(response)), window: signed };
 }
 
 /** authorize creates a one-time scoped authorization (POST /authorize on A and B). */
-export async function authorize(deps: CoreDeps, input: OneTimeInput, context: OperationContext): Promise<Authorization> {
+export async function authorize(deps: CoreDeps, input: OneTimeInput, context: OperationContext): Promise<CreatedAuthorization> {
   const signed = signWindow(deps, oneTimeTerms(input, deps.nowSeconds()), 'authorize', context);
   return register(deps, '/v1/authorizations', signed, context);
 }
 
 /** merchantBind creates a server-capped merchant-verification authorization. */
-export async function merchantBind(deps: CoreDeps, input: MerchantVerificationInput, context: OperationContext): Promise<Authorization> {
+export async function merchantBind(deps: CoreDeps, input: MerchantVerificationInput, context: OperationContext): Promise<CreatedAuthorization> {
   const signed = signWindow(deps, merchantVerificationTerms(input, deps.nowSeconds()), 'merchant_bind', context);
   return register(deps, '/v1/authorizations', signed, context);
 }
 
 /** createRecurring creates a recurring authorization: at most one approved charge per period. */
-export async function createRecurring(deps: CoreDeps, input: RecurringInput, context: OperationContext): Promise<Authorization> {
+export async function createRecurring(deps: CoreDeps, input: RecurringInput, context: OperationContext): Promise<CreatedAuthorization> {
   const signed = signWindow(deps, recurringTerms(input, deps.nowSeconds()), 'recurring', context);
   return register(deps, '/v1/authorizations', signed, context);
 }

@@ -64,7 +64,7 @@ export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Rou
       auth: 'token',
       handler: async (request) => {
         const input = validateBody(request.body, authorizeRules);
-        const authorization = await authorize(
+        const created = await authorize(
           deps,
           {
             cardId: input.card_id,
@@ -76,7 +76,7 @@ export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Rou
           },
           operationContext(request),
         );
-        return ok(authorizationA(authorization));
+        return ok(authorizationA(created.authorization));
       },
     },
     {
@@ -85,12 +85,12 @@ export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Rou
       auth: 'token',
       handler: async (request) => {
         const input = validateBody(request.body, merchantBindRules);
-        const authorization = await merchantBind(
+        const created = await merchantBind(
           deps,
           { cardId: input.card_id, merchant: input.merchant_name, amountMinor: input.amount, currency: input.currency, ttlSeconds: input.ttl_minutes * 60 },
           operationContext(request),
         );
-        return ok(authorizationA(authorization));
+        return ok(authorizationA(created.authorization));
       },
     },
     {
@@ -100,7 +100,7 @@ export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Rou
       handler: async (request) => {
         const input = validateBody(request.body, recurringRules);
         checkRecurringSchedule(input.starts_at, input.ends_at, deps.nowSeconds());
-        const authorization = await createRecurring(
+        const created = await createRecurring(
           deps,
           {
             cardId: input.card_id,
@@ -116,7 +116,7 @@ export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Rou
           },
           operationContext(request),
         );
-        return ok(authorizationA(authorization));
+        return ok(authorizationA(created.authorization));
       },
     },
     {

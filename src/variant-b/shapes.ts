@@ -1,0 +1,53 @@
+/**
+ * Variant B's wire shapes: exactly the spec's table for B, with money as JSON numbers
+ * (decisions §3). The numbers are produced from exact decimal text, never from arithmetic.
+ */
+import type { Allocation, Card, PolicyWindowView, Transaction, Wallet } from '../core/model.js';
+import { minorToJsonNumber } from '../money/amount.js';
+import { isoSeconds } from '../time/iso-time.js';
+
+/** cardSummaryB is a card in GET /cards: {id, label, status, balance}. */
+export function cardSummaryB(card: Card): Record<string, unknown> {
+  return { id: card.cardId, label: card.label, status: card.status, balance: minorToJsonNumber(card.balanceMinor) };
+}
+
+/** cardDetailB is GET /cards/:card_id: {id, label, status, balance, daily_limit}. */
+export function cardDetailB(card: Card): Record<string, unknown> {
+  return { ...cardSummaryB(card), daily_limit: minorToJsonNumber(card.dailyLimitMinor) };
+}
+
+/** transactionSummaryB is a transaction in GET /transactions: {id, amount, merchant, status}. */
+export function transactionSummaryB(transaction: Transaction): Record<string, unknown> {
+  return { id: transaction.id, amount: minorToJsonNumber(transaction.amountMinor), merchant: transaction.merchant, status: transaction.status };
+}
+
+function policyWindowB(window: PolicyWindowView): Record<string, unknown> {
+  return {
+    policy_id: window.policyId,
+    card_id: window.cardId,
+    merchant: window.merchant,
+    amount: minorToJsonNumber(window.amountMinor),
+    currency: window.currency,
+    authorization_type: window.authorizationType,
+    not_before: isoSeconds(window.notBefore),
+    not_after: isoSeconds(window.notAfter),
+    key_id: window.keyId,
+    jws: window.jws,
+  };
+}
+
+/** transactionDetailB is GET /transactions/:tx_id: {id, amount, merchant, status, policy_window}. */
+export function transactionDetailB(transaction: Transaction): Record<string, unknown> {
+  const window = transaction.policyWindow ?? null;
+  return { ...transactionSummaryB(transaction), policy_window: window === null ? null : policyWindowB(window) };
+}
+
+/** walletB is GET /wallet/balance: {usdt, allocated, available}. */
+export function walletB(wallet: Wallet): Record<string, unknown> {
+  return { usdt: minorToJsonNumber(wallet.usdtMinor), allocated: minorToJsonNumber(wallet.allocatedMinor), available: minorToJsonNumber(wallet.availableMinor) };
+}
+
+/** allocationB is POST /wallet/allocate: {card_id, allocated, new_balance}. */
+export function allocationB(allocation: Allocation): Record<string, unknown> {
+  return { card_id: allocation.cardId, allocated: minorToJsonNumber(allocation.allocatedMinor), new_balance: minorToJsonNumber(allocation.newBalanceMinor) };
+}
