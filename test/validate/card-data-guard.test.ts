@@ -45,6 +45,7 @@ const detected: Array<[string, CardDataInput]> = [
   ['as the top-level number', { body: new JsonNumber(VISA) }],
   ['full-width digits', { body: body('{"label":"４１１１１１１１１１１１１１１１"}') }],
   ['Arabic-Indic digits', { body: body('{"label":"٤١١١١١١١١١١١١١١١"}') }],
+  ['circled digits (NFKC maps them to ASCII)', { body: body('{"label":"④①①①①①①①①①①①①①①①"}') }],
   ['Devanagari digits', { body: body('{"label":"४१११११११११११११११"}') }],
   ['zero-width spaces inside', { body: body('{"label":"4111\\u200b1111\\u200b1111\\u200b1111"}') }],
   ['soft hyphens inside', { body: body('{"label":"4111\\u00ad1111\\u00ad1111\\u00ad1111"}') }],
