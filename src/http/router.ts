@@ -21,6 +21,7 @@ export class Router {
   private readonly compiled: CompiledRoute[];
 
   constructor(routes: readonly Route[]) {
+    assertNoDuplicateRoutes(routes);
     this.compiled = routes.map((route) => {
       const prefix = route.pattern.endsWith('/*');
       const body = prefix ? route.pattern.slice(0, -2) : route.pattern;
@@ -54,6 +55,31 @@ export class Router {
 export class MethodNotAllowed extends LatchError {
   constructor(readonly allow: string[]) {
     super('method_not_allowed');
+  }
+}
+
+/**
+ * routeShape names what a pattern matches, ignoring parameter names: `/cards/:card_id` and
+ * `/cards/:id` have the same shape, so one of them could never be reached.
+ */
+export function routeShape(pattern: string): string {
+  return pattern
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? ':' : segment))
+    .join('/');
+}
+
+/**
+ * assertNoDuplicateRoutes throws when two routes share a method and a shape, or a pattern is not
+ * absolute: a route table with an unreachable entry is a programming error.
+ */
+export function assertNoDuplicateRoutes(routes: readonly Route[]): void {
+  const seen = new Set<string>();
+  for (const route of routes) {
+    if (!route.pattern.startsWith('/')) throw new Error(`route pattern ${route.pattern} does not start with /`);
+    const key = `${route.method} ${routeShape(route.pattern)}`;
+    if (seen.has(key)) throw new Error(`duplicate route ${route.method} ${route.pattern}`);
+    seen.add(key);
   }
 }
 

@@ -1,0 +1,187 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { LatchError } from '../errors/latch-error.js';
+import { randomId } from '../ids/random-id.js';
+import { assertNoCardData } from '../validate/card-data-guard.js';
+import { checkBearer } from './bearer-token.js';
+import { fromBrowser } from './browser-check.js';
+import type { EventLog } from './event-log.js';
+import { originFormTarget, validHost } from './host-check.js';
+import { declaresBody, readRequestBody } from './request-body.js';
+import { splitTarget } from './request-target.js';
+import { sendError, sendJson, sendRaw } from './respond.js';
+import { isRawResult, type RequestContext, type RouteResult } from './route.js';
+import type { RouteMatch, Router } from './router.js';
+
+/** Methods the API knows; anything else (TRACE, PROPFIND, ...) is refused before routing. */
+const KNOWN_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** What the front door needs to know about its listener. */
+export interface FrontDoorOptions {
+  /** The listener's name in log lines (`a` or `b`). */
+  listener: string;
+  router: Router;
+  /** The current daemon token; called per request, so a rotated token takes effect at once. */
+  token: () => string;
+  log: EventLog;
+}
+
+/** Per-request facts only the server knows: its actual port and its shutdown signal. */
+export interface ListenerState {
+  port: number;
+  shutdown: AbortSignal;
+}
+
+/** A request handler for one listener. It never rejects: every failure becomes an answer. */
+export type FrontDoor = (request: IncomingMessage, response: ServerResponse, state: ListenerState) => Promise<void>;
+
+/**
+ * createFrontDoor returns the one function every request of a listener passes (decisions §8).
+ * The checks run in this order, and the first that fails answers:
+ *
+ * 1. Host: exactly one Host header naming loopback and this port; origin-form target (403 forbidden_host).
+ * 2. Browser signs: Origin, Referer, Sec-Fetch-Site other than `none` (403 forbidden_origin).
+ * 3. Method: OPTIONS is a CORS preflight (403 forbidden_origin); unknown methods are 405.
+ * 4. Token, for every request except those matching a route marked `auth: 'none'`: checking it
+ *    before the 404/405 decision means an unauthenticated caller cannot probe the route table.
+ * 5. Route match (404 not_found / 405 method_not_allowed).
+ * 6. Body: none on GET/HEAD/DELETE (400), JSON content type (415), size cap (413, connection
+ *    closed), strict UTF-8 JSON within depth and member limits (400 invalid_request, param body).
+ * 7. Card-data guard on path, query and parsed body (400 card_data_not_accepted).
+ * 8. The route's handler.
+ *
+ * Every answer carries `X-Request-Id`, every error body its `request_id`, and no answer ever
+ * carries an `Access-Control-*` header.
+ */
+export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
+  return async (request, response, state) => {
+    const requestId = randomId('req');
+    const startedMs = performance.now();
+    const trace: RequestTrace = { route: undefined, code: undefined };
+    response.setHeader('x-request-id', requestId);
+    response.once('close', () => logRequest(options, request, response, requestId, startedMs, trace));
+    try {
+      const result = await admitAndHandle(options, request, response, state, requestId, trace);
+      writeResult(response, result);
+    } catch (error) {
+      if (error instanceof LatchError) {
+        trace.code = error.code;
+      } else {
+        trace.code = 'internal_error';
+        options.log.error('internal_error', { listener: options.listener, request_id: requestId, cause: errorKind(error) });
+      }
+      // A body left unread would be parsed as the next request; closing is simpler and safer.
+      const close = declaresBody(request) && !request.complete;
+      if (close) request.resume();
+      sendError(response, error, requestId, { close });
+    }
+  };
+}
+
+interface RequestTrace {
+  route: string | undefined;
+  code: string | undefined;
+}
+
+async function admitAndHandle(
+  options: FrontDoorOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+  state: ListenerState,
+  requestId: string,
+  trace: RequestTrace,
+): Promise<RouteResult> {
+  const target = request.url;
+  if (!originFormTarget(target) || !validHost(request.rawHeaders, state.port)) throw new LatchError('forbidden_host');
+  if (fromBrowser(request.headers)) throw new LatchError('forbidden_origin');
+  const method = request.method ?? '';
+  if (method === 'OPTIONS') throw new LatchError('forbidden_origin');
+  if (!KNOWN_METHODS.has(method)) throw new LatchError('method_not_allowed');
+
+  const { path, rawQuery } = splitTarget(target);
+  let match: RouteMatch | undefined;
+  let miss: unknown;
+  try {
+    match = options.router.match(method, path);
+  } catch (error) {
+    miss = error;
+  }
+  if (match === undefined || match.route.auth !== 'none') checkBearer(request.rawHeaders, options.token());
+  if (match === undefined) throw miss;
+  trace.route = match.route.pattern;
+
+  const { rawBody, body } = await readRequestBody(request, match.route.bodyBytesMax);
+  assertNoCardData({ path, query: rawQuery, body });
+
+  const context: RequestContext = {
+    method,
+    path,
+    query: new URLSearchParams(rawQuery),
+    rawQuery,
+    params: match.params,
+    headers: withoutCredentials(request.headers),
+    body,
+    rawBody,
+    requestId,
+    userAgent: request.headers['user-agent'] ?? '',
+    signal: requestSignal(response, state.shutdown),
+  };
+  return match.route.handler(context);
+}
+
+function writeResult(response: ServerResponse, result: RouteResult): void {
+  const headers = withoutCors(result.headers ?? {});
+  if (isRawResult(result)) sendRaw(response, result.status, result.rawBody, headers);
+  else sendJson(response, result.status, result.body, headers);
+}
+
+/** Handlers never see the credential: once the front door has checked it, nothing needs it. */
+function withoutCredentials(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const copy: IncomingHttpHeaders = { ...headers };
+  delete copy['authorization'];
+  delete copy['cookie'];
+  return copy;
+}
+
+/** A handler (the proxy above all) may pass on headers; none of them may grant CORS. */
+function withoutCors(headers: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!name.toLowerCase().startsWith('access-control-')) kept[name] = value;
+  }
+  return kept;
+}
+
+/** requestSignal aborts when the client goes away before the answer or the server shuts down. */
+function requestSignal(response: ServerResponse, shutdown: AbortSignal): AbortSignal {
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  return AbortSignal.any([controller.signal, shutdown]);
+}
+
+function logRequest(options: FrontDoorOptions, request: IncomingMessage, response: ServerResponse, requestId: string, startedMs: number, trace: RequestTrace): void {
+  // Method is logged only when it is one we know, so a crafted method cannot inject text.
+  const method = request.method !== undefined && (KNOWN_METHODS.has(request.method) || request.method === 'OPTIONS') ? request.method : 'other';
+  const fields: Record<string, unknown> = {
+    listener: options.listener,
+    method,
+    route: trace.route ?? null,
+    status: response.statusCode,
+    ms: Math.round((performance.now() - startedMs) * 10) / 10,
+    request_id: requestId,
+  };
+  if (trace.code !== undefined) fields['code'] = trace.code;
+  if (!response.writableFinished) fields['aborted'] = true;
+  options.log.info('request', fields);
+}
+
+/** errorKind names an unexpected error by its class and code only; its message may hold data. */
+export function errorKind(error: unknown): string {
+  if (!(error instanceof Error)) return typeof error;
+  const code = (error as NodeJS.ErrnoException).code;
+  const safeCode = typeof code === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(code) ? `:${code}` : '';
+  const safeName = /^[A-Za-z0-9_]{1,64}$/.test(error.name) ? error.name : 'Error';
+  return `${safeName}${safeCode}`;
+}

@@ -1,0 +1,167 @@
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { LatchError } from '../errors/latch-error.js';
+import { randomId } from '../ids/random-id.js';
+import type { EventLog } from './event-log.js';
+import type { FrontDoor } from './front-door.js';
+import { isLoopbackAddress } from './loopback.js';
+import { writeSocketError } from './socket-error.js';
+
+/** Limits on every connection of a local listener (decisions §8, TigerStyle: a limit on everything). */
+export interface ServerLimits {
+  /** Time to receive the request line and all headers. */
+  headersTimeoutMs: number;
+  /** Time to receive the whole request, body included. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
+  keepAliveTimeoutMs: number;
+  /** Inactivity on a socket before it is destroyed; above the proxy's upstream deadline. */
+  socketIdleTimeoutMs: number;
+  /** Concurrent connections; further connections are dropped at once. */
+  connectionsMax: number;
+  /** Total size of the request line and headers. */
+  headerBytesMax: number;
+  /** Requests served on one keep-alive connection before it is closed. */
+  requestsPerSocketMax: number;
+}
+
+/** The defaults of ServerLimits. */
+export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  socketIdleTimeoutMs: 60_000,
+  connectionsMax: 256,
+  headerBytesMax: 16 * 1024,
+  requestsPerSocketMax: 1_000,
+};
+
+// Node checks the header and request timeouts on this interval; the default (30 s) would make a
+// 10 s header limit effectively 40 s.
+const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+
+export interface LocalServerOptions {
+  /** The listener's name in log lines (`a` or `b`). */
+  listener: string;
+  /** A literal loopback address; default 127.0.0.1. Anything else is refused. */
+  host?: string;
+  /** The port; 0 picks a free one. */
+  port: number;
+  frontDoor: FrontDoor;
+  log: EventLog;
+  limits?: Partial<ServerLimits>;
+}
+
+/** A loopback HTTP listener with the front door in front of every request. */
+export interface LocalServer {
+  /** listen binds the port and resolves with the actual port (useful with port 0). */
+  listen(): Promise<number>;
+  /** address returns the bound address and port; undefined before listen. */
+  address(): { address: string; port: number } | undefined;
+  /**
+   * close stops accepting connections, lets in-flight requests finish for up to deadlineMs, then
+   * aborts the handlers and destroys the remaining sockets.
+   */
+  close(deadlineMs: number): Promise<void>;
+}
+
+/**
+ * createLocalServer makes a node:http server that listens on loopback only, with the limits of
+ * ServerLimits and the strict HTTP parser. Requests go to the front door; requests Node refuses
+ * before there is a response object (malformed, too-large headers, timeouts, CONNECT) get the
+ * same JSON error body and are logged the same way.
+ */
+export function createLocalServer(options: LocalServerOptions): LocalServer {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopbackAddress(host)) throw new Error(`refusing to listen on ${host}: the local API listens on loopback only`);
+  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
+  const shutdown = new AbortController();
+  let closing = false;
+  let boundPort = 0;
+  // Responses not yet finished, so that close() can mark them `Connection: close`.
+  const inFlight = new Set<http.ServerResponse>();
+
+  const server = http.createServer(
+    {
+      insecureHTTPParser: false,
+      maxHeaderSize: limits.headerBytesMax,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      // The front door answers a missing Host with 403 forbidden_host, not Node's bare 400.
+      requireHostHeader: false,
+    },
+    (request, response) => {
+      if (closing) response.setHeader('connection', 'close');
+      inFlight.add(response);
+      response.once('close', () => inFlight.delete(response));
+      void options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal });
+    },
+  );
+  server.maxConnections = limits.connectionsMax;
+  server.maxRequestsPerSocket = limits.requestsPerSocketMax;
+  server.setTimeout(limits.socketIdleTimeoutMs, (socket: Socket) => socket.destroy());
+
+  const refuse = (socket: Duplex, error: LatchError, event: string): void => {
+    const requestId = randomId('req');
+    writeSocketError(socket, error, requestId);
+    options.log.info('request', { listener: options.listener, method: event, route: null, status: error.status, request_id: requestId, code: error.code });
+  };
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    refuse(socket, clientErrorAnswer(error), 'other');
+  });
+  // CONNECT carries an authority-form target: never a request for this API.
+  server.on('connect', (_request: http.IncomingMessage, socket: Duplex) => refuse(socket, new LatchError('forbidden_host'), 'CONNECT'));
+
+  return {
+    listen: () =>
+      new Promise((resolve, reject) => {
+        const onError = (error: Error): void => reject(error);
+        server.once('error', onError);
+        server.listen({ host, port: options.port, exclusive: true }, () => {
+          server.off('error', onError);
+          boundPort = (server.address() as { port: number }).port;
+          resolve(boundPort);
+        });
+      }),
+    address: () => {
+      const address = server.address();
+      return address !== null && typeof address === 'object' ? { address: address.address, port: address.port } : undefined;
+    },
+    close: (deadlineMs) => {
+      closing = true;
+      if (!server.listening) return Promise.resolve();
+      // In-flight answers end their connection, so that nothing waits on keep-alive afterwards.
+      for (const response of inFlight) if (!response.headersSent) response.setHeader('connection', 'close');
+      return new Promise((resolve) => {
+        const deadline = setTimeout(() => {
+          shutdown.abort();
+          server.closeAllConnections();
+        }, deadlineMs);
+        server.close(() => {
+          clearTimeout(deadline);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
+}
+
+function clientErrorAnswer(error: NodeJS.ErrnoException): LatchError {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      return new LatchError('request_timeout');
+    case 'HPE_HEADER_OVERFLOW':
+      return new LatchError('invalid_request', { param: 'headers', message: 'The request headers are too large.' });
+    default:
+      return new LatchError('invalid_request', { message: 'The request is not valid HTTP.' });
+  }
+}
