@@ -1,0 +1,34 @@
+/** The streams and environment a command runs with; tests pass their own. */
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * A CLI command. Each lives in its own file under src/cli/commands/ and is listed once in
+ * command-list.ts; main.ts knows nothing about any particular command.
+ */
+export interface Command {
+  /** The words that select the command, e.g. `daemon` or `token rotate`. */
+  name: string;
+  /** One line for `latch --help`. */
+  summary: string;
+  /** The full `--help` text of the command. */
+  usage: string;
+  /** run executes the command with the arguments after its name and returns the exit code. */
+  run(args: string[], io: CliIo): Promise<number>;
+}
+
+/** UsageError is a bad command line; main prints it with the command's usage and exits 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** writeLine writes one line to a stream. */
+export function writeLine(stream: NodeJS.WritableStream, text: string): void {
+  stream.write(`${text}\n`);
+}

@@ -1,0 +1,22 @@
+/**
+ * The exit codes of the `latch` CLI. Scripts and service managers switch on these, so each stays
+ * stable once published (README.md lists them).
+ */
+export const EXIT = {
+  /** Success (for `latch daemon`: stopped by SIGTERM or SIGINT after a graceful close). */
+  ok: 0,
+  /** An unexpected failure. */
+  failure: 1,
+  /** Bad command line: unknown command or flag, missing or malformed value. */
+  usage: 2,
+  /** The data directory is unsafe or broken: permissions, owner, corrupt file, wrong passphrase. */
+  dataDir: 3,
+  /** A listener's port is already in use. */
+  portInUse: 4,
+  /** A listener could not bind for another reason (EACCES, EADDRNOTAVAIL ...). */
+  listenFailed: 5,
+  /** A verification found a problem (`latch audit verify`: the chain is broken). */
+  verifyFailed: 6,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

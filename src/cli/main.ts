@@ -1,0 +1,83 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { latchVersion } from '../version.js';
+import { writeLine, type CliIo, type Command } from './command.js';
+import { COMMANDS } from './command-list.js';
+import { EXIT } from './exit-codes.js';
+
+/** helpText is `latch --help`: the commands with their one-line summaries. */
+export function helpText(commands: readonly Command[] = COMMANDS): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return [
+    'Usage: latch <command> [options]',
+    '',
+    'Latch is a local payment authorization daemon: scoped, device-signed card authorizations',
+    'without card numbers. The data directory is LATCH_HOME (default ~/.latch).',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Options:',
+    '  --help       show this help, or a command\'s help after its name',
+    '  --version    print the version',
+  ].join('\n');
+}
+
+/**
+ * findCommand picks the command whose name matches the most leading words of argv (so `token
+ * rotate` wins over a hypothetical `token`), returning it with the remaining arguments.
+ */
+export function findCommand(argv: readonly string[], commands: readonly Command[] = COMMANDS): { command: Command; args: string[] } | undefined {
+  let best: { command: Command; args: string[] } | undefined;
+  let bestWords = 0;
+  for (const command of commands) {
+    const words = command.name.split(' ');
+    if (words.length <= bestWords) continue;
+    if (words.every((word, i) => argv[i] === word)) {
+      best = { command, args: argv.slice(words.length) };
+      bestWords = words.length;
+    }
+  }
+  return best;
+}
+
+/** runCli runs the `latch` command line and returns its exit code (see exit-codes.ts). */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const first = argv[0];
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    writeLine(first === undefined ? io.stderr : io.stdout, helpText());
+    return first === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (first === '--version' || first === '-v') {
+    writeLine(io.stdout, latchVersion());
+    return EXIT.ok;
+  }
+  const found = findCommand(argv);
+  if (found === undefined) {
+    writeLine(io.stderr, `latch: unknown command ${JSON.stringify(argv.join(' '))}`);
+    writeLine(io.stderr, helpText());
+    return EXIT.usage;
+  }
+  if (found.args.includes('--help') || found.args.includes('-h')) {
+    writeLine(io.stdout, found.command.usage);
+    return EXIT.ok;
+  }
+  return found.command.run(found.args, io);
+}
+
+/** isEntryPoint reports whether this module is the program being run (not imported by a test). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+  process.exitCode = code;
+}

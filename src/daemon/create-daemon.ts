@@ -1,0 +1,138 @@
+import { passphraseFromEnv } from '../datadir/device-key.js';
+import { ensureHome } from '../datadir/home.js';
+import { assertDataDirSecure } from '../datadir/permissions.js';
+import { ensureToken } from '../datadir/token.js';
+import { createFrontDoor } from '../http/front-door.js';
+import { createLocalServer, type LocalServer, type ServerLimits } from '../http/local-server.js';
+import type { Route } from '../http/route.js';
+import { Router } from '../http/router.js';
+import { createLogger } from '../log/logger.js';
+import { variantARoutes } from '../variant-a/routes.js';
+import { variantBRoutes } from '../variant-b/routes.js';
+import { createServices, type DaemonServices } from './services.js';
+
+/** The canonical listener's default port (Variant A). */
+export const DEFAULT_PORT_A = 7723;
+/** The compatibility listener's default port (Variant B). */
+export const DEFAULT_PORT_B = 7732;
+/** How long close() lets in-flight requests finish, by default. */
+export const DEFAULT_CLOSE_DEADLINE_MS = 10_000;
+
+export interface DaemonOptions {
+  /** The data directory (resolve `LATCH_HOME` with resolveHome before calling). */
+  home: string;
+  /** Variant A's port; default 7723, 0 picks a free port. */
+  portA?: number;
+  /** Variant B's port; default 7732, 0 picks a free port. */
+  portB?: number;
+  /** Serve Variant A; default true. */
+  variantA?: boolean;
+  /** Serve Variant B; default true. */
+  variantB?: boolean;
+  /** The environment (LATCH_KEY_PASSPHRASE, LATCH_CLOUD_URL); default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** Where structured log lines go; default process.stderr. */
+  logStream?: NodeJS.WritableStream;
+  /** The device key's passphrase; default LATCH_KEY_PASSPHRASE from env. */
+  passphrase?: string;
+  /** Connection limits of both listeners (tests shorten them). */
+  limits?: Partial<ServerLimits>;
+}
+
+/** The ports actually bound, for the listeners that are enabled. */
+export interface DaemonPorts {
+  portA?: number;
+  portB?: number;
+}
+
+/** A daemon that is not listening yet; several can run in one process. */
+export interface DaemonHandle {
+  /**
+   * listen checks and prepares the data directory, then binds the listeners. It rejects with a
+   * DataDirError (unsafe or broken data directory) or the listen error (EADDRINUSE ...); on
+   * rejection nothing stays bound.
+   */
+  listen(): Promise<DaemonPorts>;
+  /** close stops accepting, lets in-flight requests finish within deadlineMs, then drops the rest. */
+  close(options?: { deadlineMs?: number }): Promise<void>;
+  /** addresses lists the bound address of each listening listener (empty before listen). */
+  addresses(): Array<{ listener: 'a' | 'b'; address: string; port: number }>;
+  readonly services: DaemonServices;
+}
+
+/**
+ * createDaemon makes a daemon: the services and one loopback listener per enabled variant, each
+ * behind its own front door. It holds no global state. Nothing touches the disk or the network
+ * until listen().
+ */
+export function createDaemon(options: DaemonOptions): DaemonHandle {
+  const env = options.env ?? process.env;
+  const serveA = options.variantA ?? true;
+  const serveB = options.variantB ?? true;
+  if (!serveA && !serveB) throw new Error('both listeners are disabled; enable Variant A or Variant B');
+  const logger = createLogger({ stream: options.logStream ?? process.stderr });
+  const services = createServices({ home: options.home, logger, passphrase: options.passphrase ?? passphraseFromEnv(env), env });
+
+  const listeners: Array<{ name: 'a' | 'b'; server: LocalServer }> = [];
+  const addListener = (name: 'a' | 'b', port: number, routes: Route[]): void => {
+    const router = new Router(routes);
+    const frontDoor = createFrontDoor({ listener: name, router, token: services.token, log: logger });
+    const server = createLocalServer({ listener: name, port, frontDoor, log: logger, ...(options.limits ? { limits: options.limits } : {}) });
+    listeners.push({ name, server });
+  };
+  if (serveA) addListener('a', options.portA ?? DEFAULT_PORT_A, variantARoutes(services));
+  if (serveB) addListener('b', options.portB ?? DEFAULT_PORT_B, variantBRoutes(services));
+
+  let state: 'new' | 'listening' | 'closed' = 'new';
+  const closeAll = (deadlineMs: number): Promise<void> => Promise.all(listeners.map((l) => l.server.close(deadlineMs))).then(() => undefined);
+
+  return {
+    services,
+    addresses: () =>
+      listeners.flatMap(({ name, server }) => {
+        const bound = server.address();
+        return bound === undefined ? [] : [{ listener: name, ...bound }];
+      }),
+    async listen() {
+      if (state !== 'new') throw new Error('listen() may be called once');
+      state = 'listening';
+      prepareDataDir(services);
+      const ports: DaemonPorts = {};
+      try {
+        for (const { name, server } of listeners) {
+          const port = await server.listen();
+          if (name === 'a') ports.portA = port;
+          else ports.portB = port;
+        }
+      } catch (error) {
+        await closeAll(0);
+        state = 'closed';
+        throw error;
+      }
+      logger.info('daemon_listening', { port_a: ports.portA ?? null, port_b: ports.portB ?? null, version: services.version });
+      return ports;
+    },
+    async close(closeOptions = {}) {
+      if (state === 'closed') return;
+      const wasListening = state === 'listening';
+      state = 'closed';
+      await closeAll(closeOptions.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS);
+      if (wasListening) logger.info('daemon_stopped', {});
+    },
+  };
+}
+
+/**
+ * prepareDataDir runs the startup checks in the order that reads no secret from an unsafe place:
+ * create the directory if missing, refuse any unsafe file, then create or read the token, and
+ * load the device key and config so that a wrong passphrase or a corrupt file stops the start.
+ */
+function prepareDataDir(services: DaemonServices): void {
+  ensureHome(services.home);
+  assertDataDirSecure(services.home);
+  ensureToken(services.home);
+  services.token();
+  const key = services.deviceKey();
+  if (key !== undefined) services.logger.info('device_key_loaded', { key_id: key.keyId, storage: key.storage });
+  services.config();
+}

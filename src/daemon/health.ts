@@ -1,0 +1,19 @@
+import type { DaemonServices } from './services.js';
+
+/** The daemon's own view of its health; it never involves the cloud (spec §7 rule 1). */
+export interface HealthReport {
+  version: string;
+  uptimeSeconds: number;
+  /** The loaded device key's public material, or null before enrollment. */
+  signingKey: { keyId: string; publicKey: Uint8Array } | null;
+}
+
+/** healthReport gathers what /health reports on either listener, from local state only. */
+export function healthReport(services: DaemonServices): HealthReport {
+  const key = services.deviceKey();
+  return {
+    version: services.version,
+    uptimeSeconds: services.uptimeSeconds(),
+    signingKey: key === undefined ? null : { keyId: key.keyId, publicKey: key.publicKey },
+  };
+}

@@ -1,0 +1,64 @@
+import { performance } from 'node:perf_hooks';
+import { configPath, loadConfig, type LatchConfig } from '../datadir/config.js';
+import { deviceKeyPath, loadDeviceKey, type DeviceKey } from '../datadir/device-key.js';
+import { readToken, tokenPath } from '../datadir/token.js';
+import type { Logger } from '../log/logger.js';
+import { latchVersion } from '../version.js';
+import { reloadOnChange } from './reload-on-change.js';
+
+/**
+ * DaemonServices is what route handlers may use: local state of one daemon, as plain functions.
+ * Each getter re-reads its file when the file changed (see reloadOnChange), so `latch token
+ * rotate`, `latch setup` and config edits take effect without a restart, and a file made unsafe
+ * while the daemon runs is refused at the next use.
+ */
+export interface DaemonServices {
+  /** The absolute data directory. */
+  readonly home: string;
+  /** package.json's version. */
+  readonly version: string;
+  /** When this daemon was created. */
+  readonly startedAt: Date;
+  readonly logger: Logger;
+  /** The environment the daemon was started with (LATCH_CLOUD_URL overrides config, for example). */
+  readonly env: NodeJS.ProcessEnv;
+  /** uptimeSeconds is whole seconds since start, from a monotonic clock. */
+  uptimeSeconds(): number;
+  /** token returns the current daemon token; throws a DataDirError when the file is missing or unsafe. */
+  token(): string;
+  /** deviceKey returns the device key, or undefined before enrollment. */
+  deviceKey(): DeviceKey | undefined;
+  /** config returns the current config.json (defaults when absent). */
+  config(): LatchConfig;
+}
+
+/** What createServices needs. */
+export interface ServicesOptions {
+  home: string;
+  logger: Logger;
+  passphrase: string | undefined;
+  env: NodeJS.ProcessEnv;
+}
+
+/** createServices builds the services of one daemon; nothing is read until a getter is called. */
+export function createServices(options: ServicesOptions): DaemonServices {
+  const { home, logger, passphrase, env } = options;
+  const startedMs = performance.now();
+  const token = reloadOnChange(tokenPath(home), () => {
+    const value = readToken(home);
+    // Registered before any use, so no log line can ever carry it.
+    logger.addSecret(value);
+    return value;
+  });
+  return {
+    home,
+    version: latchVersion(),
+    startedAt: new Date(),
+    logger,
+    env,
+    uptimeSeconds: () => Math.floor((performance.now() - startedMs) / 1000),
+    token,
+    deviceKey: reloadOnChange(deviceKeyPath(home), () => loadDeviceKey(home, passphrase)),
+    config: reloadOnChange(configPath(home), () => loadConfig(home)),
+  };
+}
