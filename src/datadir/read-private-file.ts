@@ -1,20 +1,27 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { DataDirError, shellQuote } from './data-dir-error.js';
+import { PRIVATE_FILE_MODE } from './home.js';
 import { assertPrivateStats } from './permissions.js';
 
 // O_NOFOLLOW makes open fail on a symbolic link; it does not exist on Windows.
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
+/** An open data-directory file that passed the ownership and mode checks. */
+export interface OpenedPrivateFile {
+  fd: number;
+  stats: Stats;
+}
+
 /**
- * readPrivateFile reads a small data-directory file as UTF-8, or returns undefined when it does
- * not exist. It opens without following symbolic links and checks owner, mode and size on the
- * open descriptor, so nothing can be swapped between the check and the read. Files larger than
- * maxBytes are refused instead of read, since every Latch file is small.
+ * openPrivateFile opens a data-directory file without following symbolic links and checks
+ * owner, mode and type on the open descriptor, so nothing can be swapped between the check and
+ * the use. It returns undefined when the file does not exist (and flags do not create it). A
+ * file it creates is born at 0600.
  */
-export function readPrivateFile(target: string, maxBytes: number): string | undefined {
+export function openPrivateFile(target: string, flags: number): OpenedPrivateFile | undefined {
   let fd: number;
   try {
-    fd = openSync(target, constants.O_RDONLY | O_NOFOLLOW);
+    fd = openSync(target, flags | O_NOFOLLOW, PRIVATE_FILE_MODE);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
@@ -26,6 +33,23 @@ export function readPrivateFile(target: string, maxBytes: number): string | unde
   try {
     const stats = fstatSync(fd);
     assertPrivateStats(stats, target, 'file');
+    return { fd, stats };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * readPrivateFile reads a small data-directory file as UTF-8, or returns undefined when it does
+ * not exist. The checks of openPrivateFile apply, and files larger than maxBytes are refused
+ * instead of read, since every such Latch file is small.
+ */
+export function readPrivateFile(target: string, maxBytes: number): string | undefined {
+  const opened = openPrivateFile(target, constants.O_RDONLY);
+  if (opened === undefined) return undefined;
+  const { fd, stats } = opened;
+  try {
     if (stats.size > maxBytes) {
       throw new DataDirError('too_large', target, `The file is larger than the ${maxBytes} bytes it can be`, `move it aside: mv ${shellQuote(target)} ${shellQuote(`${target}.bak`)}`);
     }
