@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { reloadOnChange } from '../../src/daemon/reload-on-change.js';
+import { tempHome } from './daemon-fixture.js';
+
+const dir = tempHome();
+after(dir.remove);
+
+test('reloads only when the file changes (rename, rewrite, chmod, delete), and never caches a failed load', () => {
+  const file = path.join(dir.root, 'value');
+  let loads = 0;
+  let fail = false;
+  const get = reloadOnChange(file, () => {
+    loads++;
+    if (fail) throw new Error('load failed');
+    return loads;
+  });
+  assert.equal(get(), 1, 'a missing file is loaded once');
+  assert.equal(get(), 1);
+  writeFileSync(file, 'a');
+  assert.equal(get(), 2);
+  assert.equal(get(), 2, 'unchanged: no reload');
+  writeFileSync(`${file}.tmp`, 'b');
+  renameSync(`${file}.tmp`, file);
+  assert.equal(get(), 3, 'a rename into place is a change');
+  chmodSync(file, 0o644);
+  fail = true;
+  assert.throws(get, /load failed/);
+  assert.throws(get, /load failed/, 'a failed load is retried, not cached');
+  fail = false;
+  assert.equal(get(), 6);
+  rmSync(file);
+  assert.equal(get(), 7, 'deletion is a change');
+});

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createServices } from '../../src/daemon/services.js';
+import { Router } from '../../src/http/router.js';
+import { createLogger } from '../../src/log/logger.js';
+import { variantARoutes } from '../../src/variant-a/routes.js';
+import { variantBRoutes } from '../../src/variant-b/routes.js';
+
+const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), passphrase: undefined, env: {} });
+const tables = { a: variantARoutes(services), b: variantBRoutes(services) };
+
+describe('route tables', () => {
+  for (const [name, routes] of Object.entries(tables)) {
+    test(`Variant ${name.toUpperCase()} has no duplicate (method, pattern) and every pattern is absolute`, () => {
+      assert.ok(routes.length > 0);
+      assert.doesNotThrow(() => new Router(routes));
+    });
+    test(`Variant ${name.toUpperCase()} serves GET /health`, () => {
+      assert.ok(routes.some((route) => route.method === 'GET' && route.pattern === '/health'));
+    });
+  }
+
+  test('on Variant A only GET /health is public', () => {
+    const publicRoutes = tables.a.filter((route) => route.auth !== 'token').map((route) => `${route.method} ${route.pattern}`);
+    assert.deepEqual(publicRoutes, ['GET /health']);
+  });
+
+  test('on Variant B every route needs the token, /health included', () => {
+    assert.deepEqual(tables.b.filter((route) => route.auth !== 'token'), []);
+  });
+
+  test('Variant B has no /v1 proxy', () => {
+    assert.deepEqual(tables.b.filter((route) => route.pattern.startsWith('/v1')), []);
+  });
+});
