@@ -97,7 +97,9 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
       if (closing) response.setHeader('connection', 'close');
       inFlight.add(response);
       response.once('close', () => inFlight.delete(response));
-      void options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal });
+      // The front door answers every failure itself; this catch is the last guard against a bug
+      // in writing an answer taking the process down.
+      options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal }).catch(() => response.destroy());
     },
   );
   server.maxConnections = limits.connectionsMax;
