@@ -1,4 +1,4 @@
-import { closeSync, constants, fchmodSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { PRIVATE_FILE_MODE } from './home.js';
@@ -6,27 +6,29 @@ import { PRIVATE_FILE_MODE } from './home.js';
 // O_NOFOLLOW refuses to open through a symbolic link; it does not exist on Windows.
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const CREATE_NEW = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | O_NOFOLLOW;
+// Errors from link() that mean "this filesystem has no hard links", not "the file exists".
+const LINK_UNSUPPORTED: ReadonlySet<string> = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
 
 /**
  * createExclusive creates path with the given contents, failing with EEXIST when it already
- * exists. The file is born at its final mode (never briefly readable by others) and fsynced,
- * and a partly written file is removed on failure.
+ * exists. The contents are written and fsynced in a temporary file born at its final mode, which
+ * is then hard-linked to path: link() fails when path exists, like O_EXCL, and a concurrent reader
+ * sees no file or the whole file, never an empty one. Where hard links are unsupported, path is
+ * opened with O_EXCL directly instead.
  */
 export function createExclusive(target: string, data: string | Uint8Array, mode = PRIVATE_FILE_MODE): void {
-  const fd = openSync(target, CREATE_NEW, mode);
+  const temporary = temporaryPath(target);
+  writeNewFile(temporary, data, mode);
   try {
-    writeAndSync(fd, data, mode);
+    linkSync(temporary, target);
   } catch (error) {
-    closeQuietly(fd);
-    unlinkQuietly(target);
-    throw error;
+    unlinkQuietly(temporary);
+    if (!LINK_UNSUPPORTED.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    writeNewFile(target, data, mode);
+    fsyncDirectory(path.dirname(target));
+    return;
   }
-  try {
-    closeSync(fd);
-  } catch (error) {
-    unlinkQuietly(target);
-    throw error;
-  }
+  unlinkQuietly(temporary);
   fsyncDirectory(path.dirname(target));
 }
 
@@ -39,19 +41,9 @@ export function createExclusive(target: string, data: string | Uint8Array, mode 
  */
 export function writeFileAtomic(target: string, data: string | Uint8Array, mode = PRIVATE_FILE_MODE): void {
   const directory = path.dirname(target);
-  // The name starts with a dot and carries random bytes, so that it cannot collide with a real
-  // file or with a concurrent writer, and O_EXCL refuses anything planted there in advance.
-  const temporary = path.join(directory, `.${path.basename(target)}.${randomBytes(8).toString('hex')}.tmp`);
-  const fd = openSync(temporary, CREATE_NEW, mode);
+  const temporary = temporaryPath(target);
+  writeNewFile(temporary, data, mode);
   try {
-    writeAndSync(fd, data, mode);
-  } catch (error) {
-    closeQuietly(fd);
-    unlinkQuietly(temporary);
-    throw error;
-  }
-  try {
-    closeSync(fd);
     renameSync(temporary, target);
   } catch (error) {
     unlinkQuietly(temporary);
@@ -87,6 +79,33 @@ export function writeAll(fd: number, data: string | Uint8Array): void {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   let written = 0;
   while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+}
+
+/**
+ * writeNewFile creates a file that must not exist yet (O_EXCL, no symbolic links), writes and
+ * fsyncs it at exactly mode, and removes it again on any failure.
+ */
+function writeNewFile(target: string, data: string | Uint8Array, mode: number): void {
+  const fd = openSync(target, CREATE_NEW, mode);
+  try {
+    writeAndSync(fd, data, mode);
+  } catch (error) {
+    closeQuietly(fd);
+    unlinkQuietly(target);
+    throw error;
+  }
+  try {
+    closeSync(fd);
+  } catch (error) {
+    unlinkQuietly(target);
+    throw error;
+  }
+}
+
+function temporaryPath(target: string): string {
+  // The name starts with a dot and carries random bytes, so that it cannot collide with a real
+  // file or with a concurrent writer, and O_EXCL refuses anything planted there in advance.
+  return path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(8).toString('hex')}.tmp`);
 }
 
 function writeAndSync(fd: number, data: string | Uint8Array, mode: number): void {

@@ -36,6 +36,8 @@ test('createExclusive refuses an existing file and leaves it untouched', () => {
   createExclusive(file, 'first');
   assert.throws(() => createExclusive(file, 'second'), { code: 'EEXIST' });
   assert.equal(readFileSync(file, 'utf8'), 'first');
+  assert.deepEqual(readdirSync(home), ['daemon_token'], 'no temporary file is left behind');
+  assert.equal(statSync(file).nlink, 1);
 });
 
 test('createExclusive refuses to create through a dangling symbolic link', () => {

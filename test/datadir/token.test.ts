@@ -4,9 +4,12 @@ import { chmodSync, readFileSync, readdirSync, statSync, symlinkSync, unlinkSync
 import path from 'node:path';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { ensureToken, readToken, rotateToken, tokenPath } from '../../src/datadir/token.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { tempHome } from './temp-home.js';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+const execFileAsync = promisify(execFile);
 
 test('ensureToken creates a 43-character base64url token at 0600 and returns it on every call', () => {
   const home = tempHome();
@@ -85,4 +88,23 @@ test('readToken: missing file, loose permissions and symbolic links are refused 
   writeFileSync(elsewhere, 'A'.repeat(43), { mode: 0o600 });
   symlinkSync(elsewhere, tokenPath(home));
   assert.throws(() => readToken(home), (error: unknown) => error instanceof DataDirError && error.code === 'symlink');
+});
+
+test('ensureToken from several processes at once yields one token for all of them', async () => {
+  const home = tempHome();
+  const tokenModule = new URL('../../src/datadir/token.ts', import.meta.url).href;
+  const go = path.join(path.dirname(home), 'go');
+  // Each child imports first, then spins until the go file appears, so their creates race.
+  const script = `
+    const { existsSync } = await import('node:fs');
+    const { ensureToken } = await import(${JSON.stringify(tokenModule)});
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    while (!existsSync(${JSON.stringify(go)})) Atomics.wait(pause, 0, 0, 1);
+    process.stdout.write(ensureToken(${JSON.stringify(home)}));`;
+  const children = Array.from({ length: 4 }, () => execFileAsync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]));
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  writeFileSync(go, '');
+  const tokens = (await Promise.all(children)).map((result) => result.stdout);
+  assert.equal(new Set(tokens).size, 1);
+  assert.equal(tokens[0], readToken(home));
 });
