@@ -1,0 +1,122 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { assertPrivate } from '../datadir/permissions.js';
+import type { EventLog } from '../http/event-log.js';
+import { Router } from '../http/router.js';
+import { loadOrCreateAdminKey } from './admin-key.js';
+import { adminRoutes } from './http/admin-routes.js';
+import { cloudRoutes } from './http/cloud-routes.js';
+import type { SandboxContext } from './http/sandbox-context.js';
+import { createSandboxServer } from './http/sandbox-server.js';
+import { Ledger } from './ledger/ledger.js';
+import type { SandboxState } from './ledger/state.js';
+import { expireDue } from './ops/expiry.js';
+import { DEFAULT_LIMITS, type SandboxLimits } from './ops/limits.js';
+
+/** The journal file's name inside the sandbox data directory. */
+export const JOURNAL_FILE = 'journal';
+const SWEEP_INTERVAL_MS_DEFAULT = 1_000;
+
+export interface SandboxOptions {
+  /** Where the journal and admin_key live; created 0700 when missing. The CLI uses `$LATCH_HOME/sandbox`. */
+  dataDir: string;
+  /** TCP port; 0 (the default) picks a free one. */
+  port?: number;
+  /** Address to listen on; `127.0.0.1` by default. */
+  host?: string;
+  /**
+   * Base of the ledger clock in milliseconds (Date.now by default). Window validity, expiry,
+   * recurring periods, daily limits and setup-token expiry use it plus the offset set by
+   * POST /v1/sandbox/clock; RFC 9421 freshness always uses the real clock.
+   */
+  now?: () => number;
+  /** Overrides of the business limits (merchant-verification cap, amount maximum). */
+  limits?: Partial<SandboxLimits>;
+  /** How often the expiry sweeper runs; reads are consistent without it. */
+  sweepIntervalMs?: number;
+  /** Structured log for unexpected errors; silent when absent. */
+  log?: EventLog;
+}
+
+/** A running sandbox cloud. */
+export interface Sandbox {
+  /** The `cloud_url` to give the daemon: `http://<host>:<port>`. */
+  url: string;
+  port: number;
+  /** The admin key (tests use it; never log it) and the file holding it. */
+  adminKey: string;
+  adminKeyPath: string;
+  journalPath: string;
+  /** Bytes of a torn last journal record dropped at start (0 normally). */
+  droppedJournalBytes: number;
+  /** The live ledger state, for tests that check invariants in-process. */
+  state(): Readonly<SandboxState>;
+  /** close stops the sweeper and the listener, waits for queued operations and closes the journal. */
+  close(): Promise<void>;
+}
+
+/**
+ * createSandbox opens (or creates) the sandbox in dataDir, replays its journal, and listens.
+ * It refuses to start when the journal is damaged before its last record (JournalCorruptError)
+ * or when the directory or admin key file is readable by others (DataDirError).
+ */
+export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  assertPrivate(options.dataDir, 'dir');
+  const { adminKey, adminKeyPath } = loadOrCreateAdminKey(options.dataDir);
+  const journalPath = path.join(options.dataDir, JOURNAL_FILE);
+  const ledgerOptions = { journalPath, beforeEach: expireDue, ...(options.now === undefined ? {} : { now: options.now }) };
+  const ledger = await Ledger.open(ledgerOptions);
+  const sandbox: SandboxContext = {
+    ledger,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    adminKey,
+    pendingNonces: new Set(),
+    inFlightKeys: new Set(),
+  };
+  const shutdown = new AbortController();
+  const router = new Router([...cloudRoutes(sandbox), ...adminRoutes(sandbox)]);
+  const server = createSandboxServer(router, options.log, shutdown.signal);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await ledger.close();
+    throw error;
+  }
+  const sweeper = setInterval(() => {
+    // An empty operation runs the expiry sweep; a failure here shows on the next request too.
+    ledger.run(() => undefined).catch(() => undefined);
+  }, options.sweepIntervalMs ?? SWEEP_INTERVAL_MS_DEFAULT);
+  sweeper.unref();
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    adminKey,
+    adminKeyPath,
+    journalPath,
+    droppedJournalBytes: ledger.droppedBytes,
+    state: () => ledger.state,
+    close: () => {
+      closing ??= (async () => {
+        clearInterval(sweeper);
+        shutdown.abort();
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await ledger.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { LatchError, invalidRequest } from '../../errors/latch-error.js';
+import { randomId } from '../../ids/random-id.js';
+import type { EventLog } from '../../http/event-log.js';
+import { declaresBody, readRequestBody } from '../../http/request-body.js';
+import { splitTarget } from '../../http/request-target.js';
+import { sendError, sendJson } from '../../http/respond.js';
+import { isRawResult, type RequestContext, type RouteResult } from '../../http/route.js';
+import type { Router } from '../../http/router.js';
+import { assertNoCardData } from '../../validate/card-data-guard.js';
+
+/** The cloud accepts bodies up to 1 MiB (decisions §13: the proxied body limit). */
+export const SANDBOX_BODY_BYTES_MAX = 1024 * 1024;
+const KNOWN_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
+/** Connections and time are bounded like the daemon's: slow or piled-up clients cannot exhaust it. */
+const CONNECTIONS_MAX = 512;
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+/**
+ * createSandboxServer returns the sandbox's HTTP server. Every request goes the same way: an
+ * origin-form target, a known method, a route (404/405), a JSON body of at most 1 MiB (none on
+ * GET and DELETE), the card-data guard on path, query and body, then the route's handler, which
+ * authenticates (device signature or admin key) before anything else. Every failure, bad input
+ * above all, is answered with the common error body; nothing a client sends can crash it.
+ */
+export function createSandboxServer(router: Router, log: EventLog | undefined, shutdown: AbortSignal): Server {
+  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, (request, response) => {
+    void handle(router, log, shutdown, request, response);
+  });
+  server.maxConnections = CONNECTIONS_MAX;
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+  return server;
+}
+
+async function handle(router: Router, log: EventLog | undefined, shutdown: AbortSignal, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const requestId = randomId('req');
+  response.setHeader('x-request-id', requestId);
+  try {
+    const result = await admit(router, shutdown, request, response, requestId);
+    if (isRawResult(result)) throw new Error('the sandbox answers JSON only');
+    sendJson(response, result.status, result.body, result.headers ?? {});
+  } catch (error) {
+    if (!(error instanceof LatchError)) log?.error('internal_error', { request_id: requestId, cause: error instanceof Error ? error.name : typeof error });
+    const close = declaresBody(request) && !request.complete;
+    if (close) request.resume();
+    sendError(response, error, requestId, { close });
+  }
+}
+
+async function admit(router: Router, shutdown: AbortSignal, request: IncomingMessage, response: ServerResponse, requestId: string): Promise<RouteResult> {
+  const target = request.url ?? '';
+  if (!target.startsWith('/')) throw invalidRequest('path', 'The request target must be an absolute path.');
+  const method = request.method ?? '';
+  if (!KNOWN_METHODS.has(method)) throw new LatchError('method_not_allowed');
+  const { path, rawQuery } = splitTarget(target);
+  const match = router.match(method, path);
+  const { rawBody, body } = await readRequestBody(request, match.route.bodyBytesMax ?? SANDBOX_BODY_BYTES_MAX);
+  assertNoCardData({ path, query: rawQuery, body });
+  const controller = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) controller.abort();
+  });
+  const context: RequestContext = {
+    method,
+    path,
+    query: new URLSearchParams(rawQuery),
+    rawQuery,
+    params: match.params,
+    headers: request.headers,
+    body,
+    rawBody,
+    requestId,
+    userAgent: request.headers['user-agent'] ?? '',
+    signal: AbortSignal.any([controller.signal, shutdown]),
+  };
+  return match.route.handler(context);
+}

@@ -1,0 +1,29 @@
+import { LatchError, invalidRequest } from '../../errors/latch-error.js';
+import { fromBase64Url } from '../../crypto/base64url.js';
+import { decodeJwsUnverified, verifyJwsCompact } from '../../crypto/jws.js';
+import type { Device, SandboxState } from '../ledger/state.js';
+
+/** The JWS compact serialization is bounded by decodeJwsUnverified at 16 KiB. */
+const JWS_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * verifyAccountJws verifies a compact JWS (EdDSA) with the public key of the device named by its
+ * `kid`, which must be a device of accountId: the payload is bound to the account of the device
+ * that sent the request. It returns the payload and the signing device. A JWS from an unknown
+ * key or another account's key is `device_key_not_recognized`; a bad signature, or any
+ * algorithm other than the key record's Ed25519, is `invalid_signature`.
+ */
+export function verifyAccountJws(state: SandboxState, jws: string, accountId: string): { payload: Record<string, unknown>; device: Device } {
+  if (!JWS_SHAPE.test(jws)) throw invalidRequest('jws', 'jws must be a compact JWS (three base64url parts).');
+  const decoded = decodeJwsUnverified(jws);
+  if (decoded === 'malformed') throw invalidRequest('jws', 'jws is not a well-formed compact JWS with a kid.');
+  if (decoded === 'unsupported_algorithm' || decoded === 'bad_signature') throw new LatchError('invalid_signature', { param: 'jws' });
+  const deviceId = state.device_by_key_id.get(decoded.kid);
+  const device = deviceId === undefined ? undefined : state.devices.get(deviceId);
+  if (device === undefined || device.account_id !== accountId) throw new LatchError('device_key_not_recognized', { param: 'jws' });
+  const verified = verifyJwsCompact(jws, fromBase64Url(device.public_key_x) as Uint8Array);
+  if (verified === 'malformed') throw invalidRequest('jws', 'jws is not a well-formed compact JWS.');
+  if (typeof verified === 'string') throw new LatchError('invalid_signature', { param: 'jws' });
+  if (verified.payload['device_id'] !== device.device_id) throw invalidRequest('device_id', 'device_id must be the device whose key signed the payload.');
+  return { payload: verified.payload, device };
+}
