@@ -10,6 +10,7 @@ import { createLogger } from '../log/logger.js';
 import { variantARoutes } from '../variant-a/routes.js';
 import { variantBRoutes } from '../variant-b/routes.js';
 import { createServices, type DaemonServices } from './services.js';
+import { bindCore } from './core-binding.js';
 
 /** The canonical listener's default port (Variant A). */
 export const DEFAULT_PORT_A = 7723;
@@ -80,8 +81,9 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
     const server = createLocalServer({ listener: name, port, frontDoor, log: logger, ...(options.limits ? { limits: options.limits } : {}) });
     listeners.push({ name, server });
   };
-  if (serveA) addListener('a', options.portA ?? DEFAULT_PORT_A, variantARoutes(services));
-  if (serveB) addListener('b', options.portB ?? DEFAULT_PORT_B, variantBRoutes(services));
+  const core = bindCore(services);
+  if (serveA) addListener('a', options.portA ?? DEFAULT_PORT_A, variantARoutes(services, core));
+  if (serveB) addListener('b', options.portB ?? DEFAULT_PORT_B, variantBRoutes(services, core));
 
   let state: 'new' | 'listening' | 'closed' = 'new';
   const closeAll = (deadlineMs: number): Promise<void> => Promise.all(listeners.map((l) => l.server.close(deadlineMs))).then(() => undefined);

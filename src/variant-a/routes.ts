@@ -2,12 +2,14 @@ import { toBase64Url } from '../crypto/base64url.js';
 import { healthReport } from '../daemon/health.js';
 import type { DaemonServices } from '../daemon/services.js';
 import type { Route } from '../http/route.js';
+import type { CoreBinding } from '../daemon/core-binding.js';
+import { variantAApiRoutes } from './api-routes.js';
 
 /**
  * variantARoutes is the route table of the canonical listener (127.0.0.1:7723, decisions §2).
  * Only GET /health is public; every other route needs the bearer token.
  */
-export function variantARoutes(services: DaemonServices): Route[] {
+export function variantARoutes(services: DaemonServices, core: CoreBinding): Route[] {
   return [
     {
       method: 'GET',
@@ -27,5 +29,6 @@ export function variantARoutes(services: DaemonServices): Route[] {
         };
       },
     },
+    ...variantAApiRoutes(core.deps, core.cloud),
   ];
 }

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createServices } from '../../src/daemon/services.js';
+import { bindCore } from '../../src/daemon/core-binding.js';
 import { Router } from '../../src/http/router.js';
 import { createLogger } from '../../src/log/logger.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
 
 const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), passphrase: undefined, env: {} });
-const tables = { a: variantARoutes(services), b: variantBRoutes(services) };
+const core = bindCore(services);
+const tables = { a: variantARoutes(services, core), b: variantBRoutes(services, core) };
 
 describe('route tables', () => {
   for (const [name, routes] of Object.entries(tables)) {
@@ -27,6 +29,38 @@ describe('route tables', () => {
 
   test('on Variant B every route needs the token, /health included', () => {
     assert.deepEqual(tables.b.filter((route) => route.auth !== 'token'), []);
+  });
+
+  test('Variant A serves exactly the decided endpoint set (decisions §2, §4)', () => {
+    assert.deepEqual(tables.a.map((route) => `${route.method} ${route.pattern}`).sort(), [
+      '* /v1/*',
+      'GET /cards',
+      'GET /cards/:card_id',
+      'GET /health',
+      'GET /transactions',
+      'GET /transactions/:tx_id',
+      'GET /wallet/balance',
+      'POST /authorize',
+      'POST /merchant-bind',
+      'POST /recurring',
+      'POST /sign-card-policy-window',
+      'POST /sign-policy-window',
+      'POST /sign-revocation',
+      'POST /wallet/allocate',
+    ]);
+  });
+
+  test("Variant B serves exactly the spec's B endpoint set", () => {
+    assert.deepEqual(tables.b.map((route) => `${route.method} ${route.pattern}`).sort(), [
+      'GET /cards',
+      'GET /cards/:card_id',
+      'GET /health',
+      'GET /transactions',
+      'GET /transactions/:tx_id',
+      'GET /wallet/balance',
+      'POST /authorize',
+      'POST /wallet/allocate',
+    ]);
   });
 
   test('Variant B has no /v1 proxy', () => {

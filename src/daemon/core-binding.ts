@@ -1,0 +1,83 @@
+import { CloudClient, type RequestSignatureRecord } from '../cloud/cloud-client.js';
+import type { CoreDeps, SignatureAudit } from '../core/core-deps.js';
+import { appendAudit } from '../datadir/audit-log.js';
+import { effectiveCloudUrl } from '../datadir/config.js';
+import { LatchError } from '../errors/latch-error.js';
+import { formatMinor } from '../money/amount.js';
+import type { DaemonServices } from './services.js';
+
+/** The daemon's bound core: the CoreDeps its handlers use, and the cloud client the proxy uses. */
+export interface CoreBinding {
+  deps: CoreDeps;
+  cloud(): CloudClient;
+}
+
+/**
+ * bindCore gives the core operations the daemon's state: the enrolled key and device id, a cloud
+ * client for the effective cloud URL (rebuilt only when that URL changes), and the audit log.
+ * Every signature, of a policy window, a revocation or an upstream request, is on disk in
+ * audit.log before the request it belongs to goes anywhere.
+ */
+export function bindCore(services: DaemonServices): CoreBinding {
+  let cached: { url: string; client: CloudClient } | undefined;
+
+  const enrolled = () => {
+    const key = services.deviceKey();
+    const config = services.config();
+    const url = effectiveCloudUrl(config, services.env);
+    if (key === undefined || config.device_id === undefined || url === undefined) throw new LatchError('device_not_enrolled');
+    return { key, deviceId: config.device_id, url };
+  };
+
+  const auditRequestSignature = (record: RequestSignatureRecord): void => {
+    appendAudit(services.home, {
+      operation: 'sign_request',
+      key_id: record.keyId,
+      request_id: record.caller?.requestId ?? null,
+      user_agent: record.caller?.userAgent ?? null,
+      method: record.method,
+      path: record.path,
+    });
+  };
+
+  const cloud = (): CloudClient => {
+    const { url } = enrolled();
+    if (cached === undefined || cached.url !== url) {
+      cached = {
+        url,
+        client: new CloudClient({
+          cloudUrl: url,
+          signingKey: () => services.deviceKey(),
+          userAgent: `latch/${services.version}`,
+          onRequestSigned: auditRequestSignature,
+        }),
+      };
+    }
+    return cached.client;
+  };
+
+  const audit = (record: SignatureAudit): void => {
+    appendAudit(services.home, {
+      operation: record.operation,
+      policy_id: record.policyId,
+      card_id: record.cardId,
+      merchant: record.merchant,
+      amount: record.amountMinor === null ? null : formatMinor(record.amountMinor),
+      currency: record.currency,
+      key_id: record.keyId,
+      request_id: record.caller.requestId,
+      user_agent: record.caller.userAgent,
+    });
+  };
+
+  const deps: CoreDeps = {
+    cloud,
+    device: () => {
+      const { key, deviceId } = enrolled();
+      return { key, deviceId };
+    },
+    audit,
+    nowSeconds: () => Math.floor(Date.now() / 1000),
+  };
+  return { deps, cloud };
+}

@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ERROR_TABLE, type ErrorCode } from '../../src/errors/error-table.js';
+import { REPO_ROOT } from '../support/paths.js';
+
+/** Rows of README's error table: | `code` | status | class | remedy | */
+function readmeRows(): Map<string, string> {
+  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const rows = new Map<string, string>();
+  for (const line of readme.split('\n')) {
+    const match = /^\| `([a-z_]+)` \| ([0-9/ ]+) \|/.exec(line);
+    if (match !== null) rows.set(match[1] as string, (match[2] as string).trim());
+  }
+  return rows;
+}
+
+test('README error table lists every code of the error table with its HTTP status', () => {
+  const rows = readmeRows();
+  for (const [code, spec] of Object.entries(ERROR_TABLE) as Array<[ErrorCode, (typeof ERROR_TABLE)[ErrorCode]]>) {
+    assert.ok(rows.has(code), `README.md error table misses ${code}`);
+    const statuses = [spec.status, ...('alternateStatuses' in spec ? spec.alternateStatuses : [])].join(' / ');
+    assert.equal(rows.get(code), statuses, `README.md status of ${code}`);
+  }
+});
+
+test('README error table names no code the error table lacks', () => {
+  for (const code of readmeRows().keys()) {
+    assert.ok(Object.hasOwn(ERROR_TABLE, code), `README.md lists unknown code ${code}`);
+  }
+});
+
+test('every error has a status, class, message and remedy', () => {
+  for (const [code, spec] of Object.entries(ERROR_TABLE)) {
+    assert.ok(spec.status >= 400 && spec.status <= 599, code);
+    assert.ok(spec.specClass.length > 0 && spec.message.length > 0 && spec.remedy.length > 0, code);
+  }
+});
