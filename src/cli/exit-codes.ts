@@ -17,6 +17,12 @@ export const EXIT = {
   listenFailed: 5,
   /** A verification found a problem (`latch audit verify`: the chain is broken). */
   verifyFailed: 6,
+  /** The daemon or the cloud refused or declined the request (4xx: not found, insufficient funds, expired setup token ...). */
+  refused: 7,
+  /** The local daemon could not be reached (spec §7 rule 1: a local availability problem). */
+  daemonUnreachable: 8,
+  /** The daemon is up but the cloud API is unavailable (spec §7 rule 2: upstream_unavailable). */
+  upstreamUnavailable: 9,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -1,5 +1,6 @@
 import { DataDirError } from '../datadir/data-dir-error.js';
-import { LatchError } from '../errors/latch-error.js';
+import { ERROR_TABLE } from '../errors/error-table.js';
+import { LatchError, remedyFor } from '../errors/latch-error.js';
 import { EXIT } from './exit-codes.js';
 import { UsageError, writeLine, type CliIo } from './command.js';
 
@@ -19,10 +20,18 @@ export function reportError(error: unknown, io: CliIo, commandName: string): num
     return EXIT.dataDir;
   }
   if (error instanceof LatchError) {
-    writeLine(io.stderr, `latch ${commandName}: ${error.code}: ${error.message}`);
-    return EXIT.failure;
+    writeLine(io.stderr, `latch ${commandName}: ${ERROR_TABLE[error.code].specClass} (${error.code}): ${error.message}`);
+    writeLine(io.stderr, `What to do: ${remedyFor(error.code)}`);
+    return exitCodeFor(error);
   }
   const message = error instanceof Error ? error.message : String(error);
   writeLine(io.stderr, `latch ${commandName}: unexpected error: ${message}`);
   return EXIT.failure;
+}
+
+/** exitCodeFor maps an error code to the exit code scripts switch on. */
+export function exitCodeFor(error: LatchError): number {
+  if (error.code === 'upstream_unavailable') return EXIT.upstreamUnavailable;
+  if (error.code === 'internal_error') return EXIT.failure;
+  return EXIT.refused;
 }

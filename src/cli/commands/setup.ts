@@ -1,0 +1,80 @@
+import { hostname } from 'node:os';
+import { enrollDevice } from '../../core/enroll.js';
+import { effectiveCloudUrl, loadConfig, normalizeCloudUrl, saveConfig } from '../../datadir/config.js';
+import { generateDeviceKey, loadDeviceKey, passphraseFromEnv, storeDeviceKey } from '../../datadir/device-key.js';
+import { ensureHome, resolveHome } from '../../datadir/home.js';
+import { assertDataDirSecure } from '../../datadir/permissions.js';
+import { ensureToken } from '../../datadir/token.js';
+import { latchVersion } from '../../version.js';
+import { UsageError, writeLine, type Command } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { parseFlags } from '../flags.js';
+import { reportError } from '../report-error.js';
+
+const USAGE = `Usage: latch setup --token <setup_token> [--cloud <url>] [--name <device name>] [--reconnect] [--json]
+
+Enrolls this device with the cloud: generates an Ed25519 device key (kept in device.key, 0600,
+encrypted when LATCH_KEY_PASSPHRASE is set), registers its public key with POST /v1/devices signed
+by the new key itself (proof of possession), and stores device_id, key_id and cloud_url in
+config.json. The private key never leaves this machine.
+
+Options:
+  --token T      the setup token from the dashboard (or set LATCH_SETUP_TOKEN, which keeps it
+                 out of the process list)
+  --cloud URL    the cloud origin; default: config.json's cloud_url or LATCH_CLOUD_URL
+  --name NAME    a name for this device (default: the host name)
+  --reconnect    replace the existing key with fresh key material (the remedy for
+                 "Local key not recognized"); the old key stays until enrollment succeeds
+  --json         print the result as JSON
+
+Exit codes: 0 enrolled; 2 bad usage or already enrolled without --reconnect; 3 unsafe data
+directory; 7 refused by the cloud (e.g. setup_token_expired); 9 cloud unavailable.`;
+
+const FLAGS = { token: 'value', cloud: 'value', name: 'value', reconnect: 'boolean', json: 'boolean' } as const;
+
+/** `latch setup` enrolls the device, or with --reconnect replaces its key. */
+export const setupCommand: Command = {
+  name: 'setup',
+  summary: 'Enroll this device with the cloud (or --reconnect with a fresh key)',
+  usage: USAGE,
+  async run(args, io) {
+    try {
+      const flags = parseFlags(args, FLAGS);
+      const setupToken = typeof flags['token'] === 'string' ? flags['token'] : io.env['LATCH_SETUP_TOKEN'];
+      if (setupToken === undefined || setupToken === '') throw new UsageError('--token (or LATCH_SETUP_TOKEN) is required');
+      const home = resolveHome(io.env);
+      ensureHome(home);
+      assertDataDirSecure(home);
+      ensureToken(home);
+      const passphrase = passphraseFromEnv(io.env);
+      const config = loadConfig(home);
+      const existing = loadDeviceKey(home, passphrase);
+      if (existing !== undefined && flags['reconnect'] !== true) {
+        throw new UsageError(`this device is already enrolled (key_id ${existing.keyId}); use --reconnect to replace its key`);
+      }
+      const cloudUrl = cloudUrlFrom(flags['cloud'], effectiveCloudUrl(config, io.env));
+      const key = generateDeviceKey(passphrase);
+      const deviceName = typeof flags['name'] === 'string' ? flags['name'] : hostname().slice(0, 64);
+      // Enroll first: if the cloud refuses, the old key and config stay exactly as they were.
+      const enrollment = await enrollDevice({ cloudUrl, setupToken, key, deviceName, userAgent: `latch/${latchVersion()}` });
+      storeDeviceKey(home, key, passphrase, existing === undefined ? 'create' : 'replace');
+      saveConfig(home, { ...config, cloud_url: cloudUrl, device_id: enrollment.deviceId, key_id: enrollment.keyId, account_id: enrollment.accountId, device_name: deviceName });
+      const result = { device_id: enrollment.deviceId, key_id: enrollment.keyId, account_id: enrollment.accountId, cloud_url: cloudUrl, reconnected: existing !== undefined };
+      if (flags['json'] === true) writeLine(io.stdout, JSON.stringify(result));
+      else writeLine(io.stdout, `Enrolled device ${result.device_id} (key_id ${result.key_id}) with account ${result.account_id} at ${cloudUrl}.`);
+      return EXIT.ok;
+    } catch (error) {
+      return reportError(error, io, 'setup');
+    }
+  },
+};
+
+function cloudUrlFrom(flag: string | true | undefined, configured: string | undefined): string {
+  if (typeof flag === 'string') {
+    const normalized = normalizeCloudUrl(flag);
+    if (normalized === undefined) throw new UsageError('--cloud must be an origin such as https://api.example.com (http only for loopback)');
+    return normalized;
+  }
+  if (configured === undefined) throw new UsageError('--cloud is required: no cloud_url is configured');
+  return configured;
+}
