@@ -4,6 +4,7 @@ import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags, portFlag } from '../flags.js';
 import { reportError } from '../report-error.js';
+import { stopSignal } from '../stop-signal.js';
 
 const USAGE = `Usage: latch daemon [--port-a N] [--port-b N] [--no-variant-a] [--no-variant-b]
 
@@ -25,9 +26,6 @@ Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe or broken data director
 4 port in use; 5 could not listen; 1 anything else.`;
 
 const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean' } as const;
-
-/** The signals that stop the daemon gracefully. */
-const STOP_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 /** `latch daemon` runs the daemon in the foreground until a stop signal. */
 export const daemonCommand: Command = {
@@ -71,32 +69,16 @@ export const daemonCommand: Command = {
   },
 };
 
-/**
- * stopSignal's `received` resolves at the first SIGTERM or SIGINT. A second one while the daemon
- * is closing means "now": the process exits at once with code 1.
- */
-function stopSignal(): { received: Promise<void>; dispose(): void } {
-  let onSignal: () => void = () => undefined;
-  const received = new Promise<void>((resolve) => {
-    onSignal = (): void => {
-      for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
-      for (const signal of STOP_SIGNALS) process.once(signal, () => process.exit(EXIT.failure));
-      resolve();
-    };
-  });
-  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
-  return { received, dispose: () => STOP_SIGNALS.forEach((signal) => process.off(signal, onSignal)) };
-}
-
-function reportListenError(error: unknown, io: CliIo): number {
+/** reportListenError explains a listen failure (port in use, cannot bind) and returns its exit code. */
+export function reportListenError(error: unknown, io: CliIo, commandName = 'daemon'): number {
   const listenError = error as NodeJS.ErrnoException & { port?: number; address?: string };
   if (listenError.code === 'EADDRINUSE') {
-    writeLine(io.stderr, `latch daemon: port ${listenError.port ?? '?'} on ${listenError.address ?? '127.0.0.1'} is already in use. Stop the other process (is another latch daemon running?) or choose another port with --port-a / --port-b.`);
+    writeLine(io.stderr, `latch ${commandName}: port ${listenError.port ?? '?'} on ${listenError.address ?? '127.0.0.1'} is already in use. Stop the other process (is another latch daemon running?) or choose another port with --port-a / --port-b.`);
     return EXIT.portInUse;
   }
   if (typeof listenError.code === 'string' && typeof listenError.syscall === 'string' && listenError.syscall === 'listen') {
-    writeLine(io.stderr, `latch daemon: cannot listen on ${listenError.address ?? '127.0.0.1'}:${listenError.port ?? '?'} (${listenError.code}).`);
+    writeLine(io.stderr, `latch ${commandName}: cannot listen on ${listenError.address ?? '127.0.0.1'}:${listenError.port ?? '?'} (${listenError.code}).`);
     return EXIT.listenFailed;
   }
-  return reportError(error, io, 'daemon');
+  return reportError(error, io, commandName);
 }

@@ -1,0 +1,106 @@
+import path from 'node:path';
+import { createDaemon, DEFAULT_PORT_A, DEFAULT_PORT_B } from '../../daemon/create-daemon.js';
+import { writeFileAtomic } from '../../datadir/atomic-file.js';
+import { loadConfig } from '../../datadir/config.js';
+import { ensureHome, resolveHome } from '../../datadir/home.js';
+import { assertDataDirSecure } from '../../datadir/permissions.js';
+import { tokenPath } from '../../datadir/token.js';
+import { createLogger } from '../../log/logger.js';
+import { bannerText } from '../../quickstart/banner.js';
+import { adminApi, createDemoAccount } from '../../quickstart/sandbox-account.js';
+import { createSandbox, type Sandbox } from '../../sandbox/create-sandbox.js';
+import { UsageError, writeLine, type Command } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { parseFlags, portFlag } from '../flags.js';
+import { runCli } from '../main.js';
+import { reportError } from '../report-error.js';
+import { stopSignal } from '../stop-signal.js';
+import { DEFAULT_SANDBOX_PORT } from './sandbox.js';
+import { reportListenError } from './daemon.js';
+
+const USAGE = `Usage: latch start [--port-a N] [--port-b N] [--sandbox-port N]
+
+The quick start (npm start): runs the sandbox cloud and the daemon together. On the first run it
+creates a sandbox account (two frozen cards with balances, wallet funds), makes a setup token and
+enrolls this device with 'latch setup' exactly as a user would. It writes $LATCH_HOME/sandbox.json
+with cloud_url and the admin key's path, prints the ports and copy-paste curl commands, and reuses
+the same state when run again. Ctrl-C stops both.
+
+Options:
+  --port-a N        Variant A's port (default ${DEFAULT_PORT_A})
+  --port-b N        Variant B's port (default ${DEFAULT_PORT_B})
+  --sandbox-port N  the sandbox cloud's port (default ${DEFAULT_SANDBOX_PORT}; it is part of the
+                    enrolled cloud_url, so keep it the same between runs)`;
+
+const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'sandbox-port': 'value' } as const;
+
+/** `latch start` is the quick start: sandbox + enrollment + daemon. */
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'Quick start: the sandbox cloud and the daemon together, enrolled and ready',
+  usage: USAGE,
+  async run(args, io) {
+    const stop = stopSignal();
+    let sandbox: Sandbox | undefined;
+    try {
+      const flags = parseFlags(args, FLAGS);
+      const home = resolveHome(io.env);
+      ensureHome(home);
+      assertDataDirSecure(home);
+      const config = loadConfig(home);
+      try {
+        sandbox = await createSandbox({ dataDir: path.join(home, 'sandbox'), port: portFlag(flags, 'sandbox-port') ?? DEFAULT_SANDBOX_PORT, log: createLogger({ stream: io.stderr }) });
+      } catch (error) {
+        stop.dispose();
+        return reportListenError(error, io, 'start');
+      }
+      writeFileAtomic(path.join(home, 'sandbox.json'), `${JSON.stringify({ cloud_url: sandbox.url, admin_key_path: sandbox.adminKeyPath }, null, 2)}\n`);
+      if (config.device_id === undefined) {
+        const account = await createDemoAccount(adminApi(sandbox.url, sandbox.adminKey));
+        writeLine(io.stdout, `Created sandbox account ${account.accountId} with two cards and wallet funds; enrolling this device with latch setup…`);
+        const code = await runCli(['setup', '--token', account.setupToken, '--cloud', sandbox.url], io);
+        if (code !== EXIT.ok) {
+          await sandbox.close();
+          stop.dispose();
+          return code;
+        }
+      } else if (config.cloud_url !== sandbox.url) {
+        throw new UsageError(`this data directory is enrolled with ${config.cloud_url ?? 'another cloud'}, not the sandbox at ${sandbox.url}; use another LATCH_HOME (or the same --sandbox-port as before)`);
+      }
+      const daemon = createDaemon({
+        home,
+        env: io.env,
+        logStream: io.stderr,
+        portA: portFlag(flags, 'port-a') ?? DEFAULT_PORT_A,
+        portB: portFlag(flags, 'port-b') ?? DEFAULT_PORT_B,
+      });
+      let ports;
+      try {
+        ports = await daemon.listen();
+      } catch (error) {
+        await sandbox.close();
+        stop.dispose();
+        return reportListenError(error, io, 'start');
+      }
+      const firstCardId = firstCardOf(sandbox, loadConfig(home).account_id);
+      writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, cloud_url: sandbox.url }));
+      writeLine(io.stdout, bannerText({ portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId }));
+      await stop.received;
+      await daemon.close();
+      await sandbox.close();
+      return EXIT.ok;
+    } catch (error) {
+      stop.dispose();
+      await sandbox?.close();
+      return reportError(error, io, 'start');
+    }
+  },
+};
+
+/** firstCardOf picks the account's first card for the printed curl commands. */
+function firstCardOf(sandbox: Sandbox, accountId: string | undefined): string | undefined {
+  for (const card of sandbox.state().cards.values()) {
+    if (card.account_id === accountId && !card.closed) return card.card_id;
+  }
+  return undefined;
+}

@@ -1,0 +1,52 @@
+/** The quick start's printed tour: ports, where the token is, and copy-paste curl commands. */
+
+export interface BannerFacts {
+  portA: number;
+  portB: number;
+  cloudUrl: string;
+  tokenPath: string;
+  adminKeyPath: string;
+  firstCardId: string | undefined;
+}
+
+/** bannerText never contains a secret: commands read the token and admin key from their files. */
+export function bannerText(facts: BannerFacts): string {
+  const card = facts.firstCardId ?? 'card_…';
+  const a = `http://127.0.0.1:${facts.portA}`;
+  const token = `"Authorization: Bearer $(cat '${facts.tokenPath}')"`;
+  const admin = `"Authorization: Bearer $(cat '${facts.adminKeyPath}')"`;
+  return [
+    '',
+    'Latch is running.',
+    `  Variant A (canonical)      ${a}`,
+    `  Variant B (compatibility)  http://127.0.0.1:${facts.portB}`,
+    `  Sandbox cloud              ${facts.cloudUrl}`,
+    `  Daemon token               ${facts.tokenPath}`,
+    `  Sandbox admin key          ${facts.adminKeyPath}`,
+    '',
+    'Try it (copy and paste into another terminal):',
+    '',
+    '  # health (no token needed on Variant A)',
+    `  curl -s ${a}/health`,
+    '',
+    '  # list the cards',
+    `  curl -s -H ${token} ${a}/cards`,
+    '',
+    '  # authorize 12.50 at shop.example.com for 30 minutes',
+    `  curl -s -H ${token} -H 'Content-Type: application/json' \\`,
+    `    -d '{"card_id":"${card}","amount":12.50,"merchant_name":"shop.example.com"}' ${a}/authorize`,
+    '',
+    '  # the card network charges the card: approved, because it matches',
+    `  curl -s -H ${admin} -H 'Content-Type: application/json' \\`,
+    `    -d '{"card_id":"${card}","merchant":"shop.example.com","amount":"12.50","currency":"USD"}' ${facts.cloudUrl}/v1/sandbox/charges`,
+    '',
+    '  # the same charge again, or at another merchant: declined',
+    `  curl -s -H ${admin} -H 'Content-Type: application/json' \\`,
+    `    -d '{"card_id":"${card}","merchant":"evil.example.com","amount":"12.50","currency":"USD"}' ${facts.cloudUrl}/v1/sandbox/charges`,
+    '',
+    '  # the transactions',
+    `  curl -s -H ${token} ${a}/transactions`,
+    '',
+    'Ctrl-C stops the daemon and the sandbox. Running this again reuses the same account.',
+  ].join('\n');
+}
