@@ -1,0 +1,65 @@
+import type { SandboxState } from './state.js';
+
+/**
+ * checkInvariants returns every broken ledger invariant as a sentence (an empty list when all
+ * hold). Tests run it after every step; a violation is a bug, never an expected condition.
+ *
+ * - Wallet: usdt = allocated + available; allocated = the sum of the account's card balances.
+ * - No balance, hold or wallet figure is negative; a card's holds never exceed its balance.
+ * - A card's `held` is the sum of its active windows' holds; ended windows hold nothing.
+ * - Approved charges against a window never differ from it (exact) or exceed it (ceiling).
+ * - A one-time or merchant-verification window has at most one settled charge; a recurring one
+ *   has exactly `charges_count` of them, never more than max_charges.
+ * - An `authorized` transaction belongs to an active window.
+ */
+export function checkInvariants(state: Readonly<SandboxState>): string[] {
+  const broken: string[] = [];
+  const allocatedByAccount = new Map<string, number>();
+  const heldByCard = new Map<string, number>();
+  const settledByWindow = new Map<string, number>();
+
+  for (const card of state.cards.values()) {
+    allocatedByAccount.set(card.account_id, (allocatedByAccount.get(card.account_id) ?? 0) + card.balance);
+    if (card.balance < 0 || card.held < 0) broken.push(`card ${card.card_id} has a negative balance or hold`);
+    if (card.held > card.balance) broken.push(`card ${card.card_id} holds more than its balance`);
+    if (card.closed && (card.balance !== 0 || card.held !== 0)) broken.push(`closed card ${card.card_id} still has money`);
+  }
+  for (const account of state.accounts.values()) {
+    const { usdt, allocated, available } = account.wallet;
+    if (usdt !== allocated + available) broken.push(`account ${account.account_id}: usdt ${usdt} != allocated ${allocated} + available ${available}`);
+    if (allocated !== (allocatedByAccount.get(account.account_id) ?? 0)) broken.push(`account ${account.account_id}: allocated ${allocated} != sum of card balances`);
+    if (usdt < 0 || allocated < 0 || available < 0) broken.push(`account ${account.account_id} has a negative wallet figure`);
+  }
+  for (const transaction of state.transactions.values()) {
+    if (transaction.policy_id === null) continue;
+    const window = state.authorizations.get(transaction.policy_id);
+    if (window === undefined) {
+      broken.push(`transaction ${transaction.id} names an unknown window`);
+      continue;
+    }
+    if (transaction.status === 'authorized' && window.status !== 'active') broken.push(`transaction ${transaction.id} is authorized under an ended window`);
+    if (transaction.status !== 'settled') continue;
+    settledByWindow.set(window.policy_id, (settledByWindow.get(window.policy_id) ?? 0) + 1);
+    if (window.authorization_type === 'exact' ? transaction.amount !== window.amount : transaction.amount > window.amount) {
+      broken.push(`transaction ${transaction.id} settled ${transaction.amount} against a ${window.authorization_type} window of ${window.amount}`);
+    }
+  }
+  for (const window of state.authorizations.values()) {
+    const active = window.status === 'active';
+    if (active !== state.active_authorizations.has(window.policy_id)) broken.push(`window ${window.policy_id} is misfiled as active or not`);
+    if (!active && window.hold !== 0) broken.push(`ended window ${window.policy_id} still holds funds`);
+    if (window.card_id !== null && active) heldByCard.set(window.card_id, (heldByCard.get(window.card_id) ?? 0) + window.hold);
+    const settled = settledByWindow.get(window.policy_id) ?? 0;
+    if (window.recurrence === null) {
+      if (settled > 1) broken.push(`one-time window ${window.policy_id} approved ${settled} charges`);
+      if (window.status === 'used' && settled !== 1) broken.push(`used window ${window.policy_id} has ${settled} charges`);
+    } else {
+      if (settled !== window.recurrence.charges_count) broken.push(`recurring window ${window.policy_id} counts ${window.recurrence.charges_count} charges, has ${settled}`);
+      if (window.recurrence.max_charges !== null && settled > window.recurrence.max_charges) broken.push(`recurring window ${window.policy_id} exceeded max_charges`);
+    }
+  }
+  for (const card of state.cards.values()) {
+    if (card.held !== (heldByCard.get(card.card_id) ?? 0)) broken.push(`card ${card.card_id}: held ${card.held} != sum of active holds`);
+  }
+  return broken;
+}
