@@ -10,7 +10,7 @@ function readmeRows(): Map<string, string> {
   const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
   const rows = new Map<string, string>();
   for (const line of readme.split('\n')) {
-    const match = /^\| `([a-z_]+)` \| ([0-9/ ]+) \|/.exec(line);
+    const match = /^\| `([a-z_]+)` \| ([1-5][0-9]{2}(?: \/ [1-5][0-9]{2})*) \|/.exec(line);
     if (match !== null) rows.set(match[1] as string, (match[2] as string).trim());
   }
   return rows;
