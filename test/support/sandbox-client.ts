@@ -213,6 +213,11 @@ export class AdminClient {
     expectOk(await this.request('POST', '/v1/sandbox/clock', { advance_seconds: seconds }));
   }
 
+  /** ledgerNow returns the sandbox's ledger clock (Unix seconds), which POST /v1/sandbox/clock moves. */
+  async ledgerNow(): Promise<number> {
+    return Date.parse((await this.state())['now'] as string) / 1000;
+  }
+
   /** state returns the full dump. */
   async state(): Promise<Record<string, unknown>> {
     return expectOk(await this.request('GET', '/v1/sandbox/state'));
@@ -239,23 +244,24 @@ export interface RunningSandbox {
   sandbox: Sandbox;
   admin: AdminClient;
   dataDir: string;
-  /** restart closes the sandbox and starts it again on the same data directory (journal replay). */
+  /** restart closes the sandbox and starts it again on the same data directory and port (journal replay). */
   restart(): Promise<RunningSandbox>;
   /** stop closes the sandbox and removes its directory. */
   stop(): Promise<void>;
 }
 
 /** startSandbox starts a sandbox for a test; call stop() in an after hook. */
-export async function startSandbox(options: Partial<SandboxOptions> = {}, dataDir?: string): Promise<RunningSandbox> {
+export async function startSandbox(options: Partial<SandboxOptions> = {}, dataDir?: string, port = 0): Promise<RunningSandbox> {
   const root = dataDir ?? path.join(mkdtempSync(path.join(os.tmpdir(), 'latch-sandbox-')), 'sandbox');
-  const sandbox = await createSandbox({ ...options, dataDir: root, port: 0, host: '127.0.0.1' });
+  const sandbox = await createSandbox({ ...options, dataDir: root, port, host: '127.0.0.1' });
   const running: RunningSandbox = {
     sandbox,
     admin: new AdminClient(sandbox.url, sandbox.adminKey),
     dataDir: root,
+    // Same port, so signatures made for the old address (@authority) stay valid across the restart.
     restart: async () => {
       await sandbox.close();
-      return startSandbox(options, root);
+      return startSandbox(options, root, sandbox.port);
     },
     stop: async () => {
       await sandbox.close();
