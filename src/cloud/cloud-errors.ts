@@ -1,4 +1,4 @@
-import { isErrorCode } from '../errors/error-table.js';
+import { ERROR_TABLE, isErrorCode } from '../errors/error-table.js';
 import { LatchError } from '../errors/latch-error.js';
 import type { CloudResponse } from './cloud-client.js';
 
@@ -19,7 +19,7 @@ export function errorFromCloud(response: CloudResponse): LatchError {
     const status = response.status === 503 || response.status === 504 ? response.status : 502;
     return new LatchError('upstream_unavailable', { status, message: `The cloud API answered HTTP ${response.status}.` });
   }
-  if (code === 'device_key_not_recognized') return new LatchError('local_key_not_recognized');
+  if (code === 'device_key_not_recognized') return localKeyNotRecognized();
   const message = typeof fields['message'] === 'string' ? cleanText(fields['message']) : undefined;
   const param = typeof fields['param'] === 'string' ? cleanText(fields['param']).slice(0, 64) : undefined;
   try {
@@ -28,6 +28,15 @@ export function errorFromCloud(response: CloudResponse): LatchError {
     // The cloud used one of our codes with a status the table does not allow; keep our status.
     return new LatchError(code, { ...(message !== undefined && { message }), ...(param !== undefined && { param }) });
   }
+}
+
+/**
+ * localKeyNotRecognized is the spec's "Local key not recognized" class. Its message carries the
+ * remedy, because the caller seeing it (an agent, a script) must tell the user to reconnect.
+ */
+export function localKeyNotRecognized(): LatchError {
+  const spec = ERROR_TABLE.local_key_not_recognized;
+  return new LatchError('local_key_not_recognized', { message: `${spec.message} ${spec.remedy}` });
 }
 
 /** cloudJson parses a successful cloud answer, or fails as upstream_unavailable. */

@@ -1,4 +1,4 @@
-import { CloudClient, type RequestSignatureRecord } from '../cloud/cloud-client.js';
+import { CloudClient, UPSTREAM_TIMEOUT_MS, type RequestSignatureRecord } from '../cloud/cloud-client.js';
 import type { CoreDeps, SignatureAudit } from '../core/core-deps.js';
 import { appendAudit } from '../datadir/audit-log.js';
 import { effectiveCloudUrl } from '../datadir/config.js';
@@ -19,6 +19,7 @@ export interface CoreBinding {
  * audit.log before the request it belongs to goes anywhere.
  */
 export function bindCore(services: DaemonServices): CoreBinding {
+  const timeoutMs = upstreamTimeoutMs(services.env);
   let cached: { url: string; client: CloudClient } | undefined;
 
   const enrolled = () => {
@@ -49,6 +50,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
           cloudUrl: url,
           signingKey: () => services.deviceKey(),
           userAgent: `latch/${services.version}`,
+          timeoutMs,
           onRequestSigned: auditRequestSignature,
         }),
       };
@@ -80,4 +82,22 @@ export function bindCore(services: DaemonServices): CoreBinding {
     nowSeconds: () => Math.floor(Date.now() / 1000),
   };
   return { deps, cloud };
+}
+
+/** The environment variable that changes the upstream deadline (decisions §13: 10 s by default). */
+export const UPSTREAM_TIMEOUT_ENV = 'LATCH_UPSTREAM_TIMEOUT_MS';
+const UPSTREAM_TIMEOUT_MS_MAX = 120_000;
+
+/**
+ * upstreamTimeoutMs reads LATCH_UPSTREAM_TIMEOUT_MS: whole milliseconds from 1 to 120000, for a
+ * slow network or for tests that need a timeout quickly. A malformed value stops the daemon from
+ * starting rather than silently keeping the default.
+ */
+export function upstreamTimeoutMs(env: NodeJS.ProcessEnv): number {
+  const text = env[UPSTREAM_TIMEOUT_ENV];
+  if (text === undefined || text === '') return UPSTREAM_TIMEOUT_MS;
+  if (!/^[1-9][0-9]{0,5}$/.test(text) || Number(text) > UPSTREAM_TIMEOUT_MS_MAX) {
+    throw new Error(`${UPSTREAM_TIMEOUT_ENV} must be a whole number of milliseconds from 1 to ${UPSTREAM_TIMEOUT_MS_MAX}`);
+  }
+  return Number(text);
 }
