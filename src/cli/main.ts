@@ -77,7 +77,11 @@ function isEntryPoint(): boolean {
   }
 }
 
+// A promise rather than top-level await, so that this module can also be bundled into the
+// CommonJS build (scripts/build.ts), where top-level await does not exist. In that bundle
+// import.meta is empty, this check is false, and src/cli/bin-entry.ts runs the CLI instead.
 if (isEntryPoint()) {
-  const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
-  process.exitCode = code;
+  void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then((code) => {
+    process.exitCode = code;
+  });
 }

@@ -1,0 +1,165 @@
+/**
+ * The JavaScript builds of Latch, made with esbuild (a dev-only tool, decisions §0):
+ *
+ * - the CLI bundle (dist/latch.cjs): src/cli/bin-entry.ts and everything it imports, the noble
+ *   packages included, as one CommonJS file that needs only Node's built-in modules. It is the npm
+ *   package's `bin` and the script inside the single binary.
+ * - the library bundle (dist/index.js): src/index.ts as one ES module for embedding, importing the
+ *   noble packages from the package's declared dependencies.
+ * - type declarations (dist/types/) for the library, emitted by the TypeScript compiler.
+ */
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type BuildOptions, type Message, type Metafile } from 'esbuild';
+import ts from 'typescript';
+
+/** The repository root (this file is in scripts/). */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The Node version the bundles are compiled for (package.json's engines). */
+const NODE_TARGET = 'node20';
+
+/**
+ * Warnings known to be harmless, each with its reason; any other esbuild warning fails the build.
+ * Both are `import.meta` in code that the bundle never relies on.
+ */
+const ALLOWED_WARNINGS: ReadonlyArray<{ id: string; file: string; why: string }> = [
+  { id: 'empty-import-meta', file: 'src/cli/main.ts', why: 'isEntryPoint() is false in a bundle; bin-entry.ts runs the CLI instead' },
+  { id: 'empty-import-meta', file: 'src/version.ts', why: 'the package.json fallback is unreachable once LATCH_BUILD_VERSION is defined' },
+];
+
+/** A third-party package whose code a bundle contains. */
+export interface BundledPackage {
+  name: string;
+  version: string;
+  license: string;
+}
+
+/** What one bundle build produced. */
+export interface BundleReport {
+  file: string;
+  bytes: number;
+  /** Third-party packages inlined into the bundle (empty when they stay imports). */
+  bundled: BundledPackage[];
+}
+
+/** packageVersion returns package.json's version, which the bundles carry as LATCH_BUILD_VERSION. */
+export function packageVersion(): string {
+  const version: unknown = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version?: unknown }).version;
+  if (typeof version !== 'string') throw new Error('package.json has no version');
+  return version;
+}
+
+/** bundleCli writes the self-contained CommonJS CLI bundle to outFile. */
+export async function bundleCli(outFile: string): Promise<BundleReport> {
+  return bundle(outFile, {
+    entryPoints: [path.join(REPO_ROOT, 'src/cli/bin-entry.ts')],
+    format: 'cjs',
+  });
+}
+
+/** bundleLibrary writes the embedding entry (src/index.ts) as one ES module to outFile. */
+export async function bundleLibrary(outFile: string): Promise<BundleReport> {
+  return bundle(outFile, {
+    entryPoints: [path.join(REPO_ROOT, 'src/index.ts')],
+    format: 'esm',
+    // Embedders get the noble packages through npm, where they are deduplicated and audited.
+    external: ['@noble/ed25519', '@noble/hashes', '@noble/hashes/*'],
+  });
+}
+
+/**
+ * emitTypes writes the library's declaration files under outDir (index.d.ts and the files it
+ * refers to), with the same compiler settings as tsconfig.json, and returns their paths.
+ */
+export function emitTypes(outDir: string): string[] {
+  const configFile = ts.readConfigFile(path.join(REPO_ROOT, 'tsconfig.json'), (file) => ts.sys.readFile(file));
+  if (configFile.error !== undefined) throw new Error(ts.flattenDiagnosticMessageText(configFile.error.messageText, '\n'));
+  const parsed = ts.parseJsonConfigFileContent(configFile.config, ts.sys, REPO_ROOT);
+  const options: ts.CompilerOptions = {
+    ...parsed.options,
+    noEmit: false,
+    declaration: true,
+    emitDeclarationOnly: true,
+    rootDir: path.join(REPO_ROOT, 'src'),
+    outDir,
+  };
+  const program = ts.createProgram([path.join(REPO_ROOT, 'src/index.ts')], options);
+  const written: string[] = [];
+  const result = program.emit(undefined, (file, text) => {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    written.push(file);
+  });
+  const diagnostics = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
+  if (diagnostics.length > 0) {
+    throw new Error(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => REPO_ROOT, getNewLine: () => '\n' }));
+  }
+  return written;
+}
+
+async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints' | 'format' | 'external'>): Promise<BundleReport> {
+  const version = packageVersion();
+  const result = await build({
+    ...options,
+    absWorkingDir: REPO_ROOT,
+    bundle: true,
+    platform: 'node',
+    target: NODE_TARGET,
+    outfile: outFile,
+    write: false,
+    metafile: true,
+    // Readable output: a reviewer can read the bundle against the sources.
+    minify: false,
+    legalComments: 'none',
+    define: { LATCH_BUILD_VERSION: JSON.stringify(version) },
+    logLevel: 'silent',
+  });
+  const unexpected = result.warnings.filter((warning) => !isAllowedWarning(warning));
+  if (unexpected.length > 0) throw new Error(`esbuild warnings:\n${unexpected.map(describeMessage).join('\n')}`);
+  const output = result.outputFiles[0];
+  if (output === undefined || result.outputFiles.length !== 1) throw new Error('esbuild wrote no single output file');
+  const bundled = bundledPackages(result.metafile);
+  const text = `${header(version, options.format ?? 'cjs', bundled)}${output.text}${licenseTexts(bundled)}`;
+  mkdirSync(path.dirname(outFile), { recursive: true });
+  writeFileSync(outFile, text);
+  return { file: outFile, bytes: Buffer.byteLength(text), bundled };
+}
+
+function isAllowedWarning(warning: Message): boolean {
+  return ALLOWED_WARNINGS.some((allowed) => warning.id === allowed.id && warning.location?.file === allowed.file);
+}
+
+function describeMessage(message: Message): string {
+  const where = message.location === null ? '' : `${message.location.file}:${message.location.line}: `;
+  return `  ${where}${message.text} [${message.id}]`;
+}
+
+/** bundledPackages lists the node_modules packages the metafile shows inside the output. */
+function bundledPackages(metafile: Metafile): BundledPackage[] {
+  const roots = new Set<string>();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match?.[1] !== undefined) roots.add(match[1]);
+  }
+  return [...roots].sort().map((name) => {
+    const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string; license?: string };
+    return { name, version: manifest.version, license: manifest.license ?? 'UNKNOWN' };
+  });
+}
+
+function header(version: string, format: string, bundled: BundledPackage[]): string {
+  const contents = bundled.length === 0 ? 'no third-party code' : bundled.map((p) => `${p.name} ${p.version} (${p.license})`).join(', ');
+  return `/* latch ${version}: built by scripts/build.ts with esbuild (${format}, ${NODE_TARGET}). Third-party code inside: ${contents}; license texts at the end. */\n`;
+}
+
+/** licenseTexts appends each bundled package's LICENSE, which its MIT license asks copies to keep. */
+function licenseTexts(bundled: BundledPackage[]): string {
+  return bundled
+    .map((p) => {
+      const text = readFileSync(path.join(REPO_ROOT, 'node_modules', p.name, 'LICENSE'), 'utf8').replaceAll('*/', '* /');
+      return `\n/* License of ${p.name} ${p.version}:\n\n${text.trimEnd()}\n*/\n`;
+    })
+    .join('');
+}

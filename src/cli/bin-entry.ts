@@ -1,0 +1,18 @@
+/**
+ * The entry point of the bundled CLI (dist/latch.cjs, which is the npm package's `bin` and the
+ * script inside the single binary dist/latch). It always runs the CLI: main.ts decides whether it
+ * is the program from import.meta.url, which a CommonJS bundle and a Node single executable lack.
+ */
+import { EXIT } from './exit-codes.js';
+import { runCli } from './main.js';
+
+runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    // Commands report their own failures; a rejection here is a bug, reported like reportError does.
+    process.stderr.write(`latch: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = EXIT.failure;
+  },
+);

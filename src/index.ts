@@ -1,0 +1,28 @@
+/**
+ * The package's embedding entry (`import { createDaemon } from 'latch'`): everything a program
+ * needs to run one or more Latch daemons in its own process, and to talk to one. The CLI is a
+ * separate entry (src/cli/bin-entry.ts); the sandbox cloud is not exported here, so that an
+ * embedding pulls in none of it.
+ *
+ * @example
+ * import { createDaemon, resolveHome } from 'latch';
+ * const daemon = createDaemon({ home: resolveHome(), portA: 0, variantB: false });
+ * const { portA } = await daemon.listen();
+ * // ... serve requests on 127.0.0.1:portA ...
+ * await daemon.close();
+ */
+export {
+  createDaemon,
+  DEFAULT_CLOSE_DEADLINE_MS,
+  DEFAULT_PORT_A,
+  DEFAULT_PORT_B,
+  type DaemonHandle,
+  type DaemonOptions,
+  type DaemonPorts,
+} from './daemon/create-daemon.js';
+export type { DaemonServices } from './daemon/services.js';
+export { resolveHome } from './datadir/home.js';
+export { DataDirError, type DataDirErrorCode } from './datadir/data-dir-error.js';
+export { LatchError } from './errors/latch-error.js';
+export type { ErrorCode } from './errors/error-table.js';
+export { latchVersion } from './version.js';
