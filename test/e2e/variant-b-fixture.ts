@@ -65,8 +65,8 @@ export function assertMoney(value: unknown, expected: number, what: string): voi
 }
 
 /** authorizeB makes a B authorization that must succeed and returns its tx_id. */
-export async function authorizeB(stack: Stack, body: Record<string, unknown>): Promise<string> {
-  const answer = await stack.b.post('/authorize', body);
+export async function authorizeB(stack: Stack, body: Record<string, unknown>, headers?: Record<string, string>): Promise<string> {
+  const answer = await stack.b.post('/authorize', body, headers);
   assert.equal(answer.status, 200, answer.text);
   return answer.body.tx_id as string;
 }
