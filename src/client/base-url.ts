@@ -1,0 +1,49 @@
+/** The daemon's default address: Variant A, the canonical listener (decisions §2). */
+export const DEFAULT_DAEMON_URL = 'http://127.0.0.1:7723';
+
+/** The environment variable that points clients (CLI, MCP bridge, embedders) at another daemon address. */
+export const DAEMON_URL_ENV = 'LATCH_URL';
+
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * daemonOrigin returns the normalized origin of a daemon URL, or undefined when it is unusable.
+ * Only plain http to a loopback name with nothing but an optional port is accepted: the client
+ * sends the daemon token with every request, and a URL pointing anywhere else would hand that
+ * token to another machine (the daemon itself listens on loopback only).
+ */
+export function daemonOrigin(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return undefined;
+  if (url.pathname !== '/' || text.includes('?') || text.includes('#')) return undefined;
+  return url.origin;
+}
+
+/** DaemonUrlError is an unusable daemon URL (a configuration mistake, not a daemon failure). */
+export class DaemonUrlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DaemonUrlError';
+  }
+}
+
+/**
+ * resolveDaemonUrl picks the daemon origin: the explicit option, else LATCH_URL, else
+ * http://127.0.0.1:7723. An unusable value throws a DaemonUrlError naming where it came from,
+ * rather than silently falling back to the default.
+ */
+export function resolveDaemonUrl(option: string | undefined, env: NodeJS.ProcessEnv): string {
+  const fromEnv = env[DAEMON_URL_ENV];
+  const [text, source] = option !== undefined ? [option, 'baseUrl'] : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, DAEMON_URL_ENV] : [DEFAULT_DAEMON_URL, 'default'];
+  const origin = daemonOrigin(text);
+  if (origin === undefined) {
+    throw new DaemonUrlError(`${source} must be an http URL on 127.0.0.1, localhost or [::1] with an optional port and no path, like ${DEFAULT_DAEMON_URL}`);
+  }
+  return origin;
+}

@@ -1,0 +1,16 @@
+/**
+ * The Latch client: a typed client of the daemon's Variant A API for programs that embed Latch.
+ * The CLI and the MCP bridge are built on it.
+ */
+export { LatchClient, DEFAULT_CALL_TIMEOUT_MS, type LatchClientOptions } from './latch-client.js';
+export {
+  LatchClientError,
+  CLIENT_ERROR_TABLE,
+  isClientErrorCode,
+  remedyOf,
+  specClassOf,
+  type ClientErrorCode,
+  type LatchClientErrorCode,
+} from './client-errors.js';
+export { DEFAULT_DAEMON_URL, DAEMON_URL_ENV, DaemonUrlError, daemonOrigin, resolveDaemonUrl } from './base-url.js';
+export type * from './types.js';

@@ -1,0 +1,257 @@
+import { resolveHome } from '../datadir/home.js';
+import { randomId } from '../ids/random-id.js';
+import { latchVersion } from '../version.js';
+import { errorFields, expectShape, interpretAnswer, parseAnswerJson } from './answer.js';
+import { resolveDaemonUrl } from './base-url.js';
+import { LatchClientError } from './client-errors.js';
+import { HttpTransport, TransportFailure, type TransportAnswer } from './http-transport.js';
+import { TokenSource } from './token-source.js';
+import type {
+  AccountWindowInput,
+  AllocateInput,
+  Allocation,
+  Authorization,
+  AuthorizeInput,
+  Cancellation,
+  CardDetail,
+  CardList,
+  Health,
+  MerchantBindInput,
+  ProxyAnswer,
+  RecurringInput,
+  RevocationInput,
+  SignedPolicyWindow,
+  SignedRevocation,
+  TransactionDetail,
+  TransactionPage,
+  TransactionQuery,
+  Wallet,
+  WriteOptions,
+} from './types.js';
+
+/** How long one call may take by default: above the daemon's own upstream deadline and retries. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+export interface LatchClientOptions {
+  /** The data directory holding daemon_token; default LATCH_HOME, else ~/.latch. */
+  home?: string;
+  /** The daemon's origin; default LATCH_URL, else http://127.0.0.1:7723. Loopback http only. */
+  baseUrl?: string;
+  /** Where LATCH_HOME and LATCH_URL are read from; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** The deadline of one call (both attempts of an auth retry together count once each). */
+  timeoutMs?: number;
+  /** The User-Agent the daemon writes into audit.log for each signature. */
+  userAgent?: string;
+}
+
+interface CallOptions {
+  body?: unknown;
+  /** Whether the endpoint needs the bearer token (everything but GET /health). */
+  auth?: boolean;
+  idempotencyKey?: string;
+}
+
+const BEARER_CODES: ReadonlySet<string> = new Set(['missing_bearer_token', 'invalid_bearer_token']);
+
+/**
+ * LatchClient is the typed client of the daemon's Variant A API, used by the CLI and the MCP
+ * bridge and importable by embedders. Its rules (spec §5, §7):
+ *
+ * - the token comes only from `<home>/daemon_token`; on 401 missing_bearer_token or
+ *   invalid_bearer_token the file is read again and the identical request (same body, same
+ *   Idempotency-Key) is sent exactly once more;
+ * - nothing else is ever retried, and no failure ever leads to another merchant, a larger amount
+ *   or a longer TTL: a new scope is a new authorization that needs the user's approval;
+ * - every failure is a LatchClientError with a stable `code` and the table's `remedy`.
+ *
+ * @example
+ *   const latch = new LatchClient();
+ *   const auth = await latch.authorize({ card_id: 'card_…', amount: '12.50', merchant_name: 'shop.example.com' });
+ *   latch.close();
+ */
+export class LatchClient {
+  readonly home: string;
+  readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly userAgent: string;
+  private readonly tokens: TokenSource;
+  private readonly transport: HttpTransport;
+
+  constructor(options: LatchClientOptions = {}) {
+    const env = options.env ?? process.env;
+    this.home = options.home ?? resolveHome(env);
+    this.baseUrl = resolveDaemonUrl(options.baseUrl, env);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+    this.userAgent = options.userAgent ?? `latch-client/${latchVersion()}`;
+    this.tokens = new TokenSource(this.home);
+    this.transport = new HttpTransport(this.baseUrl);
+  }
+
+  /** health is GET /health: local availability and the loaded signing key; no token needed. */
+  async health(): Promise<Health> {
+    return expectShape(await this.call('GET', '/health', { auth: false }), ['status', 'version', 'signing_key']);
+  }
+
+  /** cards lists the account's cards (safe metadata only). */
+  async cards(): Promise<CardList> {
+    return expectShape(await this.call('GET', '/cards'), ['cards']);
+  }
+
+  /** card returns one card with its daily limit. */
+  async card(cardId: string): Promise<CardDetail> {
+    return expectShape(await this.call('GET', `/cards/${encodeURIComponent(cardId)}`), ['card_id', 'balance']);
+  }
+
+  /** authorize creates a scoped authorization: this card, this merchant, at most (or exactly) this amount, for ttl_minutes. */
+  async authorize(input: AuthorizeInput, options: WriteOptions = {}): Promise<Authorization> {
+    return expectShape(await this.write('/authorize', input, options), ['policy_id', 'amount']);
+  }
+
+  /** merchantBind creates a server-capped merchant-verification authorization (amount at most 1.00). */
+  async merchantBind(input: MerchantBindInput, options: WriteOptions = {}): Promise<Authorization> {
+    return expectShape(await this.write('/merchant-bind', input, options), ['policy_id', 'amount']);
+  }
+
+  /** recurring creates a recurring subscription authorization (one approved charge per period). */
+  async recurring(input: RecurringInput, options: WriteOptions = {}): Promise<Authorization> {
+    return expectShape(await this.write('/recurring', input, options), ['policy_id', 'amount']);
+  }
+
+  /** signPolicyWindow signs an account-wide window and submits nothing. */
+  async signPolicyWindow(input: AccountWindowInput): Promise<SignedPolicyWindow> {
+    return expectShape(await this.call('POST', '/sign-policy-window', { body: input }), ['policy_window', 'jws', 'key_id']);
+  }
+
+  /** signCardPolicyWindow signs what /authorize would submit, and submits nothing. */
+  async signCardPolicyWindow(input: AuthorizeInput): Promise<SignedPolicyWindow> {
+    return expectShape(await this.call('POST', '/sign-card-policy-window', { body: input }), ['policy_window', 'jws', 'key_id']);
+  }
+
+  /** signRevocation signs a revocation of a policy window; revoke() also submits it. */
+  async signRevocation(input: RevocationInput): Promise<SignedRevocation> {
+    return expectShape(await this.call('POST', '/sign-revocation', { body: input }), ['revocation', 'jws', 'key_id']);
+  }
+
+  /**
+   * revoke cancels an authorization: it signs the revocation locally, then submits it with
+   * POST /v1/authorizations/:id/revoke through the signing proxy, as decisions §5 prescribes.
+   */
+  async revoke(input: RevocationInput, options: WriteOptions = {}): Promise<Cancellation> {
+    const revocation = await this.signRevocation(input);
+    const submitted = await this.proxy('POST', `/v1/authorizations/${encodeURIComponent(input.policy_id)}/revoke`, { jws: revocation.jws }, options);
+    return { revocation, authorization: submitted.body as Authorization };
+  }
+
+  /** transactions lists transactions, newest first, with has_more and a starting_after cursor. */
+  async transactions(query: TransactionQuery = {}): Promise<TransactionPage> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined) params.set(name, String(value));
+    }
+    const search = params.toString();
+    return expectShape(await this.call('GET', search === '' ? '/transactions' : `/transactions?${search}`), ['transactions', 'has_more']);
+  }
+
+  /** transaction returns one transaction with the signed policy window it was made under. */
+  async transaction(txId: string): Promise<TransactionDetail> {
+    return expectShape(await this.call('GET', `/transactions/${encodeURIComponent(txId)}`), ['id', 'amount']);
+  }
+
+  /** wallet returns the wallet balance: usdt, allocated, available. */
+  async wallet(): Promise<Wallet> {
+    return expectShape(await this.call('GET', '/wallet/balance'), ['usdt', 'allocated', 'available']);
+  }
+
+  /** allocate moves wallet funds to a card. */
+  async allocate(input: AllocateInput, options: WriteOptions = {}): Promise<Allocation> {
+    return expectShape(await this.write('/wallet/allocate', input, options), ['card_id', 'allocated', 'new_balance']);
+  }
+
+  /**
+   * proxy sends any request under /v1/ to the cloud through the daemon's signing proxy and
+   * returns the cloud's status and JSON body. A request that is not a GET carries an
+   * Idempotency-Key (made here when absent). Error answers throw like every other call.
+   */
+  async proxy(method: string, path: string, body?: unknown, options: WriteOptions = {}): Promise<ProxyAnswer> {
+    const verb = method.toUpperCase();
+    if (!/^[A-Z]{1,16}$/.test(verb)) throw new LatchClientError({ code: 'invalid_request', status: null, param: 'method', message: 'method must be an HTTP method name.' });
+    if (!path.startsWith('/v1/') || /[\s\u0000-\u001f\u007f#]/.test(path)) {
+      throw new LatchClientError({ code: 'invalid_request', status: null, param: 'path', message: 'path must start with /v1/ and contain no spaces, control characters or fragment.' });
+    }
+    const reads = verb === 'GET' || verb === 'HEAD';
+    const idempotencyKey = reads ? options.idempotencyKey : (options.idempotencyKey ?? randomId('idem'));
+    const result = await this.exchange(verb, path, { ...(body !== undefined && { body }), ...(idempotencyKey !== undefined && { idempotencyKey }) });
+    return { status: result.status, body: interpretAnswer(result, idempotencyKey) };
+  }
+
+  /** close drops idle keep-alive connections; the client stays usable and reconnects on the next call. */
+  close(): void {
+    this.transport.close();
+  }
+
+  private write(target: string, body: object, options: WriteOptions): Promise<Record<string, unknown>> {
+    return this.call('POST', target, { body, idempotencyKey: options.idempotencyKey ?? randomId('idem') });
+  }
+
+  private async call(method: string, target: string, options: CallOptions = {}): Promise<Record<string, unknown>> {
+    return interpretAnswer(await this.exchange(method, target, options), options.idempotencyKey);
+  }
+
+  /**
+   * exchange sends a request and, when the daemon refuses the bearer token, reads the token file
+   * again and sends the identical request once more (spec §5). The refusal happens at the front
+   * door, before any route runs, so the first attempt had no effect and the repeat is safe.
+   */
+  private async exchange(method: string, target: string, options: CallOptions): Promise<TransportAnswer> {
+    const auth = options.auth ?? true;
+    const bodyText = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const first = await this.attempt(method, target, bodyText, auth ? this.tokens.current() : undefined, options.idempotencyKey);
+    if (!auth || first.status !== 401 || !BEARER_CODES.has(errorFields(parseAnswerJson(first))?.code ?? '')) return first;
+    const second = await this.attempt(method, target, bodyText, this.tokens.reload(), options.idempotencyKey);
+    if (second.status === 401 && BEARER_CODES.has(errorFields(parseAnswerJson(second))?.code ?? '')) {
+      throw new LatchClientError({
+        code: errorFields(parseAnswerJson(second))?.code ?? 'invalid_bearer_token',
+        status: 401,
+        message: 'The daemon refused the token from the daemon_token file, also after reading the file again.',
+        remedy: `The daemon at ${this.baseUrl} probably uses another data directory than ${this.home}: run the client with the daemon's LATCH_HOME (or LATCH_URL of the daemon that uses this one).`,
+      });
+    }
+    return second;
+  }
+
+  private async attempt(method: string, target: string, body: string | undefined, token: string | undefined, idempotencyKey: string | undefined): Promise<TransportAnswer> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
+    if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+    try {
+      return await this.transport.send({ method, target, headers, ...(body !== undefined && { body }), timeoutMs: this.timeoutMs });
+    } catch (error) {
+      throw failureToError(error, method, this.baseUrl, idempotencyKey);
+    }
+  }
+}
+
+/** failureToError turns a transport failure into the client's error; the token is never part of it. */
+function failureToError(error: unknown, method: string, baseUrl: string, idempotencyKey: string | undefined): LatchClientError {
+  const extra = idempotencyKey === undefined ? {} : { idempotencyKey };
+  if (!(error instanceof TransportFailure)) {
+    return new LatchClientError({ code: 'daemon_no_answer', status: null, message: `The request to ${baseUrl} failed unexpectedly.`, ...extra });
+  }
+  if (error.kind === 'refused') {
+    return new LatchClientError({ code: 'daemon_unreachable', status: null, message: `No Latch daemon answers at ${baseUrl} (${error.reason}).`, ...extra });
+  }
+  if (error.kind === 'too_large') {
+    return new LatchClientError({ code: 'invalid_response', status: null, message: 'The daemon\'s answer was larger than any Latch answer can be.', ...extra });
+  }
+  const reads = method === 'GET' || method === 'HEAD';
+  return new LatchClientError({
+    code: 'daemon_no_answer',
+    status: null,
+    message: `The daemon at ${baseUrl} did not answer (${error.reason}).`,
+    // A read had no effect, so it may simply be repeated; a write may have taken effect.
+    ...(reads && { remedy: 'Check the daemon with latch doctor, then repeat the read.' }),
+    ...extra,
+  });
+}

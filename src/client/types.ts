@@ -1,0 +1,194 @@
+/**
+ * The Variant A wire shapes (decisions §4) as the client returns them, and the request bodies it
+ * sends. Money is always decimal text with the currency's decimals ("12.50"), times are ISO 8601
+ * UTC; field names are the wire names, so the API reference applies unchanged.
+ */
+
+/** An amount in a request: decimal text ("12.50", exact) or a JSON number (sent as JavaScript prints it). */
+export type AmountInput = string | number;
+
+export interface SigningKeyInfo {
+  key_id: string;
+  algorithm: 'Ed25519';
+  public_key: string;
+}
+
+/** GET /health: local availability only; signing_key is null before enrollment. */
+export interface Health {
+  status: 'ok';
+  version: string;
+  uptime_seconds: number;
+  signing_key: SigningKeyInfo | null;
+}
+
+export interface Card {
+  card_id: string;
+  label: string;
+  last4: string;
+  status: string;
+  balance: string;
+  currency: string;
+}
+
+/** GET /cards/:card_id adds the daily limit and what was spent today. */
+export interface CardDetail extends Card {
+  daily_limit: string;
+  daily_spent: string;
+}
+
+export interface CardList {
+  cards: Card[];
+}
+
+/** A scoped authorization (from /authorize, /merchant-bind, /recurring, or a revocation). */
+export interface Authorization {
+  policy_id: string;
+  authorization_id: string;
+  card_id: string | null;
+  merchant_name: string;
+  amount: string;
+  currency: string;
+  authorization_type: 'exact' | 'ceiling';
+  kind: 'one_time' | 'merchant_verification' | 'recurring' | (string & {});
+  expires_at: string;
+  status: string;
+  created_at: string;
+  transaction_id: string | null;
+  interval?: string;
+  interval_count?: number;
+  max_charges?: number | null;
+  current_period_start?: string | null;
+  current_period_end?: string | null;
+}
+
+export interface PolicyWindowView {
+  policy_id: string;
+  card_id: string | null;
+  merchant: string;
+  amount: string;
+  currency: string;
+  authorization_type: string;
+  not_before: string;
+  not_after: string;
+  key_id: string;
+  jws: string;
+}
+
+export interface Transaction {
+  id: string;
+  card_id: string;
+  amount: string;
+  currency: string;
+  merchant: string;
+  status: string;
+  created_at: string;
+  policy_id: string | null;
+  decline_code?: string;
+}
+
+/** GET /transactions/:tx_id adds the signed window the transaction was made under. */
+export interface TransactionDetail extends Transaction {
+  policy_window: PolicyWindowView | null;
+}
+
+export interface TransactionPage {
+  transactions: Transaction[];
+  has_more: boolean;
+}
+
+export interface Wallet {
+  usdt: string;
+  allocated: string;
+  available: string;
+}
+
+export interface Allocation {
+  card_id: string;
+  allocated: string;
+  new_balance: string;
+}
+
+/** /sign-policy-window and /sign-card-policy-window: the payload, its JWS and the key id. */
+export interface SignedPolicyWindow {
+  policy_window: Record<string, unknown>;
+  jws: string;
+  key_id: string;
+}
+
+export interface SignedRevocation {
+  revocation: Record<string, unknown>;
+  jws: string;
+  key_id: string;
+}
+
+/** POST /authorize and /sign-card-policy-window. */
+export interface AuthorizeInput {
+  card_id: string;
+  amount: AmountInput;
+  merchant_name: string;
+  currency?: string;
+  authorization_type?: 'exact' | 'ceiling';
+  ttl_minutes?: number;
+}
+
+/** POST /sign-policy-window: a window not bound to a card. */
+export type AccountWindowInput = Omit<AuthorizeInput, 'card_id'>;
+
+/** POST /merchant-bind: amount defaults to 0, ttl to 10 minutes. */
+export interface MerchantBindInput {
+  card_id: string;
+  merchant_name: string;
+  amount?: AmountInput;
+  currency?: string;
+  ttl_minutes?: number;
+}
+
+/** POST /recurring. */
+export interface RecurringInput {
+  card_id: string;
+  merchant_name: string;
+  amount: AmountInput;
+  interval: 'day' | 'week' | 'month' | 'year';
+  interval_count?: number;
+  currency?: string;
+  authorization_type?: 'exact' | 'ceiling';
+  starts_at?: string;
+  ends_at?: string;
+  max_charges?: number;
+}
+
+export interface RevocationInput {
+  policy_id: string;
+  reason?: string;
+}
+
+export interface AllocateInput {
+  card_id: string;
+  amount: AmountInput;
+}
+
+/** GET /transactions query. */
+export interface TransactionQuery {
+  limit?: number;
+  starting_after?: string;
+  card_id?: string;
+  status?: 'authorized' | 'settled' | 'expired' | 'revoked' | 'declined';
+}
+
+/** Options of a money-moving POST. */
+export interface WriteOptions {
+  /** Sent as Idempotency-Key; one is made per call when absent, so the call can be retried safely with it. */
+  idempotencyKey?: string;
+}
+
+/** The result of cancelling: the signed revocation and the authorization as the cloud now has it. */
+export interface Cancellation {
+  revocation: SignedRevocation;
+  authorization: Authorization;
+}
+
+/** An answer of the raw /v1/* proxy. */
+export interface ProxyAnswer {
+  status: number;
+  body: unknown;
+}
