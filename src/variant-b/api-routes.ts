@@ -8,12 +8,11 @@ import { allocate, getCard, getTransaction, getWallet, listCards, listTransactio
 import type { Route } from '../http/route.js';
 import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../money/amount.js';
 import { cardIdField, checkCardIdParam, checkTransactionIdParam, currencyField, merchantField } from '../requests/common-fields.js';
-import { isoSeconds } from '../time/iso-time.js';
 import { parseTtlString } from '../validate/ttl.js';
 import { amount, parsedStr, validateBody, validateQuery } from '../validate/schema.js';
 import { operationContext } from '../variant-a/api-routes.js';
 import { transactionQueryRules } from '../variant-a/requests.js';
-import { allocationB, cardDetailB, cardSummaryB, transactionDetailB, transactionSummaryB, walletB } from './shapes.js';
+import { allocationB, authorizationResultB, cardDetailB, cardSummaryB, transactionDetailB, transactionSummaryB, walletB } from './shapes.js';
 
 /** B's /authorize: card_id, amount and merchant are required; currency defaults to USD, ttl to 30m. */
 export const authorizeRulesB = {
@@ -24,6 +23,7 @@ export const authorizeRulesB = {
   ttl: parsedStr(parseTtlString, { default: 30 * 60 }),
 };
 
+/** B's /wallet/allocate: card_id and amount (a JSON number or decimal string) are required. */
 export const allocateRulesB = {
   card_id: cardIdField(),
   amount: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR * 100 }),
@@ -63,7 +63,7 @@ export function variantBApiRoutes(deps: CoreDeps): Route[] {
           { cardId: input.card_id, merchant: input.merchant, amountMinor: input.amount, currency: input.currency, authorizationType: 'exact', ttlSeconds: input.ttl },
           operationContext(request),
         );
-        return ok({ tx_id: created.authorization.transactionId, status: 'authorized', signed_at: isoSeconds(created.window.payload.iat) });
+        return ok(authorizationResultB(created));
       },
     },
     {

@@ -1,4 +1,3 @@
-import { healthReport } from '../daemon/health.js';
 import type { DaemonServices } from '../daemon/services.js';
 import type { Route } from '../http/route.js';
 import type { CoreBinding } from '../daemon/core-binding.js';

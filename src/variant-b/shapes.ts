@@ -2,6 +2,7 @@
  * Variant B's wire shapes: exactly the spec's table for B, with money as JSON numbers
  * (decisions §3). The numbers are produced from exact decimal text, never from arithmetic.
  */
+import type { CreatedAuthorization } from '../core/authorizations.js';
 import type { Allocation, Card, PolicyWindowView, Transaction, Wallet } from '../core/model.js';
 import { minorToJsonNumber } from '../money/amount.js';
 import { isoSeconds } from '../time/iso-time.js';
@@ -14,6 +15,17 @@ export function cardSummaryB(card: Card): Record<string, unknown> {
 /** cardDetailB is GET /cards/:card_id: {id, label, status, balance, daily_limit}. */
 export function cardDetailB(card: Card): Record<string, unknown> {
   return { ...cardSummaryB(card), daily_limit: minorToJsonNumber(card.dailyLimitMinor) };
+}
+
+/**
+ * authorizationResultB is POST /authorize: {tx_id, status: "authorized", signed_at}, where
+ * signed_at is the window's `iat`. A one-time authorization always has a transaction; an answer
+ * without one is a broken invariant, reported as internal_error rather than as `tx_id: null`.
+ */
+export function authorizationResultB(created: CreatedAuthorization): Record<string, unknown> {
+  const txId = created.authorization.transactionId;
+  if (txId === null) throw new Error('authorizationResultB: the cloud returned a one-time authorization without a transaction');
+  return { tx_id: txId, status: 'authorized', signed_at: isoSeconds(created.window.payload.iat) };
 }
 
 /** transactionSummaryB is a transaction in GET /transactions: {id, amount, merchant, status}. */
