@@ -8,6 +8,7 @@ import { utf8 } from '../crypto/base64url.js';
 import { idempotencyKeyOf, type CoreDeps, type OperationContext } from './core-deps.js';
 import type { Authorization, AuthorizationType, RecurringInterval } from './model.js';
 import { buildWindowPayload, signPayload, type PolicyWindowPayload, type WindowTerms } from './policy-window.js';
+import { requestFingerprint } from './signed-window-cache.js';
 
 export interface OneTimeInput {
   cardId: string;
@@ -132,21 +133,34 @@ async function register(deps: CoreDeps, path: string, signed: SignedWindow, cont
   return { authorization: readAuthorization(cloudJson(response)), window: signed };
 }
 
+/**
+ * signForRegistration signs the window of a request to be registered. With a caller's
+ * Idempotency-Key, a retry of the same request gets the window signed the first time, so the
+ * cloud sees the same body under the same key and replays its first answer (decisions §9).
+ */
+function signForRegistration(deps: CoreDeps, operation: string, input: object, terms: () => WindowTerms, context: OperationContext): SignedWindow {
+  const sign = () => signWindow(deps, terms(), operation, context);
+  const cache = deps.signedWindows;
+  if (cache === undefined || context.idempotencyKey === undefined) return sign();
+  const scope = deps.device().key.keyId;
+  return cache.signOnce(scope, context.idempotencyKey, requestFingerprint(operation, input), deps.nowSeconds(), sign);
+}
+
 /** authorize creates a one-time scoped authorization (POST /authorize on A and B). */
 export async function authorize(deps: CoreDeps, input: OneTimeInput, context: OperationContext): Promise<CreatedAuthorization> {
-  const signed = signWindow(deps, oneTimeTerms(input, deps.nowSeconds()), 'authorize', context);
+  const signed = signForRegistration(deps, 'authorize', input, () => oneTimeTerms(input, deps.nowSeconds()), context);
   return register(deps, '/v1/authorizations', signed, context);
 }
 
 /** merchantBind creates a server-capped merchant-verification authorization. */
 export async function merchantBind(deps: CoreDeps, input: MerchantVerificationInput, context: OperationContext): Promise<CreatedAuthorization> {
-  const signed = signWindow(deps, merchantVerificationTerms(input, deps.nowSeconds()), 'merchant_bind', context);
+  const signed = signForRegistration(deps, 'merchant_bind', input, () => merchantVerificationTerms(input, deps.nowSeconds()), context);
   return register(deps, '/v1/authorizations', signed, context);
 }
 
 /** createRecurring creates a recurring authorization: at most one approved charge per period. */
 export async function createRecurring(deps: CoreDeps, input: RecurringInput, context: OperationContext): Promise<CreatedAuthorization> {
-  const signed = signWindow(deps, recurringTerms(input, deps.nowSeconds()), 'recurring', context);
+  const signed = signForRegistration(deps, 'recurring', input, () => recurringTerms(input, deps.nowSeconds()), context);
   return register(deps, '/v1/authorizations', signed, context);
 }
 

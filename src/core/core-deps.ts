@@ -1,6 +1,7 @@
 import type { CallerContext, CloudClient } from '../cloud/cloud-client.js';
 import type { SigningKey } from '../cloud/signing-key.js';
 import { randomId } from '../ids/random-id.js';
+import type { SignedWindowCache } from './signed-window-cache.js';
 
 /** One line of the audit log for a policy-window or revocation signature (decisions §11). */
 export interface SignatureAudit {
@@ -26,6 +27,11 @@ export interface CoreDeps {
   /** Appends to the audit log durably; called before any response that carries the signature. */
   audit(record: SignatureAudit): void;
   nowSeconds(): number;
+  /**
+   * Windows signed for requests that carried an Idempotency-Key, so a retry re-sends the same
+   * window; without it every request signs afresh.
+   */
+  signedWindows?: SignedWindowCache;
 }
 
 /** How a core operation was asked for: the caller and an optional idempotency key. */

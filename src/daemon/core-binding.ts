@@ -1,5 +1,6 @@
 import { CloudClient, UPSTREAM_TIMEOUT_MS, type RequestSignatureRecord } from '../cloud/cloud-client.js';
 import type { CoreDeps, SignatureAudit } from '../core/core-deps.js';
+import { SignedWindowCache } from '../core/signed-window-cache.js';
 import { appendAudit } from '../datadir/audit-log.js';
 import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
@@ -80,6 +81,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
     },
     audit,
     nowSeconds: () => Math.floor(Date.now() / 1000),
+    signedWindows: new SignedWindowCache(),
   };
   return { deps, cloud };
 }
