@@ -1,4 +1,4 @@
-import { CloudClient } from '../cloud/cloud-client.js';
+import { CloudClient, type RequestSignatureRecord } from '../cloud/cloud-client.js';
 import { cloudJson, errorFromCloud } from '../cloud/cloud-errors.js';
 import { readEnrollment } from '../cloud/cloud-shapes.js';
 import type { SigningKey } from '../cloud/signing-key.js';
@@ -14,6 +14,8 @@ export interface EnrollInput {
   deviceName: string;
   userAgent: string;
   fetch?: typeof fetch;
+  /** Called once the enrollment request is signed and before it is sent (the audit log). */
+  onRequestSigned?: (record: RequestSignatureRecord) => void;
 }
 
 export interface Enrollment {
@@ -33,6 +35,7 @@ export async function enrollDevice(input: EnrollInput): Promise<Enrollment> {
     signingKey: () => input.key,
     userAgent: input.userAgent,
     ...(input.fetch !== undefined && { fetch: input.fetch }),
+    ...(input.onRequestSigned !== undefined && { onRequestSigned: input.onRequestSigned }),
   });
   const body = { setup_token: input.setupToken, public_key: publicJwk(input.key.publicKey), name: input.deviceName };
   const response = await client.send({ method: 'POST', pathAndQuery: '/v1/devices', body: utf8(JSON.stringify(body)), contentType: 'application/json', key: input.key });

@@ -1,7 +1,9 @@
 import { CloudClient, UPSTREAM_TIMEOUT_MS, type RequestSignatureRecord } from '../cloud/cloud-client.js';
 import type { CoreDeps, SignatureAudit } from '../core/core-deps.js';
 import { SignedWindowCache } from '../core/signed-window-cache.js';
-import { appendAudit } from '../datadir/audit-log.js';
+import { appendAudit, type AuditAppendResult } from '../datadir/audit-log.js';
+import type { AuditEntry } from '../datadir/audit-entry.js';
+import { DataDirError } from '../datadir/data-dir-error.js';
 import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
 import { formatMinor } from '../money/amount.js';
@@ -31,14 +33,28 @@ export function bindCore(services: DaemonServices): CoreBinding {
     return { key, deviceId: config.device_id, url };
   };
 
-  const auditRequestSignature = (record: RequestSignatureRecord): void => {
-    appendAudit(services.home, {
+  /**
+   * appendRecord appends to audit.log or throws, so that nothing is signed unrecorded. When the log is
+   * damaged or unsafe, the caller gets internal_error; the operator's log says which file and
+   * what to do, since the DataDirError's message names both.
+   */
+  const appendRecord = (entry: AuditEntry): AuditAppendResult => {
+    try {
+      return appendAudit(services.home, entry);
+    } catch (error) {
+      if (error instanceof DataDirError) services.logger.error('audit_append_refused', { reason: error.code, detail: error.message });
+      throw error;
+    }
+  };
+
+  const auditRequestSignature = (signed: RequestSignatureRecord): void => {
+    appendRecord({
       operation: 'sign_request',
-      key_id: record.keyId,
-      request_id: record.caller?.requestId ?? null,
-      user_agent: record.caller?.userAgent ?? null,
-      method: record.method,
-      path: record.path,
+      key_id: signed.keyId,
+      request_id: signed.caller?.requestId ?? null,
+      user_agent: signed.caller?.userAgent ?? null,
+      method: signed.method,
+      path: signed.path,
     });
   };
 
@@ -59,17 +75,17 @@ export function bindCore(services: DaemonServices): CoreBinding {
     return cached.client;
   };
 
-  const audit = (record: SignatureAudit): void => {
-    appendAudit(services.home, {
-      operation: record.operation,
-      policy_id: record.policyId,
-      card_id: record.cardId,
-      merchant: record.merchant,
-      amount: record.amountMinor === null ? null : formatMinor(record.amountMinor),
-      currency: record.currency,
-      key_id: record.keyId,
-      request_id: record.caller.requestId,
-      user_agent: record.caller.userAgent,
+  const audit = (signature: SignatureAudit): void => {
+    appendRecord({
+      operation: signature.operation,
+      policy_id: signature.policyId,
+      card_id: signature.cardId,
+      merchant: signature.merchant,
+      amount: signature.amountMinor === null ? null : formatMinor(signature.amountMinor),
+      currency: signature.currency,
+      key_id: signature.keyId,
+      request_id: signature.caller.requestId,
+      user_agent: signature.caller.userAgent,
     });
   };
 

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { enrollDevice } from '../../core/enroll.js';
+import { appendAudit } from '../../datadir/audit-log.js';
 import { effectiveCloudUrl, loadConfig, normalizeCloudUrl, saveConfig } from '../../datadir/config.js';
 import { generateDeviceKey, loadDeviceKey, passphraseFromEnv, storeDeviceKey } from '../../datadir/device-key.js';
 import { ensureHome, resolveHome } from '../../datadir/home.js';
@@ -56,7 +57,16 @@ export const setupCommand: Command = {
       const key = generateDeviceKey(passphrase);
       const deviceName = typeof flags['name'] === 'string' ? flags['name'] : hostname().slice(0, 64);
       // Enroll first: if the cloud refuses, the old key and config stay exactly as they were.
-      const enrollment = await enrollDevice({ cloudUrl, setupToken, key, deviceName, userAgent: `latch/${latchVersion()}` });
+      const enrollment = await enrollDevice({
+        cloudUrl,
+        setupToken,
+        key,
+        deviceName,
+        userAgent: `latch/${latchVersion()}`,
+        // The proof of possession is a signature by the device key like any other (decisions §11).
+        onRequestSigned: (record) =>
+          appendAudit(home, { operation: 'sign_request', key_id: record.keyId, request_id: null, user_agent: null, method: record.method, path: record.path }),
+      });
       storeDeviceKey(home, key, passphrase, existing === undefined ? 'create' : 'replace');
       saveConfig(home, { ...config, cloud_url: cloudUrl, device_id: enrollment.deviceId, key_id: enrollment.keyId, account_id: enrollment.accountId, device_name: deviceName });
       const result = { device_id: enrollment.deviceId, key_id: enrollment.keyId, account_id: enrollment.accountId, cloud_url: cloudUrl, reconnected: existing !== undefined };
