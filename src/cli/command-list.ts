@@ -1,10 +1,41 @@
 import type { Command } from './command.js';
+import { allocateCommand } from './commands/allocate.js';
+import { auditCommand } from './commands/audit.js';
 import { auditVerifyCommand } from './commands/audit-verify.js';
+import { authorizeCommand } from './commands/authorize.js';
+import { cardsCommand } from './commands/cards.js';
 import { daemonCommand } from './commands/daemon.js';
-import { tokenRotateCommand } from './commands/token-rotate.js';
-import { setupCommand } from './commands/setup.js';
+import { doctorCommand } from './commands/doctor.js';
+import { mcpCommand } from './commands/mcp.js';
+import { merchantBindCommand } from './commands/merchant-bind.js';
+import { recurringCommand } from './commands/recurring.js';
+import { revokeCommand } from './commands/revoke.js';
 import { sandboxCommand } from './commands/sandbox.js';
+import { setupCommand } from './commands/setup.js';
 import { startCommand } from './commands/start.js';
+import { statusCommand } from './commands/status.js';
+import { tokenRotateCommand } from './commands/token-rotate.js';
+import { transactionsCommand } from './commands/transactions.js';
+import { walletCommand } from './commands/wallet.js';
 
 /** Every CLI command, in the order `latch --help` lists them. Adding a command is one file and one line here. */
-export const COMMANDS: readonly Command[] = [startCommand, daemonCommand, setupCommand, sandboxCommand, tokenRotateCommand, auditVerifyCommand];
+export const COMMANDS: readonly Command[] = [
+  startCommand,
+  daemonCommand,
+  setupCommand,
+  sandboxCommand,
+  statusCommand,
+  doctorCommand,
+  cardsCommand,
+  authorizeCommand,
+  merchantBindCommand,
+  recurringCommand,
+  revokeCommand,
+  walletCommand,
+  allocateCommand,
+  transactionsCommand,
+  auditCommand,
+  auditVerifyCommand,
+  tokenRotateCommand,
+  mcpCommand,
+];

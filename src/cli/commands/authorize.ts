@@ -1,0 +1,51 @@
+import type { Authorization } from '../../client/types.js';
+import { amountFlag, checkId, choiceFlag, integerFlag, optional, requiredFlag, stringFlag, writeOptions } from '../daemon-calls/command-args.js';
+import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
+import { authorizationLines } from '../daemon-calls/views.js';
+
+const USAGE = `Usage: latch authorize --card <card_id> --amount <decimal> --merchant <domain>
+                       [--currency USD] [--type exact|ceiling] [--ttl <minutes>]
+                       [--idempotency-key <key>] [--json]
+
+Creates a scoped authorization (POST /authorize): the card may be charged once by exactly this
+merchant domain, for exactly the amount (--type exact, the default) or at most it (--type
+ceiling), within --ttl minutes (default 30, at most 1440). The daemon signs it with the device
+key and submits it to the cloud.
+
+If it is refused, nothing is retried with another merchant, a larger amount or a longer TTL:
+those would be a different authorization, which needs the user's approval (spec §7 rule 3).
+
+Options:
+  --card ID               the card, e.g. card_… (see latch cards)
+  --amount DECIMAL        e.g. 12.50; exact decimal text, at most two decimals
+  --merchant DOMAIN       the merchant's domain, e.g. shop.example.com (exact match, no wildcards)
+  --currency CODE         default USD (the card's currency)
+  --type exact|ceiling    default exact
+  --ttl MINUTES           lifetime, default 30
+  --idempotency-key KEY   repeat a request safely: the same key and values give the same result
+  --json                  print the authorization object
+
+Exit codes: 0 authorized; 7 refused (insufficient_funds, card_not_found, scope ...);
+8 daemon unreachable; 9 cloud unavailable; 2 bad usage or a value the daemon refused.`;
+
+/** `latch authorize` creates a scoped card authorization. */
+export const authorizeCommand = daemonCallCommand<Authorization>({
+  name: 'authorize',
+  summary: 'Authorize one payment: this card, this merchant, this amount, for a few minutes',
+  usage: USAGE,
+  flags: { card: 'value', amount: 'value', merchant: 'value', currency: 'value', type: 'value', ttl: 'value', 'idempotency-key': 'value' },
+  positionalsMax: 0,
+  prepare: ({ flags }) => {
+    const input = {
+      card_id: checkId(requiredFlag(flags, 'card'), 'card', '--card'),
+      amount: amountFlag(flags, 'amount') ?? requiredFlag(flags, 'amount'),
+      merchant_name: requiredFlag(flags, 'merchant'),
+      ...optional('currency', stringFlag(flags, 'currency')),
+      ...optional('authorization_type', choiceFlag(flags, 'type', ['exact', 'ceiling'] as const)),
+      ...optional('ttl_minutes', integerFlag(flags, 'ttl', 1, 1440)),
+    };
+    return (client) => client.authorize(input, writeOptions(flags));
+  },
+  human: (authorization) => authorizationLines(authorization, 'Authorized'),
+});
+

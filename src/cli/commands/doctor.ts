@@ -1,0 +1,68 @@
+import { diagnose, type Diagnosis } from '../../client/diagnose.js';
+import type { LatchClient } from '../../client/latch-client.js';
+import { writeLine, type Command } from '../command.js';
+import { parseCommandArgs } from '../daemon-calls/command-args.js';
+import { newCliClient } from '../daemon-calls/daemon-call-command.js';
+import { EXIT } from '../exit-codes.js';
+import { reportError } from '../report-error.js';
+
+const USAGE = `Usage: latch doctor [--json]
+
+Finds out why Latch does not work, following the spec's rules in order:
+  1. daemon      GET /health. If it fails, the local daemon is unavailable; that is not a
+                 payment failure (spec §7 rule 1).
+  2. token       $LATCH_HOME/daemon_token exists, is private (0600, yours) and well-formed.
+  3. enrollment  the daemon has a device key (latch setup has run).
+  4. cloud       a signed server-backed call (GET /cards) gets an answer. If not while health is
+                 fine, the cloud is unavailable (spec §7 rule 2: Upstream API unavailable).
+  5. device key  the cloud recognizes the key (else: Local key not recognized, fixed with
+                 latch setup --reconnect).
+It stops at the first problem and prints its error class and what to do. It changes nothing.
+
+Options:
+  --json    print {ok, url, home, checks: [{name, status, detail}], problem}
+
+Exit codes: 0 all checks pass; 8 the daemon is not running; 3 the token file is unusable;
+7 not enrolled, key not recognized or token refused; 9 the cloud is unavailable; 2 bad usage.`;
+
+const EXIT_FOR_CHECK = { daemon: EXIT.daemonUnreachable, token: EXIT.dataDir, enrollment: EXIT.refused, cloud: EXIT.upstreamUnavailable, device_key: EXIT.refused } as const;
+
+/** `latch doctor` diagnoses the daemon, token, enrollment, cloud and key, in the spec's order. */
+export const doctorCommand: Command = {
+  name: 'doctor',
+  summary: 'Diagnose: daemon, token, enrollment, cloud, device key (spec §7 rules)',
+  usage: USAGE,
+  async run(args, io) {
+    let client: LatchClient | undefined;
+    try {
+      const { flags } = parseCommandArgs(args, { json: 'boolean' }, 0);
+      client = newCliClient(io);
+      const diagnosis = await diagnose(client);
+      if (flags['json'] === true) writeLine(io.stdout, JSON.stringify(diagnosis));
+      else for (const line of report(diagnosis)) writeLine(io.stdout, line);
+      if (diagnosis.problem === null) return EXIT.ok;
+      // A refused token is not a data-directory problem: the file is fine, the daemon uses another.
+      if (diagnosis.problem.check === 'token' && diagnosis.problem.code !== 'token_unreadable') return EXIT.refused;
+      return EXIT_FOR_CHECK[diagnosis.problem.check];
+    } catch (error) {
+      return reportError(error, io, 'doctor');
+    } finally {
+      client?.close();
+    }
+  },
+};
+
+function report(diagnosis: Diagnosis): string[] {
+  const lines = [`Latch doctor: daemon ${diagnosis.url}, data directory ${diagnosis.home}`];
+  for (const check of diagnosis.checks) {
+    lines.push(`  ${check.status.padEnd(7)}  ${check.name.replace('_', ' ').padEnd(10)}  ${check.detail}`);
+  }
+  const problem = diagnosis.problem;
+  if (problem === null) {
+    lines.push('All checks passed.');
+    return lines;
+  }
+  lines.push(`Problem: ${problem.spec_class} (${problem.code})`);
+  lines.push(`What to do: ${problem.remedy}`);
+  return lines;
+}

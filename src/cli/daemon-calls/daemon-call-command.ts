@@ -1,0 +1,84 @@
+import { DaemonUrlError } from '../../client/base-url.js';
+import { LatchClientError } from '../../client/client-errors.js';
+import { LatchClient } from '../../client/latch-client.js';
+import { latchVersion } from '../../version.js';
+import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import type { FlagKind } from '../flags.js';
+import { reportError } from '../report-error.js';
+import { parseCommandArgs, type CommandArgs } from './command-args.js';
+import { exitCodeForClientError } from './exit-for-error.js';
+
+/** A CLI command that is one conversation with the daemon through the client module. */
+export interface DaemonCall<T> {
+  name: string;
+  summary: string;
+  usage: string;
+  /** The command's flags; `--json` is added to every such command. */
+  flags: Readonly<Record<string, FlagKind>>;
+  positionalsMax: number;
+  /**
+   * prepare checks the command line (throwing UsageError before anything is sent) and returns
+   * the call to make.
+   */
+  prepare(args: CommandArgs): (client: LatchClient) => Promise<T>;
+  /** human renders a result for people; --json prints the result itself. */
+  human(result: T): string[];
+}
+
+/**
+ * daemonCallCommand makes a Command of a DaemonCall. Output: with --json, stdout carries exactly
+ * one JSON value, the result or `{"error": {...}}`; without it, readable lines on stdout and
+ * errors on stderr with their class and remedy. The exit code tells success from a usage error
+ * (2), a refusal (7), an unreachable daemon (8) and an unavailable cloud (9).
+ */
+export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
+  return {
+    name: call.name,
+    summary: call.summary,
+    usage: call.usage,
+    async run(args, io) {
+      let client: LatchClient | undefined;
+      let json = false;
+      try {
+        const parsed = parseCommandArgs(args, { ...call.flags, json: 'boolean' }, call.positionalsMax);
+        json = parsed.flags['json'] === true;
+        const perform = call.prepare(parsed);
+        client = newCliClient(io);
+        const result = await perform(client);
+        if (json) writeLine(io.stdout, JSON.stringify(result));
+        else for (const line of call.human(result)) writeLine(io.stdout, line);
+        return EXIT.ok;
+      } catch (error) {
+        return reportCallError(error, io, call.name, json);
+      } finally {
+        client?.close();
+      }
+    },
+  };
+}
+
+/** newCliClient makes the client the CLI uses: LATCH_HOME and LATCH_URL from the command's environment. */
+export function newCliClient(io: CliIo): LatchClient {
+  try {
+    return new LatchClient({ env: io.env, userAgent: `latch-cli/${latchVersion()}` });
+  } catch (error) {
+    if (error instanceof DaemonUrlError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** reportCallError prints a failure (as JSON on stdout with --json) and returns its exit code. */
+export function reportCallError(error: unknown, io: CliIo, commandName: string, json: boolean): number {
+  if (!(error instanceof LatchClientError)) return reportError(error, io, commandName);
+  if (json) {
+    writeLine(io.stdout, JSON.stringify({ error: error.toJSON() }));
+  } else {
+    writeLine(io.stderr, `latch ${commandName}: ${error.specClass} (${error.code}): ${error.message}${error.param === undefined ? '' : ` [param: ${error.param}]`}`);
+    writeLine(io.stderr, `What to do: ${error.remedy}`);
+    if (error.code === 'daemon_no_answer' && error.idempotencyKey !== undefined) {
+      writeLine(io.stderr, `To retry safely, repeat the command with --idempotency-key ${error.idempotencyKey}`);
+    }
+  }
+  return exitCodeForClientError(error);
+}

@@ -1,0 +1,131 @@
+import { DataDirError } from '../datadir/data-dir-error.js';
+import { readToken } from '../datadir/token.js';
+import { ERROR_TABLE } from '../errors/error-table.js';
+import { CLIENT_ERROR_TABLE, LatchClientError } from './client-errors.js';
+import type { LatchClient } from './latch-client.js';
+import type { Health } from './types.js';
+
+/** The checks of a diagnosis, in the order they run; each needs the ones before it. */
+export const DIAGNOSIS_CHECKS = ['daemon', 'token', 'enrollment', 'cloud', 'device_key'] as const;
+export type DiagnosisCheckName = (typeof DIAGNOSIS_CHECKS)[number];
+
+export interface DiagnosisCheck {
+  name: DiagnosisCheckName;
+  status: 'ok' | 'failed' | 'skipped';
+  detail: string;
+}
+
+/** The first problem found: the spec's error class, the code, what was seen and what to do. */
+export interface DiagnosisProblem {
+  check: DiagnosisCheckName;
+  spec_class: string;
+  code: string;
+  message: string;
+  remedy: string;
+}
+
+export interface Diagnosis {
+  ok: boolean;
+  url: string;
+  home: string;
+  checks: DiagnosisCheck[];
+  problem: DiagnosisProblem | null;
+}
+
+const DAEMON_DOWN_REMEDY =
+  'Start the daemon: latch daemon (or latch start for the sandbox quick start), or point LATCH_URL at the daemon that runs. No payment was attempted or failed.';
+
+/**
+ * diagnose applies the spec's rules in order (spec §7 rules 1–2, decisions §10): first GET
+ * /health, whose failure means the local daemon is unavailable and nothing about payments; then
+ * the token file; then whether a device key is enrolled; then one server-backed call (GET
+ * /cards), whose failure while health is fine lies in the cloud (Upstream API unavailable) or in
+ * the cloud's view of this device (Local key not recognized). It stops at the first problem and
+ * names its class and remedy. It reads, and never changes, anything.
+ */
+export async function diagnose(client: LatchClient): Promise<Diagnosis> {
+  const checks: DiagnosisCheck[] = [];
+  const finish = (problem: DiagnosisProblem | null): Diagnosis => {
+    for (const name of DIAGNOSIS_CHECKS) {
+      if (!checks.some((check) => check.name === name)) checks.push({ name, status: 'skipped', detail: 'not checked: an earlier check failed' });
+    }
+    return { ok: problem === null, url: client.baseUrl, home: client.home, checks, problem };
+  };
+  const fail = (name: DiagnosisCheckName, problem: Omit<DiagnosisProblem, 'check'>): Diagnosis => {
+    checks.push({ name, status: 'failed', detail: problem.message });
+    return finish({ check: name, ...problem });
+  };
+
+  let health: Health;
+  try {
+    health = await client.health();
+  } catch (error) {
+    const known = error instanceof LatchClientError ? error : undefined;
+    return fail('daemon', {
+      spec_class: CLIENT_ERROR_TABLE.daemon_unreachable.specClass,
+      code: known?.code ?? 'daemon_unreachable',
+      message: `GET /health failed: ${known?.message ?? 'unexpected error'} Under spec §7 rule 1 this is local daemon availability, not a payment authorization failure.`,
+      remedy: known === undefined || known.code === 'daemon_unreachable' || known.code === 'daemon_no_answer' ? DAEMON_DOWN_REMEDY : known.remedy,
+    });
+  }
+  checks.push({ name: 'daemon', status: 'ok', detail: `Latch ${health.version} answers GET /health at ${client.baseUrl} (up ${health.uptime_seconds} s)` });
+
+  try {
+    readToken(client.home);
+  } catch (error) {
+    const dataDir = error instanceof DataDirError ? error : undefined;
+    return fail('token', {
+      spec_class: CLIENT_ERROR_TABLE.token_unreadable.specClass,
+      code: 'token_unreadable',
+      message: dataDir?.message ?? `The daemon token file in ${client.home} cannot be read.`,
+      remedy: dataDir?.fix ?? CLIENT_ERROR_TABLE.token_unreadable.remedy,
+    });
+  }
+  checks.push({ name: 'token', status: 'ok', detail: `${client.home}/daemon_token is private and well-formed` });
+
+  if (health.signing_key === null) return fail('enrollment', notEnrolled('GET /health reports no signing key: this device is not enrolled with a cloud.'));
+  checks.push({ name: 'enrollment', status: 'ok', detail: `signing key ${health.signing_key.key_id} (${health.signing_key.algorithm}) is loaded` });
+
+  try {
+    const { cards } = await client.cards();
+    checks.push({ name: 'cloud', status: 'ok', detail: 'the cloud answered a signed request (GET /cards through the daemon)' });
+    checks.push({ name: 'device_key', status: 'ok', detail: `the cloud recognizes this device key (${cards.length} ${cards.length === 1 ? 'card' : 'cards'} visible)` });
+    return finish(null);
+  } catch (error) {
+    if (!(error instanceof LatchClientError)) throw error;
+    return serverBackedFailure(error, checks, fail);
+  }
+}
+
+/** serverBackedFailure classifies a failed GET /cards after /health succeeded (spec §7 rule 2). */
+function serverBackedFailure(
+  error: LatchClientError,
+  checks: DiagnosisCheck[],
+  fail: (name: DiagnosisCheckName, problem: Omit<DiagnosisProblem, 'check'>) => Diagnosis,
+): Diagnosis {
+  const seen = { code: error.code, spec_class: error.specClass, remedy: error.remedy };
+  switch (error.code) {
+    case 'daemon_unreachable':
+    case 'daemon_no_answer':
+      return fail('cloud', { ...seen, message: `The daemon stopped answering during the check: ${error.message}`, remedy: DAEMON_DOWN_REMEDY });
+    case 'token_unreadable':
+    case 'missing_bearer_token':
+    case 'invalid_bearer_token':
+      return fail('token', { ...seen, message: error.message });
+    case 'device_not_enrolled':
+      return fail('enrollment', notEnrolled(error.message));
+    case 'upstream_unavailable':
+      return fail('cloud', {
+        ...seen,
+        message: `GET /health is fine but a server-backed call failed: ${error.message} Under spec §7 rule 2 the cause lies in the cloud or its API, not in the daemon.`,
+      });
+    default:
+      // The cloud answered, so it is reachable; what it refused is this device's key or signature.
+      checks.push({ name: 'cloud', status: 'ok', detail: 'the cloud answered' });
+      return fail('device_key', { ...seen, message: `The cloud refused this device: ${error.message}` });
+  }
+}
+
+function notEnrolled(message: string): Omit<DiagnosisProblem, 'check'> {
+  return { spec_class: ERROR_TABLE.device_not_enrolled.specClass, code: 'device_not_enrolled', message, remedy: ERROR_TABLE.device_not_enrolled.remedy };
+}

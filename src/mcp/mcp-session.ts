@@ -1,0 +1,157 @@
+/**
+ * One MCP session: the lifecycle (initialize, notifications/initialized), ping, tools/list and
+ * tools/call, over any transport that hands it messages and takes its response lines.
+ */
+import { LatchClientError } from '../client/client-errors.js';
+import { isJsonObject, JsonNumber, type JsonObject } from '../json/parse-json.js';
+import type { Logger } from '../log/logger.js';
+import { errorLine, idKey, resultLine, RPC_ERROR, type Incoming, type RpcId } from './json-rpc.js';
+import { atLeast, negotiateVersion, type ProtocolVersion } from './protocol-version.js';
+import { toolErrorResult, toolSuccessResult } from './tool-results.js';
+import { ToolInputError, validateArguments } from './tool-input.js';
+import { AGENT_RULES, findTool, TOOLS, type ToolClient } from './tools.js';
+
+/** What a session needs: a way to make the client once the MCP client has said who it is, a logger, the version. */
+export interface SessionOptions {
+  /** makeClient is called once, at the first tool call, with a User-Agent naming the MCP client (audit.log records it). */
+  makeClient(userAgent: string): ToolClient;
+  log: Logger;
+  serverVersion: string;
+}
+
+/** The server's instructions, sent in the initialize result: what every agent must know first. */
+export const SERVER_INSTRUCTIONS =
+  'Latch creates scoped, device-signed payment authorizations on the user\'s cards without card numbers. ' +
+  'Refer to cards only by card_id (from latch_list_cards). ' +
+  AGENT_RULES +
+  ' If latch_health fails, the local daemon is down: that is not a payment failure. If it works but other tools return upstream_unavailable, the cloud is down: retry only that operation later.';
+
+type Phase = 'new' | 'initialized' | 'ready';
+
+/**
+ * McpSession handles parsed messages and returns the response line for a request (undefined for
+ * notifications and cancelled requests). It never writes anywhere itself.
+ */
+export class McpSession {
+  private phase: Phase = 'new';
+  private version: ProtocolVersion | undefined;
+  private clientName = 'unknown';
+  private client: ToolClient | undefined;
+  private readonly cancelled = new Set<string>();
+
+  constructor(private readonly options: SessionOptions) {}
+
+  /** handle answers one message. */
+  async handle(message: Incoming, inBatch = false): Promise<string | undefined> {
+    switch (message.kind) {
+      case 'response':
+        return undefined;
+      case 'invalid':
+        return errorLine(message.id, RPC_ERROR.invalidRequest, `Invalid Request: ${message.message}`);
+      case 'notification':
+        this.notification(message.method, message.params);
+        return undefined;
+      case 'request': {
+        const line = await this.request(message.id, message.method, message.params, message.paramsValid, inBatch);
+        // A request the client cancelled gets no response (MCP cancellation).
+        return this.cancelled.delete(idKey(message.id)) ? undefined : line;
+      }
+    }
+  }
+
+  private notification(method: string, params: JsonObject | undefined): void {
+    if (method === 'notifications/initialized') {
+      if (this.phase === 'initialized') this.phase = 'ready';
+      return;
+    }
+    if (method === 'notifications/cancelled') {
+      const requestId = params?.['requestId'];
+      if (typeof requestId === 'string' || requestId instanceof JsonNumber) this.cancelled.add(idKey(requestId));
+      // Bounded: a client that cancels ids that never existed cannot grow the set without limit.
+      if (this.cancelled.size > 1024) this.cancelled.clear();
+    }
+    // Other notifications are informational; JSON-RPC forbids answering them.
+  }
+
+  private async request(id: RpcId, method: string, params: JsonObject | undefined, paramsValid: boolean, inBatch: boolean): Promise<string> {
+    if (method === 'ping') return resultLine(id, {});
+    if (method === 'initialize') {
+      if (inBatch) return errorLine(id, RPC_ERROR.invalidRequest, 'initialize must not be part of a batch.');
+      return this.initialize(id, params, paramsValid);
+    }
+    if (this.phase === 'new') return errorLine(id, RPC_ERROR.invalidRequest, 'Server not initialized: the first request must be initialize.');
+    if (!paramsValid) return errorLine(id, RPC_ERROR.invalidParams, 'params must be an object.');
+    if (method === 'tools/list') return resultLine(id, { tools: this.toolList() });
+    if (method === 'tools/call') return this.callTool(id, params);
+    return errorLine(id, RPC_ERROR.methodNotFound, `Method not found: ${method.slice(0, 64)}`);
+  }
+
+  private initialize(id: RpcId, params: JsonObject | undefined, paramsValid: boolean): string {
+    if (this.phase !== 'new') return errorLine(id, RPC_ERROR.invalidRequest, 'The session is already initialized.');
+    const requested = params?.['protocolVersion'];
+    if (!paramsValid || typeof requested !== 'string') return errorLine(id, RPC_ERROR.invalidParams, 'initialize needs params.protocolVersion (a string).');
+    const version = negotiateVersion(requested);
+    this.version = version;
+    this.clientName = clientNameOf(params?.['clientInfo']);
+    this.phase = 'initialized';
+    this.options.log.info('mcp_initialized', { requested_version: requested.slice(0, 32), protocol_version: version, client: this.clientName });
+    const serverInfo: Record<string, unknown> = { name: 'latch', version: this.options.serverVersion };
+    if (atLeast(version, '2025-06-18')) serverInfo['title'] = 'Latch payment authorizations';
+    return resultLine(id, { protocolVersion: version, capabilities: { tools: { listChanged: false } }, serverInfo, instructions: SERVER_INSTRUCTIONS });
+  }
+
+  private toolList(): Array<Record<string, unknown>> {
+    const version = this.version as ProtocolVersion;
+    return TOOLS.map((tool) => {
+      const listed: Record<string, unknown> = { name: tool.name };
+      if (atLeast(version, '2025-06-18')) listed['title'] = tool.title;
+      listed['description'] = tool.description;
+      listed['inputSchema'] = tool.inputSchema;
+      if (atLeast(version, '2025-03-26')) listed['annotations'] = { title: tool.title, ...tool.annotations };
+      return listed;
+    });
+  }
+
+  private async callTool(id: RpcId, params: JsonObject | undefined): Promise<string> {
+    const name = params?.['name'];
+    const args = params?.['arguments'];
+    if (typeof name !== 'string') return errorLine(id, RPC_ERROR.invalidParams, 'tools/call needs params.name (a string).');
+    const tool = findTool(name);
+    if (tool === undefined) return errorLine(id, RPC_ERROR.invalidParams, `Unknown tool: ${name.slice(0, 64)}`);
+    if (args !== undefined && !isJsonObject(args)) {
+      return errorLine(id, RPC_ERROR.invalidParams, 'tools/call params.arguments must be an object.');
+    }
+    const structured = atLeast(this.version as ProtocolVersion, '2025-06-18');
+    try {
+      const validated = validateArguments(tool.inputSchema, args);
+      const result = await tool.run(this.toolClient(), validated);
+      this.options.log.info('mcp_tool_call', { tool: tool.name, outcome: 'ok' });
+      return resultLine(id, toolSuccessResult(result, structured));
+    } catch (error) {
+      if (error instanceof ToolInputError) {
+        const refusal = new LatchClientError({ code: 'invalid_request', status: null, message: error.message, param: error.param });
+        return resultLine(id, toolErrorResult(refusal, structured));
+      }
+      if (error instanceof LatchClientError) {
+        this.options.log.info('mcp_tool_call', { tool: tool.name, outcome: 'error', code: error.code });
+        return resultLine(id, toolErrorResult(error, structured));
+      }
+      this.options.log.error('mcp_tool_failed', { tool: tool.name, error });
+      return errorLine(id, RPC_ERROR.internalError, 'Internal error while running the tool.');
+    }
+  }
+
+  private toolClient(): ToolClient {
+    this.client ??= this.options.makeClient(`latch-mcp/${this.options.serverVersion} (${this.clientName})`);
+    return this.client;
+  }
+}
+
+/** clientNameOf reads clientInfo's name and version as printable text for logs and the User-Agent. */
+function clientNameOf(info: unknown): string {
+  if (typeof info !== 'object' || info === null) return 'unknown';
+  const record = info as Record<string, unknown>;
+  const name = typeof record['name'] === 'string' ? record['name'] : 'unknown';
+  const version = typeof record['version'] === 'string' ? `/${record['version']}` : '';
+  return `${name}${version}`.replace(/[^\x20-\x7e]/g, '?').replace(/[()]/g, '').slice(0, 64);
+}

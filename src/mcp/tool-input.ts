@@ -1,0 +1,77 @@
+/**
+ * The input schemas of the MCP tools and their validation. A schema is advertised to clients in
+ * tools/list exactly as written here, and the same object is what arguments are checked against,
+ * so the two cannot drift. Only the JSON Schema keywords below are used (a test keeps it so).
+ */
+import { JsonNumber, type JsonObject, type JsonValue } from '../json/parse-json.js';
+
+/** One property: a string, an integer, or an amount (decimal text or a JSON number). */
+export interface PropertySchema {
+  readonly type: 'string' | 'integer' | readonly ['string', 'number'];
+  readonly description: string;
+  readonly enum?: readonly string[];
+  readonly pattern?: string;
+  readonly maxLength?: number;
+  readonly minimum?: number;
+  readonly maximum?: number;
+}
+
+/** A tool's inputSchema: an object with known properties and nothing else. */
+export interface InputSchema {
+  readonly type: 'object';
+  readonly properties: Readonly<Record<string, PropertySchema>>;
+  readonly required?: readonly string[];
+  readonly additionalProperties: false;
+}
+
+/** Validated arguments: strings stay strings, integers are numbers, amounts are their exact decimal text. */
+export type ToolArguments = Record<string, string | number>;
+
+/** ToolInputError is an argument that does not fit the tool's schema; the agent can correct it. */
+export class ToolInputError extends Error {
+  constructor(
+    readonly param: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ToolInputError';
+  }
+}
+
+/**
+ * validateArguments checks a tools/call's arguments against the schema: no unknown or missing
+ * fields, right types, bounds, patterns and choices. An amount given as a JSON number is kept as
+ * its source text, so it reaches the daemon exactly as the agent wrote it.
+ */
+export function validateArguments(schema: InputSchema, args: JsonObject | undefined): ToolArguments {
+  const given = args ?? {};
+  const out: ToolArguments = {};
+  for (const name of Object.keys(given)) {
+    if (!Object.hasOwn(schema.properties, name)) throw new ToolInputError(name.slice(0, 64), `Unknown argument ${JSON.stringify(name.slice(0, 64))}; allowed: ${Object.keys(schema.properties).join(', ') || 'none'}.`);
+  }
+  for (const name of schema.required ?? []) {
+    if (given[name] === undefined) throw new ToolInputError(name, `${name} is required.`);
+  }
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const value = given[name];
+    if (value !== undefined) out[name] = checkValue(name, property, value);
+  }
+  return out;
+}
+
+function checkValue(name: string, property: PropertySchema, value: JsonValue): string | number {
+  if (property.type === 'integer') {
+    if (!(value instanceof JsonNumber) || !/^-?[0-9]{1,15}$/.test(value.text)) throw new ToolInputError(name, `${name} must be a whole number.`);
+    const number = Number(value.text);
+    if ((property.minimum !== undefined && number < property.minimum) || (property.maximum !== undefined && number > property.maximum)) {
+      throw new ToolInputError(name, `${name} must be from ${property.minimum ?? '-'} to ${property.maximum ?? '-'}.`);
+    }
+    return number;
+  }
+  if (value instanceof JsonNumber && property.type !== 'string') return value.text;
+  if (typeof value !== 'string') throw new ToolInputError(name, property.type === 'string' ? `${name} must be a string.` : `${name} must be a decimal string like "12.50" or a number.`);
+  if (property.maxLength !== undefined && [...value].length > property.maxLength) throw new ToolInputError(name, `${name} must be at most ${property.maxLength} characters.`);
+  if (property.enum !== undefined && !property.enum.includes(value)) throw new ToolInputError(name, `${name} must be one of ${property.enum.join(', ')}.`);
+  if (property.pattern !== undefined && !new RegExp(property.pattern, 'u').test(value)) throw new ToolInputError(name, `${name} has the wrong form: ${property.description}`);
+  return value;
+}

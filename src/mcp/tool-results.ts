@@ -1,0 +1,28 @@
+/** How tool outcomes are put into a tools/call result (MCP: content, structuredContent, isError). */
+import type { LatchClientError } from '../client/client-errors.js';
+
+/**
+ * toolSuccessResult carries the daemon's JSON object as text, and as structuredContent when the
+ * negotiated revision has it (2025-06-18 on), whose clients read it directly.
+ */
+export function toolSuccessResult(body: unknown, structured: boolean): Record<string, unknown> {
+  const result: Record<string, unknown> = { content: [{ type: 'text', text: JSON.stringify(body) }] };
+  if (structured) result['structuredContent'] = body;
+  result['isError'] = false;
+  return result;
+}
+
+/**
+ * toolErrorResult is a tool execution error (isError: true) that the agent can act on: the code
+ * to switch on, the spec's class, the message and the remedy, in words and as structured data.
+ */
+export function toolErrorResult(error: LatchClientError, structured: boolean): Record<string, unknown> {
+  const lines = [
+    `Error ${error.code} (${error.specClass}): ${error.message}${error.param === undefined ? '' : ` [param: ${error.param}]`}`,
+    `Remedy: ${error.remedy}`,
+  ];
+  const result: Record<string, unknown> = { content: [{ type: 'text', text: lines.join('\n') }] };
+  if (structured) result['structuredContent'] = { error: error.toJSON() };
+  result['isError'] = true;
+  return result;
+}
