@@ -1,7 +1,8 @@
-import { closeSync, constants, fchmodSync, fsyncSync, readSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fsync, fsyncSync, readSync, write } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { writeFileAtomic, writeAll } from './atomic-file.js';
-import { auditFields, type AuditEntry, type AuditRecord } from './audit-entry.js';
+import { auditFields, type AuditEntry, type AuditRecord, type AuditValue } from './audit-entry.js';
 import { AUDIT_LINE_BYTES_MAX, GENESIS_HASH, lineHash, readAuditLines } from './audit-lines.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
 import { DATA_FILES, PRIVATE_FILE_MODE, dataFilePath } from './home.js';
@@ -15,8 +16,13 @@ import { openPrivateFile, readPrivateFile } from './read-private-file.js';
  * append. Both files are plain SHA-256, not keyed: they detect accidents and naive edits, not
  * someone able to rewrite both files (SECURITY.md says so).
  *
- * Appends are synchronous, so appends from one process never interleave. Only the daemon
- * appends; two daemons sharing one data directory would fork the chain, which verifyAudit reports.
+ * appendAudit is synchronous, so its appends never interleave. An AuditWriter (createAuditWriter)
+ * appends the same lines asynchronously with group commit: entries that arrive while a commit is
+ * on its way to the disk are written together by the next one, with one fsync and one head
+ * update, and each caller's promise settles only once its line is on disk. A module-level guard
+ * keeps appendAudit and writers from committing to the same directory at the same time. Only the
+ * daemon appends; two daemons sharing one data directory would fork the chain, which verifyAudit
+ * reports.
  */
 
 /** audit.head: where the log ended after the last completed append. */
@@ -32,6 +38,7 @@ export interface AuditAppendResult {
 }
 
 const HEAD_FILE_BYTES_MAX = 256;
+const NEWLINE = Buffer.from('\n');
 const HASH_SHAPE = /^[0-9a-f]{64}$/;
 
 /** auditLogPath returns the path of audit.log. */
@@ -52,6 +59,125 @@ export function auditHeadPath(home: string): string {
  */
 export function appendAudit(home: string, entry: AuditEntry, now: Date = new Date()): AuditAppendResult {
   const fields = auditFields(entry, now);
+  assertLineFits(fields);
+  const key = path.resolve(home);
+  if (committing.has(key)) throw new Error('appendAudit called while an AuditWriter is committing to the same data directory');
+  const { fd, tail } = openForAppend(home);
+  try {
+    const chained = chainRecords(tail, [fields]);
+    writeAll(fd, chained.bytes);
+    fsyncSync(fd);
+    writeHead(home, chained.results);
+    return chained.results[0] as AuditAppendResult;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** An AuditWriter appends to one data directory's audit.log with group commit. */
+export interface AuditWriter {
+  /**
+   * append resolves once entry's line is on disk (fsync) and audit.head records it, exactly as
+   * appendAudit returns. A malformed entry rejects with a TypeError and affects no other entry;
+   * a damaged log (DataDirError) or a failed write rejects every entry of that commit, and
+   * nothing is acknowledged that is not on disk.
+   */
+  append(entry: AuditEntry, now?: Date): Promise<AuditAppendResult>;
+}
+
+export interface AuditWriterOptions {
+  /** Called after each successful commit with its number of entries (for tests and benchmarks). */
+  onCommit?: (entries: number) => void;
+}
+
+/** The most entries one commit writes; more wait for the next commit. */
+export const AUDIT_BATCH_ENTRIES_MAX = 64;
+/** The most entries waiting for a commit; beyond that append rejects rather than queue without bound. */
+export const AUDIT_PENDING_ENTRIES_MAX = 4096;
+
+interface PendingEntry {
+  fields: Record<string, AuditValue>;
+  resolve: (result: AuditAppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * createAuditWriter returns a writer for home. A commit starts as soon as the writer is idle, so
+ * a lone entry is written at once; entries that arrive during a commit form the next one. The
+ * event loop is not blocked while the log is written and fsynced.
+ *
+ * Crash behaviour differs from appendAudit in one way: a commit of k lines that is interrupted
+ * between the log's fsync and the head update leaves audit.head k lines behind, while the
+ * checks here and in verifyAudit accept only one. Such a log is reported as corrupt (signing
+ * stops, fail-closed) until the files are moved aside; nothing is lost or accepted silently.
+ */
+export function createAuditWriter(home: string, options: AuditWriterOptions = {}): AuditWriter {
+  const key = path.resolve(home);
+  const pending: PendingEntry[] = [];
+  let running = false;
+
+  const run = async (): Promise<void> => {
+    running = true;
+    try {
+      while (pending.length > 0) {
+        const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
+        try {
+          const results = await commitBatch(home, key, batch.map((item) => item.fields));
+          options.onCommit?.(batch.length);
+          batch.forEach((item, index) => item.resolve(results[index] as AuditAppendResult));
+        } catch (error) {
+          for (const item of batch) item.reject(error);
+        }
+      }
+    } finally {
+      running = false;
+    }
+  };
+
+  return {
+    append(entry, now = new Date()) {
+      return new Promise<AuditAppendResult>((resolve, reject) => {
+        const fields = auditFields(entry, now);
+        assertLineFits(fields);
+        if (pending.length >= AUDIT_PENDING_ENTRIES_MAX) throw new Error(`more than ${AUDIT_PENDING_ENTRIES_MAX} audit entries are waiting for the disk`);
+        pending.push({ fields, resolve, reject });
+        if (!running) void run();
+      });
+    },
+  };
+}
+
+/** Data directories (resolved) with a writer's commit in progress. */
+const committing = new Set<string>();
+const writeAsync = promisify(write);
+const fsyncAsync = promisify(fsync);
+
+async function commitBatch(home: string, key: string, fieldsList: Array<Record<string, AuditValue>>): Promise<AuditAppendResult[]> {
+  if (committing.has(key)) throw new Error('two AuditWriters are committing to the same data directory');
+  committing.add(key);
+  try {
+    const { fd, tail } = openForAppend(home);
+    try {
+      const chained = chainRecords(tail, fieldsList);
+      for (let written = 0; written < chained.bytes.length; ) {
+        written += (await writeAsync(fd, chained.bytes, written, chained.bytes.length - written)).bytesWritten;
+      }
+      await fsyncAsync(fd);
+      writeHead(home, chained.results);
+      return chained.results;
+    } finally {
+      closeSync(fd);
+    }
+  } finally {
+    committing.delete(key);
+  }
+}
+
+/**
+ * openForAppend opens audit.log for appending with the private-file checks, and reads its last
+ * line, which must match audit.head. The caller closes fd.
+ */
+function openForAppend(home: string): { fd: number; tail: Tail } {
   const file = auditLogPath(home);
   const opened = openPrivateFile(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
   if (opened === undefined) throw new Error('audit.log could not be created');
@@ -61,18 +187,46 @@ export function appendAudit(home: string, entry: AuditEntry, now: Date = new Dat
     if (stats.size === 0 && process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
     const tail = readTail(fd, stats.size, file);
     assertHeadMatches(home, tail);
-    const record = { seq: tail.seq + 1, prev: tail.hash, ...fields } as AuditRecord;
-    const text = JSON.stringify(record);
-    const bytes = Buffer.from(text, 'utf8');
-    if (bytes.length > AUDIT_LINE_BYTES_MAX) throw new TypeError('audit entry is too large');
-    writeAll(fd, Buffer.concat([bytes, Buffer.from('\n')]));
-    fsyncSync(fd);
-    const hash = lineHash(bytes);
-    writeFileAtomic(auditHeadPath(home), `${JSON.stringify({ seq: record.seq, hash })}\n`);
-    return { record, hash };
-  } finally {
+    return { fd, tail };
+  } catch (error) {
     closeSync(fd);
+    throw error;
   }
+}
+
+/** chainRecords numbers and chains entries after tail, and returns their lines' bytes (newlines included). */
+function chainRecords(tail: Tail, fieldsList: Array<Record<string, AuditValue>>): { bytes: Buffer; results: AuditAppendResult[] } {
+  const parts: Buffer[] = [];
+  const results: AuditAppendResult[] = [];
+  let seq = tail.seq;
+  let prev = tail.hash;
+  for (const fields of fieldsList) {
+    seq += 1;
+    const record = { seq, prev, ...fields } as AuditRecord;
+    const bytes = Buffer.from(JSON.stringify(record), 'utf8');
+    if (bytes.length > AUDIT_LINE_BYTES_MAX) throw new TypeError('audit entry is too large');
+    prev = lineHash(bytes);
+    parts.push(bytes, NEWLINE);
+    results.push({ record, hash: prev });
+  }
+  return { bytes: Buffer.concat(parts), results };
+}
+
+/** writeHead records the last of results in audit.head, replacing it atomically. */
+function writeHead(home: string, results: AuditAppendResult[]): void {
+  const last = results[results.length - 1];
+  if (last === undefined) return;
+  writeFileAtomic(auditHeadPath(home), `${JSON.stringify({ seq: last.record.seq, hash: last.hash })}\n`);
+}
+
+/**
+ * assertLineFits refuses, before anything is queued or written, fields whose line would exceed
+ * AUDIT_LINE_BYTES_MAX even with the largest seq, so that one oversized entry cannot fail a
+ * whole commit.
+ */
+function assertLineFits(fields: Record<string, AuditValue>): void {
+  const widest = Buffer.byteLength(JSON.stringify({ seq: Number.MAX_SAFE_INTEGER, prev: GENESIS_HASH, ...fields }), 'utf8');
+  if (widest > AUDIT_LINE_BYTES_MAX) throw new TypeError('audit entry is too large');
 }
 
 /**

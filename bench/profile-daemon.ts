@@ -1,0 +1,70 @@
+/**
+ * Profiles the daemon under one of the benchmark's loads with `node --cpu-prof`:
+ *
+ *     npx tsx bench/profile-daemon.ts <sign|authorize|proxy> <output dir> [seconds]
+ *
+ * The .cpuprofile file lands in the output directory (open it in Chrome DevTools), and the
+ * heaviest functions by self time are printed.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { startBenchStack } from './bench-stack.js';
+import { startServer } from './child-process.js';
+import { runLoad } from './load-generator.js';
+import { roundRobin, walletRequest, windowRequest } from './requests.js';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+async function main(): Promise<void> {
+  const [load = 'sign', outDir = '/tmp/latch-profile', secondsText = '5'] = process.argv.slice(2);
+  if (!['sign', 'authorize', 'proxy'].includes(load)) throw new Error('load must be sign, authorize or proxy');
+  const outputDir = path.resolve(outDir);
+  const stack = await startBenchStack(4);
+  const bare = await startServer({ entry: 'bench/bare-server.ts', args: ['--port', '0'], env: stack.env, stderrFile: stack.logFile('bare') });
+  try {
+    const cloudEnv = load === 'proxy' ? { LATCH_CLOUD_URL: `http://127.0.0.1:${String(bare.ready['port'])}` } : {};
+    const daemon = await stack.startDaemon(cloudEnv, ['--cpu-prof', `--cpu-prof-dir=${outputDir}`]);
+    const card = roundRobin(stack.cardIds);
+    const request =
+      load === 'proxy' ? () => walletRequest(stack.token) : () => windowRequest(load === 'sign' ? '/sign-card-policy-window' : '/authorize', stack.token, card());
+    const run = await runLoad({ port: daemon.port, concurrency: 8, requestsMax: 1_000_000, durationMs: Number(secondsText) * 1000, request, expectStatus: 200 });
+    process.stdout.write(`${run.requests} requests, ${run.errors} errors, ${((run.requests * 1000) / run.elapsedMs).toFixed(0)} req/s\n`);
+    await daemon.server.stop();
+  } finally {
+    await bare.stop();
+    await stack.close();
+  }
+  // The tsx loader thread writes a profile of its own; the main thread's is the largest.
+  const largest = readdirSync(outputDir)
+    .filter((name) => name.endsWith('.cpuprofile'))
+    .map((name) => path.join(outputDir, name))
+    .sort((x, y) => statSync(y).size - statSync(x).size)[0];
+  if (largest === undefined) throw new Error('no profile was written');
+  printTop(largest);
+}
+
+function printTop(file: string): void {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[] };
+  const selfHits = new Map<string, number>();
+  let total = 0;
+  for (const node of profile.nodes) {
+    const hits = node.hitCount ?? 0;
+    total += hits;
+    const where = node.callFrame.url.replace(/^.*\/(src|node_modules|bench)\//, '$1/');
+    const key = `${node.callFrame.functionName || '(anonymous)'} ${where}:${node.callFrame.lineNumber + 1}`;
+    selfHits.set(key, (selfHits.get(key) ?? 0) + hits);
+  }
+  process.stdout.write(`${file}\nself time, top 25:\n`);
+  for (const [key, hits] of [...selfHits].sort((x, y) => y[1] - x[1]).slice(0, 25)) {
+    process.stdout.write(`${((hits * 100) / total).toFixed(1).padStart(5)}%  ${key}\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,101 @@
+/**
+ * `npm run bench`: starts the sandbox, a device and the daemon in their own processes on
+ * loopback, measures every figure of the benchmark issue against a baseline measured in the
+ * same run, and prints one table.
+ *
+ *     npm run bench [-- --json <file>] [-- --quick] [-- --only 1,3]
+ *
+ * `--json <file>` also writes the same figures, with the machine description, as JSON.
+ * `--quick` runs one short round of everything (to try the harness, not to quote).
+ * `--only` runs only the listed sections (1..6).
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { startBenchStack, type BenchStack } from './bench-stack.js';
+import { startServer, type ChildServer } from './child-process.js';
+import type { Figure } from './figures.js';
+import { describeMachine } from './machine.js';
+import { FULL_SHAPE, QUICK_SHAPE, type RunShape } from './rounds.js';
+import { measureAuthorize } from './sections/authorize.js';
+import { measureCharges } from './sections/charges.js';
+import { measureColdStart } from './sections/cold-start.js';
+import { measureOverhead } from './sections/daemon-overhead.js';
+import { measureProxy } from './sections/proxy.js';
+import { renderTable } from './table.js';
+
+const BENCH_CARDS = 4;
+
+interface Options {
+  json: string | undefined;
+  shape: RunShape;
+  sections: Set<number>;
+}
+
+function readOptions(): Options {
+  const { values } = parseArgs({
+    options: { json: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' } },
+    strict: true,
+  });
+  const sections = new Set((values.only ?? '1,2,3,4,5,6').split(',').map((part) => Number(part.trim())));
+  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 6) throw new Error(`--only: ${section} is not a section (1..6)`);
+  return { json: values.json, shape: values.quick ? QUICK_SHAPE : FULL_SHAPE, sections };
+}
+
+async function main(): Promise<void> {
+  const options = readOptions();
+  const startedMs = Date.now();
+  const machine = describeMachine();
+  const figures: Figure[] = [];
+  const progress = (text: string) => process.stderr.write(`[bench ${((Date.now() - startedMs) / 1000).toFixed(0).padStart(3)} s] ${text}\n`);
+
+  progress('starting the sandbox, enrolling a device');
+  const stack = await startBenchStack(BENCH_CARDS);
+  let bare: ChildServer | undefined;
+  try {
+    bare = await startServer({ entry: 'bench/bare-server.ts', args: ['--port', '0'], env: stack.env, stderrFile: stack.logFile('bare') });
+    const barePort = Number(bare.ready['port']);
+    const chargeTargets = { sandboxPort: stack.sandboxPort, adminKey: stack.adminKey, cardIds: stack.cardIds, scratchDir: stack.root };
+    if (options.sections.has(4)) {
+      progress('4: sandbox charges, empty ledger');
+      figures.push(...(await measureCharges(options.shape, { ...chargeTargets, ledger: 'no windows' })));
+    }
+    const daemon = await stack.startDaemon();
+    const targets = { daemonPort: daemon.port, barePort, token: stack.token, cardIds: stack.cardIds };
+    if (options.sections.has(1)) {
+      progress('1: daemon overhead');
+      figures.push(...(await measureOverhead(options.shape, targets)));
+    }
+    if (options.sections.has(2)) {
+      progress('2: /authorize end to end');
+      const authorize = await measureAuthorize(options.shape, targets);
+      figures.push(...authorize.figures);
+      if (options.sections.has(4)) {
+        progress('4: sandbox charges after the authorizations');
+        figures.push(...(await measureCharges(options.shape, { ...chargeTargets, ledger: `${authorize.authorized} windows made` })));
+      }
+    }
+    await daemon.server.stop();
+    if (options.sections.has(3)) {
+      progress('3: /v1 proxy');
+      const proxyDaemon = await stack.startDaemon({ LATCH_CLOUD_URL: `http://127.0.0.1:${barePort}` });
+      figures.push(...(await measureProxy(options.shape, { daemonPort: proxyDaemon.port, barePort, token: stack.token })));
+      await proxyDaemon.server.stop();
+    }
+    if (options.sections.has(5)) {
+      progress('5: cold start and memory');
+      const quick = options.shape.rounds === 1;
+      figures.push(...(await measureColdStart({ env: stack.env, token: stack.token, cardIds: stack.cardIds, logFile: stack.logFile, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
+    }
+  } finally {
+    await bare?.stop();
+    await stack.close();
+  }
+  progress('done');
+  process.stdout.write(`${renderTable(figures)}\n\n${machine.summary}\n`);
+  if (options.json !== undefined) writeFileSync(options.json, `${JSON.stringify({ machine, shape: options.shape, figures }, null, 2)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,53 @@
+/**
+ * Section 2, /authorize end to end: the daemon signs a policy window (audit line), signs the
+ * upstream request (audit line) and registers the window with the sandbox, which verifies both
+ * signatures and journals the authorization (fsync) before answering. Measured at 1, 8 and 64
+ * concurrent clients; the baseline at each level is the bare server's one signature per
+ * request, the least any design that signs per request can cost.
+ */
+import { figure, type Figure } from '../figures.js';
+import { roundRobin, windowRequest } from '../requests.js';
+import { measureAlternating, type RunShape } from '../rounds.js';
+
+export const AUTHORIZE_CLIENTS = [1, 8, 64] as const;
+const BASELINE = 'bare server, 1 signature/request, same clients';
+
+export interface AuthorizeTargets {
+  daemonPort: number;
+  barePort: number;
+  token: string;
+  cardIds: string[];
+}
+
+/** measureAuthorize returns req/s, p50 and p99 at each client count; the p99 at 64 carries the goal. */
+export async function measureAuthorize(shape: RunShape, targets: AuthorizeTargets): Promise<{ figures: Figure[]; authorized: number }> {
+  const figures: Figure[] = [];
+  let authorized = 0;
+  for (const clients of AUTHORIZE_CLIENTS) {
+    const card = roundRobin(targets.cardIds);
+    const common = { concurrency: clients, expectStatus: 200 };
+    const result = await measureAlternating(shape, {
+      bare: { ...common, port: targets.barePort, request: () => windowRequest('/sign-card-policy-window', 'unused', card()) },
+      latch: { ...common, port: targets.daemonPort, request: () => windowRequest('/authorize', targets.token, card()) },
+    });
+    const latch = result['latch'];
+    const bare = result['bare'];
+    if (latch === undefined || bare === undefined) throw new Error('authorize: missing result');
+    authorized += latch.requests;
+    const label = `POST /authorize, ${clients} client${clients === 1 ? '' : 's'}`;
+    figures.push(
+      figure({ section: 2, name: `${label}: req/s`, unit: 'req/s', value: latch.requestsPerSecond, baseline: bare.requestsPerSecond, baselineName: BASELINE, note: `${latch.requests} authorizations created` }),
+      figure({ section: 2, name: `${label}: p50`, unit: 'ms', value: latch.p50Ms, baseline: bare.p50Ms, baselineName: BASELINE }),
+      figure({
+        section: 2,
+        name: `${label}: p99`,
+        unit: 'ms',
+        value: latch.p99Ms,
+        baseline: bare.p99Ms,
+        baselineName: BASELINE,
+        ...(clients === 64 ? { goal: { kind: 'value_at_most', limit: 50 } as const } : {}),
+      }),
+    );
+  }
+  return { figures, authorized };
+}

@@ -1,0 +1,79 @@
+/**
+ * Section 3, the /v1 signing proxy: the same `GET /v1/wallet` through the daemon and directly to
+ * the upstream. The upstream is the bare server, which answers a fixed wallet without verifying
+ * the signature, so that the difference is the daemon alone: front door, token, one RFC 9421
+ * signature, its audit line, and the forwarding fetch. The direct request carries no signature.
+ *
+ * Added latency is measured with one client (no queueing); throughput with eight, compared with
+ * how many signatures per second noble makes on one core in the same run, since each proxied
+ * request needs exactly one.
+ */
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { generateSecretKey, signEd25519 } from '../../src/crypto/ed25519.js';
+import { figure, type Figure } from '../figures.js';
+import { walletRequest } from '../requests.js';
+import { measureAlternating, type RunShape } from '../rounds.js';
+import { median } from '../stats.js';
+
+export const PROXY_THROUGHPUT_CLIENTS = 8;
+/** About the size of an RFC 9421 signature base for a GET. */
+const SIGNATURE_BASE_BYTES = 256;
+
+export interface ProxyTargets {
+  /** A daemon whose cloud is the bare server (LATCH_CLOUD_URL). */
+  daemonPort: number;
+  barePort: number;
+  token: string;
+}
+
+/** measureSigningRate returns noble's Ed25519 signatures per second on this thread (median of rounds). */
+export function measureSigningRate(shape: RunShape): number {
+  const key = generateSecretKey();
+  const message = randomBytes(SIGNATURE_BASE_BYTES);
+  const roundMs = Math.max(250, shape.roundMs / 2);
+  const rates: number[] = [];
+  for (let round = -1; round < shape.rounds; round += 1) {
+    const startMs = performance.now();
+    let signatures = 0;
+    while (performance.now() - startMs < roundMs) {
+      signEd25519(message, key);
+      signatures += 1;
+    }
+    // Round -1 warms the JIT up and is not counted.
+    if (round >= 0) rates.push((signatures * 1000) / (performance.now() - startMs));
+  }
+  return median(rates);
+}
+
+/** measureProxy returns the added p50 and p99 and the throughput rows of section 3. */
+export async function measureProxy(shape: RunShape, targets: ProxyTargets): Promise<Figure[]> {
+  const signingRate = measureSigningRate(shape);
+  const latency = await measureAlternating(shape, {
+    direct: { port: targets.barePort, concurrency: 1, expectStatus: 200, request: () => walletRequest() },
+    latch: { port: targets.daemonPort, concurrency: 1, expectStatus: 200, request: () => walletRequest(targets.token) },
+  });
+  const throughput = await measureAlternating(shape, {
+    latch: { port: targets.daemonPort, concurrency: PROXY_THROUGHPUT_CLIENTS, expectStatus: 200, request: () => walletRequest(targets.token) },
+  });
+  const direct = latency['direct'];
+  const proxied = latency['latch'];
+  const loaded = throughput['latch'];
+  if (direct === undefined || proxied === undefined || loaded === undefined) throw new Error('proxy: missing result');
+  const baseline = 'the same GET straight to the upstream, unsigned';
+  const added = (through: number, straight: number) => `added ${(through - straight).toFixed(2)} ms`;
+  return [
+    figure({ section: 3, name: 'GET /v1/wallet via proxy, 1 client: p50', unit: 'ms', value: proxied.p50Ms, baseline: direct.p50Ms, baselineName: baseline, goal: { kind: 'added_at_most', limit: 1 }, note: added(proxied.p50Ms, direct.p50Ms) }),
+    figure({ section: 3, name: 'GET /v1/wallet via proxy, 1 client: p99', unit: 'ms', value: proxied.p99Ms, baseline: direct.p99Ms, baselineName: baseline, note: added(proxied.p99Ms, direct.p99Ms) }),
+    figure({
+      section: 3,
+      name: `GET /v1/wallet via proxy, ${PROXY_THROUGHPUT_CLIENTS} clients: req/s`,
+      unit: 'req/s',
+      value: loaded.requestsPerSecond,
+      baseline: signingRate,
+      baselineName: 'noble Ed25519 signatures/s, one thread',
+      goal: { kind: 'ratio_at_least', limit: 0.7 },
+      note: `p50 ${loaded.p50Ms.toFixed(2)} ms, p99 ${loaded.p99Ms.toFixed(2)} ms at ${PROXY_THROUGHPUT_CLIENTS} clients; direct at 1 client: ${direct.requestsPerSecond.toFixed(0)} req/s`,
+    }),
+  ];
+}

@@ -1,0 +1,159 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import type { AuditEntry } from '../../src/datadir/audit-entry.js';
+import {
+  AUDIT_BATCH_ENTRIES_MAX,
+  AUDIT_PENDING_ENTRIES_MAX,
+  appendAudit,
+  auditHeadPath,
+  auditLogPath,
+  createAuditWriter,
+  readAudit,
+  readAuditHead,
+  type AuditAppendResult,
+} from '../../src/datadir/audit-log.js';
+import { verifyAudit } from '../../src/datadir/audit-verify.js';
+import { DataDirError } from '../../src/datadir/data-dir-error.js';
+import { tempHome } from './temp-home.js';
+
+const NOW = new Date('2025-03-04T05:06:07.000Z');
+
+function entry(n: number): AuditEntry {
+  return { operation: 'sign_request', policy_id: `pw_${n}`, key_id: 'kid', request_id: `req_${n}`, user_agent: 'agent/1.0', method: 'GET', path: '/v1/wallet' };
+}
+
+function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** logLines returns audit.log's lines without the final empty one. */
+function logLines(home: string): string[] {
+  return readFileSync(auditLogPath(home), 'utf8').trimEnd().split('\n');
+}
+
+/** assertChain checks seq and prev of every line with node:crypto, independently of the code under test. */
+function assertChain(home: string, count: number): void {
+  const lines = logLines(home);
+  assert.equal(lines.length, count);
+  let prev = '0'.repeat(64);
+  lines.forEach((line, index) => {
+    const record = JSON.parse(line) as { seq: number; prev: string };
+    assert.equal(record.seq, index + 1);
+    assert.equal(record.prev, prev);
+    prev = sha256Hex(line);
+  });
+  assert.deepEqual(readAuditHead(home), { seq: count, hash: prev });
+  assert.deepEqual(verifyAudit(home), { ok: true, lines: count });
+}
+
+test('entries appended together are committed together, at most AUDIT_BATCH_ENTRIES_MAX at a time', async () => {
+  const cases = [
+    { entries: 1, commits: [1] },
+    // The first entry starts a commit at once; the rest arrive while it is under way.
+    { entries: 10, commits: [1, 9] },
+    { entries: 1 + AUDIT_BATCH_ENTRIES_MAX + 5, commits: [1, AUDIT_BATCH_ENTRIES_MAX, 5] },
+  ];
+  for (const { entries, commits } of cases) {
+    const home = tempHome();
+    const seen: number[] = [];
+    const writer = createAuditWriter(home, { onCommit: (size) => seen.push(size) });
+    const results = await Promise.all(Array.from({ length: entries }, (_, n) => writer.append(entry(n + 1), NOW)));
+    assert.deepEqual(seen, commits, `${entries} entries`);
+    assert.deepEqual(results.map((result) => result.record.seq), Array.from({ length: entries }, (_, n) => n + 1));
+    assert.deepEqual(results.map((result) => result.record.policy_id), Array.from({ length: entries }, (_, n) => `pw_${n + 1}`));
+    assertChain(home, entries);
+  }
+});
+
+test('each promise settles only once its line is on disk and audit.head records it', async () => {
+  const home = tempHome();
+  const writer = createAuditWriter(home);
+  const checks = Array.from({ length: 20 }, (_, n) =>
+    writer.append(entry(n + 1), NOW).then((result: AuditAppendResult) => {
+      const line = logLines(home)[result.record.seq - 1] as string;
+      assert.equal(sha256Hex(line), result.hash);
+      assert.deepEqual(JSON.parse(line), result.record);
+      assert.ok((readAuditHead(home)?.seq ?? 0) >= result.record.seq);
+    }),
+  );
+  await Promise.all(checks);
+  assertChain(home, 20);
+});
+
+test('a malformed entry is refused alone; the entries around it are committed', async () => {
+  const home = tempHome();
+  const writer = createAuditWriter(home);
+  const bad: Array<[string, AuditEntry]> = [
+    ['secret-looking field', { ...entry(0), daemon_token: 'x' } as AuditEntry],
+    ['bad operation', { ...entry(0), operation: 'Sign Window' }],
+    ['line too large', Object.fromEntries([['operation', 'sign_request'], ...Array.from({ length: 16 }, (_, n) => [`f${n}`, '\u0001'.repeat(512)])]) as AuditEntry],
+  ];
+  const outcomes = await Promise.allSettled([writer.append(entry(1), NOW), ...bad.map(([, value]) => writer.append(value, NOW)), writer.append(entry(2), NOW)]);
+  bad.forEach(([name], index) => {
+    const outcome = outcomes[index + 1];
+    assert.equal(outcome?.status, 'rejected', name);
+    assert.ok(outcome?.status === 'rejected' && outcome.reason instanceof TypeError, name);
+  });
+  assert.equal(outcomes[0]?.status, 'fulfilled');
+  assert.equal(outcomes.at(-1)?.status, 'fulfilled');
+  assert.deepEqual(readAudit(home).map((record) => record.policy_id), ['pw_1', 'pw_2']);
+  assertChain(home, 2);
+});
+
+test('a log that no longer matches audit.head fails every entry of the commit and nothing is appended', async () => {
+  const damages: Array<{ name: string; damage: (home: string) => void }> = [
+    { name: 'last line deleted', damage: (home) => writeFileSync(auditLogPath(home), `${logLines(home).slice(0, 2).join('\n')}\n`) },
+    { name: 'torn last line', damage: (home) => writeFileSync(auditLogPath(home), `${readFileSync(auditLogPath(home), 'utf8')}{"seq":4,`) },
+    { name: 'garbage head', damage: (home) => writeFileSync(auditHeadPath(home), 'nonsense') },
+  ];
+  for (const { name, damage } of damages) {
+    const home = tempHome();
+    const writer = createAuditWriter(home);
+    await Promise.all([1, 2, 3].map((n) => writer.append(entry(n), NOW)));
+    damage(home);
+    const before = readFileSync(auditLogPath(home), 'utf8');
+    const outcomes = await Promise.allSettled([4, 5, 6].map((n) => writer.append(entry(n), NOW)));
+    for (const outcome of outcomes) {
+      assert.ok(outcome.status === 'rejected' && outcome.reason instanceof DataDirError && outcome.reason.code === 'corrupt', name);
+    }
+    assert.equal(readFileSync(auditLogPath(home), 'utf8'), before, `${name}: nothing appended`);
+  }
+});
+
+test('appendAudit and a writer take turns on one log without forking the chain', async () => {
+  const home = tempHome();
+  const writer = createAuditWriter(home);
+  appendAudit(home, entry(1), NOW);
+  await Promise.all([writer.append(entry(2), NOW), writer.append(entry(3), NOW)]);
+  appendAudit(home, entry(4), NOW);
+  await writer.append(entry(5), NOW);
+  assertChain(home, 5);
+});
+
+test('appendAudit, or a second writer, refuses to commit while a writer is committing to the same log', async () => {
+  const home = tempHome();
+  const writer = createAuditWriter(home);
+  const other = createAuditWriter(home);
+  const first = writer.append(entry(1), NOW);
+  // The first commit is now waiting for the disk.
+  assert.throws(() => appendAudit(home, entry(2), NOW), /while an AuditWriter is committing/);
+  await assert.rejects(other.append(entry(3), NOW), /two AuditWriters/);
+  await first;
+  assertChain(home, 1);
+  // Once the commit is done, both may append again.
+  appendAudit(home, entry(4), NOW);
+  await other.append(entry(5), NOW);
+  assertChain(home, 3);
+});
+
+test('more than AUDIT_PENDING_ENTRIES_MAX waiting entries are refused, not queued', async () => {
+  const home = tempHome();
+  const writer = createAuditWriter(home);
+  // The first entry is taken into a commit at once, so the queue holds the next ones.
+  const accepted = Array.from({ length: AUDIT_PENDING_ENTRIES_MAX + 1 }, (_, n) => writer.append(entry(n + 1), NOW));
+  await assert.rejects(writer.append(entry(0), NOW), /waiting for the disk/);
+  await Promise.all(accepted);
+  assertChain(home, AUDIT_PENDING_ENTRIES_MAX + 1);
+});
