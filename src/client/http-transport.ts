@@ -80,8 +80,9 @@ export class HttpTransport {
           response.on('data', (chunk: Buffer) => {
             size += chunk.length;
             if (size > RESPONSE_BYTES_MAX) {
-              response.destroy();
+              // Settled first: destroying the response emits its own error, which must not win.
               fail(new TransportFailure('too_large', 'answer too large'));
+              response.destroy();
               return;
             }
             chunks.push(chunk);
