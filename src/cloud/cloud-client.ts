@@ -8,6 +8,11 @@ export const UPSTREAM_TIMEOUT_MS = 10_000;
 /** At most two retries, and only when they are safe (decisions §9). */
 export const UPSTREAM_RETRIES_MAX = 2;
 const BACKOFF_BASE_MS = 100;
+/**
+ * The largest cloud answer read, like the proxied request body cap (decisions §13): the cloud is
+ * outside the trust boundary, and an endless answer must not fill the daemon's memory.
+ */
+export const CLOUD_RESPONSE_BYTES_MAX = 1024 * 1024;
 
 export interface CloudResponse {
   status: number;
@@ -95,6 +100,9 @@ export class CloudClient {
         }
         return outcome.response;
       }
+      if (outcome.kind === 'too_large') {
+        throw new LatchError('upstream_unavailable', { status: 502, message: `The cloud API answered with more than ${CLOUD_RESPONSE_BYTES_MAX} bytes.` });
+      }
       if (outcome.kind === 'timeout' || signal.aborted) {
         throw new LatchError('upstream_unavailable', { status: 504, message: 'The cloud API did not answer in time.' });
       }
@@ -108,7 +116,7 @@ export class CloudClient {
     url: URL,
     key: SigningKey,
     signal: AbortSignal,
-  ): Promise<{ kind: 'response'; response: CloudResponse } | { kind: 'timeout' } | { kind: 'unreachable' }> {
+  ): Promise<{ kind: 'response'; response: CloudResponse } | { kind: 'timeout' } | { kind: 'unreachable' } | { kind: 'too_large' }> {
     const headers: Record<string, string> = {
       ...request.headers,
       accept: 'application/json',
@@ -125,7 +133,8 @@ export class CloudClient {
         redirect: 'manual',
         signal,
       });
-      const rawBody = new Uint8Array(await response.arrayBuffer());
+      const rawBody = await readBounded(response, CLOUD_RESPONSE_BYTES_MAX);
+      if (rawBody === undefined) return { kind: 'too_large' };
       return { kind: 'response', response: { status: response.status, headers: response.headers, rawBody } };
     } catch (error) {
       if (signal.aborted || (error instanceof Error && error.name === 'TimeoutError')) return { kind: 'timeout' };
@@ -174,6 +183,29 @@ export function upstreamUrl(origin: URL, pathAndQuery: string): URL {
     throw new LatchError('invalid_request', { param: 'path', message: 'Only paths under /v1/ are forwarded.' });
   }
   return url;
+}
+
+/** readBounded reads a response body, or cancels it and returns undefined past bytesMax. */
+async function readBounded(response: Response, bytesMax: number): Promise<Uint8Array | undefined> {
+  const declared = Number(response.headers.get('content-length') ?? '0');
+  if (declared > bytesMax || response.body === null) {
+    await response.body?.cancel();
+    return declared > bytesMax ? undefined : new Uint8Array(0);
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > bytesMax) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return new Uint8Array(Buffer.concat(chunks));
 }
 
 async function backoff(attempt: number, signal: AbortSignal): Promise<void> {

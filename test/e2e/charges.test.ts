@@ -135,6 +135,31 @@ describe('one-time authorizations', () => {
     assertError(twice, 409, 'authorization_not_active');
   });
 
+  test('an account-wide window (signed on A, submitted through the proxy) pays on any card of the account', async () => {
+    const signed = await stack.a.post('/sign-policy-window', { amount: '4.00', merchant_name: 'any-card.example.com', authorization_type: 'ceiling' });
+    assert.equal(signed.status, 200, signed.text);
+    const registered = await stack.a.post('/v1/policy-windows', { jws: signed.body.jws });
+    assert.equal(registered.status, 201, registered.text);
+    assert.equal(registered.body.policy_id, signed.body.policy_window.policy_id);
+    assert.equal(registered.body.card_id, null);
+    await expectDecision(stack, subscriptions, 'any-card.example.com', '4.01', 'declined', 'scope_mismatch');
+    await expectDecision(stack, subscriptions, 'any-card.example.com', '3.00', 'approved');
+    // One-time: used by that charge, on whichever card it came.
+    await expectDecision(stack, groceries, 'any-card.example.com', '1.00', 'declined', 'scope_mismatch');
+    // A card window cannot be registered as account-wide, nor the other way round.
+    const cardWindow = await stack.a.post('/sign-card-policy-window', { card_id: groceries, amount: 1, merchant_name: 'x.example.com' });
+    assertError(await stack.a.post('/v1/policy-windows', { jws: cardWindow.body.jws }), 400, 'invalid_request');
+    const accountWindow = await stack.a.post('/sign-policy-window', { amount: 1, merchant_name: 'x.example.com' });
+    assertError(await stack.a.post('/v1/authorizations', { jws: accountWindow.body.jws }), 400, 'invalid_request');
+  });
+
+  test('a signed window is registered once: re-submitting the same JWS is refused', async () => {
+    const signed = await stack.a.post('/sign-card-policy-window', { card_id: subscriptions, amount: 1, merchant_name: 'once.example.com' });
+    const first = await stack.a.post('/v1/authorizations', { jws: signed.body.jws });
+    assert.equal(first.status, 201, first.text);
+    assertError(await stack.a.post('/v1/authorizations', { jws: signed.body.jws }), 400, 'invalid_request', 'policy_id');
+  });
+
   test('declines are transactions with their decline_code', async () => {
     const declined = await stack.a.get('/transactions?status=declined&limit=100');
     assert.equal(declined.status, 200);

@@ -246,6 +246,31 @@ describe('answers', () => {
     assert.equal(cloud.requests.length, before + 1);
   });
 
+  test('a cloud answer of 1 MiB comes back; a larger one, declared or streamed, is 502', async () => {
+    const cap = 1024 * 1024;
+    cloud.respondWith((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(cap) });
+      response.end(Buffer.alloc(cap, 0x61));
+    });
+    const whole = await daemon.raw('GET', '/v1/big');
+    assert.equal(whole.status, 200);
+    assert.equal(whole.body.length, cap);
+    cloud.respondWith((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(cap + 1) });
+      response.end(Buffer.alloc(cap + 1, 0x61));
+    });
+    assert.equal(errorCode(await daemon.raw('GET', '/v1/big')), 'upstream_unavailable');
+    cloud.respondWith((_request, response) => {
+      // Chunked, no Content-Length: the daemon must count as it reads.
+      response.writeHead(200, { 'content-type': 'application/json' });
+      for (let i = 0; i < 5; i++) response.write(Buffer.alloc(cap / 4, 0x61));
+      response.end();
+    });
+    const streamed = await daemon.raw('GET', '/v1/big');
+    assert.equal(streamed.status, 502);
+    assert.equal(errorCode(streamed), 'upstream_unavailable');
+  });
+
   test('GET /v1/wallet against the real sandbox', async () => {
     const answer = await stack.a.get('/v1/wallet');
     assert.equal(answer.status, 200, answer.text);

@@ -318,6 +318,18 @@ describe('transactions and the wallet', () => {
     assert.equal(decodeJwsPayload(window.jws)['policy_id'], created.body.policy_id);
   });
 
+  test('a declined charge reads back with its decline_code and policy_window null', async () => {
+    const declined = await stack.charge(subscriptions, 'nowhere.example.com', '1.00');
+    assert.equal(declined.body.decision, 'declined', declined.text);
+    const answer = await stack.a.get(`/transactions/${declined.body.transaction.id}`);
+    assert.equal(answer.status, 200, answer.text);
+    assertKeys(answer.body, [...TRANSACTION_KEYS, 'decline_code', 'policy_window']);
+    assert.equal(answer.body.status, 'declined');
+    assert.equal(answer.body.decline_code, declined.body.decline_code);
+    assert.equal(answer.body.policy_id, null);
+    assert.equal(answer.body.policy_window, null);
+  });
+
   test('POST /wallet/allocate moves wallet funds to a card', async () => {
     const before = await stack.a.get('/wallet/balance');
     const card = await stack.a.get(`/cards/${subscriptions}`);

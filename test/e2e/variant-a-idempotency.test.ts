@@ -39,6 +39,17 @@ describe('POST /authorize', () => {
     assert.ok(stack.sandbox.state().idempotency.has(`${keyId}\u0000order-1001`));
   });
 
+  test('the same key sent twice at once: one authorization; the other gets it too or 409 in use', async () => {
+    const body = { card_id: subscriptions, amount: '2.00', merchant_name: 'race.example.com' };
+    const count = authorizationCount();
+    const answers = await Promise.all([1, 2, 3].map(() => stack.a.post('/authorize', body, { 'idempotency-key': 'race-1' })));
+    const ok = answers.filter((a) => a.status === 200);
+    assert.ok(ok.length >= 1, answers.map((a) => a.text).join());
+    for (const answer of ok) assert.equal(answer.body.policy_id, ok[0]?.body.policy_id);
+    for (const answer of answers.filter((a) => a.status !== 200)) assertError(answer, 409, 'idempotency_key_in_use');
+    assert.equal(authorizationCount(), count + 1);
+  });
+
   test('the same key with another body: 422 idempotency_key_reused, nothing created', async () => {
     const count = authorizationCount();
     const other = { card_id: groceries, amount: '12.00', merchant_name: 'shop.example.com' };
@@ -49,12 +60,13 @@ describe('POST /authorize', () => {
 
   test('without a key, two identical requests are two authorizations', async () => {
     const body = { card_id: subscriptions, amount: '1.00', merchant_name: 'twice.example.com' };
+    const heldBefore = held(subscriptions) ?? 0;
     const first = await stack.a.post('/authorize', body);
     const second = await stack.a.post('/authorize', body);
     assert.equal(first.status, 200, first.text);
     assert.equal(second.status, 200, second.text);
     assert.notEqual(first.body.policy_id, second.body.policy_id);
-    assert.equal(held(subscriptions), 200);
+    assert.equal(held(subscriptions), heldBefore + 200);
   });
 
   test('a failed first attempt is replayed too: the retry cannot turn a refusal into a charge', async () => {
