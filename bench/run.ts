@@ -16,6 +16,7 @@ import { startServer, type ChildServer } from './child-process.js';
 import type { Figure } from './figures.js';
 import { describeMachine } from './machine.js';
 import { FULL_SHAPE, QUICK_SHAPE, type RunShape } from './rounds.js';
+import { measureAuditAppend } from './sections/audit-append.js';
 import { measureAuthorize } from './sections/authorize.js';
 import { measureCharges } from './sections/charges.js';
 import { measureColdStart } from './sections/cold-start.js';
@@ -85,6 +86,10 @@ async function main(): Promise<void> {
       progress('5: cold start and memory');
       const quick = options.shape.rounds === 1;
       figures.push(...(await measureColdStart({ env: stack.env, token: stack.token, cardIds: stack.cardIds, logFile: stack.logFile, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
+    }
+    if (options.sections.has(6)) {
+      progress('6: audit log appends');
+      figures.push(...(await measureAuditAppend(options.shape, stack.root)));
     }
   } finally {
     await bare?.stop();

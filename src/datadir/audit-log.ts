@@ -1,4 +1,4 @@
-import { closeSync, constants, fchmodSync, fsync, fsyncSync, readSync, write } from 'node:fs';
+import { closeSync, constants, fchmodSync, fsync, fsyncSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { writeFileAtomic, writeAll } from './atomic-file.js';
@@ -128,6 +128,9 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         } catch (error) {
           for (const item of batch) item.reject(error);
         }
+        // Callers that were waiting on this commit often append again at once; one turn of the
+        // event loop lets them join the next commit instead of each starting a commit alone.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
       running = false;
@@ -149,7 +152,6 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
 
 /** Data directories (resolved) with a writer's commit in progress. */
 const committing = new Set<string>();
-const writeAsync = promisify(write);
 const fsyncAsync = promisify(fsync);
 
 async function commitBatch(home: string, key: string, fieldsList: Array<Record<string, AuditValue>>): Promise<AuditAppendResult[]> {
@@ -159,9 +161,8 @@ async function commitBatch(home: string, key: string, fieldsList: Array<Record<s
     const { fd, tail } = openForAppend(home);
     try {
       const chained = chainRecords(tail, fieldsList);
-      for (let written = 0; written < chained.bytes.length; ) {
-        written += (await writeAsync(fd, chained.bytes, written, chained.bytes.length - written)).bytesWritten;
-      }
+      // Writing to the page cache is quick; the fsync is what waits for the disk, off the event loop.
+      writeAll(fd, chained.bytes);
       await fsyncAsync(fd);
       writeHead(home, chained.results);
       return chained.results;
