@@ -88,6 +88,13 @@ describe('one-time authorizations', () => {
     assert.equal(settled.id, created.transaction_id);
   });
 
+  test('an internationalized merchant matches in either spelling (IDNA), and only exactly', async () => {
+    const created = await authorize(stack, { card_id: subscriptions, amount: '2.50', merchant_name: 'Bücher.example' });
+    assert.equal(created.merchant_name, 'xn--bcher-kva.example');
+    await expectDecision(stack, subscriptions, 'bucher.example', '2.50', 'declined', 'scope_mismatch');
+    await expectDecision(stack, subscriptions, 'bücher.example', '2.50', 'approved');
+  });
+
   test('exact: a cent more or less is scope_mismatch', async () => {
     await authorize(stack, { card_id: subscriptions, amount: '10.00' });
     await expectDecision(stack, subscriptions, 'shop.example.com', '10.01', 'declined', 'scope_mismatch');

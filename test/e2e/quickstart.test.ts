@@ -180,6 +180,22 @@ describe('latch start', () => {
     await stop(started);
   });
 
+  test('a sandbox whose journal was removed: a new account, and the device reconnects', async () => {
+    assert.ok(firstCards.length === 2, 'needs the first run');
+    const oldKeyId = loadConfig(home).key_id;
+    rmSync(path.join(home, 'sandbox', 'journal'));
+    const started = await startLatch(home, sandboxPort);
+    assert.ok(started.stdout.some((line) => line.startsWith('The sandbox no longer knows device ')), started.stdout.join('\n'));
+    assert.notEqual(loadConfig(home).key_id, oldKeyId, 'fresh key material');
+    const cards = await fetch(`http://127.0.0.1:${started.ready.port_a}/cards`, { headers: { authorization: `Bearer ${readToken(home)}` } });
+    assert.equal(cards.status, 200);
+    const body = (await cards.json()) as { cards: Array<{ card_id: string; balance: string }> };
+    assert.equal(body.cards.length, 2);
+    assert.notDeepEqual(body.cards.map((c) => c.card_id), firstCards);
+    assert.ok(started.banner().includes(body.cards[0]?.card_id ?? '?'), 'the tour names the new card');
+    await stop(started);
+  });
+
   test('another sandbox port on an enrolled home is refused with the fix', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'start', '--port-a', '0', '--port-b', '0', '--sandbox-port', '0'], {
       cwd: REPO_ROOT,

@@ -55,17 +55,27 @@ export const startCommand: Command = {
         return reportListenError(error, io, 'start');
       }
       writeFileAtomic(path.join(home, 'sandbox.json'), `${JSON.stringify({ cloud_url: sandbox.url, admin_key_path: sandbox.adminKeyPath }, null, 2)}\n`);
-      if (config.device_id === undefined) {
+      if (config.device_id !== undefined && config.cloud_url !== sandbox.url) {
+        throw new UsageError(`this data directory is enrolled with ${config.cloud_url ?? 'another cloud'}, not the sandbox at ${sandbox.url}; use another LATCH_HOME (or the same --sandbox-port as before)`);
+      }
+      // A sandbox whose journal was removed no longer knows the enrolled device: start over with
+      // a new account and reconnect, rather than serve a daemon whose every call fails.
+      const known = config.device_id !== undefined && sandbox.state().devices.has(config.device_id);
+      if (!known) {
         const account = await createDemoAccount(adminApi(sandbox.url, sandbox.adminKey));
-        writeLine(io.stdout, `Created sandbox account ${account.accountId} with two cards and wallet funds; enrolling this device with latch setup…`);
-        const code = await runCli(['setup', '--token', account.setupToken, '--cloud', sandbox.url], io);
+        const setupArgs = ['setup', '--token', account.setupToken, '--cloud', sandbox.url];
+        if (config.device_id === undefined) {
+          writeLine(io.stdout, `Created sandbox account ${account.accountId} with two cards and wallet funds; enrolling this device with latch setup…`);
+        } else {
+          writeLine(io.stdout, `The sandbox no longer knows device ${config.device_id}; created sandbox account ${account.accountId} and reconnecting with latch setup --reconnect…`);
+          setupArgs.push('--reconnect');
+        }
+        const code = await runCli(setupArgs, io);
         if (code !== EXIT.ok) {
           await sandbox.close();
           stop.dispose();
           return code;
         }
-      } else if (config.cloud_url !== sandbox.url) {
-        throw new UsageError(`this data directory is enrolled with ${config.cloud_url ?? 'another cloud'}, not the sandbox at ${sandbox.url}; use another LATCH_HOME (or the same --sandbox-port as before)`);
       }
       const daemon = createDaemon({
         home,
