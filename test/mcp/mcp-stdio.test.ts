@@ -1,0 +1,171 @@
+/**
+ * `latch mcp` as a child process, driven over stdio the way an MCP client drives it, against the
+ * real daemon and sandbox.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import net from 'node:net';
+import { createInterface } from 'node:readline';
+import { after, before, describe, test } from 'node:test';
+import { readAudit } from '../../src/datadir/audit-log.js';
+import { REPO_ROOT } from '../support/paths.js';
+import { startStack, type Stack } from '../support/stack.js';
+
+/** McpChild is a minimal MCP client over a child's stdin and stdout. */
+class McpChild {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly stdoutLines: string[] = [];
+  stderr = '';
+  private readonly waiting = new Map<string, (message: any) => void>();
+  readonly exited: Promise<number | null>;
+
+  constructor(env: NodeJS.ProcessEnv) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
+    createInterface({ input: this.child.stdout }).on('line', (line) => {
+      this.stdoutLines.push(line);
+      const message = JSON.parse(line);
+      const key = JSON.stringify(message.id);
+      this.waiting.get(key)?.(message);
+      this.waiting.delete(key);
+    });
+  }
+
+  /** send writes one raw line. */
+  send(line: string | object): void {
+    this.child.stdin.write(`${typeof line === 'string' ? line : JSON.stringify(line)}\n`);
+  }
+
+  /** request sends a request and resolves with its response. */
+  request(id: number | string | null, method: string, params?: object): Promise<any> {
+    const answer = this.answer(id);
+    this.send({ jsonrpc: '2.0', id, method, ...(params !== undefined && { params }) });
+    return answer;
+  }
+
+  /** answer resolves with the next response carrying this id. */
+  answer(id: number | string | null): Promise<any> {
+    return new Promise((resolve) => this.waiting.set(JSON.stringify(id), resolve));
+  }
+
+  /** tool calls a tool and returns its result. */
+  async tool(id: number, name: string, args: object = {}): Promise<any> {
+    const response = await this.request(id, 'tools/call', { name, arguments: args });
+    assert.ok(response.result, `${name}: ${JSON.stringify(response.error)}`);
+    return response.result;
+  }
+
+  async close(): Promise<number | null> {
+    this.child.stdin.end();
+    return this.exited;
+  }
+}
+
+let stack: Stack;
+before(async () => {
+  stack = await startStack();
+});
+after(async () => {
+  await stack.close();
+});
+
+describe('latch mcp over stdio', () => {
+  test('the lifecycle, every tool, a decline, an unknown tool, malformed JSON, and a clean exit', async () => {
+    const mcp = new McpChild({ LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
+    const groceries = stack.cards[0].card_id;
+    const subscriptions = stack.cards[1].card_id;
+
+    const early = await mcp.request('early', 'tools/list');
+    assert.equal(early.error.code, -32600, 'a request before initialize is refused');
+
+    const init = await mcp.request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test-client', version: '1.0' } });
+    assert.equal(init.result.protocolVersion, '2025-06-18');
+    assert.equal(init.result.serverInfo.name, 'latch');
+    assert.ok(init.result.capabilities.tools);
+    mcp.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+
+    const listed = await mcp.request(2, 'tools/list', {});
+    assert.equal(listed.result.tools.length, 11);
+
+    const health = await mcp.tool(3, 'latch_health');
+    assert.equal(health.isError, false);
+    assert.equal(health.structuredContent.status, 'ok');
+
+    const cards = await mcp.tool(4, 'latch_list_cards');
+    assert.equal(cards.structuredContent.cards.length, 2);
+    assert.equal((await mcp.tool(5, 'latch_get_card', { card_id: groceries })).structuredContent.daily_limit, '500.00');
+
+    const authorized = await mcp.tool(6, 'latch_authorize', { card_id: groceries, merchant_domain: 'shop.example.com', amount: 12.5, ttl_minutes: 10 });
+    assert.equal(authorized.isError, false);
+    const authorization = authorized.structuredContent;
+    assert.equal(authorization.amount, '12.50');
+    assert.equal(authorization.merchant_name, 'shop.example.com');
+    assert.equal(authorization.status, 'active');
+
+    const declined = await mcp.tool(7, 'latch_authorize', { card_id: groceries, merchant_domain: 'shop.example.com', amount: '9999.00' });
+    assert.equal(declined.isError, true);
+    assert.equal(declined.structuredContent.error.code, 'insufficient_funds');
+    assert.match(declined.content[0].text, /Remedy: Check the wallet balance/);
+
+    const transaction = await mcp.tool(8, 'latch_get_transaction', { tx_id: authorization.transaction_id });
+    assert.equal(transaction.structuredContent.policy_window.policy_id, authorization.policy_id);
+    const cancelled = await mcp.tool(9, 'latch_cancel', { policy_id: authorization.policy_id, reason: 'user asked' });
+    assert.equal(cancelled.structuredContent.authorization.status, 'revoked');
+    const listedTx = await mcp.tool(10, 'latch_list_transactions', { limit: 5, status: 'revoked' });
+    assert.ok(listedTx.structuredContent.transactions.some((t: { id: string }) => t.id === authorization.transaction_id));
+
+    assert.match((await mcp.tool(11, 'latch_wallet_balance')).structuredContent.available, /^\d+\.\d{2}$/);
+    assert.equal((await mcp.tool(12, 'latch_allocate', { card_id: subscriptions, amount: '2.00' })).structuredContent.allocated, '2.00');
+    assert.equal((await mcp.tool(13, 'latch_merchant_bind', { card_id: subscriptions, merchant_domain: 'verify.example.com' })).structuredContent.kind, 'merchant_verification');
+    assert.equal((await mcp.tool(14, 'latch_recurring', { card_id: subscriptions, merchant_domain: 'video.example.com', amount: '9.99', interval: 'month' })).structuredContent.kind, 'recurring');
+
+    const unknown = await mcp.request(15, 'tools/call', { name: 'latch_send_card_number', arguments: {} });
+    assert.equal(unknown.error.code, -32602);
+
+    const parseError = mcp.answer(null);
+    mcp.send('{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{');
+    assert.equal((await parseError).error.code, -32700);
+    assert.deepEqual((await mcp.request(17, 'ping')).result, {}, 'the session survives a malformed line');
+
+    assert.equal(await mcp.close(), 0);
+    for (const line of mcp.stdoutLines) assert.equal(JSON.parse(line).jsonrpc, '2.0', 'stdout carries protocol messages only');
+    for (const line of mcp.stderr.trim().split('\n')) assert.equal(typeof JSON.parse(line).event, 'string', 'stderr carries JSON log lines');
+    const everything = mcp.stdoutLines.join('\n') + mcp.stderr;
+    assert.ok(!everything.includes(stack.token()), 'the token appears nowhere');
+
+    const signed = readAudit(stack.home, { limit: 200 }).filter((record) => record.policy_id === authorization.policy_id && record.operation === 'authorize');
+    assert.equal(signed.length, 1);
+    assert.equal(signed[0]?.user_agent, 'latch-mcp/0.1.0 (test-client/1.0)', 'audit.log names the agent');
+  });
+
+  test('with no daemon, tools answer with the local-availability error instead of failing the session', async () => {
+    const mcp = new McpChild({ LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${await closedPort()}` });
+    await mcp.request(1, 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old-client', version: '0' } });
+    mcp.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const health = await mcp.tool(2, 'latch_health');
+    assert.equal(health.isError, true);
+    assert.match(health.content[0].text, /^Error daemon_unreachable \(Local daemon unavailable\)/);
+    assert.equal(health.structuredContent, undefined, '2024-11-05 has no structuredContent');
+    assert.equal(await mcp.close(), 0);
+  });
+
+  test('an unusable LATCH_URL stops the server at start with exit 2', async () => {
+    const mcp = new McpChild({ LATCH_HOME: stack.home, LATCH_URL: 'http://example.com' });
+    assert.equal(await mcp.exited, 2);
+    assert.equal(mcp.stdoutLines.length, 0);
+    assert.match(mcp.stderr, /LATCH_URL/);
+  });
+});
+
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

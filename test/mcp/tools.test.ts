@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parseJson, type JsonObject } from '../../src/json/parse-json.js';
+import { ToolInputError, validateArguments, type InputSchema } from '../../src/mcp/tool-input.js';
+import { findTool, TOOLS } from '../../src/mcp/tools.js';
+
+const args = (text: string): JsonObject => parseJson(text) as JsonObject;
+const schemaOf = (name: string): InputSchema => {
+  const tool = findTool(name);
+  assert.ok(tool, name);
+  return tool.inputSchema;
+};
+
+describe('the tool catalog', () => {
+  test('exactly the tools of issue 6, each named latch_*', () => {
+    assert.deepEqual(TOOLS.map((tool) => tool.name).sort(), [
+      'latch_allocate',
+      'latch_authorize',
+      'latch_cancel',
+      'latch_get_card',
+      'latch_get_transaction',
+      'latch_health',
+      'latch_list_cards',
+      'latch_list_transactions',
+      'latch_merchant_bind',
+      'latch_recurring',
+      'latch_wallet_balance',
+    ]);
+  });
+
+  // The validator implements only these keywords; a schema using another would be advertised but not enforced.
+  const OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties']);
+  const PROPERTY_KEYWORDS = new Set(['type', 'description', 'enum', 'pattern', 'maxLength', 'minimum', 'maximum']);
+  for (const tool of TOOLS) {
+    test(`${tool.name}: a closed object schema using only enforced keywords`, () => {
+      const schema = tool.inputSchema as unknown as Record<string, unknown>;
+      for (const key of Object.keys(schema)) assert.ok(OBJECT_KEYWORDS.has(key), key);
+      assert.equal(tool.inputSchema.type, 'object');
+      assert.equal(tool.inputSchema.additionalProperties, false);
+      for (const name of tool.inputSchema.required ?? []) assert.ok(Object.hasOwn(tool.inputSchema.properties, name), name);
+      for (const [name, property] of Object.entries(tool.inputSchema.properties)) {
+        for (const key of Object.keys(property)) assert.ok(PROPERTY_KEYWORDS.has(key), `${name}.${key}`);
+        assert.ok(property.description.length > 10, name);
+        if (property.pattern !== undefined) new RegExp(property.pattern, 'u');
+      }
+      assert.ok(tool.description.length > 40);
+    });
+  }
+
+  test('the money tools tell the agent the spec\'s rules', () => {
+    for (const name of ['latch_authorize', 'latch_merchant_bind', 'latch_recurring', 'latch_allocate']) {
+      const description = findTool(name)?.description ?? '';
+      assert.match(description, /never retry with a larger amount, another merchant, a longer TTL/, name);
+      assert.match(description, /user/, name);
+      assert.match(description, /card numbers/, name);
+    }
+  });
+
+  test('latch_authorize takes the issue\'s arguments, three of them required', () => {
+    const schema = schemaOf('latch_authorize');
+    assert.deepEqual(Object.keys(schema.properties), ['card_id', 'merchant_domain', 'amount', 'currency', 'authorization_type', 'ttl_minutes']);
+    assert.deepEqual(schema.required, ['card_id', 'merchant_domain', 'amount']);
+  });
+});
+
+describe('validateArguments', () => {
+  const authorize = schemaOf('latch_authorize');
+  const valid: Array<[string, string, Record<string, string | number>]> = [
+    ['the three required', '{"card_id":"card_a1","merchant_domain":"shop.example.com","amount":"12.50"}', { card_id: 'card_a1', merchant_domain: 'shop.example.com', amount: '12.50' }],
+    ['an amount as a JSON number keeps its exact text', '{"card_id":"card_a1","merchant_domain":"m.example","amount":12.50}', { card_id: 'card_a1', merchant_domain: 'm.example', amount: '12.50' }],
+    [
+      'every optional field',
+      '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","currency":"USD","authorization_type":"ceiling","ttl_minutes":1440}',
+      { card_id: 'card_a1', merchant_domain: 'm.example', amount: '1', currency: 'USD', authorization_type: 'ceiling', ttl_minutes: 1440 },
+    ],
+  ];
+  for (const [name, text, expected] of valid) test(`accepts ${name}`, () => assert.deepEqual(validateArguments(authorize, args(text)), expected));
+
+  const invalid: Array<[string, string, string]> = [
+    ['a missing amount', '{"card_id":"card_a1","merchant_domain":"m.example"}', 'amount'],
+    ['an unknown field', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","card_number":"4111111111111111"}', 'card_number'],
+    ['the REST name merchant_name', '{"card_id":"card_a1","merchant_name":"m.example","amount":"1"}', 'merchant_name'],
+    ['a card id of the wrong form', '{"card_id":"4111111111111111","merchant_domain":"m.example","amount":"1"}', 'card_id'],
+    ['a negative amount string', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"-1"}', 'amount'],
+    ['an amount with three decimals', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1.005"}', 'amount'],
+    ['an amount as an object', '{"card_id":"card_a1","merchant_domain":"m.example","amount":{"v":1}}', 'amount'],
+    ['an amount as a boolean', '{"card_id":"card_a1","merchant_domain":"m.example","amount":true}', 'amount'],
+    ['ttl_minutes 0', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","ttl_minutes":0}', 'ttl_minutes'],
+    ['ttl_minutes 1441', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","ttl_minutes":1441}', 'ttl_minutes'],
+    ['ttl_minutes 1.5', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","ttl_minutes":1.5}', 'ttl_minutes'],
+    ['ttl_minutes as text', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","ttl_minutes":"30"}', 'ttl_minutes'],
+    ['another authorization_type', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","authorization_type":"any"}', 'authorization_type'],
+    ['a lower-case currency', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","currency":"usd"}', 'currency'],
+    ['a merchant of 254 characters', `{"card_id":"card_a1","merchant_domain":"${'a'.repeat(254)}","amount":"1"}`, 'merchant_domain'],
+    ['a null card id', '{"card_id":null,"merchant_domain":"m.example","amount":"1"}', 'card_id'],
+  ];
+  for (const [name, text, param] of invalid) {
+    test(`refuses ${name}, naming the field`, () => {
+      assert.throws(() => validateArguments(authorize, args(text)), (error: unknown) => error instanceof ToolInputError && error.param === param);
+    });
+  }
+
+  test('a tool without arguments accepts none and refuses any', () => {
+    const schema = schemaOf('latch_list_cards');
+    assert.deepEqual(validateArguments(schema, undefined), {});
+    assert.deepEqual(validateArguments(schema, {}), {});
+    assert.throws(() => validateArguments(schema, args('{"x":1}')), ToolInputError);
+  });
+});
