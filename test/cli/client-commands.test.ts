@@ -267,7 +267,7 @@ describe('audit', () => {
     const json = (await latch(['audit', '--limit', '50', '--json'])).json();
     assert.ok(json.file.endsWith('audit.log'));
     assert.ok(json.records.length > 0 && json.records.length <= 50);
-    assert.ok(json.records.some((r: { operation: string; user_agent: string }) => r.operation === 'authorize' && r.amount === '12.50' && r.user_agent.startsWith('latch-cli/')));
+    assert.ok(json.records.some((r: { operation: string; amount: string | null; user_agent: string }) => r.operation === 'authorize' && r.amount === '12.50' && r.user_agent.startsWith('latch-cli/')));
     const human = await latch(['audit', '--limit', '3']);
     assert.equal(human.code, EXIT.ok);
     assert.equal(human.stdout.trim().split('\n').length, 4, 'a header and three lines');
