@@ -24,6 +24,9 @@ export interface DiagnosisProblem {
   remedy: string;
 }
 
+/** The part of LatchClient a diagnosis uses (tests pass a fake). */
+export type DiagnosableClient = Pick<LatchClient, 'health' | 'cards' | 'baseUrl' | 'home'>;
+
 export interface Diagnosis {
   ok: boolean;
   url: string;
@@ -43,7 +46,7 @@ const DAEMON_DOWN_REMEDY =
  * the cloud's view of this device (Local key not recognized). It stops at the first problem and
  * names its class and remedy. It reads, and never changes, anything.
  */
-export async function diagnose(client: LatchClient): Promise<Diagnosis> {
+export async function diagnose(client: DiagnosableClient): Promise<Diagnosis> {
   const checks: DiagnosisCheck[] = [];
   const finish = (problem: DiagnosisProblem | null): Diagnosis => {
     for (const name of DIAGNOSIS_CHECKS) {
@@ -120,9 +123,12 @@ function serverBackedFailure(
         message: `GET /health is fine but a server-backed call failed: ${error.message} Under spec §7 rule 2 the cause lies in the cloud or its API, not in the daemon.`,
       });
     default:
-      // The cloud answered, so it is reachable; what it refused is this device's key or signature.
-      checks.push({ name: 'cloud', status: 'ok', detail: 'the cloud answered' });
-      return fail('device_key', { ...seen, message: `The cloud refused this device: ${error.message}` });
+      if (error.specClass === 'Local key not recognized') {
+        // The cloud answered, so it is reachable; what it refused is this device's key or signature.
+        checks.push({ name: 'cloud', status: 'ok', detail: 'the cloud answered' });
+        return fail('device_key', { ...seen, message: `The cloud refused this device: ${error.message}` });
+      }
+      return fail('cloud', { ...seen, message: `A server-backed call (GET /cards) failed: ${error.message}` });
   }
 }
 

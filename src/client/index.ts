@@ -14,4 +14,4 @@ export {
 } from './client-errors.js';
 export { DEFAULT_DAEMON_URL, DAEMON_URL_ENV, DaemonUrlError, daemonOrigin, resolveDaemonUrl } from './base-url.js';
 export type * from './types.js';
-export { diagnose, DIAGNOSIS_CHECKS, type Diagnosis, type DiagnosisCheck, type DiagnosisCheckName, type DiagnosisProblem } from './diagnose.js';
+export { diagnose, DIAGNOSIS_CHECKS, type Diagnosis, type DiagnosisCheck, type DiagnosisCheckName, type DiagnosisProblem, type DiagnosableClient } from './diagnose.js';

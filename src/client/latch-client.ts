@@ -140,7 +140,7 @@ export class LatchClient {
   async revoke(input: RevocationInput, options: WriteOptions = {}): Promise<Cancellation> {
     const revocation = await this.signRevocation(input);
     const submitted = await this.proxy('POST', `/v1/authorizations/${encodeURIComponent(input.policy_id)}/revoke`, { jws: revocation.jws }, options);
-    return { revocation, authorization: submitted.body as Authorization };
+    return { revocation, authorization: expectShape<Authorization>(submitted.body as Record<string, unknown>, ['policy_id', 'status']) };
   }
 
   /** transactions lists transactions, newest first, with has_more and a starting_after cursor. */

@@ -1,4 +1,4 @@
-import { diagnose, type Diagnosis } from '../../client/diagnose.js';
+import { diagnose, type Diagnosis, type DiagnosisProblem } from '../../client/diagnose.js';
 import type { LatchClient } from '../../client/latch-client.js';
 import { writeLine, type Command } from '../command.js';
 import { parseCommandArgs } from '../daemon-calls/command-args.js';
@@ -23,9 +23,8 @@ Options:
   --json    print {ok, url, home, checks: [{name, status, detail}], problem}
 
 Exit codes: 0 all checks pass; 8 the daemon is not running; 3 the token file is unusable;
-7 not enrolled, key not recognized or token refused; 9 the cloud is unavailable; 2 bad usage.`;
-
-const EXIT_FOR_CHECK = { daemon: EXIT.daemonUnreachable, token: EXIT.dataDir, enrollment: EXIT.refused, cloud: EXIT.upstreamUnavailable, device_key: EXIT.refused } as const;
+7 not enrolled, key not recognized or token refused; 9 the cloud is unavailable; 1 another
+failure of the server-backed call; 2 bad usage.`;
 
 /** `latch doctor` diagnoses the daemon, token, enrollment, cloud and key, in the spec's order. */
 export const doctorCommand: Command = {
@@ -40,10 +39,7 @@ export const doctorCommand: Command = {
       const diagnosis = await diagnose(client);
       if (flags['json'] === true) writeLine(io.stdout, JSON.stringify(diagnosis));
       else for (const line of report(diagnosis)) writeLine(io.stdout, line);
-      if (diagnosis.problem === null) return EXIT.ok;
-      // A refused token is not a data-directory problem: the file is fine, the daemon uses another.
-      if (diagnosis.problem.check === 'token' && diagnosis.problem.code !== 'token_unreadable') return EXIT.refused;
-      return EXIT_FOR_CHECK[diagnosis.problem.check];
+      return diagnosis.problem === null ? EXIT.ok : exitFor(diagnosis.problem);
     } catch (error) {
       return reportError(error, io, 'doctor');
     } finally {
@@ -51,6 +47,19 @@ export const doctorCommand: Command = {
     }
   },
 };
+
+/**
+ * exitFor maps the problem found to the CLI's exit codes: 8 the daemon is unavailable, 3 the
+ * token file is unusable, 9 the cloud is unavailable, 1 an unexpected failure of a
+ * server-backed call, 7 every refusal (not enrolled, key not recognized, token refused).
+ */
+function exitFor(problem: DiagnosisProblem): number {
+  if (problem.check === 'daemon' || problem.code === 'daemon_unreachable' || problem.code === 'daemon_no_answer') return EXIT.daemonUnreachable;
+  if (problem.code === 'token_unreadable') return EXIT.dataDir;
+  if (problem.code === 'upstream_unavailable') return EXIT.upstreamUnavailable;
+  if (problem.check === 'cloud') return EXIT.failure;
+  return EXIT.refused;
+}
 
 function report(diagnosis: Diagnosis): string[] {
   const lines = [`Latch doctor: daemon ${diagnosis.url}, data directory ${diagnosis.home}`];
