@@ -88,7 +88,8 @@ export class HttpTransport {
             chunks.push(chunk);
           });
           response.on('error', (error: NodeJS.ErrnoException) => fail(new TransportFailure('lost', error.code ?? 'ERROR')));
-          response.on('aborted', () => fail(new TransportFailure('lost', 'aborted')));
+          // A connection closed before the end of the body is a lost answer.
+          response.on('close', () => fail(new TransportFailure('lost', 'closed')));
           response.on('end', () => {
             if (settled) return;
             settled = true;
