@@ -7,6 +7,7 @@
 /** An amount in a request: decimal text ("12.50", exact) or a JSON number (sent as JavaScript prints it). */
 export type AmountInput = string | number;
 
+/** The device key's public material, as /health reports it. */
 export interface SigningKeyInfo {
   key_id: string;
   algorithm: 'Ed25519';
@@ -21,6 +22,7 @@ export interface Health {
   signing_key: SigningKeyInfo | null;
 }
 
+/** A card in GET /cards: safe metadata only, never a card number. */
 export interface Card {
   card_id: string;
   label: string;
@@ -36,6 +38,7 @@ export interface CardDetail extends Card {
   daily_spent: string;
 }
 
+/** GET /cards. */
 export interface CardList {
   cards: Card[];
 }
@@ -61,6 +64,7 @@ export interface Authorization {
   current_period_end?: string | null;
 }
 
+/** The signed window a transaction was made under. */
 export interface PolicyWindowView {
   policy_id: string;
   card_id: string | null;
@@ -74,6 +78,7 @@ export interface PolicyWindowView {
   jws: string;
 }
 
+/** A transaction; decline_code is present on declines. */
 export interface Transaction {
   id: string;
   card_id: string;
@@ -91,17 +96,20 @@ export interface TransactionDetail extends Transaction {
   policy_window: PolicyWindowView | null;
 }
 
+/** GET /transactions: newest first; page on with starting_after. */
 export interface TransactionPage {
   transactions: Transaction[];
   has_more: boolean;
 }
 
+/** GET /wallet/balance, in USDT. */
 export interface Wallet {
   usdt: string;
   allocated: string;
   available: string;
 }
 
+/** POST /wallet/allocate: what moved and the card's new balance. */
 export interface Allocation {
   card_id: string;
   allocated: string;
@@ -157,11 +165,13 @@ export interface RecurringInput {
   max_charges?: number;
 }
 
+/** POST /sign-revocation. */
 export interface RevocationInput {
   policy_id: string;
   reason?: string;
 }
 
+/** POST /wallet/allocate. */
 export interface AllocateInput {
   card_id: string;
   amount: AmountInput;
