@@ -46,7 +46,7 @@ describe('dispatcher', () => {
   });
 
   test('an unknown command exits 2', async () => {
-    for (const argv of [['nope'], ['token'], ['token', 'nope'], ['audit']]) {
+    for (const argv of [['nope'], ['token'], ['token', 'nope'], ['audit-log']]) {
       const io = captureIo({});
       assert.equal(await runCli(argv, io), EXIT.usage, argv.join(' '));
       assert.match(io.stderr.text, /unknown command/);
