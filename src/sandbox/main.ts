@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createLogger } from '../log/logger.js';
-import { createSandbox } from './create-sandbox.js';
+import { createSandbox, type Sandbox } from './create-sandbox.js';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -20,18 +20,31 @@ async function main(): Promise<void> {
   const dataDir = values['data-dir'];
   if (dataDir === undefined || dataDir === '') throw new Error('--data-dir is required (the CLI uses $LATCH_HOME/sandbox).');
   const log = createLogger();
-  const sandbox = await createSandbox({ dataDir, port, host: values.host ?? '127.0.0.1', log });
-  log.addSecret(sandbox.adminKey);
-  if (sandbox.droppedJournalBytes > 0) log.warn('journal_torn_record_dropped', { bytes: sandbox.droppedJournalBytes });
-  process.stdout.write(`${JSON.stringify({ cloud_url: sandbox.url, admin_key_path: sandbox.adminKeyPath })}\n`);
-  const stop = (): void => {
-    sandbox.close().then(
+  // Signal handlers go in before anything is announced: a signal that arrives between the
+  // announcement and their installation would kill the process without closing the journal.
+  let sandbox: Sandbox | undefined;
+  let signalled = false;
+  const closeAndExit = (running: Sandbox): void => {
+    running.close().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  const onSignal = (): void => {
+    if (signalled) return;
+    signalled = true;
+    if (sandbox !== undefined) closeAndExit(sandbox);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  sandbox = await createSandbox({ dataDir, port, host: values.host ?? '127.0.0.1', log });
+  log.addSecret(sandbox.adminKey);
+  if (sandbox.droppedJournalBytes > 0) log.warn('journal_torn_record_dropped', { bytes: sandbox.droppedJournalBytes });
+  if (signalled) {
+    closeAndExit(sandbox);
+    return;
+  }
+  process.stdout.write(`${JSON.stringify({ cloud_url: sandbox.url, admin_key_path: sandbox.adminKeyPath })}\n`);
 }
 
 main().catch((error: unknown) => {
