@@ -5,10 +5,13 @@
  * embedding pulls in none of it.
  *
  * @example
- * import { createDaemon, resolveHome } from 'latch';
- * const daemon = createDaemon({ home: resolveHome(), portA: 0, variantB: false });
+ * import { createDaemon, LatchClient, resolveHome } from 'latch';
+ * const home = resolveHome();
+ * const daemon = createDaemon({ home, portA: 0, variantB: false });
  * const { portA } = await daemon.listen();
- * // ... serve requests on 127.0.0.1:portA ...
+ * const client = new LatchClient({ home, baseUrl: `http://127.0.0.1:${portA}` });
+ * console.log((await client.health()).status);
+ * client.close();
  * await daemon.close();
  */
 export {
@@ -26,3 +29,5 @@ export { DataDirError, type DataDirErrorCode } from './datadir/data-dir-error.js
 export { LatchError } from './errors/latch-error.js';
 export type { ErrorCode } from './errors/error-table.js';
 export { latchVersion } from './version.js';
+// The typed Variant A client (LatchClient, LatchClientError and the wire types), whole.
+export * from './client/index.js';
