@@ -3,14 +3,29 @@
  * through `latch setup`, and the daemon (`latch daemon`), all on loopback ephemeral ports in a
  * temporary directory that close() removes.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { send } from './load-generator.js';
-import { startServer, spawnNode, waitForExit, type ChildServer } from './child-process.js';
+import { REPO_ROOT, startServer, spawnNode, waitForExit, type ChildServer } from './child-process.js';
 
 /** Cards get balances and daily limits far beyond what any run can spend: 100,000,000.00. */
 const LARGE_AMOUNT = '100000000.00';
+
+/**
+ * One Latch under test: the source tree its daemon runs from and the data directory it uses.
+ * A second Latch (`--compare`) gets a copy of the enrolled home, same device key and token but
+ * its own audit log, because two daemons appending to one log would fork its chain.
+ */
+export interface LatchUnderTest {
+  /** '' for a run of one Latch; `before` and `after` when comparing two trees. */
+  label: string;
+  root: string;
+  home: string;
+}
+
+/** The files a cloned home shares with the enrolled one (not the audit log). */
+const CLONED_FILES = ['daemon_token', 'device.key', 'config.json'];
 
 export interface BenchStack {
   root: string;
@@ -22,13 +37,22 @@ export interface BenchStack {
   cardIds: string[];
   /** The daemon's bearer token. */
   token: string;
-  /** startDaemon starts `latch daemon` on this home; env adds to the base environment. */
-  startDaemon(env?: NodeJS.ProcessEnv, nodeArgs?: string[]): Promise<{ server: ChildServer; port: number }>;
+  /** The Latches under test: this tree, and the tree given to --compare. */
+  latches: LatchUnderTest[];
+  /** startDaemon starts `latch daemon` of a Latch; env adds to the base environment. */
+  startDaemon(latch: LatchUnderTest, env?: NodeJS.ProcessEnv, nodeArgs?: string[]): Promise<{ server: ChildServer; port: number }>;
   /** A path for a child's log in the run directory. */
   logFile(name: string): string;
   /** The environment every child gets. */
   env: NodeJS.ProcessEnv;
   close(): Promise<void>;
+}
+
+/** cloneHome copies an enrolled home's key, token and config (modes kept) into a new home. */
+function cloneHome(home: string, clone: string): string {
+  mkdirSync(clone, { mode: 0o700 });
+  for (const name of CLONED_FILES) copyFileSync(path.join(home, name), path.join(clone, name));
+  return clone;
 }
 
 /** adminJson calls the sandbox's admin surface and returns the parsed answer, or throws. */
@@ -43,8 +67,18 @@ export async function adminJson(port: number, adminKey: string, method: 'GET' | 
   return JSON.parse(answer.text);
 }
 
-/** startBenchStack starts the sandbox, creates an account with `cards` large cards, and enrolls a device. */
-export async function startBenchStack(cards: number): Promise<BenchStack> {
+export interface StackOptions {
+  /** How many cards the account gets. */
+  cards: number;
+  /** Another checkout of Latch to measure beside this one (see LatchUnderTest). */
+  compareRoot?: string;
+  /** Node options for the sandbox process (`--cpu-prof`, ...). */
+  sandboxNodeArgs?: string[];
+}
+
+/** startBenchStack starts the sandbox, creates an account with large cards, and enrolls a device. */
+export async function startBenchStack(options: StackOptions): Promise<BenchStack> {
+  const { cards, compareRoot } = options;
   const root = mkdtempSync(path.join(tmpdir(), 'latch-bench-'));
   chmodSync(root, 0o700);
   const home = path.join(root, 'home');
@@ -54,7 +88,13 @@ export async function startBenchStack(cards: number): Promise<BenchStack> {
   const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? root, LATCH_HOME: home };
   const children: ChildServer[] = [];
   try {
-    const sandbox = await startServer({ entry: 'src/sandbox/main.ts', args: ['--port', '0', '--data-dir', path.join(root, 'sandbox')], env, stderrFile: logFile('sandbox') });
+    const sandbox = await startServer({
+      entry: 'src/sandbox/main.ts',
+      args: ['--port', '0', '--data-dir', path.join(root, 'sandbox')],
+      env,
+      stderrFile: logFile('sandbox'),
+      nodeArgs: options.sandboxNodeArgs ?? [],
+    });
     children.push(sandbox);
     const sandboxPort = Number(new URL(String(sandbox.ready['cloud_url'])).port);
     const adminKey = readFileSync(String(sandbox.ready['admin_key_path']), 'utf8').trim();
@@ -75,8 +115,11 @@ export async function startBenchStack(cards: number): Promise<BenchStack> {
     const code = await waitForExit(enroll);
     if (code !== 0) throw new Error(`latch setup exited with ${code}; see ${logFile('setup')}`);
     const token = readFileSync(path.join(home, 'daemon_token'), 'utf8').trim();
+    const latches: LatchUnderTest[] = [{ label: compareRoot === undefined ? '' : 'before', root: REPO_ROOT, home }];
+    if (compareRoot !== undefined) latches.push({ label: 'after', root: path.resolve(compareRoot), home: cloneHome(home, path.join(root, 'home-after')) });
     let daemons = 0;
     return {
+      latches,
       root,
       home,
       sandbox,
@@ -87,12 +130,13 @@ export async function startBenchStack(cards: number): Promise<BenchStack> {
       token,
       env,
       logFile,
-      async startDaemon(extraEnv = {}, nodeArgs = []) {
+      async startDaemon(latch, extraEnv = {}, nodeArgs = []) {
         daemons += 1;
         const server = await startServer({
+          root: latch.root,
           entry: 'src/cli/main.ts',
           args: ['daemon', '--port-a', '0', '--no-variant-b'],
-          env: { ...env, ...extraEnv },
+          env: { ...env, LATCH_HOME: latch.home, ...extraEnv },
           stderrFile: logFile(`daemon-${daemons}`),
           nodeArgs,
         });

@@ -31,7 +31,9 @@ export interface ChildServer {
 }
 
 export interface SpawnOptions {
-  /** The entry point, relative to the repository root. */
+  /** The source tree to run from (its entry point and node_modules); default this repository. */
+  root?: string;
+  /** The entry point, relative to root. */
   entry: string;
   args: string[];
   env: NodeJS.ProcessEnv;
@@ -46,7 +48,7 @@ export function spawnNode(options: SpawnOptions): ChildProcess {
   const stderr = openSync(options.stderrFile, 'a');
   try {
     return spawn(process.execPath, [...(options.nodeArgs ?? []), ...RUNNER_ARGS, options.entry, ...options.args], {
-      cwd: REPO_ROOT,
+      cwd: options.root ?? REPO_ROOT,
       env: options.env,
       stdio: ['ignore', 'pipe', stderr],
     });

@@ -64,3 +64,14 @@ export function goalText(goal: Goal | undefined, unit: string): string {
       return `+<= ${goal.limit} ${unit}`;
   }
 }
+
+/** A daemon under load: its label (see LatchUnderTest) and the port of its A listener. */
+export interface DaemonTarget {
+  label: string;
+  port: number;
+}
+
+/** labelled adds a Latch's label to a row name when a run compares two. */
+export function labelled(name: string, label: string): string {
+  return label === '' ? name : `${name} [${label}]`;
+}

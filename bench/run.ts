@@ -3,11 +3,14 @@
  * loopback, measures every figure of the benchmark issue against a baseline measured in the
  * same run, and prints one table.
  *
- *     npm run bench [-- --json <file>] [-- --quick] [-- --only 1,3]
+ *     npm run bench [-- --json <file>] [-- --quick] [-- --only 1,3] [-- --compare <tree>]
  *
  * `--json <file>` also writes the same figures, with the machine description, as JSON.
  * `--quick` runs one short round of everything (to try the harness, not to quote).
  * `--only` runs only the listed sections (1..6).
+ * `--compare <tree>` also measures the daemon of another checkout of Latch (a change under
+ * evaluation), in the same rounds as this one, so that before and after share the same noise.
+ * Its rows are marked [after], this tree's [before].
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -28,18 +31,19 @@ const BENCH_CARDS = 4;
 
 interface Options {
   json: string | undefined;
+  compare: string | undefined;
   shape: RunShape;
   sections: Set<number>;
 }
 
 function readOptions(): Options {
   const { values } = parseArgs({
-    options: { json: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' } },
+    options: { json: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' }, compare: { type: 'string' } },
     strict: true,
   });
   const sections = new Set((values.only ?? '1,2,3,4,5,6').split(',').map((part) => Number(part.trim())));
   for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 6) throw new Error(`--only: ${section} is not a section (1..6)`);
-  return { json: values.json, shape: values.quick ? QUICK_SHAPE : FULL_SHAPE, sections };
+  return { json: values.json, compare: values.compare, shape: values.quick ? QUICK_SHAPE : FULL_SHAPE, sections };
 }
 
 async function main(): Promise<void> {
@@ -50,7 +54,7 @@ async function main(): Promise<void> {
   const progress = (text: string) => process.stderr.write(`[bench ${((Date.now() - startedMs) / 1000).toFixed(0).padStart(3)} s] ${text}\n`);
 
   progress('starting the sandbox, enrolling a device');
-  const stack = await startBenchStack(BENCH_CARDS);
+  const stack = await startBenchStack({ cards: BENCH_CARDS, ...(options.compare === undefined ? {} : { compareRoot: options.compare }) });
   let bare: ChildServer | undefined;
   try {
     bare = await startServer({ entry: 'bench/bare-server.ts', args: ['--port', '0'], env: stack.env, stderrFile: stack.logFile('bare') });
@@ -60,8 +64,9 @@ async function main(): Promise<void> {
       progress('4: sandbox charges, empty ledger');
       figures.push(...(await measureCharges(options.shape, { ...chargeTargets, ledger: 'no windows' })));
     }
-    const daemon = await stack.startDaemon();
-    const targets = { daemonPort: daemon.port, barePort, token: stack.token, cardIds: stack.cardIds };
+    const started = await Promise.all(stack.latches.map(async (latch) => ({ latch, ...(await stack.startDaemon(latch)) })));
+    const daemons = started.map(({ latch, port }) => ({ label: latch.label, port }));
+    const targets = { daemons, barePort, token: stack.token, cardIds: stack.cardIds };
     if (options.sections.has(1)) {
       progress('1: daemon overhead');
       figures.push(...(await measureOverhead(options.shape, targets)));
@@ -75,17 +80,18 @@ async function main(): Promise<void> {
         figures.push(...(await measureCharges(options.shape, { ...chargeTargets, ledger: `${authorize.authorized} windows made` })));
       }
     }
-    await daemon.server.stop();
+    for (const { server } of started) await server.stop();
     if (options.sections.has(3)) {
       progress('3: /v1 proxy');
-      const proxyDaemon = await stack.startDaemon({ LATCH_CLOUD_URL: `http://127.0.0.1:${barePort}` });
-      figures.push(...(await measureProxy(options.shape, { daemonPort: proxyDaemon.port, barePort, token: stack.token })));
-      await proxyDaemon.server.stop();
+      const upstream = { LATCH_CLOUD_URL: `http://127.0.0.1:${barePort}` };
+      const proxies = await Promise.all(stack.latches.map(async (latch) => ({ latch, ...(await stack.startDaemon(latch, upstream)) })));
+      figures.push(...(await measureProxy(options.shape, { daemons: proxies.map(({ latch, port }) => ({ label: latch.label, port })), barePort, token: stack.token })));
+      for (const { server } of proxies) await server.stop();
     }
     if (options.sections.has(5)) {
       progress('5: cold start and memory');
       const quick = options.shape.rounds === 1;
-      figures.push(...(await measureColdStart({ env: stack.env, token: stack.token, cardIds: stack.cardIds, logFile: stack.logFile, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
+      figures.push(...(await measureColdStart({ latches: stack.latches, env: stack.env, token: stack.token, cardIds: stack.cardIds, logFile: stack.logFile, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
     }
     if (options.sections.has(6)) {
       progress('6: audit log appends');

@@ -5,15 +5,15 @@
  * concurrent clients; the baseline at each level is the bare server's one signature per
  * request, the least any design that signs per request can cost.
  */
-import { figure, type Figure } from '../figures.js';
+import { figure, labelled, type DaemonTarget, type Figure } from '../figures.js';
 import { roundRobin, windowRequest } from '../requests.js';
-import { measureAlternating, type RunShape } from '../rounds.js';
+import { measureAlternating, type RunShape, type Target } from '../rounds.js';
 
 export const AUTHORIZE_CLIENTS = [1, 8, 64] as const;
 const BASELINE = 'bare server, 1 signature/request, same clients';
 
 export interface AuthorizeTargets {
-  daemonPort: number;
+  daemons: DaemonTarget[];
   barePort: number;
   token: string;
   cardIds: string[];
@@ -26,28 +26,30 @@ export async function measureAuthorize(shape: RunShape, targets: AuthorizeTarget
   for (const clients of AUTHORIZE_CLIENTS) {
     const card = roundRobin(targets.cardIds);
     const common = { concurrency: clients, expectStatus: 200 };
-    const result = await measureAlternating(shape, {
-      bare: { ...common, port: targets.barePort, request: () => windowRequest('/sign-card-policy-window', 'unused', card()) },
-      latch: { ...common, port: targets.daemonPort, request: () => windowRequest('/authorize', targets.token, card()) },
-    });
-    const latch = result['latch'];
+    const loads: Record<string, Target> = { bare: { ...common, port: targets.barePort, request: () => windowRequest('/sign-card-policy-window', 'unused', card()) } };
+    for (const daemon of targets.daemons) loads[`latch ${daemon.label}`] = { ...common, port: daemon.port, request: () => windowRequest('/authorize', targets.token, card()) };
+    const result = await measureAlternating(shape, loads);
     const bare = result['bare'];
-    if (latch === undefined || bare === undefined) throw new Error('authorize: missing result');
-    authorized += latch.requests;
-    const label = `POST /authorize, ${clients} client${clients === 1 ? '' : 's'}`;
-    figures.push(
-      figure({ section: 2, name: `${label}: req/s`, unit: 'req/s', value: latch.requestsPerSecond, baseline: bare.requestsPerSecond, baselineName: BASELINE, note: `${latch.requests} authorizations created` }),
-      figure({ section: 2, name: `${label}: p50`, unit: 'ms', value: latch.p50Ms, baseline: bare.p50Ms, baselineName: BASELINE }),
-      figure({
-        section: 2,
-        name: `${label}: p99`,
-        unit: 'ms',
-        value: latch.p99Ms,
-        baseline: bare.p99Ms,
-        baselineName: BASELINE,
-        ...(clients === 64 ? { goal: { kind: 'value_at_most', limit: 50 } as const } : {}),
-      }),
-    );
+    if (bare === undefined) throw new Error('authorize: missing baseline');
+    for (const daemon of targets.daemons) {
+      const latch = result[`latch ${daemon.label}`];
+      if (latch === undefined) throw new Error('authorize: missing result');
+      authorized += latch.requests;
+      const label = `POST /authorize, ${clients} client${clients === 1 ? '' : 's'}`;
+      figures.push(
+        figure({ section: 2, name: labelled(`${label}: req/s`, daemon.label), unit: 'req/s', value: latch.requestsPerSecond, baseline: bare.requestsPerSecond, baselineName: BASELINE, note: `${latch.requests} authorizations created` }),
+        figure({ section: 2, name: labelled(`${label}: p50`, daemon.label), unit: 'ms', value: latch.p50Ms, baseline: bare.p50Ms, baselineName: BASELINE }),
+        figure({
+          section: 2,
+          name: labelled(`${label}: p99`, daemon.label),
+          unit: 'ms',
+          value: latch.p99Ms,
+          baseline: bare.p99Ms,
+          baselineName: BASELINE,
+          ...(clients === 64 ? { goal: { kind: 'value_at_most', limit: 50 } as const } : {}),
+        }),
+      );
+    }
   }
   return { figures, authorized };
 }

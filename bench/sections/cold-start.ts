@@ -8,7 +8,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import type { ChildProcess } from 'node:child_process';
-import { figure, type Figure } from '../figures.js';
+import type { LatchUnderTest } from '../bench-stack.js';
+import { figure, labelled, type Figure } from '../figures.js';
 import { freePort, readRssKiB, spawnNode, startServer, wrap, type ChildServer, type SpawnOptions } from '../child-process.js';
 import { runLoad, send } from '../load-generator.js';
 import { roundRobin, windowRequest } from '../requests.js';
@@ -23,6 +24,7 @@ const LOAD_TIMEOUT_MS = 120_000;
 const BASELINE = 'bare node:http server, same runner';
 
 export interface ColdStartTargets {
+  latches: LatchUnderTest[];
   env: NodeJS.ProcessEnv;
   token: string;
   cardIds: string[];
@@ -33,12 +35,24 @@ export interface ColdStartTargets {
   requests: number;
 }
 
-type Kind = 'bare' | 'latch';
+/** What is started: the bare server, or the daemon of one Latch. */
+type Subject = { kind: 'bare' } | { kind: 'latch'; latch: LatchUnderTest };
 
-/** spawnOptions starts kind on the given ports (0: ephemeral); the daemon serves both listeners. */
-function spawnOptions(kind: Kind, targets: ColdStartTargets, port: number, portB: number): SpawnOptions {
-  if (kind === 'bare') return { entry: 'bench/bare-server.ts', args: ['--port', String(port)], env: targets.env, stderrFile: targets.logFile('cold-bare') };
-  return { entry: 'src/cli/main.ts', args: ['daemon', '--port-a', String(port), '--port-b', String(portB)], env: targets.env, stderrFile: targets.logFile('cold-latch') };
+interface Start {
+  startMs: number;
+  idleKiB: number;
+}
+
+/** spawnOptions starts subject on the given ports (0: ephemeral); the daemon serves both listeners. */
+function spawnOptions(subject: Subject, targets: ColdStartTargets, port: number, portB: number): SpawnOptions {
+  if (subject.kind === 'bare') return { entry: 'bench/bare-server.ts', args: ['--port', String(port)], env: targets.env, stderrFile: targets.logFile('cold-bare') };
+  return {
+    root: subject.latch.root,
+    entry: 'src/cli/main.ts',
+    args: ['daemon', '--port-a', String(port), '--port-b', String(portB)],
+    env: { ...targets.env, LATCH_HOME: subject.latch.home },
+    stderrFile: targets.logFile(`cold-latch-${subject.latch.label}`),
+  };
 }
 
 /** untilHealthy polls GET /health on port until it answers 200, and returns when it did. */
@@ -53,10 +67,10 @@ async function untilHealthy(port: number, child: ChildProcess): Promise<number> 
   }
 }
 
-async function oneStart(kind: Kind, targets: ColdStartTargets): Promise<{ startMs: number; idleKiB: number }> {
+async function oneStart(subject: Subject, targets: ColdStartTargets): Promise<Start> {
   // The ports are chosen beforehand, so that /health can be polled without waiting for a ready line.
   const port = await freePort();
-  const options = spawnOptions(kind, targets, port, await freePort());
+  const options = spawnOptions(subject, targets, port, await freePort());
   const spawnedMs = performance.now();
   const child = spawnNode(options);
   child.stdout?.resume();
@@ -70,14 +84,14 @@ async function oneStart(kind: Kind, targets: ColdStartTargets): Promise<{ startM
   }
 }
 
-async function rssAfterLoad(kind: Kind, targets: ColdStartTargets): Promise<{ idleKiB: number; loadedKiB: number; requests: number }> {
-  const server: ChildServer = await startServer(spawnOptions(kind, targets, 0, 0));
+async function rssAfterLoad(subject: Subject, targets: ColdStartTargets): Promise<{ idleKiB: number; loadedKiB: number }> {
+  const server: ChildServer = await startServer(spawnOptions(subject, targets, 0, 0));
   try {
-    const port = Number(kind === 'bare' ? server.ready['port'] : server.ready['port_a']);
+    const port = Number(subject.kind === 'bare' ? server.ready['port'] : server.ready['port_a']);
     await sleep(SETTLE_MS);
     const idleKiB = server.rssKiB();
     const card = roundRobin(targets.cardIds);
-    const run = checked(`${kind} memory load`, await runLoad({
+    checked(`${subject.kind} memory load`, await runLoad({
       port,
       concurrency: LOAD_CLIENTS,
       requestsMax: targets.requests,
@@ -86,50 +100,56 @@ async function rssAfterLoad(kind: Kind, targets: ColdStartTargets): Promise<{ id
       request: () => windowRequest('/sign-card-policy-window', targets.token, card()),
     }));
     await sleep(SETTLE_MS);
-    return { idleKiB, loadedKiB: server.rssKiB(), requests: run.requests };
+    return { idleKiB, loadedKiB: server.rssKiB() };
   } finally {
     await server.stop();
   }
 }
 
-/** measureColdStart returns the cold start, idle RSS and loaded RSS rows of section 5. */
+/** measureColdStart returns the cold start, idle RSS and loaded RSS rows of section 5 for each Latch. */
 export async function measureColdStart(targets: ColdStartTargets): Promise<Figure[]> {
-  const starts: Record<Kind, Array<{ startMs: number; idleKiB: number }>> = { bare: [], latch: [] };
+  const subjects: Subject[] = [{ kind: 'bare' }, ...targets.latches.map((latch) => ({ kind: 'latch', latch }) as const)];
+  const starts = subjects.map(() => [] as Start[]);
   for (let n = 0; n < targets.starts; n += 1) {
-    for (const kind of ['bare', 'latch'] as const) starts[kind].push(await oneStart(kind, targets));
+    for (const [index, subject] of subjects.entries()) starts[index]?.push(await oneStart(subject, targets));
   }
-  const bareLoad = await rssAfterLoad('bare', targets);
-  const latchLoad = await rssAfterLoad('latch', targets);
+  const loads: Array<{ idleKiB: number; loadedKiB: number }> = [];
+  for (const subject of subjects) loads.push(await rssAfterLoad(subject, targets));
   const mib = (kib: number) => kib / 1024;
-  const medianOf = (kind: Kind, pick: (start: { startMs: number; idleKiB: number }) => number) => median(starts[kind].map(pick));
-  return [
-    figure({
-      section: 5,
-      name: `Cold start to first /health 200 (median of ${targets.starts})`,
-      unit: 'ms',
-      value: medianOf('latch', (start) => start.startMs),
-      baseline: medianOf('bare', (start) => start.startMs),
-      baselineName: BASELINE,
-      goal: { kind: 'ratio_at_most', limit: 1.5 },
-    }),
-    figure({
-      section: 5,
-      name: `Idle RSS, ${SETTLE_MS} ms after start (median of ${targets.starts})`,
-      unit: 'MiB',
-      value: mib(medianOf('latch', (start) => start.idleKiB)),
-      baseline: mib(medianOf('bare', (start) => start.idleKiB)),
-      baselineName: BASELINE,
-      goal: { kind: 'ratio_at_most', limit: 1.3 },
-    }),
-    figure({
-      section: 5,
-      name: `RSS after ${targets.requests} POST /sign-card-policy-window`,
-      unit: 'MiB',
-      value: mib(latchLoad.loadedKiB),
-      baseline: mib(bareLoad.loadedKiB),
-      baselineName: BASELINE,
-      goal: { kind: 'ratio_at_most', limit: 1.3 },
-      note: `one process each; idle before the load: Latch ${mib(latchLoad.idleKiB).toFixed(1)} MiB, bare ${mib(bareLoad.idleKiB).toFixed(1)} MiB`,
-    }),
-  ];
+  const medianOf = (index: number, pick: (start: Start) => number) => median((starts[index] ?? []).map(pick));
+  const bareLoad = loads[0] as { idleKiB: number; loadedKiB: number };
+  return targets.latches.flatMap((latch, latchIndex) => {
+    const index = latchIndex + 1;
+    const load = loads[index] as { idleKiB: number; loadedKiB: number };
+    return [
+      figure({
+        section: 5,
+        name: labelled(`Cold start to first /health 200 (median of ${targets.starts})`, latch.label),
+        unit: 'ms',
+        value: medianOf(index, (start) => start.startMs),
+        baseline: medianOf(0, (start) => start.startMs),
+        baselineName: BASELINE,
+        goal: { kind: 'ratio_at_most', limit: 1.5 },
+      }),
+      figure({
+        section: 5,
+        name: labelled(`Idle RSS, ${SETTLE_MS} ms after start (median of ${targets.starts})`, latch.label),
+        unit: 'MiB',
+        value: mib(medianOf(index, (start) => start.idleKiB)),
+        baseline: mib(medianOf(0, (start) => start.idleKiB)),
+        baselineName: BASELINE,
+        goal: { kind: 'ratio_at_most', limit: 1.3 },
+      }),
+      figure({
+        section: 5,
+        name: labelled(`RSS after ${targets.requests} POST /sign-card-policy-window`, latch.label),
+        unit: 'MiB',
+        value: mib(load.loadedKiB),
+        baseline: mib(bareLoad.loadedKiB),
+        baselineName: BASELINE,
+        goal: { kind: 'ratio_at_most', limit: 1.3 },
+        note: `one process each; idle before the load: Latch ${mib(load.idleKiB).toFixed(1)} MiB, bare ${mib(bareLoad.idleKiB).toFixed(1)} MiB`,
+      }),
+    ];
+  });
 }

@@ -3,36 +3,40 @@
  * server, which parses the same JSON and makes the same one signature and nothing else. The
  * difference is everything the daemon adds: front door, token, validation, the audit log.
  */
-import { figure, type Figure } from '../figures.js';
+import { figure, labelled, type DaemonTarget, type Figure } from '../figures.js';
 import { roundRobin, windowRequest } from '../requests.js';
-import { measureAlternating, type RunShape } from '../rounds.js';
+import { measureAlternating, type RunShape, type Target } from '../rounds.js';
 
 export const OVERHEAD_CLIENTS = 8;
 const BASELINE = 'bare node:http, JSON.parse + 1 signature';
 
 export interface OverheadTargets {
-  daemonPort: number;
+  daemons: DaemonTarget[];
   barePort: number;
   token: string;
   cardIds: string[];
 }
 
-/** measureOverhead returns the req/s, p50 and p99 rows of section 1. */
+/** measureOverhead returns the req/s, p50 and p99 rows of section 1 for each daemon. */
 export async function measureOverhead(shape: RunShape, targets: OverheadTargets): Promise<Figure[]> {
   const card = roundRobin(targets.cardIds);
   const common = { concurrency: OVERHEAD_CLIENTS, expectStatus: 200 };
-  const result = await measureAlternating(shape, {
-    bare: { ...common, port: targets.barePort, request: () => windowRequest('/sign-card-policy-window', 'unused', card()) },
-    latch: { ...common, port: targets.daemonPort, request: () => windowRequest('/sign-card-policy-window', targets.token, card()) },
-  });
-  const latch = result['latch'];
+  const loads: Record<string, Target> = { bare: { ...common, port: targets.barePort, request: () => windowRequest('/sign-card-policy-window', 'unused', card()) } };
+  for (const daemon of targets.daemons) {
+    loads[`latch ${daemon.label}`] = { ...common, port: daemon.port, request: () => windowRequest('/sign-card-policy-window', targets.token, card()) };
+  }
+  const result = await measureAlternating(shape, loads);
   const bare = result['bare'];
-  if (latch === undefined || bare === undefined) throw new Error('overhead: missing result');
+  if (bare === undefined) throw new Error('overhead: missing baseline');
   const label = `POST /sign-card-policy-window, ${OVERHEAD_CLIENTS} clients`;
-  const note = `${latch.requests} requests through Latch, ${bare.requests} to the baseline`;
-  return [
-    figure({ section: 1, name: `${label}: req/s`, unit: 'req/s', value: latch.requestsPerSecond, baseline: bare.requestsPerSecond, baselineName: BASELINE, goal: { kind: 'ratio_at_least', limit: 0.8 }, note }),
-    figure({ section: 1, name: `${label}: p50`, unit: 'ms', value: latch.p50Ms, baseline: bare.p50Ms, baselineName: BASELINE }),
-    figure({ section: 1, name: `${label}: p99`, unit: 'ms', value: latch.p99Ms, baseline: bare.p99Ms, baselineName: BASELINE }),
-  ];
+  return targets.daemons.flatMap((daemon) => {
+    const latch = result[`latch ${daemon.label}`];
+    if (latch === undefined) throw new Error('overhead: missing result');
+    const note = `${latch.requests} requests through Latch, ${bare.requests} to the baseline`;
+    return [
+      figure({ section: 1, name: labelled(`${label}: req/s`, daemon.label), unit: 'req/s', value: latch.requestsPerSecond, baseline: bare.requestsPerSecond, baselineName: BASELINE, goal: { kind: 'ratio_at_least', limit: 0.8 }, note }),
+      figure({ section: 1, name: labelled(`${label}: p50`, daemon.label), unit: 'ms', value: latch.p50Ms, baseline: bare.p50Ms, baselineName: BASELINE }),
+      figure({ section: 1, name: labelled(`${label}: p99`, daemon.label), unit: 'ms', value: latch.p99Ms, baseline: bare.p99Ms, baselineName: BASELINE }),
+    ];
+  });
 }

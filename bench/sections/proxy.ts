@@ -11,9 +11,9 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { generateSecretKey, signEd25519 } from '../../src/crypto/ed25519.js';
-import { figure, type Figure } from '../figures.js';
+import { figure, labelled, type DaemonTarget, type Figure } from '../figures.js';
 import { walletRequest } from '../requests.js';
-import { measureAlternating, type RunShape } from '../rounds.js';
+import { measureAlternating, type RunShape, type Target } from '../rounds.js';
 import { median } from '../stats.js';
 
 export const PROXY_THROUGHPUT_CLIENTS = 8;
@@ -21,8 +21,8 @@ export const PROXY_THROUGHPUT_CLIENTS = 8;
 const SIGNATURE_BASE_BYTES = 256;
 
 export interface ProxyTargets {
-  /** A daemon whose cloud is the bare server (LATCH_CLOUD_URL). */
-  daemonPort: number;
+  /** Daemons whose cloud is the bare server (LATCH_CLOUD_URL). */
+  daemons: DaemonTarget[];
   barePort: number;
   token: string;
 }
@@ -46,34 +46,38 @@ export function measureSigningRate(shape: RunShape): number {
   return median(rates);
 }
 
-/** measureProxy returns the added p50 and p99 and the throughput rows of section 3. */
+/** measureProxy returns the added p50 and p99 and the throughput rows of section 3 for each daemon. */
 export async function measureProxy(shape: RunShape, targets: ProxyTargets): Promise<Figure[]> {
   const signingRate = measureSigningRate(shape);
-  const latency = await measureAlternating(shape, {
-    direct: { port: targets.barePort, concurrency: 1, expectStatus: 200, request: () => walletRequest() },
-    latch: { port: targets.daemonPort, concurrency: 1, expectStatus: 200, request: () => walletRequest(targets.token) },
-  });
-  const throughput = await measureAlternating(shape, {
-    latch: { port: targets.daemonPort, concurrency: PROXY_THROUGHPUT_CLIENTS, expectStatus: 200, request: () => walletRequest(targets.token) },
-  });
+  const single: Record<string, Target> = { direct: { port: targets.barePort, concurrency: 1, expectStatus: 200, request: () => walletRequest() } };
+  const loaded: Record<string, Target> = {};
+  for (const daemon of targets.daemons) {
+    single[`latch ${daemon.label}`] = { port: daemon.port, concurrency: 1, expectStatus: 200, request: () => walletRequest(targets.token) };
+    loaded[`latch ${daemon.label}`] = { port: daemon.port, concurrency: PROXY_THROUGHPUT_CLIENTS, expectStatus: 200, request: () => walletRequest(targets.token) };
+  }
+  const latency = await measureAlternating(shape, single);
+  const throughput = await measureAlternating(shape, loaded);
   const direct = latency['direct'];
-  const proxied = latency['latch'];
-  const loaded = throughput['latch'];
-  if (direct === undefined || proxied === undefined || loaded === undefined) throw new Error('proxy: missing result');
+  if (direct === undefined) throw new Error('proxy: missing direct result');
   const baseline = 'the same GET straight to the upstream, unsigned';
   const added = (through: number, straight: number) => `added ${(through - straight).toFixed(2)} ms`;
-  return [
-    figure({ section: 3, name: 'GET /v1/wallet via proxy, 1 client: p50', unit: 'ms', value: proxied.p50Ms, baseline: direct.p50Ms, baselineName: baseline, goal: { kind: 'added_at_most', limit: 1 }, note: added(proxied.p50Ms, direct.p50Ms) }),
-    figure({ section: 3, name: 'GET /v1/wallet via proxy, 1 client: p99', unit: 'ms', value: proxied.p99Ms, baseline: direct.p99Ms, baselineName: baseline, note: added(proxied.p99Ms, direct.p99Ms) }),
-    figure({
-      section: 3,
-      name: `GET /v1/wallet via proxy, ${PROXY_THROUGHPUT_CLIENTS} clients: req/s`,
-      unit: 'req/s',
-      value: loaded.requestsPerSecond,
-      baseline: signingRate,
-      baselineName: 'noble Ed25519 signatures/s, one thread',
-      goal: { kind: 'ratio_at_least', limit: 0.7 },
-      note: `p50 ${loaded.p50Ms.toFixed(2)} ms, p99 ${loaded.p99Ms.toFixed(2)} ms at ${PROXY_THROUGHPUT_CLIENTS} clients; direct at 1 client: ${direct.requestsPerSecond.toFixed(0)} req/s`,
-    }),
-  ];
+  return targets.daemons.flatMap((daemon) => {
+    const proxied = latency[`latch ${daemon.label}`];
+    const busy = throughput[`latch ${daemon.label}`];
+    if (proxied === undefined || busy === undefined) throw new Error('proxy: missing result');
+    return [
+      figure({ section: 3, name: labelled('GET /v1/wallet via proxy, 1 client: p50', daemon.label), unit: 'ms', value: proxied.p50Ms, baseline: direct.p50Ms, baselineName: baseline, goal: { kind: 'added_at_most', limit: 1 }, note: added(proxied.p50Ms, direct.p50Ms) }),
+      figure({ section: 3, name: labelled('GET /v1/wallet via proxy, 1 client: p99', daemon.label), unit: 'ms', value: proxied.p99Ms, baseline: direct.p99Ms, baselineName: baseline, note: added(proxied.p99Ms, direct.p99Ms) }),
+      figure({
+        section: 3,
+        name: labelled(`GET /v1/wallet via proxy, ${PROXY_THROUGHPUT_CLIENTS} clients: req/s`, daemon.label),
+        unit: 'req/s',
+        value: busy.requestsPerSecond,
+        baseline: signingRate,
+        baselineName: 'noble Ed25519 signatures/s, one thread',
+        goal: { kind: 'ratio_at_least', limit: 0.7 },
+        note: `p50 ${busy.p50Ms.toFixed(2)} ms, p99 ${busy.p99Ms.toFixed(2)} ms at ${PROXY_THROUGHPUT_CLIENTS} clients; direct at 1 client: ${direct.requestsPerSecond.toFixed(0)} req/s`,
+      }),
+    ];
+  });
 }

@@ -1,4 +1,5 @@
-import { closeSync, constants, fchmodSync, fsync, fsyncSync, readSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fsync, fsyncSync, openSync, readSync, renameSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { writeFileAtomic, writeAll } from './atomic-file.js';
@@ -18,17 +19,24 @@ import { openPrivateFile, readPrivateFile } from './read-private-file.js';
  *
  * appendAudit is synchronous, so its appends never interleave. An AuditWriter (createAuditWriter)
  * appends the same lines asynchronously with group commit: entries that arrive while a commit is
- * on its way to the disk are written together by the next one, with one fsync and one head
- * update, and each caller's promise settles only once its line is on disk. A module-level guard
- * keeps appendAudit and writers from committing to the same directory at the same time. Only the
- * daemon appends; two daemons sharing one data directory would fork the chain, which verifyAudit
- * reports.
+ * on its way to the disk are written together by the next one, with one fsync, and each caller's
+ * promise settles only once its line is on disk. A commit of k > 1 lines first announces itself
+ * in audit.head (`pending: k`), so that a crash in the middle leaves a head that says which lines
+ * may follow it; lines after a head that announced none are still refused beyond the one-line
+ * crash window. A module-level guard keeps appendAudit and writers from committing to the same
+ * directory at the same time. Only the daemon appends; two daemons sharing one data directory
+ * would fork the chain, which verifyAudit reports.
  */
 
-/** audit.head: where the log ended after the last completed append. */
+/**
+ * audit.head: where the log ended after the last completed append, and, while a group commit is
+ * being written, how many lines it may add after that one.
+ */
 export interface AuditHead {
   seq: number;
   hash: string;
+  /** Present only while a commit of more than one line is in progress (or was, at a crash). */
+  pending?: number;
 }
 
 /** What appendAudit wrote: the record and the hash of its line. */
@@ -86,6 +94,8 @@ export interface AuditWriter {
 }
 
 export interface AuditWriterOptions {
+  /** Called once a commit of more than one entry is announced in audit.head, before its lines are written (for tests). */
+  onAnnounce?: (entries: number) => void;
   /** Called after each successful commit with its number of entries (for tests and benchmarks). */
   onCommit?: (entries: number) => void;
 }
@@ -104,12 +114,13 @@ interface PendingEntry {
 /**
  * createAuditWriter returns a writer for home. A commit starts as soon as the writer is idle, so
  * a lone entry is written at once; entries that arrive during a commit form the next one. The
- * event loop is not blocked while the log is written and fsynced.
+ * event loop is not blocked while the log is fsynced.
  *
- * Crash behaviour differs from appendAudit in one way: a commit of k lines that is interrupted
- * between the log's fsync and the head update leaves audit.head k lines behind, while the
- * checks here and in verifyAudit accept only one. Such a log is reported as corrupt (signing
- * stops, fail-closed) until the files are moved aside; nothing is lost or accepted silently.
+ * A commit of k > 1 lines replaces audit.head twice: first with the current end and `pending: k`,
+ * then, once the lines are on disk, with the new end. After a crash in between, the checks here
+ * accept up to k lines after the announced head, provided the line the head names is unchanged.
+ * (verifyAudit in audit-verify.ts does not know `pending` yet; until it does, it reports such a
+ * head as lines appended outside Latch, and the next append clears that.)
  */
 export function createAuditWriter(home: string, options: AuditWriterOptions = {}): AuditWriter {
   const key = path.resolve(home);
@@ -122,7 +133,7 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
       while (pending.length > 0) {
         const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
         try {
-          const results = await commitBatch(home, key, batch.map((item) => item.fields));
+          const results = await commitBatch(home, key, batch.map((item) => item.fields), options);
           options.onCommit?.(batch.length);
           batch.forEach((item, index) => item.resolve(results[index] as AuditAppendResult));
         } catch (error) {
@@ -154,23 +165,79 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
 const committing = new Set<string>();
 const fsyncAsync = promisify(fsync);
 
-async function commitBatch(home: string, key: string, fieldsList: Array<Record<string, AuditValue>>): Promise<AuditAppendResult[]> {
+async function commitBatch(home: string, key: string, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<AuditAppendResult[]> {
   if (committing.has(key)) throw new Error('two AuditWriters are committing to the same data directory');
   committing.add(key);
   try {
     const { fd, tail } = openForAppend(home);
     try {
-      const chained = chainRecords(tail, fieldsList);
-      // Writing to the page cache is quick; the fsync is what waits for the disk, off the event loop.
-      writeAll(fd, chained.bytes);
-      await fsyncAsync(fd);
-      writeHead(home, chained.results);
-      return chained.results;
+      return await commitLines(home, fd, tail, fieldsList, options);
     } finally {
       closeSync(fd);
     }
   } finally {
     committing.delete(key);
+  }
+}
+
+/** commitLines appends lines after tail: announce (k > 1), write, fsync off the event loop, record the new head. */
+async function commitLines(home: string, fd: number, tail: Tail, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<AuditAppendResult[]> {
+  const chained = chainRecords(tail, fieldsList);
+  if (fieldsList.length > 1) {
+    await replaceHead(home, { seq: tail.seq, hash: tail.hash, pending: fieldsList.length });
+    options.onAnnounce?.(fieldsList.length);
+  }
+  // Writing to the page cache is quick; the fsync is what waits for the disk.
+  writeAll(fd, chained.bytes);
+  await fsyncAsync(fd);
+  const last = chained.results[chained.results.length - 1] as AuditAppendResult;
+  await replaceHead(home, { seq: last.record.seq, hash: last.hash });
+  return chained.results;
+}
+
+// O_NOFOLLOW refuses a symbolic link planted at the temporary name; it does not exist on Windows.
+const CREATE_NEW = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0);
+
+/**
+ * replaceHead replaces audit.head atomically, as writeFileAtomic does (a new temporary file at
+ * 0600, fsync, rename over, fsync of the directory), but waits for both fsyncs off the event
+ * loop. On failure the temporary file is removed and the old head stays.
+ */
+async function replaceHead(home: string, head: AuditHead): Promise<void> {
+  const target = auditHeadPath(home);
+  const temporary = path.join(home, `.${path.basename(target)}.${randomBytes(8).toString('hex')}.tmp`);
+  const fd = openSync(temporary, CREATE_NEW, PRIVATE_FILE_MODE);
+  try {
+    try {
+      if (process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
+      writeAll(fd, `${JSON.stringify(head)}\n`);
+      await fsyncAsync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, target);
+  } catch (error) {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // Already renamed or never created; the first error is the one worth reporting.
+    }
+    throw error;
+  }
+  await fsyncDirectoryAsync(home);
+}
+
+async function fsyncDirectoryAsync(directory: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const fd = openSync(directory, constants.O_RDONLY);
+  try {
+    await fsyncAsync(fd);
+  } catch (error) {
+    // Some filesystems refuse fsync on a directory; the rename is then as durable as it gets.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM') throw error;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -292,9 +359,13 @@ export function parseHead(text: string): AuditHead | undefined {
     return undefined;
   }
   if (typeof value !== 'object' || value === null) return undefined;
-  const { seq, hash } = value as Record<string, unknown>;
-  if (!Number.isSafeInteger(seq) || (seq as number) < 1 || typeof hash !== 'string' || !HASH_SHAPE.test(hash)) return undefined;
-  return { seq: seq as number, hash };
+  const { seq, hash, pending } = value as Record<string, unknown>;
+  if (!Number.isSafeInteger(seq) || (seq as number) < 0 || typeof hash !== 'string' || !HASH_SHAPE.test(hash)) return undefined;
+  if (pending === undefined) return (seq as number) >= 1 ? { seq: seq as number, hash } : undefined;
+  if (!Number.isSafeInteger(pending) || (pending as number) < 2 || (pending as number) > AUDIT_BATCH_ENTRIES_MAX) return undefined;
+  // A commit announced on an empty log names the start of the chain.
+  if (seq === 0 && hash !== GENESIS_HASH) return undefined;
+  return { seq: seq as number, hash, pending: pending as number };
 }
 
 /** parseRecord parses one line's bytes into a record, or returns undefined when it is not one. */
@@ -346,7 +417,28 @@ function assertHeadMatches(home: string, tail: Tail): void {
   if (head.seq === tail.seq && head.hash === tail.hash) return;
   // A crash between the line's fsync and the head's rename leaves the head one line behind.
   if (head.seq === tail.seq - 1 && head.hash === tail.prev) return;
+  // A crash during an announced group commit leaves up to `pending` lines after the head; the
+  // line the head names must still be there, unchanged.
+  if (head.pending !== undefined && tail.seq > head.seq && tail.seq <= head.seq + head.pending && hashOfLine(home, head.seq) === head.hash) return;
   throw corruptLog(auditLogPath(home), `audit.log does not match audit.head (head records line ${head.seq}, the log ends at line ${tail.seq}): lines were removed or edited`);
+}
+
+/**
+ * hashOfLine returns the hash of line seq of audit.log (GENESIS_HASH for 0), reading from the
+ * start: it is needed only after a crash in the middle of a group commit.
+ */
+function hashOfLine(home: string, seq: number): string | undefined {
+  if (seq === 0) return GENESIS_HASH;
+  const opened = openPrivateFile(auditLogPath(home), constants.O_RDONLY);
+  if (opened === undefined) return undefined;
+  try {
+    for (const line of readAuditLines(opened.fd)) {
+      if (line.number === seq) return line.tooLong ? undefined : lineHash(line.bytes);
+    }
+    return undefined;
+  } finally {
+    closeSync(opened.fd);
+  }
 }
 
 function corruptLog(file: string, problem: string): DataDirError {

@@ -7,6 +7,7 @@ import {
   AUDIT_BATCH_ENTRIES_MAX,
   AUDIT_PENDING_ENTRIES_MAX,
   appendAudit,
+  assertAuditAppendable,
   auditHeadPath,
   auditLogPath,
   createAuditWriter,
@@ -156,4 +157,50 @@ test('more than AUDIT_PENDING_ENTRIES_MAX waiting entries are refused, not queue
   await assert.rejects(writer.append(entry(0), NOW), /waiting for the disk/);
   await Promise.all(accepted);
   assertChain(home, AUDIT_PENDING_ENTRIES_MAX + 1);
+});
+
+test('a commit of several entries is announced in audit.head before its lines are written', async () => {
+  const home = tempHome();
+  const announced: Array<{ entries: number; head: unknown; lines: number }> = [];
+  const writer = createAuditWriter(home, {
+    onAnnounce: (entries) => announced.push({ entries, head: JSON.parse(readFileSync(auditHeadPath(home), 'utf8')), lines: logLines(home).filter((line) => line !== '').length }),
+  });
+  await writer.append(entry(1), NOW);
+  // The writer is still between commits, so these five form the next one.
+  await Promise.all([2, 3, 4, 5, 6].map((n) => writer.append(entry(n), NOW)));
+  assert.deepEqual(announced, [{ entries: 5, head: { seq: 1, hash: sha256Hex(logLines(home)[0] as string), pending: 5 }, lines: 1 }]);
+  assertChain(home, 6);
+});
+
+test('after a crash during a commit, an announced head accepts the lines it announced and nothing more', async () => {
+  const heads: Array<{ name: string; head: (hashes: string[]) => unknown; accepted: boolean }> = [
+    { name: 'announced 2 after line 2, log at 4', head: (h) => ({ seq: 2, hash: h[1], pending: 2 }), accepted: true },
+    { name: 'announced 3 after line 1, log at 4', head: (h) => ({ seq: 1, hash: h[0], pending: 3 }), accepted: true },
+    { name: 'announced on the empty log, log at 4', head: () => ({ seq: 0, hash: '0'.repeat(64), pending: 4 }), accepted: true },
+    { name: 'announced 2 after line 4, nothing written yet', head: (h) => ({ seq: 4, hash: h[3], pending: 2 }), accepted: true },
+    { name: 'announced 2 after line 1, log at 4 (one line too many)', head: (h) => ({ seq: 1, hash: h[0], pending: 2 }), accepted: false },
+    { name: 'no announcement, two lines behind', head: (h) => ({ seq: 2, hash: h[1] }), accepted: false },
+    { name: 'announced line was edited', head: (h) => ({ seq: 2, hash: h[0], pending: 3 }), accepted: false },
+    { name: 'announced on the empty log with another hash', head: (h) => ({ seq: 0, hash: h[0], pending: 4 }), accepted: false },
+    { name: 'line 0 without an announcement', head: () => ({ seq: 0, hash: '0'.repeat(64) }), accepted: false },
+    { name: 'pending 1', head: (h) => ({ seq: 2, hash: h[1], pending: 1 }), accepted: false },
+    { name: 'pending beyond a commit', head: (h) => ({ seq: 2, hash: h[1], pending: AUDIT_BATCH_ENTRIES_MAX + 1 }), accepted: false },
+    { name: 'pending not a number', head: (h) => ({ seq: 2, hash: h[1], pending: '3' }), accepted: false },
+  ];
+  for (const { name, head, accepted } of heads) {
+    const home = tempHome();
+    const writer = createAuditWriter(home);
+    for (let n = 1; n <= 4; n += 1) await writer.append(entry(n), NOW);
+    writeFileSync(auditHeadPath(home), `${JSON.stringify(head(logLines(home).map(sha256Hex)))}\n`);
+    if (!accepted) {
+      assert.throws(() => assertAuditAppendable(home), (error: unknown) => error instanceof DataDirError && error.code === 'corrupt', name);
+      await assert.rejects(writer.append(entry(5), NOW), (error: unknown) => error instanceof DataDirError && error.code === 'corrupt', name);
+      assert.equal(logLines(home).length, 4, `${name}: nothing appended`);
+      continue;
+    }
+    assertAuditAppendable(home);
+    await writer.append(entry(5), NOW);
+    appendAudit(home, entry(6), NOW);
+    assertChain(home, 6);
+  }
 });
