@@ -48,10 +48,10 @@ export function deposit(txn: Txn, accountId: string, amount: number): Account {
   return account;
 }
 
-/** allocate moves amount from the wallet's available funds to the card's balance. */
+/** allocate moves amount from the wallet's available funds to the card's balance (a card of accountId only). */
 export function allocate(txn: Txn, accountId: string, cardId: string, amount: number): Card {
-  const account = requireAccountOrCardNotFound(txn, accountId);
-  const card = accountCard(txn.state, account.account_id, cardId);
+  const card = accountCard(txn.state, accountId, cardId);
+  const account = txn.state.accounts.get(accountId) as Account;
   if (card.closed) throw new LatchError('card_closed');
   if (account.wallet.available < amount) throw new LatchError('insufficient_funds', { message: 'The wallet has less available than the amount to allocate.' });
   txn.emit({ type: 'allocated', card_id: cardId, amount });
@@ -105,10 +105,4 @@ export function updateCard(txn: Txn, cardId: string, changes: CardChanges): Card
     txn.emit({ type: 'card_closed', card_id: cardId });
   }
   return card;
-}
-
-function requireAccountOrCardNotFound(txn: Txn, accountId: string): Account {
-  const account = txn.state.accounts.get(accountId);
-  if (account === undefined) throw new LatchError('card_not_found');
-  return account;
 }
