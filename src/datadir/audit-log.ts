@@ -20,10 +20,10 @@ import { openPrivateFile, readPrivateFile } from './read-private-file.js';
  * appendAudit is synchronous, so its appends never interleave. An AuditWriter (createAuditWriter)
  * appends the same lines asynchronously with group commit: entries that arrive while a commit is
  * on its way to the disk are written together by the next one, with one fsync, and each caller's
- * promise settles only once its line is on disk. A commit of k > 1 lines first announces itself
- * in audit.head (`pending: k`), so that a crash in the middle leaves a head that says which lines
- * may follow it; lines after a head that announced none are still refused beyond the one-line
- * crash window. A module-level guard keeps appendAudit and writers from committing to the same
+ * promise settles only once its line is on disk. A commit first announces itself in audit.head
+ * (`pending: k`, see createAuditWriter), so that a crash in the middle leaves a head that says
+ * which lines may follow it; lines after a head that announced none are still refused beyond the
+ * one-line crash window. A module-level guard keeps appendAudit and writers from committing to the same
  * directory at the same time. Only the daemon appends; two daemons sharing one data directory
  * would fork the chain, which verifyAudit reports.
  */
@@ -46,6 +46,7 @@ export interface AuditAppendResult {
 }
 
 const HEAD_FILE_BYTES_MAX = 256;
+const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = Buffer.from('\n');
 const HASH_SHAPE = /^[0-9a-f]{64}$/;
 
@@ -85,16 +86,20 @@ export function appendAudit(home: string, entry: AuditEntry, now: Date = new Dat
 /** An AuditWriter appends to one data directory's audit.log with group commit. */
 export interface AuditWriter {
   /**
-   * append resolves once entry's line is on disk (fsync) and audit.head records it, exactly as
-   * appendAudit returns. A malformed entry rejects with a TypeError and affects no other entry;
-   * a damaged log (DataDirError) or a failed write rejects every entry of that commit, and
-   * nothing is acknowledged that is not on disk.
+   * append resolves once entry's line is on disk (fsync) and audit.head covers it: the head names
+   * that line, or an earlier line from which it announced this commit, or the line just before
+   * it — each a state the checks accept after a crash, so the line can never be lost unnoticed.
+   * A malformed entry rejects with a TypeError and affects no other entry; a damaged log
+   * (DataDirError) or a failed write rejects every entry of that commit, and nothing is
+   * acknowledged that is not on disk.
    */
   append(entry: AuditEntry, now?: Date): Promise<AuditAppendResult>;
+  /** idle resolves once nothing is queued or being written and audit.head names the last line. */
+  idle(): Promise<void>;
 }
 
 export interface AuditWriterOptions {
-  /** Called once a commit of more than one entry is announced in audit.head, before its lines are written (for tests). */
+  /** Called once a commit is announced in audit.head, before its lines are written (for tests). */
   onAnnounce?: (entries: number) => void;
   /** Called after each successful commit with its number of entries (for tests and benchmarks). */
   onCommit?: (entries: number) => void;
@@ -113,38 +118,46 @@ interface PendingEntry {
 
 /**
  * createAuditWriter returns a writer for home. A commit starts as soon as the writer is idle, so
- * a lone entry is written at once; entries that arrive during a commit form the next one. The
- * event loop is not blocked while the log is fsynced.
+ * a lone entry is written at once; entries that arrive during a commit form the next one, with
+ * one fsync of the log for all of them. The event loop is not blocked while the disk works.
  *
- * A commit of k > 1 lines replaces audit.head twice: first with the current end and `pending: k`,
- * then, once the lines are on disk, with the new end. After a crash in between, the checks here
- * accept up to k lines after the announced head, provided the line the head names is unchanged.
- * (verifyAudit in audit-verify.ts does not know `pending` yet; until it does, it reports such a
- * head as lines appended outside Latch, and the next append clears that.)
+ * audit.head is kept so that a crash at any point leaves a state the checks accept, never more:
+ * before writing a commit's k lines, the writer replaces the head with the current end and
+ * `pending: k` (unless k is 1 and the head already names the end, where the one-line crash
+ * allowance covers it). The callers are answered once the lines are fsynced; the head is
+ * brought up to the end by the next commit's announcement, or when the writer goes idle. Lines
+ * after a head that announced nothing are still refused beyond that one line.
+ * (verifyAudit in audit-verify.ts does not know `pending` yet; until it does, it reports an
+ * announced head left by a crash as lines appended outside Latch.)
  */
 export function createAuditWriter(home: string, options: AuditWriterOptions = {}): AuditWriter {
   const key = path.resolve(home);
   const pending: PendingEntry[] = [];
+  const idleWaiters: Array<() => void> = [];
   let running = false;
 
   const run = async (): Promise<void> => {
     running = true;
     try {
-      while (pending.length > 0) {
-        const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
-        try {
-          const results = await commitBatch(home, key, batch.map((item) => item.fields), options);
-          options.onCommit?.(batch.length);
-          batch.forEach((item, index) => item.resolve(results[index] as AuditAppendResult));
-        } catch (error) {
-          for (const item of batch) item.reject(error);
+      do {
+        while (pending.length > 0) {
+          const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
+          try {
+            const results = await commitBatch(home, key, batch.map((item) => item.fields), options);
+            options.onCommit?.(batch.length);
+            batch.forEach((item, index) => item.resolve(results[index] as AuditAppendResult));
+          } catch (error) {
+            for (const item of batch) item.reject(error);
+          }
+          // Callers that were waiting on this commit often append again at once; one turn of the
+          // event loop lets them join the next commit instead of each starting a commit alone.
+          await new Promise<void>((resolve) => setImmediate(resolve));
         }
-        // Callers that were waiting on this commit often append again at once; one turn of the
-        // event loop lets them join the next commit instead of each starting a commit alone.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
+        await settleHead(home, key);
+      } while (pending.length > 0);
     } finally {
       running = false;
+      for (const wake of idleWaiters.splice(0)) wake();
     }
   };
 
@@ -158,6 +171,9 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         if (!running) void run();
       });
     },
+    idle() {
+      return running ? new Promise<void>((resolve) => idleWaiters.push(resolve)) : Promise.resolve();
+    },
   };
 }
 
@@ -165,34 +181,53 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
 const committing = new Set<string>();
 const fsyncAsync = promisify(fsync);
 
+/** commitBatch appends lines after the log's end: announce, write, fsync off the event loop. */
 async function commitBatch(home: string, key: string, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<AuditAppendResult[]> {
-  if (committing.has(key)) throw new Error('two AuditWriters are committing to the same data directory');
-  committing.add(key);
-  try {
-    const { fd, tail } = openForAppend(home);
+  return exclusively(key, async () => {
+    const { fd, tail, head } = openForAppend(home);
     try {
-      return await commitLines(home, fd, tail, fieldsList, options);
+      const chained = chainRecords(tail, fieldsList);
+      const headIsEnd = head !== undefined && head.seq === tail.seq && head.pending === undefined && tail.seq > 0;
+      if (fieldsList.length > 1 || !headIsEnd) {
+        await replaceHead(home, { seq: tail.seq, hash: tail.hash, pending: fieldsList.length });
+        options.onAnnounce?.(fieldsList.length);
+      }
+      // Writing to the page cache is quick; the fsync is what waits for the disk.
+      writeAll(fd, chained.bytes);
+      await fsyncAsync(fd);
+      return chained.results;
     } finally {
       closeSync(fd);
     }
-  } finally {
-    committing.delete(key);
+  });
+}
+
+/**
+ * settleHead makes audit.head name the log's last line once the writer has nothing to do. A
+ * failure is left for the next commit to meet and report: the head it leaves is one a crash
+ * could have left, which the checks accept.
+ */
+async function settleHead(home: string, key: string): Promise<void> {
+  try {
+    await exclusively(key, async () => {
+      const { fd, tail, head } = openForAppend(home);
+      closeSync(fd);
+      if (tail.seq > 0 && (head?.seq !== tail.seq || head.pending !== undefined)) await replaceHead(home, { seq: tail.seq, hash: tail.hash });
+    });
+  } catch {
+    // See above: the next commit checks the files again and fails closed.
   }
 }
 
-/** commitLines appends lines after tail: announce (k > 1), write, fsync off the event loop, record the new head. */
-async function commitLines(home: string, fd: number, tail: Tail, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<AuditAppendResult[]> {
-  const chained = chainRecords(tail, fieldsList);
-  if (fieldsList.length > 1) {
-    await replaceHead(home, { seq: tail.seq, hash: tail.hash, pending: fieldsList.length });
-    options.onAnnounce?.(fieldsList.length);
+/** exclusively runs task as the only commit to key's log in this process. */
+async function exclusively<T>(key: string, task: () => Promise<T>): Promise<T> {
+  if (committing.has(key)) throw new Error('two AuditWriters are committing to the same data directory');
+  committing.add(key);
+  try {
+    return await task();
+  } finally {
+    committing.delete(key);
   }
-  // Writing to the page cache is quick; the fsync is what waits for the disk.
-  writeAll(fd, chained.bytes);
-  await fsyncAsync(fd);
-  const last = chained.results[chained.results.length - 1] as AuditAppendResult;
-  await replaceHead(home, { seq: last.record.seq, hash: last.hash });
-  return chained.results;
 }
 
 // O_NOFOLLOW refuses a symbolic link planted at the temporary name; it does not exist on Windows.
@@ -243,9 +278,9 @@ async function fsyncDirectoryAsync(directory: string): Promise<void> {
 
 /**
  * openForAppend opens audit.log for appending with the private-file checks, and reads its last
- * line, which must match audit.head. The caller closes fd.
+ * line, which must match audit.head (returned too). The caller closes fd.
  */
-function openForAppend(home: string): { fd: number; tail: Tail } {
+function openForAppend(home: string): { fd: number; tail: Tail; head: AuditHead | undefined } {
   const file = auditLogPath(home);
   const opened = openPrivateFile(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
   if (opened === undefined) throw new Error('audit.log could not be created');
@@ -254,8 +289,8 @@ function openForAppend(home: string): { fd: number; tail: Tail } {
     // A log we just created may have lost mode bits to the umask; it is new and only ours.
     if (stats.size === 0 && process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
     const tail = readTail(fd, stats.size, file);
-    assertHeadMatches(home, tail);
-    return { fd, tail };
+    const head = assertHeadMatches(home, tail, { fd, size: stats.size });
+    return { fd, tail, head };
   } catch (error) {
     closeSync(fd);
     throw error;
@@ -310,7 +345,7 @@ export function assertAuditAppendable(home: string): void {
     return;
   }
   try {
-    assertHeadMatches(home, readTail(opened.fd, opened.stats.size, file));
+    assertHeadMatches(home, readTail(opened.fd, opened.stats.size, file), { fd: opened.fd, size: opened.stats.size });
   } finally {
     closeSync(opened.fd);
   }
@@ -362,7 +397,7 @@ export function parseHead(text: string): AuditHead | undefined {
   const { seq, hash, pending } = value as Record<string, unknown>;
   if (!Number.isSafeInteger(seq) || (seq as number) < 0 || typeof hash !== 'string' || !HASH_SHAPE.test(hash)) return undefined;
   if (pending === undefined) return (seq as number) >= 1 ? { seq: seq as number, hash } : undefined;
-  if (!Number.isSafeInteger(pending) || (pending as number) < 2 || (pending as number) > AUDIT_BATCH_ENTRIES_MAX) return undefined;
+  if (!Number.isSafeInteger(pending) || (pending as number) < 1 || (pending as number) > AUDIT_BATCH_ENTRIES_MAX) return undefined;
   // A commit announced on an empty log names the start of the chain.
   if (seq === 0 && hash !== GENESIS_HASH) return undefined;
   return { seq: seq as number, hash, pending: pending as number };
@@ -408,37 +443,52 @@ function readTail(fd: number, size: number, file: string): Tail {
   return { seq: record.seq, hash: lineHash(bytes), prev: record.prev };
 }
 
-function assertHeadMatches(home: string, tail: Tail): void {
+/** assertHeadMatches checks audit.head against the log's last line (log: the open log, when there is one). */
+function assertHeadMatches(home: string, tail: Tail, log?: { fd: number; size: number }): AuditHead | undefined {
   const head = readAuditHead(home);
   if (head === undefined) {
-    if (tail.seq === 0) return;
+    if (tail.seq === 0) return head;
     throw corruptLog(auditHeadPath(home), 'audit.head is missing while audit.log has lines');
   }
-  if (head.seq === tail.seq && head.hash === tail.hash) return;
+  if (head.seq === tail.seq && head.hash === tail.hash) return head;
   // A crash between the line's fsync and the head's rename leaves the head one line behind.
-  if (head.seq === tail.seq - 1 && head.hash === tail.prev) return;
+  if (head.seq === tail.seq - 1 && head.hash === tail.prev) return head;
   // A crash during an announced group commit leaves up to `pending` lines after the head; the
   // line the head names must still be there, unchanged.
-  if (head.pending !== undefined && tail.seq > head.seq && tail.seq <= head.seq + head.pending && hashOfLine(home, head.seq) === head.hash) return;
+  if (head.pending !== undefined && tail.seq > head.seq && tail.seq <= head.seq + head.pending && log !== undefined && hashOfLineBefore(log.fd, log.size, tail.seq - head.seq) === head.hash) return head;
   throw corruptLog(auditLogPath(home), `audit.log does not match audit.head (head records line ${head.seq}, the log ends at line ${tail.seq}): lines were removed or edited`);
 }
 
 /**
- * hashOfLine returns the hash of line seq of audit.log (GENESIS_HASH for 0), reading from the
- * start: it is needed only after a crash in the middle of a group commit.
+ * hashOfLineBefore returns the hash of the line `back` lines before the last one (GENESIS_HASH
+ * when that is before the first line), reading the log backwards in chunks. A commit adds at
+ * most AUDIT_BATCH_ENTRIES_MAX lines, so this reads little however long the log is. The log ends
+ * with a newline (readTail checked).
  */
-function hashOfLine(home: string, seq: number): string | undefined {
-  if (seq === 0) return GENESIS_HASH;
-  const opened = openPrivateFile(auditLogPath(home), constants.O_RDONLY);
-  if (opened === undefined) return undefined;
-  try {
-    for (const line of readAuditLines(opened.fd)) {
-      if (line.number === seq) return line.tooLong ? undefined : lineHash(line.bytes);
+function hashOfLineBefore(fd: number, size: number, back: number): string | undefined {
+  // Newlines from the end: the 0th ends the last line, the back-th ends the line wanted, and the
+  // (back + 1)-th (or the start of the file) comes just before it.
+  const readMax = (back + 1) * (AUDIT_LINE_BYTES_MAX + 1) + 1;
+  let chunks: Buffer[] = [];
+  let start = size;
+  let seen = -1;
+  let end = -1;
+  while (start > 0 && size - start < readMax) {
+    const length = Math.min(CHUNK_BYTES, start);
+    const chunk = Buffer.alloc(length);
+    if (readSync(fd, chunk, 0, length, start - length) !== length) return undefined;
+    start -= length;
+    chunks = [chunk, ...chunks];
+    for (let index = length - 1; index >= 0; index -= 1) {
+      if (chunk[index] !== 0x0a) continue;
+      seen += 1;
+      if (seen === back) end = start + index;
+      if (seen === back + 1) return lineHash(Buffer.concat(chunks).subarray(start + index + 1 - start, end - start));
     }
-    return undefined;
-  } finally {
-    closeSync(opened.fd);
   }
+  if (start > 0) return undefined;
+  if (seen === back) return lineHash(Buffer.concat(chunks).subarray(0, end));
+  return seen === back - 1 ? GENESIS_HASH : undefined;
 }
 
 function corruptLog(file: string, problem: string): DataDirError {

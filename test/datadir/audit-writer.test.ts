@@ -34,7 +34,10 @@ function logLines(home: string): string[] {
   return readFileSync(auditLogPath(home), 'utf8').trimEnd().split('\n');
 }
 
-/** assertChain checks seq and prev of every line with node:crypto, independently of the code under test. */
+/**
+ * assertChain checks seq and prev of every line with node:crypto, independently of the code under
+ * test, and that audit.head names the last line (so call it when the writers are idle).
+ */
 function assertChain(home: string, count: number): void {
   const lines = logLines(home);
   assert.equal(lines.length, count);
@@ -61,6 +64,7 @@ test('entries appended together are committed together, at most AUDIT_BATCH_ENTR
     const seen: number[] = [];
     const writer = createAuditWriter(home, { onCommit: (size) => seen.push(size) });
     const results = await Promise.all(Array.from({ length: entries }, (_, n) => writer.append(entry(n + 1), NOW)));
+    await writer.idle();
     assert.deepEqual(seen, commits, `${entries} entries`);
     assert.deepEqual(results.map((result) => result.record.seq), Array.from({ length: entries }, (_, n) => n + 1));
     assert.deepEqual(results.map((result) => result.record.policy_id), Array.from({ length: entries }, (_, n) => `pw_${n + 1}`));
@@ -68,19 +72,39 @@ test('entries appended together are committed together, at most AUDIT_BATCH_ENTR
   }
 });
 
-test('each promise settles only once its line is on disk and audit.head records it', async () => {
+test('each promise settles only once its line is on disk, in a state a crash could leave and the checks accept', async () => {
   const home = tempHome();
   const writer = createAuditWriter(home);
-  const checks = Array.from({ length: 20 }, (_, n) =>
-    writer.append(entry(n + 1), NOW).then((result: AuditAppendResult) => {
-      const line = logLines(home)[result.record.seq - 1] as string;
-      assert.equal(sha256Hex(line), result.hash);
-      assert.deepEqual(JSON.parse(line), result.record);
-      assert.ok((readAuditHead(home)?.seq ?? 0) >= result.record.seq);
-    }),
-  );
-  await Promise.all(checks);
-  assertChain(home, 20);
+  const settled = (result: AuditAppendResult) => {
+    const line = logLines(home)[result.record.seq - 1] as string;
+    assert.equal(sha256Hex(line), result.hash);
+    assert.deepEqual(JSON.parse(line), result.record);
+    // Were the process to die now, the daemon would start and verifyAudit would see this line.
+    assertAuditAppendable(home);
+    const head = readAuditHead(home);
+    assert.ok(head !== undefined && head.seq <= result.record.seq && result.record.seq <= head.seq + (head.pending ?? 1));
+  };
+  await writer.append(entry(1), NOW).then(settled);
+  await Promise.all(Array.from({ length: 20 }, (_, n) => writer.append(entry(n + 2), NOW).then(settled)));
+  await writer.append(entry(22), NOW).then(settled);
+  await writer.idle();
+  assertChain(home, 22);
+});
+
+test('idle resolves once audit.head names the last line', async () => {
+  const home = tempHome();
+  const writer = createAuditWriter(home);
+  await writer.idle();
+  const appended = [1, 2, 3].map((n) => writer.append(entry(n), NOW));
+  const idle = writer.idle();
+  await Promise.all(appended);
+  await idle;
+  assertChain(home, 3);
+  // A lone entry after the head names the end: answered with the head one line behind, then settled.
+  const { record } = await writer.append(entry(4), NOW);
+  assert.equal(record.seq, 4);
+  await writer.idle();
+  assertChain(home, 4);
 });
 
 test('a malformed entry is refused alone; the entries around it are committed', async () => {
@@ -99,6 +123,7 @@ test('a malformed entry is refused alone; the entries around it are committed', 
   });
   assert.equal(outcomes[0]?.status, 'fulfilled');
   assert.equal(outcomes.at(-1)?.status, 'fulfilled');
+  await writer.idle();
   assert.deepEqual(readAudit(home).map((record) => record.policy_id), ['pw_1', 'pw_2']);
   assertChain(home, 2);
 });
@@ -113,6 +138,7 @@ test('a log that no longer matches audit.head fails every entry of the commit an
     const home = tempHome();
     const writer = createAuditWriter(home);
     await Promise.all([1, 2, 3].map((n) => writer.append(entry(n), NOW)));
+    await writer.idle();
     damage(home);
     const before = readFileSync(auditLogPath(home), 'utf8');
     const outcomes = await Promise.allSettled([4, 5, 6].map((n) => writer.append(entry(n), NOW)));
@@ -128,8 +154,10 @@ test('appendAudit and a writer take turns on one log without forking the chain',
   const writer = createAuditWriter(home);
   appendAudit(home, entry(1), NOW);
   await Promise.all([writer.append(entry(2), NOW), writer.append(entry(3), NOW)]);
+  await writer.idle();
   appendAudit(home, entry(4), NOW);
   await writer.append(entry(5), NOW);
+  await writer.idle();
   assertChain(home, 5);
 });
 
@@ -142,10 +170,12 @@ test('appendAudit, or a second writer, refuses to commit while a writer is commi
   assert.throws(() => appendAudit(home, entry(2), NOW), /while an AuditWriter is committing/);
   await assert.rejects(other.append(entry(3), NOW), /two AuditWriters/);
   await first;
+  await writer.idle();
   assertChain(home, 1);
-  // Once the commit is done, both may append again.
+  // Once the writer is idle, both may append again.
   appendAudit(home, entry(4), NOW);
   await other.append(entry(5), NOW);
+  await other.idle();
   assertChain(home, 3);
 });
 
@@ -156,6 +186,7 @@ test('more than AUDIT_PENDING_ENTRIES_MAX waiting entries are refused, not queue
   const accepted = Array.from({ length: AUDIT_PENDING_ENTRIES_MAX + 1 }, (_, n) => writer.append(entry(n + 1), NOW));
   await assert.rejects(writer.append(entry(0), NOW), /waiting for the disk/);
   await Promise.all(accepted);
+  await writer.idle();
   assertChain(home, AUDIT_PENDING_ENTRIES_MAX + 1);
 });
 
@@ -168,8 +199,15 @@ test('a commit of several entries is announced in audit.head before its lines ar
   await writer.append(entry(1), NOW);
   // The writer is still between commits, so these five form the next one.
   await Promise.all([2, 3, 4, 5, 6].map((n) => writer.append(entry(n), NOW)));
-  assert.deepEqual(announced, [{ entries: 5, head: { seq: 1, hash: sha256Hex(logLines(home)[0] as string), pending: 5 }, lines: 1 }]);
-  assertChain(home, 6);
+  await writer.idle();
+  // A lone entry while audit.head names the end is not announced: one line behind is allowed anyway.
+  await writer.append(entry(7), NOW);
+  await writer.idle();
+  assert.deepEqual(announced, [
+    { entries: 1, head: { seq: 0, hash: '0'.repeat(64), pending: 1 }, lines: 0 },
+    { entries: 5, head: { seq: 1, hash: sha256Hex(logLines(home)[0] as string), pending: 5 }, lines: 1 },
+  ]);
+  assertChain(home, 7);
 });
 
 test('after a crash during a commit, an announced head accepts the lines it announced and nothing more', async () => {
@@ -183,7 +221,8 @@ test('after a crash during a commit, an announced head accepts the lines it anno
     { name: 'announced line was edited', head: (h) => ({ seq: 2, hash: h[0], pending: 3 }), accepted: false },
     { name: 'announced on the empty log with another hash', head: (h) => ({ seq: 0, hash: h[0], pending: 4 }), accepted: false },
     { name: 'line 0 without an announcement', head: () => ({ seq: 0, hash: '0'.repeat(64) }), accepted: false },
-    { name: 'pending 1', head: (h) => ({ seq: 2, hash: h[1], pending: 1 }), accepted: false },
+    { name: 'announced 1 after line 3, log at 4', head: (h) => ({ seq: 3, hash: h[2], pending: 1 }), accepted: true },
+    { name: 'pending 0', head: (h) => ({ seq: 2, hash: h[1], pending: 0 }), accepted: false },
     { name: 'pending beyond a commit', head: (h) => ({ seq: 2, hash: h[1], pending: AUDIT_BATCH_ENTRIES_MAX + 1 }), accepted: false },
     { name: 'pending not a number', head: (h) => ({ seq: 2, hash: h[1], pending: '3' }), accepted: false },
   ];
@@ -191,6 +230,7 @@ test('after a crash during a commit, an announced head accepts the lines it anno
     const home = tempHome();
     const writer = createAuditWriter(home);
     for (let n = 1; n <= 4; n += 1) await writer.append(entry(n), NOW);
+    await writer.idle();
     writeFileSync(auditHeadPath(home), `${JSON.stringify(head(logLines(home).map(sha256Hex)))}\n`);
     if (!accepted) {
       assert.throws(() => assertAuditAppendable(home), (error: unknown) => error instanceof DataDirError && error.code === 'corrupt', name);
@@ -200,7 +240,29 @@ test('after a crash during a commit, an announced head accepts the lines it anno
     }
     assertAuditAppendable(home);
     await writer.append(entry(5), NOW);
+    await writer.idle();
     appendAudit(home, entry(6), NOW);
     assertChain(home, 6);
+  }
+});
+
+test('the line an announced head names is found however far back and however long the lines', async () => {
+  const wide = (n: number): AuditEntry => ({ ...entry(n), ...Object.fromEntries(Array.from({ length: 14 }, (_, field) => [`f${field}`, `${n}`.repeat(500).slice(0, 500)])) });
+  const cases = [
+    // About 7 KiB a line: the lines after the head span more than one 64 KiB read.
+    { name: 'ten long lines after line 2', lines: 12, headSeq: 2, accepted: true },
+    { name: 'a commit announced on the empty log, twelve long lines', lines: 12, headSeq: 0, accepted: true },
+    { name: 'head names line 2 with the hash of line 3', lines: 12, headSeq: 2, wrongHash: true, accepted: false },
+  ];
+  for (const { name, lines, headSeq, wrongHash, accepted } of cases) {
+    const home = tempHome();
+    const writer = createAuditWriter(home);
+    for (let n = 1; n <= lines; n += 1) await writer.append(wide(n), NOW);
+    await writer.idle();
+    const hashes = logLines(home).map(sha256Hex);
+    const hash = headSeq === 0 ? '0'.repeat(64) : (hashes[wrongHash === true ? headSeq : headSeq - 1] as string);
+    writeFileSync(auditHeadPath(home), `${JSON.stringify({ seq: headSeq, hash, pending: lines - headSeq })}\n`);
+    if (accepted) assertAuditAppendable(home);
+    else assert.throws(() => assertAuditAppendable(home), (error: unknown) => error instanceof DataDirError && error.code === 'corrupt', name);
   }
 });
