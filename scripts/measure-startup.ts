@@ -1,14 +1,15 @@
 /**
  * Size, cold start and idle memory of the daemon in its three forms, side by side (README
- * "Packaging" quotes the result):
+ * "Single binary, npm package and embedding" quotes the result):
  *
  *     npm run build:sea && tsx scripts/measure-startup.ts [--runs 10] [--idle-ms 2000]
  *
  * For each form (the single binary, the CLI bundle under node, the sources under node with tsx's
  * loader) it starts `latch daemon` --runs times, each a new process against the same enrolled data
- * directory, taking the forms in turn, and times spawn → first `GET /health` 200; after --idle-ms of idleness it reads the
- * process's resident set (VmRSS). One untimed start per form first warms the file cache, so every
- * form is measured with its files in memory: this is process cold start, not disk cold start.
+ * directory, taking the forms in turn, and times spawn → first `GET /health` 200; after --idle-ms
+ * of idleness it reads the process's resident set and its anonymous part. One untimed start per
+ * form first warms the file cache, so every form is measured with its files in memory: this is
+ * process cold start, not disk cold start.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +26,7 @@ import { binaryProgram, bundleProgram, killAll, sourcesProgram, startLatch, type
 interface Sample {
   startMs: number;
   rssBytes: number;
+  anonymousBytes: number;
 }
 
 function median(values: number[]): number {
@@ -33,11 +35,19 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
-/** residentBytes reads a process's VmRSS from /proc (Linux). */
-function residentBytes(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (match?.[1] === undefined) throw new Error(`no VmRSS for ${pid}`);
-  return Number(match[1]) * 1024;
+/**
+ * memoryOf reads a process's resident set and its anonymous part (heap and other private memory)
+ * from /proc (Linux). The rest of the resident set is mapped file pages, mostly node's own code,
+ * whose count depends on the page cache as much as on the program.
+ */
+function memoryOf(pid: number): { rssBytes: number; anonymousBytes: number } {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kilobytes = (field: string): number => {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(rollup);
+    if (match?.[1] === undefined) throw new Error(`no ${field} for ${pid}`);
+    return Number(match[1]) * 1024;
+  };
+  return { rssBytes: kilobytes('Rss'), anonymousBytes: kilobytes('Anonymous') };
 }
 
 /** treeBytes is the apparent size of every file under dir. */
@@ -63,7 +73,7 @@ async function startOnce(latch: LatchProgram, env: NodeJS.ProcessEnv, idleMs: nu
     }
     const startMs = performance.now() - started;
     await sleep(idleMs);
-    return { startMs, rssBytes: residentBytes(daemon.child.pid as number) };
+    return { startMs, ...memoryOf(daemon.child.pid as number) };
   } finally {
     const stopped = await daemon.stop(5_000);
     if (stopped.code !== 0) throw new Error(`${latch.name}: daemon exited ${stopped.code ?? stopped.signal}: ${daemon.stderr()}`);
@@ -118,6 +128,7 @@ async function main(): Promise<void> {
     console.log(`| size on disk | ${names.map((n) => sizes[n]).join(' | ')} |`);
     console.log(`| start to first /health 200 | ${names.map((n) => cell(n, (s) => s.startMs, ms)).join(' | ')} |`);
     console.log(`| idle RSS | ${names.map((n) => cell(n, (s) => s.rssBytes, mb)).join(' | ')} |`);
+    console.log(`| of which anonymous | ${names.map((n) => cell(n, (s) => s.anonymousBytes, mb)).join(' | ')} |`);
   } finally {
     killAll();
     await enrolled.close();
