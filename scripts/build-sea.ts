@@ -27,7 +27,7 @@ export interface SeaOptions {
   useCodeCache?: boolean;
   /**
    * Whether to remove the copied node's symbol tables and debug information with binutils'
-   * `strip` before injecting (default true): about 13 MB less, and nothing Latch uses needs them.
+   * `strip` before injecting (default true): about 12 MB less, and nothing Latch uses needs them.
    */
   strip?: boolean;
 }
