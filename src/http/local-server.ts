@@ -6,6 +6,7 @@ import { randomId } from '../ids/random-id.js';
 import type { EventLog } from './event-log.js';
 import type { FrontDoor } from './front-door.js';
 import { isLoopbackAddress } from './loopback.js';
+import { sendError } from './respond.js';
 import { writeSocketError } from './socket-error.js';
 
 /** Limits on every connection of a local listener (decisions §8, TigerStyle: a limit on everything). */
@@ -117,6 +118,16 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
       return;
     }
     refuse(socket, clientErrorAnswer(error), 'other');
+  });
+  // An Expect other than 100-continue: Node's own answer would be a bare 417 without the error
+  // body or a request id, so the refusal is written here like every other one.
+  server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) => {
+    const requestId = randomId('req');
+    const error = new LatchError('invalid_request', { param: 'expect', message: 'Only "Expect: 100-continue" is supported.' });
+    request.resume();
+    response.setHeader('x-request-id', requestId);
+    sendError(response, error, requestId, { close: true });
+    options.log.info('request', { listener: options.listener, method: 'other', route: null, status: error.status, request_id: requestId, code: error.code });
   });
   // CONNECT carries an authority-form target: never a request for this API.
   server.on('connect', (_request: http.IncomingMessage, socket: Duplex) => refuse(socket, new LatchError('forbidden_host'), 'CONNECT'));

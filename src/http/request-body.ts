@@ -30,8 +30,19 @@ export function declaresBody(request: IncomingMessage): boolean {
 }
 
 /**
+ * chunkedOnly reports whether the request's Transfer-Encoding, if any, is exactly `chunked`.
+ * Node accepts a list that ends in chunked (`gzip, chunked`) and hands over the bytes still
+ * encoded; a body whose declared coding nobody decodes must not be read as if it were plain.
+ */
+export function chunkedOnly(request: IncomingMessage): boolean {
+  const coding = request.headers['transfer-encoding'];
+  return coding === undefined || coding.trim().toLowerCase() === 'chunked';
+}
+
+/**
  * readRequestBody applies the body rules of the front door in order: GET, HEAD and DELETE carry no
- * body (400); other methods need `Content-Type: application/json` (415), a body of at most
+ * body (400); a Transfer-Encoding other than plain `chunked` is refused (400, param `headers`);
+ * other methods need `Content-Type: application/json` (415), a body of at most
  * bodyBytesMax bytes (413), that is non-empty UTF-8 JSON within the parser's depth and member
  * limits (400 `invalid_request`, param `body`).
  */
@@ -41,6 +52,7 @@ export async function readRequestBody(request: IncomingMessage, bodyBytesMax: nu
     if (declaresBody(request)) throw invalidRequest('body', `${method} requests must not carry a body.`);
     return EMPTY;
   }
+  if (!chunkedOnly(request)) throw invalidRequest('headers', 'Transfer-Encoding must be chunked; no other transfer coding is supported.');
   if (!isJsonContentType(request.headers['content-type'])) throw new LatchError('unsupported_media_type');
   const rawBody = await readBody(request, bodyBytesMax);
   if (rawBody.byteLength === 0) throw invalidRequest('body', `${method} requests need a JSON body.`);
