@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { LatchError } from '../errors/latch-error.js';
+import { invalidRequest, LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
 import type { EventLog } from './event-log.js';
 import type { FrontDoor } from './front-door.js';
@@ -23,6 +23,8 @@ export interface ServerLimits {
   connectionsMax: number;
   /** Total size of the request line and headers. */
   headerBytesMax: number;
+  /** Header fields in one request; a request with more is refused, never silently truncated. */
+  headersCountMax: number;
   /** Requests served on one keep-alive connection before it is closed. */
   requestsPerSocketMax: number;
 }
@@ -35,6 +37,7 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
   socketIdleTimeoutMs: 60_000,
   connectionsMax: 256,
   headerBytesMax: 16 * 1024,
+  headersCountMax: 100,
   requestsPerSocketMax: 1_000,
 };
 
@@ -98,15 +101,39 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
       if (closing) response.setHeader('connection', 'close');
       inFlight.add(response);
       response.once('close', () => inFlight.delete(response));
+      // Node keeps only the first maxHeadersCount fields and drops the rest without a word, so a
+      // second Host, Authorization or an Origin hidden behind enough filler would never reach the
+      // front door's checks. Node is asked for one field more than the limit, and a request that
+      // reaches it is refused.
+      // llhttp takes a request line without a version for HTTP/0.9 and still reads headers and a
+      // body after it; only HTTP/1.0 and 1.1 are spoken here.
+      if (request.httpVersionMajor !== 1) {
+        refuseRequest(request, response, invalidRequest('version', 'Only HTTP/1.0 and HTTP/1.1 are supported.'));
+        return;
+      }
+      if (request.rawHeaders.length / 2 > limits.headersCountMax) {
+        refuseRequest(request, response, invalidRequest('headers', `A request may carry at most ${limits.headersCountMax} header fields.`));
+        return;
+      }
       // The front door answers every failure itself; this catch is the last guard against a bug
       // in writing an answer taking the process down.
       options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal }).catch(() => response.destroy());
     },
   );
+  server.maxHeadersCount = limits.headersCountMax + 1;
   server.maxConnections = limits.connectionsMax;
   server.maxRequestsPerSocket = limits.requestsPerSocketMax;
   server.setTimeout(limits.socketIdleTimeoutMs, (socket: Socket) => socket.destroy());
 
+  // A request refused before the front door: the same error body, request id and log line, and
+  // the connection closes, since its body (if any) is not read.
+  function refuseRequest(request: http.IncomingMessage, response: http.ServerResponse, error: LatchError): void {
+    const requestId = randomId('req');
+    request.resume();
+    response.setHeader('x-request-id', requestId);
+    sendError(response, error, requestId, { close: true });
+    options.log.info('request', { listener: options.listener, method: 'other', route: null, status: error.status, request_id: requestId, code: error.code });
+  }
   const refuse = (socket: Duplex, error: LatchError, event: string): void => {
     const requestId = randomId('req');
     writeSocketError(socket, error, requestId);
@@ -121,14 +148,9 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
   });
   // An Expect other than 100-continue: Node's own answer would be a bare 417 without the error
   // body or a request id, so the refusal is written here like every other one.
-  server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) => {
-    const requestId = randomId('req');
-    const error = new LatchError('invalid_request', { param: 'expect', message: 'Only "Expect: 100-continue" is supported.' });
-    request.resume();
-    response.setHeader('x-request-id', requestId);
-    sendError(response, error, requestId, { close: true });
-    options.log.info('request', { listener: options.listener, method: 'other', route: null, status: error.status, request_id: requestId, code: error.code });
-  });
+  server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) =>
+    refuseRequest(request, response, invalidRequest('expect', 'Only "Expect: 100-continue" is supported.')),
+  );
   // CONNECT carries an authority-form target: never a request for this API.
   server.on('connect', (_request: http.IncomingMessage, socket: Duplex) => refuse(socket, new LatchError('forbidden_host'), 'CONNECT'));
 

@@ -49,7 +49,7 @@ export function exchange(port: number, bytes: string | Buffer, idleMs = 1_500): 
 
 /** parseExchange finds every status line and error code in a connection's output. */
 export function parseExchange(text: string, closedByServer: boolean): Exchange {
-  const statuses = [...text.matchAll(/(?:^|\r\n)HTTP\/1\.[01] (\d{3}) /g)].map((match) => Number(match[1]));
+  const statuses = [...text.matchAll(/HTTP\/1\.[01] (\d{3}) /g)].map((match) => Number(match[1]));
   const codes = [...text.matchAll(/"code":"([a-z_]+)"/g)].map((match) => match[1] as string);
   return { text, statuses, codes, closedByServer };
 }
