@@ -1,4 +1,4 @@
-import { closeSync, constants, fchmodSync, fsync, fsyncSync, openSync, readSync, renameSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fsync, fsyncSync, openSync, readSync, rename, unlinkSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -180,6 +180,7 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
 /** Data directories (resolved) with a writer's commit in progress. */
 const committing = new Set<string>();
 const fsyncAsync = promisify(fsync);
+const renameAsync = promisify(rename);
 
 /** commitBatch appends lines after the log's end: announce, write, fsync off the event loop. */
 async function commitBatch(home: string, key: string, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<AuditAppendResult[]> {
@@ -235,8 +236,8 @@ const CREATE_NEW = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (
 
 /**
  * replaceHead replaces audit.head atomically, as writeFileAtomic does (a new temporary file at
- * 0600, fsync, rename over, fsync of the directory), but waits for both fsyncs off the event
- * loop. On failure the temporary file is removed and the old head stays.
+ * 0600, fsync, rename over, fsync of the directory), but waits for the fsyncs and the rename
+ * off the event loop. On failure the temporary file is removed and the old head stays.
  */
 async function replaceHead(home: string, head: AuditHead): Promise<void> {
   const target = auditHeadPath(home);
@@ -250,7 +251,7 @@ async function replaceHead(home: string, head: AuditHead): Promise<void> {
     } finally {
       closeSync(fd);
     }
-    renameSync(temporary, target);
+    await renameAsync(temporary, target);
   } catch (error) {
     try {
       unlinkSync(temporary);
