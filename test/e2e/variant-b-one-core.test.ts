@@ -100,8 +100,10 @@ describe('Variant B and Variant A: one core', () => {
     assert.equal(payload['currency'], 'USD');
     assert.equal(payload['kind'], 'one_time');
     assert.equal((payload['not_after'] as number) - (payload['not_before'] as number), 90);
-    // A tampered signature does not verify.
-    const tampered = window.jws.slice(0, -2) + (window.jws.endsWith('A') ? 'BB' : 'AA');
+    // A tampered signature does not verify. The changed character sits in the middle of the
+    // signature segment, where every base64url character is canonical (the last one may not be).
+    const at = window.jws.lastIndexOf('.') + 10;
+    const tampered = window.jws.slice(0, at) + (window.jws[at] === 'A' ? 'B' : 'A') + window.jws.slice(at + 1);
     assert.equal(verifyJwsCompact(tampered, publicKey), 'bad_signature');
   });
 
