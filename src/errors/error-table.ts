@@ -156,6 +156,12 @@ export const ERROR_TABLE = {
     message: 'The cloud API is unavailable.',
     remedy: 'Local daemon health is fine; retry only the affected server-backed operation later.',
   },
+  data_directory_unavailable: {
+    status: 503,
+    specClass: 'Local daemon unavailable',
+    message: "The daemon's data directory needs attention (a file became unsafe, corrupt or unwritable).",
+    remedy: 'Run latch doctor on this machine; the daemon log names the file and the exact fix.',
+  },
   invalid_admin_key: {
     status: 401,
     specClass: 'Missing bearer token',

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { DataDirError } from '../datadir/data-dir-error.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
@@ -64,6 +65,12 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
       const result = await admitAndHandle(options, request, response, state, requestId, trace);
       writeResult(response, result);
     } catch (error) {
+      if (error instanceof DataDirError) {
+        // A file went bad while the daemon runs: fail closed with a code that says so. The file
+        // and the fix go to the local log only, never to a caller who may not have the token.
+        options.log.error('data_directory_unavailable', { listener: options.listener, request_id: requestId, file: error.file, fix: error.fix, problem: error.code });
+        error = new LatchError('data_directory_unavailable');
+      }
       if (error instanceof LatchError) {
         trace.code = error.code;
       } else {

@@ -82,6 +82,7 @@ describe('exit codes of client errors', () => {
     ['daemon_no_answer', null, EXIT.failure],
     ['invalid_response', 200, EXIT.failure],
     ['internal_error', 500, EXIT.failure],
+    ['data_directory_unavailable', 503, EXIT.dataDir],
     ['some_future_code', 503, EXIT.failure],
     ['some_future_code', 418, EXIT.refused],
   ];

@@ -164,14 +164,19 @@ describe('token', () => {
     assert.equal((await get(portB, '/health', rotated)).status, 200);
   });
 
-  test('a token file made public while running is refused (fail closed)', async () => {
+  test('a token file made public while running is refused (fail closed, 503 data_directory_unavailable)', async () => {
     const { portB, home, log } = await startDaemon();
     const token = readToken(home);
     chmodSync(tokenPath(home), 0o644);
     const response = await get(portB, '/health', token);
-    assert.equal(response.status, 500);
-    assert.equal(errorCode(response), 'internal_error');
-    assert.ok(log.lines().some((line) => line['event'] === 'internal_error' && line['cause'] === 'DataDirError:insecure_permissions'));
+    assert.equal(response.status, 503);
+    assert.equal(errorCode(response), 'data_directory_unavailable');
+    assert.doesNotMatch(response.raw, /daemon_token|chmod/, 'the file and the fix stay in the local log');
+    const logged = log.lines().find((line) => line['event'] === 'data_directory_unavailable');
+    assert.ok(logged, 'the problem is logged');
+    assert.equal(logged['file'], tokenPath(home));
+    assert.equal(logged['problem'], 'insecure_permissions');
+    assert.match(String(logged['fix']), /chmod 600/);
   });
 
   test('the token never appears in the captured log', async () => {

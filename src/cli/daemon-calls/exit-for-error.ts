@@ -15,7 +15,7 @@ const FAILURE_CODES: ReadonlySet<string> = new Set(['internal_error', 'invalid_r
 export function exitCodeForClientError(error: LatchClientError): number {
   if (error.code === 'daemon_unreachable') return EXIT.daemonUnreachable;
   if (error.code === 'upstream_unavailable') return EXIT.upstreamUnavailable;
-  if (error.code === 'token_unreadable') return EXIT.dataDir;
+  if (error.code === 'token_unreadable' || error.code === 'data_directory_unavailable') return EXIT.dataDir;
   if (USAGE_CODES.has(error.code)) return EXIT.usage;
   if (FAILURE_CODES.has(error.code) || (error.status !== null && error.status >= 500)) return EXIT.failure;
   return EXIT.refused;
