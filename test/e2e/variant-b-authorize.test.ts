@@ -256,7 +256,6 @@ describe('Variant B: POST /authorize', () => {
 
     test(
       'the same key and body replay the first answer (same tx_id) with no second authorization',
-      { todo: 'core re-signs a fresh window (new policy_id, nonce) for the retry, so the cloud sees another body and answers 422; see the report' },
       async () => {
         const cardId = await newCard(stack, 'Replay', '50.00');
         const headers = { 'idempotency-key': 'b-authorize-replayed' };
