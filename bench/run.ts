@@ -102,8 +102,10 @@ async function main(): Promise<void> {
     await stack.close();
   }
   progress('done');
-  process.stdout.write(`${renderTable(figures)}\n\n${machine.summary}\n`);
-  if (options.json !== undefined) writeFileSync(options.json, `${JSON.stringify({ machine, shape: options.shape, figures }, null, 2)}\n`);
+  // Measured in the order the state requires (charges before and after authorizations), shown by section.
+  const table = [...figures].sort((x, y) => x.section - y.section);
+  process.stdout.write(`${renderTable(table)}\n\n${machine.summary}\n`);
+  if (options.json !== undefined) writeFileSync(options.json, `${JSON.stringify({ machine, shape: options.shape, figures: table }, null, 2)}\n`);
 }
 
 main().catch((error: unknown) => {
