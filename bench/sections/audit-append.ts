@@ -7,7 +7,8 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { AuditEntry } from '../../src/datadir/audit-entry.js';
-import { appendAudit, createAuditWriter } from '../../src/datadir/audit-log.js';
+import { appendAudit } from '../../src/datadir/audit-log.js';
+import { createAuditWriter } from '../../src/datadir/audit-writer.js';
 import { ensureHome } from '../../src/datadir/home.js';
 import { figure, type Figure } from '../figures.js';
 import type { RunShape } from '../rounds.js';

@@ -59,7 +59,7 @@ export interface CloudClientOptions {
   fetch?: typeof fetch;
   timeoutMs?: number;
   /** Called after each request signature is made and before the request is sent. */
-  onRequestSigned?: (record: RequestSignatureRecord) => void;
+  onRequestSigned?: (record: RequestSignatureRecord) => void | Promise<void>;
   nowSeconds?: () => number;
 }
 
@@ -124,7 +124,7 @@ export class CloudClient {
       ...signatureHeaders({ method: request.method, url, body: request.body, contentType: request.contentType }, key, this.nowSeconds()),
     };
     if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
-    this.options.onRequestSigned?.({ method: request.method, path: url.pathname, keyId: key.keyId, caller: request.caller });
+    await this.options.onRequestSigned?.({ method: request.method, path: url.pathname, keyId: key.keyId, caller: request.caller });
     try {
       const response = await this.fetchImpl(url, {
         method: request.method,

@@ -96,11 +96,11 @@ function recurringTerms(input: RecurringInput, nowSeconds: number): WindowTerms 
  * signWindow signs terms with the device key and writes the audit line before returning, so no
  * signature ever leaves the daemon unrecorded.
  */
-export function signWindow(deps: CoreDeps, terms: WindowTerms, operation: string, context: OperationContext): SignedWindow {
+export async function signWindow(deps: CoreDeps, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
   const { key, deviceId } = deps.device();
   const payload = buildWindowPayload(terms, deviceId, deps.nowSeconds());
   const jws = signPayload(payload, key);
-  deps.audit({
+  await deps.audit({
     operation,
     policyId: payload.policy_id,
     cardId: terms.cardId,
@@ -138,7 +138,7 @@ async function register(deps: CoreDeps, path: string, signed: SignedWindow, cont
  * Idempotency-Key, a retry of the same request gets the window signed the first time, so the
  * cloud sees the same body under the same key and replays its first answer (decisions §9).
  */
-function signForRegistration(deps: CoreDeps, operation: string, input: object, terms: () => WindowTerms, context: OperationContext): SignedWindow {
+function signForRegistration(deps: CoreDeps, operation: string, input: object, terms: () => WindowTerms, context: OperationContext): Promise<SignedWindow> {
   const sign = () => signWindow(deps, terms(), operation, context);
   const cache = deps.signedWindows;
   if (cache === undefined || context.idempotencyKey === undefined) return sign();
@@ -148,29 +148,29 @@ function signForRegistration(deps: CoreDeps, operation: string, input: object, t
 
 /** authorize creates a one-time scoped authorization (POST /authorize on A and B). */
 export async function authorize(deps: CoreDeps, input: OneTimeInput, context: OperationContext): Promise<CreatedAuthorization> {
-  const signed = signForRegistration(deps, 'authorize', input, () => oneTimeTerms(input, deps.nowSeconds()), context);
+  const signed = await signForRegistration(deps, 'authorize', input, () => oneTimeTerms(input, deps.nowSeconds()), context);
   return register(deps, '/v1/authorizations', signed, context);
 }
 
 /** merchantBind creates a server-capped merchant-verification authorization. */
 export async function merchantBind(deps: CoreDeps, input: MerchantVerificationInput, context: OperationContext): Promise<CreatedAuthorization> {
-  const signed = signForRegistration(deps, 'merchant_bind', input, () => merchantVerificationTerms(input, deps.nowSeconds()), context);
+  const signed = await signForRegistration(deps, 'merchant_bind', input, () => merchantVerificationTerms(input, deps.nowSeconds()), context);
   return register(deps, '/v1/authorizations', signed, context);
 }
 
 /** createRecurring creates a recurring authorization: at most one approved charge per period. */
 export async function createRecurring(deps: CoreDeps, input: RecurringInput, context: OperationContext): Promise<CreatedAuthorization> {
-  const signed = signForRegistration(deps, 'recurring', input, () => recurringTerms(input, deps.nowSeconds()), context);
+  const signed = await signForRegistration(deps, 'recurring', input, () => recurringTerms(input, deps.nowSeconds()), context);
   return register(deps, '/v1/authorizations', signed, context);
 }
 
 /** signCardPolicyWindow signs what /authorize would, and contacts nobody. */
-export function signCardPolicyWindow(deps: CoreDeps, input: OneTimeInput, context: OperationContext): SignedWindow {
+export function signCardPolicyWindow(deps: CoreDeps, input: OneTimeInput, context: OperationContext): Promise<SignedWindow> {
   return signWindow(deps, oneTimeTerms(input, deps.nowSeconds()), 'sign_card_policy_window', context);
 }
 
 /** signAccountPolicyWindow signs an account-wide window (no card), and contacts nobody. */
-export function signAccountPolicyWindow(deps: CoreDeps, input: Omit<OneTimeInput, 'cardId'>, context: OperationContext): SignedWindow {
+export function signAccountPolicyWindow(deps: CoreDeps, input: Omit<OneTimeInput, 'cardId'>, context: OperationContext): Promise<SignedWindow> {
   const terms: WindowTerms = { ...oneTimeTerms({ ...input, cardId: '' }, deps.nowSeconds()), cardId: null };
   return signWindow(deps, terms, 'sign_policy_window', context);
 }

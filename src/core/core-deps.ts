@@ -25,7 +25,7 @@ export interface CoreDeps {
   /** The enrolled device: key and device id, or throws device_not_enrolled. */
   device(): { key: SigningKey; deviceId: string };
   /** Appends to the audit log durably; called before any response that carries the signature. */
-  audit(record: SignatureAudit): void;
+  audit(record: SignatureAudit): Promise<void>;
   nowSeconds(): number;
   /**
    * Windows signed for requests that carried an Idempotency-Key, so a retry re-sends the same

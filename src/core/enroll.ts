@@ -15,7 +15,7 @@ export interface EnrollInput {
   userAgent: string;
   fetch?: typeof fetch;
   /** Called once the enrollment request is signed and before it is sent (the audit log). */
-  onRequestSigned?: (record: RequestSignatureRecord) => void;
+  onRequestSigned?: (record: RequestSignatureRecord) => void | Promise<void>;
 }
 
 export interface Enrollment {

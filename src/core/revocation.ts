@@ -9,10 +9,10 @@ export interface SignedRevocation {
 }
 
 /** signRevocation signs a revocation of policyId and records it in the audit log. */
-export function signRevocation(deps: CoreDeps, policyId: string, reason: string | undefined, context: OperationContext): SignedRevocation {
+export async function signRevocation(deps: CoreDeps, policyId: string, reason: string | undefined, context: OperationContext): Promise<SignedRevocation> {
   const { key, deviceId } = deps.device();
   const payload = buildRevocationPayload(policyId, deviceId, deps.nowSeconds(), reason);
   const jws = signPayload(payload, key);
-  deps.audit({ operation: 'sign_revocation', policyId, cardId: null, merchant: null, amountMinor: null, currency: null, keyId: key.keyId, caller: context.caller });
+  await deps.audit({ operation: 'sign_revocation', policyId, cardId: null, merchant: null, amountMinor: null, currency: null, keyId: key.keyId, caller: context.caller });
   return { payload, jws, keyId: key.keyId };
 }

@@ -17,7 +17,7 @@ export const SIGNED_WINDOWS_MAX = 10_000;
 
 interface Entry {
   fingerprint: string;
-  signed: SignedWindow;
+  signed: Promise<SignedWindow>;
   storedAt: number;
 }
 
@@ -35,15 +35,17 @@ export class SignedWindowCache {
    * new one with `sign` and remembers it. The same key with another request is
    * idempotency_key_reused, as the cloud would answer.
    */
-  signOnce(scope: string, idempotencyKey: string, fingerprint: string, nowSeconds: number, sign: () => SignedWindow): SignedWindow {
+  signOnce(scope: string, idempotencyKey: string, fingerprint: string, nowSeconds: number, sign: () => Promise<SignedWindow>): Promise<SignedWindow> {
     this.forgetExpired(nowSeconds);
     const id = `${scope}\u0000${idempotencyKey}`;
     const found = this.entries.get(id);
     if (found !== undefined) {
-      if (found.fingerprint !== fingerprint) throw new LatchError('idempotency_key_reused');
+      if (found.fingerprint !== fingerprint) return Promise.reject(new LatchError('idempotency_key_reused'));
       return found.signed;
     }
     const signed = sign();
+    // A window whose audit line failed was never handed out; a retry signs afresh.
+    signed.catch(() => this.entries.delete(id));
     if (this.entries.size >= this.entriesMax) {
       const oldest = this.entries.keys().next();
       if (oldest.done !== true) this.entries.delete(oldest.value);

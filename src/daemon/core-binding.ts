@@ -1,7 +1,8 @@
 import { CloudClient, UPSTREAM_TIMEOUT_MS, type RequestSignatureRecord } from '../cloud/cloud-client.js';
 import type { CoreDeps, SignatureAudit } from '../core/core-deps.js';
 import { SignedWindowCache } from '../core/signed-window-cache.js';
-import { appendAudit, type AuditAppendResult } from '../datadir/audit-log.js';
+import type { AuditAppendResult } from '../datadir/audit-log.js';
+import { sharedAuditWriter } from '../datadir/audit-writer.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { effectiveCloudUrl } from '../datadir/config.js';
@@ -35,20 +36,21 @@ export function bindCore(services: DaemonServices): CoreBinding {
 
   /**
    * appendRecord appends to audit.log or throws, so that nothing is signed unrecorded. When the log is
-   * damaged or unsafe, the caller gets internal_error; the operator's log says which file and
+   * damaged or unsafe, the caller gets 503 data_directory_unavailable; the operator's log says which file and
    * what to do, since the DataDirError's message names both.
    */
-  const appendRecord = (entry: AuditEntry): AuditAppendResult => {
+  const writer = sharedAuditWriter(services.home);
+  const appendRecord = async (entry: AuditEntry): Promise<AuditAppendResult> => {
     try {
-      return appendAudit(services.home, entry);
+      return await writer.append(entry);
     } catch (error) {
       if (error instanceof DataDirError) services.logger.error('audit_append_refused', { reason: error.code, detail: error.message });
       throw error;
     }
   };
 
-  const auditRequestSignature = (signed: RequestSignatureRecord): void => {
-    appendRecord({
+  const auditRequestSignature = async (signed: RequestSignatureRecord): Promise<void> => {
+    await appendRecord({
       operation: 'sign_request',
       key_id: signed.keyId,
       request_id: signed.caller?.requestId ?? null,
@@ -75,8 +77,8 @@ export function bindCore(services: DaemonServices): CoreBinding {
     return cached.client;
   };
 
-  const audit = (signature: SignatureAudit): void => {
-    appendRecord({
+  const audit = async (signature: SignatureAudit): Promise<void> => {
+    await appendRecord({
       operation: signature.operation,
       policy_id: signature.policyId,
       card_id: signature.cardId,

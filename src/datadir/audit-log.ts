@@ -17,7 +17,7 @@ import { openPrivateFile, readPrivateFile } from './read-private-file.js';
  * append. Both files are plain SHA-256, not keyed: they detect accidents and naive edits, not
  * someone able to rewrite both files (SECURITY.md says so).
  *
- * appendAudit is synchronous, so its appends never interleave. An AuditWriter (createAuditWriter)
+ * appendAudit is synchronous, so its appends never interleave. An AuditWriter (audit-writer.ts)
  * appends the same lines asynchronously with group commit: entries that arrive while a commit is
  * on its way to the disk are written together by the next one, with one fsync, and each caller's
  * promise settles only once its line is on disk. A commit first announces itself in audit.head
@@ -45,7 +45,11 @@ export interface AuditAppendResult {
   hash: string;
 }
 
+/** The most entries one commit writes; more wait for the next commit. */
+export const AUDIT_BATCH_ENTRIES_MAX = 64;
 const HEAD_FILE_BYTES_MAX = 256;
+/** Data directories whose log is being committed to by an AuditWriter in this process. */
+export const committing = new Set<string>();
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = Buffer.from('\n');
 const HASH_SHAPE = /^[0-9a-f]{64}$/;
@@ -83,205 +87,11 @@ export function appendAudit(home: string, entry: AuditEntry, now: Date = new Dat
   }
 }
 
-/** An AuditWriter appends to one data directory's audit.log with group commit. */
-export interface AuditWriter {
-  /**
-   * append resolves once entry's line is on disk (fsync) and audit.head covers it: the head names
-   * that line, or an earlier line from which it announced this commit, or the line just before
-   * it — each a state the checks accept after a crash, so the line can never be lost unnoticed.
-   * A malformed entry rejects with a TypeError and affects no other entry; a damaged log
-   * (DataDirError) or a failed write rejects every entry of that commit, and nothing is
-   * acknowledged that is not on disk.
-   */
-  append(entry: AuditEntry, now?: Date): Promise<AuditAppendResult>;
-  /** idle resolves once nothing is queued or being written and audit.head names the last line. */
-  idle(): Promise<void>;
-}
-
-export interface AuditWriterOptions {
-  /** Called once a commit is announced in audit.head, before its lines are written (for tests). */
-  onAnnounce?: (entries: number) => void;
-  /** Called after each successful commit with its number of entries (for tests and benchmarks). */
-  onCommit?: (entries: number) => void;
-}
-
-/** The most entries one commit writes; more wait for the next commit. */
-export const AUDIT_BATCH_ENTRIES_MAX = 64;
-/** The most entries waiting for a commit; beyond that append rejects rather than queue without bound. */
-export const AUDIT_PENDING_ENTRIES_MAX = 4096;
-
-interface PendingEntry {
-  fields: Record<string, AuditValue>;
-  resolve: (result: AuditAppendResult) => void;
-  reject: (error: unknown) => void;
-}
-
-/**
- * createAuditWriter returns a writer for home. A commit starts as soon as the writer is idle, so
- * a lone entry is written at once; entries that arrive during a commit form the next one, with
- * one fsync of the log for all of them. The event loop is not blocked while the disk works.
- *
- * audit.head is kept so that a crash at any point leaves a state the checks accept, never more:
- * before writing a commit's k lines, the writer replaces the head with the current end and
- * `pending: k` (unless k is 1 and the head already names the end, where the one-line crash
- * allowance covers it). The callers are answered once the lines are fsynced; the head is
- * brought up to the end by the next commit's announcement, or when the writer goes idle. Lines
- * after a head that announced nothing are still refused beyond that one line.
- * (verifyAudit in audit-verify.ts does not know `pending` yet; until it does, it reports an
- * announced head left by a crash as lines appended outside Latch.)
- */
-export function createAuditWriter(home: string, options: AuditWriterOptions = {}): AuditWriter {
-  const key = path.resolve(home);
-  const pending: PendingEntry[] = [];
-  const idleWaiters: Array<() => void> = [];
-  let running = false;
-
-  const run = async (): Promise<void> => {
-    running = true;
-    try {
-      do {
-        while (pending.length > 0) {
-          const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
-          try {
-            const results = await commitBatch(home, key, batch.map((item) => item.fields), options);
-            options.onCommit?.(batch.length);
-            batch.forEach((item, index) => item.resolve(results[index] as AuditAppendResult));
-          } catch (error) {
-            for (const item of batch) item.reject(error);
-          }
-          // Callers that were waiting on this commit often append again at once; one turn of the
-          // event loop lets them join the next commit instead of each starting a commit alone.
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        }
-        await settleHead(home, key);
-      } while (pending.length > 0);
-    } finally {
-      running = false;
-      for (const wake of idleWaiters.splice(0)) wake();
-    }
-  };
-
-  return {
-    append(entry, now = new Date()) {
-      return new Promise<AuditAppendResult>((resolve, reject) => {
-        const fields = auditFields(entry, now);
-        assertLineFits(fields);
-        if (pending.length >= AUDIT_PENDING_ENTRIES_MAX) throw new Error(`more than ${AUDIT_PENDING_ENTRIES_MAX} audit entries are waiting for the disk`);
-        pending.push({ fields, resolve, reject });
-        if (!running) void run();
-      });
-    },
-    idle() {
-      return running ? new Promise<void>((resolve) => idleWaiters.push(resolve)) : Promise.resolve();
-    },
-  };
-}
-
-/** Data directories (resolved) with a writer's commit in progress. */
-const committing = new Set<string>();
-const fsyncAsync = promisify(fsync);
-const renameAsync = promisify(rename);
-
-/** commitBatch appends lines after the log's end: announce, write, fsync off the event loop. */
-async function commitBatch(home: string, key: string, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<AuditAppendResult[]> {
-  return exclusively(key, async () => {
-    const { fd, tail, head } = openForAppend(home);
-    try {
-      const chained = chainRecords(tail, fieldsList);
-      const headIsEnd = head !== undefined && head.seq === tail.seq && head.pending === undefined && tail.seq > 0;
-      if (fieldsList.length > 1 || !headIsEnd) {
-        await replaceHead(home, { seq: tail.seq, hash: tail.hash, pending: fieldsList.length });
-        options.onAnnounce?.(fieldsList.length);
-      }
-      // Writing to the page cache is quick; the fsync is what waits for the disk.
-      writeAll(fd, chained.bytes);
-      await fsyncAsync(fd);
-      return chained.results;
-    } finally {
-      closeSync(fd);
-    }
-  });
-}
-
-/**
- * settleHead makes audit.head name the log's last line once the writer has nothing to do. A
- * failure is left for the next commit to meet and report: the head it leaves is one a crash
- * could have left, which the checks accept.
- */
-async function settleHead(home: string, key: string): Promise<void> {
-  try {
-    await exclusively(key, async () => {
-      const { fd, tail, head } = openForAppend(home);
-      closeSync(fd);
-      if (tail.seq > 0 && (head?.seq !== tail.seq || head.pending !== undefined)) await replaceHead(home, { seq: tail.seq, hash: tail.hash });
-    });
-  } catch {
-    // See above: the next commit checks the files again and fails closed.
-  }
-}
-
-/** exclusively runs task as the only commit to key's log in this process. */
-async function exclusively<T>(key: string, task: () => Promise<T>): Promise<T> {
-  if (committing.has(key)) throw new Error('two AuditWriters are committing to the same data directory');
-  committing.add(key);
-  try {
-    return await task();
-  } finally {
-    committing.delete(key);
-  }
-}
-
-// O_NOFOLLOW refuses a symbolic link planted at the temporary name; it does not exist on Windows.
-const CREATE_NEW = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0);
-
-/**
- * replaceHead replaces audit.head atomically, as writeFileAtomic does (a new temporary file at
- * 0600, fsync, rename over, fsync of the directory), but waits for the fsyncs and the rename
- * off the event loop. On failure the temporary file is removed and the old head stays.
- */
-async function replaceHead(home: string, head: AuditHead): Promise<void> {
-  const target = auditHeadPath(home);
-  const temporary = path.join(home, `.${path.basename(target)}.${randomBytes(8).toString('hex')}.tmp`);
-  const fd = openSync(temporary, CREATE_NEW, PRIVATE_FILE_MODE);
-  try {
-    try {
-      if (process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
-      writeAll(fd, `${JSON.stringify(head)}\n`);
-      await fsyncAsync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    await renameAsync(temporary, target);
-  } catch (error) {
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // Already renamed or never created; the first error is the one worth reporting.
-    }
-    throw error;
-  }
-  await fsyncDirectoryAsync(home);
-}
-
-async function fsyncDirectoryAsync(directory: string): Promise<void> {
-  if (process.platform === 'win32') return;
-  const fd = openSync(directory, constants.O_RDONLY);
-  try {
-    await fsyncAsync(fd);
-  } catch (error) {
-    // Some filesystems refuse fsync on a directory; the rename is then as durable as it gets.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM') throw error;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * openForAppend opens audit.log for appending with the private-file checks, and reads its last
  * line, which must match audit.head (returned too). The caller closes fd.
  */
-function openForAppend(home: string): { fd: number; tail: Tail; head: AuditHead | undefined } {
+export function openForAppend(home: string): { fd: number; tail: Tail; head: AuditHead | undefined } {
   const file = auditLogPath(home);
   const opened = openPrivateFile(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
   if (opened === undefined) throw new Error('audit.log could not be created');
@@ -299,7 +109,7 @@ function openForAppend(home: string): { fd: number; tail: Tail; head: AuditHead 
 }
 
 /** chainRecords numbers and chains entries after tail, and returns their lines' bytes (newlines included). */
-function chainRecords(tail: Tail, fieldsList: Array<Record<string, AuditValue>>): { bytes: Buffer; results: AuditAppendResult[] } {
+export function chainRecords(tail: Tail, fieldsList: Array<Record<string, AuditValue>>): { bytes: Buffer; results: AuditAppendResult[] } {
   const parts: Buffer[] = [];
   const results: AuditAppendResult[] = [];
   let seq = tail.seq;
@@ -328,7 +138,7 @@ function writeHead(home: string, results: AuditAppendResult[]): void {
  * AUDIT_LINE_BYTES_MAX even with the largest seq, so that one oversized entry cannot fail a
  * whole commit.
  */
-function assertLineFits(fields: Record<string, AuditValue>): void {
+export function assertLineFits(fields: Record<string, AuditValue>): void {
   const widest = Buffer.byteLength(JSON.stringify({ seq: Number.MAX_SAFE_INTEGER, prev: GENESIS_HASH, ...fields }), 'utf8');
   if (widest > AUDIT_LINE_BYTES_MAX) throw new TypeError('audit entry is too large');
 }
@@ -419,7 +229,7 @@ export function parseRecord(bytes: Uint8Array): AuditRecord | undefined {
   return record as AuditRecord;
 }
 
-interface Tail {
+export interface Tail {
   /** The last line's seq, 0 for an empty log. */
   seq: number;
   /** The last line's hash, GENESIS_HASH for an empty log. */

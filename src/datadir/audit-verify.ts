@@ -32,6 +32,7 @@ export function verifyAudit(home: string): AuditVerification {
   let lines = 0;
   let previousHash = GENESIS_HASH;
   let previousPrev: string | undefined;
+  let headLineHash = head?.seq === 0 ? GENESIS_HASH : undefined;
   try {
     for (const line of readAuditLines(opened.fd)) {
       const problem = checkLine(line, previousHash);
@@ -39,11 +40,12 @@ export function verifyAudit(home: string): AuditVerification {
       lines = line.number;
       previousPrev = parseRecord(line.bytes)?.prev;
       previousHash = lineHash(line.bytes);
+      if (line.number === head?.seq) headLineHash = previousHash;
     }
   } finally {
     closeSync(opened.fd);
   }
-  const problem = checkHead(headText, head, lines, previousHash, previousPrev);
+  const problem = checkHead(headText, head, lines, previousHash, previousPrev, headLineHash);
   return problem === undefined ? { ok: true, lines } : { ok: false, lines, problem };
 }
 
@@ -61,11 +63,13 @@ function checkLine(line: { number: number; bytes: Buffer; complete: boolean; too
   return undefined;
 }
 
-function checkHead(headText: string | undefined, head: AuditHead | undefined, lines: number, lastHash: string, lastPrev: string | undefined): { line: number; reason: string } | undefined {
+function checkHead(headText: string | undefined, head: AuditHead | undefined, lines: number, lastHash: string, lastPrev: string | undefined, headLineHash: string | undefined): { line: number; reason: string } | undefined {
   if (headText === undefined) return lines === 0 ? undefined : { line: lines, reason: 'audit.head is missing, so deletion of the last lines cannot be ruled out' };
   if (head === undefined) return { line: Math.max(lines, 1), reason: 'audit.head is not a valid head record' };
   if (head.seq === lines && head.hash === lastHash) return undefined;
   if (head.seq === lines - 1 && head.hash === lastPrev) return undefined;
+  // A crash during a group commit that announced `pending` lines after the head.
+  if (head.pending !== undefined && lines > head.seq && lines <= head.seq + head.pending && head.hash === headLineHash) return undefined;
   if (head.seq > lines) {
     const missing = head.seq - lines;
     return { line: lines + 1, reason: `audit.head records ${head.seq} lines but audit.log has ${lines}: the last ${missing === 1 ? 'line was' : `${missing} lines were`} deleted` };

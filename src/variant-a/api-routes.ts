@@ -123,9 +123,9 @@ export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Rou
       method: 'POST',
       pattern: '/sign-card-policy-window',
       auth: 'token',
-      handler: (request) => {
+      handler: async (request) => {
         const input = validateBody(request.body, authorizeRules);
-        const signed = signCardPolicyWindow(
+        const signed = await signCardPolicyWindow(
           deps,
           {
             cardId: input.card_id,
@@ -144,9 +144,9 @@ export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Rou
       method: 'POST',
       pattern: '/sign-policy-window',
       auth: 'token',
-      handler: (request) => {
+      handler: async (request) => {
         const input = validateBody(request.body, accountWindowRules);
-        const signed = signAccountPolicyWindow(
+        const signed = await signAccountPolicyWindow(
           deps,
           {
             merchant: input.merchant_name,
@@ -164,9 +164,9 @@ export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Rou
       method: 'POST',
       pattern: '/sign-revocation',
       auth: 'token',
-      handler: (request) => {
+      handler: async (request) => {
         const input = validateBody(request.body, revocationRules);
-        const signed = signRevocation(deps, input.policy_id, input.reason, operationContext(request));
+        const signed = await signRevocation(deps, input.policy_id, input.reason, operationContext(request));
         return ok({ revocation: signed.payload, jws: signed.jws, key_id: signed.keyId });
       },
     },

@@ -56,7 +56,7 @@ function fakeDeps(options: { cache?: boolean; answer?: (request: CloudRequest) =
   const deps: CoreDeps = {
     cloud: () => cloud,
     device: () => ({ key, deviceId: 'dev_test' }),
-    audit: (record) => {
+    audit: async (record) => {
       audits.push(record);
       events.push(`audit:${record.operation}`);
     },
@@ -131,10 +131,10 @@ test('recurring: starts now and runs a year unless told; the schedule is signed'
   assert.equal(bounded.window.payload.max_charges, 3);
 });
 
-test('an account-wide window has no card_id and is typ policy_window', () => {
+test('an account-wide window has no card_id and is typ policy_window', async () => {
   const fake = fakeDeps();
   const { cardId: _unused, ...input } = oneTime;
-  const signed = signAccountPolicyWindow(fake.deps, input, context());
+  const signed = await signAccountPolicyWindow(fake.deps, input, context());
   assert.equal(signed.payload.typ, 'policy_window');
   assert.ok(!('card_id' in signed.payload));
   assert.equal(fake.sent.length, 0, 'contacts nobody');

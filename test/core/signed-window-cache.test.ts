@@ -5,67 +5,68 @@ import { SignedWindowCache, requestFingerprint } from '../../src/core/signed-win
 import { LatchError } from '../../src/errors/latch-error.js';
 
 let signatures = 0;
-function signer(): () => SignedWindow {
-  return () => {
+function signer(): () => Promise<SignedWindow> {
+  return async () => {
     signatures++;
     return { payload: { policy_id: `pw_${signatures}` } as SignedWindow['payload'], jws: `jws-${signatures}`, keyId: 'kid' };
   };
 }
 
-test('the same key and request get the window signed the first time', () => {
+test('the same key and request get the window signed the first time', async () => {
   const cache = new SignedWindowCache();
   const fingerprint = requestFingerprint('authorize', { card_id: 'card_a', amountMinor: 100 });
-  const first = cache.signOnce('kid', 'key-1', fingerprint, 1000, signer());
-  const again = cache.signOnce('kid', 'key-1', fingerprint, 1001, signer());
+  const first = await cache.signOnce('kid', 'key-1', fingerprint, 1000, signer());
+  const again = await cache.signOnce('kid', 'key-1', fingerprint, 1001, signer());
   assert.equal(again, first);
   assert.equal(cache.size, 1);
 });
 
-test('the same key with another request or operation is idempotency_key_reused', () => {
+test('the same key with another request or operation is idempotency_key_reused', async () => {
   const cache = new SignedWindowCache();
-  cache.signOnce('kid', 'key-1', requestFingerprint('authorize', { amountMinor: 100 }), 1000, signer());
+  await cache.signOnce('kid', 'key-1', requestFingerprint('authorize', { amountMinor: 100 }), 1000, signer());
   for (const other of [requestFingerprint('authorize', { amountMinor: 101 }), requestFingerprint('merchant_bind', { amountMinor: 100 })]) {
-    assert.throws(
-      () => cache.signOnce('kid', 'key-1', other, 1000, signer()),
+    await assert.rejects(
+      cache.signOnce('kid', 'key-1', other, 1000, signer()),
       (error: unknown) => error instanceof LatchError && error.code === 'idempotency_key_reused',
     );
   }
 });
 
-test('keys are scoped by device key: after a reconnect the same caller key signs afresh', () => {
+test('keys are scoped by device key: after a reconnect the same caller key signs afresh', async () => {
   const cache = new SignedWindowCache();
   const fingerprint = requestFingerprint('authorize', {});
-  const old = cache.signOnce('old-kid', 'key-1', fingerprint, 1000, signer());
-  const fresh = cache.signOnce('new-kid', 'key-1', fingerprint, 1000, signer());
+  const old = await cache.signOnce('old-kid', 'key-1', fingerprint, 1000, signer());
+  const fresh = await cache.signOnce('new-kid', 'key-1', fingerprint, 1000, signer());
   assert.notEqual(fresh.jws, old.jws);
 });
 
-test('entries are forgotten after their lifetime and beyond the bound, oldest first', () => {
+test('entries are forgotten after their lifetime and beyond the bound, oldest first', async () => {
   const cache = new SignedWindowCache(60, 2);
   const fingerprint = requestFingerprint('authorize', {});
-  const first = cache.signOnce('kid', 'a', fingerprint, 1000, signer());
-  assert.equal(cache.signOnce('kid', 'a', fingerprint, 1059, signer()), first);
-  assert.notEqual(cache.signOnce('kid', 'a', fingerprint, 1060, signer()), first, 'expired at 60 s');
-  cache.signOnce('kid', 'b', fingerprint, 1061, signer());
-  const c = cache.signOnce('kid', 'c', fingerprint, 1062, signer());
+  const first = await cache.signOnce('kid', 'a', fingerprint, 1000, signer());
+  assert.equal(await cache.signOnce('kid', 'a', fingerprint, 1059, signer()), first);
+  assert.notEqual(await cache.signOnce('kid', 'a', fingerprint, 1060, signer()), first, 'expired at 60 s');
+  await cache.signOnce('kid', 'b', fingerprint, 1061, signer());
+  const c = await cache.signOnce('kid', 'c', fingerprint, 1062, signer());
   assert.equal(cache.size, 2);
-  assert.equal(cache.signOnce('kid', 'c', fingerprint, 1063, signer()), c);
+  assert.equal(await cache.signOnce('kid', 'c', fingerprint, 1063, signer()), c);
   const before = signatures;
-  cache.signOnce('kid', 'a', fingerprint, 1063, signer());
+  await cache.signOnce('kid', 'a', fingerprint, 1063, signer());
   assert.equal(signatures, before + 1, "'a' was evicted and signs again");
 });
 
-test('a failed signing remembers nothing', () => {
+test('a failed signing remembers nothing', async () => {
   const cache = new SignedWindowCache();
-  assert.throws(() =>
-    cache.signOnce('kid', 'k', 'f', 1000, () => {
+  await assert.rejects(
+    cache.signOnce('kid', 'k', 'f', 1000, async () => {
       throw new Error('no key');
     }),
   );
+  await new Promise((resolve) => setImmediate(resolve));
   assert.equal(cache.size, 0);
 });
 
-test('requestFingerprint ignores key order and tells values apart', () => {
+test('requestFingerprint ignores key order and tells values apart', async () => {
   assert.equal(requestFingerprint('x', { a: 1, b: 'two' }), requestFingerprint('x', { b: 'two', a: 1 }));
   assert.notEqual(requestFingerprint('x', { a: 1, b: null }), requestFingerprint('x', { a: 1 }));
   assert.notEqual(requestFingerprint('x', { a: '1' }), requestFingerprint('x', { a: 1 }));

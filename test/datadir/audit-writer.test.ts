@@ -3,14 +3,12 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { AuditEntry } from '../../src/datadir/audit-entry.js';
+import { AUDIT_BATCH_ENTRIES_MAX, AUDIT_PENDING_ENTRIES_MAX, createAuditWriter } from '../../src/datadir/audit-writer.js';
 import {
-  AUDIT_BATCH_ENTRIES_MAX,
-  AUDIT_PENDING_ENTRIES_MAX,
   appendAudit,
   assertAuditAppendable,
   auditHeadPath,
   auditLogPath,
-  createAuditWriter,
   readAudit,
   readAuditHead,
   type AuditAppendResult,

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { enrollDevice } from '../../core/enroll.js';
-import { appendAudit } from '../../datadir/audit-log.js';
+import { sharedAuditWriter } from '../../datadir/audit-writer.js';
 import { effectiveCloudUrl, loadConfig, normalizeCloudUrl, saveConfig } from '../../datadir/config.js';
 import { generateDeviceKey, loadDeviceKey, passphraseFromEnv, storeDeviceKey } from '../../datadir/device-key.js';
 import { ensureHome, resolveHome } from '../../datadir/home.js';
@@ -64,8 +64,11 @@ export const setupCommand: Command = {
         deviceName,
         userAgent: `latch/${latchVersion()}`,
         // The proof of possession is a signature by the device key like any other (decisions §11).
-        onRequestSigned: (record) =>
-          appendAudit(home, { operation: 'sign_request', key_id: record.keyId, request_id: null, user_agent: null, method: record.method, path: record.path }),
+        // The shared writer: a daemon running in this same process (npm start, embedders) appends
+        // to the same chain without racing it.
+        onRequestSigned: async (record) => {
+          await sharedAuditWriter(home).append({ operation: 'sign_request', key_id: record.keyId, request_id: null, user_agent: null, method: record.method, path: record.path });
+        },
       });
       storeDeviceKey(home, key, passphrase, existing === undefined ? 'create' : 'replace');
       saveConfig(home, { ...config, cloud_url: cloudUrl, device_id: enrollment.deviceId, key_id: enrollment.keyId, account_id: enrollment.accountId, device_name: deviceName });

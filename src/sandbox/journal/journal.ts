@@ -56,19 +56,61 @@ export class Journal {
     return { journal: new Journal(handle, journalPath), contents };
   }
 
-  /** append writes one record and waits until it is on stable storage. */
-  async append(payload: Uint8Array): Promise<void> {
-    const frame = encodeFrame(payload);
-    let written = 0;
-    while (written < frame.length) {
-      const { bytesWritten } = await this.handle.write(frame, written, frame.length - written);
-      written += bytesWritten;
+  private queue: Array<{ frame: Uint8Array; resolve: () => void; reject: (error: unknown) => void }> = [];
+  private flushing: Promise<void> | undefined;
+  private broken: unknown;
+
+  /**
+   * append queues one record and resolves once it is on stable storage. Records queued while a
+   * write is on its way to the disk are written together by the next one, with one datasync
+   * (group commit); order is kept, so what is durable is always a prefix of what was appended.
+   * After a failed write nothing more is written: every later record is refused.
+   */
+  append(payload: Uint8Array): Promise<void> {
+    return this.enqueue(encodeFrame(payload));
+  }
+
+  /** synced resolves once every record appended so far is on stable storage. */
+  synced(): Promise<void> {
+    if (this.queue.length === 0 && this.flushing === undefined) return this.broken === undefined ? Promise.resolve() : Promise.reject(this.broken);
+    return this.enqueue(new Uint8Array(0));
+  }
+
+  private enqueue(frame: Uint8Array): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.broken !== undefined) return reject(this.broken);
+      this.queue.push({ frame, resolve, reject });
+      this.flushing ??= this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.queue.length);
+        try {
+          if (this.broken !== undefined) throw this.broken;
+          const bytes = Buffer.concat(batch.map((item) => item.frame));
+          let written = 0;
+          while (written < bytes.length) {
+            const { bytesWritten } = await this.handle.write(bytes, written, bytes.length - written);
+            written += bytesWritten;
+          }
+          if (bytes.length > 0) await this.handle.datasync();
+          for (const item of batch) item.resolve();
+        } catch (error) {
+          this.broken ??= error;
+          for (const item of batch) item.reject(error);
+        }
+      }
+    } finally {
+      this.flushing = undefined;
     }
-    await this.handle.datasync();
   }
 
   /** close closes the file; appending afterwards fails. */
   async close(): Promise<void> {
+    await this.flushing;
     await this.handle.close();
   }
 }

@@ -69,12 +69,18 @@ export class Ledger {
    * are on disk. A task that throws still commits what it emitted before throwing (the sweep).
    */
   run<T>(task: (txn: Txn) => T): Promise<T> {
-    const result = this.tail.then(() => this.execute(task));
-    this.tail = result.then(
+    // Operations run one at a time, but the next one does not wait for the disk: each answer
+    // waits until the journal holds everything up to and including what that operation saw.
+    const executed = this.tail.then(() => this.execute(task));
+    this.tail = executed.then(
       () => undefined,
       () => undefined,
     );
-    return result;
+    return executed.then(async (outcome) => {
+      await outcome.durable;
+      if (outcome.failed) throw outcome.thrown;
+      return outcome.value as T;
+    });
   }
 
   /** close waits for queued operations and closes the journal. */
@@ -85,7 +91,7 @@ export class Ledger {
     await this.journal.close();
   }
 
-  private async execute<T>(task: (txn: Txn) => T): Promise<T> {
+  private execute<T>(task: (txn: Txn) => T): { value: T | undefined; thrown: unknown; failed: boolean; durable: Promise<void> } {
     if (this.failure !== undefined || this.closed) throw new Error('The sandbox ledger has stopped; restart it to replay the journal.');
     const events: LedgerEvent[] = [];
     const txn: Txn = {
@@ -113,22 +119,20 @@ export class Ledger {
       thrown = error;
       failed = true;
     }
-    if (events.length > 0) await this.commit(txn, events);
-    if (failed) throw thrown;
-    return value as T;
+    // A read also waits: what it saw may include changes that are not on disk yet.
+    const durable = events.length > 0 ? this.commit(txn, events) : this.journal.synced();
+    return { value, thrown, failed, durable };
   }
 
-  private async commit(txn: Txn, events: LedgerEvent[]): Promise<void> {
+  private commit(txn: Txn, events: LedgerEvent[]): Promise<void> {
     const record: JournalRecord = { seq: this.current.seq + 1, at: txn.now, real_at: txn.realNow, events };
     const payload = new TextEncoder().encode(JSON.stringify(record));
     sealRecord(this.current, record);
-    try {
-      await this.journal.append(payload);
-    } catch (error) {
+    return this.journal.append(payload).catch((error: unknown) => {
       // Memory is now ahead of the disk: stop deciding rather than acknowledge what may be lost.
       this.failure = error as Error;
       throw error;
-    }
+    });
   }
 }
 

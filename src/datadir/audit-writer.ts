@@ -1,0 +1,224 @@
+import { closeSync, constants, fchmodSync, fsync, openSync, rename, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { writeAll } from './atomic-file.js';
+import { auditFields, type AuditEntry, type AuditValue } from './audit-entry.js';
+import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, assertLineFits, chainRecords, committing, openForAppend, type AuditAppendResult, type AuditHead } from './audit-log.js';
+
+export { AUDIT_BATCH_ENTRIES_MAX };
+import { PRIVATE_FILE_MODE } from './home.js';
+
+/*
+ * The asynchronous, group-committing writer of audit.log (the format and the synchronous
+ * appendAudit are in audit-log.ts). The daemon uses it so that an fsync never blocks the event
+ * loop and concurrent signatures share one.
+ */
+
+/** An AuditWriter appends to one data directory's audit.log with group commit. */
+export interface AuditWriter {
+  /**
+   * append resolves once entry's line is on disk (fsync) and audit.head covers it: the head names
+   * that line, or an earlier line from which it announced this commit, or the line just before
+   * it — each a state the checks accept after a crash, so the line can never be lost unnoticed.
+   * A malformed entry rejects with a TypeError and affects no other entry; a damaged log
+   * (DataDirError) or a failed write rejects every entry of that commit, and nothing is
+   * acknowledged that is not on disk.
+   */
+  append(entry: AuditEntry, now?: Date): Promise<AuditAppendResult>;
+  /** idle resolves once nothing is queued or being written and audit.head names the last line. */
+  idle(): Promise<void>;
+}
+
+export interface AuditWriterOptions {
+  /** Called once a commit is announced in audit.head, before its lines are written (for tests). */
+  onAnnounce?: (entries: number) => void;
+  /** Called after each successful commit with its number of entries (for tests and benchmarks). */
+  onCommit?: (entries: number) => void;
+}
+
+/** The most entries waiting for a commit; beyond that append rejects rather than queue without bound. */
+export const AUDIT_PENDING_ENTRIES_MAX = 4096;
+
+interface PendingEntry {
+  fields: Record<string, AuditValue>;
+  resolve: (result: AuditAppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * createAuditWriter returns a writer for home. A commit starts as soon as the writer is idle, so
+ * a lone entry is written at once; entries that arrive during a commit form the next one, with
+ * one fsync of the log for all of them. The event loop is not blocked while the disk works.
+ *
+ * audit.head is kept so that a crash at any point leaves a state the checks accept, never more:
+ * before writing a commit's k lines, the writer replaces the head with the current end and
+ * `pending: k` (unless k is 1 and the head already names the end, where the one-line crash
+ * allowance covers it). The callers are answered once the lines are fsynced; the head is
+ * brought up to the end by the next commit's announcement, or when the writer goes idle. Lines
+ * after a head that announced nothing are still refused beyond that one line.
+ * (verifyAudit in audit-verify.ts does not know `pending` yet; until it does, it reports an
+ * announced head left by a crash as lines appended outside Latch.)
+ */
+export function createAuditWriter(home: string, options: AuditWriterOptions = {}): AuditWriter {
+  const key = path.resolve(home);
+  const pending: PendingEntry[] = [];
+  const idleWaiters: Array<() => void> = [];
+  let running = false;
+
+  const run = async (): Promise<void> => {
+    running = true;
+    try {
+      do {
+        while (pending.length > 0) {
+          const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
+          try {
+            const results = await commitBatch(home, key, batch.map((item) => item.fields), options);
+            options.onCommit?.(batch.length);
+            batch.forEach((item, index) => item.resolve(results[index] as AuditAppendResult));
+          } catch (error) {
+            for (const item of batch) item.reject(error);
+          }
+          // Callers that were waiting on this commit often append again at once; one turn of the
+          // event loop lets them join the next commit instead of each starting a commit alone.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+        await settleHead(home, key);
+      } while (pending.length > 0);
+    } finally {
+      running = false;
+      for (const wake of idleWaiters.splice(0)) wake();
+    }
+  };
+
+  return {
+    append(entry, now = new Date()) {
+      return new Promise<AuditAppendResult>((resolve, reject) => {
+        const fields = auditFields(entry, now);
+        assertLineFits(fields);
+        if (pending.length >= AUDIT_PENDING_ENTRIES_MAX) throw new Error(`more than ${AUDIT_PENDING_ENTRIES_MAX} audit entries are waiting for the disk`);
+        pending.push({ fields, resolve, reject });
+        if (!running) void run();
+      });
+    },
+    idle() {
+      return running ? new Promise<void>((resolve) => idleWaiters.push(resolve)) : Promise.resolve();
+    },
+  };
+}
+
+/** Data directories (resolved) with a writer's commit in progress. */
+const fsyncAsync = promisify(fsync);
+const renameAsync = promisify(rename);
+
+/** commitBatch appends lines after the log's end: announce, write, fsync off the event loop. */
+async function commitBatch(home: string, key: string, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<AuditAppendResult[]> {
+  return exclusively(key, async () => {
+    const { fd, tail, head } = openForAppend(home);
+    try {
+      const chained = chainRecords(tail, fieldsList);
+      const headIsEnd = head !== undefined && head.seq === tail.seq && head.pending === undefined && tail.seq > 0;
+      if (fieldsList.length > 1 || !headIsEnd) {
+        await replaceHead(home, { seq: tail.seq, hash: tail.hash, pending: fieldsList.length });
+        options.onAnnounce?.(fieldsList.length);
+      }
+      // Writing to the page cache is quick; the fsync is what waits for the disk.
+      writeAll(fd, chained.bytes);
+      await fsyncAsync(fd);
+      return chained.results;
+    } finally {
+      closeSync(fd);
+    }
+  });
+}
+
+/**
+ * settleHead makes audit.head name the log's last line once the writer has nothing to do. A
+ * failure is left for the next commit to meet and report: the head it leaves is one a crash
+ * could have left, which the checks accept.
+ */
+async function settleHead(home: string, key: string): Promise<void> {
+  try {
+    await exclusively(key, async () => {
+      const { fd, tail, head } = openForAppend(home);
+      closeSync(fd);
+      if (tail.seq > 0 && (head?.seq !== tail.seq || head.pending !== undefined)) await replaceHead(home, { seq: tail.seq, hash: tail.hash });
+    });
+  } catch {
+    // See above: the next commit checks the files again and fails closed.
+  }
+}
+
+/** exclusively runs task as the only commit to key's log in this process. */
+async function exclusively<T>(key: string, task: () => Promise<T>): Promise<T> {
+  if (committing.has(key)) throw new Error('two AuditWriters are committing to the same data directory');
+  committing.add(key);
+  try {
+    return await task();
+  } finally {
+    committing.delete(key);
+  }
+}
+
+// O_NOFOLLOW refuses a symbolic link planted at the temporary name; it does not exist on Windows.
+const CREATE_NEW = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0);
+
+/**
+ * replaceHead replaces audit.head atomically, as writeFileAtomic does (a new temporary file at
+ * 0600, fsync, rename over, fsync of the directory), but waits for the fsyncs and the rename
+ * off the event loop. On failure the temporary file is removed and the old head stays.
+ */
+async function replaceHead(home: string, head: AuditHead): Promise<void> {
+  const target = auditHeadPath(home);
+  const temporary = path.join(home, `.${path.basename(target)}.${randomBytes(8).toString('hex')}.tmp`);
+  const fd = openSync(temporary, CREATE_NEW, PRIVATE_FILE_MODE);
+  try {
+    try {
+      if (process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
+      writeAll(fd, `${JSON.stringify(head)}\n`);
+      await fsyncAsync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    await renameAsync(temporary, target);
+  } catch (error) {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // Already renamed or never created; the first error is the one worth reporting.
+    }
+    throw error;
+  }
+  await fsyncDirectoryAsync(home);
+}
+
+async function fsyncDirectoryAsync(directory: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const fd = openSync(directory, constants.O_RDONLY);
+  try {
+    await fsyncAsync(fd);
+  } catch (error) {
+    // Some filesystems refuse fsync on a directory; the rename is then as durable as it gets.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM') throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const sharedWriters = new Map<string, AuditWriter>();
+
+/**
+ * sharedAuditWriter returns this process's one writer for home's audit.log, creating it on first
+ * use. Every daemon in the process that signs for the same data directory shares it, so their
+ * lines join one chain instead of racing two writers over one file.
+ */
+export function sharedAuditWriter(home: string): AuditWriter {
+  const key = path.resolve(home);
+  let writer = sharedWriters.get(key);
+  if (writer === undefined) {
+    writer = createAuditWriter(key);
+    sharedWriters.set(key, writer);
+  }
+  return writer;
+}
