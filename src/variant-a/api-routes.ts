@@ -2,7 +2,7 @@
  * Variant A's routes other than /health: each handler validates the wire shape, calls one core
  * operation, and maps the result back. No business rule lives here.
  */
-import { authorize, createRecurring, merchantBind, signAccountPolicyWindow, signCardPolicyWindow } from '../core/authorizations.js';
+import { authorize, createRecurring, merchantBind, signAccountPolicyWindow, signCardPolicyWindow, type OneTimeInput } from '../core/authorizations.js';
 import type { CoreDeps, OperationContext } from '../core/core-deps.js';
 import { allocate, getCard, getTransaction, getWallet, listCards, listTransactions } from '../core/reads.js';
 import { signRevocation } from '../core/revocation.js';
@@ -11,7 +11,7 @@ import { readIdempotencyKey } from '../http/idempotency-key.js';
 import type { RequestContext, Route } from '../http/route.js';
 import { signingProxyRoute } from '../proxy/signing-proxy.js';
 import { checkCardIdParam, checkTransactionIdParam } from '../requests/common-fields.js';
-import { validateBody, validateQuery } from '../validate/schema.js';
+import { validateBody, validateQuery, type Validated } from '../validate/schema.js';
 import {
   accountWindowRules,
   allocateRules,
@@ -34,6 +34,18 @@ export function operationContext(request: RequestContext): OperationContext {
 }
 
 const ok = (body: unknown) => ({ status: 200, body });
+
+/** oneTimeInput maps A's validated /authorize fields (also /sign-*-policy-window) to the core's input. */
+function oneTimeInput(input: Validated<typeof authorizeRules>): OneTimeInput {
+  return {
+    cardId: input.card_id,
+    merchant: input.merchant_name,
+    amountMinor: input.amount,
+    currency: input.currency,
+    authorizationType: input.authorization_type,
+    ttlSeconds: input.ttl_minutes * 60,
+  };
+}
 
 /** variantAApiRoutes returns the A listener's routes after /health. */
 export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Route[] {
@@ -64,18 +76,7 @@ export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Rou
       auth: 'token',
       handler: async (request) => {
         const input = validateBody(request.body, authorizeRules);
-        const created = await authorize(
-          deps,
-          {
-            cardId: input.card_id,
-            merchant: input.merchant_name,
-            amountMinor: input.amount,
-            currency: input.currency,
-            authorizationType: input.authorization_type,
-            ttlSeconds: input.ttl_minutes * 60,
-          },
-          operationContext(request),
-        );
+        const created = await authorize(deps, oneTimeInput(input), operationContext(request));
         return ok(authorizationA(created.authorization));
       },
     },
@@ -125,18 +126,7 @@ export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Rou
       auth: 'token',
       handler: async (request) => {
         const input = validateBody(request.body, authorizeRules);
-        const signed = await signCardPolicyWindow(
-          deps,
-          {
-            cardId: input.card_id,
-            merchant: input.merchant_name,
-            amountMinor: input.amount,
-            currency: input.currency,
-            authorizationType: input.authorization_type,
-            ttlSeconds: input.ttl_minutes * 60,
-          },
-          operationContext(request),
-        );
+        const signed = await signCardPolicyWindow(deps, oneTimeInput(input), operationContext(request));
         return ok({ policy_window: signed.payload, jws: signed.jws, key_id: signed.keyId });
       },
     },
@@ -146,17 +136,8 @@ export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Rou
       auth: 'token',
       handler: async (request) => {
         const input = validateBody(request.body, accountWindowRules);
-        const signed = await signAccountPolicyWindow(
-          deps,
-          {
-            merchant: input.merchant_name,
-            amountMinor: input.amount,
-            currency: input.currency,
-            authorizationType: input.authorization_type,
-            ttlSeconds: input.ttl_minutes * 60,
-          },
-          operationContext(request),
-        );
+        const { cardId: _none, ...terms } = oneTimeInput({ ...input, card_id: '' });
+        const signed = await signAccountPolicyWindow(deps, terms, operationContext(request));
         return ok({ policy_window: signed.payload, jws: signed.jws, key_id: signed.keyId });
       },
     },
