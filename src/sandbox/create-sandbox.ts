@@ -7,6 +7,7 @@ import { Router } from '../http/router.js';
 import { loadOrCreateAdminKey } from './admin-key.js';
 import { adminRoutes } from './http/admin-routes.js';
 import { cloudRoutes } from './http/cloud-routes.js';
+import { FairTurns } from './http/fair-turns.js';
 import type { SandboxContext } from './http/sandbox-context.js';
 import { createSandboxServer } from './http/sandbox-server.js';
 import { Ledger } from './ledger/ledger.js';
@@ -74,6 +75,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     adminKey,
     pendingNonces: new Set(),
     inFlightKeys: new Set(),
+    turns: new FairTurns(),
   };
   const shutdown = new AbortController();
   const router = new Router([...cloudRoutes(sandbox), ...adminRoutes(sandbox)]);

@@ -15,11 +15,15 @@ export type AdminHandler = (txn: Txn, context: RequestContext) => JsonResult;
 
 /**
  * deviceRoute wraps a handler of the cloud API: the RFC 9421 signature is verified against the
- * registered device keys before anything else, then the handler runs in the ledger queue.
+ * registered device keys before anything else, then the handler runs in the ledger queue. Each
+ * request waits for a turn of its own (FairTurns) first, so a burst of requests is verified one
+ * per turn of the event loop and the answers of durable operations go out in between.
  * `idempotent` marks money-moving POSTs that honour Idempotency-Key, scoped per device key.
  */
 export function deviceRoute(sandbox: SandboxContext, idempotent: boolean, handler: DeviceHandler): RouteHandler {
-  return (context) => {
+  return async (context) => {
+    await sandbox.turns.next();
+    // From here to the claim of the nonce in runOperation is one synchronous step.
     const signature = verifyDeviceSignature(context, signatureChecks(sandbox, sandbox.ledger.state));
     return runOperation(sandbox, context, { idempotencyScope: idempotent ? signature.keyId : undefined, signature }, (txn) =>
       handler(txn, deviceOfKey(txn.state, signature.keyId), context),

@@ -1,5 +1,6 @@
 import type { Ledger } from '../ledger/ledger.js';
 import type { SandboxLimits } from '../ops/limits.js';
+import type { FairTurns } from './fair-turns.js';
 
 /** What every sandbox route handler shares: the ledger and the request bookkeeping around it. */
 export interface SandboxContext {
@@ -11,4 +12,6 @@ export interface SandboxContext {
   pendingNonces: Set<string>;
   /** `scope NUL Idempotency-Key` of requests between arrival and their answer (decisions §9: in use). */
   inFlightKeys: Set<string>;
+  /** One device request verified per turn of the event loop, so answers are not held behind a batch. */
+  turns: FairTurns;
 }
