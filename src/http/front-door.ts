@@ -48,7 +48,8 @@ export type FrontDoor = (request: IncomingMessage, response: ServerResponse, sta
  * 5. Route match (404 not_found / 405 method_not_allowed).
  * 6. Body: none on GET/HEAD/DELETE (400), JSON content type (415), size cap (413, connection
  *    closed), strict UTF-8 JSON within depth and member limits (400 invalid_request, param body).
- * 7. Card-data guard on path, query and parsed body (400 card_data_not_accepted).
+ * 7. Card-data guard on path, query, parsed body and the header values that are stored or
+ *    forwarded (400 card_data_not_accepted).
  * 8. The route's handler.
  *
  * Every answer carries `X-Request-Id`, every error body its `request_id`, and no answer ever
@@ -118,7 +119,7 @@ async function admitAndHandle(
   trace.route = match.route.pattern;
 
   const { rawBody, body } = await readRequestBody(request, match.route.bodyBytesMax);
-  assertNoCardData({ path, query: rawQuery, body });
+  assertNoCardData({ path, query: rawQuery, body, headerValues: storedHeaderValues(request.headers) });
 
   const context: RequestContext = {
     method,
@@ -140,6 +141,20 @@ function writeResult(response: ServerResponse, result: RouteResult): void {
   const headers = withoutCors(result.headers ?? {});
   if (isRawResult(result)) sendRaw(response, result.status, result.rawBody, headers);
   else sendJson(response, result.status, result.body, headers);
+}
+
+/**
+ * Header values that leave the front door: the Idempotency-Key is sent to the cloud and kept there
+ * for a day, Accept-Language is forwarded, and the User-Agent goes into the audit log. A card
+ * number in any of them is refused like one in the body.
+ */
+const STORED_HEADERS = ['idempotency-key', 'accept-language', 'user-agent'] as const;
+
+function storedHeaderValues(headers: IncomingHttpHeaders): string[] {
+  return STORED_HEADERS.flatMap((name) => {
+    const value = headers[name];
+    return typeof value === 'string' ? [value] : [];
+  });
 }
 
 /** Handlers never see the credential: once the front door has checked it, nothing needs it. */

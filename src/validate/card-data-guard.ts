@@ -9,6 +9,8 @@ export interface CardDataInput {
   path?: string;
   query?: string;
   body?: JsonValue;
+  /** Header values that are stored or forwarded (Idempotency-Key, User-Agent, ...). */
+  headerValues?: readonly string[];
 }
 
 /** Rounds of percent-decoding tried, so a double-encoded number is still seen. */
@@ -22,10 +24,12 @@ const BODY_NODES_MAX = 1_000_000;
  * findCardData reports whether a request carries card data (decisions §8): a field named like a
  * card number, CVV, expiry or track data at any depth of the body or in the query, or a
  * Luhn-valid 13–19 digit number (see containsCardNumber) in any string, key or number of the
- * body, in the path or in the query, raw or percent-decoded. It never throws on malformed input.
+ * body, in the path or in the query, raw or percent-decoded, or in one of the header values given.
+ * It never throws on malformed input.
  */
 export function findCardData(input: CardDataInput): boolean {
   if (input.path !== undefined && urlPartHasCardNumber(input.path, false)) return true;
+  if (input.headerValues?.some((value) => containsCardNumber(value)) === true) return true;
   if (input.query !== undefined && queryHasCardData(input.query)) return true;
   if (input.body !== undefined && bodyHasCardData(input.body)) return true;
   return false;
