@@ -104,3 +104,36 @@ test('ledger: 50 concurrent charges on one exact window give exactly one approva
     await h.dispose();
   }
 });
+
+test('ledger: the per-day totals follow holds, settlements and releases, and a wrong total is reported', async () => {
+  const h = await LedgerHarness.create();
+  try {
+    const device = await h.device();
+    const card = await h.card(device.accountId, 100_00);
+    const day = (cardId: string) => ({
+      held: [...h.ledger.state.held_by_card_day].filter(([key]) => key.startsWith(cardId)).map(([, total]) => total),
+      settled: [...h.ledger.state.settled_by_card_day].filter(([key]) => key.startsWith(cardId)).map(([, total]) => total),
+    });
+    authorization(await h.window(device, { card_id: card, amount: '10.00' }));
+    const revoked = authorization(await h.window(device, { card_id: card, amount: '7.00', merchant: 'other.example.org' }));
+    assert.deepEqual(day(card), { held: [17_00], settled: [] });
+    assert.equal((await h.charge({ cardId: card, merchant: 'shop.example.com', amount: 10_00, currency: 'USD' })).decision, 'approved');
+    assert.deepEqual(day(card), { held: [7_00], settled: [10_00] });
+    assert.ok(!((await h.revoke(device, revoked.policy_id)) instanceof LatchError));
+    assert.deepEqual(day(card), { held: [], settled: [10_00] });
+    // The day's limit still counts the settlement: a window beyond what is left is refused.
+    await h.run((txn) => txn.emit({ type: 'card_updated', card_id: card, daily_limit: 15_00 }));
+    const refused = await h.window(device, { card_id: card, amount: '6.00' });
+    assert.ok(refused instanceof LatchError && refused.code === 'daily_limit_exceeded');
+    assert.deepEqual(checkInvariants(h.ledger.state), []);
+
+    const [key, total] = [...h.ledger.state.settled_by_card_day][0] as [string, number];
+    h.ledger.state.settled_by_card_day.set(key, total + 1);
+    assert.deepEqual(checkInvariants(h.ledger.state), ['settled_by_card_day differs from the settled transactions']);
+    h.ledger.state.settled_by_card_day.set(key, total);
+    h.ledger.state.held_by_card_day.set(key, 1);
+    assert.deepEqual(checkInvariants(h.ledger.state), ['held_by_card_day differs from the holds of active windows']);
+  } finally {
+    await h.dispose();
+  }
+});

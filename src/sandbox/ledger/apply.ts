@@ -1,5 +1,5 @@
 import type { JournalRecord, LedgerEvent } from './events.js';
-import type { Account, Authorization, Card, SandboxState } from './state.js';
+import { cardDayKey, type Account, type Authorization, type Card, type SandboxState, type Transaction } from './state.js';
 
 /** How long an idempotency record is kept (decisions §9). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -105,7 +105,7 @@ export function applyEvent(state: SandboxState, event: LedgerEvent): void {
       return;
     case 'charge_declined':
       check(event.transaction.status === 'declined', 'a declined charge must be recorded as declined');
-      state.transactions.set(event.transaction.id, { ...event.transaction });
+      putTransaction(state, event.transaction);
       return;
     case 'clock_advanced':
       check(event.seconds > 0, 'the ledger clock only moves forward');
@@ -140,13 +140,16 @@ function createAuthorization(state: SandboxState, authorization: Authorization, 
     const card = cardOf(state, must(authorization.card_id, 'held card'));
     check(card.balance - card.held >= authorization.hold, 'hold beyond the card balance');
     card.held += authorization.hold;
+    addToDay(state.held_by_card_day, card.card_id, must(authorization.hold_day, 'hold day'), authorization.hold);
   }
-  if (event.transaction !== null) state.transactions.set(event.transaction.id, { ...event.transaction });
+  if (event.transaction !== null) putTransaction(state, event.transaction);
 }
 
 function releaseHold(state: SandboxState, authorization: Authorization): void {
   if (authorization.hold === 0) return;
-  cardOf(state, must(authorization.card_id, 'held card')).held -= authorization.hold;
+  const card = cardOf(state, must(authorization.card_id, 'held card'));
+  card.held -= authorization.hold;
+  addToDay(state.held_by_card_day, card.card_id, must(authorization.hold_day, 'hold day'), -authorization.hold);
   authorization.hold = 0;
 }
 
@@ -171,7 +174,7 @@ function approveCharge(state: SandboxState, event: Extract<LedgerEvent, { type: 
   // The money leaves the account: the wallet total and the allocated part shrink together.
   wallet.usdt -= settled.amount;
   wallet.allocated -= settled.amount;
-  state.transactions.set(settled.id, { ...settled });
+  putTransaction(state, settled);
   if (authorization.transaction_id === null) authorization.transaction_id = settled.id;
   const recurrence = authorization.recurrence;
   if (recurrence === null) {
@@ -181,6 +184,22 @@ function approveCharge(state: SandboxState, event: Extract<LedgerEvent, { type: 
   recurrence.charges_count += 1;
   recurrence.last_charged_period = event.period;
   if (recurrence.max_charges !== null && recurrence.charges_count >= recurrence.max_charges) markUsed(state, authorization);
+}
+
+/** putTransaction stores a copy of transaction (new, or replacing its earlier state) and keeps settled_by_card_day in step. */
+function putTransaction(state: SandboxState, transaction: Transaction): void {
+  const previous = state.transactions.get(transaction.id);
+  if (previous?.status === 'settled' && previous.limit_day !== null) addToDay(state.settled_by_card_day, previous.card_id, previous.limit_day, -previous.amount);
+  state.transactions.set(transaction.id, { ...transaction });
+  if (transaction.status === 'settled' && transaction.limit_day !== null) addToDay(state.settled_by_card_day, transaction.card_id, transaction.limit_day, transaction.amount);
+}
+
+/** addToDay adds amount to a card's total of a day; a total back at zero is dropped, so the map stays as small as what it counts. */
+function addToDay(totals: Map<string, number>, cardId: string, day: string, amount: number): void {
+  const key = cardDayKey(cardId, day);
+  const total = (totals.get(key) ?? 0) + amount;
+  if (total === 0) totals.delete(key);
+  else totals.set(key, total);
 }
 
 function markUsed(state: SandboxState, authorization: Authorization): void {

@@ -1,4 +1,4 @@
-import type { SandboxState } from './state.js';
+import { cardDayKey, type SandboxState } from './state.js';
 
 /**
  * checkInvariants returns every broken ledger invariant as a sentence (an empty list when all
@@ -11,6 +11,8 @@ import type { SandboxState } from './state.js';
  * - A one-time or merchant-verification window has at most one settled charge; a recurring one
  *   has exactly `charges_count` of them, never more than max_charges.
  * - An `authorized` transaction belongs to an active window.
+ * - The per-day totals (settled_by_card_day, held_by_card_day) equal the transactions' settled
+ *   amounts and the active windows' holds, counted afresh.
  */
 export function checkInvariants(state: Readonly<SandboxState>): string[] {
   const broken: string[] = [];
@@ -30,7 +32,10 @@ export function checkInvariants(state: Readonly<SandboxState>): string[] {
     if (allocated !== (allocatedByAccount.get(account.account_id) ?? 0)) broken.push(`account ${account.account_id}: allocated ${allocated} != sum of card balances`);
     if (usdt < 0 || allocated < 0 || available < 0) broken.push(`account ${account.account_id} has a negative wallet figure`);
   }
+  const settledByDay = new Map<string, number>();
+  const heldByDay = new Map<string, number>();
   for (const transaction of state.transactions.values()) {
+    if (transaction.status === 'settled' && transaction.limit_day !== null) addTo(settledByDay, cardDayKey(transaction.card_id, transaction.limit_day), transaction.amount);
     if (transaction.policy_id === null) continue;
     const window = state.authorizations.get(transaction.policy_id);
     if (window === undefined) {
@@ -49,6 +54,7 @@ export function checkInvariants(state: Readonly<SandboxState>): string[] {
     if (active !== state.active_authorizations.has(window.policy_id)) broken.push(`window ${window.policy_id} is misfiled as active or not`);
     if (!active && window.hold !== 0) broken.push(`ended window ${window.policy_id} still holds funds`);
     if (window.card_id !== null && active) heldByCard.set(window.card_id, (heldByCard.get(window.card_id) ?? 0) + window.hold);
+    if (window.card_id !== null && active && window.hold > 0 && window.hold_day !== null) addTo(heldByDay, cardDayKey(window.card_id, window.hold_day), window.hold);
     const settled = settledByWindow.get(window.policy_id) ?? 0;
     if (window.recurrence === null) {
       if (settled > 1) broken.push(`one-time window ${window.policy_id} approved ${settled} charges`);
@@ -61,5 +67,17 @@ export function checkInvariants(state: Readonly<SandboxState>): string[] {
   for (const card of state.cards.values()) {
     if (card.held !== (heldByCard.get(card.card_id) ?? 0)) broken.push(`card ${card.card_id}: held ${card.held} != sum of active holds`);
   }
+  if (!sameTotals(settledByDay, state.settled_by_card_day)) broken.push('settled_by_card_day differs from the settled transactions');
+  if (!sameTotals(heldByDay, state.held_by_card_day)) broken.push('held_by_card_day differs from the holds of active windows');
   return broken;
+}
+
+function addTo(totals: Map<string, number>, key: string, amount: number): void {
+  totals.set(key, (totals.get(key) ?? 0) + amount);
+}
+
+function sameTotals(counted: ReadonlyMap<string, number>, kept: ReadonlyMap<string, number>): boolean {
+  // A kept total of zero is dropped; a counted one is zero only when nothing was added.
+  const nonZero = [...counted].filter(([, total]) => total !== 0);
+  return nonZero.length === kept.size && nonZero.every(([key, total]) => kept.get(key) === total);
 }

@@ -143,6 +143,18 @@ export interface SandboxState {
   idempotency: Map<string, IdempotencyRecord>;
   /** RFC 9421 nonces seen, keyed by `key_id NUL nonce`, valued by the real time they may be forgotten. */
   nonces: Map<string, number>;
+  /**
+   * Derived by apply (never journaled): per cardDayKey, the amount settled against that day's
+   * limit and the holds of active windows placed that day, so that a decision reads a card's
+   * daily usage without scanning every transaction and window the ledger has ever had.
+   */
+  settled_by_card_day: Map<string, number>;
+  held_by_card_day: Map<string, number>;
+}
+
+/** cardDayKey is the key of a card's UTC day (`YYYY-MM-DD`) in the per-day totals. */
+export function cardDayKey(cardId: string, day: string): string {
+  return `${cardId}\u0000${day}`;
 }
 
 /** emptyState returns the state of a sandbox with an empty journal. */
@@ -160,5 +172,7 @@ export function emptyState(): SandboxState {
     transactions: new Map(),
     idempotency: new Map(),
     nonces: new Map(),
+    settled_by_card_day: new Map(),
+    held_by_card_day: new Map(),
   };
 }

@@ -1,5 +1,5 @@
 import { LatchError } from '../../errors/latch-error.js';
-import type { Authorization, Card, CardStatus, SandboxState } from '../ledger/state.js';
+import { cardDayKey, type Authorization, type Card, type CardStatus, type SandboxState } from '../ledger/state.js';
 
 /**
  * windowAppliesToCard reports whether an authorization can pay a charge on card: a card window
@@ -33,11 +33,7 @@ export function cardStatus(state: SandboxState, card: Card): CardStatus {
 
 /** dailySpent is the settled amount counted against card's daily limit on day (`YYYY-MM-DD`). */
 export function dailySpent(state: SandboxState, card: Card, day: string): number {
-  let spent = 0;
-  for (const transaction of state.transactions.values()) {
-    if (transaction.card_id === card.card_id && transaction.status === 'settled' && transaction.limit_day === day) spent += transaction.amount;
-  }
-  return spent;
+  return state.settled_by_card_day.get(cardDayKey(card.card_id, day)) ?? 0;
 }
 
 /**
@@ -46,12 +42,7 @@ export function dailySpent(state: SandboxState, card: Card, day: string): number
  * released or expires).
  */
 export function dailyUsage(state: SandboxState, card: Card, day: string): number {
-  let used = dailySpent(state, card, day);
-  for (const policyId of state.active_authorizations) {
-    const authorization = state.authorizations.get(policyId) as Authorization;
-    if (authorization.card_id === card.card_id && authorization.hold > 0 && authorization.hold_day === day) used += authorization.hold;
-  }
-  return used;
+  return dailySpent(state, card, day) + (state.held_by_card_day.get(cardDayKey(card.card_id, day)) ?? 0);
 }
 
 /** accountCard returns the account's card, or `card_not_found` (another account's card is not found either). */
