@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { writeFileAtomic, writeAll } from './atomic-file.js';
 import { auditFields, type AuditEntry, type AuditRecord, type AuditValue } from './audit-entry.js';
 import { AUDIT_LINE_BYTES_MAX, GENESIS_HASH, lineHash, readAuditLines } from './audit-lines.js';
+import { withAuditLockSync } from './audit-lock.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
 import { DATA_FILES, PRIVATE_FILE_MODE, dataFilePath } from './home.js';
 import { openPrivateFile, readPrivateFile } from './read-private-file.js';
@@ -75,16 +76,19 @@ export function appendAudit(home: string, entry: AuditEntry, now: Date = new Dat
   assertLineFits(fields);
   const key = path.resolve(home);
   if (committing.has(key)) throw new Error('appendAudit called while an AuditWriter is committing to the same data directory');
-  const { fd, tail } = openForAppend(home);
-  try {
-    const chained = chainRecords(tail, [fields]);
-    writeAll(fd, chained.bytes);
-    fsyncSync(fd);
-    writeHead(home, chained.results);
-    return chained.results[0] as AuditAppendResult;
-  } finally {
-    closeSync(fd);
-  }
+  // audit.lock keeps another process's append from reading the same last line meanwhile.
+  return withAuditLockSync(key, () => {
+    const { fd, tail } = openForAppend(home);
+    try {
+      const chained = chainRecords(tail, [fields]);
+      writeAll(fd, chained.bytes);
+      fsyncSync(fd);
+      writeHead(home, chained.results);
+      return chained.results[0] as AuditAppendResult;
+    } finally {
+      closeSync(fd);
+    }
+  });
 }
 
 /**

@@ -8,6 +8,7 @@ import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, assertLineFits, chainRecords, c
 
 export { AUDIT_BATCH_ENTRIES_MAX };
 import { PRIVATE_FILE_MODE } from './home.js';
+import { withAuditLock } from './audit-lock.js';
 
 /*
  * The asynchronous, group-committing writer of audit.log (the format and the synchronous
@@ -149,12 +150,16 @@ async function settleHead(home: string, key: string): Promise<void> {
   }
 }
 
-/** exclusively runs task as the only commit to key's log in this process. */
+/**
+ * exclusively runs task as the only commit to key's log: the only one in this process, and,
+ * through audit.lock, the only append of any process (a CLI command may sign while the daemon
+ * runs).
+ */
 async function exclusively<T>(key: string, task: () => Promise<T>): Promise<T> {
   if (committing.has(key)) throw new Error('two AuditWriters are committing to the same data directory');
   committing.add(key);
   try {
-    return await task();
+    return await withAuditLock(key, task);
   } finally {
     committing.delete(key);
   }

@@ -14,7 +14,8 @@ export type DataDirErrorCode =
   | 'invalid_value'
   | 'passphrase_required'
   | 'wrong_passphrase'
-  | 'invalid_passphrase';
+  | 'invalid_passphrase'
+  | 'locked';
 
 /**
  * DataDirError is a startup or CLI failure about a file in the data directory. It is not an HTTP
