@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { removeStaleTemporaries } from './stale-temporaries.js';
 
 /** The names of the files Latch keeps in its data directory (decisions §1). */
 export const DATA_FILES = {
@@ -34,17 +35,19 @@ export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * ensureHome creates the data directory with mode 0700 when it does not exist. Missing parents are
- * created with the usual mode. An existing directory is left untouched: a directory with loose
+ * created with the usual mode. An existing directory keeps its permissions: a directory with loose
  * permissions is refused by assertDataDirSecure rather than silently repaired, so that the user
- * learns someone may have read it.
+ * learns someone may have read it. Temporary files abandoned in it by a crashed writer (which may
+ * hold an unused token or key) are removed.
  */
 export function ensureHome(home: string): void {
   mkdirSync(path.dirname(home), { recursive: true });
   try {
     mkdirSync(home, { mode: HOME_DIR_MODE });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    removeStaleTemporaries(home);
+    return;
   }
   // The umask can only remove bits, but a umask such as 0o277 would leave the owner unable to
   // write; we created the directory, so setting the exact mode is safe.
