@@ -19,9 +19,12 @@ export function errorFromCloud(response: CloudResponse): LatchError {
     const status = response.status === 503 || response.status === 504 ? response.status : 502;
     return new LatchError('upstream_unavailable', { status, message: `The cloud API answered HTTP ${response.status}.` });
   }
-  if (code === 'device_key_not_recognized') return localKeyNotRecognized();
   const message = typeof fields['message'] === 'string' ? cleanText(fields['message']) : undefined;
   const param = typeof fields['param'] === 'string' ? cleanText(fields['param']).slice(0, 64) : undefined;
+  // Only the request's own signing key unknown to the cloud means this device's key diverged.
+  // The same code with a param (a JWS whose kid is another account's key) is about the payload
+  // the caller sent, and telling the user to replace a healthy key would be wrong.
+  if (code === 'device_key_not_recognized' && param === undefined) return localKeyNotRecognized();
   try {
     return new LatchError(code, { ...(message !== undefined && { message }), ...(param !== undefined && { param }), status: response.status });
   } catch {

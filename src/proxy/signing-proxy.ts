@@ -12,7 +12,8 @@ export const PROXY_BODY_BYTES_MAX = 1024 * 1024;
 /**
  * proxyToCloud forwards one local request under /v1/ to the configured cloud origin, signed with
  * the device key, and passes the cloud's status and body back unchanged. The one translation is
- * the cloud's device_key_not_recognized, which becomes local_key_not_recognized with its remedy.
+ * the cloud's device_key_not_recognized about the request's own key, which becomes
+ * local_key_not_recognized with its remedy.
  */
 export async function proxyToCloud(cloud: CloudClient, context: RequestContext): Promise<RawResult> {
   checkProxyPath(context.path, context.rawQuery);

@@ -220,7 +220,7 @@ describe('other devices’ keys', () => {
     assertKeyRefused(await daemon.a.post('/v1/authorizations', { jws: windowFor(sibling) }));
   });
 
-  test('the proxy passes the cloud’s verdict on a foreign JWS back unchanged, not as “reconnect your device”', { todo: 'src/proxy/signing-proxy.ts maps every 401 device_key_not_recognized to local_key_not_recognized, even param jws (a window signed by a foreign key), whose remedy tells the user to replace a key that is fine' }, async () => {
+  test('the proxy passes the cloud’s verdict on a foreign JWS back unchanged, not as “reconnect your device”', async () => {
     const answer = await daemon.a.post('/v1/authorizations', { jws: windowFor(stranger) });
     assert.equal(answer.status, 401);
     assert.equal(answer.body.error.code, 'device_key_not_recognized');
@@ -230,9 +230,9 @@ describe('other devices’ keys', () => {
 
 /**
  * assertKeyRefused checks a refusal because the JWS's kid is not a key of the account. Through
- * the daemon's proxy that arrives as local_key_not_recognized (see the todo test above).
+ * the daemon's proxy that arrives unchanged (see the test above).
  */
 function assertKeyRefused(answer: { status: number; text: string; body: any }, what = ''): void {
   assert.equal(answer.status, 401, `${what} ${answer.text}`);
-  assert.ok(['device_key_not_recognized', 'local_key_not_recognized'].includes(answer.body.error.code), `${what} ${answer.text}`);
+  assert.equal(answer.body.error.code, 'device_key_not_recognized', `${what} ${answer.text}`);
 }
