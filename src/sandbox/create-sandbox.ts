@@ -76,6 +76,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     pendingNonces: new Set(),
     inFlightKeys: new Set(),
     turns: new FairTurns(),
+    ownAuthorities: new Set(),
   };
   const shutdown = new AbortController();
   const router = new Router([...cloudRoutes(sandbox), ...adminRoutes(sandbox)]);
@@ -99,6 +100,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   sweeper.unref();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  for (const name of ownAuthorities(host, address.port)) sandbox.ownAuthorities.add(name);
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${address.port}`,
@@ -121,4 +123,14 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
       return closing;
     },
   };
+}
+
+/**
+ * ownAuthorities lists the host:port names a client may use for this sandbox: the bound address,
+ * and for a loopback address also localhost and the other loopback spelling.
+ */
+function ownAuthorities(host: string, port: number): string[] {
+  const names = [host.toLowerCase()];
+  if (host === '127.0.0.1' || host === '[::1]') names.push('localhost', '127.0.0.1', '[::1]');
+  return [...new Set(names)].map((name) => `${name}:${port}`);
 }

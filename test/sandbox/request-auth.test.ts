@@ -115,3 +115,18 @@ test('a device the cloud forgot is not recognized', async () => {
   assertError(await victim.request('GET', '/v1/cards'), 401, 'device_key_not_recognized');
   assertError(await run.admin.request('DELETE', `/v1/sandbox/devices/${victim.deviceId}`), 400, 'invalid_request');
 });
+
+test('a signature made for another host is refused even with a valid key (the signed @authority must be this cloud)', async () => {
+  const port = new URL(device.baseUrl).port;
+  for (const authority of ['api.other-cloud.example', `evil.example:${port}`, '127.0.0.1:1']) {
+    const headers = signedHeaders(device.baseUrl, device.key, 'GET', '/v1/wallet', undefined, { authority });
+    assertError(await send(device.baseUrl, { method: 'GET', target: '/v1/wallet', headers: { ...headers, host: authority } }), 401, 'invalid_signature');
+  }
+  // Every loopback spelling of the sandbox's own address is its own.
+  for (const name of ['127.0.0.1', 'localhost', 'LOCALHOST']) {
+    const authority = `${name}:${port}`;
+    const headers = signedHeaders(device.baseUrl, device.key, 'GET', '/v1/wallet', undefined, { authority });
+    const answer = await send(device.baseUrl, { method: 'GET', target: '/v1/wallet', headers: { ...headers, host: authority } });
+    assert.equal(answer.status, 200, `${authority}: ${answer.text}`);
+  }
+});

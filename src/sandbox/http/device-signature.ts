@@ -34,6 +34,8 @@ export interface SignatureChecks {
   nonceSeen(nonceKey: string): boolean;
   /** Real time in Unix seconds; never the sandbox's movable ledger clock. */
   realNow: number;
+  /** Whether an @authority (host:port, lower case) names this cloud. */
+  isOwnAuthority(authority: string): boolean;
 }
 
 /**
@@ -42,7 +44,7 @@ export interface SignatureChecks {
  * registered (device_key_not_recognized); alg, if named, is the key's own Ed25519; it covers
  * @method @authority @path @query, and content-type and content-digest when there is a body;
  * Content-Digest matches the body; the signature verifies over the request as received, with
- * @authority taken from the Host header (invalid_signature); `created` is within 5 minutes of the
+ * @authority taken from the Host header, which must be this cloud's own address (invalid_signature); `created` is within 5 minutes of the
  * real clock and `expires` has not passed (signature_expired); the nonce is new (replayed_request).
  */
 export function verifyDeviceSignature(context: RequestContext, checks: SignatureChecks): VerifiedSignature {
@@ -65,7 +67,11 @@ export function verifyDeviceSignature(context: RequestContext, checks: Signature
   if ((hasBody || digest !== undefined) && !contentDigestMatches(digest, context.rawBody)) {
     throw invalidSignature('Content-Digest does not match the body.');
   }
-  if (!verifyRequestSignature(signable(context), parsed, publicKey)) throw invalidSignature('The request signature does not verify.');
+  const request = signable(context);
+  // A signature made for another host (another cloud, another service) is not valid here, even
+  // if the key is known: the signed @authority must be this cloud's own address.
+  if (!checks.isOwnAuthority(request.authority.toLowerCase())) throw invalidSignature('The signed @authority is not this cloud.');
+  if (!verifyRequestSignature(request, parsed, publicKey)) throw invalidSignature('The request signature does not verify.');
   if (Math.abs(checks.realNow - created) > SIGNATURE_SKEW_SECONDS || checks.realNow > expires || expires < created) {
     throw new LatchError('signature_expired');
   }

@@ -52,6 +52,7 @@ export function signatureChecks(sandbox: SandboxContext, state: Readonly<Sandbox
     },
     nonceSeen: (nonceKey: string): boolean => state.nonces.has(nonceKey) || sandbox.pendingNonces.has(nonceKey),
     realNow: Math.floor(Date.now() / 1000),
+    isOwnAuthority: (authority: string): boolean => sandbox.ownAuthorities.has(authority),
   };
 }
 

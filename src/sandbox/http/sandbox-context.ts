@@ -14,4 +14,6 @@ export interface SandboxContext {
   inFlightKeys: Set<string>;
   /** One device request verified per turn of the event loop, so answers are not held behind a batch. */
   turns: FairTurns;
+  /** The host:port names of this sandbox (set once it listens); signatures must name one of them. */
+  ownAuthorities: Set<string>;
 }
