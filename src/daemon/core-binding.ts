@@ -31,6 +31,10 @@ export function bindCore(services: DaemonServices): CoreBinding {
     const config = services.config();
     const url = effectiveCloudUrl(config, services.env);
     if (key === undefined || config.device_id === undefined || url === undefined) throw new LatchError('device_not_enrolled');
+    // Never sign with one device's key under another device's id.
+    if (config.key_id !== undefined && config.key_id !== key.keyId) {
+      throw new LatchError('device_not_enrolled', { message: 'device.key is not the key config.json enrolled; run latch setup --reconnect.' });
+    }
     return { key, deviceId: config.device_id, url };
   };
 

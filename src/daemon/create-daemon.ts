@@ -2,6 +2,7 @@ import { passphraseFromEnv } from '../datadir/device-key.js';
 import { ensureHome } from '../datadir/home.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';
 import { ensureToken } from '../datadir/token.js';
+import { finishKeyRollover } from '../datadir/key-rollover.js';
 import { createFrontDoor } from '../http/front-door.js';
 import { createLocalServer, type LocalServer, type ServerLimits } from '../http/local-server.js';
 import type { Route } from '../http/route.js';
@@ -72,7 +73,8 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
   const serveB = options.variantB ?? true;
   if (!serveA && !serveB) throw new Error('both listeners are disabled; enable Variant A or Variant B');
   const logger = createLogger({ stream: options.logStream ?? process.stderr });
-  const services = createServices({ home: options.home, logger, passphrase: options.passphrase ?? passphraseFromEnv(env), env });
+  const passphrase = options.passphrase ?? passphraseFromEnv(env);
+  const services = createServices({ home: options.home, logger, passphrase, env });
 
   const listeners: Array<{ name: 'a' | 'b'; server: LocalServer }> = [];
   const addListener = (name: 'a' | 'b', port: number, routes: Route[]): void => {
@@ -98,7 +100,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
     async listen() {
       if (state !== 'new') throw new Error('listen() may be called once');
       state = 'listening';
-      prepareDataDir(services);
+      prepareDataDir(services, passphrase);
       const ports: DaemonPorts = {};
       try {
         for (const { name, server } of listeners) {
@@ -129,10 +131,12 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
  * create the directory if missing, refuse any unsafe file, then create or read the token, and
  * load the device key and config so that a wrong passphrase or a corrupt file stops the start.
  */
-function prepareDataDir(services: DaemonServices): void {
+function prepareDataDir(services: DaemonServices, passphrase: string | undefined): void {
   ensureHome(services.home);
   assertDataDirSecure(services.home);
   ensureToken(services.home);
+  // A key that a stopped `latch setup` staged and config.json already names is put in place.
+  finishKeyRollover(services.home, passphrase, services.config().key_id, { discardUnnamed: false });
   services.token();
   const key = services.deviceKey();
   if (key !== undefined) services.logger.info('device_key_loaded', { key_id: key.keyId, storage: key.storage });

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { configPath, loadConfig, type LatchConfig } from '../datadir/config.js';
 import { deviceKeyPath, loadDeviceKey, type DeviceKey } from '../datadir/device-key.js';
+import { deviceKeyNextPath } from '../datadir/key-rollover.js';
 import { readToken, tokenPath } from '../datadir/token.js';
 import type { Logger } from '../log/logger.js';
 import { latchVersion } from '../version.js';
@@ -26,7 +27,10 @@ export interface DaemonServices {
   uptimeSeconds(): number;
   /** token returns the current daemon token; throws a DataDirError when the file is missing or unsafe. */
   token(): string;
-  /** deviceKey returns the device key, or undefined before enrollment. */
+  /**
+   * deviceKey returns the device key config.json names (see key-rollover.ts: while `latch setup`
+   * replaces the key, the staged one once config.json names it), or undefined before enrollment.
+   */
   deviceKey(): DeviceKey | undefined;
   /** config returns the current config.json (defaults when absent). */
   config(): LatchConfig;
@@ -50,6 +54,9 @@ export function createServices(options: ServicesOptions): DaemonServices {
     logger.addSecret(value);
     return value;
   });
+  const config = reloadOnChange(configPath(home), () => loadConfig(home));
+  const installedKey = reloadOnChange(deviceKeyPath(home), () => loadDeviceKey(home, passphrase));
+  const stagedKey = reloadOnChange(deviceKeyNextPath(home), () => loadDeviceKey(home, passphrase, deviceKeyNextPath(home)));
   return {
     home,
     version: latchVersion(),
@@ -58,7 +65,13 @@ export function createServices(options: ServicesOptions): DaemonServices {
     env,
     uptimeSeconds: () => Math.floor((performance.now() - startedMs) / 1000),
     token,
-    deviceKey: reloadOnChange(deviceKeyPath(home), () => loadDeviceKey(home, passphrase)),
-    config: reloadOnChange(configPath(home), () => loadConfig(home)),
+    deviceKey: () => {
+      const named = config().key_id;
+      const key = installedKey();
+      if (named === undefined || key?.keyId === named) return key;
+      const staged = stagedKey();
+      return staged?.keyId === named ? staged : key;
+    },
+    config,
   };
 }

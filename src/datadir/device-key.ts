@@ -102,8 +102,7 @@ export function replaceDeviceKey(home: string, passphrase?: string): DeviceKey {
  * `replace` swaps it atomically. Setup can thereby enroll a new key with the cloud first and
  * store it only once the cloud has accepted it.
  */
-export function storeDeviceKey(home: string, key: DeviceKeyPair, passphrase: string | undefined, mode: 'create' | 'replace'): void {
-  const file = deviceKeyPath(home);
+export function storeDeviceKey(home: string, key: DeviceKeyPair, passphrase: string | undefined, mode: 'create' | 'replace', file = deviceKeyPath(home)): void {
   checkPassphrase(passphrase);
   const contents = passphrase === undefined ? rawKeyFile(key.secretKey) : sealKeyFile(key.secretKey, passphrase);
   const text = `${JSON.stringify(contents, null, 2)}\n`;
@@ -125,8 +124,7 @@ export function storeDeviceKey(home: string, key: DeviceKeyPair, passphrase: str
  * when a passphrase is given (its `storage` says `raw`, so the caller can warn); the passphrase
  * then protects nothing, and README.md says how to re-encrypt.
  */
-export function loadDeviceKey(home: string, passphrase?: string): DeviceKey | undefined {
-  const file = deviceKeyPath(home);
+export function loadDeviceKey(home: string, passphrase?: string, file = deviceKeyPath(home)): DeviceKey | undefined {
   const text = readPrivateFile(file, KEY_FILE_BYTES_MAX);
   if (text === undefined) return undefined;
   const parsed = parseKeyFile(text, file);

@@ -7,6 +7,8 @@ import { removeStaleTemporaries } from './stale-temporaries.js';
 export const DATA_FILES = {
   token: 'daemon_token',
   deviceKey: 'device.key',
+  // A new key staged by `latch setup` until config.json names it (see key-rollover.ts).
+  deviceKeyNext: 'device.key.next',
   config: 'config.json',
   auditLog: 'audit.log',
   // The audit head records the last line's seq and hash, so truncating the log is detectable.

@@ -2,7 +2,8 @@ import { hostname } from 'node:os';
 import { enrollDevice } from '../../core/enroll.js';
 import { sharedAuditWriter } from '../../datadir/audit-writer.js';
 import { effectiveCloudUrl, loadConfig, normalizeCloudUrl, saveConfig } from '../../datadir/config.js';
-import { generateDeviceKey, loadDeviceKey, passphraseFromEnv, storeDeviceKey } from '../../datadir/device-key.js';
+import { generateDeviceKey, loadDeviceKey, passphraseFromEnv } from '../../datadir/device-key.js';
+import { finishKeyRollover, stageDeviceKey } from '../../datadir/key-rollover.js';
 import { ensureHome, resolveHome } from '../../datadir/home.js';
 import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { ensureToken } from '../../datadir/token.js';
@@ -49,6 +50,8 @@ export const setupCommand: Command = {
       ensureToken(home);
       const passphrase = passphraseFromEnv(io.env);
       const config = loadConfig(home);
+      // Finish (or discard) what a setup that was stopped half-way left behind.
+      finishKeyRollover(home, passphrase, config.key_id, { discardUnnamed: true });
       const existing = loadDeviceKey(home, passphrase);
       if (existing !== undefined && flags['reconnect'] !== true) {
         throw new UsageError(`this device is already enrolled (key_id ${existing.keyId}); use --reconnect to replace its key`);
@@ -70,8 +73,10 @@ export const setupCommand: Command = {
           await sharedAuditWriter(home).append({ operation: 'sign_request', key_id: record.keyId, request_id: null, user_agent: null, method: record.method, path: record.path });
         },
       });
-      storeDeviceKey(home, key, passphrase, existing === undefined ? 'create' : 'replace');
+      // Key and enrollment switch together at the rename of config.json (see key-rollover.ts).
+      stageDeviceKey(home, key, passphrase);
       saveConfig(home, { ...config, cloud_url: cloudUrl, device_id: enrollment.deviceId, key_id: enrollment.keyId, account_id: enrollment.accountId, device_name: deviceName });
+      finishKeyRollover(home, passphrase, enrollment.keyId, { discardUnnamed: false });
       const result = { device_id: enrollment.deviceId, key_id: enrollment.keyId, account_id: enrollment.accountId, cloud_url: cloudUrl, reconnected: existing !== undefined };
       if (flags['json'] === true) writeLine(io.stdout, JSON.stringify(result));
       else writeLine(io.stdout, `Enrolled device ${result.device_id} (key_id ${result.key_id}) with account ${result.account_id} at ${cloudUrl}.`);
