@@ -27,8 +27,14 @@ export function bindCore(services: DaemonServices): CoreBinding {
   let cached: { url: string; client: CloudClient } | undefined;
 
   const enrolled = () => {
-    const key = services.deviceKey();
-    const config = services.config();
+    // A concurrent `latch setup` may rename config.json between the two reads; read the pair
+    // again until it holds still (deviceKey resolves the key config.json names).
+    let key = services.deviceKey();
+    let config = services.config();
+    for (let attempt = 1; attempt < 3 && key !== undefined && config.key_id !== undefined && config.key_id !== key.keyId; attempt++) {
+      key = services.deviceKey();
+      config = services.config();
+    }
     const url = effectiveCloudUrl(config, services.env);
     if (key === undefined || config.device_id === undefined || url === undefined) throw new LatchError('device_not_enrolled');
     // Never sign with one device's key under another device's id.

@@ -36,6 +36,9 @@ export interface DaemonServices {
   config(): LatchConfig;
 }
 
+/** How often deviceKey re-reads the files when they disagree (a concurrent setup). */
+const KEY_RESOLUTION_ATTEMPTS = 3;
+
 /** What createServices needs. */
 export interface ServicesOptions {
   home: string;
@@ -66,11 +69,17 @@ export function createServices(options: ServicesOptions): DaemonServices {
     uptimeSeconds: () => Math.floor((performance.now() - startedMs) / 1000),
     token,
     deviceKey: () => {
-      const named = config().key_id;
-      const key = installedKey();
-      if (named === undefined || key?.keyId === named) return key;
-      const staged = stagedKey();
-      return staged?.keyId === named ? staged : key;
+      // The three files are read one after the other while `latch setup` may be renaming them;
+      // reading again gives the pair as it stands once the renames are done.
+      let key: DeviceKey | undefined;
+      for (let attempt = 0; attempt < KEY_RESOLUTION_ATTEMPTS; attempt++) {
+        const named = config().key_id;
+        const staged = stagedKey();
+        if (named !== undefined && staged?.keyId === named) return staged;
+        key = installedKey();
+        if (named === undefined || key?.keyId === named) return key;
+      }
+      return key;
     },
     config,
   };

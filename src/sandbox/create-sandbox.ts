@@ -51,6 +51,11 @@ export interface Sandbox {
   journalPath: string;
   /** Bytes of a torn last journal record dropped at start (0 normally). */
   droppedJournalBytes: number;
+  /**
+   * addAuthority adds a host:port this cloud is also reached as (a reverse proxy in front of it),
+   * so signatures naming that authority are accepted.
+   */
+  addAuthority(authority: string): void;
   /** The live ledger state, for tests that check invariants in-process. */
   state(): Readonly<SandboxState>;
   /** close stops the sweeper and the listener, waits for queued operations and closes the journal. */
@@ -110,6 +115,9 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     journalPath,
     droppedJournalBytes: ledger.droppedBytes,
     state: () => ledger.state,
+    addAuthority: (authority) => {
+      sandbox.ownAuthorities.add(authority.toLowerCase());
+    },
     close: () => {
       closing ??= (async () => {
         clearInterval(sweeper);

@@ -26,6 +26,8 @@ let restarted: Sandbox | undefined;
 before(async () => {
   stack = await startStack();
   proxy = await startRecordingProxy(stack.sandbox.url);
+  // The proxy stands in front of the cloud like a load balancer: the cloud answers to its name too.
+  stack.sandbox.addAuthority(new URL(proxy.url).host);
   daemon = await startExtraDaemon(stack.home, { LATCH_CLOUD_URL: proxy.url });
   admin = new AdminClient(stack.sandbox.url, stack.sandbox.adminKey);
 });
@@ -93,6 +95,7 @@ describe('captured upstream requests', () => {
     await stack.sandbox.close();
     // Same port, so the stack's clients and the proxy still reach it.
     restarted = await createSandbox({ dataDir: path.dirname(journalPath), port, host: '127.0.0.1' });
+    restarted.addAuthority(new URL(proxy.url).host);
     const replayed = await replay(restarted.url, captured);
     assert.equal(replayed.body?.error?.code, 'replayed_request', replayed.text);
   });
