@@ -171,10 +171,12 @@ describe('integrity and secrecy', () => {
 
       writeFileSync(file, `${lines.slice(0, -1).join('\n')}\n`);
       const refused = await stack.a.post('/sign-card-policy-window', { card_id: stack.cards[0].card_id, amount: 1, merchant_name: 'shop.example.com' });
-      assert.notEqual(refused.status, 200, refused.text);
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal(refused.body?.error?.code, 'data_directory_unavailable');
       assert.equal(refused.body?.jws, undefined, 'no signature leaves unrecorded');
       const upstream = await stack.a.get('/v1/wallet');
-      assert.notEqual(upstream.status, 200, 'no request is signed either');
+      assert.equal(upstream.status, 503, 'no request is signed either');
+      assert.equal(upstream.body?.error?.code, 'data_directory_unavailable');
       assert.equal(readFileSync(file, 'utf8'), `${lines.slice(0, -1).join('\n')}\n`, 'the evidence is left as it was');
       assert.match(stack.logs(), /"audit_append_refused".*audit\.log/, 'the operator is told which file and why');
     } finally {
