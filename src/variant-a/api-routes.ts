@@ -3,37 +3,16 @@
  * operation, and maps the result back. No business rule lives here.
  */
 import { authorize, createRecurring, merchantBind, signAccountPolicyWindow, signCardPolicyWindow, type OneTimeInput } from '../core/authorizations.js';
-import type { CoreDeps, OperationContext } from '../core/core-deps.js';
-import { allocate, getCard, getTransaction, getWallet, listCards, listTransactions } from '../core/reads.js';
+import type { CoreDeps } from '../core/core-deps.js';
 import { signRevocation } from '../core/revocation.js';
 import type { CloudClient } from '../cloud/cloud-client.js';
-import { readIdempotencyKey } from '../http/idempotency-key.js';
-import type { RequestContext, Route } from '../http/route.js';
+import type { Route } from '../http/route.js';
 import { signingProxyRoute } from '../proxy/signing-proxy.js';
-import { checkCardIdParam, checkTransactionIdParam } from '../requests/common-fields.js';
-import { validateBody, validateQuery, type Validated } from '../validate/schema.js';
-import {
-  accountWindowRules,
-  allocateRules,
-  authorizeRules,
-  checkRecurringSchedule,
-  merchantBindRules,
-  recurringRules,
-  revocationRules,
-  transactionQueryRules,
-} from './requests.js';
+import { validateBody, type Validated } from '../validate/schema.js';
+import { ok, operationContext } from '../variant-common/operation-context.js';
+import { readRoutes } from '../variant-common/read-routes.js';
+import { accountWindowRules, authorizeRules, checkRecurringSchedule, merchantBindRules, recurringRules, revocationRules } from './requests.js';
 import { allocationA, authorizationA, cardDetailA, cardSummaryA, transactionA, walletA } from './shapes.js';
-
-/** operationContext is what the core needs to know about the local request. */
-export function operationContext(request: RequestContext): OperationContext {
-  return {
-    caller: { requestId: request.requestId, userAgent: request.userAgent },
-    idempotencyKey: readIdempotencyKey(request.headers),
-    signal: request.signal,
-  };
-}
-
-const ok = (body: unknown) => ({ status: 200, body });
 
 /** oneTimeInput maps A's validated /authorize fields (also /sign-*-policy-window) to the core's input. */
 function oneTimeInput(input: Validated<typeof authorizeRules>): OneTimeInput {
@@ -50,26 +29,6 @@ function oneTimeInput(input: Validated<typeof authorizeRules>): OneTimeInput {
 /** variantAApiRoutes returns the A listener's routes after /health. */
 export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Route[] {
   return [
-    {
-      method: 'GET',
-      pattern: '/cards',
-      auth: 'token',
-      handler: async (request) => {
-        validateQuery(request.query, {});
-        const cards = await listCards(deps, operationContext(request));
-        return ok({ cards: cards.map(cardSummaryA) });
-      },
-    },
-    {
-      method: 'GET',
-      pattern: '/cards/:card_id',
-      auth: 'token',
-      handler: async (request) => {
-        validateQuery(request.query, {});
-        const card = await getCard(deps, checkCardIdParam(request.params['card_id'] ?? ''), operationContext(request));
-        return ok(cardDetailA(card));
-      },
-    },
     {
       method: 'POST',
       pattern: '/authorize',
@@ -151,48 +110,14 @@ export function variantAApiRoutes(deps: CoreDeps, cloud: () => CloudClient): Rou
         return ok({ revocation: signed.payload, jws: signed.jws, key_id: signed.keyId });
       },
     },
-    {
-      method: 'GET',
-      pattern: '/transactions',
-      auth: 'token',
-      handler: async (request) => {
-        const query = validateQuery(request.query, transactionQueryRules);
-        const page = await listTransactions(
-          deps,
-          { limit: query.limit, startingAfter: query.starting_after, cardId: query.card_id, status: query.status },
-          operationContext(request),
-        );
-        return ok({ transactions: page.transactions.map(transactionA), has_more: page.hasMore });
-      },
-    },
-    {
-      method: 'GET',
-      pattern: '/transactions/:tx_id',
-      auth: 'token',
-      handler: async (request) => {
-        validateQuery(request.query, {});
-        const transaction = await getTransaction(deps, checkTransactionIdParam(request.params['tx_id'] ?? ''), operationContext(request));
-        return ok(transactionA({ ...transaction, policyWindow: transaction.policyWindow ?? null }));
-      },
-    },
-    {
-      method: 'GET',
-      pattern: '/wallet/balance',
-      auth: 'token',
-      handler: async (request) => {
-        validateQuery(request.query, {});
-        return ok(walletA(await getWallet(deps, operationContext(request))));
-      },
-    },
-    {
-      method: 'POST',
-      pattern: '/wallet/allocate',
-      auth: 'token',
-      handler: async (request) => {
-        const input = validateBody(request.body, allocateRules);
-        return ok(allocationA(await allocate(deps, input.card_id, input.amount, operationContext(request))));
-      },
-    },
+    ...readRoutes(deps, {
+      cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
+      cardDetail: cardDetailA,
+      transactionList: (page) => ({ transactions: page.transactions.map(transactionA), has_more: page.hasMore }),
+      transactionDetail: transactionA,
+      wallet: walletA,
+      allocation: allocationA,
+    }),
     signingProxyRoute(cloud),
   ];
 }

@@ -60,17 +60,7 @@ export const revocationRules = {
   reason: str({ maxLength: 200 }),
 };
 
-export const allocateRules = {
-  card_id: cardIdField(),
-  amount: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR * 100 }),
-};
-
-export const transactionQueryRules = {
-  limit: int({ min: 1, max: 100, default: 20 }),
-  starting_after: str({ pattern: /^tx_[a-z0-9]{1,64}$/, describe: 'a transaction id like tx_…' }),
-  card_id: str({ pattern: /^card_[a-z0-9]{1,64}$/, describe: 'a card id like card_…' }),
-  status: oneOf(['authorized', 'settled', 'expired', 'revoked', 'declined'] as const),
-};
+export { allocateRules, transactionQueryRules } from '../variant-common/read-routes.js';
 
 /**
  * A recurring schedule may start at most this far back (clock skew), at most a year ahead (the
