@@ -14,7 +14,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startBenchStack, type BenchStack } from './bench-stack.js';
+import { startBenchStack } from './bench-stack.js';
 import { startServer, type ChildServer } from './child-process.js';
 import type { Figure } from './figures.js';
 import { describeMachine } from './machine.js';

@@ -1,7 +1,5 @@
-import { closeSync, constants, fchmodSync, fsync, fsyncSync, openSync, readSync, rename, unlinkSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { closeSync, constants, fchmodSync, fsyncSync, readSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { writeFileAtomic, writeAll } from './atomic-file.js';
 import { auditFields, type AuditEntry, type AuditRecord, type AuditValue } from './audit-entry.js';
 import { AUDIT_LINE_BYTES_MAX, GENESIS_HASH, lineHash, readAuditLines } from './audit-lines.js';

@@ -108,7 +108,7 @@ describe('latch daemon as a process', () => {
     ['daemon_token 0644', (home) => privateFile(home, 'daemon_token', 0o644), (file) => `chmod 600 ${file}`],
     ['device.key 0640', (home) => privateFile(home, 'device.key', 0o640), (file) => `chmod 600 ${file}`],
     ['audit.log 0606', (home) => privateFile(home, 'audit.log', 0o606), (file) => `chmod 600 ${file}`],
-    ['device.key owned by uid 65534', (home) => { const file = privateFile(home, 'device.key', 0o600); chownSync(file, 65534, 65534); return file; }, (file) => `chown `],
+    ['device.key owned by uid 65534', (home) => { const file = privateFile(home, 'device.key', 0o600); chownSync(file, 65534, 65534); return file; }, () => 'chown '],
   ];
   for (const [name, spoil, fix] of refusals) {
     const needsRoot = name.includes('uid') && process.getuid?.() !== 0;

@@ -7,7 +7,6 @@ import { after, before, describe, test } from 'node:test';
 import { assertKeys, decodeJwsPayload, secondsOf, MONEY } from '../support/e2e-assert.js';
 import { startStack, type Stack } from '../support/stack.js';
 
-const CARD_KEYS = ['card_id', 'label', 'last4', 'status', 'balance', 'currency'];
 const AUTHORIZATION_KEYS = [
   'policy_id',
   'authorization_id',
