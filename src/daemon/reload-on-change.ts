@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs';
+import { lstatSync, statSync, type BigIntStats } from 'node:fs';
 
 /**
  * reloadOnChange returns a getter for a value loaded from a file, which loads it again whenever
@@ -21,10 +21,20 @@ export function reloadOnChange<T>(file: string, load: () => T): () => T {
   };
 }
 
+/**
+ * fileIdentity describes the path itself and, when it is a symbolic link (a data directory may
+ * be reached through one), its target too, so that a chmod or chown of either counts as a change.
+ */
 function fileIdentity(file: string): string {
+  const link = statIdentity(() => lstatSync(file, { bigint: true }));
+  return link.startsWith('link:') ? `${link}>${statIdentity(() => statSync(file, { bigint: true }))}` : link;
+}
+
+function statIdentity(stat: () => BigIntStats): string {
   try {
-    const stats = lstatSync(file, { bigint: true });
-    return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.mode}:${stats.uid}`;
+    const stats = stat();
+    const kind = stats.isSymbolicLink() ? 'link' : 'node';
+    return `${kind}:${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.mode}:${stats.uid}`;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
     throw error;

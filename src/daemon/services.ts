@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { configPath, loadConfig, type LatchConfig } from '../datadir/config.js';
 import { deviceKeyPath, loadDeviceKey, type DeviceKey } from '../datadir/device-key.js';
 import { deviceKeyNextPath } from '../datadir/key-rollover.js';
+import { assertHomeSecure } from '../datadir/permissions.js';
 import { readToken, tokenPath } from '../datadir/token.js';
 import type { Logger } from '../log/logger.js';
 import { latchVersion } from '../version.js';
@@ -10,8 +11,8 @@ import { reloadOnChange } from './reload-on-change.js';
 /**
  * DaemonServices is what route handlers may use: local state of one daemon, as plain functions.
  * Each getter re-reads its file when the file changed (see reloadOnChange), so `latch token
- * rotate`, `latch setup` and config edits take effect without a restart, and a file made unsafe
- * while the daemon runs is refused at the next use.
+ * rotate`, `latch setup` and config edits take effect without a restart, and a file (or the data
+ * directory) made unsafe while the daemon runs is refused at the next use.
  */
 export interface DaemonServices {
   /** The absolute data directory. */
@@ -51,15 +52,25 @@ export interface ServicesOptions {
 export function createServices(options: ServicesOptions): DaemonServices {
   const { home, logger, passphrase, env } = options;
   const startedMs = performance.now();
-  const token = reloadOnChange(tokenPath(home), () => {
+  // The directory is checked again whenever it changes (a chmod, a chown, a repointed link), not
+  // only at start: a file is only as private as the directory that holds it.
+  const homeChecked = reloadOnChange(home, () => assertHomeSecure(home));
+  const inCheckedHome = <T>(file: string, load: () => T): (() => T) => {
+    const get = reloadOnChange(file, load);
+    return () => {
+      homeChecked();
+      return get();
+    };
+  };
+  const token = inCheckedHome(tokenPath(home), () => {
     const value = readToken(home);
     // Registered before any use, so no log line can ever carry it.
     logger.addSecret(value);
     return value;
   });
-  const config = reloadOnChange(configPath(home), () => loadConfig(home));
-  const installedKey = reloadOnChange(deviceKeyPath(home), () => loadDeviceKey(home, passphrase));
-  const stagedKey = reloadOnChange(deviceKeyNextPath(home), () => loadDeviceKey(home, passphrase, deviceKeyNextPath(home)));
+  const config = inCheckedHome(configPath(home), () => loadConfig(home));
+  const installedKey = inCheckedHome(deviceKeyPath(home), () => loadDeviceKey(home, passphrase));
+  const stagedKey = inCheckedHome(deviceKeyNextPath(home), () => loadDeviceKey(home, passphrase, deviceKeyNextPath(home)));
   return {
     home,
     version: latchVersion(),

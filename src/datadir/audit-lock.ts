@@ -135,7 +135,8 @@ function unlock(home: string, content: string): void {
 function readLock(file: string): string | undefined {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | O_NOFOLLOW);
+    // Without O_NONBLOCK a FIFO in place of the lock would wait for a writer, freezing the caller.
+    fd = openSync(file, constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0));
   } catch {
     return undefined;
   }

@@ -77,8 +77,36 @@ export function assertPrivateStats(stats: Stats, target: string, kind: PrivateKi
  * secret, and refuses to start when it throws.
  */
 export function assertDataDirSecure(home: string, extraFiles: readonly string[] = []): void {
-  assertPrivate(home, 'dir');
+  assertHomeSecure(home);
   for (const file of [...knownDataFiles(home), ...extraFiles]) assertPrivate(file, 'file');
+}
+
+/**
+ * assertHomeSecure checks the data directory itself: private and owned by the user, and, when it
+ * is reached through a symbolic link, a link owned by the user or by root, since whoever owns the
+ * link decides where the data directory is. The daemon runs it at start and again whenever the
+ * directory changes (see services.ts), so a directory made unsafe at runtime is refused too.
+ */
+export function assertHomeSecure(home: string): void {
+  let link: Stats;
+  try {
+    link = lstatSync(home);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if (link.isSymbolicLink() && permissionChecksApply()) {
+    const uid = (process.getuid as () => number)();
+    if (link.uid !== uid && link.uid !== 0) {
+      throw new DataDirError(
+        'wrong_owner',
+        home,
+        `Refusing a data directory reached through a symbolic link owned by uid ${link.uid}, not by the user running Latch (uid ${uid}) or root`,
+        `replace the link with one you own: ln -sfn "$(readlink ${shellQuote(home)})" ${shellQuote(home)}`,
+      );
+    }
+  }
+  assertPrivate(home, 'dir');
 }
 
 function describe(kind: PrivateKind): string {

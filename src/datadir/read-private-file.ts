@@ -5,6 +5,9 @@ import { assertPrivateStats } from './permissions.js';
 
 // O_NOFOLLOW makes open fail on a symbolic link; it does not exist on Windows.
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+// O_NONBLOCK makes open return at once on a FIFO (which would otherwise wait for a writer and
+// freeze the event loop); on a regular file it changes nothing. It does not exist on Windows.
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 
 /** An open data-directory file that passed the ownership and mode checks. */
 export interface OpenedPrivateFile {
@@ -13,21 +16,24 @@ export interface OpenedPrivateFile {
 }
 
 /**
- * openPrivateFile opens a data-directory file without following symbolic links and checks
- * owner, mode and type on the open descriptor, so nothing can be swapped between the check and
- * the use. It returns undefined when the file does not exist (and flags do not create it). A
- * file it creates is born at 0600.
+ * openPrivateFile opens a data-directory file without following symbolic links and without
+ * waiting (a FIFO or a device in its place must not block the daemon), and checks owner, mode and
+ * type on the open descriptor, so nothing can be swapped between the check and the use: anything
+ * but a regular file is refused before a byte is read. It returns undefined when the file does
+ * not exist (and flags do not create it). A file it creates is born at 0600.
  */
 export function openPrivateFile(target: string, flags: number): OpenedPrivateFile | undefined {
   let fd: number;
   try {
-    fd = openSync(target, flags | O_NOFOLLOW, PRIVATE_FILE_MODE);
+    fd = openSync(target, flags | O_NOFOLLOW | O_NONBLOCK, PRIVATE_FILE_MODE);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     if (code === 'ELOOP') {
       throw new DataDirError('symlink', target, 'Refusing a data file that is a symbolic link', `replace the link with a regular file: rm ${shellQuote(target)}`);
     }
+    // ENXIO: a FIFO opened for writing that no one reads; it is not a regular file either.
+    if (code === 'ENXIO') throw notRegularFile(target);
     throw error;
   }
   try {
@@ -67,4 +73,8 @@ export function readPrivateFile(target: string, maxBytes: number): string | unde
   } finally {
     closeSync(fd);
   }
+}
+
+function notRegularFile(target: string): DataDirError {
+  return new DataDirError('wrong_type', target, 'Expected a regular file', `move it aside and let Latch recreate it: mv ${shellQuote(target)} ${shellQuote(`${target}.bak`)}`);
 }

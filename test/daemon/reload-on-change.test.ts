@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { reloadOnChange } from '../../src/daemon/reload-on-change.js';
@@ -33,4 +33,22 @@ test('reloads only when the file changes (rename, rewrite, chmod, delete), and n
   assert.equal(get(), 6);
   rmSync(file);
   assert.equal(get(), 7, 'deletion is a change');
+});
+
+test('through a symbolic link (a linked data directory), a chmod of the target or a repointed link is a change', () => {
+  const target = path.join(dir.root, 'target-dir');
+  const other = path.join(dir.root, 'other-dir');
+  mkdirSync(target, { mode: 0o700 });
+  mkdirSync(other, { mode: 0o700 });
+  const link = path.join(dir.root, 'linked-home');
+  symlinkSync(target, link);
+  let loads = 0;
+  const get = reloadOnChange(link, () => ++loads);
+  assert.equal(get(), 1);
+  assert.equal(get(), 1, 'unchanged: no reload');
+  chmodSync(target, 0o770);
+  assert.equal(get(), 2, 'the target’s mode changed');
+  rmSync(link);
+  symlinkSync(other, link);
+  assert.equal(get(), 3, 'the link points elsewhere');
 });

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lchownSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
-import { assertDataDirSecure, assertPrivate } from '../../src/datadir/permissions.js';
+import { assertDataDirSecure, assertHomeSecure, assertPrivate } from '../../src/datadir/permissions.js';
 import { readPrivateFile } from '../../src/datadir/read-private-file.js';
 import { NOBODY_UID, runningAsRoot, tempHome } from './temp-home.js';
 
@@ -86,6 +86,19 @@ test('assertPrivate follows a symbolic link to the data directory and checks its
   assertPrivate(link, 'dir');
   chmodSync(home, 0o755);
   assert.throws(() => assertPrivate(link, 'dir'), (error: unknown) => error instanceof DataDirError && error.code === 'insecure_permissions');
+});
+
+test('assertHomeSecure refuses a data directory reached through a link owned by another user, naming the fix', { skip: !runningAsRoot() && 'needs root to chown' }, () => {
+  const home = tempHome();
+  const link = `${home}-link`;
+  symlinkSync(home, link);
+  assertHomeSecure(link);
+  lchownSync(link, NOBODY_UID, NOBODY_UID);
+  expectRefusal(() => assertHomeSecure(link), 'wrong_owner', link, `replace the link with one you own: ln -sfn "$(readlink ${link})" ${link}`);
+  expectRefusal(() => assertDataDirSecure(link), 'wrong_owner', link, `replace the link with one you own: ln -sfn "$(readlink ${link})" ${link}`);
+  lchownSync(link, 0, 0);
+  chmodSync(home, 0o750);
+  expectRefusal(() => assertHomeSecure(link), 'insecure_permissions', link, `chmod 700 ${link}`);
 });
 
 test('assertPrivate refuses the wrong type: a directory as a file, a file as the directory', () => {
