@@ -121,9 +121,8 @@ export class CloudClient {
       ...request.headers,
       accept: 'application/json',
       'user-agent': this.options.userAgent,
-      ...signatureHeaders({ method: request.method, url, body: request.body, contentType: request.contentType }, key, this.nowSeconds()),
+      ...signatureHeaders({ method: request.method, url, body: request.body, contentType: request.contentType, idempotencyKey: request.idempotencyKey }, key, this.nowSeconds()),
     };
-    if (request.idempotencyKey !== undefined) headers['idempotency-key'] = request.idempotencyKey;
     await this.options.onRequestSigned?.({ method: request.method, path: url.pathname, keyId: key.keyId, caller: request.caller });
     try {
       const response = await this.fetchImpl(url, {

@@ -15,11 +15,16 @@ export interface UpstreamRequestParts {
   url: URL;
   body: Uint8Array | undefined;
   contentType: string | undefined;
+  /** The Idempotency-Key sent with the request, if any; the signature covers it. */
+  idempotencyKey: string | undefined;
 }
 
 /**
- * signatureHeaders returns Content-Digest (with a body), Signature-Input and Signature for one
- * upstream request. Each call draws a fresh nonce, so a retry is a new signature.
+ * signatureHeaders returns Content-Type and Content-Digest (with a body), Idempotency-Key (when
+ * there is one), Signature-Input and Signature for one upstream request. The key is covered
+ * because the cloud applies a request once per key: a man in the middle who could strip it would
+ * turn the daemon's own retries into repeated effects. Each call draws a fresh nonce, so a retry
+ * is a new signature.
  */
 export function signatureHeaders(parts: UpstreamRequestParts, key: SigningKey, nowSeconds: number): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -28,6 +33,10 @@ export function signatureHeaders(parts: UpstreamRequestParts, key: SigningKey, n
     headers['content-type'] = parts.contentType ?? 'application/json';
     headers['content-digest'] = contentDigest(parts.body);
     components.push('content-type', 'content-digest');
+  }
+  if (parts.idempotencyKey !== undefined) {
+    headers['idempotency-key'] = parts.idempotencyKey;
+    components.push('idempotency-key');
   }
   const signed = signRequest(
     {

@@ -20,14 +20,20 @@ export interface RecordingProxy {
   /** The origin to give the daemon as LATCH_CLOUD_URL. */
   url: string;
   captured: CapturedRequest[];
-  /** forward: pass requests on to the sandbox (default); keep: record only, answer 409. */
-  mode: 'forward' | 'keep';
+  /**
+   * forward: pass requests on to the sandbox (default); keep: record only, answer 409;
+   * strip-idempotency-key: pass each request on without its Idempotency-Key, keep the cloud's
+   * answer in `stripped` and tell the daemon 503, so that it retries.
+   */
+  mode: 'forward' | 'keep' | 'strip-idempotency-key';
+  /** The cloud's answers to the requests forwarded in strip-idempotency-key mode. */
+  stripped: Answer[];
   close(): Promise<void>;
 }
 
 /** startRecordingProxy listens on 127.0.0.1:0 in front of upstreamUrl. */
 export async function startRecordingProxy(upstreamUrl: string): Promise<RecordingProxy> {
-  const proxy: RecordingProxy = { url: '', captured: [], mode: 'forward', close: async () => undefined };
+  const proxy: RecordingProxy = { url: '', captured: [], mode: 'forward', stripped: [], close: async () => undefined };
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -39,6 +45,19 @@ export async function startRecordingProxy(upstreamUrl: string): Promise<Recordin
         const text = JSON.stringify({ error: { code: 'idempotency_key_in_use', message: 'kept by the test proxy' } });
         response.writeHead(409, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
         response.end(text);
+        return;
+      }
+      if (proxy.mode === 'strip-idempotency-key') {
+        const headers = Object.fromEntries(Object.entries(captured.headers).filter(([name]) => name !== 'idempotency-key'));
+        replay(upstreamUrl, captured, { headers }).then(
+          (answer) => {
+            proxy.stripped.push(answer);
+            const text = JSON.stringify({ error: { code: 'upstream_unavailable', message: 'dropped by the test proxy' } });
+            response.writeHead(503, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+            response.end(text);
+          },
+          () => response.destroy(),
+        );
         return;
       }
       replay(upstreamUrl, captured).then(

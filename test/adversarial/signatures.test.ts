@@ -139,6 +139,43 @@ describe('captured upstream requests', () => {
   });
 });
 
+describe('the Idempotency-Key', () => {
+  test('stripped or changed by a man in the middle → invalid_signature, nothing moved; the untouched original still passes', async () => {
+    const kept = await capture('keep', () => daemon.a.post('/wallet/allocate', allocation()));
+    assert.ok(kept.headers['idempotency-key'] !== undefined, 'the daemon sends an Idempotency-Key with an allocation');
+    const before = await cardBalance();
+    const withoutKey = Object.fromEntries(Object.entries(kept.headers).filter(([name]) => name !== 'idempotency-key'));
+    const alterations: Array<[string, Record<string, string>]> = [
+      ['the Idempotency-Key removed', withoutKey],
+      ['the Idempotency-Key changed', { ...kept.headers, 'idempotency-key': 'idem_chosen_by_the_attacker' }],
+    ];
+    for (const [name, headers] of alterations) {
+      const answer = await replay(stack.sandbox.url, kept, { headers });
+      assert.equal(answer.status, 401, `${name}: ${answer.text}`);
+      assert.equal(answer.body.error.code, 'invalid_signature', name);
+    }
+    assert.deepEqual(await cardBalance(), before, 'no alteration moved money');
+    const original = await replay(stack.sandbox.url, kept);
+    assert.equal(original.status, 200, `the untouched request was valid all along: ${original.text}`);
+  });
+
+  test('a man in the middle that strips the key and answers 503: the daemon’s retries move the money at most once', async () => {
+    const before = await cardBalance();
+    const sentBefore = proxy.captured.length;
+    proxy.mode = 'strip-idempotency-key';
+    proxy.stripped.length = 0;
+    try {
+      await daemon.a.post('/wallet/allocate', allocation());
+    } finally {
+      proxy.mode = 'forward';
+    }
+    assert.ok(proxy.captured.length - sentBefore >= 2, 'the daemon retried (the attack needs retries)');
+    const moved = Number((await cardBalance()).balance) - Number(before.balance);
+    assert.ok(moved <= 1, `the allocation of 1.00 moved ${moved} in ${proxy.stripped.length} attempts`);
+    for (const answer of proxy.stripped) assert.equal(answer.body?.error?.code, 'invalid_signature', answer.text);
+  });
+});
+
 describe('signature freshness', () => {
   test('created too old or in the future, or expires passed → signature_expired, nothing moved', async () => {
     const { key } = deviceKey();

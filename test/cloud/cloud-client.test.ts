@@ -48,7 +48,7 @@ function client(url: string, timeoutMs = 2000) {
   return new CloudClient({ cloudUrl: url, signingKey: () => key, userAgent: 'latch-test', timeoutMs });
 }
 
-test('a POST carries a valid RFC 9421 signature over method, authority, path, query, type and digest', async () => {
+test('a POST carries a valid RFC 9421 signature over method, authority, path, query, type, digest and idempotency key', async () => {
   const cloud = await upstream(() => ({ status: 200, body: '{"ok":true}' }));
   try {
     const body = utf8('{"jws":"x"}');
@@ -60,7 +60,7 @@ test('a POST carries a valid RFC 9421 signature over method, authority, path, qu
     assert.ok(contentDigestMatches(received.headers['content-digest'] as string, received.body));
     const parsed = parseSignature(received.headers['signature-input'] as string, received.headers['signature'] as string, 'latch');
     assert.ok(parsed);
-    assert.deepEqual(parsed.components, ['@method', '@authority', '@path', '@query', 'content-type', 'content-digest']);
+    assert.deepEqual(parsed.components, ['@method', '@authority', '@path', '@query', 'content-type', 'content-digest', 'idempotency-key']);
     assert.equal(parsed.params['alg'], 'ed25519');
     assert.equal(parsed.params['keyid'], key.keyId);
     assert.equal(Number(parsed.params['expires']) - Number(parsed.params['created']), 300);
@@ -68,6 +68,7 @@ test('a POST carries a valid RFC 9421 signature over method, authority, path, qu
     const signable = { method: received.method, authority: received.headers.host as string, path: path as string, query, headers: received.headers as Record<string, string> };
     assert.equal(verifyRequestSignature(signable, parsed, publicKey), true);
     assert.equal(verifyRequestSignature({ ...signable, path: '/v1/other' }, parsed, publicKey), false);
+    assert.equal(verifyRequestSignature({ ...signable, headers: { ...signable.headers, 'idempotency-key': 'k2' } }, parsed, publicKey), false);
   } finally {
     await cloud.close();
   }

@@ -143,7 +143,14 @@ describe('RFC 9421 on every upstream request', () => {
       assert.ok(Math.abs(checked.created - Date.now() / 1000) < 300);
       assert.match(checked.nonce, /^[A-Za-z0-9_-]{16,}$/);
       nonces.add(checked.nonce);
-      const expected = ['@method', '@authority', '@path', '@query', ...(request.body.length > 0 ? ['content-type', 'content-digest'] : [])];
+      const expected = [
+        '@method',
+        '@authority',
+        '@path',
+        '@query',
+        ...(request.body.length > 0 ? ['content-type', 'content-digest'] : []),
+        ...(request.headers['idempotency-key'] !== undefined ? ['idempotency-key'] : []),
+      ];
       assert.deepEqual(checked.components, expected, `${request.method} ${request.target}`);
       assert.equal(request.headers['host'], `127.0.0.1:${cloud.port}`);
     }

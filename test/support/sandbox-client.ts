@@ -86,11 +86,14 @@ export interface SignOptions {
   /** Sign with this authority instead of the URL's host:port. */
   authority?: string;
   contentType?: string;
+  /** Send this Idempotency-Key, covered by the signature unless `components` says otherwise. */
+  idempotencyKey?: string;
 }
 
 /**
  * signedHeaders returns the headers the daemon would send for a request: Content-Type and
- * Content-Digest with a body, Signature-Input and Signature (label `latch`).
+ * Content-Digest with a body, Idempotency-Key when one is given, Signature-Input and Signature
+ * (label `latch`).
  */
 export function signedHeaders(baseUrl: string, key: TestKey, method: string, target: string, body: Uint8Array | undefined, options: SignOptions = {}): Record<string, string> {
   const url = new URL(target, baseUrl);
@@ -100,6 +103,10 @@ export function signedHeaders(baseUrl: string, key: TestKey, method: string, tar
     headers['content-type'] = options.contentType ?? 'application/json';
     headers['content-digest'] = contentDigest(body);
     if (options.components === undefined) components.push('content-type', 'content-digest');
+  }
+  if (options.idempotencyKey !== undefined) {
+    headers['idempotency-key'] = options.idempotencyKey;
+    if (options.components === undefined) components.push('idempotency-key');
   }
   const created = options.created ?? Math.floor(Date.now() / 1000);
   const signed = signRequest(
@@ -124,8 +131,8 @@ export class SignedClient {
   /** prepare builds the exact request (signed) without sending it, so tests can replay or alter it. */
   prepare(method: string, target: string, json?: unknown, options: { idempotencyKey?: string; sign?: SignOptions } = {}): RawRequest {
     const body = json === undefined ? undefined : utf8(JSON.stringify(json));
-    const headers = signedHeaders(this.baseUrl, this.key, method, target, body, options.sign);
-    if (options.idempotencyKey !== undefined) headers['idempotency-key'] = options.idempotencyKey;
+    const sign = options.idempotencyKey === undefined ? options.sign : { ...options.sign, idempotencyKey: options.idempotencyKey };
+    const headers = signedHeaders(this.baseUrl, this.key, method, target, body, sign);
     return body === undefined ? { method, target, headers } : { method, target, headers, body };
   }
 

@@ -10,6 +10,11 @@ export const SIGNATURE_LABEL = 'latch';
 const KEY_ALGORITHM = 'ed25519';
 const REQUIRED_COMPONENTS = ['@method', '@authority', '@path', '@query'] as const;
 const BODY_COMPONENTS = ['content-type', 'content-digest'] as const;
+/**
+ * Covered whenever the header is sent: the cloud applies a request once per key, so a key a man
+ * in the middle could strip or change would let retries of one request take effect again.
+ */
+const IDEMPOTENCY_COMPONENT = 'idempotency-key';
 const NONCE = /^[A-Za-z0-9_+/=-]{8,128}$/;
 /**
  * How long a nonce is remembered, from acceptance on the real clock. A signature is only fresh
@@ -42,7 +47,8 @@ export interface SignatureChecks {
  * verifyDeviceSignature checks the RFC 9421 signature of a device request (decisions §6), in
  * this order: a `latch` signature is present and well formed (invalid_signature); its keyid is
  * registered (device_key_not_recognized); alg, if named, is the key's own Ed25519; it covers
- * @method @authority @path @query, and content-type and content-digest when there is a body;
+ * @method @authority @path @query, content-type and content-digest when there is a body, and
+ * idempotency-key when the request carries one;
  * Content-Digest matches the body; the signature verifies over the request as received, with
  * @authority taken from the Host header, which must be this cloud's own address (invalid_signature); `created` is within 5 minutes of the
  * real clock and `expires` has not passed (signature_expired); the nonce is new (replayed_request).
@@ -62,6 +68,9 @@ export function verifyDeviceSignature(context: RequestContext, checks: Signature
   const required: readonly string[] = hasBody ? [...REQUIRED_COMPONENTS, ...BODY_COMPONENTS] : REQUIRED_COMPONENTS;
   for (const component of required) {
     if (!parsed.components.includes(component)) throw invalidSignature(`The signature must cover ${required.map((c) => `"${c}"`).join(' ')}.`);
+  }
+  if (headers[IDEMPOTENCY_COMPONENT] !== undefined && !parsed.components.includes(IDEMPOTENCY_COMPONENT)) {
+    throw invalidSignature('The signature must cover "idempotency-key" when the request carries an Idempotency-Key.');
   }
   const digest = single(headers['content-digest']);
   if ((hasBody || digest !== undefined) && !contentDigestMatches(digest, context.rawBody)) {
