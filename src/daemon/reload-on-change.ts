@@ -3,9 +3,10 @@ import { lstatSync, statSync, type BigIntStats } from 'node:fs';
 /**
  * reloadOnChange returns a getter for a value loaded from a file, which loads it again whenever
  * the file's identity (inode, size, modification and change times) differs from the last load.
- * One lstat per call is cheap, needs no watcher, and notices what a watcher can miss: a rename
- * into place (`latch token rotate`), a deletion, or a chmod (the change time moves), so that a
- * file made unsafe while the daemon runs is re-checked and refused rather than served from memory.
+ * One lstat per call (and a stat through a link) is cheap, needs no watcher, and notices what a
+ * watcher can miss: a rename into place (`latch token rotate`), a deletion, or a chmod (the change
+ * time moves), so that a file made unsafe while the daemon runs is re-checked and refused rather
+ * than served from memory.
  * A load that throws is not cached: the next call tries again.
  */
 export function reloadOnChange<T>(file: string, load: () => T): () => T {
