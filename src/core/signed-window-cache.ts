@@ -7,56 +7,132 @@
  * caller key, which request produced which signed window, so the retry re-sends that window and
  * the cloud replays its first answer.
  */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { LatchError } from '../errors/latch-error.js';
+import type { StateRecord, StateStore } from '../store/state-store.js';
 import type { SignedWindow } from './authorizations.js';
 
 /** As long as the cloud keeps its idempotency records (decisions §9). */
 export const SIGNED_WINDOW_TTL_SECONDS = 24 * 60 * 60;
 /** At most this many remembered windows; the oldest goes first. */
 export const SIGNED_WINDOWS_MAX = 10_000;
+/** The state journal's record type of one remembered window. */
+export const SIGNED_WINDOW_RECORD_TYPE = 'signed_window';
+
+/**
+ * One remembered window in the state journal. The request is kept as its fingerprint's SHA-256,
+ * which is all a comparison needs; the window itself went to the cloud and holds no secret.
+ */
+interface SignedWindowRecord extends StateRecord {
+  type: typeof SIGNED_WINDOW_RECORD_TYPE;
+  scope: string;
+  idempotency_key: string;
+  fingerprint_sha256: string;
+  stored_at: number;
+  window: { payload: SignedWindow['payload']; jws: string; key_id: string };
+}
 
 interface Entry {
   fingerprint: string;
   signed: Promise<SignedWindow>;
   storedAt: number;
+  /** The record handed to the store; set once its append is under way, so compaction keeps it. */
+  record?: SignedWindowRecord;
 }
 
-/** SignedWindowCache maps (key id, Idempotency-Key) to the request fingerprint and its signed window. */
+/**
+ * SignedWindowCache maps (key id, Idempotency-Key) to the request fingerprint and its signed
+ * window. With a StateStore it is durable: a window is in the state journal before signOnce
+ * hands it out, and the windows of the last 24 h are replayed when the daemon starts, so a retry
+ * after a restart or a kill -9 re-sends the same window.
+ */
 export class SignedWindowCache {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
     private readonly ttlSeconds = SIGNED_WINDOW_TTL_SECONDS,
     private readonly entriesMax = SIGNED_WINDOWS_MAX,
-  ) {}
+    private readonly store?: StateStore,
+  ) {
+    store?.register(SIGNED_WINDOW_RECORD_TYPE, {
+      replay: (record, nowSeconds) => this.replay(record, nowSeconds),
+      live: (nowSeconds) => this.live(nowSeconds),
+    });
+  }
+
+  /** durable makes a cache with the default bounds whose windows live in store (register before store.open()). */
+  static durable(store: StateStore): SignedWindowCache {
+    return new SignedWindowCache(SIGNED_WINDOW_TTL_SECONDS, SIGNED_WINDOWS_MAX, store);
+  }
 
   /**
    * signOnce returns the window signed earlier under this key for the same request, or signs a
-   * new one with `sign` and remembers it. The same key with another request is
+   * new one with `sign`, makes it durable and remembers it. The same key with another request is
    * idempotency_key_reused, as the cloud would answer.
    */
   signOnce(scope: string, idempotencyKey: string, fingerprint: string, nowSeconds: number, sign: () => Promise<SignedWindow>): Promise<SignedWindow> {
     this.forgetExpired(nowSeconds);
-    const id = `${scope}\u0000${idempotencyKey}`;
+    const id = entryId(scope, idempotencyKey);
+    const digest = fingerprintDigest(fingerprint);
     const found = this.entries.get(id);
     if (found !== undefined) {
-      if (found.fingerprint !== fingerprint) return Promise.reject(new LatchError('idempotency_key_reused'));
+      if (found.fingerprint !== digest) return Promise.reject(new LatchError('idempotency_key_reused'));
       return found.signed;
     }
-    const signed = sign();
-    // A window whose audit line failed was never handed out; a retry signs afresh.
-    signed.catch(() => this.entries.delete(id));
-    if (this.entries.size >= this.entriesMax) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done !== true) this.entries.delete(oldest.value);
-    }
-    this.entries.set(id, { fingerprint, signed, storedAt: nowSeconds });
+    const signed: Promise<SignedWindow> = sign().then((window) => this.persist(id, signed, { scope, idempotencyKey, digest, nowSeconds }, window));
+    // A window whose audit line or state record failed was never handed out; a retry signs afresh.
+    signed.catch(() => {
+      if (this.entries.get(id)?.signed === signed) this.entries.delete(id);
+    });
+    this.remember(id, { fingerprint: digest, signed, storedAt: nowSeconds });
     return signed;
   }
 
   /** size is the number of remembered windows (for tests). */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** persist appends the window's record to the store, if any, before the window is handed out. */
+  private async persist(id: string, signed: Promise<SignedWindow>, request: { scope: string; idempotencyKey: string; digest: string; nowSeconds: number }, window: SignedWindow): Promise<SignedWindow> {
+    if (this.store === undefined) return window;
+    const record: SignedWindowRecord = {
+      type: SIGNED_WINDOW_RECORD_TYPE,
+      scope: request.scope,
+      idempotency_key: request.idempotencyKey,
+      fingerprint_sha256: request.digest,
+      stored_at: request.nowSeconds,
+      window: { payload: window.payload, jws: window.jws, key_id: window.keyId },
+    };
+    // Marked live in the same turn as the append is queued, so a compaction keeps it either way.
+    const entry = this.entries.get(id);
+    if (entry?.signed === signed) entry.record = record;
+    await this.store.append(record);
+    return window;
+  }
+
+  private remember(id: string, entry: Entry): void {
+    if (!this.entries.delete(id) && this.entries.size >= this.entriesMax) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done !== true) this.entries.delete(oldest.value);
+    }
+    this.entries.set(id, entry);
+  }
+
+  private replay(record: StateRecord, nowSeconds: number): void {
+    const window = parseRecord(record);
+    if (window.stored_at + this.ttlSeconds <= nowSeconds) return;
+    const signed: SignedWindow = { payload: window.window.payload, jws: window.window.jws, keyId: window.window.key_id };
+    this.remember(entryId(window.scope, window.idempotency_key), { fingerprint: window.fingerprint_sha256, signed: Promise.resolve(signed), storedAt: window.stored_at, record: window });
+  }
+
+  private live(nowSeconds: number): StateRecord[] {
+    const records: StateRecord[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.record !== undefined && entry.storedAt + this.ttlSeconds > nowSeconds) records.push(entry.record);
+    }
+    return records;
   }
 
   private forgetExpired(nowSeconds: number): void {
@@ -66,6 +142,32 @@ export class SignedWindowCache {
       this.entries.delete(id);
     }
   }
+}
+
+function entryId(scope: string, idempotencyKey: string): string {
+  return `${scope}\u0000${idempotencyKey}`;
+}
+
+function fingerprintDigest(fingerprint: string): string {
+  return bytesToHex(sha256(new TextEncoder().encode(fingerprint)));
+}
+
+/** parseRecord checks a replayed record's shape and throws on anything else. */
+function parseRecord(record: StateRecord): SignedWindowRecord {
+  const window = record['window'] as Record<string, unknown> | null | undefined;
+  const ok =
+    typeof record['scope'] === 'string' &&
+    typeof record['idempotency_key'] === 'string' &&
+    typeof record['fingerprint_sha256'] === 'string' &&
+    Number.isSafeInteger(record['stored_at']) &&
+    typeof window === 'object' &&
+    window !== null &&
+    typeof window['payload'] === 'object' &&
+    window['payload'] !== null &&
+    typeof window['jws'] === 'string' &&
+    typeof window['key_id'] === 'string';
+  if (!ok) throw new Error('malformed signed_window record');
+  return record as SignedWindowRecord;
 }
 
 /** requestFingerprint identifies an operation and its validated input, independent of key order. */

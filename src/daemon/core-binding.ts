@@ -109,7 +109,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
     },
     audit,
     nowSeconds: () => Math.floor(Date.now() / 1000),
-    signedWindows: new SignedWindowCache(),
+    signedWindows: SignedWindowCache.durable(services.stateStore),
   };
   return { deps, cloud };
 }

@@ -50,7 +50,7 @@ export interface DaemonPorts {
 /** A daemon that is not listening yet; several can run in one process. */
 export interface DaemonHandle {
   /**
-   * listen checks and prepares the data directory, then binds the listeners. It rejects with a
+   * listen checks and prepares the data directory, opens state.journal, then binds the listeners. It rejects with a
    * DataDirError (unsafe or broken data directory) or the listen error (EADDRINUSE ...); on
    * rejection nothing stays bound.
    */
@@ -101,6 +101,8 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
       if (state !== 'new') throw new Error('listen() may be called once');
       state = 'listening';
       prepareDataDir(services, passphrase);
+      // Remembered state is back in memory before the first request can need it.
+      await services.stateStore.open();
       const ports: DaemonPorts = {};
       try {
         for (const { name, server } of listeners) {
@@ -110,6 +112,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
         }
       } catch (error) {
         await closeAll(0);
+        await services.stateStore.close();
         state = 'closed';
         throw error;
       }
@@ -121,6 +124,8 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
       const wasListening = state === 'listening';
       state = 'closed';
       await closeAll(closeOptions.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS);
+      // After the listeners: a request that finished in time has its state record written.
+      await services.stateStore.close();
       if (wasListening) logger.info('daemon_stopped', {});
     },
   };

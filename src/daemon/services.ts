@@ -2,9 +2,11 @@ import { performance } from 'node:perf_hooks';
 import { configPath, loadConfig, type LatchConfig } from '../datadir/config.js';
 import { deviceKeyPath, loadDeviceKey, type DeviceKey } from '../datadir/device-key.js';
 import { deviceKeyNextPath } from '../datadir/key-rollover.js';
+import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { assertHomeSecure } from '../datadir/permissions.js';
 import { readToken, tokenPath } from '../datadir/token.js';
 import type { Logger } from '../log/logger.js';
+import { StateStore } from '../store/state-store.js';
 import { latchVersion } from '../version.js';
 import { reloadOnChange } from './reload-on-change.js';
 
@@ -35,6 +37,8 @@ export interface DaemonServices {
   deviceKey(): DeviceKey | undefined;
   /** config returns the current config.json (defaults when absent). */
   config(): LatchConfig;
+  /** The daemon's durable state, state.journal: opened by listen(), closed by close(). */
+  readonly stateStore: StateStore;
 }
 
 /** How often deviceKey re-reads the files when they disagree (a concurrent setup). */
@@ -93,5 +97,6 @@ export function createServices(options: ServicesOptions): DaemonServices {
       return key;
     },
     config,
+    stateStore: new StateStore(dataFilePath(home, DATA_FILES.stateJournal)),
   };
 }

@@ -15,7 +15,8 @@ export type DataDirErrorCode =
   | 'passphrase_required'
   | 'wrong_passphrase'
   | 'invalid_passphrase'
-  | 'locked';
+  | 'locked'
+  | 'write_failed';
 
 /**
  * DataDirError is a startup or CLI failure about a file in the data directory. It is not an HTTP

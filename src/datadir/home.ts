@@ -13,6 +13,8 @@ export const DATA_FILES = {
   auditLog: 'audit.log',
   // The audit head records the last line's seq and hash, so truncating the log is detectable.
   auditHead: 'audit.head',
+  // The daemon's durable state (idempotency memory; see src/store/state-store.ts).
+  stateJournal: 'state.journal',
 } as const;
 
 /** The name of one known data-directory file. */

@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
 import type { SignedWindow } from '../../src/core/authorizations.js';
 import { SignedWindowCache, requestFingerprint } from '../../src/core/signed-window-cache.js';
+import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { LatchError } from '../../src/errors/latch-error.js';
+import { StateStore } from '../../src/store/state-store.js';
 
 let signatures = 0;
 function signer(): () => Promise<SignedWindow> {
@@ -70,4 +75,63 @@ test('requestFingerprint ignores key order and tells values apart', async () => 
   assert.equal(requestFingerprint('x', { a: 1, b: 'two' }), requestFingerprint('x', { b: 'two', a: 1 }));
   assert.notEqual(requestFingerprint('x', { a: 1, b: null }), requestFingerprint('x', { a: 1 }));
   assert.notEqual(requestFingerprint('x', { a: '1' }), requestFingerprint('x', { a: 1 }));
+});
+
+/** A durable cache on a fresh state.journal in a temporary directory, opened at nowSeconds. */
+async function durableCache(file: string, nowSeconds: number, ttlSeconds = 60): Promise<{ cache: SignedWindowCache; store: StateStore }> {
+  const store = new StateStore(file, () => nowSeconds);
+  const cache = new SignedWindowCache(ttlSeconds, 10, store);
+  await store.open();
+  return { cache, store };
+}
+
+function stateFile(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'latch-windows-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  return path.join(dir, 'state.journal');
+}
+
+test('durable: a window is in the state journal before signOnce returns it, and a reopened cache replays it', async () => {
+  const file = stateFile();
+  const fingerprint = requestFingerprint('authorize', { card_id: 'card_a', amountMinor: 100 });
+  const { cache, store } = await durableCache(file, 1000);
+  const first = await cache.signOnce('kid', 'key-1', fingerprint, 1000, signer());
+  // Read the file while the store is still open: nothing waits for close() to make it durable.
+  const onDisk = readFileSync(file, 'utf8');
+  assert.ok(onDisk.includes(first.jws) && onDisk.includes('"type":"signed_window"'));
+  assert.ok(!onDisk.includes('amountMinor'), 'the request is kept as its digest only');
+  await store.close();
+
+  const reopened = await durableCache(file, 1030);
+  const before = signatures;
+  const again = await reopened.cache.signOnce('kid', 'key-1', fingerprint, 1030, signer());
+  assert.deepEqual(again, first);
+  assert.equal(signatures, before, 'nothing signed afresh');
+  await assert.rejects(
+    reopened.cache.signOnce('kid', 'key-1', requestFingerprint('authorize', { card_id: 'card_a', amountMinor: 101 }), 1030, signer()),
+    (error: unknown) => error instanceof LatchError && error.code === 'idempotency_key_reused',
+  );
+  await reopened.store.close();
+});
+
+test('durable: expired windows are not replayed and are compacted away at open', async () => {
+  const file = stateFile();
+  const { cache, store } = await durableCache(file, 1000);
+  await cache.signOnce('kid', 'old', 'f', 1000, signer());
+  await cache.signOnce('kid', 'young', 'f', 1050, signer());
+  await store.close();
+  const reopened = await durableCache(file, 1070);
+  assert.equal(reopened.cache.size, 1, "'old' expired at 1060");
+  await reopened.store.close();
+  const onDisk = readFileSync(file, 'utf8');
+  assert.ok(onDisk.includes('"young"') && !onDisk.includes('"old"'));
+});
+
+test('durable: a window whose record cannot be written is not handed out, and nothing is remembered', async () => {
+  const file = stateFile();
+  const { cache, store } = await durableCache(file, 1000);
+  await store.close();
+  await assert.rejects(cache.signOnce('kid', 'k', 'f', 1000, signer()), (error: unknown) => error instanceof DataDirError && error.code === 'write_failed');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(cache.size, 0);
 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { REPO_ROOT } from '../support/paths.js';
 import { AdminClient } from '../support/sandbox-client.js';
-import { encodeFrame } from '../../src/sandbox/journal/frame.js';
+import { encodeFrame } from '../../src/store/frame.js';
 
 const MAIN = path.join(REPO_ROOT, 'src', 'sandbox', 'main.ts');
 

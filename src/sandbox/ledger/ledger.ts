@@ -1,4 +1,4 @@
-import { Journal } from '../journal/journal.js';
+import { Journal } from '../../store/journal.js';
 import { apply, applyEvent, sealRecord } from './apply.js';
 import type { JournalRecord, LedgerEvent } from './events.js';
 import { emptyState, type SandboxState } from './state.js';

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, appendFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Journal, JournalCorruptError } from '../../src/sandbox/journal/journal.js';
-import { FRAME_HEADER_BYTES } from '../../src/sandbox/journal/frame.js';
+import { Journal, JournalCorruptError } from '../../src/store/journal.js';
+import { FRAME_HEADER_BYTES } from '../../src/store/frame.js';
 
 function tempJournal(): { file: string; cleanup: () => void } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'latch-journal-'));

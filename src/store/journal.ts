@@ -1,0 +1,274 @@
+import { promises as fs, type Stats } from 'node:fs';
+import path from 'node:path';
+import { decodeFrameAt, encodeFrame, FRAME_PAYLOAD_BYTES_MAX, intactFrameAfter } from './frame.js';
+import { createIfMissing, OPEN_APPEND, removeAbandonedTemporaries, renameOver, syncDirectory, writeTemporary } from './journal-files.js';
+
+/** JournalCorruptError means damage before the last record: the owner refuses to start. */
+export class JournalCorruptError extends Error {
+  constructor(
+    readonly journalPath: string,
+    readonly offset: number,
+  ) {
+    super(
+      `The journal ${journalPath} is damaged at byte ${offset}, before its last record. ` +
+        'Refusing to start, because replaying past the damage would lose acknowledged changes. ' +
+        'Restore the file from a backup, or move it aside to start empty.',
+    );
+    this.name = 'JournalCorruptError';
+  }
+}
+
+/** Which limit a refused record or file exceeded. */
+export type JournalLimit = 'record_bytes' | 'file_bytes';
+
+/** JournalLimitError refuses a record or a file beyond the journal's limits; nothing was written. */
+export class JournalLimitError extends Error {
+  constructor(
+    readonly limit: JournalLimit,
+    readonly journalPath: string,
+  ) {
+    super(limit === 'record_bytes' ? `A record is larger than the journal ${journalPath} accepts` : `The journal ${journalPath} has reached its size limit`);
+    this.name = 'JournalLimitError';
+  }
+}
+
+/** The limits of one journal. */
+export interface JournalLimits {
+  /** No record's payload may be larger than this. */
+  recordBytesMax: number;
+  /** The file never grows past this: an append that would is refused, and so is a larger file at open. */
+  fileBytesMax: number;
+  /** compactionDue holds from this size on, once the file is also twice its size after the last compaction. */
+  compactionBytesMin: number;
+}
+
+/** The sandbox's limits, which never compacts: its journal is its history. */
+export const DEFAULT_JOURNAL_LIMITS: JournalLimits = {
+  recordBytesMax: FRAME_PAYLOAD_BYTES_MAX,
+  fileBytesMax: 1024 * 1024 * 1024,
+  compactionBytesMin: 64 * 1024 * 1024,
+};
+
+/** How to open a journal. */
+export interface JournalOptions {
+  limits?: Partial<JournalLimits>;
+  /** checkFile sees the open file's stats before anything is read, and throws to refuse it. */
+  checkFile?: (stats: Stats) => void;
+}
+
+/** What opening a journal found. */
+export interface JournalContents {
+  /** The payloads of the intact records, in order. */
+  payloads: Buffer[];
+  /** Bytes of a torn last record that were dropped and truncated away (0 when the file was clean). */
+  droppedBytes: number;
+}
+
+type QueueItem =
+  | { kind: 'append'; frame: Uint8Array; resolve: () => void; reject: (error: unknown) => void }
+  | { kind: 'compact'; bytes: Buffer; resolve: () => void; reject: (error: unknown) => void };
+
+/**
+ * Journal is an append-only file of framed records, each fsynced before its append resolves.
+ * Opening it reads every intact record; a torn or damaged LAST record (a crash mid-write) is
+ * dropped and the file truncated to the last good record, while damage followed by intact records
+ * refuses with JournalCorruptError. A compaction atomically replaces the file with the records
+ * still live, so that a journal whose records expire does not grow forever.
+ */
+export class Journal {
+  private queue: QueueItem[] = [];
+  private flushing: Promise<void> | undefined;
+  private broken: unknown;
+  /** The file's size once everything queued so far is written. */
+  private projectedBytes: number;
+  /** The file's size after the last compaction (or at open), the base of compactionDue. */
+  private compactedBytes: number;
+
+  private constructor(
+    private handle: fs.FileHandle,
+    readonly journalPath: string,
+    readonly limits: JournalLimits,
+    sizeBytes: number,
+  ) {
+    this.projectedBytes = sizeBytes;
+    this.compactedBytes = sizeBytes;
+  }
+
+  /** open reads, repairs and opens the journal at journalPath for appending, creating it (O_EXCL, 0600) if absent. */
+  static async open(journalPath: string, options: JournalOptions = {}): Promise<{ journal: Journal; contents: JournalContents }> {
+    const limits = { ...DEFAULT_JOURNAL_LIMITS, ...options.limits };
+    const created = await createIfMissing(journalPath);
+    const handle = await fs.open(journalPath, OPEN_APPEND);
+    try {
+      const stats = await handle.stat();
+      options.checkFile?.(stats);
+      if (stats.size > limits.fileBytesMax) throw new JournalLimitError('file_bytes', journalPath);
+      const bytes = await handle.readFile();
+      const contents = readFrames(bytes, journalPath);
+      if (contents.droppedBytes > 0) {
+        await handle.truncate(bytes.length - contents.droppedBytes);
+        await handle.sync();
+      }
+      if (created) await syncDirectory(path.dirname(journalPath));
+      await removeAbandonedTemporaries(journalPath);
+      return { journal: new Journal(handle, journalPath, limits, bytes.length - contents.droppedBytes), contents };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /**
+   * append queues one record and resolves once it is on stable storage. Records queued while a
+   * write is on its way to the disk are written together by the next one, with one datasync
+   * (group commit); order is kept, so what is durable is always a prefix of what was appended.
+   * After a failed write nothing more is written: every later record is refused. A record beyond
+   * the limits is refused with JournalLimitError and leaves the journal usable.
+   */
+  append(payload: Uint8Array): Promise<void> {
+    if (payload.byteLength > this.limits.recordBytesMax) return Promise.reject(new JournalLimitError('record_bytes', this.journalPath));
+    const frame = encodeFrame(payload);
+    if (this.projectedBytes + frame.byteLength > this.limits.fileBytesMax) return Promise.reject(new JournalLimitError('file_bytes', this.journalPath));
+    return this.enqueue((resolve, reject) => {
+      this.projectedBytes += frame.byteLength;
+      return { kind: 'append', frame, resolve, reject };
+    });
+  }
+
+  /** synced resolves once every record appended so far is on stable storage. */
+  synced(): Promise<void> {
+    if (this.queue.length === 0 && this.flushing === undefined) return this.broken === undefined ? Promise.resolve() : Promise.reject(this.broken);
+    return this.enqueue((resolve, reject) => ({ kind: 'append', frame: new Uint8Array(0), resolve, reject }));
+  }
+
+  /** sizeBytes is the file's size once everything queued so far is written. */
+  get sizeBytes(): number {
+    return this.projectedBytes;
+  }
+
+  /** compactionDue reports whether the file has grown enough since the last compaction to be worth one. */
+  compactionDue(): boolean {
+    return this.projectedBytes >= Math.max(this.limits.compactionBytesMin, 2 * this.compactedBytes);
+  }
+
+  /**
+   * compact replaces the file with exactly the given records, the live ones, which the caller
+   * takes at the moment it calls: records appended before the call are written (and then
+   * superseded) first, records appended after it go into the new file. The new file is written
+   * beside the old one (O_EXCL, 0600), fsynced and renamed over it, and the directory fsynced, so
+   * a crash leaves the old file or the new one. A failure before the rename leaves the journal as
+   * it was and usable; a failure after it breaks the journal like a failed write.
+   */
+  compact(livePayloads: readonly Uint8Array[]): Promise<void> {
+    for (const payload of livePayloads) {
+      if (payload.byteLength > this.limits.recordBytesMax) return Promise.reject(new JournalLimitError('record_bytes', this.journalPath));
+    }
+    const bytes = Buffer.concat(livePayloads.map((payload) => encodeFrame(payload)));
+    if (bytes.byteLength > this.limits.fileBytesMax) return Promise.reject(new JournalLimitError('file_bytes', this.journalPath));
+    return this.enqueue((resolve, reject) => {
+      const before = this.projectedBytes;
+      this.projectedBytes = bytes.byteLength;
+      return {
+        kind: 'compact',
+        bytes,
+        resolve: () => {
+          this.compactedBytes = bytes.byteLength;
+          resolve();
+        },
+        reject: (error) => {
+          // The old file stays; what was queued behind the compaction is appended to it.
+          this.projectedBytes += before - bytes.byteLength;
+          reject(error);
+        },
+      };
+    });
+  }
+
+  private enqueue(make: (resolve: () => void, reject: (error: unknown) => void) => QueueItem): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (this.broken !== undefined) return reject(this.broken);
+      this.queue.push(make(resolve, reject));
+      this.flushing ??= this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const head = this.queue[0] as QueueItem;
+        if (head.kind === 'compact') {
+          this.queue.shift();
+          await this.runCompaction(head);
+          continue;
+        }
+        const barrier = this.queue.findIndex((item) => item.kind === 'compact');
+        const batch = this.queue.splice(0, barrier === -1 ? this.queue.length : barrier) as Array<Extract<QueueItem, { kind: 'append' }>>;
+        try {
+          if (this.broken !== undefined) throw this.broken;
+          const bytes = Buffer.concat(batch.map((item) => item.frame));
+          await writeAll(this.handle, bytes);
+          if (bytes.length > 0) await this.handle.datasync();
+          for (const item of batch) item.resolve();
+        } catch (error) {
+          this.broken ??= error;
+          for (const item of batch) item.reject(error);
+        }
+      }
+    } finally {
+      this.flushing = undefined;
+    }
+  }
+
+  private async runCompaction(item: Extract<QueueItem, { kind: 'compact' }>): Promise<void> {
+    if (this.broken !== undefined) return item.reject(this.broken);
+    let temporary: string;
+    try {
+      temporary = await writeTemporary(this.journalPath, item.bytes);
+      await renameOver(temporary, this.journalPath);
+    } catch (error) {
+      return item.reject(error);
+    }
+    try {
+      // The old handle now writes to an unlinked file; appends must go to the new one.
+      const replaced = this.handle;
+      this.handle = await fs.open(this.journalPath, OPEN_APPEND);
+      await replaced.close();
+      await syncDirectory(path.dirname(this.journalPath));
+      item.resolve();
+    } catch (error) {
+      this.broken ??= error;
+      item.reject(error);
+    }
+  }
+
+  /** close waits for queued writes and closes the file; appending afterwards fails. */
+  async close(): Promise<void> {
+    await this.flushing;
+    this.broken ??= new Error(`the journal ${this.journalPath} is closed`);
+    await this.handle.close();
+  }
+}
+
+async function writeAll(handle: fs.FileHandle, bytes: Buffer): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
+    written += bytesWritten;
+  }
+}
+
+/** readFrames splits journal bytes into intact payloads and a droppable torn tail. */
+export function readFrames(bytes: Buffer, journalPath: string): JournalContents {
+  const payloads: Buffer[] = [];
+  let offset = 0;
+  while (offset < bytes.length) {
+    const frame = decodeFrameAt(bytes, offset);
+    if (frame === undefined) {
+      if (intactFrameAfter(bytes, offset)) throw new JournalCorruptError(journalPath, offset);
+      return { payloads, droppedBytes: bytes.length - offset };
+    }
+    payloads.push(frame.payload);
+    offset = frame.end;
+  }
+  return { payloads, droppedBytes: 0 };
+}

@@ -1,0 +1,169 @@
+/**
+ * The daemon's durable state, `$LATCH_HOME/state.journal`: what must survive a crash or a
+ * `kill -9` between two requests (today the signed-window idempotency memory). Each record is one
+ * JSON object with a `type` field in one journal frame (src/store/journal.ts), appended and
+ * fsynced before the answer it backs leaves the daemon, replayed into memory when the daemon
+ * starts, and dropped at the next compaction once its owner no longer lists it as live.
+ *
+ * How to add a record type (a pending approval, a budget reservation ...):
+ * 1. Choose a new `type` name and a record shape of plain JSON values; never reuse a name.
+ * 2. Before open(), call `store.register(type, owner)`: `owner.replay(record, nowSeconds)`
+ *    validates one replayed record and rebuilds memory from it (throw to refuse a malformed one),
+ *    and `owner.live(nowSeconds)` returns the records still worth keeping, which compaction writes
+ *    in place of everything else.
+ * 3. `await store.append(record)` before acknowledging whatever the record stands for.
+ * A record of a type nobody registered refuses the start: it may stand for something this
+ * version would otherwise silently forget.
+ */
+import { DataDirError, shellQuote } from '../datadir/data-dir-error.js';
+import { assertPrivate, assertPrivateStats } from '../datadir/permissions.js';
+import { Journal, JournalCorruptError, JournalLimitError, type JournalLimits } from './journal.js';
+
+/** One record of the state journal. */
+export interface StateRecord {
+  readonly type: string;
+  readonly [field: string]: unknown;
+}
+
+/** The code that owns one record type: rebuilds memory from it and says which records are live. */
+export interface StateRecordOwner {
+  replay(record: StateRecord, nowSeconds: number): void;
+  live(nowSeconds: number): StateRecord[];
+}
+
+/** The state journal's limits: small records, and a file compacted long before it gets large. */
+export const STATE_JOURNAL_LIMITS: JournalLimits = {
+  recordBytesMax: 64 * 1024,
+  fileBytesMax: 512 * 1024 * 1024,
+  compactionBytesMin: 4 * 1024 * 1024,
+};
+
+const TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** StateStore is the typed-record layer over the daemon's journal; nothing touches the disk before open(). */
+export class StateStore {
+  private readonly owners = new Map<string, StateRecordOwner>();
+  private journal: Journal | undefined;
+  private state: 'new' | 'open' | 'closed' = 'new';
+  private compacting: Promise<void> | undefined;
+
+  constructor(
+    readonly file: string,
+    private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
+    private readonly limits: JournalLimits = STATE_JOURNAL_LIMITS,
+  ) {}
+
+  /** register makes owner responsible for records of this type; only before open(). */
+  register(type: string, owner: StateRecordOwner): void {
+    if (this.state !== 'new' || this.owners.has(type) || !TYPE_PATTERN.test(type)) throw new Error(`cannot register state record type ${type}`);
+    this.owners.set(type, owner);
+  }
+
+  /**
+   * open refuses an unsafe file (a symbolic link, another owner, group or other access) with a
+   * DataDirError naming it and its fix, creates it (O_EXCL, 0600) when missing, replays every
+   * record to its owner and compacts away what is no longer live.
+   */
+  async open(): Promise<void> {
+    if (this.state !== 'new') throw new Error('StateStore.open() may be called once');
+    this.state = 'open';
+    assertPrivate(this.file, 'file');
+    const now = this.nowSeconds();
+    let opened: Awaited<ReturnType<typeof Journal.open>>;
+    try {
+      opened = await Journal.open(this.file, { limits: this.limits, checkFile: (stats) => assertPrivateStats(stats, this.file, 'file') });
+    } catch (error) {
+      this.state = 'closed';
+      throw asDataDirError(error, this.file);
+    }
+    const { journal, contents } = opened;
+    try {
+      for (const [index, payload] of contents.payloads.entries()) this.replayOne(payload, index, now);
+    } catch (error) {
+      this.state = 'closed';
+      await journal.close();
+      throw error;
+    }
+    this.journal = journal;
+    const live = this.liveRecords(now);
+    if (live.length < contents.payloads.length) await this.compactNow(live);
+  }
+
+  /**
+   * append writes one record durably. It rejects with a DataDirError (503
+   * data_directory_unavailable to a caller) when the store is not open, the record is beyond the
+   * limits, or the disk refused: whatever the record stands for must then not be acknowledged.
+   */
+  async append(record: StateRecord): Promise<void> {
+    const journal = this.journal;
+    if (this.state !== 'open' || journal === undefined) {
+      throw new DataDirError('write_failed', this.file, 'The state journal is not open', 'start the daemon with listen() before serving requests');
+    }
+    if (!this.owners.has(record.type)) throw new Error(`unregistered state record type ${record.type}`);
+    try {
+      await journal.append(Buffer.from(JSON.stringify(record), 'utf8'));
+    } catch (error) {
+      throw asDataDirError(error, this.file);
+    }
+    if (journal.compactionDue() && this.compacting === undefined) {
+      // A failed compaction leaves the journal usable; the next append tries again.
+      this.compacting = this.compactNow(this.liveRecords(this.nowSeconds()))
+        .catch(() => undefined)
+        .finally(() => (this.compacting = undefined));
+    }
+  }
+
+  /** close waits for queued writes and closes the file; later appends are refused. */
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    await this.compacting;
+    await this.journal?.close();
+  }
+
+  private replayOne(payload: Buffer, index: number, now: number): void {
+    let record: unknown;
+    try {
+      record = JSON.parse(payload.toString('utf8'));
+    } catch {
+      record = undefined;
+    }
+    const type = typeof record === 'object' && record !== null && !Array.isArray(record) ? (record as { type?: unknown }).type : undefined;
+    const owner = typeof type === 'string' ? this.owners.get(type) : undefined;
+    if (owner === undefined) throw corrupt(this.file, `Record ${index + 1} has an unknown or missing type`);
+    try {
+      owner.replay(record as StateRecord, now);
+    } catch {
+      throw corrupt(this.file, `Record ${index + 1} (type ${type as string}) is malformed`);
+    }
+  }
+
+  private liveRecords(now: number): StateRecord[] {
+    return [...this.owners.values()].flatMap((owner) => owner.live(now));
+  }
+
+  private async compactNow(live: StateRecord[]): Promise<void> {
+    await (this.journal as Journal).compact(live.map((record) => Buffer.from(JSON.stringify(record), 'utf8')));
+  }
+}
+
+function corrupt(file: string, problem: string): DataDirError {
+  return new DataDirError(
+    'corrupt',
+    file,
+    `${problem}; refusing to start rather than forget it`,
+    `move it aside to start with no remembered state: mv ${shellQuote(file)} ${shellQuote(`${file}.damaged`)}`,
+  );
+}
+
+/** asDataDirError names the file and the fix for the journal's failures; a DataDirError passes through. */
+function asDataDirError(error: unknown, file: string): unknown {
+  if (error instanceof DataDirError) return error;
+  if (error instanceof JournalCorruptError) return corrupt(file, `The state journal is damaged at byte ${error.offset}, before its last record`);
+  if (error instanceof JournalLimitError) {
+    return new DataDirError('too_large', file, error.limit === 'record_bytes' ? 'A state record is larger than the state journal accepts' : 'The state journal has reached its size limit', `report this; moving the file aside forgets the remembered state: mv ${shellQuote(file)} ${shellQuote(`${file}.full`)}`);
+  }
+  const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
+  if (code === 'ELOOP') return new DataDirError('symlink', file, 'Refusing a data file that is a symbolic link', `replace the link with a regular file: rm ${shellQuote(file)}`);
+  return new DataDirError('write_failed', file, `The state journal could not be written (${code})`, 'check the disk (free space, errors) and restart the daemon');
+}
