@@ -4,6 +4,7 @@
  * because a description is what an agent reads before it acts.
  */
 import type { LatchClient } from '../client/latch-client.js';
+import { CARD_ID_PATTERN, POLICY_ID_PATTERN, TRANSACTION_ID_PATTERN } from '../ids/wire-ids.js';
 import type { InputSchema, PropertySchema, ToolArguments } from './tool-input.js';
 
 /** The part of the client the tools use; tests pass a fake with the same shape. */
@@ -35,7 +36,7 @@ export const AGENT_RULES =
 
 const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,12})(\\.[0-9]{1,2})?$';
 
-const cardId: PropertySchema = { type: 'string', pattern: '^card_[a-z0-9]{1,64}$', description: 'The card id, like card_…, from latch_list_cards.' };
+const cardId: PropertySchema = { type: 'string', pattern: CARD_ID_PATTERN.source, description: 'The card id, like card_…, from latch_list_cards.' };
 const merchantDomain: PropertySchema = {
   type: 'string',
   maxLength: 253,
@@ -49,8 +50,8 @@ const authorizationType = (fallback: string): PropertySchema => ({
   description: `exact: the charge must equal the amount; ceiling: the charge may be up to the amount. Default ${fallback}.`,
 });
 const ttlMinutes = (fallback: number): PropertySchema => ({ type: 'integer', minimum: 1, maximum: 1440, description: `How many minutes the authorization stays usable; default ${fallback}.` });
-const policyId: PropertySchema = { type: 'string', pattern: '^pw_[a-z0-9]{1,64}$', description: 'The authorization\'s policy_id, like pw_….' };
-const txId: PropertySchema = { type: 'string', pattern: '^tx_[a-z0-9]{1,64}$', description: 'A transaction id, like tx_….' };
+const policyId: PropertySchema = { type: 'string', pattern: POLICY_ID_PATTERN.source, description: 'The authorization\'s policy_id, like pw_….' };
+const txId: PropertySchema = { type: 'string', pattern: TRANSACTION_ID_PATTERN.source, description: 'A transaction id, like tx_….' };
 
 const noInput: InputSchema = { type: 'object', properties: {}, additionalProperties: false };
 const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: true };
