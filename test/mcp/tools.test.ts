@@ -30,7 +30,7 @@ describe('the tool catalog', () => {
 
   // The validator implements only these keywords; a schema using another would be advertised but not enforced.
   const OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties']);
-  const PROPERTY_KEYWORDS = new Set(['type', 'description', 'enum', 'pattern', 'maxLength', 'minimum', 'maximum']);
+  const PROPERTY_KEYWORDS = new Set(['type', 'description', 'enum', 'pattern', 'minLength', 'maxLength', 'minimum', 'exclusiveMinimum', 'maximum']);
   for (const tool of TOOLS) {
     test(`${tool.name}: a closed object schema using only enforced keywords`, () => {
       const schema = tool.inputSchema as unknown as Record<string, unknown>;
