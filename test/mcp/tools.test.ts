@@ -12,7 +12,7 @@ const schemaOf = (name: string): InputSchema => {
 };
 
 describe('the tool catalog', () => {
-  test('exactly the tools of issue 6, each named latch_*', () => {
+  test('exactly the eleven tools, each named latch_*', () => {
     assert.deepEqual(TOOLS.map((tool) => tool.name).sort(), [
       'latch_allocate',
       'latch_authorize',
@@ -56,7 +56,7 @@ describe('the tool catalog', () => {
     }
   });
 
-  test('latch_authorize takes the issue\'s arguments, three of them required', () => {
+  test('latch_authorize takes six arguments, three of them required', () => {
     const schema = schemaOf('latch_authorize');
     assert.deepEqual(Object.keys(schema.properties), ['card_id', 'merchant_domain', 'amount', 'currency', 'authorization_type', 'ttl_minutes']);
     assert.deepEqual(schema.required, ['card_id', 'merchant_domain', 'amount']);
