@@ -57,9 +57,8 @@ interface PendingEntry {
  * `pending: k` (unless k is 1 and the head already names the end, where the one-line crash
  * allowance covers it). The callers are answered once the lines are fsynced; the head is
  * brought up to the end by the next commit's announcement, or when the writer goes idle. Lines
- * after a head that announced nothing are still refused beyond that one line.
- * (verifyAudit in audit-verify.ts does not know `pending` yet; until it does, it reports an
- * announced head left by a crash as lines appended outside Latch.)
+ * after a head that announced nothing are still refused beyond that one line; verifyAudit
+ * (audit-verify.ts) accepts up to `pending` lines after an announcing head, as a crash leaves them.
  */
 export function createAuditWriter(home: string, options: AuditWriterOptions = {}): AuditWriter {
   const key = path.resolve(home);
@@ -108,7 +107,7 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
   };
 }
 
-/** Data directories (resolved) with a writer's commit in progress. */
+/** Promise forms of fsync and rename: the writer waits for the disk without blocking the event loop. */
 const fsyncAsync = promisify(fsync);
 const renameAsync = promisify(rename);
 

@@ -1,19 +1,15 @@
 /**
  * The input schemas of the MCP tools and their validation. A schema is advertised to clients in
- * tools/list exactly as written here, and the same object is what arguments are checked against,
- * so the two cannot drift. Only the JSON Schema keywords below are used (a test keeps it so).
+ * tools/list exactly as built by tool-schema.ts from the daemon's own field rules, and the same
+ * object is what arguments are checked against, so the two cannot drift. Only the JSON Schema
+ * keywords below are used (a test keeps it so).
  */
 import { JsonNumber, type JsonObject, type JsonValue } from '../json/parse-json.js';
+import type { RuleJsonSchema } from '../validate/rule-json-schema.js';
 
-/** One property: a string, an integer, or an amount (decimal text or a JSON number). */
-export interface PropertySchema {
-  readonly type: 'string' | 'integer' | readonly ['string', 'number'];
+/** One property: a field rule's JSON Schema and what the agent is told about it. */
+export interface PropertySchema extends RuleJsonSchema {
   readonly description: string;
-  readonly enum?: readonly string[];
-  readonly pattern?: string;
-  readonly maxLength?: number;
-  readonly minimum?: number;
-  readonly maximum?: number;
 }
 
 /** A tool's inputSchema: an object with known properties and nothing else. */
@@ -25,7 +21,7 @@ export interface InputSchema {
 }
 
 /** Validated arguments: strings stay strings, integers are numbers, amounts are their exact decimal text. */
-export type ToolArguments = Record<string, string | number>;
+export type ToolArguments = Record<string, string | number | boolean>;
 
 /** ToolInputError is an argument that does not fit the tool's schema; the agent can correct it. */
 export class ToolInputError extends Error {
@@ -59,19 +55,33 @@ export function validateArguments(schema: InputSchema, args: JsonObject | undefi
   return out;
 }
 
-function checkValue(name: string, property: PropertySchema, value: JsonValue): string | number {
+function checkValue(name: string, property: PropertySchema, value: JsonValue): string | number | boolean {
+  if (property.type === 'boolean') {
+    if (typeof value !== 'boolean') throw new ToolInputError(name, `${name} must be true or false.`);
+    return value;
+  }
   if (property.type === 'integer') {
     if (!(value instanceof JsonNumber) || !/^-?[0-9]{1,15}$/.test(value.text)) throw new ToolInputError(name, `${name} must be a whole number.`);
-    const number = Number(value.text);
-    if ((property.minimum !== undefined && number < property.minimum) || (property.maximum !== undefined && number > property.maximum)) {
-      throw new ToolInputError(name, `${name} must be from ${property.minimum ?? '-'} to ${property.maximum ?? '-'}.`);
-    }
-    return number;
+    return checkBounds(name, property, Number(value.text));
   }
-  if (value instanceof JsonNumber && property.type !== 'string') return value.text;
+  if (value instanceof JsonNumber && property.type !== 'string') {
+    checkBounds(name, property, Number(value.text));
+    return value.text;
+  }
   if (typeof value !== 'string') throw new ToolInputError(name, property.type === 'string' ? `${name} must be a string.` : `${name} must be a decimal string like "12.50" or a number.`);
-  if (property.maxLength !== undefined && [...value].length > property.maxLength) throw new ToolInputError(name, `${name} must be at most ${property.maxLength} characters.`);
+  const length = [...value].length;
+  if (property.minLength !== undefined && length < property.minLength) throw new ToolInputError(name, `${name} must be at least ${property.minLength} characters.`);
+  if (property.maxLength !== undefined && length > property.maxLength) throw new ToolInputError(name, `${name} must be at most ${property.maxLength} characters.`);
   if (property.enum !== undefined && !property.enum.includes(value)) throw new ToolInputError(name, `${name} must be one of ${property.enum.join(', ')}.`);
   if (property.pattern !== undefined && !new RegExp(property.pattern, 'u').test(value)) throw new ToolInputError(name, `${name} has the wrong form: ${property.description}`);
   return value;
+}
+
+function checkBounds(name: string, property: PropertySchema, number: number): number {
+  const belowMinimum = (property.minimum !== undefined && number < property.minimum) || (property.exclusiveMinimum !== undefined && number <= property.exclusiveMinimum);
+  if (belowMinimum || (property.maximum !== undefined && number > property.maximum)) {
+    const lower = property.minimum !== undefined ? `from ${property.minimum}` : `above ${property.exclusiveMinimum ?? '-'}`;
+    throw new ToolInputError(name, `${name} must be ${lower} to ${property.maximum ?? '-'}.`);
+  }
+  return number;
 }

@@ -4,7 +4,11 @@
  * because a description is what an agent reads before it acts.
  */
 import type { LatchClient } from '../client/latch-client.js';
-import type { InputSchema, PropertySchema, ToolArguments } from './tool-input.js';
+import { cardIdField, transactionIdField } from '../requests/common-fields.js';
+import { allocateRules, authorizeRules, merchantBindRules, recurringRules, revocationRules, transactionQueryRules } from '../variant-a/requests.js';
+import type { RuleSet } from '../validate/field-rule.js';
+import type { InputSchema, ToolArguments } from './tool-input.js';
+import { toolInput, type ToolArgument } from './tool-schema.js';
 
 /** The part of the client the tools use; tests pass a fake with the same shape. */
 export type ToolClient = Pick<
@@ -24,7 +28,12 @@ export interface ToolDefinition {
   name: string;
   title: string;
   description: string;
+  /** The JSON Schema advertised in tools/list and enforced on tools/call, built from `rules`. */
   inputSchema: InputSchema;
+  /** The daemon's rules for the same request, which the schema is built from. */
+  rules: RuleSet;
+  /** For each argument, the daemon's field it becomes. */
+  fieldOf: Readonly<Record<string, string>>;
   annotations: ToolAnnotations;
   run(client: ToolClient, args: ToolArguments): Promise<unknown>;
 }
@@ -33,26 +42,17 @@ export interface ToolDefinition {
 export const AGENT_RULES =
   'Rules: act only on the card, merchant and amount the user approved. If a call is refused, tell the user the error and its remedy; never retry with a larger amount, another merchant, a longer TTL or another card, because that is a different authorization that needs the user\'s explicit approval. Never send, ask for or repeat card numbers, CVVs or expiry dates: refer to cards only by card_id.';
 
-const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,12})(\\.[0-9]{1,2})?$';
-
-const cardId: PropertySchema = { type: 'string', pattern: '^card_[a-z0-9]{1,64}$', description: 'The card id, like card_…, from latch_list_cards.' };
-const merchantDomain: PropertySchema = {
-  type: 'string',
-  maxLength: 253,
+const cardId = 'The card id, like card_…, from latch_list_cards.';
+const merchantDomain: ToolArgument = {
+  field: 'merchant_name',
   description: 'The merchant\'s domain exactly as it will charge, e.g. shop.example.com: no scheme, path, port or wildcard; a subdomain is a different merchant.',
 };
-const amount = (what: string): PropertySchema => ({ type: ['string', 'number'], pattern: AMOUNT_PATTERN, description: `${what}, as a decimal string like "12.50" (exact; at most two decimals).` });
-const currency: PropertySchema = { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code; default USD, which must be the card\'s currency.' };
-const authorizationType = (fallback: string): PropertySchema => ({
-  type: 'string',
-  enum: ['exact', 'ceiling'],
-  description: `exact: the charge must equal the amount; ceiling: the charge may be up to the amount. Default ${fallback}.`,
-});
-const ttlMinutes = (fallback: number): PropertySchema => ({ type: 'integer', minimum: 1, maximum: 1440, description: `How many minutes the authorization stays usable; default ${fallback}.` });
-const policyId: PropertySchema = { type: 'string', pattern: '^pw_[a-z0-9]{1,64}$', description: 'The authorization\'s policy_id, like pw_….' };
-const txId: PropertySchema = { type: 'string', pattern: '^tx_[a-z0-9]{1,64}$', description: 'A transaction id, like tx_….' };
+const amount = (what: string): string => `${what}, as a decimal string like "12.50" (exact; at most two decimals).`;
+const currency = 'ISO 4217 currency code; default USD, which must be the card\'s currency.';
+const authorizationType = (fallback: string): string => `exact: the charge must equal the amount; ceiling: the charge may be up to the amount. Default ${fallback}.`;
+const ttlMinutes = (fallback: number): string => `How many minutes the authorization stays usable; default ${fallback}.`;
 
-const noInput: InputSchema = { type: 'object', properties: {}, additionalProperties: false };
+const noInput = toolInput({}, {});
 const READ: ToolAnnotations = { readOnlyHint: true, openWorldHint: true };
 const CREATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 
@@ -68,7 +68,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Latch daemon health',
     description:
       'Check that the local Latch daemon runs: version, uptime and the loaded signing key (null until the device is enrolled). It never contacts the cloud: if it fails, the problem is the local daemon, not a payment.',
-    inputSchema: noInput,
+    ...noInput,
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: (client) => client.health(),
   },
@@ -76,7 +76,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'latch_list_cards',
     title: 'List cards',
     description: 'List the user\'s virtual cards: card_id, label, last four digits, status and balance (decimal strings). No card numbers are ever returned.',
-    inputSchema: noInput,
+    ...noInput,
     annotations: READ,
     run: (client) => client.cards(),
   },
@@ -84,7 +84,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'latch_get_card',
     title: 'Get one card',
     description: 'Show one card with its balance, daily_limit and daily_spent. If the card is not found, list cards and ask the user to choose another.',
-    inputSchema: { type: 'object', properties: { card_id: cardId }, required: ['card_id'], additionalProperties: false },
+    ...toolInput({ card_id: cardIdField() }, { card_id: cardId }),
     annotations: READ,
     run: (client, args) => client.card(required(args, 'card_id')),
   },
@@ -93,12 +93,14 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Authorize one payment',
     description:
       `Create a scoped payment authorization signed on this device: the card may then be charged once, by exactly merchant_domain, for exactly the amount (authorization_type exact, the default) or at most it (ceiling), within ttl_minutes (default 30). Returns policy_id, amount, expires_at and status. ${AGENT_RULES} If the outcome is unknown (daemon_no_answer), check latch_list_transactions before anything else.`,
-    inputSchema: {
-      type: 'object',
-      properties: { card_id: cardId, merchant_domain: merchantDomain, amount: amount('The payment amount'), currency, authorization_type: authorizationType('exact'), ttl_minutes: ttlMinutes(30) },
-      required: ['card_id', 'merchant_domain', 'amount'],
-      additionalProperties: false,
-    },
+    ...toolInput(authorizeRules, {
+      card_id: cardId,
+      merchant_domain: merchantDomain,
+      amount: amount('The payment amount'),
+      currency,
+      authorization_type: authorizationType('exact'),
+      ttl_minutes: ttlMinutes(30),
+    }),
     annotations: CREATE,
     run: (client, args) =>
       client.authorize(
@@ -116,12 +118,13 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'latch_merchant_bind',
     title: 'Authorize a merchant card check',
     description: `Create a merchant-verification authorization for a merchant's first-add card check: amount 0 by default and at most 1.00, ttl_minutes default 10. The cloud allows at most 3 per card per 24 hours (verification_cap_exceeded). ${AGENT_RULES}`,
-    inputSchema: {
-      type: 'object',
-      properties: { card_id: cardId, merchant_domain: merchantDomain, amount: amount('The verification amount, default 0, at most 1.00'), currency, ttl_minutes: ttlMinutes(10) },
-      required: ['card_id', 'merchant_domain'],
-      additionalProperties: false,
-    },
+    ...toolInput(merchantBindRules, {
+      card_id: cardId,
+      merchant_domain: merchantDomain,
+      amount: amount('The verification amount, default 0, at most 1.00'),
+      currency,
+      ttl_minutes: ttlMinutes(10),
+    }),
     annotations: CREATE,
     run: (client, args) =>
       client.merchantBind(
@@ -138,23 +141,18 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'latch_recurring',
     title: 'Authorize a subscription',
     description: `Create a recurring subscription authorization: at most one approved charge by merchant_domain per period (interval × interval_count), up to the amount (authorization_type ceiling, the default) or exactly it. Only for a subscription the user asked for. ${AGENT_RULES}`,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        card_id: cardId,
-        merchant_domain: merchantDomain,
-        amount: amount('The amount per period'),
-        interval: { type: 'string', enum: ['day', 'week', 'month', 'year'], description: 'The period unit.' },
-        interval_count: { type: 'integer', minimum: 1, maximum: 365, description: 'Periods of this many units; default 1.' },
-        authorization_type: authorizationType('ceiling'),
-        currency,
-        starts_at: { type: 'string', maxLength: 40, description: 'ISO 8601 time with a zone, e.g. 2026-12-01T00:00:00Z; default now.' },
-        ends_at: { type: 'string', maxLength: 40, description: 'ISO 8601 time with a zone when the schedule ends; optional.' },
-        max_charges: { type: 'integer', minimum: 1, maximum: 1000, description: 'Stop after this many approved charges; optional.' },
-      },
-      required: ['card_id', 'merchant_domain', 'amount', 'interval'],
-      additionalProperties: false,
-    },
+    ...toolInput(recurringRules, {
+      card_id: cardId,
+      merchant_domain: merchantDomain,
+      amount: amount('The amount per period'),
+      interval: 'The period unit.',
+      interval_count: 'Periods of this many units; default 1.',
+      authorization_type: authorizationType('ceiling'),
+      currency,
+      starts_at: 'ISO 8601 time with a zone, e.g. 2026-12-01T00:00:00Z; default now.',
+      ends_at: 'ISO 8601 time with a zone when the schedule ends; optional.',
+      max_charges: 'Stop after this many approved charges; optional.',
+    }),
     annotations: CREATE,
     run: (client, args) =>
       client.recurring(
@@ -177,12 +175,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Cancel an authorization',
     description:
       'Cancel (revoke) an authorization by policy_id before it is used: the revocation is signed on this device and submitted to the cloud. A revoked authorization approves no further charge. Cancel only what the user wants cancelled.',
-    inputSchema: {
-      type: 'object',
-      properties: { policy_id: policyId, reason: { type: 'string', maxLength: 200, description: 'Why, kept with the revocation; optional.' } },
-      required: ['policy_id'],
-      additionalProperties: false,
-    },
+    ...toolInput(revocationRules, { policy_id: 'The authorization\'s policy_id, like pw_….', reason: 'Why, kept with the revocation; optional.' }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     run: (client, args) => client.revoke(defined({ policy_id: required(args, 'policy_id'), reason: text(args, 'reason') })),
   },
@@ -190,7 +183,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'latch_wallet_balance',
     title: 'Wallet balance',
     description: 'Show the wallet: usdt (total), allocated (to cards) and available (decimal strings). Check it when a card has insufficient funds, then ask the user before allocating.',
-    inputSchema: noInput,
+    ...noInput,
     annotations: READ,
     run: (client) => client.wallet(),
   },
@@ -198,12 +191,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'latch_allocate',
     title: 'Move wallet funds to a card',
     description: `Move funds from the wallet to a card (1 USDT to 1 USD). This moves the user's money: only with the user's explicit approval of the card and amount. ${AGENT_RULES}`,
-    inputSchema: {
-      type: 'object',
-      properties: { card_id: cardId, amount: amount('The amount to move') },
-      required: ['card_id', 'amount'],
-      additionalProperties: false,
-    },
+    ...toolInput(allocateRules, { card_id: cardId, amount: amount('The amount to move') }),
     annotations: CREATE,
     run: (client, args) => client.allocate({ card_id: required(args, 'card_id'), amount: required(args, 'amount') }),
   },
@@ -211,16 +199,12 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'latch_list_transactions',
     title: 'List transactions',
     description: 'List transactions, newest first, with has_more; page with starting_after (the last id seen). Filter by card_id or status.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        limit: { type: 'integer', minimum: 1, maximum: 100, description: 'How many, 1 to 100; default 20.' },
-        starting_after: { ...txId, description: 'Return transactions after this one (the last id of the previous page).' },
-        card_id: { ...cardId, description: 'Only this card\'s transactions.' },
-        status: { type: 'string', enum: ['authorized', 'settled', 'expired', 'revoked', 'declined'], description: 'Only transactions in this status.' },
-      },
-      additionalProperties: false,
-    },
+    ...toolInput(transactionQueryRules, {
+      limit: 'How many, 1 to 100; default 20.',
+      starting_after: 'Return transactions after this one (the last id of the previous page).',
+      card_id: 'Only this card\'s transactions.',
+      status: 'Only transactions in this status.',
+    }),
     annotations: READ,
     run: (client, args) =>
       client.transactions(
@@ -236,7 +220,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'latch_get_transaction',
     title: 'Get one transaction',
     description: 'Show one transaction with the signed policy window it was made under (merchant, amount, time window, key id).',
-    inputSchema: { type: 'object', properties: { tx_id: txId }, required: ['tx_id'], additionalProperties: false },
+    ...toolInput({ tx_id: transactionIdField() }, { tx_id: 'A transaction id, like tx_….' }),
     annotations: READ,
     run: (client, args) => client.transaction(required(args, 'tx_id')),
   },

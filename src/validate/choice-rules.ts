@@ -16,6 +16,7 @@ export function bool<const O extends PresenceOptions<boolean> = {}>(options: O =
       if (text === 'false') return false;
       throw wrongType(param, 'true or false');
     },
+    jsonSchema: { type: 'boolean' },
   };
 }
 
@@ -42,5 +43,6 @@ export function oneOf<const V extends readonly string[], const O extends Presenc
       return fromText(value, param);
     },
     fromQuery: fromText,
+    jsonSchema: { type: 'string', enum: values },
   };
 }

@@ -1,5 +1,6 @@
 import { invalidRequest, type LatchError } from '../errors/latch-error.js';
 import type { JsonValue } from '../json/parse-json.js';
+import type { RuleJsonSchema } from './rule-json-schema.js';
 
 /** Whether a field must be sent, may be left out, or takes a default when left out. */
 export type Presence = 'required' | 'optional' | 'defaulted';
@@ -17,6 +18,8 @@ export interface FieldRule<T, P extends Presence = Presence> {
   fromJson(value: JsonValue, param: string): T;
   /** fromQuery checks the text of a query parameter. */
   fromQuery(text: string, param: string): T;
+  /** What the rule accepts, as JSON Schema (never stricter than the rule); the builders all set it. */
+  readonly jsonSchema?: RuleJsonSchema;
 }
 
 /** A set of named field rules. */

@@ -1,7 +1,8 @@
 import { invalidRequest } from '../errors/latch-error.js';
 import { JsonNumber, type JsonValue } from '../json/parse-json.js';
-import { AUTHORIZATION_AMOUNT_MAX_MINOR, parseAmountText } from '../money/amount.js';
+import { AUTHORIZATION_AMOUNT_MAX_MINOR, formatMinor, parseAmountText } from '../money/amount.js';
 import { presenceOf, wrongType, type FieldRule, type PresenceOf, type PresenceOptions } from './field-rule.js';
+import type { RuleJsonSchema } from './rule-json-schema.js';
 
 /** Integer text is plain digits: no exponent, fraction, leading zeros or `+`; `-` only when signed. */
 const UNSIGNED_INTEGER_TEXT = /^(?:0|[1-9][0-9]{0,14})$/;
@@ -31,7 +32,16 @@ export function int<const O extends IntOptions = {}>(options: O = {} as O): Fiel
       return fromText(value.text, param);
     },
     fromQuery: fromText,
+    jsonSchema: integerJsonSchema(options),
   };
+}
+
+/** The largest value 15 digits can write; int never accepts more. */
+const INTEGER_15_DIGITS_MAX = 999_999_999_999_999;
+
+function integerJsonSchema(options: IntOptions): RuleJsonSchema {
+  const minimum = options.min ?? (options.signed === true ? -INTEGER_15_DIGITS_MAX : 0);
+  return { type: 'integer', minimum, maximum: options.max ?? INTEGER_15_DIGITS_MAX };
 }
 
 function parseIntegerText(text: string, param: string, options: IntOptions): number {
@@ -69,13 +79,8 @@ export interface AmountOptions extends PresenceOptions<number> {
  * in minor units.
  */
 export function amount<const O extends AmountOptions = {}>(options: O = {} as O): FieldRule<number, PresenceOf<O>> {
-  const fromText = (text: string, param: string): number =>
-    parseAmountText(text, {
-      param,
-      decimals: options.decimals ?? 2,
-      allowZero: options.allowZero === true,
-      maxMinor: options.maxMinor ?? AUTHORIZATION_AMOUNT_MAX_MINOR,
-    });
+  const limits = { decimals: options.decimals ?? 2, allowZero: options.allowZero === true, maxMinor: options.maxMinor ?? AUTHORIZATION_AMOUNT_MAX_MINOR };
+  const fromText = (text: string, param: string): number => parseAmountText(text, { param, ...limits });
   return {
     presence: presenceOf(options) as PresenceOf<O>,
     defaultValue: options.default,
@@ -84,5 +89,26 @@ export function amount<const O extends AmountOptions = {}>(options: O = {} as O)
       throw wrongType(param, 'an amount: a JSON number or a decimal string like "12.50"');
     },
     fromQuery: fromText,
+    jsonSchema: amountJsonSchema(limits),
+  };
+}
+
+/**
+ * amountJsonSchema describes an amount: decimal text with at most `decimals` places, no more
+ * whole digits than the maximum has, and not zero unless allowed; a JSON number within the
+ * bounds. It cannot say that text stays under the maximum, nor that a number has no exponent or
+ * extra decimals; parseAmountText refuses those.
+ */
+function amountJsonSchema(limits: { decimals: number; allowZero: boolean; maxMinor: number }): RuleJsonSchema {
+  const maximumText = formatMinor(limits.maxMinor, limits.decimals);
+  const wholeDigitsMax = (maximumText.split('.')[0] as string).length;
+  const fraction = limits.decimals === 0 ? '' : `(?:\\.[0-9]{1,${limits.decimals}})?`;
+  const notZero = limits.allowZero ? '' : '(?!0(?:\\.0+)?$)';
+  const wholeDigits = wholeDigitsMax === 1 ? '[1-9]' : `[1-9][0-9]{0,${wholeDigitsMax - 1}}`;
+  return {
+    type: ['string', 'number'],
+    pattern: `^${notZero}(?:0|${wholeDigits})${fraction}$`,
+    ...(limits.allowZero ? { minimum: 0 } : { exclusiveMinimum: 0 }),
+    maximum: Number(maximumText),
   };
 }

@@ -1,6 +1,7 @@
 import { invalidRequest } from '../errors/latch-error.js';
 import type { JsonValue } from '../json/parse-json.js';
 import { presenceOf, wrongType, type FieldRule, type PresenceOf, type PresenceOptions } from './field-rule.js';
+import { textJsonSchema, type SchemaHint } from './rule-json-schema.js';
 
 /** Strings are bounded unless a rule says otherwise (in code points). */
 export const STRING_LENGTH_MAX_DEFAULT = 256;
@@ -59,11 +60,17 @@ export function str<const O extends StrOptions = {}>(options: O = {} as O): Fiel
   return parsedStr((text) => text, options);
 }
 
+/** Options of parsedStr: the text checks, presence, and what `parse` accepts when JSON Schema can say it. */
+export interface ParsedStrOptions<T> extends TextChecks, PresenceOptions<T> {
+  /** Describes the values `parse` accepts (an enum or a pattern) in the rule's JSON Schema. */
+  schemaHint?: SchemaHint;
+}
+
 /**
  * parsedStr is a string field whose text is then parsed by `parse` (which throws invalid_request
  * with the param it is given), e.g. `parsedStr(normalizeMerchant, { required: true })`.
  */
-export function parsedStr<T, const O extends TextChecks & PresenceOptions<T> = {}>(
+export function parsedStr<T, const O extends ParsedStrOptions<T> = {}>(
   parse: (text: string, param: string) => T,
   options: O = {} as O,
 ): FieldRule<T, PresenceOf<O>> {
@@ -76,5 +83,6 @@ export function parsedStr<T, const O extends TextChecks & PresenceOptions<T> = {
       return fromText(value, param);
     },
     fromQuery: fromText,
+    jsonSchema: textJsonSchema(options, STRING_LENGTH_MAX_DEFAULT, options.schemaHint),
   };
 }

@@ -7,6 +7,7 @@ import type { Allocation, Card, Transaction, TransactionPage, Wallet } from '../
 import { allocate, getCard, getTransaction, getWallet, listCards, listTransactions } from '../core/reads.js';
 import type { Route } from '../http/route.js';
 import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../money/amount.js';
+import { CARD_ID_PATTERN, TRANSACTION_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
 import { cardIdField, checkCardIdParam, checkTransactionIdParam } from '../requests/common-fields.js';
 import { amount, int, oneOf, str, validateBody, validateQuery } from '../validate/schema.js';
 import { ok, operationContext } from './operation-context.js';
@@ -30,8 +31,8 @@ export const allocateRules = {
 /** GET /transactions on both variants (B keeps its response shape, without has_more). */
 export const transactionQueryRules = {
   limit: int({ min: 1, max: 100, default: 20 }),
-  starting_after: str({ pattern: /^tx_[a-z0-9]{1,64}$/, describe: 'a transaction id like tx_…' }),
-  card_id: str({ pattern: /^card_[a-z0-9]{1,64}$/, describe: 'a card id like card_…' }),
+  starting_after: str({ pattern: TRANSACTION_ID_PATTERN, describe: wireIdWords('tx') }),
+  card_id: str({ pattern: CARD_ID_PATTERN, describe: wireIdWords('card') }),
   status: oneOf(['authorized', 'settled', 'expired', 'revoked', 'declined'] as const),
 };
 

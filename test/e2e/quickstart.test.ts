@@ -1,5 +1,5 @@
 /**
- * The quick start as a user runs it (issue 4, "Quick start"): `latch start` as a child process
+ * The quick start as a user runs it: `latch start` as a child process
  * with its own LATCH_HOME, the printed tour run command by command, sandbox.json, Ctrl-C, and a
  * second run on the same home that reuses the account.
  */

@@ -1,5 +1,5 @@
 /**
- * Enrollment end to end (issue 4, "Setup"): `latch setup` against the real sandbox, the
+ * Enrollment end to end: `latch setup` against the real sandbox, the
  * "Setup token expired" class, "Local key not recognized" after the cloud forgets the key and
  * its remedy `latch setup --reconnect`, and device_not_enrolled before setup.
  */

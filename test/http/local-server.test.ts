@@ -87,12 +87,24 @@ describe('graceful shutdown', () => {
   });
 
   test('idle keep-alive connections do not hold up close', async () => {
-    const fixture = await startFixture();
+    // The idle socket would live for minutes, and close may wait a minute, so only a close that
+    // ends idle sockets at once finishes before the bound; the bound is far from both.
+    const fixture = await startFixture({ keepAliveTimeoutMs: 300_000, socketIdleTimeoutMs: 300_000 });
+    const CLOSE_DEADLINE_MS = 60_000;
+    const CLOSE_BOUND_MS = 20_000;
     const socket = await connect(fixture.port);
     socket.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${fixture.port}\r\n\r\n`);
     await new Promise((resolve) => socket.once('data', resolve));
     const ended = new Promise((resolve) => socket.once('close', resolve));
-    await fixture.server.close(60_000);
+    let bound: NodeJS.Timeout | undefined;
+    const waitedForIdleSocket = new Promise<never>((_, reject) => {
+      bound = setTimeout(() => reject(new Error('close waited for an idle keep-alive connection')), CLOSE_BOUND_MS);
+    });
+    try {
+      await Promise.race([fixture.server.close(CLOSE_DEADLINE_MS), waitedForIdleSocket]);
+    } finally {
+      clearTimeout(bound);
+    }
     await ended;
   });
 });

@@ -12,7 +12,7 @@ const schemaOf = (name: string): InputSchema => {
 };
 
 describe('the tool catalog', () => {
-  test('exactly the tools of issue 6, each named latch_*', () => {
+  test('exactly the eleven tools, each named latch_*', () => {
     assert.deepEqual(TOOLS.map((tool) => tool.name).sort(), [
       'latch_allocate',
       'latch_authorize',
@@ -30,7 +30,7 @@ describe('the tool catalog', () => {
 
   // The validator implements only these keywords; a schema using another would be advertised but not enforced.
   const OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties']);
-  const PROPERTY_KEYWORDS = new Set(['type', 'description', 'enum', 'pattern', 'maxLength', 'minimum', 'maximum']);
+  const PROPERTY_KEYWORDS = new Set(['type', 'description', 'enum', 'pattern', 'minLength', 'maxLength', 'minimum', 'exclusiveMinimum', 'maximum']);
   for (const tool of TOOLS) {
     test(`${tool.name}: a closed object schema using only enforced keywords`, () => {
       const schema = tool.inputSchema as unknown as Record<string, unknown>;
@@ -56,7 +56,7 @@ describe('the tool catalog', () => {
     }
   });
 
-  test('latch_authorize takes the issue\'s arguments, three of them required', () => {
+  test('latch_authorize takes six arguments, three of them required', () => {
     const schema = schemaOf('latch_authorize');
     assert.deepEqual(Object.keys(schema.properties), ['card_id', 'merchant_domain', 'amount', 'currency', 'authorization_type', 'ttl_minutes']);
     assert.deepEqual(schema.required, ['card_id', 'merchant_domain', 'amount']);

@@ -1,5 +1,5 @@
 /**
- * The seeded, reproducible randomized test of the sandbox ledger (issue 3): thousands of
+ * The seeded, reproducible randomized test of the sandbox ledger: thousands of
  * operations — deposits, allocations, windows of every kind, charges that match and that miss
  * by merchant, amount and time, revocations, expiries through the clock, concurrent charges,
  * card closures, restarts and torn last records — with every invariant checked after every step.

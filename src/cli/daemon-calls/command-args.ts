@@ -1,5 +1,6 @@
 import { UsageError } from '../command.js';
 import { parseFlags, type FlagKind, type Flags } from '../flags.js';
+import { isWireId } from '../../ids/wire-ids.js';
 
 /** A command line split into flags and positional arguments. */
 export interface CommandArgs {
@@ -73,7 +74,7 @@ export function amountFlag(flags: Flags, name: string): string | undefined {
 
 /** checkId checks that an id has its type prefix (card_, pw_, tx_), so a typo fails before any request. */
 export function checkId(value: string, prefix: 'card' | 'pw' | 'tx', what: string): string {
-  if (!new RegExp(`^${prefix}_[a-z0-9]{1,64}$`).test(value)) throw new UsageError(`${what} must look like ${prefix}_…`);
+  if (!isWireId(prefix, value)) throw new UsageError(`${what} must look like ${prefix}_…`);
   return value;
 }
 

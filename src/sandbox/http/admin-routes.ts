@@ -3,6 +3,7 @@
  * dashboard and a card network would do to a real cloud, plus a movable ledger clock and a dump.
  */
 import type { Route } from '../../http/route.js';
+import { LOOKUP_ID_SHAPE } from '../../ids/wire-ids.js';
 import { isoSeconds } from '../../time/iso-time.js';
 import { normalizeMerchant } from '../../validate/merchant.js';
 import { amount, int, oneOf, parsedStr, str, validateBody } from '../../validate/schema.js';
@@ -22,7 +23,7 @@ import type { SandboxContext } from './sandbox-context.js';
 import { stateDump } from './state-dump.js';
 import { cardView, transactionView, walletView } from './views.js';
 
-const ID_TEXT = { maxLength: 80, pattern: /^[a-z]+_[A-Za-z0-9]+$/, describe: 'an id like acct_...' } as const;
+const ID_TEXT = { maxLength: 80, pattern: LOOKUP_ID_SHAPE, describe: 'an id like acct_...' } as const;
 const LABEL_TEXT = { maxLength: 64 } as const;
 /** Setup tokens live 1 second to 7 days; the default is 15 minutes. */
 const SETUP_TOKEN_LIFETIME_MAX = 7 * 86_400;

@@ -3,6 +3,7 @@
  * key and scoped to that device's account. Handlers translate HTTP to ledger operations only.
  */
 import { LatchError } from '../../errors/latch-error.js';
+import { LOOKUP_ID_SHAPE } from '../../ids/wire-ids.js';
 import { formatMinor } from '../../money/amount.js';
 import type { Route } from '../../http/route.js';
 import { amount, int, oneOf, str, validateBody, validateQuery } from '../../validate/schema.js';
@@ -17,7 +18,7 @@ import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, newestFirst, paginate } from './pag
 import type { SandboxContext } from './sandbox-context.js';
 import { authorizationView, cardView, transactionDetailView, transactionView, walletView } from './views.js';
 
-const ID_TEXT = { maxLength: 80, pattern: /^[a-z]+_[A-Za-z0-9]+$/, describe: 'an id like card_...' } as const;
+const ID_TEXT = { maxLength: 80, pattern: LOOKUP_ID_SHAPE, describe: 'an id like card_...' } as const;
 const JWS_RULES = { jws: str({ required: true, maxLength: 16_384 }) };
 
 const AUTHORIZATION_STATUSES = ['active', 'used', 'expired', 'revoked'] as const;

@@ -10,7 +10,7 @@ export type AuthorizationStatus = 'active' | 'used' | 'expired' | 'revoked';
 export type TransactionStatus = 'authorized' | 'settled' | 'expired' | 'revoked' | 'declined';
 export type RecurringInterval = 'day' | 'week' | 'month' | 'year';
 
-/** The codes a declined charge can carry (issue 3, item 6). */
+/** The codes a declined charge can carry. */
 export type DeclineCode =
   | 'authorization_expired'
   | 'scope_mismatch'

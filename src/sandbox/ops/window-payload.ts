@@ -5,6 +5,7 @@
  */
 import { invalidRequest } from '../../errors/latch-error.js';
 import { parseAmountText } from '../../money/amount.js';
+import { wireIdPattern } from '../../ids/wire-ids.js';
 import { normalizeMerchant } from '../../validate/merchant.js';
 import type { AuthorizationKind, AuthorizationType, RecurringInterval } from '../ledger/state.js';
 
@@ -40,9 +41,11 @@ const WINDOW_FIELDS = new Set([
 ]);
 const REVOCATION_FIELDS = new Set(['v', 'typ', 'policy_id', 'device_id', 'reason', 'nonce', 'iat']);
 
-const POLICY_ID = /^pw_[a-z0-9]{8,64}$/;
-const DEVICE_ID = /^dev_[a-z0-9]{8,64}$/;
-const CARD_ID = /^card_[a-z0-9]{8,64}$/;
+/** Signed windows carry ids Latch or the cloud made (24 characters), so the cloud wants at least 8. */
+const SIGNED_ID_BODY_LENGTH_MIN = 8;
+const POLICY_ID = wireIdPattern('pw', SIGNED_ID_BODY_LENGTH_MIN);
+const DEVICE_ID = wireIdPattern('dev', SIGNED_ID_BODY_LENGTH_MIN);
+const CARD_ID = wireIdPattern('card', SIGNED_ID_BODY_LENGTH_MIN);
 const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
 const CURRENCY = /^[A-Z]{3}$/;
 /** Unix seconds up to the year 9999. */
