@@ -80,7 +80,15 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
   const addListener = (name: 'a' | 'b', port: number, routes: Route[]): void => {
     const router = new Router(routes);
     const frontDoor = createFrontDoor({ listener: name, router, token: services.token, log: logger });
-    const server = createLocalServer({ listener: name, port, frontDoor, log: logger, ...(options.limits ? { limits: options.limits } : {}) });
+    const server = createLocalServer({
+      listener: name,
+      port,
+      frontDoor,
+      log: logger,
+      // Variant A's public /health is where clients check the daemon's identity (daemon-proof.ts).
+      ...(name === 'a' && { proofToken: services.token }),
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
     listeners.push({ name, server });
   };
   const core = bindCore(services);

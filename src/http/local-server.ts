@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { invalidRequest, LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
+import { PROOF_HEADER, proofForRequest } from './daemon-proof.js';
 import type { EventLog } from './event-log.js';
 import type { FrontDoor } from './front-door.js';
 import { isLoopbackAddress } from './loopback.js';
@@ -55,6 +56,11 @@ export interface LocalServerOptions {
   frontDoor: FrontDoor;
   log: EventLog;
   limits?: Partial<ServerLimits>;
+  /**
+   * The daemon token, when this listener answers the daemon proof on GET /health (Variant A's
+   * listener only; see daemon-proof.ts).
+   */
+  proofToken?: () => string;
 }
 
 /** A loopback HTTP listener with the front door in front of every request. */
@@ -115,6 +121,7 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
         refuseRequest(request, response, invalidRequest('headers', `A request may carry at most ${limits.headersCountMax} header fields.`));
         return;
       }
+      if (options.proofToken !== undefined) attachProof(request, response, options.proofToken);
       // The front door answers every failure itself; this catch is the last guard against a bug
       // in writing an answer taking the process down.
       options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal }).catch(() => response.destroy());
@@ -187,6 +194,21 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
       });
     },
   };
+}
+
+/**
+ * attachProof sets Latch-Proof on a challenged GET /health. It runs here, not in a handler,
+ * because only the server sees the socket's local address, which the proof must bind. A token
+ * file that cannot be read gives no proof: the client then refuses to send its token, and the
+ * routes that need the file report it.
+ */
+function attachProof(request: http.IncomingMessage, response: http.ServerResponse, token: () => string): void {
+  try {
+    const proof = proofForRequest(request, token());
+    if (proof !== undefined) response.setHeader(PROOF_HEADER, proof);
+  } catch {
+    // No proof; see above.
+  }
 }
 
 function clientErrorAnswer(error: NodeJS.ErrnoException): LatchError {
