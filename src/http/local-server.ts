@@ -61,6 +61,11 @@ export interface LocalServerOptions {
    * listener only; see daemon-proof.ts).
    */
   proofToken?: () => string;
+  /**
+   * When given, requests are held until it resolves (and their connections dropped if it
+   * rejects): the daemon binds its ports first and rotates its token before serving anything.
+   */
+  ready?: Promise<void>;
 }
 
 /** A loopback HTTP listener with the front door in front of every request. */
@@ -91,6 +96,13 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
   let boundPort = 0;
   // Responses not yet finished, so that close() can mark them `Connection: close`.
   const inFlight = new Set<http.ServerResponse>();
+  // Held requests wait on the gate; once it is open, requests are served without a detour.
+  let isReady = options.ready === undefined;
+  const ready = options.ready ?? Promise.resolve();
+  ready.then(
+    () => (isReady = true),
+    () => undefined,
+  );
 
   const server = http.createServer(
     {
@@ -107,26 +119,31 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
       if (closing) response.setHeader('connection', 'close');
       inFlight.add(response);
       response.once('close', () => inFlight.delete(response));
-      // Node keeps only the first maxHeadersCount fields and drops the rest without a word, so a
-      // second Host, Authorization or an Origin hidden behind enough filler would never reach the
-      // front door's checks. Node is asked for one field more than the limit, and a request that
-      // reaches it is refused.
-      // llhttp takes a request line without a version for HTTP/0.9 and still reads headers and a
-      // body after it; only HTTP/1.0 and 1.1 are spoken here.
-      if (request.httpVersionMajor !== 1) {
-        refuseRequest(request, response, invalidRequest('version', 'Only HTTP/1.0 and HTTP/1.1 are supported.'));
-        return;
-      }
-      if (request.rawHeaders.length / 2 > limits.headersCountMax) {
-        refuseRequest(request, response, invalidRequest('headers', `A request may carry at most ${limits.headersCountMax} header fields.`));
-        return;
-      }
-      if (options.proofToken !== undefined) attachProof(request, response, options.proofToken);
-      // The front door answers every failure itself; this catch is the last guard against a bug
-      // in writing an answer taking the process down.
-      options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal }).catch(() => response.destroy());
+      if (isReady) serve(request, response);
+      else ready.then(() => serve(request, response), () => response.destroy());
     },
   );
+
+  function serve(request: http.IncomingMessage, response: http.ServerResponse): void {
+    // Node keeps only the first maxHeadersCount fields and drops the rest without a word, so a
+    // second Host, Authorization or an Origin hidden behind enough filler would never reach the
+    // front door's checks. Node is asked for one field more than the limit, and a request that
+    // reaches it is refused.
+    // llhttp takes a request line without a version for HTTP/0.9 and still reads headers and a
+    // body after it; only HTTP/1.0 and 1.1 are spoken here.
+    if (request.httpVersionMajor !== 1) {
+      refuseRequest(request, response, invalidRequest('version', 'Only HTTP/1.0 and HTTP/1.1 are supported.'));
+      return;
+    }
+    if (request.rawHeaders.length / 2 > limits.headersCountMax) {
+      refuseRequest(request, response, invalidRequest('headers', `A request may carry at most ${limits.headersCountMax} header fields.`));
+      return;
+    }
+    if (options.proofToken !== undefined) attachProof(request, response, options.proofToken);
+    // The front door answers every failure itself; this catch is the last guard against a bug
+    // in writing an answer taking the process down.
+    options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal }).catch(() => response.destroy());
+  }
   server.maxHeadersCount = limits.headersCountMax + 1;
   server.maxConnections = limits.connectionsMax;
   server.maxRequestsPerSocket = limits.requestsPerSocketMax;
