@@ -49,7 +49,7 @@ after(async () => {
 
 describe('a squatter on the other loopback family while the daemon runs', { skip }, () => {
   for (const [listener, port] of [['A', () => ports.portA], ['B', () => ports.portB]] as const) {
-    test(`binding [::1] on listener ${listener}'s port fails: the daemon holds it`, async () => {
+    test(`binding [::1] on the port of listener ${listener} fails: the daemon holds it`, async () => {
       assert.equal(await bindError('::1', port()), 'EADDRINUSE');
       assert.equal(await bindError('127.0.0.1', port()), 'EADDRINUSE');
     });

@@ -142,7 +142,7 @@ describe('the client never sends the token to a peer that has not proven it is t
     }
   });
 
-  test('a relay at another address gets the real daemon\'s proof, which is bound to the daemon\'s own address', async () => {
+  test('a relay at another address gets a proof bound to the daemon address, which does not match its own', async () => {
     const daemon: DaemonHandle = createDaemon({ home, portA: 0, variantB: false, env: {}, logStream: new PassThrough() });
     const { portA } = await daemon.listen();
     const authorizations: string[] = [];
