@@ -10,7 +10,9 @@ const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '
  * daemonOrigin returns the normalized origin of a daemon URL, or undefined when it is unusable.
  * Only plain http to a loopback name with nothing but an optional port is accepted: the client
  * sends the daemon token with every request, and a URL pointing anywhere else would hand that
- * token to another machine (the daemon itself listens on loopback only).
+ * token to another machine (the daemon itself listens on loopback only). `localhost` becomes
+ * 127.0.0.1: what a name resolves to is not ours to decide, and where it resolves to ::1 first
+ * the client would reach whatever holds [::1] on that port rather than the daemon.
  */
 export function daemonOrigin(text: string): string | undefined {
   let url: URL;
@@ -22,7 +24,7 @@ export function daemonOrigin(text: string): string | undefined {
   if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) return undefined;
   if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return undefined;
   if (url.pathname !== '/' || text.includes('?') || text.includes('#')) return undefined;
-  return url.origin;
+  return url.hostname === 'localhost' ? `http://127.0.0.1${url.port === '' ? '' : `:${url.port}`}` : url.origin;
 }
 
 /** DaemonUrlError is an unusable daemon URL (a configuration mistake, not a daemon failure). */

@@ -25,6 +25,12 @@ export const CLIENT_ERROR_TABLE = {
     message: 'The connection to the daemon ended before an answer arrived.',
     remedy: 'The request may have taken effect. Check latch transactions before trying again, and reuse the same Idempotency-Key if you do.',
   },
+  daemon_not_verified: {
+    specClass: 'Local daemon unavailable',
+    message: "The program on the daemon's address did not prove it is the Latch daemon; the token was not sent.",
+    remedy:
+      "Something else may be listening on the daemon's address (another user's program can take the port while the daemon is down). Find it (ss -ltnp or lsof -i on the port), stop it, then start the daemon. If a Latch daemon with another data directory runs there, set LATCH_HOME to its data directory.",
+  },
   token_unreadable: {
     specClass: 'Missing bearer token',
     message: 'The daemon token file cannot be used.',

@@ -25,7 +25,7 @@ export interface DiagnosisProblem {
 }
 
 /** The part of LatchClient a diagnosis uses (tests pass a fake). */
-export type DiagnosableClient = Pick<LatchClient, 'health' | 'cards' | 'baseUrl' | 'home'>;
+export type DiagnosableClient = Pick<LatchClient, 'health' | 'verifyDaemon' | 'cards' | 'baseUrl' | 'home'>;
 
 export interface Diagnosis {
   ok: boolean;
@@ -34,6 +34,8 @@ export interface Diagnosis {
   checks: DiagnosisCheck[];
   problem: DiagnosisProblem | null;
 }
+
+const DAEMON_DOWN_CODES: ReadonlySet<string> = new Set(['daemon_unreachable', 'daemon_no_answer']);
 
 const DAEMON_DOWN_REMEDY =
   'Start the daemon: latch daemon (or latch start for the sandbox quick start), or point LATCH_URL at the daemon that runs. No payment was attempted or failed.';
@@ -64,13 +66,19 @@ export async function diagnose(client: DiagnosableClient): Promise<Diagnosis> {
     health = await client.health();
   } catch (error) {
     const known = error instanceof LatchClientError ? error : undefined;
+    // Something answered, but not as the daemon does: ask it for the daemon proof, so that a
+    // squatter on the daemon's address is named as such rather than as a refusal.
+    const unverified = known !== undefined && !DAEMON_DOWN_CODES.has(known.code) ? await unverifiedPeer(client) : undefined;
+    if (unverified !== undefined) return fail('daemon', unverified);
     return fail('daemon', {
       spec_class: CLIENT_ERROR_TABLE.daemon_unreachable.specClass,
       code: known?.code ?? 'daemon_unreachable',
       message: `GET /health failed: ${known?.message ?? 'unexpected error'} Under spec §7 rule 1 this is local daemon availability, not a payment authorization failure.`,
-      remedy: known === undefined || known.code === 'daemon_unreachable' || known.code === 'daemon_no_answer' ? DAEMON_DOWN_REMEDY : known.remedy,
+      remedy: known === undefined || DAEMON_DOWN_CODES.has(known.code) ? DAEMON_DOWN_REMEDY : known.remedy,
     });
   }
+  const unverified = await unverifiedPeer(client);
+  if (unverified !== undefined) return fail('daemon', unverified);
   checks.push({ name: 'daemon', status: 'ok', detail: `Latch ${health.version} answers GET /health at ${client.baseUrl} (up ${health.uptime_seconds} s)` });
 
   try {
@@ -129,6 +137,21 @@ function serverBackedFailure(
         return fail('device_key', { ...seen, message: `The cloud refused this device: ${error.message}` });
       }
       return fail('cloud', { ...seen, message: `A server-backed call (GET /cards) failed: ${error.message}` });
+  }
+}
+
+/**
+ * unverifiedPeer asks the peer for the daemon proof and returns the problem when it fails to give
+ * one. A token file that cannot be read is left to the token check, and a daemon that stopped
+ * answering in between to the next call, so only daemon_not_verified is a problem here.
+ */
+async function unverifiedPeer(client: DiagnosableClient): Promise<Omit<DiagnosisProblem, 'check'> | undefined> {
+  try {
+    await client.verifyDaemon();
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof LatchClientError) || error.code !== 'daemon_not_verified') return undefined;
+    return { spec_class: error.specClass, code: error.code, message: error.message, remedy: error.remedy };
   }
 }
 

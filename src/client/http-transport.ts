@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { proofAddress } from '../http/daemon-proof.js';
 
 /** The largest answer the client reads; the biggest legitimate one (a proxied list) is far smaller. */
 export const RESPONSE_BYTES_MAX = 4 * 1024 * 1024;
@@ -13,9 +14,10 @@ export interface TransportRequest {
   timeoutMs: number;
 }
 
-/** The daemon's answer: status, content type and the body text. */
+/** The daemon's answer: status, headers, content type and the body text. */
 export interface TransportAnswer {
   status: number;
+  headers: http.IncomingHttpHeaders;
   contentType: string;
   text: string;
 }
@@ -51,12 +53,15 @@ export class HttpTransport {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   private readonly hostname: string;
   private readonly port: number;
+  /** The literal address and port this transport connects to, as the daemon proof binds them. */
+  readonly address: string;
 
   constructor(origin: string) {
     const url = new URL(origin);
     // node:http wants an IPv6 literal without brackets; it adds them back in the Host header.
     this.hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
     this.port = url.port === '' ? 80 : Number(url.port);
+    this.address = proofAddress(this.hostname, this.port);
   }
 
   /** send performs one request and resolves with the answer, or rejects with a TransportFailure. */
@@ -94,7 +99,7 @@ export class HttpTransport {
             if (settled) return;
             settled = true;
             clearTimeout(timer);
-            resolve({ status: response.statusCode ?? 0, contentType: String(response.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') });
+            resolve({ status: response.statusCode ?? 0, headers: response.headers, contentType: String(response.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') });
           });
         },
       );

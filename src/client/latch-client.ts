@@ -4,6 +4,7 @@ import { latchVersion } from '../version.js';
 import { errorFields, expectShape, interpretAnswer, parseAnswerJson } from './answer.js';
 import { resolveDaemonUrl } from './base-url.js';
 import { LatchClientError } from './client-errors.js';
+import { DaemonVerifier } from './daemon-verification.js';
 import { HttpTransport, TransportFailure, type TransportAnswer } from './http-transport.js';
 import { TokenSource } from './token-source.js';
 import type {
@@ -77,6 +78,7 @@ export class LatchClient {
   private readonly userAgent: string;
   private readonly tokens: TokenSource;
   private readonly transport: HttpTransport;
+  private readonly verifier: DaemonVerifier;
 
   constructor(options: LatchClientOptions = {}) {
     const env = options.env ?? process.env;
@@ -86,6 +88,16 @@ export class LatchClient {
     this.userAgent = options.userAgent ?? `latch-client/${latchVersion()}`;
     this.tokens = new TokenSource(this.home);
     this.transport = new HttpTransport(this.baseUrl);
+    this.verifier = new DaemonVerifier(this.transport, this.baseUrl, () => ({ accept: 'application/json', 'user-agent': this.userAgent }), this.timeoutMs);
+  }
+
+  /**
+   * verifyDaemon checks that the program on the daemon's address proves it holds the token of
+   * this data directory (the Latch-Challenge / Latch-Proof exchange on GET /health). Every call
+   * that sends the token does this first; doctor calls it on its own to report the result.
+   */
+  async verifyDaemon(): Promise<void> {
+    await this.verifier.verify(this.tokens.current() ?? this.tokens.reload());
   }
 
   /** health is GET /health: local availability and the loaded signing key; no token needed. */
@@ -202,13 +214,20 @@ export class LatchClient {
    * exchange sends a request and, when the daemon refuses the bearer token, reads the token file
    * again and sends the identical request once more (spec §5). The refusal happens at the front
    * door, before any route runs, so the first attempt had no effect and the repeat is safe.
+   * A token goes only to a peer that has proven it is this daemon (verifyTokenPeer); after a
+   * refusal the proof is asked for again, since a refusal is also what a squatter would answer.
    */
   private async exchange(method: string, target: string, options: CallOptions): Promise<TransportAnswer> {
     const auth = options.auth ?? true;
     const bodyText = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const first = await this.attempt(method, target, bodyText, auth ? this.tokens.current() : undefined, options.idempotencyKey);
+    const token = auth ? this.tokens.current() : undefined;
+    if (token !== undefined) await this.verifyTokenPeer(token, options.idempotencyKey);
+    const first = await this.attempt(method, target, bodyText, token, options.idempotencyKey);
     if (!auth || first.status !== 401 || !BEARER_CODES.has(errorFields(parseAnswerJson(first))?.code ?? '')) return first;
-    const second = await this.attempt(method, target, bodyText, this.tokens.reload(), options.idempotencyKey);
+    const reread = this.tokens.reload();
+    this.verifier.forget();
+    await this.verifyTokenPeer(reread, options.idempotencyKey);
+    const second = await this.attempt(method, target, bodyText, reread, options.idempotencyKey);
     if (second.status === 401 && BEARER_CODES.has(errorFields(parseAnswerJson(second))?.code ?? '')) {
       throw new LatchClientError({
         code: errorFields(parseAnswerJson(second))?.code ?? 'invalid_bearer_token',
@@ -218,6 +237,18 @@ export class LatchClient {
       });
     }
     return second;
+  }
+
+  /** verifyTokenPeer is verifyDaemon for a token about to be sent; its errors keep the request's Idempotency-Key. */
+  private async verifyTokenPeer(token: string, idempotencyKey: string | undefined): Promise<void> {
+    try {
+      await this.verifier.verify(token);
+    } catch (error) {
+      if (error instanceof LatchClientError && idempotencyKey !== undefined) {
+        throw new LatchClientError({ code: error.code, status: error.status, message: error.message, remedy: error.remedy, idempotencyKey });
+      }
+      throw error;
+    }
   }
 
   private async attempt(method: string, target: string, body: string | undefined, token: string | undefined, idempotencyKey: string | undefined): Promise<TransportAnswer> {

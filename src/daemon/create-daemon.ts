@@ -1,7 +1,7 @@
 import { passphraseFromEnv } from '../datadir/device-key.js';
 import { ensureHome } from '../datadir/home.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';
-import { ensureToken } from '../datadir/token.js';
+import { ensureToken, regenerateCredentials } from '../datadir/token.js';
 import { finishKeyRollover } from '../datadir/key-rollover.js';
 import { createFrontDoor } from '../http/front-door.js';
 import { createLocalServer, type LocalServer, type ServerLimits } from '../http/local-server.js';
@@ -76,11 +76,30 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
   const passphrase = options.passphrase ?? passphraseFromEnv(env);
   const services = createServices({ home: options.home, logger, passphrase, env });
 
+  // The serving gate (see listen): connections are accepted once a port is bound, but requests
+  // wait until the credentials are regenerated.
+  let openGate: () => void = () => undefined;
+  let failGate: (error: unknown) => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    openGate = resolve;
+    failGate = reject;
+  });
+  ready.catch(() => undefined);
+
   const listeners: Array<{ name: 'a' | 'b'; server: LocalServer }> = [];
   const addListener = (name: 'a' | 'b', port: number, routes: Route[]): void => {
     const router = new Router(routes);
     const frontDoor = createFrontDoor({ listener: name, router, token: services.token, log: logger });
-    const server = createLocalServer({ listener: name, port, frontDoor, log: logger, ...(options.limits ? { limits: options.limits } : {}) });
+    const server = createLocalServer({
+      listener: name,
+      port,
+      frontDoor,
+      log: logger,
+      ready,
+      // Variant A's public /health is where clients check the daemon's identity (daemon-proof.ts).
+      ...(name === 'a' && { proofToken: services.token }),
+      ...(options.limits ? { limits: options.limits } : {}),
+    });
     listeners.push({ name, server });
   };
   const core = bindCore(services);
@@ -110,7 +129,16 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
           if (name === 'a') ports.portA = port;
           else ports.portB = port;
         }
+        // A token captured while the daemon was down dies here. The ports are held first, so no
+        // other program can take them between the rotation and serving; requests that arrive on
+        // a port bound earlier wait on the gate rather than get a 503: the rotation is one atomic
+        // file write, the wait is milliseconds, and clients need no new retry rule. A request that
+        // carries the old token is then refused (401) and its client re-reads the file.
+        regenerateCredentials(services.home);
+        services.token();
+        openGate();
       } catch (error) {
+        failGate(error);
         await closeAll(0);
         await services.stateStore.close();
         state = 'closed';

@@ -75,3 +75,13 @@ function readTokenIfPresent(home: string): string | undefined {
   }
   return token;
 }
+
+/**
+ * regenerateCredentials replaces every credential a client presents to the daemon with a fresh
+ * one. The daemon calls it at each start, after it holds its ports and before it serves, so a
+ * token captured while it was down (by a program that held its port then) is dead. Today the
+ * only such credential is the daemon token.
+ */
+export function regenerateCredentials(home: string): void {
+  rotateToken(home);
+}

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { invalidRequest, LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
+import { PROOF_HEADER, proofForRequest } from './daemon-proof.js';
 import type { EventLog } from './event-log.js';
 import type { FrontDoor } from './front-door.js';
 import { isLoopbackAddress } from './loopback.js';
@@ -44,6 +45,8 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
 // Node checks the header and request timeouts on this interval; the default (30 s) would make a
 // 10 s header limit effectively 40 s.
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
+// How often listen on port 0 picks another port when [::1] has the one picked for 127.0.0.1.
+const EPHEMERAL_BIND_ATTEMPTS = 5;
 
 export interface LocalServerOptions {
   /** The listener's name in log lines (`a` or `b`). */
@@ -55,14 +58,26 @@ export interface LocalServerOptions {
   frontDoor: FrontDoor;
   log: EventLog;
   limits?: Partial<ServerLimits>;
+  /**
+   * The daemon token, when this listener answers the daemon proof on GET /health (Variant A's
+   * listener only; see daemon-proof.ts).
+   */
+  proofToken?: () => string;
+  /**
+   * When given, requests are held until it resolves (and their connections dropped if it
+   * rejects): the daemon binds its ports first and rotates its token before serving anything.
+   */
+  ready?: Promise<void>;
 }
 
 /** A loopback HTTP listener with the front door in front of every request. */
 export interface LocalServer {
   /** listen binds the port and resolves with the actual port (useful with port 0). */
   listen(): Promise<number>;
-  /** address returns the bound address and port; undefined before listen. */
+  /** address returns the bound IPv4 (or given) address and port; undefined before listen. */
   address(): { address: string; port: number } | undefined;
+  /** addresses lists every bound socket: 127.0.0.1 and, where the machine has it, [::1]. */
+  addresses(): Array<{ address: string; port: number }>;
   /**
    * close stops accepting connections, lets in-flight requests finish for up to deadlineMs, then
    * aborts the handlers and destroys the remaining sockets.
@@ -83,48 +98,37 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
   const shutdown = new AbortController();
   let closing = false;
   let boundPort = 0;
+  let openConnections = 0;
   // Responses not yet finished, so that close() can mark them `Connection: close`.
   const inFlight = new Set<http.ServerResponse>();
-
-  const server = http.createServer(
-    {
-      insecureHTTPParser: false,
-      maxHeaderSize: limits.headerBytesMax,
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-      // The front door answers a missing Host with 403 forbidden_host, not Node's bare 400.
-      requireHostHeader: false,
-    },
-    (request, response) => {
-      if (closing) response.setHeader('connection', 'close');
-      inFlight.add(response);
-      response.once('close', () => inFlight.delete(response));
-      // Node keeps only the first maxHeadersCount fields and drops the rest without a word, so a
-      // second Host, Authorization or an Origin hidden behind enough filler would never reach the
-      // front door's checks. Node is asked for one field more than the limit, and a request that
-      // reaches it is refused.
-      // llhttp takes a request line without a version for HTTP/0.9 and still reads headers and a
-      // body after it; only HTTP/1.0 and 1.1 are spoken here.
-      if (request.httpVersionMajor !== 1) {
-        refuseRequest(request, response, invalidRequest('version', 'Only HTTP/1.0 and HTTP/1.1 are supported.'));
-        return;
-      }
-      if (request.rawHeaders.length / 2 > limits.headersCountMax) {
-        refuseRequest(request, response, invalidRequest('headers', `A request may carry at most ${limits.headersCountMax} header fields.`));
-        return;
-      }
-      // The front door answers every failure itself; this catch is the last guard against a bug
-      // in writing an answer taking the process down.
-      options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal }).catch(() => response.destroy());
-    },
+  // Held requests wait on the gate; once it is open, requests are served without a detour.
+  let isReady = options.ready === undefined;
+  const ready = options.ready ?? Promise.resolve();
+  ready.then(
+    () => (isReady = true),
+    () => undefined,
   );
-  server.maxHeadersCount = limits.headersCountMax + 1;
-  server.maxConnections = limits.connectionsMax;
-  server.maxRequestsPerSocket = limits.requestsPerSocketMax;
-  server.setTimeout(limits.socketIdleTimeoutMs, (socket: Socket) => socket.destroy());
 
+  function serve(request: http.IncomingMessage, response: http.ServerResponse): void {
+    // Node keeps only the first maxHeadersCount fields and drops the rest without a word, so a
+    // second Host, Authorization or an Origin hidden behind enough filler would never reach the
+    // front door's checks. Node is asked for one field more than the limit, and a request that
+    // reaches it is refused.
+    // llhttp takes a request line without a version for HTTP/0.9 and still reads headers and a
+    // body after it; only HTTP/1.0 and 1.1 are spoken here.
+    if (request.httpVersionMajor !== 1) {
+      refuseRequest(request, response, invalidRequest('version', 'Only HTTP/1.0 and HTTP/1.1 are supported.'));
+      return;
+    }
+    if (request.rawHeaders.length / 2 > limits.headersCountMax) {
+      refuseRequest(request, response, invalidRequest('headers', `A request may carry at most ${limits.headersCountMax} header fields.`));
+      return;
+    }
+    if (options.proofToken !== undefined) attachProof(request, response, options.proofToken);
+    // The front door answers every failure itself; this catch is the last guard against a bug
+    // in writing an answer taking the process down.
+    options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal }).catch(() => response.destroy());
+  }
   // A request refused before the front door: the same error body, request id and log line, and
   // the connection closes, since its body (if any) is not read.
   function refuseRequest(request: http.IncomingMessage, response: http.ServerResponse, error: LatchError): void {
@@ -139,54 +143,157 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
     writeSocketError(socket, error, requestId);
     options.log.info('request', { listener: options.listener, method: event, route: null, status: error.status, request_id: requestId, code: error.code });
   };
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
+  /**
+   * makeServer makes one node:http server with every limit and refusal; a listener has one per
+   * loopback family, sharing the handler, the gate and the connection budget.
+   */
+  function makeServer(): http.Server {
+    const server = http.createServer(
+      {
+        insecureHTTPParser: false,
+        maxHeaderSize: limits.headerBytesMax,
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        keepAliveTimeout: limits.keepAliveTimeoutMs,
+        connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+        // The front door answers a missing Host with 403 forbidden_host, not Node's bare 400.
+        requireHostHeader: false,
+      },
+      (request, response) => {
+        if (closing) response.setHeader('connection', 'close');
+        inFlight.add(response);
+        response.once('close', () => inFlight.delete(response));
+        if (isReady) serve(request, response);
+        else ready.then(() => serve(request, response), () => response.destroy());
+      },
+    );
+
+    server.maxHeadersCount = limits.headersCountMax + 1;
+    server.maxConnections = limits.connectionsMax;
+    server.maxRequestsPerSocket = limits.requestsPerSocketMax;
+    server.setTimeout(limits.socketIdleTimeoutMs, (socket: Socket) => socket.destroy());
+
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+      if (error.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      refuse(socket, clientErrorAnswer(error), 'other');
+    });
+    // An Expect other than 100-continue: Node's own answer would be a bare 417 without the error
+    // body or a request id, so the refusal is written here like every other one.
+    server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) =>
+      refuseRequest(request, response, invalidRequest('expect', 'Only "Expect: 100-continue" is supported.')),
+    );
+    // CONNECT carries an authority-form target: never a request for this API.
+    server.on('connect', (_request: http.IncomingMessage, socket: Duplex) => refuse(socket, new LatchError('forbidden_host'), 'CONNECT'));
+
+    // One budget for both families: each server's own maxConnections counts only its sockets.
+    server.on('connection', (socket: Socket) => {
+      openConnections++;
+      socket.once('close', () => openConnections--);
+      if (openConnections > limits.connectionsMax) socket.destroy();
+    });
+    return server;
+  }
+
+  // The IPv4 socket; and [::1] on the same port when the listener is on 127.0.0.1, so that no
+  // other program can hold the daemon's port on the other loopback family (a client whose
+  // "localhost" resolves to ::1 first would reach it, and hand it the token).
+  const primary = makeServer();
+  const servers: http.Server[] = [primary];
+
+  async function listenOnce(): Promise<number> {
+    await bind(primary, host, options.port);
+    const port = (primary.address() as { port: number }).port;
+    if (host !== '127.0.0.1') return port;
+    const secondary = makeServer();
+    try {
+      await bind(secondary, '::1', port);
+      servers.push(secondary);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT') {
+        options.log.warn('ipv6_loopback_unavailable', { listener: options.listener, port, problem: code });
+        return port;
+      }
+      await new Promise<void>((resolve) => primary.close(() => resolve()));
+      throw error;
     }
-    refuse(socket, clientErrorAnswer(error), 'other');
-  });
-  // An Expect other than 100-continue: Node's own answer would be a bare 417 without the error
-  // body or a request id, so the refusal is written here like every other one.
-  server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) =>
-    refuseRequest(request, response, invalidRequest('expect', 'Only "Expect: 100-continue" is supported.')),
-  );
-  // CONNECT carries an authority-form target: never a request for this API.
-  server.on('connect', (_request: http.IncomingMessage, socket: Duplex) => refuse(socket, new LatchError('forbidden_host'), 'CONNECT'));
+    return port;
+  }
 
   return {
-    listen: () =>
-      new Promise((resolve, reject) => {
-        const onError = (error: Error): void => reject(error);
-        server.once('error', onError);
-        server.listen({ host, port: options.port, exclusive: true }, () => {
-          server.off('error', onError);
-          boundPort = (server.address() as { port: number }).port;
-          resolve(boundPort);
-        });
-      }),
+    listen: async () => {
+      // With port 0 the kernel picks a port free on 127.0.0.1 only; if [::1] has it taken, pick again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          boundPort = await listenOnce();
+          return boundPort;
+        } catch (error) {
+          const retry = options.port === 0 && (error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < EPHEMERAL_BIND_ATTEMPTS;
+          if (!retry) throw error;
+        }
+      }
+    },
     address: () => {
-      const address = server.address();
+      const address = primary.address();
       return address !== null && typeof address === 'object' ? { address: address.address, port: address.port } : undefined;
     },
-    close: (deadlineMs) => {
+    addresses: () =>
+      servers.flatMap((server) => {
+        const address = server.address();
+        return address !== null && typeof address === 'object' ? [{ address: address.address, port: address.port }] : [];
+      }),
+    close: async (deadlineMs) => {
       closing = true;
-      if (!server.listening) return Promise.resolve();
+      const listening = servers.filter((server) => server.listening);
+      if (listening.length === 0) return;
       // In-flight answers end their connection, so that nothing waits on keep-alive afterwards.
       for (const response of inFlight) if (!response.headersSent) response.setHeader('connection', 'close');
-      return new Promise((resolve) => {
-        const deadline = setTimeout(() => {
-          shutdown.abort();
-          server.closeAllConnections();
-        }, deadlineMs);
-        server.close(() => {
-          clearTimeout(deadline);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      const deadline = setTimeout(() => {
+        shutdown.abort();
+        for (const server of listening) server.closeAllConnections();
+      }, deadlineMs);
+      await Promise.all(
+        listening.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeIdleConnections();
+            }),
+        ),
+      );
+      clearTimeout(deadline);
     },
   };
+}
+
+/** bind listens on one address, exclusively (no port sharing with a cluster), IPv6 sockets IPv6 only. */
+function bind(server: http.Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error): void => reject(error);
+    server.once('error', onError);
+    server.listen({ host, port, exclusive: true, ipv6Only: host.includes(':') }, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}
+
+/**
+ * attachProof sets Latch-Proof on a challenged GET /health. It runs here, not in a handler,
+ * because only the server sees the socket's local address, which the proof must bind. A token
+ * file that cannot be read gives no proof: the client then refuses to send its token, and the
+ * routes that need the file report it.
+ */
+function attachProof(request: http.IncomingMessage, response: http.ServerResponse, token: () => string): void {
+  try {
+    const proof = proofForRequest(request, token());
+    if (proof !== undefined) response.setHeader(PROOF_HEADER, proof);
+  } catch {
+    // No proof; see above.
+  }
 }
 
 function clientErrorAnswer(error: NodeJS.ErrnoException): LatchError {

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { LatchClientError } from '../../src/client/client-errors.js';
 import { LatchClient } from '../../src/client/latch-client.js';
 import { rotateToken, tokenPath } from '../../src/datadir/token.js';
+import { CHALLENGE_HEADER, PROOF_HEADER, proofForRequest } from '../../src/http/daemon-proof.js';
 import { runLatch, startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;
@@ -63,7 +64,7 @@ describe('retry once, against the daemon', () => {
     // daemon's token appears there, as when a client starts before the daemon has created it.
     const clientHome = path.join(stack.root, 'late-home');
     mkdirSync(clientHome, { mode: 0o700 });
-    const forwarder = await startForwarder(stack.portA, () => copyFileSync(tokenPath(stack.home), tokenPath(clientHome)));
+    const forwarder = await startForwarder(stack.portA, stack.token, () => copyFileSync(tokenPath(stack.home), tokenPath(clientHome)));
     const late = new LatchClient({ home: clientHome, baseUrl: forwarder.url, env: {} });
     try {
       const refusedBefore = bearerRefusals('missing_bearer_token');
@@ -78,15 +79,16 @@ describe('retry once, against the daemon', () => {
     }
   });
 
-  test('a client of another data directory is refused after its one retry, with a remedy naming the cause', async () => {
+  test('a client of another data directory cannot verify the daemon: its token is never sent, and the remedy names the cause', async () => {
     const otherHome = path.join(stack.root, 'other-home');
     mkdirSync(otherHome, { mode: 0o700 });
     rotateToken(otherHome);
     const stranger = new LatchClient({ home: otherHome, baseUrl: `http://127.0.0.1:${stack.portA}`, env: {} });
     try {
       const refusedBefore = bearerRefusals('invalid_bearer_token');
-      await assert.rejects(stranger.cards(), (error: unknown) => error instanceof LatchClientError && error.code === 'invalid_bearer_token' && /data directory/.test(error.remedy));
-      assert.equal(bearerRefusals('invalid_bearer_token'), refusedBefore + 2);
+      // The daemon proves it holds its own token, which is not the stranger's: the stranger sends nothing.
+      await assert.rejects(stranger.cards(), (error: unknown) => error instanceof LatchClientError && error.code === 'daemon_not_verified' && /data directory/.test(error.remedy));
+      assert.equal(bearerRefusals('invalid_bearer_token'), refusedBefore);
     } finally {
       stranger.close();
       rmSync(otherHome, { recursive: true, force: true });
@@ -136,9 +138,20 @@ describe('client calls, against the daemon', () => {
 });
 
 /** startForwarder relays requests to the daemon's A port, running onFirst before relaying the first one. */
-async function startForwarder(portA: number, onFirst: () => void): Promise<{ url: string; bearers: boolean[]; close(): Promise<void> }> {
+/**
+ * startForwarder relays requests to the daemon. A relay at another address is exactly what the
+ * daemon proof defeats, so this test stand-in holds the daemon's token and answers the identity
+ * check itself, for its own address, as the daemon would; those checks are not counted.
+ */
+async function startForwarder(portA: number, daemonToken: () => string, onFirst: () => void): Promise<{ url: string; bearers: boolean[]; close(): Promise<void> }> {
   const bearers: boolean[] = [];
   const server = http.createServer((request, response) => {
+    const proof = request.headers[CHALLENGE_HEADER] !== undefined ? proofForRequest(request, daemonToken()) : undefined;
+    if (proof !== undefined) {
+      response.writeHead(200, { 'content-type': 'application/json', [PROOF_HEADER]: proof });
+      response.end('{"status":"ok","version":"0.0.0","uptime_seconds":0,"signing_key":null}');
+      return;
+    }
     if (bearers.length === 0) onFirst();
     bearers.push(request.headers['authorization'] !== undefined);
     const headers = { ...request.headers };

@@ -34,6 +34,8 @@ function fake(health: Health | LatchClientError, cards: CardList | LatchClientEr
       calls.push('cards');
       return settle(cards);
     },
+    // The peer proves it is the daemon; the squatter cases are in test/adversarial/token-squatter.test.ts.
+    verifyDaemon: () => Promise.resolve(),
   } as DiagnosableClient;
 }
 

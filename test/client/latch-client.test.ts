@@ -8,7 +8,7 @@ import { LatchClientError } from '../../src/client/client-errors.js';
 import { RESPONSE_BYTES_MAX } from '../../src/client/http-transport.js';
 import { LatchClient } from '../../src/client/latch-client.js';
 import { ensureHome } from '../../src/datadir/home.js';
-import { ensureToken, rotateToken, tokenPath } from '../../src/datadir/token.js';
+import { ensureToken, readToken, rotateToken, tokenPath } from '../../src/datadir/token.js';
 import { errorBody, startStubDaemon, type StubDaemon } from './stub-daemon.js';
 
 let stub: StubDaemon;
@@ -22,6 +22,7 @@ beforeEach(async () => {
   home = path.join(root, 'home');
   ensureHome(home);
   ensureToken(home);
+  stub.proofToken = () => readToken(home);
   client = new LatchClient({ home, baseUrl: stub.url, env: {} });
 });
 afterEach(async () => {
@@ -277,7 +278,10 @@ describe('requests', () => {
 describe('the daemon URL', () => {
   const accepted: Array<[string, string]> = [
     ['http://127.0.0.1:7723', 'http://127.0.0.1:7723'],
-    ['http://localhost:9', 'http://localhost:9'],
+    // localhost is mapped to the literal the daemon listens on; the name could resolve to ::1 first.
+    ['http://localhost:9', 'http://127.0.0.1:9'],
+    ['http://LOCALHOST:9/', 'http://127.0.0.1:9'],
+    ['http://localhost', 'http://127.0.0.1'],
     ['http://[::1]:7723/', 'http://[::1]:7723'],
     ['http://127.0.0.1', 'http://127.0.0.1'],
   ];
@@ -299,7 +303,7 @@ describe('the daemon URL', () => {
 
   test('the option wins over LATCH_URL, which wins over the default', () => {
     assert.equal(resolveDaemonUrl(undefined, {}), 'http://127.0.0.1:7723');
-    assert.equal(resolveDaemonUrl(undefined, { LATCH_URL: 'http://localhost:1' }), 'http://localhost:1');
+    assert.equal(resolveDaemonUrl(undefined, { LATCH_URL: 'http://localhost:1' }), 'http://127.0.0.1:1');
     assert.equal(resolveDaemonUrl('http://127.0.0.1:2', { LATCH_URL: 'http://localhost:1' }), 'http://127.0.0.1:2');
   });
 

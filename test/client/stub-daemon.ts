@@ -4,6 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CHALLENGE_HEADER, PROOF_HEADER, proofForRequest } from '../../src/http/daemon-proof.js';
 
 export interface SeenRequest {
   method: string;
@@ -20,6 +21,14 @@ export interface StubDaemon {
   seen: SeenRequest[];
   /** Actions for the next requests, in order (a function runs when its request arrives); when empty the stub answers 200 {}. */
   script: Array<StubAction | (() => StubAction)>;
+  /**
+   * The token the stub proves it holds, like the real daemon (src/http/daemon-proof.ts). While it
+   * is set, a challenged GET /health is answered with a proof and counted in `challenges`, not in
+   * `seen` and not from `script`; unset, the stub proves nothing, like a squatter.
+   */
+  proofToken: (() => string) | undefined;
+  /** How many identity checks the stub answered with a proof. */
+  challenges: number;
   close(): Promise<void>;
 }
 
@@ -36,6 +45,13 @@ export async function startStubDaemon(): Promise<StubDaemon> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
+      const proof = stub.proofToken !== undefined && request.headers[CHALLENGE_HEADER] !== undefined ? proofForRequest(request, stub.proofToken()) : undefined;
+      if (proof !== undefined) {
+        stub.challenges++;
+        response.writeHead(200, { 'content-type': 'application/json', [PROOF_HEADER]: proof });
+        response.end(JSON.stringify({ status: 'ok', version: '0.0.0', uptime_seconds: 0, signing_key: null }));
+        return;
+      }
       seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
       const step = script.shift() ?? { status: 200, body: {} };
       const action = typeof step === 'function' ? step() : step;
@@ -51,14 +67,17 @@ export async function startStubDaemon(): Promise<StubDaemon> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  return {
+  const stub: StubDaemon = {
     url: `http://127.0.0.1:${port}`,
     seen,
     script,
+    proofToken: undefined,
+    challenges: 0,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+  return stub;
 }

@@ -9,8 +9,10 @@ import { reportError } from '../report-error.js';
 const USAGE = `Usage: latch doctor [--json]
 
 Finds out why Latch does not work, following the spec's rules in order:
-  1. daemon      GET /health. If it fails, the local daemon is unavailable; that is not a
-                 payment failure (spec §7 rule 1).
+  1. daemon      GET /health, and the answer proves it comes from the daemon that holds this
+                 data directory's token (else daemon_not_verified: something else listens on
+                 the daemon's address, and no token is sent to it). If it fails, the local
+                 daemon is unavailable; that is not a payment failure (spec §7 rule 1).
   2. token       $LATCH_HOME/daemon_token exists, is private (0600, yours) and well-formed.
   3. enrollment  the daemon has a device key (latch setup has run).
   4. cloud       a signed server-backed call (GET /cards) gets an answer. If not while health is
@@ -22,7 +24,7 @@ It stops at the first problem and prints its error class and what to do. It chan
 Options:
   --json    print {ok, url, home, checks: [{name, status, detail}], problem}
 
-Exit codes: 0 all checks pass; 8 the daemon is not running; 3 the token file is unusable;
+Exit codes: 0 all checks pass; 8 the daemon is not running or not verified; 3 the token file is unusable;
 7 not enrolled, key not recognized or token refused; 9 the cloud is unavailable; 1 another
 failure of the server-backed call; 2 bad usage.`;
 

@@ -8,12 +8,12 @@ const FAILURE_CODES: ReadonlySet<string> = new Set(['internal_error', 'invalid_r
 
 /**
  * exitCodeForClientError maps a client error to the exit code scripts switch on: 8 the daemon is
- * unreachable (spec §7 rule 1), 9 the cloud is unavailable while the daemon is fine (rule 2),
+ * unreachable (spec §7 rule 1), or what answers on its address did not prove it is the daemon, 9 the cloud is unavailable while the daemon is fine (rule 2),
  * 3 the token file is unusable, 2 the daemon refused a value from the command line, 1 no answer
  * or a bug, and 7 every other refusal or decline.
  */
 export function exitCodeForClientError(error: LatchClientError): number {
-  if (error.code === 'daemon_unreachable') return EXIT.daemonUnreachable;
+  if (error.code === 'daemon_unreachable' || error.code === 'daemon_not_verified') return EXIT.daemonUnreachable;
   if (error.code === 'upstream_unavailable') return EXIT.upstreamUnavailable;
   if (error.code === 'token_unreadable' || error.code === 'data_directory_unavailable') return EXIT.dataDir;
   if (USAGE_CODES.has(error.code)) return EXIT.usage;

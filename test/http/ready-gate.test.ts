@@ -1,0 +1,70 @@
+/**
+ * The serving gate of a local listener: connections are accepted once the port is bound, but no
+ * request reaches the front door (or the daemon proof) before the daemon has regenerated its
+ * token. Held requests are answered once the gate opens, and dropped if it fails.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createLocalServer } from '../../src/http/local-server.js';
+import { sleep } from '../adversarial/wire.js';
+import { CaptureLog } from './front-door-fixture.js';
+import { sendRaw } from './raw-client.js';
+
+function gate(): { ready: Promise<void>; open(): void; fail(error: Error): void } {
+  let open: () => void = () => undefined;
+  let fail: (error: Error) => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  return { ready, open, fail };
+}
+
+test('a request that arrives before the gate opens is served only after it opens', async () => {
+  const { ready, open } = gate();
+  const events: string[] = [];
+  const server = createLocalServer({
+    listener: 't',
+    port: 0,
+    log: new CaptureLog(),
+    ready,
+    proofToken: () => {
+      events.push('proof');
+      return 'x'.repeat(43);
+    },
+    frontDoor: async (_request, response) => {
+      events.push('front door');
+      response.end('served');
+    },
+  });
+  const port = await server.listen();
+  try {
+    const answer = sendRaw(port, { target: '/health', headers: [['Host', `127.0.0.1:${port}`]] });
+    // Give the held request every chance to slip through before the gate opens.
+    await sleep(200);
+    events.push('open');
+    open();
+    const response = await answer;
+    assert.equal(response.status, 200);
+    assert.equal(response.body, 'served');
+    assert.deepEqual(events, ['open', 'proof', 'front door']);
+  } finally {
+    await server.close(100);
+  }
+});
+
+test('a request held at a gate that fails is dropped, never served', async () => {
+  const { ready, fail } = gate();
+  let served = 0;
+  const server = createLocalServer({ listener: 't', port: 0, log: new CaptureLog(), ready, frontDoor: async () => void served++ });
+  const port = await server.listen();
+  try {
+    const answer = sendRaw(port, { target: '/health', headers: [['Host', `127.0.0.1:${port}`]] });
+    await sleep(50);
+    fail(new Error('the credentials could not be regenerated'));
+    await assert.rejects(answer, /no complete HTTP response/);
+    assert.equal(served, 0);
+  } finally {
+    await server.close(100);
+  }
+});
