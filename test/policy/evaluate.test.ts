@@ -169,3 +169,24 @@ test('a request that mixes up owner and agent is a programmer error', () => {
   assert.throws(() => evaluatePolicy(DEFAULT_POLICY, request({ agent: 'shopper', isOwner: true }), ledger), /isOwner/);
   assert.throws(() => evaluatePolicy(DEFAULT_POLICY, request({ amountMinor: 1.5 }), ledger), /amountMinor/);
 });
+
+test("docs/policy.md's worked example decides as its table says", () => {
+  const policy = parsePolicyText(
+    '{"v":1,"default":"allow","new_merchant":"ask","rules":[{"id":"groceries","agents":["shopper"],"merchants":["grocer.example","*.grocer.example"],"max_amount":"150.00","decision":"allow"},{"id":"large","min_amount":"50.00","decision":"ask"},{"id":"no-subscriptions","agents":["shopper"],"kinds":["recurring"],"decision":"deny"}],"budgets":[{"id":"shopper-daily","agents":["shopper"],"per":"day","limit":"200.00","over":"deny"}],"velocity":[{"id":"burst","agents":["*"],"per_seconds":3600,"max_count":10,"over":"deny"}]}',
+  );
+  const ledger = ledgerKnowing(policy, ['grocer.example', 'evilgrocer.example']);
+  ledger.reserve(entry({ amountMinor: 18_000, atSeconds: T0 - 7_200 }));
+  const rows: Array<[Partial<PolicyRequest>, string, string]> = [
+    [{ amountMinor: 1_200 }, 'allow', 'groceries'],
+    [{ amountMinor: 1_200, merchant: 'evilgrocer.example' }, 'allow', 'default'],
+    [{ amountMinor: 1_200, merchant: 'new.grocer.example' }, 'ask', 'new_merchant'],
+    [{ amountMinor: 6_000 }, 'deny', 'shopper-daily'],
+    [{ amountMinor: 2_000 }, 'allow', 'groceries'],
+    [{ amountMinor: 500, kind: 'recurring' }, 'deny', 'no-subscriptions'],
+    [{ amountMinor: 6_000, agent: 'owner', isOwner: true }, 'ask', 'large'],
+  ];
+  for (const [overrides, decision, rule] of rows) {
+    const result = evaluatePolicy(policy, request(overrides), ledger);
+    assert.deepEqual([result.decision, result.rule], [decision, rule], JSON.stringify(overrides));
+  }
+});
