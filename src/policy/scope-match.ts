@@ -1,0 +1,41 @@
+import { ANY_AGENT, OWNER_AGENT } from './policy-scope-fields.js';
+import type { PolicyScope } from './policy-types.js';
+
+/** The facts a scope is matched against: who, which card, where, in which currency. */
+export interface ScopeFacts {
+  /** `owner` for the daemon token, else the agent's name. */
+  readonly agent: string;
+  readonly cardId: string | null;
+  /** The normalized merchant domain. */
+  readonly merchant: string;
+  readonly currency: string;
+}
+
+/**
+ * agentListed reports whether `agent` is in `agents`: `owner` only for the daemon token, `*` for
+ * every agent but never the owner, and a name for that agent.
+ */
+export function agentListed(agents: readonly string[], agent: string): boolean {
+  if (agent === OWNER_AGENT) return agents.includes(OWNER_AGENT);
+  return agents.includes(ANY_AGENT) || agents.includes(agent);
+}
+
+/**
+ * merchantPatternMatches reports whether a normalized merchant is `pattern` exactly or, for
+ * `*.domain`, a strict subdomain of it: `*.grocer.example` covers `a.grocer.example` and
+ * `a.b.grocer.example`, never `grocer.example` nor `evilgrocer.example`.
+ */
+export function merchantPatternMatches(pattern: string, merchant: string): boolean {
+  if (!pattern.startsWith('*.')) return merchant === pattern;
+  const suffix = pattern.slice(1);
+  return merchant.length > suffix.length && merchant.endsWith(suffix);
+}
+
+/** scopeMatches reports whether every condition the scope has holds for the facts. */
+export function scopeMatches(scope: PolicyScope, facts: ScopeFacts): boolean {
+  if (scope.agents !== undefined && !agentListed(scope.agents, facts.agent)) return false;
+  if (scope.cards !== undefined && (facts.cardId === null || !scope.cards.includes(facts.cardId))) return false;
+  if (scope.merchants !== undefined && !scope.merchants.some((pattern) => merchantPatternMatches(pattern, facts.merchant))) return false;
+  if (scope.currencies !== undefined && !scope.currencies.includes(facts.currency)) return false;
+  return true;
+}
