@@ -92,9 +92,13 @@ describe('embedding two daemons in one process', () => {
       // The token is accepted (no device yet, so the answer is device_not_enrolled, not a token error).
       assert.equal(await codeOf(c.cards()), 'device_not_enrolled');
     }
-    // Daemon one's token opens nothing on daemon two, even after the client's re-read and retry.
+    // A client of daemon one never sends its token to daemon two: daemon two cannot prove it
+    // knows that token. And the token opens nothing there when sent anyway.
     const crossed = client(homes[0], ports[1]!.portA);
-    assert.equal(await codeOf(crossed.cards()), 'invalid_bearer_token');
+    assert.equal(await codeOf(crossed.cards()), 'daemon_not_verified');
+    const sentAnyway = await fetch(`http://127.0.0.1:${ports[1]!.portA}/cards`, { headers: { authorization: `Bearer ${readToken(homes[0]!)}` } });
+    assert.equal(sentAnyway.status, 401);
+    assert.equal(((await sentAnyway.json()) as { error: { code: string } }).error.code, 'invalid_bearer_token');
 
     // Close the daemons while the clients still hold keep-alive connections: close must drop them.
     await Promise.all(daemons.map((d) => d.close({ deadlineMs: 1_000 })));
