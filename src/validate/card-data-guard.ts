@@ -1,4 +1,5 @@
 import { LatchError } from '../errors/latch-error.js';
+import { exactDecimal } from '../json/exact-decimal.js';
 import { JsonNumber, type JsonValue } from '../json/parse-json.js';
 import { isCardFieldName } from './card-field-names.js';
 import { containsCardNumber } from './card-number-scan.js';
@@ -15,8 +16,6 @@ export interface CardDataInput {
 
 /** Rounds of percent-decoding tried, so a double-encoded number is still seen. */
 const DECODE_ROUNDS_MAX = 3;
-/** Exponents beyond this cannot make a 13–19 digit integer from a bounded mantissa; skip expansion. */
-const EXPONENT_EXPAND_MAX = 64;
 /** A parsed body is bounded by size and nesting; this catches a programmer passing a cyclic object. */
 const BODY_NODES_MAX = 1_000_000;
 
@@ -89,26 +88,15 @@ function bodyHasCardData(body: JsonValue): boolean {
   return false;
 }
 
-/** A JSON number's text is checked as written and, for exponent forms, as its plain decimal expansion. */
+/**
+ * A number is checked by its exact value: its integer and fraction digits, each as a run of its
+ * own (the fraction without its leading zeros), after the exponent is applied on the digit string. So `4111111111111111` followed by 65
+ * zeros and `e-65` is the card number it equals. Number text outside the parser's bounds cannot
+ * be evaluated cheaply and counts as card data: the guard fails closed.
+ */
 function numberHasCardNumber(text: string): boolean {
-  if (containsCardNumber(text)) return true;
-  const expanded = expandExponent(text);
-  return expanded !== undefined && containsCardNumber(expanded);
-}
-
-const EXPONENT_FORM = /^-?([0-9]+)(?:\.([0-9]+))?[eE]([+-]?[0-9]+)$/;
-
-/** expandExponent writes `4.111111111111111e15` as `4111111111111111`; undefined when not in exponent form. */
-function expandExponent(text: string): string | undefined {
-  const match = EXPONENT_FORM.exec(text);
-  if (match === null) return undefined;
-  const whole = match[1] ?? '';
-  const fraction = match[2] ?? '';
-  const exponent = Number(match[3]);
-  if (Math.abs(exponent) > EXPONENT_EXPAND_MAX) return undefined;
-  const digits = whole + fraction;
-  const point = whole.length + exponent;
-  if (point >= digits.length) return digits + '0'.repeat(point - digits.length);
-  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
-  return `${digits.slice(0, point)}.${digits.slice(point)}`;
+  const exact = exactDecimal(text);
+  if (exact === undefined) return true;
+  // Zeros at the start of the fraction only place its digits; they do not hide them.
+  return containsCardNumber(exact.integer) || containsCardNumber(exact.fraction.replace(/^0+/, ''));
 }
