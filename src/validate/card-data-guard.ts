@@ -65,23 +65,36 @@ function queryHasCardData(query: string): boolean {
   return false;
 }
 
-function bodyHasCardData(body: JsonValue): boolean {
+/**
+ * assertSignableWithoutCardData throws `card_data_not_accepted` when a value about to be signed
+ * (a JWS payload: plain objects, arrays, strings, numbers) carries card data by the same rules as
+ * a request body. It is the last check before anything leaves the device under Latch's key.
+ */
+export function assertSignableWithoutCardData(payload: unknown): void {
+  if (bodyHasCardData(payload)) throw new LatchError('card_data_not_accepted');
+}
+
+function bodyHasCardData(body: unknown): boolean {
   // An explicit stack: no recursion limit to hit, whatever the nesting.
-  const stack: JsonValue[] = [body];
+  const stack: unknown[] = [body];
   let visited = 0;
   while (stack.length > 0) {
-    const value = stack.pop() as JsonValue;
+    const value = stack.pop();
     if (++visited > BODY_NODES_MAX) throw new Error('card-data guard: body has too many nodes');
     if (typeof value === 'string') {
       if (containsCardNumber(value)) return true;
     } else if (value instanceof JsonNumber) {
       if (numberHasCardNumber(value.text)) return true;
+    } else if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'bigint') {
+      // A float's shortest text (`4.111111111111111e+21` included) is exact for the value it holds.
+      if (numberHasCardNumber(String(value))) return true;
     } else if (Array.isArray(value)) {
       for (const item of value) stack.push(item);
     } else if (value !== null && typeof value === 'object') {
-      for (const key of Object.keys(value)) {
+      const record = value as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
         if (isCardFieldName(key) || containsCardNumber(key)) return true;
-        stack.push(value[key] as JsonValue);
+        stack.push(record[key]);
       }
     }
   }

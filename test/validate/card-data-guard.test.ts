@@ -214,3 +214,23 @@ function luhnSum(number: string): number {
   }
   return sum;
 }
+
+test('nothing carrying card data is signed: a JWS payload or an upstream path or query is refused before signing', async () => {
+  const { signJwsCompact } = await import('../../src/crypto/jws.js');
+  const { signatureHeaders } = await import('../../src/cloud/sign-upstream.js');
+  const secretKey = new Uint8Array(32).fill(7);
+  const refused = (error: unknown): boolean => error instanceof LatchError && error.code === 'card_data_not_accepted';
+  const payloads: object[] = [
+    { merchant: 'xn--4111111111111111-eqbee.com' },
+    { reason: '4111 1111 1111 1111' },
+    { nested: [{ amount: 4111111111111111 }] },
+    { cvv: 'x' },
+  ];
+  for (const payload of payloads) assert.throws(() => signJwsCompact(payload, 'kid', secretKey), refused, JSON.stringify(payload));
+  assert.match(signJwsCompact({ merchant: 'shop.example', amount: '12.50', not_before: 1763703180, nonce: 'abc' }, 'kid', secretKey), /^[\w-]+\.[\w-]+\.[\w-]+$/);
+  const key = { keyId: 'kid', secretKey } as unknown as Parameters<typeof signatureHeaders>[1];
+  for (const url of [`https://cloud.example/v1/cards/${VISA}`, `https://cloud.example/v1/transactions?note=4111-1111-1111-1111`, 'https://cloud.example/v1/transactions?cvv=1']) {
+    assert.throws(() => signatureHeaders({ method: 'GET', url: new URL(url), body: undefined, contentType: undefined }, key, 1763703180), refused, url);
+  }
+  assert.ok('signature' in signatureHeaders({ method: 'GET', url: new URL('https://cloud.example/v1/transactions?limit=5'), body: undefined, contentType: undefined }, key, 1763703180));
+});
