@@ -14,8 +14,8 @@ export interface CardDataInput {
   headerValues?: readonly string[];
 }
 
-/** Rounds of percent-decoding tried, so a double-encoded number is still seen. */
-const DECODE_ROUNDS_MAX = 3;
+/** Rounds of percent-decoding tried, so a double- or triple-encoded number or name is still seen. */
+const DECODE_ROUNDS_MAX = 4;
 /** A parsed body is bounded by size and nesting; this catches a programmer passing a cyclic object. */
 const BODY_NODES_MAX = 1_000_000;
 
@@ -54,13 +54,28 @@ function urlPartHasCardNumber(text: string, plusAsSpace: boolean): boolean {
   return false;
 }
 
+/**
+ * Query names are checked in every decoding round of the whole query, split at `&` and at `;`
+ * (which some servers also take as a separator), so `c%2576v=1` (double-encoded `cvv`) and
+ * `a=1;cvv=1` are both seen.
+ */
 function queryHasCardData(query: string): boolean {
   const raw = query.startsWith('?') ? query.slice(1) : query;
   if (urlPartHasCardNumber(raw, true)) return true;
-  for (const pair of raw.split('&')) {
+  let current = raw;
+  for (let round = 0; round <= DECODE_ROUNDS_MAX; round++) {
+    if (queryNamesHaveCardField(current)) return true;
+    const decoded = percentDecodeLenient(current, true);
+    if (decoded === current) return false;
+    current = decoded;
+  }
+  return false;
+}
+
+function queryNamesHaveCardField(query: string): boolean {
+  for (const pair of query.split(/[&;]/)) {
     const equals = pair.indexOf('=');
-    const name = equals === -1 ? pair : pair.slice(0, equals);
-    if (isCardFieldName(name) || isCardFieldName(percentDecodeLenient(name, true))) return true;
+    if (isCardFieldName(equals === -1 ? pair : pair.slice(0, equals))) return true;
   }
   return false;
 }
