@@ -274,7 +274,7 @@ test('nothing carrying card data is signed: a JWS payload or an upstream path or
   for (const payload of payloads) assert.throws(() => signJwsCompact(payload, 'kid', secretKey), refused, JSON.stringify(payload));
   assert.match(signJwsCompact({ merchant: 'shop.example', amount: '12.50', not_before: 1763703180, nonce: 'abc' }, 'kid', secretKey), /^[\w-]+\.[\w-]+\.[\w-]+$/);
   const key = { keyId: 'kid', secretKey } as unknown as Parameters<typeof signatureHeaders>[1];
-  for (const url of [`https://cloud.example/v1/cards/${VISA}`, `https://cloud.example/v1/transactions?note=4111-1111-1111-1111`, 'https://cloud.example/v1/transactions?cvv=1']) {
+  for (const url of [`https://cloud.example/v1/cards/${VISA}`, `https://cloud.example/v1/transactions?note=4111-1111-1111-1111`, 'https://cloud.example/v1/transactions?cvv=1', 'https://cloud.example/v1/transactions?note=4111.1111.1111.1111', 'https://cloud.example/v1/transactions?c%2576v=1']) {
     assert.throws(() => signatureHeaders({ method: 'GET', url: new URL(url), body: undefined, contentType: undefined }, key, 1763703180), refused, url);
   }
   assert.ok('signature' in signatureHeaders({ method: 'GET', url: new URL('https://cloud.example/v1/transactions?limit=5'), body: undefined, contentType: undefined }, key, 1763703180));
