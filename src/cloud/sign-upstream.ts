@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { contentDigest } from '../crypto/content-digest.js';
 import { toBase64Url } from '../crypto/base64url.js';
 import { signRequest } from '../crypto/http-signature.js';
+import { assertNoCardData } from '../validate/card-data-guard.js';
 import type { SigningKey } from './signing-key.js';
 
 /** The RFC 9421 label on every upstream request (decisions §6). */
@@ -24,9 +25,11 @@ export interface UpstreamRequestParts {
  * there is one), Signature-Input and Signature for one upstream request. The key is covered
  * because the cloud applies a request once per key: a man in the middle who could strip it would
  * turn the daemon's own retries into repeated effects. Each call draws a fresh nonce, so a retry
- * is a new signature.
+ * is a new signature. A path or query carrying card data is never signed or sent
+ * (`card_data_not_accepted`), whoever built the URL.
  */
 export function signatureHeaders(parts: UpstreamRequestParts, key: SigningKey, nowSeconds: number): Record<string, string> {
+  assertNoCardData({ path: parts.url.pathname, query: parts.url.search });
   const headers: Record<string, string> = {};
   const components = ['@method', '@authority', '@path', '@query'];
   if (parts.body !== undefined) {

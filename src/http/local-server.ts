@@ -120,6 +120,12 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
       refuseRequest(request, response, invalidRequest('version', 'Only HTTP/1.0 and HTTP/1.1 are supported.'));
       return;
     }
+    // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 message means the framing is faulty (a 1.0
+    // peer or intermediary may not know chunked and read the body differently); refuse and close.
+    if (request.httpVersionMinor === 0 && request.headers['transfer-encoding'] !== undefined) {
+      refuseRequest(request, response, invalidRequest('headers', 'Transfer-Encoding is not allowed in an HTTP/1.0 request.'));
+      return;
+    }
     if (request.rawHeaders.length / 2 > limits.headersCountMax) {
       refuseRequest(request, response, invalidRequest('headers', `A request may carry at most ${limits.headersCountMax} header fields.`));
       return;

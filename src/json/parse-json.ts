@@ -1,4 +1,5 @@
 import { invalidRequest } from '../errors/latch-error.js';
+import { numberTextProblem } from './exact-decimal.js';
 
 /**
  * A JSON number kept as its source text. Latch never turns a request's number into a binary
@@ -29,7 +30,9 @@ export const DEFAULT_JSON_LIMITS: JsonLimits = { depthMax: 8, membersMax: 64 };
 /**
  * parseJson is a strict RFC 8259 parser with limits: duplicate keys, trailing commas, comments,
  * lone surrogates in escapes, nesting beyond `depthMax` and containers beyond `membersMax` are all
- * refused with `invalid_request` (param `body`). Numbers stay as JsonNumber text.
+ * refused with `invalid_request` (param `body`), and so are numbers whose text or exponent is
+ * absurdly large (see numberTextProblem), so that every number's exact value is cheap to compute.
+ * Numbers stay as JsonNumber text.
  */
 export function parseJson(text: string, limits: JsonLimits = DEFAULT_JSON_LIMITS): JsonValue {
   const parser = new Parser(text, limits);
@@ -97,6 +100,8 @@ class Parser {
     NUMBER_PATTERN.lastIndex = this.position;
     const match = NUMBER_PATTERN.exec(this.text);
     if (match === null) this.fail(this.position >= this.text.length ? 'unexpected end' : 'unexpected token');
+    const problem = numberTextProblem(match[0]);
+    if (problem !== undefined) this.fail(problem);
     this.position += match[0].length;
     return new JsonNumber(match[0]);
   }

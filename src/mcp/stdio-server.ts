@@ -5,7 +5,7 @@
 import { LatchError } from '../errors/latch-error.js';
 import { parseJson, type JsonLimits } from '../json/parse-json.js';
 import type { Logger } from '../log/logger.js';
-import { classifyMessage, errorLine, RPC_ERROR } from './json-rpc.js';
+import { classifyMessage, errorLine, RPC_ERROR, type Incoming, type RpcId } from './json-rpc.js';
 import { LineReader, LINE_BYTES_MAX } from './line-reader.js';
 import type { McpSession } from './mcp-session.js';
 
@@ -44,6 +44,17 @@ export function serveStdio(options: StdioServerOptions): Promise<void> {
     log.warn('mcp_output_closed', { code: error.code ?? 'ERROR' });
   });
 
+  // Requests being handled, counted one by one: a batch's members count like single messages, so a
+  // batch cannot carry more work past the limit than the same requests sent one per line.
+  let requestsInFlight = 0;
+  const busyLine = (id: RpcId | null): string => errorLine(id, RPC_ERROR.serverBusy, `Server busy: at most ${IN_FLIGHT_MAX} requests at once.`);
+  const handleCounted = (message: Incoming, inBatch: boolean): Promise<string | undefined> => {
+    if (message.kind !== 'request') return session.handle(message, inBatch);
+    if (requestsInFlight >= IN_FLIGHT_MAX) return Promise.resolve(busyLine(message.id));
+    requestsInFlight++;
+    return session.handle(message, inBatch).finally(() => requestsInFlight--);
+  };
+
   const track = (work: Promise<string | undefined>): void => {
     const done: Promise<void> = work.then(
       (line) => {
@@ -67,23 +78,24 @@ export function serveStdio(options: StdioServerOptions): Promise<void> {
     if (!Array.isArray(value)) {
       const message = classifyMessage(value);
       // Notifications are always taken: they are cheap, and dropping notifications/initialized would stall the session.
-      if (message.kind === 'request' && inFlight.size >= IN_FLIGHT_MAX) {
-        write(errorLine(message.id, RPC_ERROR.serverBusy, `Server busy: at most ${IN_FLIGHT_MAX} requests at once.`));
+      if (message.kind === 'request' && requestsInFlight >= IN_FLIGHT_MAX) {
+        write(busyLine(message.id));
         return;
       }
-      track(session.handle(message));
+      track(handleCounted(message, false));
       return;
     }
-    if (inFlight.size >= IN_FLIGHT_MAX) {
-      write(errorLine(null, RPC_ERROR.serverBusy, `Server busy: at most ${IN_FLIGHT_MAX} requests at once.`));
+    if (requestsInFlight >= IN_FLIGHT_MAX) {
+      write(busyLine(null));
       return;
     }
     if (value.length === 0 || value.length > BATCH_MESSAGES_MAX) {
       write(errorLine(null, RPC_ERROR.invalidRequest, `Invalid Request: a batch holds 1 to ${BATCH_MESSAGES_MAX} messages.`));
       return;
     }
-    // Batches are answered with one array of the requests' responses (none for notifications only).
-    const answers = value.map((element) => session.handle(classifyMessage(element), true));
+    // Batches are answered with one array of the requests' responses (none for notifications only);
+    // members past the in-flight limit are answered "server busy", as single requests would be.
+    const answers = value.map((element) => handleCounted(classifyMessage(element), true));
     track(Promise.all(answers).then((lines) => {
       const present = lines.filter((line): line is string => line !== undefined);
       return present.length === 0 ? undefined : `[${present.join(',')}]`;

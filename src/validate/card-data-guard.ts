@@ -1,4 +1,5 @@
 import { LatchError } from '../errors/latch-error.js';
+import { exactDecimal } from '../json/exact-decimal.js';
 import { JsonNumber, type JsonValue } from '../json/parse-json.js';
 import { isCardFieldName } from './card-field-names.js';
 import { containsCardNumber } from './card-number-scan.js';
@@ -13,10 +14,8 @@ export interface CardDataInput {
   headerValues?: readonly string[];
 }
 
-/** Rounds of percent-decoding tried, so a double-encoded number is still seen. */
-const DECODE_ROUNDS_MAX = 3;
-/** Exponents beyond this cannot make a 13–19 digit integer from a bounded mantissa; skip expansion. */
-const EXPONENT_EXPAND_MAX = 64;
+/** Rounds of percent-decoding tried, so a double- or triple-encoded number or name is still seen. */
+const DECODE_ROUNDS_MAX = 4;
 /** A parsed body is bounded by size and nesting; this catches a programmer passing a cyclic object. */
 const BODY_NODES_MAX = 1_000_000;
 
@@ -55,60 +54,77 @@ function urlPartHasCardNumber(text: string, plusAsSpace: boolean): boolean {
   return false;
 }
 
+/**
+ * Query names are checked in every decoding round of the whole query, split at `&` and at `;`
+ * (which some servers also take as a separator), so `c%2576v=1` (double-encoded `cvv`) and
+ * `a=1;cvv=1` are both seen.
+ */
 function queryHasCardData(query: string): boolean {
   const raw = query.startsWith('?') ? query.slice(1) : query;
   if (urlPartHasCardNumber(raw, true)) return true;
-  for (const pair of raw.split('&')) {
-    const equals = pair.indexOf('=');
-    const name = equals === -1 ? pair : pair.slice(0, equals);
-    if (isCardFieldName(name) || isCardFieldName(percentDecodeLenient(name, true))) return true;
+  let current = raw;
+  for (let round = 0; round <= DECODE_ROUNDS_MAX; round++) {
+    if (queryNamesHaveCardField(current)) return true;
+    const decoded = percentDecodeLenient(current, true);
+    if (decoded === current) return false;
+    current = decoded;
   }
   return false;
 }
 
-function bodyHasCardData(body: JsonValue): boolean {
+function queryNamesHaveCardField(query: string): boolean {
+  for (const pair of query.split(/[&;]/)) {
+    const equals = pair.indexOf('=');
+    if (isCardFieldName(equals === -1 ? pair : pair.slice(0, equals))) return true;
+  }
+  return false;
+}
+
+/**
+ * assertSignableWithoutCardData throws `card_data_not_accepted` when a value about to be signed
+ * (a JWS payload: plain objects, arrays, strings, numbers) carries card data by the same rules as
+ * a request body. It is the last check before anything leaves the device under Latch's key.
+ */
+export function assertSignableWithoutCardData(payload: unknown): void {
+  if (bodyHasCardData(payload)) throw new LatchError('card_data_not_accepted');
+}
+
+function bodyHasCardData(body: unknown): boolean {
   // An explicit stack: no recursion limit to hit, whatever the nesting.
-  const stack: JsonValue[] = [body];
+  const stack: unknown[] = [body];
   let visited = 0;
   while (stack.length > 0) {
-    const value = stack.pop() as JsonValue;
+    const value = stack.pop();
     if (++visited > BODY_NODES_MAX) throw new Error('card-data guard: body has too many nodes');
     if (typeof value === 'string') {
       if (containsCardNumber(value)) return true;
     } else if (value instanceof JsonNumber) {
       if (numberHasCardNumber(value.text)) return true;
+    } else if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'bigint') {
+      // A float's shortest text (`4.111111111111111e+21` included) is exact for the value it holds.
+      if (numberHasCardNumber(String(value))) return true;
     } else if (Array.isArray(value)) {
       for (const item of value) stack.push(item);
     } else if (value !== null && typeof value === 'object') {
-      for (const key of Object.keys(value)) {
+      const record = value as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
         if (isCardFieldName(key) || containsCardNumber(key)) return true;
-        stack.push(value[key] as JsonValue);
+        stack.push(record[key]);
       }
     }
   }
   return false;
 }
 
-/** A JSON number's text is checked as written and, for exponent forms, as its plain decimal expansion. */
+/**
+ * A number is checked by its exact value: its integer and fraction digits, each as a run of its
+ * own (the fraction without its leading zeros), after the exponent is applied on the digit string. So `4111111111111111` followed by 65
+ * zeros and `e-65` is the card number it equals. Number text outside the parser's bounds cannot
+ * be evaluated cheaply and counts as card data: the guard fails closed.
+ */
 function numberHasCardNumber(text: string): boolean {
-  if (containsCardNumber(text)) return true;
-  const expanded = expandExponent(text);
-  return expanded !== undefined && containsCardNumber(expanded);
-}
-
-const EXPONENT_FORM = /^-?([0-9]+)(?:\.([0-9]+))?[eE]([+-]?[0-9]+)$/;
-
-/** expandExponent writes `4.111111111111111e15` as `4111111111111111`; undefined when not in exponent form. */
-function expandExponent(text: string): string | undefined {
-  const match = EXPONENT_FORM.exec(text);
-  if (match === null) return undefined;
-  const whole = match[1] ?? '';
-  const fraction = match[2] ?? '';
-  const exponent = Number(match[3]);
-  if (Math.abs(exponent) > EXPONENT_EXPAND_MAX) return undefined;
-  const digits = whole + fraction;
-  const point = whole.length + exponent;
-  if (point >= digits.length) return digits + '0'.repeat(point - digits.length);
-  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
-  return `${digits.slice(0, point)}.${digits.slice(point)}`;
+  const exact = exactDecimal(text);
+  if (exact === undefined) return true;
+  // Zeros at the start of the fraction only place its digits; they do not hide them.
+  return containsCardNumber(exact.integer) || containsCardNumber(exact.fraction.replace(/^0+/, ''));
 }

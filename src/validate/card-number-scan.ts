@@ -7,19 +7,29 @@ const PAN_DIGITS_MAX = 19;
 /** Unicode decimal digits come in contiguous blocks of ten; the longest run of blocks is 50. */
 const DIGIT_BLOCK_RUN_MAX = 60;
 
+/** At most this many separator characters between two groups (`4111 - 1111` has three). */
+const SEPARATOR_RUN_MAX = 3;
+
 const UNICODE_DIGIT = /^\p{Nd}$/u;
-/** Characters that may stand, one at a time, between the digit groups of a written card number. */
-const SEPARATOR = /^[\p{Zs}\p{Pd}\u2212]$/u;
-/** Invisible characters (format controls, combining marks) that must not hide a card number. */
-const TRANSPARENT = /^[\p{Cf}\p{M}]$/u;
+/** ASCII characters that may stand between the digit groups of a written card number. */
+const ASCII_SEPARATORS = ' \t\n\r\v\f-._/,\\';
+/**
+ * Other characters that may stand between digit groups: every Unicode space, line and paragraph
+ * separator, dash, control, the minus sign, dots and bullets used as group marks, and blank-looking
+ * symbols (the braille blank).
+ */
+const SEPARATOR = /^[\p{Z}\p{Pd}\p{Cc}\u2212\u00b7\u2022\u2024\u2027\u2219\u22c5\u30fb\uff65\u2800]$/u;
+/** Invisible characters (format controls, combining marks, default-ignorables such as Hangul fillers) that must not hide a card number. */
+const TRANSPARENT = /^[\p{Cf}\p{M}\p{Default_Ignorable_Code_Point}]$/u;
 
 const digitValueCache = new Map<number, number>();
 
 /**
  * containsCardNumber reports whether text holds something written like a payment card number.
  *
- * The rule: text is read as runs of digits, where digit groups may be joined by ONE separator (a
- * space or a dash, including their Unicode forms) and invisible characters are ignored. Within a
+ * The rule: text is read as runs of digits, where digit groups may be joined by up to three
+ * separator characters (spaces, tabs, line breaks, dashes, dots, underscores, slashes, commas,
+ * controls and their Unicode forms, see SEPARATOR) and invisible characters are ignored. Within a
  * run, any span of whole groups with at most 19 digits, 13 to 19 of them after leading zeros,
  * that passes Luhn is a card number. So "4111 1111 1111 1111" and "4111-1111-1111-1111 123" are
  * found, while an unseparated run longer than 19 digits is not: a written PAN is bounded by
@@ -40,6 +50,7 @@ class RunScanner {
   private digits: number[] = [];
   private groupStarts: number[] = [];
   private separatorPending = false;
+  private separatorRun = 0;
 
   /** push consumes one code point and reports whether a finished run held a card number. */
   push(ch: string): boolean {
@@ -48,13 +59,15 @@ class RunScanner {
       if (this.digits.length === 0 || this.separatorPending) this.groupStarts.push(this.digits.length);
       this.digits.push(digit);
       this.separatorPending = false;
-      return false;
-    }
-    if (isSeparator(ch) && this.digits.length > 0 && !this.separatorPending) {
-      this.separatorPending = true;
+      this.separatorRun = 0;
       return false;
     }
     if (isTransparent(ch)) return false;
+    if (isSeparator(ch) && this.digits.length > 0 && this.separatorRun < SEPARATOR_RUN_MAX) {
+      this.separatorPending = true;
+      this.separatorRun++;
+      return false;
+    }
     return this.flush();
   }
 
@@ -64,6 +77,7 @@ class RunScanner {
     this.digits = [];
     this.groupStarts = [];
     this.separatorPending = false;
+    this.separatorRun = 0;
     return found;
   }
 
@@ -108,8 +122,9 @@ function digitValue(ch: string): number {
 }
 
 function isSeparator(ch: string): boolean {
-  if (ch === ' ' || ch === '-') return true;
-  return ch.charCodeAt(0) >= 0x80 && SEPARATOR.test(ch);
+  const code = ch.charCodeAt(0);
+  if (code < 0x80) return code < 0x20 || code === 0x7f || ASCII_SEPARATORS.includes(ch);
+  return SEPARATOR.test(ch);
 }
 
 function isTransparent(ch: string): boolean {

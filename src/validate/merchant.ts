@@ -1,5 +1,6 @@
 import { domainToASCII } from 'node:url';
-import { invalidRequest } from '../errors/latch-error.js';
+import { invalidRequest, LatchError } from '../errors/latch-error.js';
+import { containsCardNumber } from './card-number-scan.js';
 
 /** A domain is at most 253 characters (RFC 1035, without the trailing dot), each label 1–63. */
 const DOMAIN_LENGTH_MAX = 253;
@@ -27,6 +28,9 @@ const DOTTED_IPV4 = /^[0-9]+(?:\.[0-9]+){3}$/;
  * info, IP literals, wildcards, whitespace, invisible characters, empty or over-long labels,
  * labels starting or ending with a hyphen, names over 253 characters and single-label names,
  * with `invalid_request` naming `param`. The refused value is never repeated in the message.
+ * The normalized form is checked by the card-data guard again: IDNA can turn text that holds no
+ * card number (`4111é1111é1111é1111.com`) into one that does (`xn--4111111111111111-eqbee.com`),
+ * and that form is what would be signed, sent and recorded (`card_data_not_accepted`).
  */
 export function normalizeMerchant(input: string, param = 'merchant'): string {
   const refuse = (why: string): never => {
@@ -61,5 +65,6 @@ export function normalizeMerchant(input: string, param = 'merchant'): string {
     if (label.slice(2, 4) === '--' && !label.startsWith('xn--')) refuse('no reserved "--" labels');
   }
   if (!TOP_LEVEL_LABEL.test(labels[labels.length - 1] as string)) refuse('the top-level domain must be letters');
+  if (containsCardNumber(ascii)) throw new LatchError('card_data_not_accepted');
   return ascii;
 }

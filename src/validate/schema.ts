@@ -1,5 +1,6 @@
 import { invalidRequest } from '../errors/latch-error.js';
 import { isJsonObject, type JsonValue } from '../json/parse-json.js';
+import { unknownNameError } from './display-name.js';
 import type { FieldRule, RuleSet, Validated } from './field-rule.js';
 
 export { str, parsedStr, STRING_LENGTH_MAX_DEFAULT, type StrOptions, type TextChecks } from './string-rule.js';
@@ -20,7 +21,7 @@ export type { FieldRule, RuleSet, Validated, Presence, PresenceOptions } from '.
 export function validateBody<R extends RuleSet>(body: JsonValue | undefined, rules: R): Validated<R> {
   if (!isJsonObject(body)) throw invalidRequest('body', 'The body must be a JSON object.');
   for (const name of Object.keys(body)) {
-    if (!Object.hasOwn(rules, name)) throw invalidRequest(name, `Unknown field ${name}.`);
+    if (!Object.hasOwn(rules, name)) throw unknownNameError('body', name);
   }
   const out: Record<string, unknown> = {};
   for (const [name, rule] of Object.entries(rules)) {
@@ -38,7 +39,7 @@ export function validateBody<R extends RuleSet>(body: JsonValue | undefined, rul
 export function validateQuery<R extends RuleSet>(params: URLSearchParams, rules: R): Validated<R> {
   const seen = new Set<string>();
   for (const name of params.keys()) {
-    if (!Object.hasOwn(rules, name)) throw invalidRequest(name, `Unknown query parameter ${name}.`);
+    if (!Object.hasOwn(rules, name)) throw unknownNameError('query', name);
     if (seen.has(name)) throw invalidRequest(name, `Query parameter ${name} is repeated.`);
     seen.add(name);
   }

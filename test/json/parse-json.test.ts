@@ -37,6 +37,10 @@ const valid: Array<[string, unknown]> = [
   ['"😀"', '😀'],
   ['"é中"', 'é中'],
   ['{"":1}', { '': { number: '1' } }],
+  ['1e400', { number: '1e400' }],
+  ['-1E-400', { number: '-1E-400' }],
+  ['1e+0000000400', { number: '1e+0000000400' }],
+  [`1${'0'.repeat(399)}`, { number: `1${'0'.repeat(399)}` }],
 ];
 for (const [text, expected] of valid) {
   test(`parses ${JSON.stringify(text)}`, () => {
@@ -46,6 +50,11 @@ for (const [text, expected] of valid) {
 
 const invalid: Array<[string, string]> = [
   ['empty', ''],
+  ['an exponent beyond 400', '1e401'],
+  ['a negative exponent beyond 400', '[1E-401]'],
+  ['an exponent of nine digits', '{"a":4e999999999}'],
+  ['a number text of 401 characters', `1${'0'.repeat(400)}`],
+  ['a fraction of 400 digits', `0.${'1'.repeat(400)}`],
   ['only whitespace', '   '],
   ['trailing comma in array', '[1,]'],
   ['trailing comma in object', '{"a":1,}'],

@@ -39,6 +39,11 @@ const detected: Array<[string, CardDataInput]> = [
   ['as a JSON number fraction', { body: body(`{"amount":0.${VISA}}`) }],
   ['as a JSON number in exponent form', { body: body('{"amount":4.111111111111111e15}') }],
   ['as a JSON number with exponent and zero padding', { body: body('{"amount":411111111111111.1E1}') }],
+  ['as a JSON number: 65 trailing zeros and e-65', { body: body(`{"amount":${VISA}${'0'.repeat(65)}e-65}`) }],
+  ['as a JSON number: 300 trailing zeros and E-300', { body: body(`{"amount":${VISA}${'0'.repeat(300)}E-300}`) }],
+  ['as a JSON number: a shifted fraction, e+80', { body: body(`{"amount":0.${'0'.repeat(64)}${VISA}e+80}`) }],
+  ['as a JSON number: the fraction part of an exact value', { body: body(`{"amount":1${'0'.repeat(70)}.${VISA}e-70}`) }],
+  ['a number outside the parser bounds fails closed', { body: new JsonNumber('4e999999999') }],
   ['in a nested array', { body: body(`{"a":[1,{"b":[["${VISA}"]]}]}`) }],
   ['as an object key', { body: body(`{"${VISA}":1}`) }],
   ['as the top-level string', { body: `${VISA}` }],
@@ -51,6 +56,29 @@ const detected: Array<[string, CardDataInput]> = [
   ['soft hyphens inside', { body: body('{"label":"4111\\u00ad1111\\u00ad1111\\u00ad1111"}') }],
   ['no-break spaces as separators', { body: body('{"label":"4111\\u00a01111\\u00a01111\\u00a01111"}') }],
   ['en dashes as separators', { body: body('{"label":"4111\\u20131111\\u20131111\\u20131111"}') }],
+  ['double spaces between groups', { body: body('{"label":"4111  1111  1111  1111"}') }],
+  ['space and dash between groups', { body: body('{"label":"4111 - 1111 - 1111 - 1111"}') }],
+  ['dots between groups', { body: body('{"label":"4111.1111.1111.1111"}') }],
+  ['commas between groups', { body: body('{"label":"4,111,111,111,111,111"}') }],
+  ['tabs between groups', { body: body('{"label":"4111\\t1111\\t1111\\t1111"}') }],
+  ['newlines between groups', { body: body('{"label":"4111\\n1111\\r\\n1111\\n1111"}') }],
+  ['underscores between groups', { body: body('{"label":"4111_1111_1111_1111"}') }],
+  ['slashes between groups', { body: body('{"label":"4111/1111/1111/1111"}') }],
+  ['backslashes between groups', { body: body('{"label":"4111\\\\1111\\\\1111\\\\1111"}') }],
+  ['three mixed separators between groups', { body: body('{"label":"4111 /\\t1111 ._1111,- 1111"}') }],
+  ['Hangul filler U+3164 between groups', { body: body('{"label":"4111\\u31641111\\u31641111\\u31641111"}') }],
+  ['Halfwidth Hangul filler U+FFA0 between groups', { body: body('{"label":"4111\\uffa01111\\uffa01111\\uffa01111"}') }],
+  ['braille blank U+2800 between groups', { body: body('{"label":"4111\\u28001111\\u28001111\\u28001111"}') }],
+  ['ideographic space between groups', { body: body('{"label":"4111\\u30001111\\u30001111\\u30001111"}') }],
+  ['line separator U+2028 between groups', { body: body('{"label":"4111\\u20281111\\u20281111\\u20281111"}') }],
+  ['paragraph separator U+2029 between groups', { body: body('{"label":"4111\\u20291111\\u20291111\\u20291111"}') }],
+  ['middle dots between groups', { body: body('{"label":"4111\\u00b71111\\u00b71111\\u00b71111"}') }],
+  ['bullets between groups', { body: body('{"label":"4111\\u20221111\\u20221111\\u20221111"}') }],
+  ['word joiners beside spaces', { body: body('{"label":"4111 \\u2060 1111 \\u2060 1111 \\u2060 1111"}') }],
+  ['NUL between groups', { body: body('{"label":"4111\\u00001111\\u00001111\\u00001111"}') }],
+  ['fullwidth full stops (NFKC) between groups', { body: body('{"label":"4111\\uff0e1111\\uff0e1111\\uff0e1111"}') }],
+  ['in a header with dots', { headerValues: ['retry-4111.1111.1111.1111'] }],
+  ['in the path with underscores', { path: '/cards/4111_1111_1111_1111' }],
   ['in the path', { path: `/cards/${VISA}` }],
   ['in the path, percent-encoded', { path: '/cards/%34%31%31%31%31%31%31%31%31%31%31%31%31%31%31%31' }],
   ['in the path, double-encoded', { path: '/cards/%2534111111111111111' }],
@@ -64,6 +92,12 @@ const detected: Array<[string, CardDataInput]> = [
   ['query parameter named cvv', { query: 'limit=5&cvv=123' }],
   ['query parameter named card-number encoded', { query: 'card%5Fnumber=x' }],
   ['query parameter named pan', { query: 'PAN' }],
+  ['query parameter after a semicolon', { query: 'limit=5;cvv=123' }],
+  ['query parameter name double-encoded', { query: 'c%2576v=1' }],
+  ['query parameter name triple-encoded', { query: 'c%252576v=1' }],
+  ['query parameter name fully double-encoded after &', { query: 'x=1&%2563%2576%2576=1' }],
+  ['query parameter name encoded after a semicolon', { query: 'limit=5;card%255Fno=1' }],
+  ['query parameter named with a Cyrillic look-alike', { query: '%D1%81vv=1' }],
 ];
 
 for (const [name, input] of detected) {
@@ -85,6 +119,10 @@ const cardFieldNames = [
   'card number', 'cvv', 'CVV2', 'cvc', 'cvc2', 'cid', 'security_code', 'securityCode', 'exp_month',
   'expMonth', 'exp-year', 'expiry', 'track1', 'track2', 'track_data', 'Track-Data', 'billing_card_number',
   'card_cvv', 'pin', 'c\u200bvv',
+  'cardNo', 'card_no', 'CardNo', 'billing_card_no', 'card_nr', 'cv2', 'CV2', 'cvc_2', 'panNumber', 'pan_number',
+  'pin_code', 'pinCode', 'card_pin', 'valid_thru', 'validThrough', 'good_thru', 'card-exp', 'cardExpDate', 'exp_date',
+  '\u0441vv', 'cv\u0441', '\u0421VV', '\u0441ard_n\u043e', '\u03c1an', 'p\u0430n', '\u0420\u0410N', 'card\u2010number',
+  'c\u0301vv', 'ｃｖｖ', 'CVV\u2082', '\u0441\u0430rd\u039do', 'pin\u200d_code', 'v\u0430lid_thru', 'c\u0430rd-\u0435xp',
 ];
 for (const name of cardFieldNames) {
   test(`card field name is refused at any depth: ${JSON.stringify(name)}`, () => {
@@ -107,10 +145,18 @@ const notDetected: Array<[string, CardDataInput]> = [
   ['64-digit number', { body: body(`{"amount":${'4'.repeat(64)}}`) }],
   ['all zeros', { body: body('{"label":"0000000000000000"}') }],
   ['zero padded short number', { body: body('{"label":"0000000000001234"}') }],
-  ['double space between groups', { body: body('{"label":"4111  1111  1111  1111"}') }],
-  ['space and dash between groups', { body: body('{"label":"4111 - 1111 - 1111 - 1111"}') }],
-  ['dots between groups', { body: body('{"label":"4111.1111.1111.1111"}') }],
-  ['commas between groups', { body: body('{"label":"4,111,111,111,111,111"}') }],
+  ['groups four separators apart', { body: body('{"label":"4111    1111    1111    1111"}') }],
+  ['groups joined by colons (times)', { body: body('{"label":"4111:1111:1111:1111"}') }],
+  ['list of amounts', { body: body('{"label":"12.50, 7.25, 100.00, 3.10"}') }],
+  ['version and build', { body: body('{"label":"v1.2.3 build 20261121"}') }],
+  ['date with slashes and a reference', { body: body('{"label":"see 10/12/2026, ref A-17"}') }],
+  ['ISO timestamp with microseconds', { body: body('{"t":"2026-11-21T05:33:00.123456Z"}') }],
+  ['ISO date and time with a space', { body: body('{"t":"2026-11-21 05:33:00.123"}') }],
+  ['IPv4 address and port', { body: body('{"label":"192.168.100.200:8080"}') }],
+  ['a user agent', { headerValues: ['Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.6099.109 Safari/537.36'] }],
+  ['an Accept-Language', { headerValues: ['en-US,en;q=0.9,de;q=0.8'] }],
+  ['thousands with commas', { body: body('{"label":"1,234,567.89"}') }],
+  ['a fraction with 4 digits', { body: body('{"amount":0.1234}') }],
   ['ISO timestamp', { body: body('{"starts_at":"2026-11-21T05:33:00Z"}') }],
   ['ISO timestamp with fraction and offset', { body: body('{"starts_at":"2026-11-21T05:33:00.123+01:00"}') }],
   ['Unix time in seconds', { body: body('{"starts_at":1763703180}') }],
@@ -123,7 +169,10 @@ const notDetected: Array<[string, CardDataInput]> = [
   ['date', { body: body('{"label":"2026-11-21"}') }],
   ['last4 only', { body: body('{"last4":"1111"}') }],
   ['our field names', { body: body('{"card_id":"card_x","merchant_name":"a.com","ttl_minutes":30,"expires_at":"x","authorization_type":"exact","policy_id":"pw_x","interval_count":1,"max_charges":3,"label":"Groceries","company":"x","expand":"y","decided":"z","spin":1}') }],
-  ['huge exponent', { body: body('{"amount":4e999999999}') }],
+  ['exponent 400', { body: body(`{"amount":${VISA}e400}`) }],
+  ['exact value: a card number times 10', { body: body(`{"amount":${VISA}${'0'.repeat(65)}e-64}`) }],
+  ['exact value: integer and fraction runs are separate', { body: body('{"amount":4111.111111111111}') }],
+  ['Unix time in seconds with a fraction', { body: body('{"t":1763703180.1234}') }],
   ['booleans and null', { body: body('[true,false,null]') }],
   ['path with ids', { path: `/cards/${randomId('card')}/transactions/${randomId('tx')}` }],
   ['path with a malformed escape', { path: '/cards/%E0%A4%A' }],
@@ -148,6 +197,10 @@ for (const [name, input] of notDetected) {
 const notCardFieldNames = [
   'card_id', 'card', 'cards', 'last4', 'expires_at', 'expand', 'company', 'span', 'panel', 'pinned',
   'decided', 'merchant_name', 'amount', 'ttl_minutes', 'track', 'exp', 'expires', 'security',
+  'card_notes', 'cardnotes', 'discard_no', 'pinned_at', 'spin_code', 'valid', 'through', 'card_expand', 'expected',
+  'interval_count', 'max_charges', 'not_before', 'policy_id', 'nonce', 'starting_after', 'limit', 'panel_number',
+  'span_number', 'company_no', 'okpin', 'cv', 'validation', 'card_exported', 'exp_id',
+  '\u0441\u0430rd_id', '\u043c\u0435rchant',
 ];
 for (const name of notCardFieldNames) {
   test(`ordinary field name passes: ${name}`, () => {
@@ -206,3 +259,23 @@ function luhnSum(number: string): number {
   }
   return sum;
 }
+
+test('nothing carrying card data is signed: a JWS payload or an upstream path or query is refused before signing', async () => {
+  const { signJwsCompact } = await import('../../src/crypto/jws.js');
+  const { signatureHeaders } = await import('../../src/cloud/sign-upstream.js');
+  const secretKey = new Uint8Array(32).fill(7);
+  const refused = (error: unknown): boolean => error instanceof LatchError && error.code === 'card_data_not_accepted';
+  const payloads: object[] = [
+    { merchant: 'xn--4111111111111111-eqbee.com' },
+    { reason: '4111 1111 1111 1111' },
+    { nested: [{ amount: 4111111111111111 }] },
+    { cvv: 'x' },
+  ];
+  for (const payload of payloads) assert.throws(() => signJwsCompact(payload, 'kid', secretKey), refused, JSON.stringify(payload));
+  assert.match(signJwsCompact({ merchant: 'shop.example', amount: '12.50', not_before: 1763703180, nonce: 'abc' }, 'kid', secretKey), /^[\w-]+\.[\w-]+\.[\w-]+$/);
+  const key = { keyId: 'kid', secretKey } as unknown as Parameters<typeof signatureHeaders>[1];
+  for (const url of [`https://cloud.example/v1/cards/${VISA}`, `https://cloud.example/v1/transactions?note=4111-1111-1111-1111`, 'https://cloud.example/v1/transactions?cvv=1', 'https://cloud.example/v1/transactions?note=4111.1111.1111.1111', 'https://cloud.example/v1/transactions?c%2576v=1']) {
+    assert.throws(() => signatureHeaders({ method: 'GET', url: new URL(url), body: undefined, contentType: undefined, idempotencyKey: undefined }, key, 1763703180), refused, url);
+  }
+  assert.ok('signature' in signatureHeaders({ method: 'GET', url: new URL('https://cloud.example/v1/transactions?limit=5'), body: undefined, contentType: undefined, idempotencyKey: undefined }, key, 1763703180));
+});

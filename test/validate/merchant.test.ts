@@ -136,3 +136,31 @@ test('exact match only: subdomains and parents stay distinct', () => {
   assert.notEqual(normalizeMerchant('shop.example.com'), normalizeMerchant('example.com'));
   assert.notEqual(normalizeMerchant('example.com.evil.com'), normalizeMerchant('example.com'));
 });
+
+const cardAfterNormalization: Array<[string, string]> = [
+  ['é between the groups (IDNA moves them out)', '4111é1111é1111é1111.com'],
+  ['ü between the groups, in a subdomain', 'pay.4111ü1111ü1111ü1111.example'],
+  ['fullwidth digits (mapped to ASCII by IDNA)', '４１１１１１１１１１１１１１１１.example'],
+  ['a 15-digit Amex with ñ', '3782ñ822463ñ10005.shop'],
+];
+for (const [name, input] of cardAfterNormalization) {
+  test(`a card number that appears only after normalization is refused: ${name}`, () => {
+    assert.throws(() => normalizeMerchant(input, 'merchant_name'), (error: unknown) => {
+      assert.ok(error instanceof LatchError);
+      assert.equal(error.code, 'card_data_not_accepted');
+      assert.equal(error.param, undefined);
+      assert.ok(!/\d{4}/.test(error.message));
+      return true;
+    });
+  });
+}
+
+test('control: domains with digits and IDNA labels are still normalized', () => {
+  for (const [input, expected] of [
+    ['shop-2026.example', 'shop-2026.example'],
+    ['münchen-1860.de', 'xn--mnchen-1860-thb.de'],
+    ['4111.example', '4111.example'],
+  ] as const) {
+    assert.equal(normalizeMerchant(input), expected);
+  }
+});

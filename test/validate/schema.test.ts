@@ -260,3 +260,33 @@ test('query: required parameters', () => {
   assert.throws(() => validateQuery(new URLSearchParams(''), rules), invalid('card_id'));
   assert.equal(validateQuery(new URLSearchParams('card_id=card_1'), rules).card_id, 'card_1');
 });
+
+const unknownNames: Array<[string, string, string, string | undefined]> = [
+  // [case, name, expected param, name expected in the message]
+  ['a plain name is named', 'extra_field', 'extra_field', 'extra_field'],
+  ['dots and dashes are named', 'a.b-c', 'a.b-c', 'a.b-c'],
+  ['markup is not repeated', '<script>alert(1)</script>', 'body', undefined],
+  ['a bidi override is not repeated', 'a\u202eb', 'body', undefined],
+  ['spaces are not repeated', 'name with spaces', 'body', undefined],
+  ['a Cyrillic look-alike is not repeated', 'm\u0435rchant', 'body', undefined],
+  ['a long name is cut to 64 characters', `x${'y'.repeat(200)}`, `x${'y'.repeat(63)}…`, `x${'y'.repeat(63)}…`],
+  ['a card field name is not repeated', 'card_no', 'body', undefined],
+];
+for (const [name, field, param, shown] of unknownNames) {
+  test(`unknown field and query names: ${name}`, () => {
+    const body = parseJson(`{${JSON.stringify(field)}:1}`);
+    for (const [where, run] of [
+      ['body', () => validateBody(body, { a: str() })],
+      ['query', () => validateQuery(new URLSearchParams([[field, '1']]), { a: str() })],
+    ] as const) {
+      assert.throws(run, (error: unknown) => {
+        assert.ok(error instanceof LatchError);
+        assert.equal(error.code, 'invalid_request');
+        assert.equal(error.param, param === 'body' ? where : param);
+        if (shown !== undefined) assert.ok(error.message.includes(shown), error.message);
+        else assert.ok(!error.message.includes(field) && /^[\x20-\x7e]*$/.test(error.message), error.message);
+        return true;
+      });
+    }
+  });
+}
