@@ -11,6 +11,7 @@ import { merchantBindCommand } from './commands/merchant-bind.js';
 import { recurringCommand } from './commands/recurring.js';
 import { revokeCommand } from './commands/revoke.js';
 import { sandboxCommand } from './commands/sandbox.js';
+import { serviceInstallCommand, serviceUninstallCommand } from './commands/service.js';
 import { setupCommand } from './commands/setup.js';
 import { startCommand } from './commands/start.js';
 import { statusCommand } from './commands/status.js';
@@ -38,4 +39,6 @@ export const COMMANDS: readonly Command[] = [
   auditVerifyCommand,
   tokenRotateCommand,
   mcpCommand,
+  serviceInstallCommand,
+  serviceUninstallCommand,
 ];
