@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../src/cli/main.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { currentLatchCommand, serviceKindFor } from '../../src/cli/commands/service.js';
+import { serviceKindFor } from '../../src/cli/commands/service.js';
+import { currentLatchCommand } from '../../src/service/latch-command.js';
 import { launchdPlist, launchdPlistPath, systemdUnit, systemdUnitPath, systemdWord } from '../../src/service/service-files.js';
 import { captureIo } from '../cli/cli-io.js';
 

@@ -4,13 +4,13 @@
  * commands write or remove the file and print the one command that starts or stops it; they never
  * start anything themselves, so nothing runs that the user has not seen.
  */
-import { existsSync, mkdirSync, realpathSync, unlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
 import { resolveHome } from '../../datadir/home.js';
-import { launchdPlist, launchdPlistPath, LAUNCHD_LABEL, systemdUnit, systemdUnitPath, type LatchCommand } from '../../service/service-files.js';
+import { currentLatchCommand } from '../../service/latch-command.js';
+import { launchdPlist, launchdPlistPath, LAUNCHD_LABEL, systemdUnit, systemdUnitPath } from '../../service/service-files.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags } from '../flags.js';
@@ -24,26 +24,6 @@ export function serviceKindFor(platform: NodeJS.Platform): ServiceKind | undefin
   if (platform === 'linux') return 'systemd';
   if (platform === 'darwin') return 'launchd';
   return undefined;
-}
-
-/**
- * currentLatchCommand is how this very program was started, so the service runs the same Latch:
- * the single binary by itself, or node with its flags (tsx's loader from a checkout) and the script.
- */
-export function currentLatchCommand(): LatchCommand {
-  if (runningAsSingleBinary()) return { program: process.execPath, args: [] };
-  const script = process.argv[1];
-  if (script === undefined) throw new Error('cannot tell which script is running');
-  return { program: process.execPath, args: [...process.execArgv, realpathSync(script)] };
-}
-
-function runningAsSingleBinary(): boolean {
-  try {
-    const sea = createRequire(import.meta.url)('node:sea') as { isSea(): boolean };
-    return sea.isSea();
-  } catch {
-    return false;
-  }
 }
 
 const FLAGS = { force: 'boolean', print: 'boolean' } as const;

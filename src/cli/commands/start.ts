@@ -7,6 +7,7 @@ import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { tokenPath } from '../../datadir/token.js';
 import { createLogger } from '../../log/logger.js';
 import { bannerText } from '../../quickstart/banner.js';
+import { latchInvocation } from '../../quickstart/latch-invocation.js';
 import { adminApi, createDemoAccount } from '../../quickstart/sandbox-account.js';
 import { createSandbox, type Sandbox } from '../../sandbox/create-sandbox.js';
 import { UsageError, writeLine, type Command } from '../command.js';
@@ -94,7 +95,9 @@ export const startCommand: Command = {
       }
       const firstCardId = firstCardOf(sandbox, loadConfig(home).account_id);
       writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, cloud_url: sandbox.url }));
-      writeLine(io.stdout, bannerText({ portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId }));
+      const homeIsDefault = home === resolveHome({});
+      const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
+      writeLine(io.stdout, bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
       await stop.received;
       await daemon.close();
       await sandbox.close();
