@@ -13,6 +13,7 @@ import { createSandbox, type Sandbox } from '../../sandbox/create-sandbox.js';
 import { UsageError, writeLine, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags, portFlag } from '../flags.js';
+import { assertPortsFree } from '../port-probe.js';
 import { runCli } from '../main.js';
 import { reportError } from '../report-error.js';
 import { stopSignal } from '../stop-signal.js';
@@ -45,12 +46,22 @@ export const startCommand: Command = {
     let sandbox: Sandbox | undefined;
     try {
       const flags = parseFlags(args, FLAGS);
+      const portA = portFlag(flags, 'port-a') ?? DEFAULT_PORT_A;
+      const portB = portFlag(flags, 'port-b') ?? DEFAULT_PORT_B;
+      const sandboxPort = portFlag(flags, 'sandbox-port') ?? DEFAULT_SANDBOX_PORT;
       const home = resolveHome(io.env);
+      try {
+        // Before anything is created: a busy port must not leave an account or enrollment behind.
+        await assertPortsFree([portA, portB, sandboxPort]);
+      } catch (error) {
+        stop.dispose();
+        return reportListenError(error, io, 'start');
+      }
       ensureHome(home);
       assertDataDirSecure(home);
       const config = loadConfig(home);
       try {
-        sandbox = await createSandbox({ dataDir: path.join(home, 'sandbox'), port: portFlag(flags, 'sandbox-port') ?? DEFAULT_SANDBOX_PORT, log: createLogger({ stream: io.stderr }) });
+        sandbox = await createSandbox({ dataDir: path.join(home, 'sandbox'), port: sandboxPort, log: createLogger({ stream: io.stderr }) });
       } catch (error) {
         stop.dispose();
         return reportListenError(error, io, 'start');
@@ -82,8 +93,8 @@ export const startCommand: Command = {
         home,
         env: io.env,
         logStream: io.stderr,
-        portA: portFlag(flags, 'port-a') ?? DEFAULT_PORT_A,
-        portB: portFlag(flags, 'port-b') ?? DEFAULT_PORT_B,
+        portA,
+        portB,
       });
       let ports;
       try {
