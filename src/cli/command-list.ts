@@ -11,6 +11,8 @@ import { merchantBindCommand } from './commands/merchant-bind.js';
 import { recurringCommand } from './commands/recurring.js';
 import { revokeCommand } from './commands/revoke.js';
 import { sandboxCommand } from './commands/sandbox.js';
+import { sandboxClockCommand, sandboxSetupTokenCommand } from './commands/sandbox-admin.js';
+import { serviceInstallCommand, serviceUninstallCommand } from './commands/service.js';
 import { setupCommand } from './commands/setup.js';
 import { startCommand } from './commands/start.js';
 import { statusCommand } from './commands/status.js';
@@ -24,6 +26,8 @@ export const COMMANDS: readonly Command[] = [
   daemonCommand,
   setupCommand,
   sandboxCommand,
+  sandboxSetupTokenCommand,
+  sandboxClockCommand,
   statusCommand,
   doctorCommand,
   cardsCommand,
@@ -38,4 +42,6 @@ export const COMMANDS: readonly Command[] = [
   auditVerifyCommand,
   tokenRotateCommand,
   mcpCommand,
+  serviceInstallCommand,
+  serviceUninstallCommand,
 ];

@@ -165,11 +165,11 @@ export function assertAuditAppendable(home: string): void {
 }
 
 /**
- * readAudit returns the records of audit.log in order (the last `limit` of them when given). It
- * reads but does not verify the chain (verifyAudit does), and throws a DataDirError on a line
- * that is not a JSON object.
+ * readAudit returns the records of audit.log in order (the last `limit` of them when given, of
+ * those `filter` keeps when given). It reads but does not verify the chain (verifyAudit does),
+ * and throws a DataDirError on a line that is not a JSON object.
  */
-export function readAudit(home: string, options: { limit?: number } = {}): AuditRecord[] {
+export function readAudit(home: string, options: { limit?: number; filter?: (record: AuditRecord) => boolean } = {}): AuditRecord[] {
   const file = auditLogPath(home);
   const opened = openPrivateFile(file, constants.O_RDONLY);
   if (opened === undefined) return [];
@@ -179,6 +179,7 @@ export function readAudit(home: string, options: { limit?: number } = {}): Audit
     for (const line of readAuditLines(opened.fd)) {
       const record = line.tooLong ? undefined : parseRecord(line.bytes);
       if (record === undefined) throw corruptLog(file, `line ${line.number} of audit.log is not a valid record`);
+      if (options.filter !== undefined && !options.filter(record)) continue;
       records.push(record);
       if (records.length > limit) records.shift();
     }

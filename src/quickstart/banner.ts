@@ -7,6 +7,33 @@ export interface BannerFacts {
   tokenPath: string;
   adminKeyPath: string;
   firstCardId: string | undefined;
+  /** The data directory, and whether it is the default ~/.latch (then MCP needs no LATCH_HOME). */
+  home: string;
+  homeIsDefault: boolean;
+  /** How an MCP client starts this Latch: program and arguments before `mcp`. */
+  latchCommand: { program: string; args: string[] };
+}
+
+/** The Variant A port an MCP client reaches without LATCH_URL. */
+const DEFAULT_PORT_A = 7723;
+
+/**
+ * mcpConfiguration is the `mcpServers` entry for this Latch exactly as it runs now: absolute
+ * paths, and LATCH_HOME / LATCH_URL only when they are not the defaults the client assumes.
+ */
+export function mcpConfiguration(facts: BannerFacts): object {
+  const env: Record<string, string> = {};
+  if (!facts.homeIsDefault) env['LATCH_HOME'] = facts.home;
+  if (facts.portA !== DEFAULT_PORT_A) env['LATCH_URL'] = `http://127.0.0.1:${facts.portA}`;
+  return {
+    mcpServers: {
+      latch: {
+        command: facts.latchCommand.program,
+        args: [...facts.latchCommand.args, 'mcp'],
+        ...(Object.keys(env).length > 0 && { env }),
+      },
+    },
+  };
 }
 
 /** bannerText never contains a secret: commands read the token and admin key from their files. */
@@ -46,6 +73,10 @@ export function bannerText(facts: BannerFacts): string {
     '',
     '  # the transactions',
     `  curl -s -H ${token} ${a}/transactions`,
+    '',
+    'Use it from an agent over MCP (paste into the MCP client\'s configuration):',
+    '',
+    ...JSON.stringify(mcpConfiguration(facts), null, 2).split('\n').map((line) => `  ${line}`),
     '',
     'Ctrl-C stops the daemon and the sandbox. Running this again reuses the same account.',
   ].join('\n');

@@ -19,6 +19,7 @@ const ADMIN_ROUTES: Array<[string, string, unknown]> = [
   ['PATCH', '/v1/sandbox/cards/card_x', { label: 'y' }],
   ['POST', '/v1/sandbox/charges', { card_id: 'card_x', merchant: 'a.example.com', amount: '1.00' }],
   ['POST', '/v1/sandbox/clock', { advance_seconds: 10 }],
+  ['GET', '/v1/sandbox/clock', undefined],
   ['GET', '/v1/sandbox/state', undefined],
   ['DELETE', '/v1/sandbox/devices/dev_x', undefined],
 ];
@@ -102,6 +103,26 @@ test('clock: moves the ledger clock forward only, within bounds', async () => {
   for (const advance_seconds of [0, -5, 1.5, '10', 400 * 365 * 86_400]) {
     assert.equal((await run.admin.request('POST', '/v1/sandbox/clock', { advance_seconds })).status, 400, String(advance_seconds));
   }
+});
+
+test('clock: offset_seconds sets how far ahead it runs, 0 resets it to the real clock; GET reads it', async () => {
+  const ahead = await run.admin.request('POST', '/v1/sandbox/clock', { advance_seconds: 1900 });
+  assert.equal(ahead.status, 200);
+  const offset = ahead.body.clock_offset_seconds as number;
+  assert.ok(offset >= 1900);
+  const read = await run.admin.request('GET', '/v1/sandbox/clock');
+  assert.deepEqual([read.status, read.body.clock_offset_seconds], [200, offset]);
+  const back = await run.admin.request('POST', '/v1/sandbox/clock', { offset_seconds: 100 });
+  assert.deepEqual([back.status, back.body.clock_offset_seconds], [200, 100]);
+  assert.ok(Math.abs(Date.parse(back.body.now) / 1000 - (Math.floor(Date.now() / 1000) + 100)) <= 2);
+  const reset = await run.admin.request('POST', '/v1/sandbox/clock', { offset_seconds: 0 });
+  assert.deepEqual([reset.status, reset.body.clock_offset_seconds], [200, 0]);
+  assert.ok(Math.abs(Date.parse(reset.body.now) / 1000 - Date.now() / 1000) <= 2);
+  for (const body of [{}, { advance_seconds: 1, offset_seconds: 0 }, { offset_seconds: -1 }, { offset_seconds: 1.5 }, { offset_seconds: '0' }, { offset_seconds: 400 * 365 * 86_400 }, { reset: true }]) {
+    const refused = await run.admin.request('POST', '/v1/sandbox/clock', body);
+    assert.deepEqual([refused.status, refused.body.error.code], [400, 'invalid_request'], JSON.stringify(body));
+  }
+  await run.admin.request('POST', '/v1/sandbox/clock', { offset_seconds: 0 });
 });
 
 test('no secret reaches the state dump or the journal: admin key, setup tokens', async () => {

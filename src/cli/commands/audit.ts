@@ -1,13 +1,15 @@
 import { auditLogPath, readAudit } from '../../datadir/audit-log.js';
 import type { AuditRecord } from '../../datadir/audit-entry.js';
 import { resolveHome } from '../../datadir/home.js';
-import { writeLine, type Command } from '../command.js';
-import { integerFlag, parseCommandArgs } from '../daemon-calls/command-args.js';
+import { UsageError, writeLine, type Command } from '../command.js';
+import { auditAgentOf, matchesAuditFilter, parseOperations, parseSince, type AuditFilter } from '../audit-filter.js';
+import { integerFlag, parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
+import type { Flags } from '../flags.js';
 import { table } from '../daemon-calls/views.js';
 import { EXIT } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
 
-const USAGE = `Usage: latch audit [--limit N] [--json]
+const USAGE = `Usage: latch audit [--operation NAMES] [--agent NAME] [--since WHEN] [--limit N] [--json]
        latch audit verify
 
 Shows the most recent lines of $LATCH_HOME/audit.log (default ~/.latch): one line per signature
@@ -16,7 +18,11 @@ policy, card, merchant, amount, key id, request id and the caller's User-Agent. 
 file directly; no daemon is needed. 'latch audit verify' checks the hash chain.
 
 Options:
-  --limit N    how many of the latest lines, 1 to 1000 (default 20)
+  --operation NAMES  only these operations, comma-separated (e.g. authorize,merchant_bind,
+                     sign_revocation; sign_request is a signed upstream request)
+  --agent NAME       only what was signed for this caller (an agent's name, or owner)
+  --since WHEN       only lines at or after WHEN: 2026-11-01, 2026-11-01T09:00:00Z, or 30m/12h/7d ago
+  --limit N          how many of the latest matching lines, 1 to 1000 (default 20)
   --json       print {file, records: [...]} with every field of each line
 
 Exit codes: 0 ok; 2 bad usage; 3 unsafe or unreadable data directory or audit.log.`;
@@ -28,20 +34,22 @@ export const auditCommand: Command = {
   usage: USAGE,
   async run(args, io) {
     try {
-      const { flags } = parseCommandArgs(args, { limit: 'value', json: 'boolean' }, 0);
+      const { flags } = parseCommandArgs(args, { limit: 'value', json: 'boolean', operation: 'value', agent: 'value', since: 'value' }, 0);
       const limit = integerFlag(flags, 'limit', 1, 1000) ?? 20;
+      const filter = auditFilter(flags);
       const home = resolveHome(io.env);
-      const records = readAudit(home, { limit });
+      const records = readAudit(home, { limit, filter: (record) => matchesAuditFilter(record, filter) });
       const file = auditLogPath(home);
       if (flags['json'] === true) {
         writeLine(io.stdout, JSON.stringify({ file, records }));
         return EXIT.ok;
       }
       if (records.length === 0) {
-        writeLine(io.stdout, `${file}: no signatures recorded yet.`);
+        const filtered = Object.keys(filter).length > 0;
+        writeLine(io.stdout, filtered ? `${file}: no line matches.` : `${file}: no signatures recorded yet.`);
         return EXIT.ok;
       }
-      for (const line of table(['SEQ', 'TIME', 'OPERATION', 'SUBJECT', 'AMOUNT', 'CALLER'], records.map(row))) writeLine(io.stdout, line);
+      for (const line of table(['SEQ', 'TIME', 'OPERATION', 'SUBJECT', 'AMOUNT', 'AGENT', 'USER-AGENT'], records.map(row))) writeLine(io.stdout, line);
       return EXIT.ok;
     } catch (error) {
       return reportError(error, io, 'audit');
@@ -54,5 +62,19 @@ function row(record: AuditRecord): string[] {
   const path = typeof record['path'] === 'string' ? record['path'] : undefined;
   const subject = method !== undefined ? `${method} ${path ?? ''}` : [record.policy_id, record.card_id, record.merchant].filter((part) => part !== null).join(' ');
   const amount = record.amount === null ? '' : `${record.amount} ${record.currency ?? ''}`.trim();
-  return [String(record.seq), record.time, record.operation, subject, amount, record.user_agent ?? ''];
+  return [String(record.seq), record.time, record.operation, subject, amount, auditAgentOf(record), record.user_agent ?? ''];
+}
+
+function auditFilter(flags: Flags): AuditFilter {
+  const filter: AuditFilter = {};
+  const operation = stringFlag(flags, 'operation');
+  if (operation !== undefined) filter.operations = parseOperations(operation);
+  const agent = stringFlag(flags, 'agent');
+  if (agent !== undefined) {
+    if (agent !== 'owner' && !/^[a-z0-9][a-z0-9_-]{0,31}$/.test(agent)) throw new UsageError('--agent must be an agent name (see latch agent list) or owner');
+    filter.agent = agent;
+  }
+  const since = stringFlag(flags, 'since');
+  if (since !== undefined) filter.sinceMs = parseSince(since, Date.now());
+  return filter;
 }

@@ -7,11 +7,13 @@ import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { tokenPath } from '../../datadir/token.js';
 import { createLogger } from '../../log/logger.js';
 import { bannerText } from '../../quickstart/banner.js';
+import { latchInvocation } from '../../quickstart/latch-invocation.js';
 import { adminApi, createDemoAccount } from '../../quickstart/sandbox-account.js';
 import { createSandbox, type Sandbox } from '../../sandbox/create-sandbox.js';
 import { UsageError, writeLine, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags, portFlag } from '../flags.js';
+import { assertPortsFree } from '../port-probe.js';
 import { runCli } from '../main.js';
 import { reportError } from '../report-error.js';
 import { stopSignal } from '../stop-signal.js';
@@ -44,12 +46,22 @@ export const startCommand: Command = {
     let sandbox: Sandbox | undefined;
     try {
       const flags = parseFlags(args, FLAGS);
+      const portA = portFlag(flags, 'port-a') ?? DEFAULT_PORT_A;
+      const portB = portFlag(flags, 'port-b') ?? DEFAULT_PORT_B;
+      const sandboxPort = portFlag(flags, 'sandbox-port') ?? DEFAULT_SANDBOX_PORT;
       const home = resolveHome(io.env);
+      try {
+        // Before anything is created: a busy port must not leave an account or enrollment behind.
+        await assertPortsFree([portA, portB, sandboxPort]);
+      } catch (error) {
+        stop.dispose();
+        return reportListenError(error, io, 'start');
+      }
       ensureHome(home);
       assertDataDirSecure(home);
       const config = loadConfig(home);
       try {
-        sandbox = await createSandbox({ dataDir: path.join(home, 'sandbox'), port: portFlag(flags, 'sandbox-port') ?? DEFAULT_SANDBOX_PORT, log: createLogger({ stream: io.stderr }) });
+        sandbox = await createSandbox({ dataDir: path.join(home, 'sandbox'), port: sandboxPort, log: createLogger({ stream: io.stderr }) });
       } catch (error) {
         stop.dispose();
         return reportListenError(error, io, 'start');
@@ -81,8 +93,8 @@ export const startCommand: Command = {
         home,
         env: io.env,
         logStream: io.stderr,
-        portA: portFlag(flags, 'port-a') ?? DEFAULT_PORT_A,
-        portB: portFlag(flags, 'port-b') ?? DEFAULT_PORT_B,
+        portA,
+        portB,
       });
       let ports;
       try {
@@ -94,7 +106,9 @@ export const startCommand: Command = {
       }
       const firstCardId = firstCardOf(sandbox, loadConfig(home).account_id);
       writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, cloud_url: sandbox.url }));
-      writeLine(io.stdout, bannerText({ portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId }));
+      const homeIsDefault = home === resolveHome({});
+      const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
+      writeLine(io.stdout, bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
       await stop.received;
       await daemon.close();
       await sandbox.close();

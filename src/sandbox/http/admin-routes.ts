@@ -2,6 +2,7 @@
  * The sandbox-only endpoints under /v1/sandbox/ (decisions §12), guarded by the admin key: what a
  * dashboard and a card network would do to a real cloud, plus a movable ledger clock and a dump.
  */
+import { invalidRequest } from '../../errors/latch-error.js';
 import type { Route } from '../../http/route.js';
 import { LOOKUP_ID_SHAPE } from '../../ids/wire-ids.js';
 import { isoSeconds } from '../../time/iso-time.js';
@@ -29,6 +30,8 @@ const LABEL_TEXT = { maxLength: 64 } as const;
 const SETUP_TOKEN_LIFETIME_MAX = 7 * 86_400;
 /** The clock moves at most ten years per call. */
 const CLOCK_ADVANCE_MAX = 10 * 366 * 86_400;
+/** The clock runs at most ten years ahead of the real clock in all. */
+const CLOCK_OFFSET_MAX = 10 * 366 * 86_400;
 const CURRENCY_TEXT = { pattern: /^[A-Z]{3}$/, describe: 'three upper-case letters', maxLength: 3 } as const;
 
 /** adminRoutes returns the `/v1/sandbox` route table. */
@@ -81,11 +84,24 @@ export function adminRoutes(sandbox: SandboxContext): Route[] {
       return { status: 200, body };
     })),
     route('POST', '/v1/sandbox/clock', adminRoute(sandbox, true, (txn, context) => {
-      const input = validateBody(context.body, { advance_seconds: int({ required: true, min: 1, max: CLOCK_ADVANCE_MAX }) });
-      txn.emit({ type: 'clock_advanced', seconds: input.advance_seconds });
-      const now = txn.now + input.advance_seconds;
-      return { status: 200, body: { now: isoSeconds(now), clock_offset_seconds: txn.state.clock_offset_seconds } };
+      const input = validateBody(context.body, {
+        advance_seconds: int({ min: 1, max: CLOCK_ADVANCE_MAX }),
+        offset_seconds: int({ min: 0, max: CLOCK_OFFSET_MAX }),
+      });
+      if ((input.advance_seconds === undefined) === (input.offset_seconds === undefined)) {
+        throw invalidRequest('advance_seconds', 'Send exactly one of advance_seconds (move the clock forward) or offset_seconds (set how far ahead of the real clock it runs; 0 resets it).');
+      }
+      const before = txn.state.clock_offset_seconds;
+      if (input.advance_seconds !== undefined) {
+        if (before + input.advance_seconds > CLOCK_OFFSET_MAX) throw invalidRequest('advance_seconds', `The sandbox clock runs at most ${CLOCK_OFFSET_MAX} seconds ahead; reset it with {"offset_seconds": 0}.`);
+        txn.emit({ type: 'clock_advanced', seconds: input.advance_seconds });
+      } else {
+        txn.emit({ type: 'clock_set', offset_seconds: input.offset_seconds as number });
+      }
+      const offset = txn.state.clock_offset_seconds;
+      return { status: 200, body: { now: isoSeconds(txn.now - before + offset), clock_offset_seconds: offset } };
     })),
+    route('GET', '/v1/sandbox/clock', adminRoute(sandbox, false, (txn) => ({ status: 200, body: { now: isoSeconds(txn.now), clock_offset_seconds: txn.state.clock_offset_seconds } }))),
     route('GET', '/v1/sandbox/state', adminRoute(sandbox, false, (txn) => ({ status: 200, body: stateDump(txn.state, txn.now) }))),
     route('DELETE', '/v1/sandbox/devices/:device_id', adminRoute(sandbox, false, (txn, context) => {
       const device = removeDevice(txn, context.params['device_id'] as string);

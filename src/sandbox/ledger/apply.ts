@@ -111,6 +111,12 @@ export function applyEvent(state: SandboxState, event: LedgerEvent): void {
       check(event.seconds > 0, 'the ledger clock only moves forward');
       state.clock_offset_seconds += event.seconds;
       return;
+    case 'clock_set':
+      // Setting the offset (0 = the real clock again) is how a user undoes an advance; the ledger
+      // clock never goes behind the real clock, which signature freshness is measured against.
+      check(Number.isSafeInteger(event.offset_seconds) && event.offset_seconds >= 0, 'the ledger clock offset is a whole number of seconds, never negative');
+      state.clock_offset_seconds = event.offset_seconds;
+      return;
     case 'nonce_seen':
       state.nonces.set(event.key, event.forget_at_real);
       return;

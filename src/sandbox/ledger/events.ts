@@ -21,6 +21,7 @@ export type LedgerEvent =
   | { type: 'charge_approved'; policy_id: string; period: number | null; transaction: Transaction }
   | { type: 'charge_declined'; transaction: Transaction }
   | { type: 'clock_advanced'; seconds: number }
+  | { type: 'clock_set'; offset_seconds: number }
   | { type: 'nonce_seen'; key: string; forget_at_real: number }
   | { type: 'idempotency_stored'; key: string; record: IdempotencyRecord };
 

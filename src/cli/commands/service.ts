@@ -1,0 +1,114 @@
+/**
+ * `latch service install | uninstall`: run the daemon for this user at login, restarted after a
+ * crash, with this LATCH_HOME — a systemd user unit on Linux, a launchd agent on macOS. The
+ * commands write or remove the file and print the one command that starts or stops it; they never
+ * start anything themselves, so nothing runs that the user has not seen.
+ */
+import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { writeFileAtomic } from '../../datadir/atomic-file.js';
+import { resolveHome } from '../../datadir/home.js';
+import { currentLatchCommand } from '../../service/latch-command.js';
+import { launchdPlist, launchdPlistPath, LAUNCHD_LABEL, systemdUnit, systemdUnitPath } from '../../service/service-files.js';
+import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { parseFlags } from '../flags.js';
+import { reportError } from '../report-error.js';
+
+/** The kinds of service definition Latch writes. */
+type ServiceKind = 'systemd' | 'launchd';
+
+/** serviceKindFor picks the service manager of a platform, or undefined where Latch has none. */
+export function serviceKindFor(platform: NodeJS.Platform): ServiceKind | undefined {
+  if (platform === 'linux') return 'systemd';
+  if (platform === 'darwin') return 'launchd';
+  return undefined;
+}
+
+const FLAGS = { force: 'boolean', print: 'boolean' } as const;
+
+function serviceFile(kind: ServiceKind, env: NodeJS.ProcessEnv): string {
+  const userHome = env['HOME'] !== undefined && path.isAbsolute(env['HOME']) ? env['HOME'] : os.homedir();
+  return kind === 'systemd' ? systemdUnitPath(env, userHome) : launchdPlistPath(userHome);
+}
+
+function platformKind(name: string): ServiceKind {
+  const kind = serviceKindFor(process.platform);
+  if (kind === undefined) throw new UsageError(`latch ${name} supports Linux (systemd) and macOS (launchd); run \`latch daemon\` under your own service manager here`);
+  return kind;
+}
+
+/** `latch service install` writes the service definition. */
+export const serviceInstallCommand: Command = {
+  name: 'service install',
+  summary: 'Run the daemon at login: write a systemd user unit (Linux) or launchd agent (macOS)',
+  usage: `Usage: latch service install [--print] [--force]
+
+Writes a service definition that runs \`latch daemon\` as you, with LATCH_HOME set to this
+data directory, restarted if it crashes:
+  Linux   ~/.config/systemd/user/latch.service  (then: systemctl --user daemon-reload && systemctl --user enable --now latch)
+  macOS   ~/Library/LaunchAgents/${LAUNCHD_LABEL}.plist  (then: launchctl load -w <that file>)
+It starts nothing itself. The service runs the program you ran this command with (the single
+binary, or node and this script), so install from the Latch you mean to keep.
+
+Options:
+  --print   print the definition instead of writing it
+  --force   replace an existing definition
+
+Exit codes: 0 written; 2 bad usage, unsupported platform, or already installed without --force; 1 anything else.`,
+  async run(args, io) {
+    try {
+      const flags = parseFlags(args, FLAGS);
+      const kind = platformKind('service install');
+      const spec = { command: currentLatchCommand(), home: resolveHome(io.env) };
+      const text = kind === 'systemd' ? systemdUnit(spec) : launchdPlist(spec);
+      if (flags['print'] === true) {
+        io.stdout.write(text);
+        return EXIT.ok;
+      }
+      const file = serviceFile(kind, io.env);
+      if (existsSync(file) && flags['force'] !== true) throw new UsageError(`${file} already exists; use --force to replace it`);
+      mkdirSync(path.dirname(file), { recursive: true });
+      // A unit file holds no secret, but a world-writable one would let others choose what runs as you.
+      writeFileAtomic(file, text, 0o644);
+      writeLine(io.stdout, `Wrote ${file}`);
+      writeLine(io.stdout, 'Start it now and at every login with:');
+      writeLine(io.stdout, kind === 'systemd' ? '  systemctl --user daemon-reload && systemctl --user enable --now latch' : `  launchctl load -w ${file}`);
+      return EXIT.ok;
+    } catch (error) {
+      return reportError(error, io, 'service install');
+    }
+  },
+};
+
+/** `latch service uninstall` removes the service definition. */
+export const serviceUninstallCommand: Command = {
+  name: 'service uninstall',
+  summary: 'Remove the service definition written by latch service install',
+  usage: `Usage: latch service uninstall
+
+Removes the file \`latch service install\` wrote. Stop the service first:
+  Linux   systemctl --user disable --now latch
+  macOS   launchctl unload -w ~/Library/LaunchAgents/${LAUNCHD_LABEL}.plist
+The data directory is left as it is.
+
+Exit codes: 0 removed (or nothing to remove); 2 bad usage or unsupported platform; 1 anything else.`,
+  async run(args, io) {
+    try {
+      parseFlags(args, {});
+      const kind = platformKind('service uninstall');
+      const file = serviceFile(kind, io.env);
+      if (!existsSync(file)) {
+        writeLine(io.stdout, `Nothing to remove: ${file} does not exist.`);
+        return EXIT.ok;
+      }
+      unlinkSync(file);
+      writeLine(io.stdout, `Removed ${file}`);
+      writeLine(io.stdout, kind === 'systemd' ? 'If it was running, stop it with: systemctl --user disable --now latch && systemctl --user daemon-reload' : `If it was loaded, unload it with: launchctl unload -w ${file}`);
+      return EXIT.ok;
+    } catch (error) {
+      return reportError(error, io, 'service uninstall');
+    }
+  },
+};

@@ -1,0 +1,107 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runCli } from '../../src/cli/main.js';
+import { EXIT } from '../../src/cli/exit-codes.js';
+import { serviceKindFor } from '../../src/cli/commands/service.js';
+import { currentLatchCommand } from '../../src/service/latch-command.js';
+import { launchdPlist, launchdPlistPath, systemdUnit, systemdUnitPath, systemdWord } from '../../src/service/service-files.js';
+import { captureIo } from '../cli/cli-io.js';
+
+const SPEC = { command: { program: '/usr/local/bin/latch', args: [] }, home: '/home/ann/.latch' };
+
+test('the systemd unit runs `latch daemon` as the user with LATCH_HOME, restarts on failure, and is confined', () => {
+  const unit = systemdUnit(SPEC);
+  const lines = unit.split('\n');
+  for (const expected of [
+    '[Unit]',
+    '[Service]',
+    'Type=simple',
+    'Environment=LATCH_HOME=/home/ann/.latch',
+    'ExecStart=/usr/local/bin/latch daemon',
+    'Restart=on-failure',
+    'UMask=0077',
+    'NoNewPrivileges=yes',
+    'ProtectSystem=strict',
+    'ReadWritePaths=/home/ann/.latch',
+    '[Install]',
+    'WantedBy=default.target',
+  ]) {
+    assert.ok(lines.includes(expected), `missing line: ${expected}`);
+  }
+  // A user unit: no User= (it runs as the user who enabled it), and no secret in it.
+  assert.equal(lines.some((line) => line.startsWith('User=')), false);
+  assert.equal(/PASSPHRASE|TOKEN/i.test(unit), false);
+});
+
+test('unit words with spaces, quotes and % are quoted per systemd.syntax; line breaks are refused', () => {
+  assert.equal(systemdWord('/opt/latch/bin/latch'), '/opt/latch/bin/latch');
+  assert.equal(systemdWord('/home/ann/My Files/.latch'), '"/home/ann/My Files/.latch"');
+  assert.equal(systemdWord('/a/100%/b'), '/a/100%%/b');
+  assert.equal(systemdWord('/a/"q"\\b'), '"/a/\\"q\\"\\\\b"');
+  assert.throws(() => systemdWord('/a\nExecStartPre=/bin/evil'));
+  const unit = systemdUnit({ command: { program: '/usr/bin/node', args: ['--import', 'file:///opt/tsx loader.mjs', '/opt/latch/src/cli/main.ts'] }, home: '/home/ann/My Files/.latch' });
+  assert.ok(unit.includes('ExecStart=/usr/bin/node --import "file:///opt/tsx loader.mjs" /opt/latch/src/cli/main.ts daemon\n'));
+  assert.ok(unit.includes('Environment="LATCH_HOME=/home/ann/My Files/.latch"\n'));
+});
+
+test('the launchd agent has the label, arguments, LATCH_HOME, RunAtLoad and a crash restart, XML-escaped', () => {
+  const plist = launchdPlist({ command: { program: '/Applications/Latch & Co/latch', args: [] }, home: '/Users/ann/<l>' });
+  assert.ok(plist.includes('<string>dev.latch.daemon</string>'));
+  assert.ok(plist.includes('    <string>/Applications/Latch &amp; Co/latch</string>\n    <string>daemon</string>'));
+  assert.ok(plist.includes('<key>LATCH_HOME</key>\n    <string>/Users/ann/&lt;l&gt;</string>'));
+  assert.ok(plist.includes('<key>RunAtLoad</key>\n  <true/>'));
+  assert.ok(plist.includes('<key>SuccessfulExit</key>\n    <false/>'));
+  assert.equal(launchdPlistPath('/Users/ann'), '/Users/ann/Library/LaunchAgents/dev.latch.daemon.plist');
+});
+
+test('paths: XDG_CONFIG_HOME when absolute, else ~/.config; platforms without a manager are refused', () => {
+  assert.equal(systemdUnitPath({}, '/home/ann'), '/home/ann/.config/systemd/user/latch.service');
+  assert.equal(systemdUnitPath({ XDG_CONFIG_HOME: '/x/cfg' }, '/home/ann'), '/x/cfg/systemd/user/latch.service');
+  assert.equal(systemdUnitPath({ XDG_CONFIG_HOME: 'relative' }, '/home/ann'), '/home/ann/.config/systemd/user/latch.service');
+  assert.equal(serviceKindFor('linux'), 'systemd');
+  assert.equal(serviceKindFor('darwin'), 'launchd');
+  assert.equal(serviceKindFor('win32'), undefined);
+});
+
+test('the service runs the Latch that installed it: node, its loader flags and this script', () => {
+  const command = currentLatchCommand();
+  assert.equal(command.program, process.execPath);
+  assert.ok(command.args.length >= 1);
+  assert.ok(path.isAbsolute(command.args[command.args.length - 1] as string));
+});
+
+test('latch service install writes the unit once, --force replaces it, uninstall removes it', { skip: process.platform !== 'linux' && 'systemd units are written on Linux only' }, async () => {
+  const userHome = mkdtempSync(path.join(os.tmpdir(), 'latch-service-'));
+  try {
+    const env = { HOME: userHome, LATCH_HOME: path.join(userHome, 'data') };
+    const install = captureIo(env);
+    assert.equal(await runCli(['service', 'install'], install), EXIT.ok, install.stderr.text);
+    const file = path.join(userHome, '.config', 'systemd', 'user', 'latch.service');
+    assert.match(install.stdout.text, /systemctl --user daemon-reload && systemctl --user enable --now latch/);
+    const unit = readFileSync(file, 'utf8');
+    assert.ok(unit.includes(`Environment=LATCH_HOME=${env.LATCH_HOME}\n`));
+    assert.equal(statSync(file).mode & 0o777, 0o644);
+
+    const again = captureIo(env);
+    assert.equal(await runCli(['service', 'install'], again), EXIT.usage);
+    assert.match(again.stderr.text, /already exists; use --force/);
+    assert.equal(await runCli(['service', 'install', '--force'], captureIo(env)), EXIT.ok);
+
+    const printed = captureIo(env);
+    assert.equal(await runCli(['service', 'install', '--print'], printed), EXIT.ok);
+    assert.equal(printed.stdout.text, unit);
+
+    const remove = captureIo(env);
+    assert.equal(await runCli(['service', 'uninstall'], remove), EXIT.ok);
+    assert.match(remove.stdout.text, /Removed .*latch\.service/);
+    assert.throws(() => statSync(file));
+    const nothing = captureIo(env);
+    assert.equal(await runCli(['service', 'uninstall'], nothing), EXIT.ok);
+    assert.match(nothing.stdout.text, /Nothing to remove/);
+  } finally {
+    rmSync(userHome, { recursive: true, force: true });
+  }
+});
