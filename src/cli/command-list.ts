@@ -1,4 +1,5 @@
 import type { Command } from './command.js';
+import { agentAddCommand, agentListCommand, agentRemoveCommand, agentRotateCommand } from './commands/agent.js';
 import { allocateCommand } from './commands/allocate.js';
 import { auditCommand } from './commands/audit.js';
 import { auditVerifyCommand } from './commands/audit-verify.js';
@@ -41,6 +42,10 @@ export const COMMANDS: readonly Command[] = [
   auditCommand,
   auditVerifyCommand,
   tokenRotateCommand,
+  agentAddCommand,
+  agentListCommand,
+  agentRotateCommand,
+  agentRemoveCommand,
   mcpCommand,
   serviceInstallCommand,
   serviceUninstallCommand,

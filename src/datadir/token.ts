@@ -67,11 +67,18 @@ function readTokenIfPresent(home: string): string | undefined {
   const file = tokenPath(home);
   const text = readPrivateFile(file, TOKEN_FILE_BYTES_MAX);
   if (text === undefined) return undefined;
-  // A single trailing newline from an editor is tolerated; nothing else is.
+  return parseTokenText(text, file, `latch token rotate (or rm ${shellQuote(file)} and restart the daemon)`);
+}
+
+/**
+ * parseTokenText returns the token a token file holds (the daemon's or an agent's), tolerating
+ * one trailing newline from an editor. Anything else is refused with the fix; the contents are
+ * never echoed.
+ */
+export function parseTokenText(text: string, file: string, fix: string): string {
   const token = text.replace(/\r?\n$/, '');
   if (!TOKEN_SHAPE.test(token) || fromBase64Url(token)?.length !== TOKEN_BYTES) {
-    // The message says only that the shape is wrong; the contents are never echoed.
-    throw new DataDirError('corrupt', file, 'The daemon token file does not hold a 43-character base64url token', `replace it with a fresh token: latch token rotate (or rm ${shellQuote(file)} and restart the daemon)`);
+    throw new DataDirError('corrupt', file, 'The token file does not hold a 43-character base64url token', `replace it with a fresh token: ${fix}`);
   }
   return token;
 }

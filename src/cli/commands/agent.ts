@@ -1,0 +1,139 @@
+/**
+ * `latch agent add | list | rotate | remove`: the owner gives each agent its own token file, so the
+ * daemon can tell agents apart and take one away without touching the others (decisions §15.1).
+ * No command prints a token: they print where the token file is, and the agent's configuration
+ * names the agent (`latch mcp --agent NAME`), never the secret.
+ */
+import { addAgent, AgentNameError, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
+import { ensureHome, resolveHome } from '../../datadir/home.js';
+import { assertDataDirSecure } from '../../datadir/permissions.js';
+import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { parseFlags } from '../flags.js';
+import { reportError } from '../report-error.js';
+
+const EXIT_CODES = 'Exit codes: 0 done; 2 bad usage or agent name; 3 unsafe or broken data directory, or no such agent; 1 anything else.';
+
+/** nameAndFlags splits `NAME [--flags]`: the agent's name comes first. */
+function nameAndFlags(args: string[], command: string): { name: string; rest: string[] } {
+  const [name, ...rest] = args;
+  if (name === undefined || name.startsWith('--')) throw new UsageError(`latch ${command} needs an agent NAME`);
+  return { name, rest };
+}
+
+/** preparedHome returns the data directory after the checks every agent command needs. */
+function preparedHome(io: CliIo): string {
+  const home = resolveHome(io.env);
+  ensureHome(home);
+  // A new secret is never written into a directory others can read.
+  assertDataDirSecure(home);
+  return home;
+}
+
+function runAgentCommand(commandName: string, io: CliIo, body: () => Promise<number> | number): Promise<number> {
+  return Promise.resolve()
+    .then(body)
+    .catch((error: unknown) => reportError(error instanceof AgentNameError ? new UsageError(error.message) : error, io, commandName));
+}
+
+/** `latch agent add NAME` creates an agent's token file. */
+export const agentAddCommand: Command = {
+  name: 'agent add',
+  summary: 'Give an agent its own token (prints the token file, never the token)',
+  usage: `Usage: latch agent add NAME
+
+Creates $LATCH_HOME/agents/NAME.token (0600) holding a new random token for the agent NAME
+(1-32 characters: a-z, 0-9, _ and -; "owner" is reserved). The token is never printed: point the
+agent at it with --agent NAME (or LATCH_AGENT=NAME), e.g. \`latch mcp --agent NAME\`. A running
+daemon accepts the new token from its next request.
+
+${EXIT_CODES}`,
+  run: (args, io) =>
+    runAgentCommand('agent add', io, () => {
+      const { name, rest } = nameAndFlags(args, 'agent add');
+      parseFlags(rest, {});
+      const file = addAgent(preparedHome(io), name);
+      writeLine(io.stdout, `Created agent ${name}. Its token is in ${file}`);
+      writeLine(io.stdout, `Configure the agent with --agent ${name} (for MCP: latch mcp --agent ${name}); do not copy the token itself.`);
+      return EXIT.ok;
+    }),
+};
+
+/** `latch agent list` shows the agents. */
+export const agentListCommand: Command = {
+  name: 'agent list',
+  summary: 'List the agents: name, created, last used',
+  usage: `Usage: latch agent list [--json]
+
+Lists the agents that have a token file in $LATCH_HOME/agents/: name, when it was created and
+when the daemon last accepted its token (to the minute). Tokens are never shown.
+
+${EXIT_CODES}`,
+  run: (args, io) =>
+    runAgentCommand('agent list', io, () => {
+      const flags = parseFlags(args, { json: 'boolean' });
+      const agents = listAgents(preparedHome(io));
+      if (flags['json'] === true) {
+        const rows = agents.map((a) => ({ name: a.name, created_at: a.createdAt.toISOString(), last_used_at: a.lastUsedAt?.toISOString() ?? null }));
+        writeLine(io.stdout, JSON.stringify({ agents: rows }, null, 2));
+        return EXIT.ok;
+      }
+      if (agents.length === 0) {
+        writeLine(io.stdout, 'No agents yet. Add one with: latch agent add NAME');
+        return EXIT.ok;
+      }
+      const width = Math.max(4, ...agents.map((a) => a.name.length));
+      writeLine(io.stdout, `${'NAME'.padEnd(width)}  ${'CREATED'.padEnd(20)}  LAST USED`);
+      for (const agent of agents) {
+        const used = agent.lastUsedAt === null ? 'never' : shortTime(agent.lastUsedAt);
+        writeLine(io.stdout, `${agent.name.padEnd(width)}  ${shortTime(agent.createdAt).padEnd(20)}  ${used}`);
+      }
+      return EXIT.ok;
+    }),
+};
+
+/** `latch agent rotate NAME` replaces an agent's token. */
+export const agentRotateCommand: Command = {
+  name: 'agent rotate',
+  summary: "Replace an agent's token (the old one stops working at once)",
+  usage: `Usage: latch agent rotate NAME
+
+Replaces the token in $LATCH_HOME/agents/NAME.token atomically. A running daemon refuses the old
+token from its next request; the agent's client re-reads the file and goes on.
+
+${EXIT_CODES}`,
+  run: (args, io) =>
+    runAgentCommand('agent rotate', io, () => {
+      const { name, rest } = nameAndFlags(args, 'agent rotate');
+      parseFlags(rest, {});
+      const file = rotateAgent(preparedHome(io), name);
+      writeLine(io.stdout, `Rotated the token of agent ${name} in ${file}.`);
+      return EXIT.ok;
+    }),
+};
+
+/** `latch agent remove NAME [--revoke]` takes an agent's token away. */
+export const agentRemoveCommand: Command = {
+  name: 'agent remove',
+  summary: "Remove an agent's token (its next request is refused)",
+  usage: `Usage: latch agent remove NAME
+
+Deletes $LATCH_HOME/agents/NAME.token: the daemon refuses the agent's next request with
+invalid_bearer_token. Authorizations it already holds stay valid until they are used, expire or
+are cancelled.
+
+${EXIT_CODES}`,
+  run: (args, io) =>
+    runAgentCommand('agent remove', io, () => {
+      const { name, rest } = nameAndFlags(args, 'agent remove');
+      parseFlags(rest, {});
+      removeAgent(preparedHome(io), name);
+      writeLine(io.stdout, `Removed agent ${name}.`);
+      return EXIT.ok;
+    }),
+};
+
+/** shortTime is a UTC time to the minute, for tables. */
+function shortTime(when: Date): string {
+  return `${when.toISOString().slice(0, 16).replace('T', ' ')}Z`;
+}
