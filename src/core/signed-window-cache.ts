@@ -8,7 +8,7 @@
  * the cloud replays its first answer.
  */
 import { LatchError } from '../errors/latch-error.js';
-import type { SignedWindow } from './authorizations.js';
+import type { SignedWindow } from './window-payload.js';
 
 /** As long as the cloud keeps its idempotency records (decisions §9). */
 export const SIGNED_WINDOW_TTL_SECONDS = 24 * 60 * 60;

@@ -1,5 +1,8 @@
 import { hostname } from 'node:os';
+import { CloudClient } from '../../cloud/cloud-client.js';
+import { httpCloudGateway } from '../../cloud/http-cloud-gateway.js';
 import { enrollDevice } from '../../core/enroll.js';
+import { requestSignatureEntry } from '../../daemon/audit-records.js';
 import { sharedAuditWriter } from '../../datadir/audit-writer.js';
 import { effectiveCloudUrl, loadConfig, normalizeCloudUrl, saveConfig } from '../../datadir/config.js';
 import { generateDeviceKey, loadDeviceKey, passphraseFromEnv } from '../../datadir/device-key.js';
@@ -60,19 +63,17 @@ export const setupCommand: Command = {
       const key = generateDeviceKey(passphrase);
       const deviceName = typeof flags['name'] === 'string' ? flags['name'] : hostname().slice(0, 64);
       // Enroll first: if the cloud refuses, the old key and config stay exactly as they were.
-      const enrollment = await enrollDevice({
+      const client = new CloudClient({
         cloudUrl,
-        setupToken,
-        key,
-        deviceName,
         userAgent: `latch/${latchVersion()}`,
         // The proof of possession is a signature by the device key like any other (decisions §11).
         // The shared writer: a daemon running in this same process (npm start, embedders) appends
         // to the same chain without racing it.
         onRequestSigned: async (record) => {
-          await sharedAuditWriter(home).append({ operation: 'sign_request', key_id: record.keyId, request_id: null, user_agent: null, method: record.method, path: record.path });
+          await sharedAuditWriter(home).append(requestSignatureEntry(record));
         },
       });
+      const enrollment = await enrollDevice(httpCloudGateway(client), { setupToken, key, deviceName });
       // Key and enrollment switch together at the rename of config.json (see key-rollover.ts).
       stageDeviceKey(home, key, passphrase);
       saveConfig(home, { ...config, cloud_url: cloudUrl, device_id: enrollment.deviceId, key_id: enrollment.keyId, account_id: enrollment.accountId, device_name: deviceName });
