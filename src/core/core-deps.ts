@@ -2,14 +2,11 @@ import type { SigningKey } from '../cloud/signing-key.js';
 import { randomId } from '../ids/random-id.js';
 import type { CloudCall, CloudGateway } from './cloud-gateway.js';
 import type { DecideAuthorization } from './decision.js';
+import type { LocalCaller, OperationContext } from './operation-context.js';
 import type { Principal } from './principal.js';
 import type { SignedWindowCache } from './signed-window-cache.js';
 
-/** The local request a core operation serves: its request id and the caller's User-Agent. */
-export interface LocalCaller {
-  requestId: string;
-  userAgent: string;
-}
+export type { LocalCaller, OperationContext } from './operation-context.js';
 
 /** One line of the audit log for a policy-window or revocation signature (decisions §11). */
 export interface SignatureAudit {
@@ -52,14 +49,6 @@ export interface CoreDeps {
   signedWindows?: SignedWindowCache;
   /** The decision step of every authorization; absent, every request is allowed (as today). */
   decide?: DecideAuthorization;
-}
-
-/** How a core operation was asked for: by whom, for which local request, with which key. */
-export interface OperationContext {
-  principal: Principal;
-  caller: LocalCaller;
-  idempotencyKey: string | undefined;
-  signal?: AbortSignal;
 }
 
 /**

@@ -5,7 +5,7 @@
  * for that.
  */
 import type { AuthorizationRequest } from './authorization-request.js';
-import type { OperationContext } from './core-deps.js';
+import type { OperationContext } from './operation-context.js';
 
 /** What the decision step answers. Only `allow` exists until the spending policy arrives. */
 export type AuthorizationDecision = { decision: 'allow' };
