@@ -3,7 +3,7 @@ import type { Principal } from '../core/principal.js';
 import { LatchError } from '../errors/latch-error.js';
 import { cloudOrigin } from './cloud-origin.js';
 import { signatureHeaders } from './sign-upstream.js';
-import type { SigningKey } from './signing-key.js';
+import type { SigningKey } from '../crypto/signing-key.js';
 
 /** Upstream timeout per attempt and overall (decisions §13). */
 export const UPSTREAM_TIMEOUT_MS = 10_000;

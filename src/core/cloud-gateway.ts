@@ -3,7 +3,7 @@
  * cloud request or reads a cloud answer itself; src/cloud/ implements this over the HTTP client,
  * and tests supply a fake that returns model values.
  */
-import type { SigningKey } from '../cloud/signing-key.js';
+import type { SigningKey } from '../crypto/signing-key.js';
 import type { Ed25519PublicJwk } from '../crypto/jwk.js';
 import type { Allocation, Authorization, AuthorizationStatus, Card, Transaction, TransactionPage, TransactionStatus, Wallet } from './model.js';
 import type { Principal } from './principal.js';

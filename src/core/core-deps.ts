@@ -1,4 +1,4 @@
-import type { SigningKey } from '../cloud/signing-key.js';
+import type { SigningKey } from '../crypto/signing-key.js';
 import { randomId } from '../ids/random-id.js';
 import type { CloudCall, CloudGateway } from './cloud-gateway.js';
 import type { DecideAuthorization } from './decision.js';

@@ -4,7 +4,7 @@
  * and only then put key and enrollment in place together. If the cloud refuses, the old key and
  * config stay exactly as they were.
  */
-import type { SigningKey } from '../cloud/signing-key.js';
+import type { SigningKey } from '../crypto/signing-key.js';
 import { publicJwk } from '../crypto/jwk.js';
 import { LatchError } from '../errors/latch-error.js';
 import type { CloudGateway, Enrollment } from './cloud-gateway.js';

@@ -3,7 +3,7 @@ import { toBase64Url } from '../crypto/base64url.js';
 import { signJwsCompact } from '../crypto/jws.js';
 import { formatMinor } from '../money/amount.js';
 import { randomId } from '../ids/random-id.js';
-import type { SigningKey } from '../cloud/signing-key.js';
+import type { SigningKey } from '../crypto/signing-key.js';
 import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
 
 export type WindowType = 'policy_window' | 'card_policy_window' | 'revocation';

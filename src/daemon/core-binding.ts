@@ -1,6 +1,6 @@
 import { CloudClient, UPSTREAM_TIMEOUT_MS } from '../cloud/cloud-client.js';
 import { httpCloudGateway } from '../cloud/http-cloud-gateway.js';
-import type { SigningKey } from '../cloud/signing-key.js';
+import type { SigningKey } from '../crypto/signing-key.js';
 import type { CloudGateway } from '../core/cloud-gateway.js';
 import type { CoreDeps, EnrolledDevice } from '../core/core-deps.js';
 import { SignedWindowCache } from '../core/signed-window-cache.js';

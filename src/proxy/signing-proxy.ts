@@ -1,5 +1,5 @@
 import type { CloudClient } from '../cloud/cloud-client.js';
-import type { SigningKey } from '../cloud/signing-key.js';
+import type { SigningKey } from '../crypto/signing-key.js';
 import { errorFromCloud } from '../cloud/cloud-errors.js';
 import { readIdempotencyKey } from '../http/idempotency-key.js';
 import { randomId } from '../ids/random-id.js';
