@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto';
+import type { Principal } from '../core/principal.js';
 import { LatchError } from '../errors/latch-error.js';
+import { cloudOrigin } from './cloud-origin.js';
 import { signatureHeaders } from './sign-upstream.js';
-import type { SigningKey } from './signing-key.js';
+import type { SigningKey } from '../crypto/signing-key.js';
 
 /** Upstream timeout per attempt and overall (decisions §13). */
 export const UPSTREAM_TIMEOUT_MS = 10_000;
@@ -30,7 +32,11 @@ export interface CloudRequest {
   headers?: Record<string, string>;
   idempotencyKey?: string;
   signal?: AbortSignal;
-  /** Sign with this key instead of the enrolled one (enrollment's proof of possession). */
+  /**
+   * The device key that signs the request: the one the operation resolved (and, for an
+   * authorization, signed its window with), or the new key during enrollment. Without it the
+   * device is not enrolled and nothing is sent.
+   */
   key?: SigningKey;
   /** Who asked, for the audit record of each request signature. */
   caller?: CallerContext;
@@ -40,6 +46,8 @@ export interface CloudRequest {
 export interface CallerContext {
   requestId: string;
   userAgent: string;
+  /** The owner or the agent whose request this is (the audit line's `agent`). */
+  principal: Principal;
 }
 
 /** What the audit log records of one upstream request signature. */
@@ -53,8 +61,6 @@ export interface RequestSignatureRecord {
 export interface CloudClientOptions {
   /** The cloud origin, e.g. `https://api.example.com` or `http://127.0.0.1:7000`. */
   cloudUrl: string;
-  /** The enrolled device key, or undefined before setup. */
-  signingKey: () => SigningKey | undefined;
   userAgent: string;
   fetch?: typeof fetch;
   timeoutMs?: number;
@@ -84,7 +90,7 @@ export class CloudClient {
 
   /** send performs one logical request (with safe retries) and returns the cloud's answer. */
   async send(request: CloudRequest): Promise<CloudResponse> {
-    const key = request.key ?? this.options.signingKey();
+    const key = request.key;
     if (key === undefined) throw new LatchError('device_not_enrolled');
     const url = upstreamUrl(this.origin, request.pathAndQuery);
     const retriable = request.method === 'GET' || request.idempotencyKey !== undefined;
@@ -143,30 +149,18 @@ export class CloudClient {
 }
 
 /**
- * parseCloudOrigin accepts an http(s) origin with no credentials, path, query or fragment. Plain
- * http is allowed only for loopback hosts (the sandbox).
+ * parseCloudOrigin accepts what cloudOrigin accepts (the one rule, shared with config.json), or
+ * throws invalid_request.
  */
 export function parseCloudOrigin(cloudUrl: string): URL {
-  let url: URL;
-  try {
-    url = new URL(cloudUrl);
-  } catch {
-    throw new LatchError('invalid_request', { param: 'cloud_url', message: 'cloud_url is not a URL.' });
+  const origin = cloudOrigin(cloudUrl);
+  if (origin === undefined) {
+    throw new LatchError('invalid_request', {
+      param: 'cloud_url',
+      message: 'cloud_url must be an https origin (no credentials, path, query or fragment); plain http only for 127.0.0.1, localhost or [::1].',
+    });
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new LatchError('invalid_request', { param: 'cloud_url', message: 'cloud_url must be http(s).' });
-  }
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '' || (url.pathname !== '/' && url.pathname !== '')) {
-    throw new LatchError('invalid_request', { param: 'cloud_url', message: 'cloud_url must be an origin only (no credentials, path, query or fragment).' });
-  }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    throw new LatchError('invalid_request', { param: 'cloud_url', message: 'cloud_url must use https unless it is a loopback address.' });
-  }
-  return new URL(url.origin);
-}
-
-function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  return new URL(origin);
 }
 
 /**

@@ -3,7 +3,7 @@ import { contentDigest } from '../crypto/content-digest.js';
 import { toBase64Url } from '../crypto/base64url.js';
 import { signRequest } from '../crypto/http-signature.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
-import type { SigningKey } from './signing-key.js';
+import type { SigningKey } from '../crypto/signing-key.js';
 
 /** The RFC 9421 label on every upstream request (decisions §6). */
 export const SIGNATURE_LABEL = 'latch';

@@ -1,117 +1,24 @@
 /**
- * Scoped authorizations: sign a policy window with the device key and register it with the
- * cloud. /authorize, /merchant-bind and /recurring all come here; Variant B's /authorize too.
+ * Scoped authorizations: one pipeline for every kind. /authorize, /merchant-bind and /recurring
+ * on A, and B's /authorize, build an AuthorizationRequest and call requestAuthorization, whose
+ * steps are explicit: check the request, idempotency, decision, sign and audit, register.
  */
-import { cloudJson, errorFromCloud } from '../cloud/cloud-errors.js';
-import { readAuthorization } from '../cloud/cloud-shapes.js';
-import { utf8 } from '../crypto/base64url.js';
-import { idempotencyKeyOf, type CoreDeps, type OperationContext } from './core-deps.js';
-import type { Authorization, AuthorizationType, RecurringInterval } from './model.js';
-import { buildWindowPayload, signPayload, type PolicyWindowPayload, type WindowTerms } from './policy-window.js';
+import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type AccountWindowRequest, type AuthorizationRequest, type OneTimeRequest } from './authorization-request.js';
+import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type OperationContext } from './core-deps.js';
+import { allowEverything, type AuthorizationDecision } from './decision.js';
+import type { Authorization } from './model.js';
 import { requestFingerprint } from './signed-window-cache.js';
+import { buildWindowPayload, signPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
 
-export interface OneTimeInput {
-  cardId: string;
-  merchant: string;
-  amountMinor: number;
-  currency: string;
-  authorizationType: AuthorizationType;
-  ttlSeconds: number;
-}
-
-export interface MerchantVerificationInput {
-  cardId: string;
-  merchant: string;
-  amountMinor: number;
-  currency: string;
-  ttlSeconds: number;
-}
-
-export interface RecurringInput {
-  cardId: string;
-  merchant: string;
-  amountMinor: number;
-  currency: string;
-  authorizationType: AuthorizationType;
-  interval: RecurringInterval;
-  intervalCount: number;
-  startsAt: number | null;
-  endsAt: number | null;
-  maxCharges: number | null;
-}
-
-/** A recurring schedule without ends_at runs for one year. */
-export const RECURRING_DEFAULT_SECONDS = 365 * 24 * 3600;
-
-/** A signed window that has not been sent anywhere. */
-export interface SignedWindow {
-  payload: PolicyWindowPayload;
-  jws: string;
-  keyId: string;
-}
-
-/** oneTimeTerms gives the window terms of a one-time authorization starting now. */
-export function oneTimeTerms(input: OneTimeInput, nowSeconds: number): WindowTerms {
-  return {
-    cardId: input.cardId,
-    merchant: input.merchant,
-    amountMinor: input.amountMinor,
-    currency: input.currency,
-    authorizationType: input.authorizationType,
-    kind: 'one_time',
-    notBefore: nowSeconds,
-    notAfter: nowSeconds + input.ttlSeconds,
-  };
-}
-
-function merchantVerificationTerms(input: MerchantVerificationInput, nowSeconds: number): WindowTerms {
-  return {
-    cardId: input.cardId,
-    merchant: input.merchant,
-    amountMinor: input.amountMinor,
-    currency: input.currency,
-    authorizationType: 'ceiling',
-    kind: 'merchant_verification',
-    notBefore: nowSeconds,
-    notAfter: nowSeconds + input.ttlSeconds,
-  };
-}
-
-function recurringTerms(input: RecurringInput, nowSeconds: number): WindowTerms {
-  const notBefore = input.startsAt ?? nowSeconds;
-  return {
-    cardId: input.cardId,
-    merchant: input.merchant,
-    amountMinor: input.amountMinor,
-    currency: input.currency,
-    authorizationType: input.authorizationType,
-    kind: 'recurring',
-    notBefore,
-    notAfter: input.endsAt ?? notBefore + RECURRING_DEFAULT_SECONDS,
-    recurring: { interval: input.interval, intervalCount: input.intervalCount, maxCharges: input.maxCharges },
-  };
-}
+export type { SignedWindow } from './window-payload.js';
+export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
 
 /**
- * signWindow signs terms with the device key and writes the audit line before returning, so no
- * signature ever leaves the daemon unrecorded.
+ * What requestAuthorization answers. Today a request is always created; the spending policy will
+ * add `{ outcome: 'pending_approval', approval }` for a decision of `ask`, and callers switch on
+ * `outcome` so that the new case cannot be ignored silently.
  */
-export async function signWindow(deps: CoreDeps, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
-  const { key, deviceId } = deps.device();
-  const payload = buildWindowPayload(terms, deviceId, deps.nowSeconds());
-  const jws = signPayload(payload, key);
-  await deps.audit({
-    operation,
-    policyId: payload.policy_id,
-    cardId: terms.cardId,
-    merchant: terms.merchant,
-    amountMinor: terms.amountMinor,
-    currency: terms.currency,
-    keyId: key.keyId,
-    caller: context.caller,
-  });
-  return { payload, jws, keyId: key.keyId };
-}
+export type AuthorizationResult = { outcome: 'created' } & CreatedAuthorization;
 
 /** A registered authorization together with the window that was signed for it. */
 export interface CreatedAuthorization {
@@ -119,58 +26,73 @@ export interface CreatedAuthorization {
   window: SignedWindow;
 }
 
-async function register(deps: CoreDeps, path: string, signed: SignedWindow, context: OperationContext): Promise<CreatedAuthorization> {
-  const response = await deps.cloud().send({
-    method: 'POST',
-    pathAndQuery: path,
-    body: utf8(JSON.stringify({ jws: signed.jws })),
-    contentType: 'application/json',
-    idempotencyKey: idempotencyKeyOf(context),
-    caller: context.caller,
-    ...(context.signal !== undefined && { signal: context.signal }),
+/**
+ * requestAuthorization runs one authorization request through its steps:
+ *
+ * 1. check: the request's business rules (a recurring schedule's bounds);
+ * 2. idempotency: with a caller's Idempotency-Key, a retry of the same request gets the window
+ *    signed the first time, so the cloud sees the same body under the same key and replays its
+ *    first answer (decisions §9), and the steps below do not run again for it;
+ * 3. decision: whether this caller may have this request signed (today: always allowed);
+ * 4. sign and audit: the device key signs the window, and the audit line is on disk before the
+ *    signature goes anywhere;
+ * 5. register: the window is submitted to the cloud, signed by the same resolved key.
+ */
+export async function requestAuthorization(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext): Promise<AuthorizationResult> {
+  checkRequest(request, deps.nowSeconds());
+  const device = deps.device();
+  const operation = AUDIT_OPERATION[request.kind];
+  const signed = await signIdempotently(deps, device, operation, request, context, async () => {
+    const decision: AuthorizationDecision = await (deps.decide ?? allowEverything)(request, context);
+    switch (decision.decision) {
+      case 'allow':
+        return signWindow(deps, device, windowTerms(request, deps.nowSeconds()), operation, context);
+    }
   });
-  if (response.status !== 200 && response.status !== 201) throw errorFromCloud(response);
-  return { authorization: readAuthorization(cloudJson(response)), window: signed };
+  const authorization = await device.cloud.registerAuthorization(signed.jws, cloudCall(device, context, idempotencyKeyOf(context)));
+  return { outcome: 'created', authorization, window: signed };
 }
 
 /**
- * signForRegistration signs the window of a request to be registered. With a caller's
- * Idempotency-Key, a retry of the same request gets the window signed the first time, so the
- * cloud sees the same body under the same key and replays its first answer (decisions §9).
+ * signWindow signs terms with the device key and writes the audit line before returning, so no
+ * signature ever leaves the daemon unrecorded.
  */
-function signForRegistration(deps: CoreDeps, operation: string, input: object, terms: () => WindowTerms, context: OperationContext): Promise<SignedWindow> {
-  const sign = () => signWindow(deps, terms(), operation, context);
+async function signWindow(deps: CoreDeps, device: EnrolledDevice, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
+  const payload = buildWindowPayload(terms, device.deviceId, deps.nowSeconds());
+  const jws = signPayload(payload, device.key);
+  await deps.audit({
+    operation,
+    policyId: payload.policy_id,
+    cardId: terms.cardId,
+    merchant: terms.merchant,
+    amountMinor: terms.amountMinor,
+    currency: terms.currency,
+    keyId: device.key.keyId,
+    caller: context.caller,
+    principal: context.principal,
+  });
+  return { payload, jws, keyId: device.key.keyId };
+}
+
+function signIdempotently(
+  deps: CoreDeps,
+  device: EnrolledDevice,
+  operation: string,
+  request: AuthorizationRequest,
+  context: OperationContext,
+  sign: () => Promise<SignedWindow>,
+): Promise<SignedWindow> {
   const cache = deps.signedWindows;
   if (cache === undefined || context.idempotencyKey === undefined) return sign();
-  const scope = deps.device().key.keyId;
-  return cache.signOnce(scope, context.idempotencyKey, requestFingerprint(operation, input), deps.nowSeconds(), sign);
+  return cache.signOnce(device.key.keyId, context.idempotencyKey, requestFingerprint(operation, request), deps.nowSeconds(), sign);
 }
 
-/** authorize creates a one-time scoped authorization (POST /authorize on A and B). */
-export async function authorize(deps: CoreDeps, input: OneTimeInput, context: OperationContext): Promise<CreatedAuthorization> {
-  const signed = await signForRegistration(deps, 'authorize', input, () => oneTimeTerms(input, deps.nowSeconds()), context);
-  return register(deps, '/v1/authorizations', signed, context);
+/** signCardWindow signs what /authorize would for a one-time request, and contacts nobody. */
+export function signCardWindow(deps: CoreDeps, request: OneTimeRequest, context: OperationContext): Promise<SignedWindow> {
+  return signWindow(deps, deps.device(), windowTerms(request, deps.nowSeconds()), 'sign_card_policy_window', context);
 }
 
-/** merchantBind creates a server-capped merchant-verification authorization. */
-export async function merchantBind(deps: CoreDeps, input: MerchantVerificationInput, context: OperationContext): Promise<CreatedAuthorization> {
-  const signed = await signForRegistration(deps, 'merchant_bind', input, () => merchantVerificationTerms(input, deps.nowSeconds()), context);
-  return register(deps, '/v1/authorizations', signed, context);
-}
-
-/** createRecurring creates a recurring authorization: at most one approved charge per period. */
-export async function createRecurring(deps: CoreDeps, input: RecurringInput, context: OperationContext): Promise<CreatedAuthorization> {
-  const signed = await signForRegistration(deps, 'recurring', input, () => recurringTerms(input, deps.nowSeconds()), context);
-  return register(deps, '/v1/authorizations', signed, context);
-}
-
-/** signCardPolicyWindow signs what /authorize would, and contacts nobody. */
-export function signCardPolicyWindow(deps: CoreDeps, input: OneTimeInput, context: OperationContext): Promise<SignedWindow> {
-  return signWindow(deps, oneTimeTerms(input, deps.nowSeconds()), 'sign_card_policy_window', context);
-}
-
-/** signAccountPolicyWindow signs an account-wide window (no card), and contacts nobody. */
-export function signAccountPolicyWindow(deps: CoreDeps, input: Omit<OneTimeInput, 'cardId'>, context: OperationContext): Promise<SignedWindow> {
-  const terms: WindowTerms = { ...oneTimeTerms({ ...input, cardId: '' }, deps.nowSeconds()), cardId: null };
-  return signWindow(deps, terms, 'sign_policy_window', context);
+/** signAccountWindow signs an account-wide window (no card), and contacts nobody. */
+export function signAccountWindow(deps: CoreDeps, request: AccountWindowRequest, context: OperationContext): Promise<SignedWindow> {
+  return signWindow(deps, deps.device(), accountWindowTerms(request, deps.nowSeconds()), 'sign_policy_window', context);
 }

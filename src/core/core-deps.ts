@@ -1,7 +1,12 @@
-import type { CallerContext, CloudClient } from '../cloud/cloud-client.js';
-import type { SigningKey } from '../cloud/signing-key.js';
+import type { SigningKey } from '../crypto/signing-key.js';
 import { randomId } from '../ids/random-id.js';
+import type { CloudCall, CloudGateway } from './cloud-gateway.js';
+import type { DecideAuthorization } from './decision.js';
+import type { LocalCaller, OperationContext } from './operation-context.js';
+import type { Principal } from './principal.js';
 import type { SignedWindowCache } from './signed-window-cache.js';
+
+export type { LocalCaller, OperationContext } from './operation-context.js';
 
 /** One line of the audit log for a policy-window or revocation signature (decisions §11). */
 export interface SignatureAudit {
@@ -12,7 +17,19 @@ export interface SignatureAudit {
   amountMinor: number | null;
   currency: string | null;
   keyId: string;
-  caller: CallerContext;
+  caller: LocalCaller;
+  principal: Principal;
+}
+
+/**
+ * The enrolled device as one operation sees it: the key, the device id and the cloud, resolved
+ * together once, so that the window's JWS and the cloud request's signature come from the same
+ * lookup and cannot name different keys.
+ */
+export interface EnrolledDevice {
+  key: SigningKey;
+  deviceId: string;
+  cloud: CloudGateway;
 }
 
 /**
@@ -20,10 +37,8 @@ export interface SignatureAudit {
  * core has no HTTP and tests can supply their own.
  */
 export interface CoreDeps {
-  /** The cloud client for the configured cloud, or throws device_not_enrolled. */
-  cloud(): CloudClient;
-  /** The enrolled device: key and device id, or throws device_not_enrolled. */
-  device(): { key: SigningKey; deviceId: string };
+  /** The enrolled device, resolved now; throws device_not_enrolled. Call it once per operation. */
+  device(): EnrolledDevice;
   /** Appends to the audit log durably; called before any response that carries the signature. */
   audit(record: SignatureAudit): Promise<void>;
   nowSeconds(): number;
@@ -32,13 +47,8 @@ export interface CoreDeps {
    * window; without it every request signs afresh.
    */
   signedWindows?: SignedWindowCache;
-}
-
-/** How a core operation was asked for: the caller and an optional idempotency key. */
-export interface OperationContext {
-  caller: CallerContext;
-  idempotencyKey: string | undefined;
-  signal?: AbortSignal;
+  /** The decision step of every authorization; absent, every request is allowed (as today). */
+  decide?: DecideAuthorization;
 }
 
 /**
@@ -47,4 +57,14 @@ export interface OperationContext {
  */
 export function idempotencyKeyOf(context: OperationContext): string {
   return context.idempotencyKey ?? randomId('idem');
+}
+
+/** cloudCall is how an operation's cloud requests are made: signed with the device's key, on behalf of the caller. */
+export function cloudCall(device: EnrolledDevice, context: OperationContext, idempotencyKey?: string): CloudCall {
+  return {
+    key: device.key,
+    caller: { ...context.caller, principal: context.principal },
+    ...(idempotencyKey !== undefined && { idempotencyKey }),
+    ...(context.signal !== undefined && { signal: context.signal }),
+  };
 }

@@ -1,48 +1,55 @@
-import { CloudClient, type RequestSignatureRecord } from '../cloud/cloud-client.js';
-import { cloudJson, errorFromCloud } from '../cloud/cloud-errors.js';
-import { readEnrollment } from '../cloud/cloud-shapes.js';
-import type { SigningKey } from '../cloud/signing-key.js';
-import { utf8 } from '../crypto/base64url.js';
+/**
+ * Enrollment, the one workflow behind `latch setup` and `latch start`: make a fresh device key,
+ * register it with the cloud (the request signed by the new key itself: proof of possession),
+ * and only then put key and enrollment in place together. If the cloud refuses, the old key and
+ * config stay exactly as they were.
+ */
+import type { SigningKey } from '../crypto/signing-key.js';
 import { publicJwk } from '../crypto/jwk.js';
 import { LatchError } from '../errors/latch-error.js';
+import type { CloudGateway, Enrollment } from './cloud-gateway.js';
 
-export interface EnrollInput {
-  cloudUrl: string;
+export type { Enrollment } from './cloud-gateway.js';
+
+/** Where the device key and the enrollment live: the data directory, or a test's memory. */
+export interface EnrollmentStore<K extends SigningKey = SigningKey> {
+  /**
+   * enrolledKeyId finishes (or discards) what a stopped enrollment left behind and returns the
+   * key id of the device key in place, or undefined when there is none.
+   */
+  enrolledKeyId(): string | undefined;
+  /** newKey makes fresh key material; nothing is in place until install. */
+  newKey(): K;
+  /** install puts the new key and its enrollment in place together, as one switch. */
+  install(key: K, enrollment: Enrollment, details: { cloudUrl: string; deviceName: string }): void;
+}
+
+export interface EnrollmentRequest {
   setupToken: string;
-  /** The new device key; the request is signed with it (proof of possession). */
-  key: SigningKey;
+  cloudUrl: string;
   deviceName: string;
-  userAgent: string;
-  fetch?: typeof fetch;
-  /** Called once the enrollment request is signed and before it is sent (the audit log). */
-  onRequestSigned?: (record: RequestSignatureRecord) => void | Promise<void>;
+  /** Replace the key of a device that is already enrolled (`--reconnect`). */
+  reconnect: boolean;
 }
 
-export interface Enrollment {
-  deviceId: string;
-  keyId: string;
-  accountId: string;
-}
+/** What enrollDevice answers: enrolled, or refused because the device is enrolled already. */
+export type EnrollmentResult =
+  | { outcome: 'enrolled'; enrollment: Enrollment; cloudUrl: string; reconnected: boolean }
+  | { outcome: 'already_enrolled'; keyId: string };
 
 /**
- * enrollDevice registers a new device key with the cloud: POST /v1/devices with the setup token
- * and the public JWK, signed by the new key itself. An expired setup token is
- * setup_token_expired; the cloud's answer must name the same key id.
+ * enrollDevice runs the workflow: refuse to replace a key without `reconnect`, make the key,
+ * POST /v1/devices with the setup token and the public JWK signed by the new key (an expired
+ * setup token is setup_token_expired), check that the cloud names the same key id, install.
  */
-export async function enrollDevice(input: EnrollInput): Promise<Enrollment> {
-  const client = new CloudClient({
-    cloudUrl: input.cloudUrl,
-    signingKey: () => input.key,
-    userAgent: input.userAgent,
-    ...(input.fetch !== undefined && { fetch: input.fetch }),
-    ...(input.onRequestSigned !== undefined && { onRequestSigned: input.onRequestSigned }),
-  });
-  const body = { setup_token: input.setupToken, public_key: publicJwk(input.key.publicKey), name: input.deviceName };
-  const response = await client.send({ method: 'POST', pathAndQuery: '/v1/devices', body: utf8(JSON.stringify(body)), contentType: 'application/json', key: input.key });
-  if (response.status !== 200 && response.status !== 201) throw errorFromCloud(response);
-  const enrollment = readEnrollment(cloudJson(response));
-  if (enrollment.keyId !== input.key.keyId) {
+export async function enrollDevice<K extends SigningKey>(store: EnrollmentStore<K>, cloud: CloudGateway, request: EnrollmentRequest): Promise<EnrollmentResult> {
+  const existing = store.enrolledKeyId();
+  if (existing !== undefined && !request.reconnect) return { outcome: 'already_enrolled', keyId: existing };
+  const key = store.newKey();
+  const enrollment = await cloud.enrollDevice({ setupToken: request.setupToken, publicJwk: publicJwk(key.publicKey), deviceName: request.deviceName }, { key });
+  if (enrollment.keyId !== key.keyId) {
     throw new LatchError('upstream_unavailable', { status: 502, message: 'The cloud registered a different key id than the one sent.' });
   }
-  return enrollment;
+  store.install(key, enrollment, { cloudUrl: request.cloudUrl, deviceName: request.deviceName });
+  return { outcome: 'enrolled', enrollment, cloudUrl: request.cloudUrl, reconnected: existing !== undefined };
 }

@@ -1,5 +1,5 @@
 import type { CoreDeps, OperationContext } from './core-deps.js';
-import { buildRevocationPayload, signPayload, type RevocationPayload } from './policy-window.js';
+import { buildRevocationPayload, signPayload, type RevocationPayload } from './window-payload.js';
 
 /** A signed revocation; submitting it is POST /v1/authorizations/:id/revoke {jws}. */
 export interface SignedRevocation {
@@ -13,6 +13,16 @@ export async function signRevocation(deps: CoreDeps, policyId: string, reason: s
   const { key, deviceId } = deps.device();
   const payload = buildRevocationPayload(policyId, deviceId, deps.nowSeconds(), reason);
   const jws = signPayload(payload, key);
-  await deps.audit({ operation: 'sign_revocation', policyId, cardId: null, merchant: null, amountMinor: null, currency: null, keyId: key.keyId, caller: context.caller });
+  await deps.audit({
+    operation: 'sign_revocation',
+    policyId,
+    cardId: null,
+    merchant: null,
+    amountMinor: null,
+    currency: null,
+    keyId: key.keyId,
+    caller: context.caller,
+    principal: context.principal,
+  });
   return { payload, jws, keyId: key.keyId };
 }

@@ -11,7 +11,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { LatchError } from '../errors/latch-error.js';
 import type { StateRecord, StateStore } from '../store/state-store.js';
-import type { SignedWindow } from './authorizations.js';
+import type { SignedWindow } from './window-payload.js';
 
 /** As long as the cloud keeps its idempotency records (decisions §9). */
 export const SIGNED_WINDOW_TTL_SECONDS = 24 * 60 * 60;

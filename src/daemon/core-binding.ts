@@ -1,5 +1,8 @@
-import { CloudClient, UPSTREAM_TIMEOUT_MS, type RequestSignatureRecord } from '../cloud/cloud-client.js';
-import type { CoreDeps, SignatureAudit } from '../core/core-deps.js';
+import { CloudClient, UPSTREAM_TIMEOUT_MS } from '../cloud/cloud-client.js';
+import { httpCloudGateway } from '../cloud/http-cloud-gateway.js';
+import type { SigningKey } from '../crypto/signing-key.js';
+import type { CloudGateway } from '../core/cloud-gateway.js';
+import type { CoreDeps, EnrolledDevice } from '../core/core-deps.js';
 import { SignedWindowCache } from '../core/signed-window-cache.js';
 import type { AuditAppendResult } from '../datadir/audit-log.js';
 import { sharedAuditWriter } from '../datadir/audit-writer.js';
@@ -7,13 +10,19 @@ import type { AuditEntry } from '../datadir/audit-entry.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
-import { formatMinor } from '../money/amount.js';
+import { requestSignatureEntry, signatureEntry } from './audit-records.js';
 import type { DaemonServices } from './services.js';
 
-/** The daemon's bound core: the CoreDeps its handlers use, and the cloud client the proxy uses. */
+/** The signing proxy's upstream: the cloud client and the device key, resolved together. */
+export interface ProxyUpstream {
+  client: CloudClient;
+  key: SigningKey;
+}
+
+/** The daemon's bound core: the CoreDeps its handlers use, and the upstream the proxy uses. */
 export interface CoreBinding {
   deps: CoreDeps;
-  cloud(): CloudClient;
+  proxyUpstream(): ProxyUpstream;
 }
 
 /**
@@ -24,25 +33,7 @@ export interface CoreBinding {
  */
 export function bindCore(services: DaemonServices): CoreBinding {
   const timeoutMs = upstreamTimeoutMs(services.env);
-  let cached: { url: string; client: CloudClient } | undefined;
-
-  const enrolled = () => {
-    // A concurrent `latch setup` may rename config.json between the two reads; read the pair
-    // again until it holds still (deviceKey resolves the key config.json names).
-    let key = services.deviceKey();
-    let config = services.config();
-    for (let attempt = 1; attempt < 3 && key !== undefined && config.key_id !== undefined && config.key_id !== key.keyId; attempt++) {
-      key = services.deviceKey();
-      config = services.config();
-    }
-    const url = effectiveCloudUrl(config, services.env);
-    if (key === undefined || config.device_id === undefined || url === undefined) throw new LatchError('device_not_enrolled');
-    // Never sign with one device's key under another device's id.
-    if (config.key_id !== undefined && config.key_id !== key.keyId) {
-      throw new LatchError('device_not_enrolled', { message: 'device.key is not the key config.json enrolled; run latch setup --reconnect.' });
-    }
-    return { key, deviceId: config.device_id, url };
-  };
+  let cached: { url: string; client: CloudClient; gateway: CloudGateway } | undefined;
 
   /**
    * appendRecord appends to audit.log or throws, so that nothing is signed unrecorded. When the log is
@@ -59,59 +50,61 @@ export function bindCore(services: DaemonServices): CoreBinding {
     }
   };
 
-  const auditRequestSignature = async (signed: RequestSignatureRecord): Promise<void> => {
-    await appendRecord({
-      operation: 'sign_request',
-      key_id: signed.keyId,
-      request_id: signed.caller?.requestId ?? null,
-      user_agent: signed.caller?.userAgent ?? null,
-      method: signed.method,
-      path: signed.path,
-    });
-  };
-
-  const cloud = (): CloudClient => {
-    const { url } = enrolled();
+  const cloudFor = (url: string) => {
     if (cached === undefined || cached.url !== url) {
-      cached = {
-        url,
-        client: new CloudClient({
-          cloudUrl: url,
-          signingKey: () => services.deviceKey(),
-          userAgent: `latch/${services.version}`,
-          timeoutMs,
-          onRequestSigned: auditRequestSignature,
-        }),
-      };
+      const client = new CloudClient({
+        cloudUrl: url,
+        userAgent: `latch/${services.version}`,
+        timeoutMs,
+        onRequestSigned: async (record) => {
+          await appendRecord(requestSignatureEntry(record));
+        },
+      });
+      cached = { url, client, gateway: httpCloudGateway(client) };
     }
-    return cached.client;
+    return cached;
   };
 
-  const audit = async (signature: SignatureAudit): Promise<void> => {
-    await appendRecord({
-      operation: signature.operation,
-      policy_id: signature.policyId,
-      card_id: signature.cardId,
-      merchant: signature.merchant,
-      amount: signature.amountMinor === null ? null : formatMinor(signature.amountMinor),
-      currency: signature.currency,
-      key_id: signature.keyId,
-      request_id: signature.caller.requestId,
-      user_agent: signature.caller.userAgent,
-    });
+  /**
+   * enrolled resolves the device key, device id and cloud once. A concurrent `latch setup` may
+   * rename config.json between the two reads; read the pair again until it holds still
+   * (deviceKey resolves the key config.json names).
+   */
+  const enrolled = (): EnrolledDevice & { client: CloudClient } => {
+    let key = services.deviceKey();
+    let config = services.config();
+    for (let attempt = 1; attempt < 3 && key !== undefined && config.key_id !== undefined && config.key_id !== key.keyId; attempt++) {
+      key = services.deviceKey();
+      config = services.config();
+    }
+    const url = effectiveCloudUrl(config, services.env);
+    if (key === undefined || config.device_id === undefined || url === undefined) throw new LatchError('device_not_enrolled');
+    // Never sign with one device's key under another device's id.
+    if (config.key_id !== undefined && config.key_id !== key.keyId) {
+      throw new LatchError('device_not_enrolled', { message: 'device.key is not the key config.json enrolled; run latch setup --reconnect.' });
+    }
+    const { client, gateway } = cloudFor(url);
+    return { key, deviceId: config.device_id, cloud: gateway, client };
   };
 
   const deps: CoreDeps = {
-    cloud,
     device: () => {
-      const { key, deviceId } = enrolled();
-      return { key, deviceId };
+      const { key, deviceId, cloud } = enrolled();
+      return { key, deviceId, cloud };
     },
-    audit,
+    audit: async (signature) => {
+      await appendRecord(signatureEntry(signature));
+    },
     nowSeconds: () => Math.floor(Date.now() / 1000),
     signedWindows: SignedWindowCache.durable(services.stateStore),
   };
-  return { deps, cloud };
+  return {
+    deps,
+    proxyUpstream: () => {
+      const { client, key } = enrolled();
+      return { client, key };
+    },
+  };
 }
 
 /** The environment variable that changes the upstream deadline (decisions §13: 10 s by default). */

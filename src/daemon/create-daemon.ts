@@ -12,6 +12,7 @@ import { variantARoutes } from '../variant-a/routes.js';
 import { variantBRoutes } from '../variant-b/routes.js';
 import { createServices, type DaemonServices } from './services.js';
 import { bindCore } from './core-binding.js';
+import { daemonCredentials, listenerDeps } from './listener-deps.js';
 
 /** The canonical listener's default port (Variant A). */
 export const DEFAULT_PORT_A = 7723;
@@ -89,7 +90,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
   const listeners: Array<{ name: 'a' | 'b'; server: LocalServer }> = [];
   const addListener = (name: 'a' | 'b', port: number, routes: Route[]): void => {
     const router = new Router(routes);
-    const frontDoor = createFrontDoor({ listener: name, router, token: services.token, log: logger });
+    const frontDoor = createFrontDoor({ listener: name, router, credentials: daemonCredentials(services), log: logger });
     const server = createLocalServer({
       listener: name,
       port,
@@ -102,9 +103,9 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
     });
     listeners.push({ name, server });
   };
-  const core = bindCore(services);
-  if (serveA) addListener('a', options.portA ?? DEFAULT_PORT_A, variantARoutes(services, core));
-  if (serveB) addListener('b', options.portB ?? DEFAULT_PORT_B, variantBRoutes(services, core));
+  const deps = listenerDeps(services, bindCore(services));
+  if (serveA) addListener('a', options.portA ?? DEFAULT_PORT_A, variantARoutes(deps.a));
+  if (serveB) addListener('b', options.portB ?? DEFAULT_PORT_B, variantBRoutes(deps.b));
 
   let state: 'new' | 'listening' | 'closed' = 'new';
   const closeAll = (deadlineMs: number): Promise<void> => Promise.all(listeners.map((l) => l.server.close(deadlineMs))).then(() => undefined);

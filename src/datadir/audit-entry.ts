@@ -22,6 +22,8 @@ export interface AuditEntry {
   key_id?: string | null;
   request_id?: string | null;
   user_agent?: string | null;
+  /** Who asked: `owner` or the agent's name (an extra field; lines written before it lack it). */
+  agent?: string;
   [field: string]: AuditValue | undefined;
 }
 

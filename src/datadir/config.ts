@@ -1,3 +1,4 @@
+import { cloudOrigin } from '../cloud/cloud-origin.js';
 import { writeFileAtomic } from './atomic-file.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
 import { DATA_FILES, dataFilePath } from './home.js';
@@ -20,7 +21,6 @@ const CONFIG_FILE_BYTES_MAX = 64 * 1024;
 const ID_SHAPE = /^[A-Za-z0-9_-]{1,128}$/;
 const KEY_ID_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 const DEVICE_NAME_CHARS_MAX = 64;
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 type Check = (value: string) => string | undefined;
 
@@ -99,24 +99,9 @@ export function effectiveCloudUrl(config: LatchConfig, env: NodeJS.ProcessEnv = 
   return normalized;
 }
 
-/**
- * normalizeCloudUrl returns the origin of a cloud URL (scheme, host and port, no trailing slash),
- * or undefined when it is unusable: not http(s), carrying user info, a path, a query or a
- * fragment, or plain http to a host other than loopback. Requests are signed, but an answer over
- * plain http to a remote host could be altered, so http is kept for the local sandbox.
- */
+/** normalizeCloudUrl returns the origin of a usable cloud URL, or undefined (see cloudOrigin, the one rule). */
 export function normalizeCloudUrl(text: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
-  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return undefined;
-  if (url.pathname !== '/' || text.includes('?') || text.includes('#')) return undefined;
-  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) return undefined;
-  return url.origin;
+  return cloudOrigin(text);
 }
 
 function validDeviceName(value: string): boolean {

@@ -29,6 +29,12 @@ export const ERROR_TABLE = {
     message: 'The bearer token is not the daemon token.',
     remedy: 'Re-read the daemon_token file (it may have been rotated) and retry once.',
   },
+  agent_not_permitted: {
+    status: 403,
+    specClass: 'Agent not permitted',
+    message: 'An agent token may not call this endpoint; it is the owner\'s alone.',
+    remedy: 'Ask the owner to do this with the daemon token; an agent cannot.',
+  },
   card_not_found: {
     status: 404,
     specClass: 'Card not found',

@@ -1,14 +1,23 @@
+import type { Principal } from '../core/principal.js';
 import { secretsEqual } from '../crypto/constant-time.js';
 import { LatchError } from '../errors/latch-error.js';
 
+/** A token the front door accepts, and whom it stands for. */
+export interface Credential {
+  token: string;
+  principal: Principal;
+}
+
 /**
- * checkBearer accepts the request only when it carries exactly one `Authorization: Bearer <token>`
- * header whose token equals the expected one, compared in constant time. No header at all is
- * `missing_bearer_token`; anything else (another scheme, an empty token, a wrong token, two
- * headers) is `invalid_bearer_token`. A token in the query string or a cookie is never looked at,
- * so such a request counts as having no token.
+ * checkBearer returns whom the request's token stands for. The request must carry exactly one
+ * `Authorization: Bearer <token>` header whose token equals one of the current credentials,
+ * compared in constant time against every one of them (so the timing says nothing about which
+ * matched, or how many there are to try). No header at all is `missing_bearer_token`; anything
+ * else (another scheme, an empty token, a wrong token, two headers) is `invalid_bearer_token`. A
+ * token in the query string or a cookie is never looked at, so such a request counts as having
+ * no token.
  */
-export function checkBearer(rawHeaders: readonly string[], expected: string): void {
+export function checkBearer(rawHeaders: readonly string[], credentials: ReadonlyArray<Credential>): Principal {
   const values: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     if ((rawHeaders[i] as string).toLowerCase() === 'authorization') values.push(rawHeaders[i + 1] as string);
@@ -16,9 +25,13 @@ export function checkBearer(rawHeaders: readonly string[], expected: string): vo
   if (values.length === 0) throw new LatchError('missing_bearer_token');
   if (values.length > 1) throw new LatchError('invalid_bearer_token');
   const presented = bearerCredential(values[0] as string);
-  // The comparison runs even for a malformed header, so the answer's timing says nothing about why.
-  const matches = secretsEqual(presented ?? '', expected);
-  if (presented === undefined || presented === '' || !matches) throw new LatchError('invalid_bearer_token');
+  // Every comparison runs, even for a malformed header, so the answer's timing says nothing about why.
+  let found: Principal | undefined;
+  for (const credential of credentials) {
+    if (secretsEqual(presented ?? '', credential.token) && credential.token !== '') found ??= credential.principal;
+  }
+  if (presented === undefined || presented === '' || found === undefined) throw new LatchError('invalid_bearer_token');
+  return found;
 }
 
 /** bearerCredential returns the credential of a `Bearer` authorization value (scheme in any case). */

@@ -4,7 +4,7 @@ import { DataDirError } from '../datadir/data-dir-error.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
-import { checkBearer } from './bearer-token.js';
+import { checkBearer, type Credential } from './bearer-token.js';
 import { fromBrowser } from './browser-check.js';
 import type { EventLog } from './event-log.js';
 import { originFormTarget, validHost } from './host-check.js';
@@ -22,8 +22,11 @@ export interface FrontDoorOptions {
   /** The listener's name in log lines (`a` or `b`). */
   listener: string;
   router: Router;
-  /** The current daemon token; called per request, so a rotated token takes effect at once. */
-  token: () => string;
+  /**
+   * Every token accepted now and whom it stands for (the daemon token as the owner, and each
+   * agent's); called per request, so a rotated or removed token takes effect at once.
+   */
+  credentials: () => ReadonlyArray<Credential>;
   log: EventLog;
 }
 
@@ -43,9 +46,11 @@ export type FrontDoor = (request: IncomingMessage, response: ServerResponse, sta
  * 1. Host: exactly one Host header naming loopback and this port; origin-form target (403 forbidden_host).
  * 2. Browser signs: Origin, Referer, Sec-Fetch-Site other than `none` (403 forbidden_origin).
  * 3. Method: OPTIONS is a CORS preflight (403 forbidden_origin); unknown methods are 405.
- * 4. Token, for every request except those matching a route marked `auth: 'none'`: checking it
+ * 4. Token, for every request except those matching a route of access 'public': checking it
  *    before the 404/405 decision means an unauthenticated caller cannot probe the route table.
- * 5. Route match (404 not_found / 405 method_not_allowed).
+ *    The token names the caller (the owner or an agent).
+ * 5. Route match (404 not_found / 405 method_not_allowed), then the route's access: an agent on
+ *    an 'owner' route is 403 agent_not_permitted.
  * 6. Body: none on GET/HEAD/DELETE (400), JSON content type (415), size cap (413, connection
  *    closed), strict UTF-8 JSON within depth and member limits (400 invalid_request, param body).
  * 7. Card-data guard on path, query, parsed body and the header values that are stored or
@@ -114,9 +119,10 @@ async function admitAndHandle(
   } catch (error) {
     miss = error;
   }
-  if (match === undefined || match.route.auth !== 'none') checkBearer(request.rawHeaders, options.token());
+  const principal = match?.route.access === 'public' ? undefined : checkBearer(request.rawHeaders, options.credentials());
   if (match === undefined) throw miss;
   trace.route = match.route.pattern;
+  if (match.route.access === 'owner' && principal?.kind !== 'owner') throw new LatchError('agent_not_permitted');
 
   const { rawBody, body } = await readRequestBody(request, match.route.bodyBytesMax);
   assertNoCardData({ path, query: rawQuery, body, headerValues: storedHeaderValues(request.headers) });
@@ -131,6 +137,7 @@ async function admitAndHandle(
     body,
     rawBody,
     requestId,
+    principal,
     userAgent: request.headers['user-agent'] ?? '',
     signal: requestSignal(response, state.shutdown),
   };

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Principal } from '../core/principal.js';
 import type { JsonValue } from '../json/parse-json.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
@@ -19,6 +20,8 @@ export interface RequestContext {
   /** The body bytes exactly as received (the proxy signs and forwards these). */
   rawBody: Uint8Array;
   requestId: string;
+  /** Whom the bearer token stands for; undefined only on a 'public' route. */
+  principal: Principal | undefined;
   /** The caller's User-Agent, for the audit log. */
   userAgent: string;
   /** Aborted when the client goes away or the server shuts down. */
@@ -43,12 +46,18 @@ export type RouteResult = JsonResult | RawResult;
 
 export type RouteHandler = (context: RequestContext) => Promise<RouteResult> | RouteResult;
 
+/**
+ * Who may call a route: 'public' needs no token (only Variant A's GET /health); 'owner' needs the
+ * daemon token, and an agent's token gets 403 agent_not_permitted; 'agents' admits the owner and
+ * every agent.
+ */
+export type RouteAccess = 'public' | 'owner' | 'agents';
+
 /** One entry of a route table. `pattern` is `/cards/:card_id` style, or ends in `/*` for a prefix. */
 export interface Route {
   method: HttpMethod | '*';
   pattern: string;
-  /** Whether the bearer token is required (false only for Variant A's /health). */
-  auth: 'token' | 'none';
+  access: RouteAccess;
   /** Largest body accepted, in bytes; defaults to the front door's 64 KiB. */
   bodyBytesMax?: number;
   handler: RouteHandler;
@@ -57,4 +66,13 @@ export interface Route {
 /** isRawResult reports whether a result carries raw bytes rather than a JSON body. */
 export function isRawResult(result: RouteResult): result is RawResult {
   return 'rawBody' in result;
+}
+
+/**
+ * callerOf returns the principal of a request on a route that needs a token. The front door sets
+ * it before any such handler runs, so its absence is a programming error, never a default.
+ */
+export function callerOf(context: RequestContext): Principal {
+  if (context.principal === undefined) throw new Error('callerOf: a handler of a public route asked for the caller');
+  return context.principal;
 }

@@ -1,8 +1,9 @@
 import type { CloudClient } from '../cloud/cloud-client.js';
+import type { SigningKey } from '../crypto/signing-key.js';
 import { errorFromCloud } from '../cloud/cloud-errors.js';
 import { readIdempotencyKey } from '../http/idempotency-key.js';
 import { randomId } from '../ids/random-id.js';
-import type { RawResult, RequestContext, Route } from '../http/route.js';
+import { callerOf, type RawResult, type RequestContext, type Route } from '../http/route.js';
 import { forwardedRequestHeaders, returnedResponseHeaders } from './forwarded-headers.js';
 import { checkProxyPath } from './proxy-path.js';
 
@@ -15,16 +16,17 @@ export const PROXY_BODY_BYTES_MAX = 1024 * 1024;
  * the cloud's device_key_not_recognized about the request's own key, which becomes
  * local_key_not_recognized with its remedy.
  */
-export async function proxyToCloud(cloud: CloudClient, context: RequestContext): Promise<RawResult> {
+export async function proxyToCloud(upstream: ProxyUpstream, context: RequestContext): Promise<RawResult> {
   checkProxyPath(context.path, context.rawQuery);
   const hasBody = context.rawBody.byteLength > 0;
-  const response = await cloud.send({
+  const response = await upstream.client.send({
     method: context.method,
     pathAndQuery: context.rawQuery === '' ? context.path : `${context.path}?${context.rawQuery}`,
     ...(hasBody && { body: context.rawBody, contentType: 'application/json' }),
     headers: forwardedRequestHeaders(context.headers),
     idempotencyKey: idempotencyKeyFor(context),
-    caller: { requestId: context.requestId, userAgent: context.userAgent },
+    key: upstream.key,
+    caller: { requestId: context.requestId, userAgent: context.userAgent, principal: callerOf(context) },
     signal: context.signal,
   });
   if (response.status === 401) {
@@ -44,13 +46,19 @@ function idempotencyKeyFor(context: RequestContext): string | undefined {
   return context.method === 'GET' || context.method === 'HEAD' ? undefined : randomId('idem');
 }
 
+/** The cloud client and the device key that signs the proxied request, resolved together per request. */
+export interface ProxyUpstream {
+  client: CloudClient;
+  key: SigningKey;
+}
+
 /** signingProxyRoute is the `any /v1/*` route of the A listener. */
-export function signingProxyRoute(cloud: () => CloudClient): Route {
+export function signingProxyRoute(upstream: () => ProxyUpstream): Route {
   return {
     method: '*',
     pattern: '/v1/*',
-    auth: 'token',
+    access: 'owner',
     bodyBytesMax: PROXY_BODY_BYTES_MAX,
-    handler: (context) => proxyToCloud(cloud(), context),
+    handler: (context) => proxyToCloud(upstream(), context),
   };
 }

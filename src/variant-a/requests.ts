@@ -60,29 +60,5 @@ export const revocationRules = {
   reason: str({ maxLength: 200 }),
 };
 
-export { allocateRules, transactionQueryRules } from '../variant-common/read-routes.js';
-
-/**
- * A recurring schedule may start at most this far back (clock skew), at most a year ahead (the
- * cloud's bound, checked here so the error names starts_at), and span at most five years.
- */
-export const RECURRING_START_SKEW_SECONDS = 300;
-export const RECURRING_START_AHEAD_SECONDS_MAX = 366 * 24 * 3600;
-export const RECURRING_SPAN_SECONDS_MAX = 5 * 366 * 24 * 3600;
-
-/** checkRecurringSchedule refuses a schedule that starts in the past or too far ahead, ends before it starts, or runs too long. */
-export function checkRecurringSchedule(startsAt: number | undefined, endsAt: number | undefined, nowSeconds: number): void {
-  const start = startsAt ?? nowSeconds;
-  if (startsAt !== undefined && startsAt < nowSeconds - RECURRING_START_SKEW_SECONDS) {
-    throw new LatchError('invalid_request', { param: 'starts_at', message: 'starts_at must not be in the past.' });
-  }
-  if (startsAt !== undefined && startsAt > nowSeconds + RECURRING_START_AHEAD_SECONDS_MAX) {
-    throw new LatchError('invalid_request', { param: 'starts_at', message: 'starts_at may be at most a year ahead.' });
-  }
-  if (endsAt !== undefined && endsAt <= start) {
-    throw new LatchError('invalid_request', { param: 'ends_at', message: 'ends_at must be after starts_at.' });
-  }
-  if (endsAt !== undefined && endsAt - start > RECURRING_SPAN_SECONDS_MAX) {
-    throw new LatchError('invalid_request', { param: 'ends_at', message: 'A recurring schedule may span at most five years.' });
-  }
-}
+export { transactionQueryRules } from '../variant-common/read-routes.js';
+export { allocateRules } from '../variant-common/wallet-allocation.js';

@@ -1,34 +1,73 @@
-import { toBase64Url } from '../crypto/base64url.js';
-import { healthReport } from '../daemon/health.js';
-import type { DaemonServices } from '../daemon/services.js';
-import type { Route } from '../http/route.js';
-import type { CoreBinding } from '../daemon/core-binding.js';
-import { variantAApiRoutes } from './api-routes.js';
-
 /**
- * variantARoutes is the route table of the canonical listener (127.0.0.1:7723, decisions §2).
- * Only GET /health is public; every other route needs the bearer token.
+ * The route table of the canonical listener (127.0.0.1:7723, decisions §2): every route of
+ * Variant A, with its method, pattern, who may call it, and its handler. Only GET /health is
+ * public; the owner-only routes are those owner-control §1 names (the signing primitives, the
+ * /v1/* proxy and wallet allocation); every other route admits the owner and agents. Kept sorted
+ * by pattern, then method (a test checks it).
  */
-export function variantARoutes(services: DaemonServices, core: CoreBinding): Route[] {
+import type { CoreOperations } from '../core/operations.js';
+import { toBase64Url } from '../crypto/base64url.js';
+import type { Route } from '../http/route.js';
+import { signingProxyRoute, type ProxyUpstream } from '../proxy/signing-proxy.js';
+import { readHandlers } from '../variant-common/read-routes.js';
+import { allocateHandler } from '../variant-common/wallet-allocation.js';
+import { signingHandlers } from './handlers.js';
+import { allocationA, cardDetailA, cardSummaryA, transactionA, walletA } from './shapes.js';
+
+/** What A's /health reports, from local state only (spec §7 rule 1). */
+export interface HealthFacts {
+  version: string;
+  uptimeSeconds: number;
+  /** The loaded device key's public material, or null before enrollment. */
+  signingKey: { keyId: string; publicKey: Uint8Array } | null;
+}
+
+/** What Variant A's routes call. */
+export interface VariantADeps {
+  operations: CoreOperations;
+  health: () => HealthFacts;
+  /** The cloud client and device key for one proxied request, resolved together. */
+  proxyUpstream: () => ProxyUpstream;
+}
+
+/** variantARoutes is Variant A's route table. */
+export function variantARoutes(deps: VariantADeps): Route[] {
+  const { operations } = deps;
+  const signing = signingHandlers(operations);
+  const reads = readHandlers(operations, {
+    cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
+    cardDetail: cardDetailA,
+    transactionList: (page) => ({ transactions: page.transactions.map(transactionA), has_more: page.hasMore }),
+    transactionDetail: transactionA,
+    wallet: walletA,
+  });
   return [
-    {
-      method: 'GET',
-      pattern: '/health',
-      auth: 'none',
-      handler: () => {
-        const health = healthReport(services);
-        const key = health.signingKey;
-        return {
-          status: 200,
-          body: {
-            status: 'ok',
-            version: health.version,
-            uptime_seconds: health.uptimeSeconds,
-            signing_key: key === null ? null : { key_id: key.keyId, algorithm: 'Ed25519', public_key: toBase64Url(key.publicKey) },
-          },
-        };
-      },
-    },
-    ...variantAApiRoutes(core.deps, core.cloud),
+    { method: 'POST', pattern: '/authorize', access: 'agents', handler: signing.authorize },
+    { method: 'GET', pattern: '/cards', access: 'agents', handler: reads.listCards },
+    { method: 'GET', pattern: '/cards/:card_id', access: 'agents', handler: reads.getCard },
+    { method: 'GET', pattern: '/health', access: 'public', handler: () => healthAnswer(deps.health()) },
+    { method: 'POST', pattern: '/merchant-bind', access: 'agents', handler: signing.merchantBind },
+    { method: 'POST', pattern: '/recurring', access: 'agents', handler: signing.recurring },
+    { method: 'POST', pattern: '/sign-card-policy-window', access: 'owner', handler: signing.signCardPolicyWindow },
+    { method: 'POST', pattern: '/sign-policy-window', access: 'owner', handler: signing.signPolicyWindow },
+    { method: 'POST', pattern: '/sign-revocation', access: 'owner', handler: signing.signRevocation },
+    { method: 'GET', pattern: '/transactions', access: 'agents', handler: reads.listTransactions },
+    { method: 'GET', pattern: '/transactions/:tx_id', access: 'agents', handler: reads.getTransaction },
+    signingProxyRoute(deps.proxyUpstream),
+    { method: 'POST', pattern: '/wallet/allocate', access: 'owner', handler: allocateHandler(operations, allocationA) },
+    { method: 'GET', pattern: '/wallet/balance', access: 'agents', handler: reads.walletBalance },
   ];
+}
+
+function healthAnswer(health: HealthFacts) {
+  const key = health.signingKey;
+  return {
+    status: 200,
+    body: {
+      status: 'ok',
+      version: health.version,
+      uptime_seconds: health.uptimeSeconds,
+      signing_key: key === null ? null : { key_id: key.keyId, algorithm: 'Ed25519', public_key: toBase64Url(key.publicKey) },
+    },
+  };
 }

@@ -1,23 +1,45 @@
-import type { DaemonServices } from '../daemon/services.js';
-import type { Route } from '../http/route.js';
-import type { CoreBinding } from '../daemon/core-binding.js';
-import { variantBApiRoutes } from './api-routes.js';
-
 /**
- * variantBRoutes is the route table of the compatibility listener (127.0.0.1:7732, decisions §2):
- * exactly Variant B's paths and shapes, every one behind the bearer token, /health included.
+ * The route table of the compatibility listener (127.0.0.1:7732, decisions §2): exactly Variant
+ * B's paths and shapes, every one behind the bearer token, /health included. Wallet allocation
+ * is the owner's alone (owner-control §1); every other route admits agents. Kept sorted by
+ * pattern, then method (a test checks it).
  */
-export function variantBRoutes(services: DaemonServices, core: CoreBinding): Route[] {
+import type { CoreOperations } from '../core/operations.js';
+import type { Route } from '../http/route.js';
+import { readHandlers } from '../variant-common/read-routes.js';
+import { allocateHandler } from '../variant-common/wallet-allocation.js';
+import { authorizeHandlerB } from './handlers.js';
+import { allocationB, cardDetailB, cardSummaryB, transactionDetailB, transactionSummaryB, walletB } from './shapes.js';
+
+/** What Variant B's routes call. */
+export interface VariantBDeps {
+  operations: CoreOperations;
+  health: () => { version: string; uptimeSeconds: number };
+}
+
+/** variantBRoutes is Variant B's route table. */
+export function variantBRoutes(deps: VariantBDeps): Route[] {
+  const { operations } = deps;
+  const reads = readHandlers(operations, {
+    cardList: (cards) => ({ cards: cards.map(cardSummaryB) }),
+    cardDetail: cardDetailB,
+    transactionList: (page) => ({ transactions: page.transactions.map(transactionSummaryB) }),
+    transactionDetail: transactionDetailB,
+    wallet: walletB,
+  });
   return [
-    {
-      method: 'GET',
-      pattern: '/health',
-      auth: 'token',
-      handler: () => {
-        // B's health is exactly {status, version, uptime_seconds}; it does not read the key.
-        return { status: 200, body: { status: 'ok', version: services.version, uptime_seconds: services.uptimeSeconds() } };
-      },
-    },
-    ...variantBApiRoutes(core.deps),
+    { method: 'POST', pattern: '/authorize', access: 'agents', handler: authorizeHandlerB(operations) },
+    { method: 'GET', pattern: '/cards', access: 'agents', handler: reads.listCards },
+    { method: 'GET', pattern: '/cards/:card_id', access: 'agents', handler: reads.getCard },
+    { method: 'GET', pattern: '/health', access: 'agents', handler: () => healthAnswerB(deps.health()) },
+    { method: 'GET', pattern: '/transactions', access: 'agents', handler: reads.listTransactions },
+    { method: 'GET', pattern: '/transactions/:tx_id', access: 'agents', handler: reads.getTransaction },
+    { method: 'POST', pattern: '/wallet/allocate', access: 'owner', handler: allocateHandler(operations, allocationB) },
+    { method: 'GET', pattern: '/wallet/balance', access: 'agents', handler: reads.walletBalance },
   ];
+}
+
+/** B's health is exactly {status, version, uptime_seconds}; it does not read the key. */
+function healthAnswerB(health: { version: string; uptimeSeconds: number }) {
+  return { status: 200, body: { status: 'ok', version: health.version, uptime_seconds: health.uptimeSeconds } };
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CloudClient, parseCloudOrigin } from '../../src/cloud/cloud-client.js';
+import { CloudClient, parseCloudOrigin, type CloudRequest } from '../../src/cloud/cloud-client.js';
 import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { parseSignature, verifyRequestSignature } from '../../src/crypto/http-signature.js';
@@ -44,8 +44,10 @@ async function upstream(answer: (seen: Seen, count: number) => { status: number;
   };
 }
 
+/** client signs every request with the test key, as the daemon passes the key it resolved. */
 function client(url: string, timeoutMs = 2000) {
-  return new CloudClient({ cloudUrl: url, signingKey: () => key, userAgent: 'latch-test', timeoutMs });
+  const inner = new CloudClient({ cloudUrl: url, userAgent: 'latch-test', timeoutMs });
+  return { send: (request: CloudRequest) => inner.send({ key, ...request }) };
 }
 
 test('a POST carries a valid RFC 9421 signature over method, authority, path, query, type, digest and idempotency key', async () => {
@@ -124,7 +126,7 @@ test('connection refused → 502 upstream_unavailable; a hanging cloud → 504',
 test('no signing key → device_not_enrolled, nothing sent', async () => {
   const cloud = await upstream(() => ({ status: 200 }));
   try {
-    const unenrolled = new CloudClient({ cloudUrl: cloud.url, signingKey: () => undefined, userAgent: 't' });
+    const unenrolled = new CloudClient({ cloudUrl: cloud.url, userAgent: 't' });
     await assert.rejects(unenrolled.send({ method: 'GET', pathAndQuery: '/v1/wallet' }), (e: unknown) => e instanceof LatchError && e.code === 'device_not_enrolled');
     assert.equal(cloud.seen.length, 0);
   } finally {

@@ -2,14 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createServices } from '../../src/daemon/services.js';
 import { bindCore } from '../../src/daemon/core-binding.js';
+import { listenerDeps } from '../../src/daemon/listener-deps.js';
 import { Router } from '../../src/http/router.js';
 import { createLogger } from '../../src/log/logger.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
 
 const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), passphrase: undefined, env: {} });
-const core = bindCore(services);
-const tables = { a: variantARoutes(services, core), b: variantBRoutes(services, core) };
+const deps = listenerDeps(services, bindCore(services));
+const tables = { a: variantARoutes(deps.a), b: variantBRoutes(deps.b) };
 
 describe('route tables', () => {
   for (const [name, routes] of Object.entries(tables)) {
@@ -23,12 +24,12 @@ describe('route tables', () => {
   }
 
   test('on Variant A only GET /health is public', () => {
-    const publicRoutes = tables.a.filter((route) => route.auth !== 'token').map((route) => `${route.method} ${route.pattern}`);
+    const publicRoutes = tables.a.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.pattern}`);
     assert.deepEqual(publicRoutes, ['GET /health']);
   });
 
   test('on Variant B every route needs the token, /health included', () => {
-    assert.deepEqual(tables.b.filter((route) => route.auth !== 'token'), []);
+    assert.deepEqual(tables.b.filter((route) => route.access === 'public'), []);
   });
 
   test('Variant A serves exactly the decided endpoint set (decisions §2, §4)', () => {

@@ -43,6 +43,7 @@ describe('what is recorded', () => {
     assert.equal(first?.['method'], 'POST');
     assert.equal(first?.['path'], '/v1/devices');
     assert.equal(first?.['key_id'], stack.daemon.services.deviceKey()?.keyId);
+    assert.equal(first?.['agent'], 'owner', 'latch setup is the owner');
   });
 
   test('the signing primitives: one line each, written before the response', async () => {
@@ -65,6 +66,7 @@ describe('what is recorded', () => {
           key_id: keyId,
           request_id: window.headers.get('x-request-id'),
           user_agent: USER_AGENT,
+          agent: 'owner',
         },
       ],
     );
@@ -92,6 +94,7 @@ describe('what is recorded', () => {
     assert.equal(lines[1]?.['method'], 'POST');
     assert.equal(lines[1]?.['path'], '/v1/authorizations');
     for (const line of lines) assert.equal(line['user_agent'], USER_AGENT);
+    for (const line of lines) assert.equal(line['agent'], 'owner', 'the daemon token is the owner');
   });
 
   test('merchant-bind, recurring, reads, allocation and the proxy: each upstream signature has a line', async () => {

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { bindCore } from '../../src/daemon/core-binding.js';
+import { listenerDeps } from '../../src/daemon/listener-deps.js';
 import { createServices } from '../../src/daemon/services.js';
 import { createLogger } from '../../src/log/logger.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
@@ -31,7 +32,7 @@ describe('Variant B: the bearer token on every endpoint', () => {
 
   test("the table above covers exactly B's route table", () => {
     const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), passphrase: undefined, env: {} });
-    const served = variantBRoutes(services, bindCore(services)).map((route) => `${route.method} ${route.pattern}`).sort();
+    const served = variantBRoutes(listenerDeps(services, bindCore(services)).b).map((route) => `${route.method} ${route.pattern}`).sort();
     const tested = bRoutes('card_x', 'tx_x').map((route) => `${route.method} ${route.path.replace('card_x', ':card_id').replace('tx_x', ':tx_id')}`).sort();
     assert.deepEqual(tested, served);
   });

@@ -1,3 +1,4 @@
+import { OWNER } from '../../src/core/principal.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import type { EventLog } from '../../src/http/event-log.js';
 import { createFrontDoor } from '../../src/http/front-door.js';
@@ -53,31 +54,31 @@ export async function startFixture(limits: Partial<ServerLimits> = {}): Promise<
     },
   });
   const table: Route[] = [
-    { method: 'GET', pattern: '/health', auth: 'none', handler: () => ({ status: 200, body: { status: 'ok' } }) },
-    { method: 'GET', pattern: '/private', auth: 'token', handler: () => ({ status: 200, body: { ok: true } }) },
-    { method: 'DELETE', pattern: '/private', auth: 'token', handler: () => ({ status: 200, body: { deleted: true } }) },
+    { method: 'GET', pattern: '/health', access: 'public', handler: () => ({ status: 200, body: { status: 'ok' } }) },
+    { method: 'GET', pattern: '/private', access: 'agents', handler: () => ({ status: 200, body: { ok: true } }) },
+    { method: 'DELETE', pattern: '/private', access: 'agents', handler: () => ({ status: 200, body: { deleted: true } }) },
     {
       method: 'POST',
       pattern: '/echo',
-      auth: 'token',
+      access: 'agents',
       handler: (context) => ({ status: 200, body: { keys: isJsonObject(context.body) ? Object.keys(context.body) : [], bytes: context.rawBody.byteLength, sawAuthorization: context.headers['authorization'] !== undefined } }),
     },
-    { method: 'POST', pattern: '/big', auth: 'token', bodyBytesMax: 1024 * 1024, handler: (context) => ({ status: 200, body: { bytes: context.rawBody.byteLength } }) },
-    { method: 'GET', pattern: '/cards/:card_id', auth: 'token', handler: (context) => ({ status: 200, body: { card_id: context.params['card_id'] } }) },
+    { method: 'POST', pattern: '/big', access: 'agents', bodyBytesMax: 1024 * 1024, handler: (context) => ({ status: 200, body: { bytes: context.rawBody.byteLength } }) },
+    { method: 'GET', pattern: '/cards/:card_id', access: 'agents', handler: (context) => ({ status: 200, body: { card_id: context.params['card_id'] } }) },
     {
       method: 'GET',
       pattern: '/boom',
-      auth: 'token',
+      access: 'agents',
       handler: () => {
         throw new Error(`database said: secret-detail ${TEST_TOKEN}`);
       },
     },
-    { method: 'GET', pattern: '/latch-error', auth: 'token', handler: () => Promise.reject(new LatchError('card_not_found')) },
-    { method: 'GET', pattern: '/cors', auth: 'token', handler: () => ({ status: 200, body: {}, headers: { 'Access-Control-Allow-Origin': '*', 'x-kept': 'yes' } }) },
+    { method: 'GET', pattern: '/latch-error', access: 'agents', handler: () => Promise.reject(new LatchError('card_not_found')) },
+    { method: 'GET', pattern: '/cors', access: 'agents', handler: () => ({ status: 200, body: {}, headers: { 'Access-Control-Allow-Origin': '*', 'x-kept': 'yes' } }) },
     {
       method: 'GET',
       pattern: '/slow',
-      auth: 'token',
+      access: 'agents',
       handler: async () => {
         await slowGate;
         return { status: 200, body: { slow: true } };
@@ -86,7 +87,7 @@ export async function startFixture(limits: Partial<ServerLimits> = {}): Promise<
     {
       method: 'GET',
       pattern: '/hang',
-      auth: 'token',
+      access: 'agents',
       handler: (context) => {
         hangSignals.push(context.signal);
         return new Promise(() => undefined);
@@ -94,7 +95,7 @@ export async function startFixture(limits: Partial<ServerLimits> = {}): Promise<
     },
   ];
   const routes = table.map(counted);
-  const frontDoor = createFrontDoor({ listener: 'test', router: new Router(routes), token: () => TEST_TOKEN, log });
+  const frontDoor = createFrontDoor({ listener: 'test', router: new Router(routes), credentials: () => [{ token: TEST_TOKEN, principal: OWNER }], log });
   const server = createLocalServer({ listener: 'test', port: 0, frontDoor, log, limits });
   const port = await server.listen();
   return {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { checkBearer } from '../../src/http/bearer-token.js';
+import { OWNER } from '../../src/core/principal.js';
 import { fromBrowser } from '../../src/http/browser-check.js';
 import { isJsonContentType } from '../../src/http/content-type.js';
 import { originFormTarget, validHost } from '../../src/http/host-check.js';
@@ -100,11 +101,11 @@ describe('checkBearer', () => {
   for (const [raw, code] of table) {
     test(`${JSON.stringify(raw).replaceAll(token, '<token>')} → ${code ?? 'accepted'}`, () => {
       if (code === undefined) {
-        assert.doesNotThrow(() => checkBearer(raw, token));
+        assert.deepEqual(checkBearer(raw, [{ token, principal: OWNER }]), OWNER);
         return;
       }
       assert.throws(
-        () => checkBearer(raw, token),
+        () => checkBearer(raw, [{ token, principal: OWNER }]),
         (error: unknown) => error instanceof LatchError && error.code === code && !error.message.includes(token),
       );
     });

@@ -4,7 +4,7 @@ import { LatchError } from '../../src/errors/latch-error.js';
 import type { Route } from '../../src/http/route.js';
 import { assertNoDuplicateRoutes, MethodNotAllowed, Router, routeShape } from '../../src/http/router.js';
 
-const route = (method: Route['method'], pattern: string): Route => ({ method, pattern, auth: 'token', handler: () => ({ status: 200, body: {} }) });
+const route = (method: Route['method'], pattern: string): Route => ({ method, pattern, access: 'agents', handler: () => ({ status: 200, body: {} }) });
 
 const router = new Router([
   route('GET', '/health'),

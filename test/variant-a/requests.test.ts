@@ -7,11 +7,9 @@ import {
   RECURRING_SPAN_SECONDS_MAX,
   RECURRING_START_AHEAD_SECONDS_MAX,
   RECURRING_START_SKEW_SECONDS,
-  authorizeRules,
   checkRecurringSchedule,
-  merchantBindRules,
-  recurringRules,
-} from '../../src/variant-a/requests.js';
+} from '../../src/core/authorization-request.js';
+import { authorizeRules, merchantBindRules, recurringRules } from '../../src/variant-a/requests.js';
 
 const NOW = 1_800_000_000;
 const refusedWith = (param: string) => (error: unknown) => error instanceof LatchError && error.code === 'invalid_request' && error.param === param;

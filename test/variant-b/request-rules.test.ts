@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { parseJson } from '../../src/json/parse-json.js';
 import { validateBody } from '../../src/validate/schema.js';
-import { allocateRulesB, authorizeRulesB } from '../../src/variant-b/api-routes.js';
+import { allocateRulesB, authorizeRulesB } from '../../src/variant-b/handlers.js';
 
 const CARD = 'card_abc123';
 

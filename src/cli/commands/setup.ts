@@ -1,13 +1,7 @@
-import { hostname } from 'node:os';
-import { enrollDevice } from '../../core/enroll.js';
-import { sharedAuditWriter } from '../../datadir/audit-writer.js';
-import { effectiveCloudUrl, loadConfig, normalizeCloudUrl, saveConfig } from '../../datadir/config.js';
-import { generateDeviceKey, loadDeviceKey, passphraseFromEnv } from '../../datadir/device-key.js';
-import { finishKeyRollover, stageDeviceKey } from '../../datadir/key-rollover.js';
+import { effectiveCloudUrl, loadConfig, normalizeCloudUrl } from '../../datadir/config.js';
 import { ensureHome, resolveHome } from '../../datadir/home.js';
 import { assertDataDirSecure } from '../../datadir/permissions.js';
-import { ensureToken } from '../../datadir/token.js';
-import { latchVersion } from '../../version.js';
+import { enrolledLine, enrollThisDevice } from '../enroll-this-device.js';
 import { UsageError, writeLine, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags } from '../flags.js';
@@ -47,39 +41,11 @@ export const setupCommand: Command = {
       const home = resolveHome(io.env);
       ensureHome(home);
       assertDataDirSecure(home);
-      ensureToken(home);
-      const passphrase = passphraseFromEnv(io.env);
-      const config = loadConfig(home);
-      // Finish (or discard) what a setup that was stopped half-way left behind.
-      finishKeyRollover(home, passphrase, config.key_id, { discardUnnamed: true });
-      const existing = loadDeviceKey(home, passphrase);
-      if (existing !== undefined && flags['reconnect'] !== true) {
-        throw new UsageError(`this device is already enrolled (key_id ${existing.keyId}); use --reconnect to replace its key`);
-      }
-      const cloudUrl = cloudUrlFrom(flags['cloud'], effectiveCloudUrl(config, io.env));
-      const key = generateDeviceKey(passphrase);
-      const deviceName = typeof flags['name'] === 'string' ? flags['name'] : hostname().slice(0, 64);
-      // Enroll first: if the cloud refuses, the old key and config stay exactly as they were.
-      const enrollment = await enrollDevice({
-        cloudUrl,
-        setupToken,
-        key,
-        deviceName,
-        userAgent: `latch/${latchVersion()}`,
-        // The proof of possession is a signature by the device key like any other (decisions §11).
-        // The shared writer: a daemon running in this same process (npm start, embedders) appends
-        // to the same chain without racing it.
-        onRequestSigned: async (record) => {
-          await sharedAuditWriter(home).append({ operation: 'sign_request', key_id: record.keyId, request_id: null, user_agent: null, method: record.method, path: record.path });
-        },
-      });
-      // Key and enrollment switch together at the rename of config.json (see key-rollover.ts).
-      stageDeviceKey(home, key, passphrase);
-      saveConfig(home, { ...config, cloud_url: cloudUrl, device_id: enrollment.deviceId, key_id: enrollment.keyId, account_id: enrollment.accountId, device_name: deviceName });
-      finishKeyRollover(home, passphrase, enrollment.keyId, { discardUnnamed: false });
-      const result = { device_id: enrollment.deviceId, key_id: enrollment.keyId, account_id: enrollment.accountId, cloud_url: cloudUrl, reconnected: existing !== undefined };
+      const cloudUrl = cloudUrlFrom(flags['cloud'], effectiveCloudUrl(loadConfig(home), io.env));
+      const deviceName = typeof flags['name'] === 'string' ? flags['name'] : undefined;
+      const result = await enrollThisDevice({ home, env: io.env, setupToken, cloudUrl, ...(deviceName !== undefined && { deviceName }), reconnect: flags['reconnect'] === true });
       if (flags['json'] === true) writeLine(io.stdout, JSON.stringify(result));
-      else writeLine(io.stdout, `Enrolled device ${result.device_id} (key_id ${result.key_id}) with account ${result.account_id} at ${cloudUrl}.`);
+      else writeLine(io.stdout, enrolledLine(result));
       return EXIT.ok;
     } catch (error) {
       return reportError(error, io, 'setup');

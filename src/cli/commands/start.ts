@@ -14,7 +14,7 @@ import { UsageError, writeLine, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags, portFlag } from '../flags.js';
 import { assertPortsFree } from '../port-probe.js';
-import { runCli } from '../main.js';
+import { enrolledLine, enrollThisDevice } from '../enroll-this-device.js';
 import { reportError } from '../report-error.js';
 import { stopSignal } from '../stop-signal.js';
 import { DEFAULT_SANDBOX_PORT } from './sandbox.js';
@@ -75,18 +75,20 @@ export const startCommand: Command = {
       const known = config.device_id !== undefined && sandbox.state().devices.has(config.device_id);
       if (!known) {
         const account = await createDemoAccount(adminApi(sandbox.url, sandbox.adminKey));
-        const setupArgs = ['setup', '--token', account.setupToken, '--cloud', sandbox.url];
-        if (config.device_id === undefined) {
+        const reconnect = config.device_id !== undefined;
+        if (!reconnect) {
           writeLine(io.stdout, `Created sandbox account ${account.accountId} with two cards and wallet funds; enrolling this device with latch setup…`);
         } else {
           writeLine(io.stdout, `The sandbox no longer knows device ${config.device_id}; created sandbox account ${account.accountId} and reconnecting with latch setup --reconnect…`);
-          setupArgs.push('--reconnect');
         }
-        const code = await runCli(setupArgs, io);
-        if (code !== EXIT.ok) {
+        try {
+          // The same workflow as `latch setup --token … --cloud <sandbox> [--reconnect]`.
+          const enrolled = await enrollThisDevice({ home, env: io.env, setupToken: account.setupToken, cloudUrl: sandbox.url, reconnect });
+          writeLine(io.stdout, enrolledLine(enrolled));
+        } catch (error) {
           await sandbox.close();
           stop.dispose();
-          return code;
+          return reportError(error, io, 'setup');
         }
       }
       const daemon = createDaemon({

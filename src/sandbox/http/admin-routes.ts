@@ -36,7 +36,7 @@ const CURRENCY_TEXT = { pattern: /^[A-Z]{3}$/, describe: 'three upper-case lette
 
 /** adminRoutes returns the `/v1/sandbox` route table. */
 export function adminRoutes(sandbox: SandboxContext): Route[] {
-  const route = (method: Route['method'], pattern: string, handler: Route['handler']): Route => ({ method, pattern, auth: 'none', handler });
+  const route = (method: Route['method'], pattern: string, handler: Route['handler']): Route => ({ method, pattern, access: 'public', handler });
   return [
     // Not idempotent: its answer holds a secret, which is never written to the journal.
     route('POST', '/v1/sandbox/setup-tokens', adminRoute(sandbox, false, (txn, context) => {

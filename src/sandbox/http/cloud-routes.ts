@@ -26,7 +26,7 @@ const TRANSACTION_STATUSES = ['authorized', 'settled', 'expired', 'revoked', 'de
 
 /** cloudRoutes returns the `/v1` route table of the cloud API. */
 export function cloudRoutes(sandbox: SandboxContext): Route[] {
-  const route = (method: Route['method'], pattern: string, handler: Route['handler']): Route => ({ method, pattern, auth: 'none', handler });
+  const route = (method: Route['method'], pattern: string, handler: Route['handler']): Route => ({ method, pattern, access: 'public', handler });
   return [
     route('GET', '/v1/cards', deviceRoute(sandbox, false, (txn, device) => {
       const cards = [...txn.state.cards.values()].filter((card) => card.account_id === device.account_id);

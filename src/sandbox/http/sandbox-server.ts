@@ -75,6 +75,8 @@ async function admit(router: Router, shutdown: AbortSignal, request: IncomingMes
     body,
     rawBody,
     requestId,
+    // The sandbox authenticates per route (admin key or device signature), not by a local token.
+    principal: undefined,
     userAgent: request.headers['user-agent'] ?? '',
     signal: AbortSignal.any([controller.signal, shutdown]),
   };

@@ -3,12 +3,15 @@ import { toBase64Url } from '../crypto/base64url.js';
 import { signJwsCompact } from '../crypto/jws.js';
 import { formatMinor } from '../money/amount.js';
 import { randomId } from '../ids/random-id.js';
-import type { SigningKey } from '../cloud/signing-key.js';
+import type { SigningKey } from '../crypto/signing-key.js';
 import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
 
 export type WindowType = 'policy_window' | 'card_policy_window' | 'revocation';
 
-/** The signed payload of a policy window (decisions §5). Times are Unix seconds. */
+/**
+ * The payload of a signed window (decisions §5): what the device key signs for an authorization or
+ * for /sign-*-policy-window. Times are Unix seconds.
+ */
 export interface PolicyWindowPayload {
   v: 1;
   typ: 'policy_window' | 'card_policy_window';
@@ -38,6 +41,13 @@ export interface RevocationPayload {
   reason?: string;
   nonce: string;
   iat: number;
+}
+
+/** A signed window that has not been sent anywhere: its payload, the compact JWS and the key id. */
+export interface SignedWindow {
+  payload: PolicyWindowPayload;
+  jws: string;
+  keyId: string;
 }
 
 /** What a window is for, before ids, nonce and times are added. */

@@ -1,0 +1,27 @@
+/**
+ * The one rule for a cloud origin, used by config.json, LATCH_CLOUD_URL, `latch setup --cloud`
+ * and the cloud client alike, so that no two of them can disagree about which cloud is allowed.
+ */
+
+/** Plain http is allowed only to these hosts: the local sandbox. */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * cloudOrigin returns the origin of a cloud URL (scheme, host and port, no trailing slash), or
+ * undefined when it is unusable: not http(s), carrying user info, a path, a query or a fragment
+ * (even an empty one), or plain http to a host other than 127.0.0.1, localhost and [::1].
+ * Requests are signed, but an answer over plain http from a remote host could be altered.
+ */
+export function cloudOrigin(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return undefined;
+  if (url.pathname !== '/' || text.includes('?') || text.includes('#')) return undefined;
+  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  return url.origin;
+}

@@ -1,0 +1,126 @@
+/**
+ * An authorization request as a value: what a caller asks the daemon to sign and register, one
+ * shape per kind. /authorize, /merchant-bind and /recurring on A, and B's /authorize, each build
+ * one; the policy and the approval store will hold exactly this value.
+ */
+import { LatchError } from '../errors/latch-error.js';
+import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
+import type { WindowTerms } from './window-payload.js';
+
+interface RequestBase {
+  cardId: string;
+  merchant: string;
+  amountMinor: number;
+  currency: string;
+}
+
+/** A one-time authorization: the window runs ttlSeconds from signing. */
+export interface OneTimeRequest extends RequestBase {
+  kind: 'one_time';
+  authorizationType: AuthorizationType;
+  ttlSeconds: number;
+}
+
+/** A server-capped merchant verification: always a ceiling window. */
+export interface MerchantVerificationRequest extends RequestBase {
+  kind: 'merchant_verification';
+  ttlSeconds: number;
+}
+
+/** A recurring authorization: at most one approved charge per period. */
+export interface RecurringRequest extends RequestBase {
+  kind: 'recurring';
+  authorizationType: AuthorizationType;
+  interval: RecurringInterval;
+  intervalCount: number;
+  startsAt: number | null;
+  endsAt: number | null;
+  maxCharges: number | null;
+}
+
+export type AuthorizationRequest = OneTimeRequest | MerchantVerificationRequest | RecurringRequest;
+
+/** An account-wide window (/sign-policy-window): like a one-time request, with no card at all. */
+export interface AccountWindowRequest {
+  merchant: string;
+  amountMinor: number;
+  currency: string;
+  authorizationType: AuthorizationType;
+  ttlSeconds: number;
+}
+
+/** The audit log's operation name for each kind, as written since the first release. */
+export const AUDIT_OPERATION: Readonly<Record<AuthorizationKind, string>> = {
+  one_time: 'authorize',
+  merchant_verification: 'merchant_bind',
+  recurring: 'recurring',
+};
+
+/** A recurring schedule without ends_at runs for one year. */
+export const RECURRING_DEFAULT_SECONDS = 365 * 24 * 3600;
+
+/**
+ * A recurring schedule may start at most this far back (clock skew), at most a year ahead (the
+ * cloud's bound, checked here so the error names starts_at), and span at most five years.
+ */
+export const RECURRING_START_SKEW_SECONDS = 300;
+export const RECURRING_START_AHEAD_SECONDS_MAX = 366 * 24 * 3600;
+export const RECURRING_SPAN_SECONDS_MAX = 5 * 366 * 24 * 3600;
+
+/** checkRecurringSchedule refuses a schedule that starts in the past or too far ahead, ends before it starts, or runs too long. */
+export function checkRecurringSchedule(startsAt: number | undefined, endsAt: number | undefined, nowSeconds: number): void {
+  const start = startsAt ?? nowSeconds;
+  if (startsAt !== undefined && startsAt < nowSeconds - RECURRING_START_SKEW_SECONDS) {
+    throw new LatchError('invalid_request', { param: 'starts_at', message: 'starts_at must not be in the past.' });
+  }
+  if (startsAt !== undefined && startsAt > nowSeconds + RECURRING_START_AHEAD_SECONDS_MAX) {
+    throw new LatchError('invalid_request', { param: 'starts_at', message: 'starts_at may be at most a year ahead.' });
+  }
+  if (endsAt !== undefined && endsAt <= start) {
+    throw new LatchError('invalid_request', { param: 'ends_at', message: 'ends_at must be after starts_at.' });
+  }
+  if (endsAt !== undefined && endsAt - start > RECURRING_SPAN_SECONDS_MAX) {
+    throw new LatchError('invalid_request', { param: 'ends_at', message: 'A recurring schedule may span at most five years.' });
+  }
+}
+
+/** checkRequest applies the business rules a request must meet before anything is decided or signed. */
+export function checkRequest(request: AuthorizationRequest, nowSeconds: number): void {
+  if (request.kind === 'recurring') checkRecurringSchedule(request.startsAt ?? undefined, request.endsAt ?? undefined, nowSeconds);
+}
+
+/** windowTerms gives the terms of the window signed for a request, with times from nowSeconds. */
+export function windowTerms(request: AuthorizationRequest, nowSeconds: number): WindowTerms {
+  const base = { cardId: request.cardId, merchant: request.merchant, amountMinor: request.amountMinor, currency: request.currency };
+  switch (request.kind) {
+    case 'one_time':
+      return { ...base, authorizationType: request.authorizationType, kind: 'one_time', notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
+    case 'merchant_verification':
+      return { ...base, authorizationType: 'ceiling', kind: 'merchant_verification', notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
+    case 'recurring': {
+      const notBefore = request.startsAt ?? nowSeconds;
+      return {
+        ...base,
+        authorizationType: request.authorizationType,
+        kind: 'recurring',
+        notBefore,
+        notAfter: request.endsAt ?? notBefore + RECURRING_DEFAULT_SECONDS,
+        recurring: { interval: request.interval, intervalCount: request.intervalCount, maxCharges: request.maxCharges },
+      };
+    }
+  }
+}
+
+/** accountWindowTerms gives the terms of an account-wide window: one-time, with no card. */
+export function accountWindowTerms(request: AccountWindowRequest, nowSeconds: number): WindowTerms {
+  return {
+    cardId: null,
+    merchant: request.merchant,
+    amountMinor: request.amountMinor,
+    currency: request.currency,
+    authorizationType: request.authorizationType,
+    kind: 'one_time',
+    notBefore: nowSeconds,
+    notAfter: nowSeconds + request.ttlSeconds,
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The core operations bound to one daemon's dependencies: what route tables and other front
+ * ends call. Each takes the request as a value and the operation context, and knows no HTTP.
+ */
+import type { AccountWindowRequest, AuthorizationRequest, OneTimeRequest } from './authorization-request.js';
+import { requestAuthorization, signAccountWindow, signCardWindow, type AuthorizationResult } from './authorizations.js';
+import type { TransactionQuery } from './cloud-gateway.js';
+import type { CoreDeps, OperationContext } from './core-deps.js';
+import type { Allocation, Card, Transaction, TransactionPage, Wallet } from './model.js';
+import { getCard, getTransaction, getWallet, listCards, listTransactions } from './reads.js';
+import { signRevocation, type SignedRevocation } from './revocation.js';
+import { allocate } from './wallet-allocation.js';
+import type { SignedWindow } from './window-payload.js';
+
+export interface CoreOperations {
+  requestAuthorization(request: AuthorizationRequest, context: OperationContext): Promise<AuthorizationResult>;
+  signCardWindow(request: OneTimeRequest, context: OperationContext): Promise<SignedWindow>;
+  signAccountWindow(request: AccountWindowRequest, context: OperationContext): Promise<SignedWindow>;
+  signRevocation(policyId: string, reason: string | undefined, context: OperationContext): Promise<SignedRevocation>;
+  listCards(context: OperationContext): Promise<Card[]>;
+  getCard(cardId: string, context: OperationContext): Promise<Card>;
+  listTransactions(query: TransactionQuery, context: OperationContext): Promise<TransactionPage>;
+  getTransaction(transactionId: string, context: OperationContext): Promise<Transaction>;
+  getWallet(context: OperationContext): Promise<Wallet>;
+  allocate(cardId: string, amountMinor: number, context: OperationContext): Promise<Allocation>;
+}
+
+/** The operations the shared card, transaction and wallet-balance routes call. */
+export type ReadOperations = Pick<CoreOperations, 'listCards' | 'getCard' | 'listTransactions' | 'getTransaction' | 'getWallet'>;
+
+/** coreOperations binds every core operation to deps. */
+export function coreOperations(deps: CoreDeps): CoreOperations {
+  return {
+    requestAuthorization: (request, context) => requestAuthorization(deps, request, context),
+    signCardWindow: (request, context) => signCardWindow(deps, request, context),
+    signAccountWindow: (request, context) => signAccountWindow(deps, request, context),
+    signRevocation: (policyId, reason, context) => signRevocation(deps, policyId, reason, context),
+    listCards: (context) => listCards(deps, context),
+    getCard: (cardId, context) => getCard(deps, cardId, context),
+    listTransactions: (query, context) => listTransactions(deps, query, context),
+    getTransaction: (transactionId, context) => getTransaction(deps, transactionId, context),
+    getWallet: (context) => getWallet(deps, context),
+    allocate: (cardId, amountMinor, context) => allocate(deps, cardId, amountMinor, context),
+  };
+}

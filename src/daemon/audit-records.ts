@@ -1,0 +1,43 @@
+/**
+ * The audit lines of the two kinds of signature (decisions §11), each mapped in one place: a
+ * window or revocation signed by the core, and an upstream request signed by the cloud client
+ * (the daemon's requests and `latch setup`'s enrollment alike). Every line names the caller in
+ * `agent`: the owner or the agent's name.
+ */
+import type { RequestSignatureRecord } from '../cloud/cloud-client.js';
+import type { SignatureAudit } from '../core/core-deps.js';
+import { OWNER, principalName } from '../core/principal.js';
+import type { AuditEntry } from '../datadir/audit-entry.js';
+import { formatMinor } from '../money/amount.js';
+
+/** signatureEntry is the audit line of a window or revocation signature. */
+export function signatureEntry(signature: SignatureAudit): AuditEntry {
+  return {
+    operation: signature.operation,
+    policy_id: signature.policyId,
+    card_id: signature.cardId,
+    merchant: signature.merchant,
+    amount: signature.amountMinor === null ? null : formatMinor(signature.amountMinor),
+    currency: signature.currency,
+    key_id: signature.keyId,
+    request_id: signature.caller.requestId,
+    user_agent: signature.caller.userAgent,
+    agent: principalName(signature.principal),
+  };
+}
+
+/**
+ * requestSignatureEntry is the audit line of an upstream request signature. A request with no
+ * local caller is the owner's own: `latch setup` enrolling the device.
+ */
+export function requestSignatureEntry(signed: RequestSignatureRecord): AuditEntry {
+  return {
+    operation: 'sign_request',
+    key_id: signed.keyId,
+    request_id: signed.caller?.requestId ?? null,
+    user_agent: signed.caller?.userAgent ?? null,
+    method: signed.method,
+    path: signed.path,
+    agent: principalName(signed.caller?.principal ?? OWNER),
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * POST /wallet/allocate on both variants. It moves money, so it is owner-only and kept apart from
+ * the reads; each variant passes its wire shape.
+ */
+import type { CoreOperations } from '../core/operations.js';
+import type { Allocation } from '../core/model.js';
+import type { RouteHandler } from '../http/route.js';
+import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../money/amount.js';
+import { cardIdField } from '../requests/common-fields.js';
+import { amount, validateBody } from '../validate/schema.js';
+import { ok, operationContext } from './operation-context.js';
+
+/** /wallet/allocate on both variants: card_id and amount (a JSON number or decimal string). */
+export const allocateRules = {
+  card_id: cardIdField(),
+  amount: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR * 100 }),
+};
+
+/** allocateHandler is POST /wallet/allocate (owner only): it moves money, so it is no read. */
+export function allocateHandler(operations: Pick<CoreOperations, 'allocate'>, shape: (allocation: Allocation) => unknown): RouteHandler {
+  return async (request) => {
+    const input = validateBody(request.body, allocateRules);
+    return ok(shape(await operations.allocate(input.card_id, input.amount, operationContext(request))));
+  };
+}
