@@ -5,7 +5,7 @@
  * (a domain's structure, an ISO time, control characters); it is never stricter than the rule,
  * except that JSON Schema refuses a null the daemon reads as "absent".
  */
-import type { TextChecks } from './string-rule.js';
+import type { TextChecks } from './text-checks.js';
 
 /** The JSON Schema keywords a field rule uses to describe one value. */
 export interface RuleJsonSchema {

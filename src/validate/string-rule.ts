@@ -2,6 +2,9 @@ import { invalidRequest } from '../errors/latch-error.js';
 import type { JsonValue } from '../json/parse-json.js';
 import { presenceOf, wrongType, type FieldRule, type PresenceOf, type PresenceOptions } from './field-rule.js';
 import { textJsonSchema, type SchemaHint } from './rule-json-schema.js';
+import type { TextChecks } from './text-checks.js';
+
+export type { TextChecks } from './text-checks.js';
 
 /** Strings are bounded unless a rule says otherwise (in code points). */
 export const STRING_LENGTH_MAX_DEFAULT = 256;
@@ -13,16 +16,6 @@ export const STRING_LENGTH_MAX_DEFAULT = 256;
 const FORBIDDEN_CHARACTERS = /[\p{Cc}\p{Cs}\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/u;
 
 /** The text checks every string field applies. */
-export interface TextChecks {
-  /** Fewest code points; 1 by default, so an empty string is refused. */
-  minLength?: number;
-  /** Most code points; 256 by default. */
-  maxLength?: number;
-  /** A pattern the whole value must match; anchor it. */
-  pattern?: RegExp;
-  /** Words for the error message when the pattern fails, e.g. "a card id like card_...". */
-  describe?: string;
-}
 
 export interface StrOptions extends TextChecks, PresenceOptions<string> {}
 
