@@ -8,6 +8,7 @@ import { cardsCommand } from './commands/cards.js';
 import { daemonCommand } from './commands/daemon.js';
 import { doctorCommand } from './commands/doctor.js';
 import { mcpCommand } from './commands/mcp.js';
+import { pauseCommand, resumeCommand } from './commands/pause.js';
 import { merchantBindCommand } from './commands/merchant-bind.js';
 import { recurringCommand } from './commands/recurring.js';
 import { revokeCommand } from './commands/revoke.js';
@@ -36,6 +37,8 @@ export const COMMANDS: readonly Command[] = [
   merchantBindCommand,
   recurringCommand,
   revokeCommand,
+  pauseCommand,
+  resumeCommand,
   walletCommand,
   allocateCommand,
   transactionsCommand,

@@ -20,6 +20,8 @@ export interface Health {
   version: string;
   uptime_seconds: number;
   signing_key: SigningKeyInfo | null;
+  /** The owner's emergency brake (`latch pause`): since when and why, or null (absent from older daemons). */
+  paused?: { since: string; reason: string | null } | null;
 }
 
 /** A card in GET /cards: safe metadata only, never a card number. */

@@ -7,6 +7,7 @@ import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type Ac
 import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type OperationContext } from './core-deps.js';
 import { allowEverything, type AuthorizationDecision } from './decision.js';
 import type { Authorization } from './model.js';
+import { refuseWhilePaused } from './signing-pause.js';
 import { requestFingerprint } from './signed-window-cache.js';
 import { buildWindowPayload, signPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
 
@@ -58,6 +59,7 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
  * signature ever leaves the daemon unrecorded.
  */
 async function signWindow(deps: CoreDeps, device: EnrolledDevice, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
+  refuseWhilePaused(deps.paused);
   const payload = buildWindowPayload(terms, device.deviceId, deps.nowSeconds());
   const jws = signPayload(payload, device.key);
   await deps.audit({

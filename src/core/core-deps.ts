@@ -5,6 +5,7 @@ import type { DecideAuthorization } from './decision.js';
 import type { LocalCaller, OperationContext } from './operation-context.js';
 import type { Principal } from './principal.js';
 import type { SignedWindowCache } from './signed-window-cache.js';
+import type { SigningPause } from './signing-pause.js';
 
 export type { LocalCaller, OperationContext } from './operation-context.js';
 
@@ -47,6 +48,8 @@ export interface CoreDeps {
    * window; without it every request signs afresh.
    */
   signedWindows?: SignedWindowCache;
+  /** The owner's emergency brake (`latch pause`): while it returns a pause, nothing is signed. */
+  paused?: () => SigningPause | undefined;
   /** The decision step of every authorization; absent, every request is allowed (as today). */
   decide?: DecideAuthorization;
 }

@@ -96,13 +96,14 @@ export function bindCore(services: DaemonServices): CoreBinding {
       await appendRecord(signatureEntry(signature));
     },
     nowSeconds: () => Math.floor(Date.now() / 1000),
+    paused: services.paused,
     signedWindows: SignedWindowCache.durable(services.stateStore),
   };
   return {
     deps,
     proxyUpstream: () => {
       const { client, key } = enrolled();
-      return { client, key };
+      return { client, key, paused: services.paused };
     },
   };
 }

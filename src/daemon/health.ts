@@ -1,3 +1,4 @@
+import type { SigningPause } from '../core/signing-pause.js';
 import type { DaemonServices } from './services.js';
 
 /** The daemon's own view of its health; it never involves the cloud (spec §7 rule 1). */
@@ -6,6 +7,8 @@ export interface HealthReport {
   uptimeSeconds: number;
   /** The loaded device key's public material, or null before enrollment. */
   signingKey: { keyId: string; publicKey: Uint8Array } | null;
+  /** The owner's emergency brake, when pulled. */
+  paused: SigningPause | null;
 }
 
 /** healthReport gathers what /health reports on either listener, from local state only. */
@@ -15,5 +18,6 @@ export function healthReport(services: DaemonServices): HealthReport {
     version: services.version,
     uptimeSeconds: services.uptimeSeconds(),
     signingKey: key === undefined ? null : { keyId: key.keyId, publicKey: key.publicKey },
+    paused: services.paused() ?? null,
   };
 }

@@ -4,6 +4,7 @@ import { deviceKeyPath, loadDeviceKey, type DeviceKey } from '../datadir/device-
 import { deviceKeyNextPath } from '../datadir/key-rollover.js';
 import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { assertHomeSecure } from '../datadir/permissions.js';
+import { pausePath, readPause, type PauseState } from '../datadir/pause.js';
 import { readToken, tokenPath } from '../datadir/token.js';
 import type { Logger } from '../log/logger.js';
 import { StateStore } from '../store/state-store.js';
@@ -37,6 +38,8 @@ export interface DaemonServices {
   deviceKey(): DeviceKey | undefined;
   /** config returns the current config.json (defaults when absent). */
   config(): LatchConfig;
+  /** paused returns the owner's emergency brake (`latch pause`), or undefined while signing runs. */
+  paused(): PauseState | undefined;
   /** The daemon's durable state, state.journal: opened by listen(), closed by close(). */
   readonly stateStore: StateStore;
 }
@@ -73,6 +76,7 @@ export function createServices(options: ServicesOptions): DaemonServices {
     return value;
   });
   const config = inCheckedHome(configPath(home), () => loadConfig(home));
+  const paused = inCheckedHome(pausePath(home), () => readPause(home));
   const installedKey = inCheckedHome(deviceKeyPath(home), () => loadDeviceKey(home, passphrase));
   const stagedKey = inCheckedHome(deviceKeyNextPath(home), () => loadDeviceKey(home, passphrase, deviceKeyNextPath(home)));
   return {
@@ -97,6 +101,7 @@ export function createServices(options: ServicesOptions): DaemonServices {
       return key;
     },
     config,
+    paused,
     stateStore: new StateStore(dataFilePath(home, DATA_FILES.stateJournal)),
   };
 }

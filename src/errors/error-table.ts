@@ -29,6 +29,12 @@ export const ERROR_TABLE = {
     message: 'The bearer token is not the daemon token.',
     remedy: 'Re-read the daemon_token file (it may have been rotated) and retry once.',
   },
+  daemon_paused: {
+    status: 409,
+    specClass: 'Signing paused',
+    message: 'The owner has paused signing: nothing that authorizes spending or moves money is signed until they resume it.',
+    remedy: 'Do not retry with other terms; ask the owner, who resumes signing with latch resume.',
+  },
   agent_not_permitted: {
     status: 403,
     specClass: 'Agent not permitted',

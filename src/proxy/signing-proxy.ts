@@ -1,6 +1,7 @@
 import type { CloudClient } from '../cloud/cloud-client.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 import { errorFromCloud } from '../cloud/cloud-errors.js';
+import { refuseWhilePaused, type SigningPause } from '../core/signing-pause.js';
 import { readIdempotencyKey } from '../http/idempotency-key.js';
 import { randomId } from '../ids/random-id.js';
 import { callerOf, type RawResult, type RequestContext, type Route } from '../http/route.js';
@@ -18,6 +19,7 @@ export const PROXY_BODY_BYTES_MAX = 1024 * 1024;
  */
 export async function proxyToCloud(upstream: ProxyUpstream, context: RequestContext): Promise<RawResult> {
   checkProxyPath(context.path, context.rawQuery);
+  refuseWhilePausedUnlessSafe(upstream, context);
   const hasBody = context.rawBody.byteLength > 0;
   const response = await upstream.client.send({
     method: context.method,
@@ -50,6 +52,18 @@ function idempotencyKeyFor(context: RequestContext): string | undefined {
 export interface ProxyUpstream {
   client: CloudClient;
   key: SigningKey;
+  /** The owner's emergency brake; while pulled, only reads and revocations are forwarded. */
+  paused?: () => SigningPause | undefined;
+}
+
+/** A revocation only takes authority away, so the brake lets it through. */
+const REVOCATION_PATH = /^\/v1\/authorizations\/[^/]+\/revoke$/;
+
+/** refuseWhilePausedUnlessSafe lets reads and revocations through a pulled brake, nothing else. */
+function refuseWhilePausedUnlessSafe(upstream: ProxyUpstream, context: RequestContext): void {
+  if (context.method === 'GET' || context.method === 'HEAD') return;
+  if (context.method === 'POST' && REVOCATION_PATH.test(context.path)) return;
+  refuseWhilePaused(upstream.paused);
 }
 
 /** signingProxyRoute is the `any /v1/*` route of the A listener. */

@@ -20,6 +20,8 @@ export interface HealthFacts {
   uptimeSeconds: number;
   /** The loaded device key's public material, or null before enrollment. */
   signingKey: { keyId: string; publicKey: Uint8Array } | null;
+  /** The owner's emergency brake (`latch pause`), when pulled. */
+  paused: { since: string; reason: string | null } | null;
 }
 
 /** What Variant A's routes call. */
@@ -68,6 +70,7 @@ function healthAnswer(health: HealthFacts) {
       version: health.version,
       uptime_seconds: health.uptimeSeconds,
       signing_key: key === null ? null : { key_id: key.keyId, algorithm: 'Ed25519', public_key: toBase64Url(key.publicKey) },
+      paused: health.paused,
     },
   };
 }

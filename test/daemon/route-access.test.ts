@@ -88,7 +88,7 @@ function tablesWith(callers: Principal[]): { a: Route[]; b: Route[] } {
   return {
     a: variantARoutes({
       operations,
-      health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null }),
+      health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null }),
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');
       },
