@@ -10,7 +10,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { LatchError } from '../errors/latch-error.js';
-import type { StateRecord, StateStore } from '../store/state-store.js';
+import type { RecordStore as StateStore, StateRecord } from './record-store.js';
 import type { SignedWindow } from './window-payload.js';
 
 /** As long as the cloud keeps its idempotency records (decisions §9). */
