@@ -48,7 +48,7 @@ export interface OwnedAuthorizationPage {
   hasMore: boolean;
 }
 
-/** How many ledger entries one step of a status-filtered walk reads. */
+/** How many ledger entries one step of a status-filtered walk reads (the ledger's page maximum). */
 const WALK_BATCH = 100;
 /** How many cloud lookups run at once for one page. */
 const LOOKUPS_PARALLEL = 8;
@@ -66,15 +66,16 @@ export async function listAuthorizations(deps: CoreDeps, ledger: LedgerView, que
   const found: OwnedAuthorization[] = [];
   let cursor = query.startingAfter;
   for (;;) {
-    const batchSize = query.status === undefined ? query.limit + 1 : WALK_BATCH;
+    // Without a status filter one ledger page of `limit` is enough but for entries whose
+    // registration failed (never shown); with it, whole batches are walked.
+    const batchSize = query.status === undefined ? query.limit : WALK_BATCH;
     const page = ledger.page({ ...scope, limit: batchSize, ...(cursor !== undefined && { startingAfter: cursor }) });
     const entries = page.entries.filter((entry) => entry.state !== 'failed');
     const looked = await lookUp(deps, ledger, entries, context);
     for (const owned of looked) if (query.status === undefined || owned.authorization.status === query.status) found.push(owned);
-    if (found.length > query.limit) return { authorizations: found.slice(0, query.limit), hasMore: true };
     const last = page.entries[page.entries.length - 1];
-    if (!page.hasMore || last === undefined) return { authorizations: found, hasMore: false };
-    if (query.status === undefined) return { authorizations: found, hasMore: true };
+    if (found.length > query.limit) return { authorizations: found.slice(0, query.limit), hasMore: true };
+    if (found.length === query.limit || !page.hasMore || last === undefined) return { authorizations: found, hasMore: page.hasMore };
     cursor = last.policyId;
   }
 }

@@ -1,4 +1,4 @@
-import { authorizationListOperations, type LedgerView } from '../core/authorization-list.js';
+import { authorizationListOperations } from '../core/authorization-list.js';
 import { coreOperations } from '../core/operations.js';
 import type { VariantADeps } from '../variant-a/routes.js';
 import type { VariantBDeps } from '../variant-b/routes.js';
@@ -11,20 +11,10 @@ import type { DaemonServices } from './services.js';
 export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps } {
   const operations = coreOperations(core.deps);
   return {
-    a: { operations, authorizations: authorizationListOperations(core.deps, NO_LEDGER_YET), health: () => healthReport(services), proxyUpstream: core.proxyUpstream },
+    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), health: () => healthReport(services), proxyUpstream: core.proxyUpstream },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
 }
-
-/**
- * Until the authorization ledger is wired in, the daemon has no durable record of who asked for
- * which authorization: the list is empty and every id is unknown. Replaced by the ledger.
- */
-const NO_LEDGER_YET: LedgerView = {
-  get: () => undefined,
-  page: () => ({ entries: [], hasMore: false }),
-  noteStatus: () => Promise.resolve(),
-};
 
 /**
  * daemonCredentials is the one credential set of a daemon, shared by both listeners: the daemon

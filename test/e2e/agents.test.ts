@@ -215,6 +215,50 @@ describe('the client, CLI and daemon proof as an agent', () => {
   }
 });
 
+describe('authorizations: each agent sees and cancels only its own', () => {
+  test('list, get, cancel, filters: nothing of another agent leaks', async () => {
+    addAgent(stack.home, 'buyer');
+    const buyer = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => agentToken('buyer'));
+    const card = stack.cards[0].card_id;
+    const mine = await shopper.post('/authorize', { card_id: card, amount: '1.50', merchant_name: 'list.example.com' });
+    const theirs = await buyer.post('/authorize', { card_id: card, amount: '1.25', merchant_name: 'list.example.com' });
+    assert.equal(mine.status, 200, mine.text);
+    assert.equal(theirs.status, 200, theirs.text);
+    const mineId = mine.body.policy_id as string;
+    const theirId = theirs.body.policy_id as string;
+
+    const shopperList = await shopper.get('/authorizations?limit=100');
+    assert.equal(shopperList.status, 200, shopperList.text);
+    const shopperIds = shopperList.body.authorizations.map((a: { policy_id: string }) => a.policy_id);
+    assert.ok(shopperIds.includes(mineId));
+    assert.ok(!shopperIds.includes(theirId));
+    assert.ok(shopperList.body.authorizations.every((a: { agent: string }) => a.agent === 'shopper'));
+    assert.equal(shopperList.body.authorizations[0].policy_id, mineId, 'newest first');
+    assert.equal(shopperList.body.authorizations[0].status, 'active');
+
+    const sneaky = await shopper.get('/authorizations?agent=buyer');
+    assert.deepEqual(sneaky.body, { authorizations: [], has_more: false });
+    for (const [method, target] of [['GET', `/authorizations/${theirId}`], ['POST', `/authorizations/${theirId}/cancel`]] as const) {
+      const refused = await shopper.request(method, target, method === 'POST' ? {} : undefined);
+      assert.equal(refused.status, 404, `${method} ${target}`);
+      assert.equal(refused.body.error.code, 'authorization_not_found');
+    }
+
+    const ownerView = await stack.a.get('/authorizations?agent=buyer');
+    assert.deepEqual(ownerView.body.authorizations.map((a: { policy_id: string; agent: string }) => [a.policy_id, a.agent]), [[theirId, 'buyer']]);
+    const ownerGet = await stack.a.get(`/authorizations/${mineId}`);
+    assert.equal(ownerGet.body.agent, 'shopper');
+
+    const cancelled = await shopper.post(`/authorizations/${mineId}/cancel`, { reason: 'changed my mind' });
+    assert.equal(cancelled.status, 200, cancelled.text);
+    assert.equal(cancelled.body.status, 'revoked');
+    const revoked = await shopper.get('/authorizations?status=revoked');
+    assert.deepEqual(revoked.body.authorizations.map((a: { policy_id: string }) => a.policy_id), [mineId]);
+    const stillActive = await stack.a.get(`/authorizations?status=active&agent=buyer`);
+    assert.deepEqual(stillActive.body.authorizations.map((a: { policy_id: string }) => a.policy_id), [theirId]);
+  });
+});
+
 test('no token, owner or agent, appears in the log or the audit log', () => {
   tokensSeen.add(stack.token());
   const audit = readFileSync(path.join(stack.home, 'audit.log'), 'utf8');
