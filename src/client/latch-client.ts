@@ -164,6 +164,23 @@ export class LatchClient {
     return { revocation, authorization: expectShape<Authorization>(submitted.body as Record<string, unknown>, ['policy_id', 'status']) };
   }
 
+  /**
+   * authorizations lists the authorizations this device signed, newest first, each with the
+   * `agent` that asked for it (an agent's client sees only its own).
+   */
+  async authorizations(query: { limit?: number; starting_after?: string; status?: string; card_id?: string; agent?: string } = {}): Promise<{ authorizations: Array<Authorization & { agent: string }>; has_more: boolean }> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+    const text = params.toString();
+    return expectShape(await this.call('GET', `/authorizations${text === '' ? '' : `?${text}`}`), ['authorizations', 'has_more']);
+  }
+
+  /** cancelAuthorization signs and submits the revocation of one of the caller's authorizations. */
+  async cancelAuthorization(policyId: string, reason?: string, options: WriteOptions = {}): Promise<Authorization & { agent: string }> {
+    const target = `/authorizations/${encodeURIComponent(policyId)}/cancel`;
+    return expectShape(await this.write(target, reason === undefined ? {} : { reason }, options), ['policy_id', 'status', 'agent']);
+  }
+
   /** transactions lists transactions, newest first, with has_more and a starting_after cursor. */
   async transactions(query: TransactionQuery = {}): Promise<TransactionPage> {
     const params = new URLSearchParams();

@@ -259,6 +259,30 @@ describe('authorizations: each agent sees and cancels only its own', () => {
   });
 });
 
+describe('latch agent remove --revoke', () => {
+  test('with the daemon down, the agent is not removed (exit 8)', async () => {
+    addAgent(stack.home, 'stayer');
+    const result = await runLatch(['agent', 'remove', 'stayer', '--revoke'], { LATCH_HOME: stack.home, LATCH_URL: 'http://127.0.0.1:1' });
+    assert.equal(result.code, EXIT.daemonUnreachable, result.stderr);
+    assert.doesNotThrow(() => readAgentToken(stack.home, 'stayer'), 'still there');
+  });
+
+  test("cancels the agent's active authorizations, then removes it", async () => {
+    addAgent(stack.home, 'leaver');
+    const leaver = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => agentToken('leaver'));
+    const made = await leaver.post('/authorize', { card_id: stack.cards[1].card_id, amount: '1.10', merchant_name: 'leave.example.com' });
+    assert.equal(made.status, 200, made.text);
+    const oldToken = agentToken('leaver');
+    const result = await runLatch(['agent', 'remove', 'leaver', '--revoke'], { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
+    assert.equal(result.code, EXIT.ok, result.stdout + result.stderr);
+    assert.match(result.stdout, new RegExp(`Cancelled ${made.body.policy_id}`));
+    const after = await stack.a.get(`/authorizations/${made.body.policy_id}`);
+    assert.equal(after.body.status, 'revoked');
+    const refused = await new JsonClient(`http://127.0.0.1:${stack.portA}`, () => oldToken).get('/cards');
+    assert.equal(refused.status, 401);
+  });
+});
+
 test('no token, owner or agent, appears in the log or the audit log', () => {
   tokensSeen.add(stack.token());
   const audit = readFileSync(path.join(stack.home, 'audit.log'), 'utf8');
