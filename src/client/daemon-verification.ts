@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { secretsEqual } from '../crypto/constant-time.js';
-import { CHALLENGE_BYTES, CHALLENGE_HEADER, daemonProof, PROOF_HEADER } from '../http/daemon-proof.js';
+import { AGENT_HEADER, CHALLENGE_BYTES, CHALLENGE_HEADER, daemonProof, PROOF_HEADER } from '../http/daemon-proof.js';
 import { LatchClientError } from './client-errors.js';
 import { TransportFailure, type HttpTransport, type TransportAnswer } from './http-transport.js';
 
@@ -8,7 +8,9 @@ import { TransportFailure, type HttpTransport, type TransportAnswer } from './ht
  * DaemonVerifier checks, before any token leaves the client, that the peer on the daemon's
  * address proves it holds that token (src/http/daemon-proof.ts). A verification is remembered
  * for the token it was made with, for the client's lifetime; a different token (the file was
- * rotated, the daemon restarted) or forget() makes the next call verify again.
+ * rotated, the daemon restarted) or forget() makes the next call verify again. An agent's client
+ * names the agent in `Latch-Agent`, and the daemon proves it holds that agent's token, so an agent
+ * verifies the daemon without ever reading daemon_token.
  */
 export class DaemonVerifier {
   private verified: string | undefined;
@@ -19,6 +21,7 @@ export class DaemonVerifier {
     private readonly baseUrl: string,
     private readonly headers: () => Record<string, string>,
     private readonly timeoutMs: number,
+    private readonly agent: string | undefined = undefined,
   ) {}
 
   /**
@@ -54,7 +57,7 @@ export class DaemonVerifier {
     const challenge = randomBytes(CHALLENGE_BYTES).toString('base64url');
     let answer: TransportAnswer;
     try {
-      answer = await this.transport.send({ method: 'GET', target: '/health', headers: { ...this.headers(), [CHALLENGE_HEADER]: challenge }, timeoutMs: this.timeoutMs });
+      answer = await this.transport.send({ method: 'GET', target: '/health', headers: { ...this.headers(), [CHALLENGE_HEADER]: challenge, ...(this.agent !== undefined && { [AGENT_HEADER]: this.agent }) }, timeoutMs: this.timeoutMs });
     } catch (error) {
       if (error instanceof TransportFailure && error.kind === 'refused') {
         throw new LatchClientError({ code: 'daemon_unreachable', status: null, message: `No Latch daemon answers at ${this.baseUrl} (${error.reason}).` });
@@ -64,7 +67,7 @@ export class DaemonVerifier {
     const proof = answer.headers[PROOF_HEADER];
     if (answer.status !== 200) throw this.notVerified(answer.status, `it answered the identity check with HTTP ${answer.status}`);
     if (typeof proof !== 'string') throw this.notVerified(answer.status, 'its answer carries no Latch-Proof header');
-    if (!secretsEqual(proof, daemonProof(token, challenge, this.transport.address))) throw this.notVerified(answer.status, 'its Latch-Proof is wrong for this token and address');
+    if (!secretsEqual(proof, daemonProof(token, challenge, this.transport.address, this.agent))) throw this.notVerified(answer.status, 'its Latch-Proof is wrong for this token and address');
   }
 
   private notVerified(status: number | null, why: string): LatchClientError {

@@ -1,3 +1,4 @@
+import { AgentNameError, validAgentName } from '../datadir/agents.js';
 import { resolveHome } from '../datadir/home.js';
 import { randomId } from '../ids/random-id.js';
 import { latchVersion } from '../version.js';
@@ -44,6 +45,11 @@ export interface LatchClientOptions {
   timeoutMs?: number;
   /** The User-Agent the daemon writes into audit.log for each signature. */
   userAgent?: string;
+  /**
+   * Call as this agent: present `<home>/agents/NAME.token` instead of daemon_token (which is then
+   * never read). Default LATCH_AGENT; empty means the owner.
+   */
+  agent?: string;
 }
 
 interface CallOptions {
@@ -74,6 +80,8 @@ const BEARER_CODES: ReadonlySet<string> = new Set(['missing_bearer_token', 'inva
 export class LatchClient {
   readonly home: string;
   readonly baseUrl: string;
+  /** The agent this client calls as, or undefined for the owner (the daemon token). */
+  readonly agent: string | undefined;
   private readonly timeoutMs: number;
   private readonly userAgent: string;
   private readonly tokens: TokenSource;
@@ -86,9 +94,10 @@ export class LatchClient {
     this.baseUrl = resolveDaemonUrl(options.baseUrl, env);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.userAgent = options.userAgent ?? `latch-client/${latchVersion()}`;
-    this.tokens = new TokenSource(this.home);
+    this.agent = resolveAgent(options.agent, env);
+    this.tokens = new TokenSource(this.home, this.agent);
     this.transport = new HttpTransport(this.baseUrl);
-    this.verifier = new DaemonVerifier(this.transport, this.baseUrl, () => ({ accept: 'application/json', 'user-agent': this.userAgent }), this.timeoutMs);
+    this.verifier = new DaemonVerifier(this.transport, this.baseUrl, () => ({ accept: 'application/json', 'user-agent': this.userAgent }), this.timeoutMs, this.agent);
   }
 
   /**
@@ -153,6 +162,23 @@ export class LatchClient {
     const revocation = await this.signRevocation(input);
     const submitted = await this.proxy('POST', `/v1/authorizations/${encodeURIComponent(input.policy_id)}/revoke`, { jws: revocation.jws }, options);
     return { revocation, authorization: expectShape<Authorization>(submitted.body as Record<string, unknown>, ['policy_id', 'status']) };
+  }
+
+  /**
+   * authorizations lists the authorizations this device signed, newest first, each with the
+   * `agent` that asked for it (an agent's client sees only its own).
+   */
+  async authorizations(query: { limit?: number; starting_after?: string; status?: string; card_id?: string; agent?: string } = {}): Promise<{ authorizations: Array<Authorization & { agent: string }>; has_more: boolean }> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+    const text = params.toString();
+    return expectShape(await this.call('GET', `/authorizations${text === '' ? '' : `?${text}`}`), ['authorizations', 'has_more']);
+  }
+
+  /** cancelAuthorization signs and submits the revocation of one of the caller's authorizations. */
+  async cancelAuthorization(policyId: string, reason?: string, options: WriteOptions = {}): Promise<Authorization & { agent: string }> {
+    const target = `/authorizations/${encodeURIComponent(policyId)}/cancel`;
+    return expectShape(await this.write(target, reason === undefined ? {} : { reason }, options), ['policy_id', 'status', 'agent']);
   }
 
   /** transactions lists transactions, newest first, with has_more and a starting_after cursor. */
@@ -232,8 +258,11 @@ export class LatchClient {
       throw new LatchClientError({
         code: errorFields(parseAnswerJson(second))?.code ?? 'invalid_bearer_token',
         status: 401,
-        message: 'The daemon refused the token from the daemon_token file, also after reading the file again.',
-        remedy: `The daemon at ${this.baseUrl} probably uses another data directory than ${this.home}: run the client with the daemon's LATCH_HOME (or LATCH_URL of the daemon that uses this one).`,
+        message: `The daemon refused the token from the ${this.agent === undefined ? 'daemon_token file' : `token file of agent "${this.agent}"`}, also after reading the file again.`,
+        remedy:
+          this.agent === undefined
+            ? `The daemon at ${this.baseUrl} probably uses another data directory than ${this.home}: run the client with the daemon's LATCH_HOME (or LATCH_URL of the daemon that uses this one).`
+            : `The agent "${this.agent}" may have been removed (latch agent list shows the agents), or the daemon at ${this.baseUrl} uses another data directory than ${this.home}.`,
       });
     }
     return second;
@@ -262,6 +291,17 @@ export class LatchClient {
       throw failureToError(error, method, this.baseUrl, idempotencyKey);
     }
   }
+}
+
+/**
+ * resolveAgent picks the agent a client calls as: the option, else LATCH_AGENT, else none. A name
+ * that cannot be an agent's is refused here, before any file is read.
+ */
+function resolveAgent(option: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  const name = option ?? env['LATCH_AGENT'];
+  if (name === undefined || name === '') return undefined;
+  if (!validAgentName(name)) throw new AgentNameError(name);
+  return name;
 }
 
 /** failureToError turns a transport failure into the client's error; the token is never part of it. */

@@ -1,17 +1,22 @@
+import { readAgentToken } from '../datadir/agents.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { readToken } from '../datadir/token.js';
 import { LatchClientError } from './client-errors.js';
 
 /**
- * TokenSource holds the daemon token as read from `<home>/daemon_token`, the only place a client
- * takes it from (spec §5). It is read on first use and re-read only when the daemon refuses it,
- * which is how a `latch token rotate` between two calls is picked up.
+ * TokenSource holds the token the client presents: the daemon token from `<home>/daemon_token`
+ * (spec §5), or with an agent name that agent's token from `<home>/agents/NAME.token`, and never
+ * the daemon token then. It is read on first use and re-read only when the daemon refuses it,
+ * which is how a `latch token rotate` or `latch agent rotate` between two calls is picked up.
  */
 export class TokenSource {
   private cached: string | undefined;
   private loaded = false;
 
-  constructor(private readonly home: string) {}
+  constructor(
+    private readonly home: string,
+    readonly agent: string | undefined = undefined,
+  ) {}
 
   /**
    * current returns the token, reading the file on first use. A file that does not exist yet
@@ -21,7 +26,7 @@ export class TokenSource {
    */
   current(): string | undefined {
     if (!this.loaded) {
-      this.cached = readTokenFile(this.home, false);
+      this.cached = readTokenFile(this.home, this.agent, false);
       this.loaded = true;
     }
     return this.cached;
@@ -31,16 +36,16 @@ export class TokenSource {
   reload(): string {
     this.loaded = false;
     this.cached = undefined;
-    const token = readTokenFile(this.home, true) as string;
+    const token = readTokenFile(this.home, this.agent, true) as string;
     this.cached = token;
     this.loaded = true;
     return token;
   }
 }
 
-function readTokenFile(home: string, required: boolean): string | undefined {
+function readTokenFile(home: string, agent: string | undefined, required: boolean): string | undefined {
   try {
-    return readToken(home);
+    return agent === undefined ? readToken(home) : readAgentToken(home, agent);
   } catch (error) {
     if (error instanceof DataDirError) {
       if (error.code === 'missing' && !required) return undefined;
@@ -48,6 +53,7 @@ function readTokenFile(home: string, required: boolean): string | undefined {
       throw new LatchClientError({ code: 'token_unreadable', status: null, message: error.message, remedy: error.fix });
     }
     const code = (error as NodeJS.ErrnoException).code ?? 'an unexpected error';
-    throw new LatchClientError({ code: 'token_unreadable', status: null, message: `The daemon token file in ${home} cannot be read (${code}).` });
+    const which = agent === undefined ? 'The daemon token file' : `The token file of agent "${agent}"`;
+    throw new LatchClientError({ code: 'token_unreadable', status: null, message: `${which} in ${home} cannot be read (${code}).` });
   }
 }

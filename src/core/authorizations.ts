@@ -6,10 +6,12 @@
 import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type AccountWindowRequest, type AuthorizationRequest, type OneTimeRequest } from './authorization-request.js';
 import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type OperationContext } from './core-deps.js';
 import { allowEverything, type AuthorizationDecision } from './decision.js';
+import { LatchError } from '../errors/latch-error.js';
 import type { Authorization } from './model.js';
 import { refuseWhilePaused } from './signing-pause.js';
+import { principalName } from './principal.js';
 import { requestFingerprint } from './signed-window-cache.js';
-import { buildWindowPayload, signPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
+import { buildWindowPayload, signPayload, type PolicyWindowPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
 
 export type { SignedWindow } from './window-payload.js';
 export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
@@ -35,8 +37,8 @@ export interface CreatedAuthorization {
  *    signed the first time, so the cloud sees the same body under the same key and replays its
  *    first answer (decisions §9), and the steps below do not run again for it;
  * 3. decision: whether this caller may have this request signed (today: always allowed);
- * 4. sign and audit: the device key signs the window, and the audit line is on disk before the
- *    signature goes anywhere;
+ * 4. record, sign and audit: the authorization ledger holds the entry durably, the device key
+ *    signs the window, and the audit line is on disk before the signature goes anywhere;
  * 5. register: the window is submitted to the cloud, signed by the same resolved key.
  */
 export async function requestAuthorization(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext): Promise<AuthorizationResult> {
@@ -47,20 +49,70 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
     const decision: AuthorizationDecision = await (deps.decide ?? allowEverything)(request, context);
     switch (decision.decision) {
       case 'allow':
-        return signWindow(deps, device, windowTerms(request, deps.nowSeconds()), operation, context);
+        return signRecorded(deps, device, request, operation, context);
     }
   });
-  const authorization = await device.cloud.registerAuthorization(signed.jws, cloudCall(device, context, idempotencyKeyOf(context)));
+  const authorization = await register(deps, device, signed, context);
   return { outcome: 'created', authorization, window: signed };
+}
+
+/**
+ * signRecorded builds the window, records it in the authorization ledger (durable before it is
+ * signed, so it is also durable before anything could register it), then signs and audits it. A
+ * signature that fails is recorded as `failed`, so its amount no longer counts.
+ */
+async function signRecorded(deps: CoreDeps, device: EnrolledDevice, request: AuthorizationRequest, operation: string, context: OperationContext): Promise<SignedWindow> {
+  // Before anything is recorded: a paused daemon leaves no trace of a request it refused.
+  refuseWhilePaused(deps.paused);
+  const nowSeconds = deps.nowSeconds();
+  const terms = windowTerms(request, nowSeconds);
+  const payload = buildWindowPayload(terms, device.deviceId, nowSeconds);
+  await deps.authorizations?.record({
+    policyId: payload.policy_id,
+    agent: principalName(context.principal),
+    cardId: terms.cardId,
+    merchant: terms.merchant,
+    currency: terms.currency,
+    amountMinor: terms.amountMinor,
+    kind: terms.kind,
+    authorizationType: terms.authorizationType,
+    signedAtSeconds: nowSeconds,
+    notAfterSeconds: terms.notAfter,
+    state: 'active',
+    usedMinor: null,
+  });
+  try {
+    return await signBuilt(deps, device, payload, terms, operation, context);
+  } catch (error) {
+    await deps.authorizations?.noteStatus(payload.policy_id, 'failed');
+    throw error;
+  }
+}
+
+/**
+ * register submits the window to the cloud. A definite refusal (a 4xx answer) means the cloud
+ * holds no authorization for it, so the ledger entry becomes `failed`; a timeout or an
+ * unavailable cloud leaves it active, since the cloud may hold it after all.
+ */
+async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, context: OperationContext): Promise<Authorization> {
+  try {
+    return await device.cloud.registerAuthorization(signed.jws, cloudCall(device, context, idempotencyKeyOf(context)));
+  } catch (error) {
+    if (error instanceof LatchError && error.status < 500) await deps.authorizations?.noteStatus(signed.payload.policy_id, 'failed');
+    throw error;
+  }
 }
 
 /**
  * signWindow signs terms with the device key and writes the audit line before returning, so no
  * signature ever leaves the daemon unrecorded.
  */
-async function signWindow(deps: CoreDeps, device: EnrolledDevice, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
+function signWindow(deps: CoreDeps, device: EnrolledDevice, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
+  return signBuilt(deps, device, buildWindowPayload(terms, device.deviceId, deps.nowSeconds()), terms, operation, context);
+}
+
+async function signBuilt(deps: CoreDeps, device: EnrolledDevice, payload: PolicyWindowPayload, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
   refuseWhilePaused(deps.paused);
-  const payload = buildWindowPayload(terms, device.deviceId, deps.nowSeconds());
   const jws = signPayload(payload, device.key);
   await deps.audit({
     operation,

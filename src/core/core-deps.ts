@@ -1,5 +1,6 @@
 import type { SigningKey } from '../crypto/signing-key.js';
 import { randomId } from '../ids/random-id.js';
+import type { AuthorizationEntry, AuthorizationEntryState } from './authorization-ledger.js';
 import type { CloudCall, CloudGateway } from './cloud-gateway.js';
 import type { DecideAuthorization } from './decision.js';
 import type { LocalCaller, OperationContext } from './operation-context.js';
@@ -52,6 +53,17 @@ export interface CoreDeps {
   paused?: () => SigningPause | undefined;
   /** The decision step of every authorization; absent, every request is allowed (as today). */
   decide?: DecideAuthorization;
+  /**
+   * The authorization ledger: every window signed for registration is recorded here before it
+   * is signed, and marked `failed` when signing fails or the cloud refuses it.
+   */
+  authorizations?: AuthorizationRecorder;
+}
+
+/** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */
+export interface AuthorizationRecorder {
+  record(entry: AuthorizationEntry): Promise<void>;
+  noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void>;
 }
 
 /**

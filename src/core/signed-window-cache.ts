@@ -10,7 +10,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { LatchError } from '../errors/latch-error.js';
-import type { DurableRecords, StateRecord } from './durable-records.js';
+import type { RecordStore, StateRecord } from './record-store.js';
 import type { SignedWindow } from './window-payload.js';
 
 /** As long as the cloud keeps its idempotency records (decisions §9). */
@@ -43,7 +43,7 @@ interface Entry {
 
 /**
  * SignedWindowCache maps (key id, Idempotency-Key) to the request fingerprint and its signed
- * window. With a DurableRecords it is durable: a window is in the state journal before signOnce
+ * window. With a RecordStore it is durable: a window is in the state journal before signOnce
  * hands it out, and the windows of the last 24 h are replayed when the daemon starts, so a retry
  * after a restart or a kill -9 re-sends the same window.
  */
@@ -53,7 +53,7 @@ export class SignedWindowCache {
   constructor(
     private readonly ttlSeconds = SIGNED_WINDOW_TTL_SECONDS,
     private readonly entriesMax = SIGNED_WINDOWS_MAX,
-    private readonly store?: DurableRecords,
+    private readonly store?: RecordStore,
   ) {
     store?.register(SIGNED_WINDOW_RECORD_TYPE, {
       replay: (record, nowSeconds) => this.replay(record, nowSeconds),
@@ -62,7 +62,7 @@ export class SignedWindowCache {
   }
 
   /** durable makes a cache with the default bounds whose windows live in store (register before store.open()). */
-  static durable(store: DurableRecords): SignedWindowCache {
+  static durable(store: RecordStore): SignedWindowCache {
     return new SignedWindowCache(SIGNED_WINDOW_TTL_SECONDS, SIGNED_WINDOWS_MAX, store);
   }
 

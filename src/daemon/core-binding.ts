@@ -2,6 +2,7 @@ import { CloudClient, UPSTREAM_TIMEOUT_MS } from '../cloud/cloud-client.js';
 import { httpCloudGateway } from '../cloud/http-cloud-gateway.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 import type { CloudGateway } from '../core/cloud-gateway.js';
+import { StoredAuthorizationLedger } from '../core/authorization-ledger.js';
 import type { CoreDeps, EnrolledDevice } from '../core/core-deps.js';
 import { SignedWindowCache } from '../core/signed-window-cache.js';
 import type { AuditAppendResult } from '../datadir/audit-log.js';
@@ -22,6 +23,8 @@ export interface ProxyUpstream {
 /** The daemon's bound core: the CoreDeps its handlers use, and the upstream the proxy uses. */
 export interface CoreBinding {
   deps: CoreDeps;
+  /** Every authorization this device signed for registration, in state.journal (GET /authorizations reads it). */
+  authorizationLedger: StoredAuthorizationLedger;
   proxyUpstream(): ProxyUpstream;
 }
 
@@ -87,6 +90,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
     return { key, deviceId: config.device_id, cloud: gateway, client };
   };
 
+  const authorizationLedger = new StoredAuthorizationLedger(services.stateStore);
   const deps: CoreDeps = {
     device: () => {
       const { key, deviceId, cloud } = enrolled();
@@ -98,9 +102,11 @@ export function bindCore(services: DaemonServices): CoreBinding {
     nowSeconds: () => Math.floor(Date.now() / 1000),
     paused: services.paused,
     signedWindows: SignedWindowCache.durable(services.stateStore),
+    authorizations: authorizationLedger,
   };
   return {
     deps,
+    authorizationLedger,
     proxyUpstream: () => {
       const { client, key } = enrolled();
       return { client, key, paused: services.paused };

@@ -1,7 +1,8 @@
 import { passphraseFromEnv } from '../datadir/device-key.js';
 import { ensureHome } from '../datadir/home.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';
-import { ensureToken, regenerateCredentials } from '../datadir/token.js';
+import { regenerateCredentials } from '../datadir/regenerate-credentials.js';
+import { ensureToken } from '../datadir/token.js';
 import { finishKeyRollover } from '../datadir/key-rollover.js';
 import { createFrontDoor } from '../http/front-door.js';
 import { createLocalServer, type LocalServer, type ServerLimits } from '../http/local-server.js';
@@ -12,7 +13,7 @@ import { variantARoutes } from '../variant-a/routes.js';
 import { variantBRoutes } from '../variant-b/routes.js';
 import { createServices, type DaemonServices } from './services.js';
 import { bindCore } from './core-binding.js';
-import { daemonCredentials, listenerDeps } from './listener-deps.js';
+import { daemonCredentials, listenerDeps, proofTokenFor } from './listener-deps.js';
 
 /** The canonical listener's default port (Variant A). */
 export const DEFAULT_PORT_A = 7723;
@@ -87,10 +88,12 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
   });
   ready.catch(() => undefined);
 
+  // One credential set for both listeners: an agent's last use is one record.
+  const credentials = daemonCredentials(services);
   const listeners: Array<{ name: 'a' | 'b'; server: LocalServer }> = [];
   const addListener = (name: 'a' | 'b', port: number, routes: Route[]): void => {
     const router = new Router(routes);
-    const frontDoor = createFrontDoor({ listener: name, router, credentials: daemonCredentials(services), log: logger });
+    const frontDoor = createFrontDoor({ listener: name, router, credentials: credentials.list, noteCaller: credentials.noteUse, log: logger });
     const server = createLocalServer({
       listener: name,
       port,
@@ -98,7 +101,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
       log: logger,
       ready,
       // Variant A's public /health is where clients check the daemon's identity (daemon-proof.ts).
-      ...(name === 'a' && { proofToken: services.token }),
+      ...(name === 'a' && { proofToken: proofTokenFor(services, credentials) }),
       ...(options.limits ? { limits: options.limits } : {}),
     });
     listeners.push({ name, server });

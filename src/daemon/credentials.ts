@@ -9,13 +9,10 @@ import { agentsDir, assertAgentsDirPrivate, listAgentNames, markAgentUsed, readA
 import { DataDirError } from '../datadir/data-dir-error.js';
 import type { Logger } from '../log/logger.js';
 import { OWNER, type Principal } from '../core/principal.js';
+import type { Credential } from '../http/bearer-token.js';
 import { reloadOnChange } from './reload-on-change.js';
 
-/** One accepted token and the caller it identifies. */
-export interface Credential {
-  token: string;
-  principal: Principal;
-}
+export type { Credential } from '../http/bearer-token.js';
 
 /** How often a refused agent file is logged again while it stays refused. */
 const REFUSAL_LOG_INTERVAL_MS = 60_000;

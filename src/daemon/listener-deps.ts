@@ -1,9 +1,9 @@
-import { OWNER } from '../core/principal.js';
+import { authorizationListOperations } from '../core/authorization-list.js';
 import { coreOperations } from '../core/operations.js';
-import type { Credential } from '../http/bearer-token.js';
 import type { VariantADeps } from '../variant-a/routes.js';
 import type { VariantBDeps } from '../variant-b/routes.js';
 import type { CoreBinding } from './core-binding.js';
+import { createCredentials, type Credentials } from './credentials.js';
 import { healthReport } from './health.js';
 import type { DaemonServices } from './services.js';
 
@@ -11,15 +11,29 @@ import type { DaemonServices } from './services.js';
 export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps } {
   const operations = coreOperations(core.deps);
   return {
-    a: { operations, health: () => healthReport(services), proxyUpstream: core.proxyUpstream },
+    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), health: () => healthReport(services), proxyUpstream: core.proxyUpstream },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
 }
 
 /**
- * daemonCredentials lists the tokens the front door accepts now: the daemon token, as the owner.
- * Agents' tokens join this list when they exist.
+ * daemonCredentials is the one credential set of a daemon, shared by both listeners: the daemon
+ * token as the owner and each agent's token, re-read from disk at each request, so `latch agent
+ * add | rotate | remove` and `latch token rotate` take effect without a restart.
  */
-export function daemonCredentials(services: DaemonServices): () => ReadonlyArray<Credential> {
-  return () => [{ token: services.token(), principal: OWNER }];
+export function daemonCredentials(services: DaemonServices): Credentials {
+  return createCredentials({ home: services.home, ownerToken: services.token, logger: services.logger });
+}
+
+/**
+ * proofTokenFor returns the token that keys the daemon proof for a client that names itself
+ * (daemon-proof.ts): the daemon token when it names no agent, the agent's own token when it names
+ * a current agent, and undefined (no proof) for an unknown agent.
+ */
+export function proofTokenFor(services: DaemonServices, credentials: Credentials): (agent: string | undefined) => string | undefined {
+  return (agent) => {
+    if (agent === undefined) return services.token();
+    const found = credentials.list().find(({ principal }) => principal.kind === 'agent' && principal.name === agent);
+    return found?.token;
+  };
 }

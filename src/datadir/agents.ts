@@ -215,6 +215,38 @@ function readAgentMeta(home: string, name: string): { createdAt: Date; lastUsedA
   return { createdAt, lastUsedAt };
 }
 
+/**
+ * regenerateAgentTokens gives every agent a fresh token, one atomic replacement per file. The
+ * daemon calls it at each start with the daemon token's regeneration, so an agent token captured
+ * while the daemon was down is dead too. A loose or foreign agents folder stops the start, as an
+ * unsafe daemon_token does; a token file that is itself unsafe is replaced by a safe one. An agent
+ * removed while this runs stays removed: its token is not brought back.
+ */
+export function regenerateAgentTokens(home: string): void {
+  assertAgentsDirPrivate(home);
+  for (const name of listAgentNames(home)) {
+    const hadRecord = exists(agentMetaPath(home, name));
+    writeFileAtomic(agentTokenPath(home, name), newToken());
+    if (hadRecord && !exists(agentMetaPath(home, name))) {
+      try {
+        unlinkSync(agentTokenPath(home, name));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    }
+  }
+}
+
+function exists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
 /** markAgentUsed records that the daemon accepted the agent's token at `when`. */
 export function markAgentUsed(home: string, name: string, when: Date): void {
   try {

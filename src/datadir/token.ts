@@ -82,13 +82,3 @@ export function parseTokenText(text: string, file: string, fix: string): string 
   }
   return token;
 }
-
-/**
- * regenerateCredentials replaces every credential a client presents to the daemon with a fresh
- * one. The daemon calls it at each start, after it holds its ports and before it serves, so a
- * token captured while it was down (by a program that held its port then) is dead. Today the
- * only such credential is the daemon token.
- */
-export function regenerateCredentials(home: string): void {
-  rotateToken(home);
-}

@@ -7,6 +7,12 @@
  * derived from the daemon token, over the challenge and the exact address:port the client
  * connected to, as the daemon sees its socket. Only a holder of the token can answer, and a
  * squatter relaying to the real daemon at another address gets a proof for the wrong address.
+ *
+ * An agent's client must verify the daemon too, without reading daemon_token (which it should not
+ * be able to read). It sends `Latch-Agent: NAME` beside the challenge: a name is not a secret. The
+ * daemon then keys the proof with that agent's own token and binds the name into the message; for
+ * an unknown agent it gives no proof, so the client sends nothing. Either way no token travels
+ * before the proof is checked.
  */
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -16,6 +22,8 @@ import { fromBase64Url, toBase64Url, utf8 } from '../crypto/base64url.js';
 export const CHALLENGE_HEADER = 'latch-challenge';
 /** The response header carrying the daemon's proof. */
 export const PROOF_HEADER = 'latch-proof';
+/** The request header naming the agent whose token keys the proof (absent: the daemon token). */
+export const AGENT_HEADER = 'latch-agent';
 /** A challenge is 32 random bytes (43 characters of unpadded base64url). */
 export const CHALLENGE_BYTES = 32;
 
@@ -44,11 +52,20 @@ export function validChallenge(text: string): boolean {
   return text.length === 43 && fromBase64Url(text)?.length === CHALLENGE_BYTES;
 }
 
-/** daemonProof computes the proof for a challenge received on address (see proofAddress). */
-export function daemonProof(token: string, challenge: string, address: string): string {
-  const message = utf8(`${PROOF_LABEL}\n${challenge}\n${address}`);
-  return toBase64Url(hmac(sha256, proofKey(token), message));
+/**
+ * daemonProof computes the proof for a challenge received on address (see proofAddress), keyed by
+ * token: the daemon token, or the token of the named agent (whose name is then part of the message).
+ */
+export function daemonProof(token: string, challenge: string, address: string, agent?: string): string {
+  const text = agent === undefined ? `${PROOF_LABEL}\n${challenge}\n${address}` : `${PROOF_LABEL}\n${challenge}\n${address}\nagent:${agent}`;
+  return toBase64Url(hmac(sha256, proofKey(token), utf8(text)));
 }
+
+/** A token source for the proof: the daemon token for no agent, the agent's token, or undefined (no proof). */
+export type ProofTokenFor = (agent: string | undefined) => string | undefined;
+
+/** An agent name as the header may carry it; anything else gets no proof. */
+const AGENT_NAME_SHAPE = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 /** What proofForRequest reads of a request: its method, target, raw headers and socket. */
 export interface ChallengedRequest {
@@ -60,18 +77,30 @@ export interface ChallengedRequest {
 
 /**
  * proofForRequest returns the Latch-Proof value for a GET /health that carries exactly one
- * well-formed challenge, or undefined for any other request. The address is the socket's own
- * local address and port, never the Host header, which the client (or a relay) chooses.
+ * well-formed challenge (and at most one well-formed Latch-Agent), or undefined for any other
+ * request. The address is the socket's own local address and port, never the Host header, which
+ * the client (or a relay) chooses.
  */
-export function proofForRequest(request: ChallengedRequest, token: string): string | undefined {
+export function proofForRequest(request: ChallengedRequest, tokenFor: ProofTokenFor): string | undefined {
   if (request.method !== 'GET' || request.url !== '/health') return undefined;
-  const challenges: string[] = [];
-  for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) {
-    if ((request.rawHeaders[i] as string).toLowerCase() === CHALLENGE_HEADER) challenges.push(request.rawHeaders[i + 1] as string);
-  }
+  const challenges = headerValues(request.rawHeaders, CHALLENGE_HEADER);
+  const agents = headerValues(request.rawHeaders, AGENT_HEADER);
   const [challenge] = challenges;
   if (challenges.length !== 1 || challenge === undefined || !validChallenge(challenge)) return undefined;
+  if (agents.length > 1) return undefined;
+  const [agent] = agents;
+  if (agent !== undefined && !AGENT_NAME_SHAPE.test(agent)) return undefined;
   const { localAddress, localPort } = request.socket;
   if (localAddress === undefined || localPort === undefined) return undefined;
-  return daemonProof(token, challenge, proofAddress(localAddress, localPort));
+  const token = tokenFor(agent);
+  if (token === undefined) return undefined;
+  return daemonProof(token, challenge, proofAddress(localAddress, localPort), agent);
+}
+
+function headerValues(rawHeaders: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if ((rawHeaders[i] as string).toLowerCase() === name) values.push(rawHeaders[i + 1] as string);
+  }
+  return values;
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { Principal } from '../core/principal.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
@@ -27,6 +28,8 @@ export interface FrontDoorOptions {
    * agent's); called per request, so a rotated or removed token takes effect at once.
    */
   credentials: () => ReadonlyArray<Credential>;
+  /** Told of every caller whose token was accepted (an agent's last use is shown by `latch agent list`). */
+  noteCaller?: (principal: Principal) => void;
   log: EventLog;
 }
 
@@ -120,6 +123,7 @@ async function admitAndHandle(
     miss = error;
   }
   const principal = match?.route.access === 'public' ? undefined : checkBearer(request.rawHeaders, options.credentials());
+  if (principal !== undefined) options.noteCaller?.(principal);
   if (match === undefined) throw miss;
   trace.route = match.route.pattern;
   if (match.route.access === 'owner' && principal?.kind !== 'owner') throw new LatchError('agent_not_permitted');

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { invalidRequest, LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
-import { PROOF_HEADER, proofForRequest } from './daemon-proof.js';
+import { PROOF_HEADER, proofForRequest, type ProofTokenFor } from './daemon-proof.js';
 import type { EventLog } from './event-log.js';
 import type { FrontDoor } from './front-door.js';
 import { isLoopbackAddress } from './loopback.js';
@@ -59,10 +59,11 @@ export interface LocalServerOptions {
   log: EventLog;
   limits?: Partial<ServerLimits>;
   /**
-   * The daemon token, when this listener answers the daemon proof on GET /health (Variant A's
+   * The token that keys the daemon proof for a client naming no agent (the daemon token) or an
+   * agent (that agent's token), when this listener answers the proof on GET /health (Variant A's
    * listener only; see daemon-proof.ts).
    */
-  proofToken?: () => string;
+  proofToken?: ProofTokenFor;
   /**
    * When given, requests are held until it resolves (and their connections dropped if it
    * rejects): the daemon binds its ports first and rotates its token before serving anything.
@@ -290,12 +291,12 @@ function bind(server: http.Server, host: string, port: number): Promise<void> {
 /**
  * attachProof sets Latch-Proof on a challenged GET /health. It runs here, not in a handler,
  * because only the server sees the socket's local address, which the proof must bind. A token
- * file that cannot be read gives no proof: the client then refuses to send its token, and the
+ * file that cannot be read (or an unknown agent) gives no proof: the client then refuses to send its token, and the
  * routes that need the file report it.
  */
-function attachProof(request: http.IncomingMessage, response: http.ServerResponse, token: () => string): void {
+function attachProof(request: http.IncomingMessage, response: http.ServerResponse, tokenFor: ProofTokenFor): void {
   try {
-    const proof = proofForRequest(request, token());
+    const proof = proofForRequest(request, tokenFor);
     if (proof !== undefined) response.setHeader(PROOF_HEADER, proof);
   } catch {
     // No proof; see above.

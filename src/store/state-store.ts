@@ -19,9 +19,9 @@ import { DataDirError, shellQuote } from '../datadir/data-dir-error.js';
 import { assertPrivate, assertPrivateStats } from '../datadir/permissions.js';
 import { Journal, JournalCorruptError, JournalLimitError, type JournalLimits } from './journal.js';
 
-import type { DurableRecords, StateRecord, StateRecordOwner } from '../core/durable-records.js';
+import type { RecordStore, StateRecord, StateRecordOwner } from '../core/record-store.js';
 
-export type { StateRecord, StateRecordOwner } from '../core/durable-records.js';
+export type { StateRecord, StateRecordOwner } from '../core/record-store.js';
 
 /** The state journal's limits: small records, and a file compacted long before it gets large. */
 export const STATE_JOURNAL_LIMITS: JournalLimits = {
@@ -33,7 +33,7 @@ export const STATE_JOURNAL_LIMITS: JournalLimits = {
 const TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** StateStore is the typed-record layer over the daemon's journal; nothing touches the disk before open(). */
-export class StateStore implements DurableRecords {
+export class StateStore implements RecordStore {
   private readonly owners = new Map<string, StateRecordOwner>();
   private journal: Journal | undefined;
   private state: 'new' | 'open' | 'closed' = 'new';

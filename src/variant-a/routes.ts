@@ -5,12 +5,14 @@
  * /v1/* proxy and wallet allocation); every other route admits the owner and agents. Kept sorted
  * by pattern, then method (a test checks it).
  */
+import type { AuthorizationListOperations } from '../core/authorization-list.js';
 import type { CoreOperations } from '../core/operations.js';
 import { toBase64Url } from '../crypto/base64url.js';
 import type { Route } from '../http/route.js';
 import { signingProxyRoute, type ProxyUpstream } from '../proxy/signing-proxy.js';
 import { readHandlers } from '../variant-common/read-routes.js';
 import { allocateHandler } from '../variant-common/wallet-allocation.js';
+import { authorizationHandlers } from './authorization-routes.js';
 import { signingHandlers } from './handlers.js';
 import { allocationA, cardDetailA, cardSummaryA, transactionA, walletA } from './shapes.js';
 
@@ -27,6 +29,8 @@ export interface HealthFacts {
 /** What Variant A's routes call. */
 export interface VariantADeps {
   operations: CoreOperations;
+  /** The authorizations this device signed, with who asked for each (owner-control §2). */
+  authorizations: AuthorizationListOperations;
   health: () => HealthFacts;
   /** The cloud client and device key for one proxied request, resolved together. */
   proxyUpstream: () => ProxyUpstream;
@@ -36,6 +40,7 @@ export interface VariantADeps {
 export function variantARoutes(deps: VariantADeps): Route[] {
   const { operations } = deps;
   const signing = signingHandlers(operations);
+  const signed = authorizationHandlers(deps.authorizations);
   const reads = readHandlers(operations, {
     cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
     cardDetail: cardDetailA,
@@ -44,6 +49,9 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     wallet: walletA,
   });
   return [
+    { method: 'GET', pattern: '/authorizations', access: 'agents', handler: signed.list },
+    { method: 'GET', pattern: '/authorizations/:policy_id', access: 'agents', handler: signed.get },
+    { method: 'POST', pattern: '/authorizations/:policy_id/cancel', access: 'agents', handler: signed.cancel },
     { method: 'POST', pattern: '/authorize', access: 'agents', handler: signing.authorize },
     { method: 'GET', pattern: '/cards', access: 'agents', handler: reads.listCards },
     { method: 'GET', pattern: '/cards/:card_id', access: 'agents', handler: reads.getCard },

@@ -146,7 +146,7 @@ describe('client calls, against the daemon', () => {
 async function startForwarder(portA: number, daemonToken: () => string, onFirst: () => void): Promise<{ url: string; bearers: boolean[]; close(): Promise<void> }> {
   const bearers: boolean[] = [];
   const server = http.createServer((request, response) => {
-    const proof = request.headers[CHALLENGE_HEADER] !== undefined ? proofForRequest(request, daemonToken()) : undefined;
+    const proof = request.headers[CHALLENGE_HEADER] !== undefined ? proofForRequest(request, () => daemonToken()) : undefined;
     if (proof !== undefined) {
       response.writeHead(200, { 'content-type': 'application/json', [PROOF_HEADER]: proof });
       response.end('{"status":"ok","version":"0.0.0","uptime_seconds":0,"signing_key":null}');

@@ -45,7 +45,7 @@ export async function startStubDaemon(): Promise<StubDaemon> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const proof = stub.proofToken !== undefined && request.headers[CHALLENGE_HEADER] !== undefined ? proofForRequest(request, stub.proofToken()) : undefined;
+      const proof = stub.proofToken !== undefined && request.headers[CHALLENGE_HEADER] !== undefined ? proofForRequest(request, stub.proofToken) : undefined;
       if (proof !== undefined) {
         stub.challenges++;
         response.writeHead(200, { 'content-type': 'application/json', [PROOF_HEADER]: proof });

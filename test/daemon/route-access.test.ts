@@ -53,9 +53,18 @@ function fakeOperations(callers: Principal[]): CoreOperations {
   };
 }
 
+/** seenCall records the caller of a listing operation and answers with value. */
+function seenCall<T>(callers: Principal[], args: unknown[], value: T): Promise<T> {
+  callers.push((args[args.length - 1] as { principal: Principal }).principal);
+  return Promise.resolve(value);
+}
+
 /** A request that passes validation on each route, by `METHOD pattern`. */
 const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'POST /authorize': { path: '/authorize', body: { card_id: 'card_a', amount: 1, merchant_name: 'shop.example.com' } },
+  'GET /authorizations': { path: '/authorizations' },
+  'GET /authorizations/:policy_id': { path: '/authorizations/pw_abc123' },
+  'POST /authorizations/:policy_id/cancel': { path: '/authorizations/pw_abc123/cancel', body: {} },
   'GET /cards': { path: '/cards' },
   'GET /cards/:card_id': { path: '/cards/card_a' },
   'GET /health': { path: '/health' },
@@ -88,6 +97,11 @@ function tablesWith(callers: Principal[]): { a: Route[]; b: Route[] } {
   return {
     a: variantARoutes({
       operations,
+      authorizations: {
+        listAuthorizations: (...args: unknown[]) => seenCall(callers, args, { authorizations: [{ authorization, agent: 'shopper' }], hasMore: false }),
+        getAuthorization: (...args: unknown[]) => seenCall(callers, args, { authorization, agent: 'shopper' }),
+        cancelAuthorization: (...args: unknown[]) => seenCall(callers, args, { authorization: { ...authorization, status: 'revoked' as const }, agent: 'shopper' }),
+      },
       health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null }),
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');

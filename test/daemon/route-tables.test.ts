@@ -32,15 +32,18 @@ describe('route tables', () => {
     assert.deepEqual(tables.b.filter((route) => route.access === 'public'), []);
   });
 
-  test('Variant A serves exactly the decided endpoint set (decisions §2, §4)', () => {
+  test('Variant A serves exactly the decided endpoint set (decisions §2, §4; owner-control §2)', () => {
     assert.deepEqual(tables.a.map((route) => `${route.method} ${route.pattern}`).sort(), [
       '* /v1/*',
+      'GET /authorizations',
+      'GET /authorizations/:policy_id',
       'GET /cards',
       'GET /cards/:card_id',
       'GET /health',
       'GET /transactions',
       'GET /transactions/:tx_id',
       'GET /wallet/balance',
+      'POST /authorizations/:policy_id/cancel',
       'POST /authorize',
       'POST /merchant-bind',
       'POST /recurring',

@@ -39,7 +39,7 @@ test('a request that arrives before the gate opens is served only after it opens
   });
   const port = await server.listen();
   try {
-    const answer = sendRaw(port, { target: '/health', headers: [['Host', `127.0.0.1:${port}`]] });
+    const answer = sendRaw(port, { target: '/health', headers: [['Host', `127.0.0.1:${port}`], ['Latch-Challenge', 'A'.repeat(43)]] });
     // Give the held request every chance to slip through before the gate opens.
     await sleep(200);
     events.push('open');

@@ -4,7 +4,11 @@
  * No command prints a token: they print where the token file is, and the agent's configuration
  * names the agent (`latch mcp --agent NAME`), never the secret.
  */
-import { addAgent, AgentNameError, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
+import { LatchClientError } from '../../client/client-errors.js';
+import { LatchClient } from '../../client/latch-client.js';
+import { addAgent, AgentNameError, assertAgentName, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
+import { latchVersion } from '../../version.js';
+import { reportCallError } from '../daemon-calls/daemon-call-command.js';
 import { ensureHome, resolveHome } from '../../datadir/home.js';
 import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
@@ -116,22 +120,68 @@ ${EXIT_CODES}`,
 export const agentRemoveCommand: Command = {
   name: 'agent remove',
   summary: "Remove an agent's token (its next request is refused)",
-  usage: `Usage: latch agent remove NAME
+  usage: `Usage: latch agent remove NAME [--revoke]
 
 Deletes $LATCH_HOME/agents/NAME.token: the daemon refuses the agent's next request with
-invalid_bearer_token. Authorizations it already holds stay valid until they are used, expire or
-are cancelled.
+invalid_bearer_token. Without --revoke, authorizations it already holds stay valid until they
+are used, expire or are cancelled.
 
-${EXIT_CODES}`,
-  run: (args, io) =>
-    runAgentCommand('agent remove', io, () => {
-      const { name, rest } = nameAndFlags(args, 'agent remove');
-      parseFlags(rest, {});
+  --revoke   first cancel every active authorization the agent asked for, through the running
+             daemon (as the owner), then remove the agent, then cancel any it made meanwhile.
+             If the daemon cannot be reached or refuses, the agent is NOT removed (exit 8, or 7).
+
+${EXIT_CODES} With --revoke: 8 daemon unreachable, 7 a cancellation refused.`,
+  run: async (args, io) => {
+    let name: string;
+    let revoke: boolean;
+    try {
+      const split = nameAndFlags(args, 'agent remove');
+      name = split.name;
+      revoke = parseFlags(split.rest, { revoke: 'boolean' })['revoke'] === true;
+      assertAgentName(name);
+    } catch (error) {
+      return reportError(error instanceof AgentNameError ? new UsageError(error.message) : error, io, 'agent remove');
+    }
+    if (revoke) {
+      const code = await revokeAgentAuthorizations(io, name);
+      if (code !== EXIT.ok) return code;
+    }
+    return runAgentCommand('agent remove', io, async () => {
       removeAgent(preparedHome(io), name);
       writeLine(io.stdout, `Removed agent ${name}.`);
+      // An authorization the agent made while the first pass ran is cancelled now that it cannot make more.
+      if (revoke) return revokeAgentAuthorizations(io, name);
       return EXIT.ok;
-    }),
+    });
+  },
 };
+
+/**
+ * revokeAgentAuthorizations cancels, as the owner through the running daemon, every active
+ * authorization the agent asked for. One already used or expired meanwhile is not an error.
+ */
+async function revokeAgentAuthorizations(io: CliIo, name: string): Promise<number> {
+  let client: LatchClient | undefined;
+  try {
+    client = new LatchClient({ env: { ...io.env, LATCH_AGENT: '' }, userAgent: `latch-cli/${latchVersion()}` });
+    for (;;) {
+      const page = await client.authorizations({ agent: name, status: 'active', limit: 100 });
+      for (const authorization of page.authorizations) {
+        try {
+          await client.cancelAuthorization(authorization.policy_id, `agent ${name} removed`);
+          writeLine(io.stdout, `Cancelled ${authorization.policy_id}.`);
+        } catch (error) {
+          if (!(error instanceof LatchClientError) || error.code !== 'authorization_not_active') throw error;
+        }
+      }
+      if (page.authorizations.length === 0 || !page.has_more) return EXIT.ok;
+    }
+  } catch (error) {
+    return reportCallError(error, io, 'agent remove', false);
+  } finally {
+    client?.close();
+  }
+}
 
 /** shortTime is a UTC time to the minute, for tables. */
 function shortTime(when: Date): string {

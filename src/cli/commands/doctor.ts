@@ -1,12 +1,12 @@
 import { diagnose, type Diagnosis, type DiagnosisProblem } from '../../client/diagnose.js';
 import type { LatchClient } from '../../client/latch-client.js';
 import { writeLine, type Command } from '../command.js';
-import { parseCommandArgs } from '../daemon-calls/command-args.js';
+import { parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
 import { newCliClient } from '../daemon-calls/daemon-call-command.js';
 import { EXIT } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
 
-const USAGE = `Usage: latch doctor [--json]
+const USAGE = `Usage: latch doctor [--json] [--agent NAME]
 
 Finds out why Latch does not work, following the spec's rules in order:
   1. daemon      GET /health, and the answer proves it comes from the daemon that holds this
@@ -36,8 +36,8 @@ export const doctorCommand: Command = {
   async run(args, io) {
     let client: LatchClient | undefined;
     try {
-      const { flags } = parseCommandArgs(args, { json: 'boolean' }, 0);
-      client = newCliClient(io);
+      const { flags } = parseCommandArgs(args, { json: 'boolean', agent: 'value' }, 0);
+      client = newCliClient(io, stringFlag(flags, 'agent'));
       const diagnosis = await diagnose(client);
       if (flags['json'] === true) writeLine(io.stdout, JSON.stringify(diagnosis));
       else for (const line of report(diagnosis)) writeLine(io.stdout, line);

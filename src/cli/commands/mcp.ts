@@ -7,11 +7,12 @@ import { serveStdio } from '../../mcp/stdio-server.js';
 import { TOOLS } from '../../mcp/tools.js';
 import { latchVersion } from '../../version.js';
 import { UsageError, type Command } from '../command.js';
-import { parseCommandArgs } from '../daemon-calls/command-args.js';
+import { parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
+import { AgentNameError, validAgentName } from '../../datadir/agents.js';
 import { EXIT } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
 
-const USAGE = `Usage: latch mcp
+const USAGE = `Usage: latch mcp [--agent NAME]
 
 Runs an MCP server (Model Context Protocol) on stdin/stdout for an agent's MCP client: JSON-RPC
 2.0, one message per line. It talks to the running daemon through the same client as the CLI
@@ -21,8 +22,13 @@ the daemon first. stdout carries protocol messages only; logs are JSON lines on 
 Protocol versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')} (the client's choice when supported).
 Tools: ${TOOLS.map((tool) => tool.name).join(', ')}.
 
-A client configuration, e.g.:
-  {"mcpServers": {"latch": {"command": "latch", "args": ["mcp"]}}}
+With --agent NAME (or LATCH_AGENT=NAME) it presents that agent's own token,
+$LATCH_HOME/agents/NAME.token (create it with latch agent add NAME), never the daemon token:
+the daemon then refuses the owner-only surfaces, audits the agent by name and lets you take its
+access away alone (latch agent remove NAME --revoke).
+
+A client configuration for an agent, e.g.:
+  {"mcpServers": {"latch": {"command": "latch", "args": ["mcp", "--agent", "shopper"]}}}
 
 Exit codes: 0 when stdin ends; 2 bad usage (including an unusable LATCH_URL).`;
 
@@ -34,7 +40,11 @@ export const mcpCommand: Command = {
   async run(args, io) {
     let client: LatchClient | undefined;
     try {
-      parseCommandArgs(args, {}, 0);
+      const { flags } = parseCommandArgs(args, { agent: 'value' }, 0);
+      const agent = stringFlag(flags, 'agent');
+      // Checked now, like LATCH_URL below, so a bad name stops the server at start.
+      const chosen = agent ?? io.env['LATCH_AGENT'] ?? '';
+      if (chosen !== '' && !validAgentName(chosen)) throw new UsageError(new AgentNameError(chosen).message);
       try {
         // Checked now, so a bad LATCH_URL stops the server at start rather than failing every tool call.
         resolveDaemonUrl(undefined, io.env);
@@ -46,7 +56,7 @@ export const mcpCommand: Command = {
       const session = new McpSession({
         serverVersion: latchVersion(),
         log,
-        makeClient: (userAgent) => (client = new LatchClient({ env: io.env, userAgent })),
+        makeClient: (userAgent) => (client = new LatchClient({ env: io.env, userAgent, ...(agent !== undefined && { agent }) })),
       });
       log.info('mcp_started', { pid: process.pid });
       await serveStdio({ input: process.stdin, output: io.stdout, session, log });

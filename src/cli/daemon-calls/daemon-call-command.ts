@@ -1,12 +1,13 @@
 import { DaemonUrlError } from '../../client/base-url.js';
 import { LatchClientError } from '../../client/client-errors.js';
 import { LatchClient } from '../../client/latch-client.js';
+import { AgentNameError } from '../../datadir/agents.js';
 import { latchVersion } from '../../version.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import type { FlagKind } from '../flags.js';
 import { reportError } from '../report-error.js';
-import { parseCommandArgs, type CommandArgs } from './command-args.js';
+import { parseCommandArgs, stringFlag, type CommandArgs } from './command-args.js';
 import { exitCodeForClientError } from './exit-for-error.js';
 
 /** A CLI command that is one conversation with the daemon through the client module. */
@@ -14,7 +15,7 @@ export interface DaemonCall<T> {
   name: string;
   summary: string;
   usage: string;
-  /** The command's flags; `--json` is added to every such command. */
+  /** The command's flags; `--json` and `--agent NAME` are added to every such command. */
   flags: Readonly<Record<string, FlagKind>>;
   positionalsMax: number;
   /**
@@ -41,10 +42,10 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
       let client: LatchClient | undefined;
       let json = false;
       try {
-        const parsed = parseCommandArgs(args, { ...call.flags, json: 'boolean' }, call.positionalsMax);
+        const parsed = parseCommandArgs(args, { ...call.flags, json: 'boolean', agent: 'value' }, call.positionalsMax);
         json = parsed.flags['json'] === true;
         const perform = call.prepare(parsed);
-        client = newCliClient(io);
+        client = newCliClient(io, stringFlag(parsed.flags, 'agent'));
         const result = await perform(client);
         if (json) writeLine(io.stdout, JSON.stringify(result));
         else for (const line of call.human(result)) writeLine(io.stdout, line);
@@ -58,12 +59,16 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
   };
 }
 
-/** newCliClient makes the client the CLI uses: LATCH_HOME and LATCH_URL from the command's environment. */
-export function newCliClient(io: CliIo): LatchClient {
+/**
+ * newCliClient makes the client the CLI uses: LATCH_HOME, LATCH_URL and LATCH_AGENT from the
+ * command's environment; `--agent NAME` (every command that talks to the daemon takes it) wins
+ * over LATCH_AGENT.
+ */
+export function newCliClient(io: CliIo, agent?: string): LatchClient {
   try {
-    return new LatchClient({ env: io.env, userAgent: `latch-cli/${latchVersion()}` });
+    return new LatchClient({ env: io.env, userAgent: `latch-cli/${latchVersion()}`, ...(agent !== undefined && { agent }) });
   } catch (error) {
-    if (error instanceof DaemonUrlError) throw new UsageError(error.message);
+    if (error instanceof DaemonUrlError || error instanceof AgentNameError) throw new UsageError(error.message);
     throw error;
   }
 }

@@ -1,0 +1,326 @@
+/**
+ * The durable record of every authorization this device signed for registration (A's
+ * /authorize, /merchant-bind and /recurring, B's /authorize), with what the daemon has learned
+ * of its fate since. The pipeline writes an entry to state.journal before the window is signed
+ * and registered, so that after a restart or a kill -9 the daemon still knows every window that
+ * may be spent: spending budgets are rebuilt from it, and GET /authorizations lists it.
+ *
+ * Memory holds the entries of the retention period with three indexes (all, per agent, per
+ * card), each in signing order with a Map from policy id to position, so a page costs O(limit)
+ * and a cursor lookup O(1), never a scan of history.
+ */
+import type { RecordStore, StateRecord } from './record-store.js';
+import type { AuthorizationKind, AuthorizationType } from './model.js';
+
+export interface AuthorizationEntry {
+  policyId: string;
+  /** principalName: 'owner' or the agent. */
+  agent: string;
+  cardId: string | null;
+  merchant: string;
+  currency: string;
+  amountMinor: number;
+  kind: AuthorizationKind;
+  authorizationType: AuthorizationType;
+  signedAtSeconds: number;
+  notAfterSeconds: number;
+  state: 'active' | 'used' | 'expired' | 'revoked' | 'failed';
+  usedMinor: number | null;
+}
+
+export type AuthorizationEntryState = AuthorizationEntry['state'];
+
+export interface AuthorizationLedger {
+  get(policyId: string): AuthorizationEntry | undefined;
+  /** newest first; O(limit), never a scan of history */
+  page(query: { agent?: string; cardId?: string; limit: number; startingAfter?: string }): { entries: AuthorizationEntry[]; hasMore: boolean };
+  /** what the cloud reported: used (with the charged amount), expired, revoked; durable; releases budget exposure */
+  noteStatus(policyId: string, state: AuthorizationEntry['state'], usedMinor?: number | null): Promise<void>;
+}
+
+/** Called after an entry's state changed durably (and while replaying), so budgets can follow. */
+export type AuthorizationStatusListener = (entry: Readonly<AuthorizationEntry>) => void;
+
+/** The state journal's record types: the entry as signed, and a later change of its state. */
+export const AUTHORIZATION_RECORD_TYPE = 'authorization';
+export const AUTHORIZATION_STATUS_RECORD_TYPE = 'authorization_status';
+
+/**
+ * How long an entry is kept after it can no longer be spent (signed more than this long ago, and
+ * no longer active or past its not_after): longer than any budget window (30 days), so budgets
+ * are always rebuilt exactly.
+ */
+export const AUTHORIZATION_RETENTION_SECONDS = 90 * 86_400;
+
+/** The most entries one page may ask for. */
+export const AUTHORIZATION_PAGE_LIMIT_MAX = 100;
+
+const STATES: ReadonlySet<string> = new Set(['active', 'used', 'expired', 'revoked', 'failed']);
+const KINDS: ReadonlySet<string> = new Set(['one_time', 'merchant_verification', 'recurring']);
+const TYPES: ReadonlySet<string> = new Set(['exact', 'ceiling']);
+
+/** One index over the entries in signing order: the ids, and each id's position. */
+class SigningOrderIndex {
+  readonly ids: string[] = [];
+  head = 0;
+  readonly position = new Map<string, number>();
+
+  append(policyId: string): void {
+    this.position.set(policyId, this.ids.length);
+    this.ids.push(policyId);
+  }
+
+  /** dropHead forgets the oldest id when it is policyId (entries leave every index oldest first). */
+  dropHead(policyId: string): void {
+    if (this.ids[this.head] !== policyId) return;
+    this.position.delete(policyId);
+    this.head++;
+    if (this.head >= 1024 && this.head * 2 >= this.ids.length) {
+      this.ids.splice(0, this.head);
+      this.head = 0;
+      for (let i = 0; i < this.ids.length; i++) this.position.set(this.ids[i] as string, i);
+    }
+  }
+
+  get size(): number {
+    return this.ids.length - this.head;
+  }
+}
+
+/**
+ * StoredAuthorizationLedger keeps the entries in memory and, with a RecordStore, in state.journal
+ * (register before store.open(); the entries are replayed when it opens).
+ */
+export class StoredAuthorizationLedger implements AuthorizationLedger {
+  private readonly entries = new Map<string, AuthorizationEntry>();
+  private readonly all = new SigningOrderIndex();
+  private readonly byAgent = new Map<string, SigningOrderIndex>();
+  private readonly byCard = new Map<string, SigningOrderIndex>();
+  private readonly listeners: AuthorizationStatusListener[] = [];
+
+  constructor(
+    private readonly store?: RecordStore,
+    private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
+    private readonly retentionSeconds = AUTHORIZATION_RETENTION_SECONDS,
+  ) {
+    store?.register(AUTHORIZATION_RECORD_TYPE, {
+      replay: (record) => this.index(parseEntryRecord(record)),
+      live: (now) => this.live(now),
+    });
+    store?.register(AUTHORIZATION_STATUS_RECORD_TYPE, {
+      replay: (record) => this.replayStatus(record),
+      // Compaction writes each entry with its current state, so status records are never live.
+      live: () => [],
+    });
+  }
+
+  /** onStatus calls listener whenever an entry's state changes, including during replay. */
+  onStatus(listener: AuthorizationStatusListener): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * record makes a new entry durable; the pipeline awaits it before the window is registered,
+   * so the cloud never holds an authorization the daemon does not know of.
+   */
+  async record(entry: AuthorizationEntry): Promise<void> {
+    if (this.entries.has(entry.policyId)) throw new Error('AuthorizationLedger.record: this policy id is already recorded');
+    const copy = { ...entry };
+    checkEntry(copy);
+    this.prune(this.nowSeconds());
+    // Indexed in the same turn as the append is queued, so a compaction in between keeps it.
+    this.index(copy);
+    await this.store?.append(entryRecord(copy));
+  }
+
+  get(policyId: string): AuthorizationEntry | undefined {
+    const entry = this.entries.get(policyId);
+    return entry === undefined ? undefined : { ...entry };
+  }
+
+  page(query: { agent?: string; cardId?: string; limit: number; startingAfter?: string }): { entries: AuthorizationEntry[]; hasMore: boolean } {
+    if (!Number.isSafeInteger(query.limit) || query.limit < 1 || query.limit > AUTHORIZATION_PAGE_LIMIT_MAX) throw new Error('AuthorizationLedger.page: limit out of range');
+    this.prune(this.nowSeconds());
+    const index = this.indexFor(query.agent, query.cardId);
+    if (index === undefined) return { entries: [], hasMore: false };
+    let from = index.ids.length - 1;
+    if (query.startingAfter !== undefined) {
+      const position = index.position.get(query.startingAfter);
+      if (position === undefined) return { entries: [], hasMore: false };
+      from = position - 1;
+    }
+    const entries: AuthorizationEntry[] = [];
+    let i = from;
+    for (; i >= index.head && entries.length < query.limit; i--) {
+      const entry = this.entries.get(index.ids[i] as string) as AuthorizationEntry;
+      // With both filters, the smaller index is walked and the other condition checked; the
+      // walk is still bounded by the entries of that one agent or card.
+      if (query.agent !== undefined && entry.agent !== query.agent) continue;
+      if (query.cardId !== undefined && entry.cardId !== query.cardId) continue;
+      entries.push({ ...entry });
+    }
+    return { entries, hasMore: this.anyMatchBelow(index, i, query) };
+  }
+
+  /**
+   * noteStatus records what the cloud (or a refused registration: `failed`) said of an entry.
+   * Only an active entry changes: a window is captured, voided or expires at most once, so a
+   * repeated or late report is ignored and costs no write. An unknown id is ignored too (a window
+   * signed before this ledger existed, or already past retention).
+   */
+  async noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void> {
+    const entry = this.entries.get(policyId);
+    if (entry === undefined || entry.state !== 'active' || state === 'active') return;
+    const used = state === 'used' ? (usedMinor ?? entry.amountMinor) : null;
+    if (used !== null && (!Number.isSafeInteger(used) || used < 0)) throw new Error('AuthorizationLedger.noteStatus: usedMinor must be a non-negative safe integer');
+    this.apply(entry, state, used);
+    await this.store?.append({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
+  }
+
+  /** since lists the entries signed at or after atSeconds, oldest first (to rebuild budgets). */
+  *since(atSeconds: number): Generator<Readonly<AuthorizationEntry>> {
+    for (let i = this.all.head; i < this.all.ids.length; i++) {
+      const entry = this.entries.get(this.all.ids[i] as string) as AuthorizationEntry;
+      if (entry.signedAtSeconds >= atSeconds) yield entry;
+    }
+  }
+
+  /** size is the number of entries held (for tests). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private apply(entry: AuthorizationEntry, state: AuthorizationEntryState, usedMinor: number | null): void {
+    entry.state = state;
+    entry.usedMinor = usedMinor;
+    for (const listener of this.listeners) listener(entry);
+  }
+
+  private index(entry: AuthorizationEntry): void {
+    if (this.entries.has(entry.policyId)) throw new Error('duplicate authorization record');
+    this.entries.set(entry.policyId, entry);
+    this.all.append(entry.policyId);
+    indexIn(this.byAgent, entry.agent).append(entry.policyId);
+    if (entry.cardId !== null) indexIn(this.byCard, entry.cardId).append(entry.policyId);
+  }
+
+  private replayStatus(record: StateRecord): void {
+    const policyId = record['policy_id'];
+    const state = record['state'];
+    const used = record['used_minor'];
+    if (typeof policyId !== 'string' || typeof state !== 'string' || !STATES.has(state) || state === 'active') throw new Error('malformed authorization_status record');
+    if (used !== null && !(Number.isSafeInteger(used) && (used as number) >= 0)) throw new Error('malformed authorization_status record');
+    const entry = this.entries.get(policyId);
+    if (entry === undefined || entry.state !== 'active') return;
+    this.apply(entry, state as AuthorizationEntryState, used as number | null);
+  }
+
+  private indexFor(agent: string | undefined, cardId: string | undefined): SigningOrderIndex | undefined {
+    const agentIndex = agent === undefined ? undefined : this.byAgent.get(agent);
+    const cardIndex = cardId === undefined ? undefined : this.byCard.get(cardId);
+    if (agent !== undefined && cardId !== undefined) {
+      if (agentIndex === undefined || cardIndex === undefined) return undefined;
+      return agentIndex.size <= cardIndex.size ? agentIndex : cardIndex;
+    }
+    if (agent !== undefined) return agentIndex;
+    if (cardId !== undefined) return cardIndex;
+    return this.all;
+  }
+
+  private anyMatchBelow(index: SigningOrderIndex, from: number, query: { agent?: string; cardId?: string }): boolean {
+    for (let i = from; i >= index.head; i--) {
+      const entry = this.entries.get(index.ids[i] as string) as AuthorizationEntry;
+      if (query.agent !== undefined && entry.agent !== query.agent) continue;
+      if (query.cardId !== undefined && entry.cardId !== query.cardId) continue;
+      return true;
+    }
+    return false;
+  }
+
+  private live(now: number): StateRecord[] {
+    this.prune(now);
+    const records: StateRecord[] = [];
+    for (let i = this.all.head; i < this.all.ids.length; i++) records.push(entryRecord(this.entries.get(this.all.ids[i] as string) as AuthorizationEntry));
+    return records;
+  }
+
+  /** prune forgets, oldest first, entries that can no longer be spent and are past retention. */
+  private prune(now: number): void {
+    while (this.all.head < this.all.ids.length) {
+      const policyId = this.all.ids[this.all.head] as string;
+      const entry = this.entries.get(policyId) as AuthorizationEntry;
+      const spendable = entry.state === 'active' && entry.notAfterSeconds > now;
+      if (spendable || entry.signedAtSeconds + this.retentionSeconds > now) return;
+      this.entries.delete(policyId);
+      this.all.dropHead(policyId);
+      this.byAgent.get(entry.agent)?.dropHead(policyId);
+      if (entry.cardId !== null) this.byCard.get(entry.cardId)?.dropHead(policyId);
+    }
+  }
+}
+
+function indexIn(map: Map<string, SigningOrderIndex>, key: string): SigningOrderIndex {
+  let index = map.get(key);
+  if (index === undefined) {
+    index = new SigningOrderIndex();
+    map.set(key, index);
+  }
+  return index;
+}
+
+function entryRecord(entry: AuthorizationEntry): StateRecord {
+  return {
+    type: AUTHORIZATION_RECORD_TYPE,
+    policy_id: entry.policyId,
+    agent: entry.agent,
+    card_id: entry.cardId,
+    merchant: entry.merchant,
+    currency: entry.currency,
+    amount_minor: entry.amountMinor,
+    kind: entry.kind,
+    authorization_type: entry.authorizationType,
+    signed_at: entry.signedAtSeconds,
+    not_after: entry.notAfterSeconds,
+    state: entry.state,
+    used_minor: entry.usedMinor,
+  };
+}
+
+/** parseEntryRecord checks a replayed record's shape and throws on anything else. */
+function parseEntryRecord(record: StateRecord): AuthorizationEntry {
+  const entry: AuthorizationEntry = {
+    policyId: record['policy_id'] as string,
+    agent: record['agent'] as string,
+    cardId: record['card_id'] as string | null,
+    merchant: record['merchant'] as string,
+    currency: record['currency'] as string,
+    amountMinor: record['amount_minor'] as number,
+    kind: record['kind'] as AuthorizationKind,
+    authorizationType: record['authorization_type'] as AuthorizationType,
+    signedAtSeconds: record['signed_at'] as number,
+    notAfterSeconds: record['not_after'] as number,
+    state: record['state'] as AuthorizationEntryState,
+    usedMinor: record['used_minor'] as number | null,
+  };
+  checkEntry(entry);
+  return entry;
+}
+
+function checkEntry(entry: AuthorizationEntry): void {
+  const whole = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+  const ok =
+    typeof entry.policyId === 'string' &&
+    entry.policyId !== '' &&
+    typeof entry.agent === 'string' &&
+    (entry.cardId === null || typeof entry.cardId === 'string') &&
+    typeof entry.merchant === 'string' &&
+    typeof entry.currency === 'string' &&
+    whole(entry.amountMinor) &&
+    KINDS.has(entry.kind) &&
+    TYPES.has(entry.authorizationType) &&
+    whole(entry.signedAtSeconds) &&
+    whole(entry.notAfterSeconds) &&
+    STATES.has(entry.state) &&
+    (entry.usedMinor === null || whole(entry.usedMinor));
+  if (!ok) throw new Error('malformed authorization entry');
+}

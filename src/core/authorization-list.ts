@@ -1,0 +1,154 @@
+/**
+ * The authorizations this device signed, as callers see them (owner-control §2): who asked for
+ * each comes from the daemon's durable record (the authorization ledger), and its status from the
+ * cloud, which alone knows whether it was used, expired or revoked. What the cloud reports is fed
+ * back into the ledger, so budgets release what is no longer exposed.
+ *
+ * An agent sees and cancels only its own: another's is `authorization_not_found`, exactly as an
+ * id that does not exist, so ids do not leak between agents.
+ */
+import { LatchError } from '../errors/latch-error.js';
+import { cloudCall, idempotencyKeyOf, type CoreDeps, type OperationContext } from './core-deps.js';
+import type { Authorization, AuthorizationStatus } from './model.js';
+import { principalName, type Principal } from './principal.js';
+import { signRevocation } from './revocation.js';
+
+/** What this module reads of a ledger entry (a subset of the ledger's AuthorizationEntry). */
+export interface LedgerEntryView {
+  policyId: string;
+  agent: string;
+  cardId: string | null;
+  state: 'active' | 'used' | 'expired' | 'revoked' | 'failed';
+}
+
+/** The ledger operations this module uses (a subset of AuthorizationLedger). */
+export interface LedgerView {
+  get(policyId: string): LedgerEntryView | undefined;
+  page(query: { agent?: string; cardId?: string; limit: number; startingAfter?: string }): { entries: LedgerEntryView[]; hasMore: boolean };
+  noteStatus(policyId: string, state: AuthorizationStatus): Promise<void>;
+}
+
+/** One authorization with the caller that asked for it. */
+export interface OwnedAuthorization {
+  authorization: Authorization;
+  agent: string;
+}
+
+export interface AuthorizationListQuery {
+  limit: number;
+  startingAfter: string | undefined;
+  status: AuthorizationStatus | undefined;
+  cardId: string | undefined;
+  /** The owner's filter; an agent's own name always applies to an agent. */
+  agent: string | undefined;
+}
+
+export interface OwnedAuthorizationPage {
+  authorizations: OwnedAuthorization[];
+  hasMore: boolean;
+}
+
+/** How many ledger entries one step of a status-filtered walk reads (the ledger's page maximum). */
+const WALK_BATCH = 100;
+/** How many cloud lookups run at once for one page. */
+const LOOKUPS_PARALLEL = 8;
+
+/**
+ * listAuthorizations lists newest first. Without a status filter one ledger page is one answer;
+ * with it the ledger is walked newest-first in batches until the page is full or history ends, so
+ * that filter costs a walk (and a cloud lookup per entry walked).
+ */
+export async function listAuthorizations(deps: CoreDeps, ledger: LedgerView, query: AuthorizationListQuery, context: OperationContext): Promise<OwnedAuthorizationPage> {
+  const agent = visibleAgent(context.principal, query.agent);
+  if (agent === null) return { authorizations: [], hasMore: false };
+  if (query.startingAfter !== undefined) visibleEntry(ledger, query.startingAfter, context.principal);
+  const scope = { ...(agent !== undefined && { agent }), ...(query.cardId !== undefined && { cardId: query.cardId }) };
+  const found: OwnedAuthorization[] = [];
+  let cursor = query.startingAfter;
+  for (;;) {
+    // Without a status filter one ledger page of `limit` is enough but for entries whose
+    // registration failed (never shown); with it, whole batches are walked.
+    const batchSize = query.status === undefined ? query.limit : WALK_BATCH;
+    const page = ledger.page({ ...scope, limit: batchSize, ...(cursor !== undefined && { startingAfter: cursor }) });
+    const entries = page.entries.filter((entry) => entry.state !== 'failed');
+    const looked = await lookUp(deps, ledger, entries, context);
+    for (const owned of looked) if (query.status === undefined || owned.authorization.status === query.status) found.push(owned);
+    const last = page.entries[page.entries.length - 1];
+    if (found.length > query.limit) return { authorizations: found.slice(0, query.limit), hasMore: true };
+    if (found.length === query.limit || !page.hasMore || last === undefined) return { authorizations: found, hasMore: page.hasMore };
+    cursor = last.policyId;
+  }
+}
+
+/** getOwnedAuthorization returns one authorization the caller may see, with its cloud status. */
+export async function getOwnedAuthorization(deps: CoreDeps, ledger: LedgerView, policyId: string, context: OperationContext): Promise<OwnedAuthorization> {
+  const entry = visibleEntry(ledger, policyId, context.principal);
+  const [owned] = await lookUp(deps, ledger, [entry], context);
+  return owned as OwnedAuthorization;
+}
+
+/**
+ * cancelAuthorization signs a revocation of one of the caller's authorizations and submits it to
+ * the cloud, as `latch revoke` does; the cloud's answer (revoked, or its refusal) is the result.
+ */
+export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, policyId: string, reason: string | undefined, context: OperationContext): Promise<OwnedAuthorization> {
+  const entry = visibleEntry(ledger, policyId, context.principal);
+  const signed = await signRevocation(deps, policyId, reason, context);
+  const device = deps.device();
+  const authorization = await device.cloud.revokeAuthorization(policyId, signed.jws, cloudCall(device, context, idempotencyKeyOf(context)));
+  await ledger.noteStatus(policyId, authorization.status);
+  return { authorization, agent: entry.agent };
+}
+
+/**
+ * visibleAgent is the agent filter that applies: an agent always sees only its own (asking for
+ * another's gives nothing, `null`); the owner sees all, or the named agent's.
+ */
+function visibleAgent(principal: Principal, requested: string | undefined): string | undefined | null {
+  if (principal.kind === 'owner') return requested;
+  if (requested !== undefined && requested !== principal.name) return null;
+  return principal.name;
+}
+
+/** visibleEntry returns the ledger entry when the caller may see it, else authorization_not_found. */
+function visibleEntry(ledger: LedgerView, policyId: string, principal: Principal): LedgerEntryView {
+  const entry = ledger.get(policyId);
+  if (entry === undefined || entry.state === 'failed') throw new LatchError('authorization_not_found');
+  if (principal.kind === 'agent' && entry.agent !== principalName(principal)) throw new LatchError('authorization_not_found');
+  return entry;
+}
+
+/** lookUp asks the cloud for each entry's current state, a few at a time, and notes changes. */
+async function lookUp(deps: CoreDeps, ledger: LedgerView, entries: readonly LedgerEntryView[], context: OperationContext): Promise<OwnedAuthorization[]> {
+  if (entries.length === 0) return [];
+  const device = deps.device();
+  const results: OwnedAuthorization[] = new Array(entries.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < entries.length) {
+      const index = next++;
+      const entry = entries[index] as LedgerEntryView;
+      const authorization = await device.cloud.getAuthorization(entry.policyId, cloudCall(device, context));
+      if (authorization.status !== entry.state) await ledger.noteStatus(entry.policyId, authorization.status);
+      results[index] = { authorization, agent: entry.agent };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LOOKUPS_PARALLEL, entries.length) }, worker));
+  return results;
+}
+
+/** The listing operations bound to one daemon's dependencies and ledger. */
+export interface AuthorizationListOperations {
+  listAuthorizations(query: AuthorizationListQuery, context: OperationContext): Promise<OwnedAuthorizationPage>;
+  getAuthorization(policyId: string, context: OperationContext): Promise<OwnedAuthorization>;
+  cancelAuthorization(policyId: string, reason: string | undefined, context: OperationContext): Promise<OwnedAuthorization>;
+}
+
+/** authorizationListOperations binds the listing to deps and the ledger. */
+export function authorizationListOperations(deps: CoreDeps, ledger: LedgerView): AuthorizationListOperations {
+  return {
+    listAuthorizations: (query, context) => listAuthorizations(deps, ledger, query, context),
+    getAuthorization: (policyId, context) => getOwnedAuthorization(deps, ledger, policyId, context),
+    cancelAuthorization: (policyId, reason, context) => cancelAuthorization(deps, ledger, policyId, reason, context),
+  };
+}

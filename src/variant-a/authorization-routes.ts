@@ -1,0 +1,65 @@
+/**
+ * Variant A's routes over the authorizations this device signed (owner-control §2): the list,
+ * one authorization, and its cancellation. Each answer is the A authorization object plus the
+ * `agent` that asked for it.
+ */
+import type { AuthorizationListOperations, OwnedAuthorization } from '../core/authorization-list.js';
+import type { RouteHandler } from '../http/route.js';
+import { AGENT_NAME_PATTERN } from '../datadir/agents.js';
+import { CARD_ID_PATTERN, POLICY_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
+import { int, oneOf, str, validateBody, validateQuery } from '../validate/schema.js';
+import { LatchError } from '../errors/latch-error.js';
+import { ok, operationContext } from '../variant-common/operation-context.js';
+import { authorizationA } from './shapes.js';
+
+const listRules = {
+  limit: int({ min: 1, max: 100, default: 20 }),
+  starting_after: str({ pattern: POLICY_ID_PATTERN, describe: wireIdWords('pw') }),
+  status: oneOf(['active', 'used', 'expired', 'revoked'] as const),
+  card_id: str({ pattern: CARD_ID_PATTERN, describe: wireIdWords('card') }),
+  agent: str({ pattern: AGENT_NAME_PATTERN, describe: 'an agent name (or owner)' }),
+};
+
+const cancelRules = { reason: str({ maxLength: 200 }) };
+
+/** The handlers of the three routes. */
+export interface AuthorizationHandlers {
+  list: RouteHandler;
+  get: RouteHandler;
+  cancel: RouteHandler;
+}
+
+/** ownedAuthorizationA is the A authorization object with the caller that asked for it. */
+export function ownedAuthorizationA(owned: OwnedAuthorization): Record<string, unknown> {
+  return { ...authorizationA(owned.authorization), agent: owned.agent };
+}
+
+/** authorizationHandlers maps the three routes to the core's listing operations. */
+export function authorizationHandlers(operations: AuthorizationListOperations): AuthorizationHandlers {
+  return {
+    list: async (request) => {
+      const query = validateQuery(request.query, listRules);
+      const page = await operations.listAuthorizations(
+        { limit: query.limit, startingAfter: query.starting_after, status: query.status, cardId: query.card_id, agent: query.agent },
+        operationContext(request),
+      );
+      return ok({ authorizations: page.authorizations.map(ownedAuthorizationA), has_more: page.hasMore });
+    },
+    get: async (request) => {
+      validateQuery(request.query, {});
+      return ok(ownedAuthorizationA(await operations.getAuthorization(policyIdParam(request.params['policy_id']), operationContext(request))));
+    },
+    cancel: async (request) => {
+      validateQuery(request.query, {});
+      const input = validateBody(request.body ?? {}, cancelRules);
+      return ok(ownedAuthorizationA(await operations.cancelAuthorization(policyIdParam(request.params['policy_id']), input.reason, operationContext(request))));
+    },
+  };
+}
+
+/** A malformed id in the path is a missing authorization, like an unknown one. */
+function policyIdParam(value: string | undefined): string {
+  const text = value ?? '';
+  if (!POLICY_ID_PATTERN.test(text)) throw new LatchError('authorization_not_found');
+  return text;
+}

@@ -1,0 +1,85 @@
+/**
+ * The pipeline writes the authorization ledger: an entry for every window signed for
+ * registration, durable before the window reaches the cloud; `failed` when the cloud refuses it
+ * or the audit line cannot be written; still `active` when the cloud's answer is unknown.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { StoredAuthorizationLedger } from '../../src/core/authorization-ledger.js';
+import { requestAuthorization, signCardWindow } from '../../src/core/authorizations.js';
+import type { OneTimeRequest, RecurringRequest } from '../../src/core/authorization-request.js';
+import type { CloudGateway } from '../../src/core/cloud-gateway.js';
+import type { CoreDeps, OperationContext } from '../../src/core/core-deps.js';
+import type { Authorization } from '../../src/core/model.js';
+import { OWNER } from '../../src/core/principal.js';
+import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { keyIdOf } from '../../src/crypto/jwk.js';
+import { LatchError } from '../../src/errors/latch-error.js';
+
+const NOW = 1_800_000_000;
+const secretKey = generateSecretKey();
+const key = { secretKey, publicKey: publicKeyOf(secretKey), keyId: keyIdOf(publicKeyOf(secretKey)) };
+const unexpected = () => Promise.reject(new Error('not used by this test'));
+const agentContext: OperationContext = { principal: { kind: 'agent', name: 'shopper' }, caller: { requestId: 'req_1', userAgent: 'test' }, idempotencyKey: undefined };
+const oneTime: OneTimeRequest = { kind: 'one_time', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 1250, currency: 'USD', authorizationType: 'exact', ttlSeconds: 1800 };
+const recurring: RecurringRequest = { kind: 'recurring', cardId: 'card_b', merchant: 'sub.example.com', amountMinor: 999, currency: 'USD', authorizationType: 'ceiling', interval: 'month', intervalCount: 1, startsAt: null, endsAt: null, maxCharges: null };
+
+function setup(register: (policyId: string) => Promise<Authorization>, audit: () => Promise<void> = async () => undefined) {
+  const ledger = new StoredAuthorizationLedger(undefined, () => NOW);
+  const statesAtRegistration: Array<string | undefined> = [];
+  const cloud: CloudGateway = {
+    registerAuthorization: async (jws) => {
+      const policyId = JSON.parse(Buffer.from(jws.split('.')[1] as string, 'base64url').toString())['policy_id'] as string;
+      statesAtRegistration.push(ledger.get(policyId)?.state);
+      return register(policyId);
+    },
+    revokeAuthorization: unexpected, getAuthorization: unexpected, listAuthorizations: unexpected, listCards: unexpected, getCard: unexpected,
+    listTransactions: unexpected, getTransaction: unexpected, wallet: unexpected, allocate: unexpected, enrollDevice: unexpected,
+  };
+  const deps: CoreDeps = { device: () => ({ key, deviceId: 'dev_test', cloud }), audit, nowSeconds: () => NOW, authorizations: ledger };
+  return { deps, ledger, statesAtRegistration };
+}
+
+const accepted = async (policyId: string) => ({ policyId } as Authorization);
+
+test('every authorization kind is recorded, with the caller, before it is registered', async () => {
+  const { deps, ledger, statesAtRegistration } = setup(accepted);
+  await requestAuthorization(deps, oneTime, agentContext);
+  await requestAuthorization(deps, recurring, agentContext);
+  assert.deepEqual(statesAtRegistration, ['active', 'active']);
+  const page = ledger.page({ limit: 10, agent: 'shopper' });
+  assert.deepEqual(
+    page.entries.map((e) => [e.kind, e.cardId, e.merchant, e.amountMinor, e.authorizationType, e.signedAtSeconds, e.notAfterSeconds, e.state]),
+    [
+      ['recurring', 'card_b', 'sub.example.com', 999, 'ceiling', NOW, NOW + 365 * 24 * 3600, 'active'],
+      ['one_time', 'card_a', 'shop.example.com', 1250, 'exact', NOW, NOW + 1800, 'active'],
+    ],
+  );
+});
+
+test('the low-level signing primitive registers nothing and records nothing', async () => {
+  const { deps, ledger } = setup(accepted);
+  await signCardWindow(deps, oneTime, agentContext);
+  assert.equal(ledger.size, 0);
+});
+
+test('what the cloud answered decides the entry: refused is failed, unknown stays active', async () => {
+  const cases: Array<{ name: string; error: Error; state: string }> = [
+    { name: 'insufficient funds (402)', error: new LatchError('insufficient_funds'), state: 'failed' },
+    { name: 'card not found (404)', error: new LatchError('card_not_found'), state: 'failed' },
+    { name: 'upstream unavailable (502)', error: new LatchError('upstream_unavailable'), state: 'active' },
+    { name: 'a socket error', error: new Error('ECONNRESET'), state: 'active' },
+  ];
+  for (const { name, error, state } of cases) {
+    const { deps, ledger } = setup(() => Promise.reject(error));
+    await assert.rejects(requestAuthorization(deps, oneTime, agentContext), (thrown: unknown) => thrown === error, name);
+    assert.equal(ledger.page({ limit: 1 }).entries[0]?.state, state, name);
+  }
+});
+
+test('a signature whose audit line fails is recorded failed and never registered', async () => {
+  const { deps, ledger, statesAtRegistration } = setup(accepted, () => Promise.reject(new Error('disk full')));
+  await assert.rejects(requestAuthorization(deps, oneTime, agentContext), /disk full/);
+  assert.deepEqual(statesAtRegistration, []);
+  assert.equal(ledger.page({ limit: 1 }).entries[0]?.state, 'failed');
+});

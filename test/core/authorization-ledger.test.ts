@@ -1,0 +1,164 @@
+/**
+ * The authorization ledger: entries durable in state.journal, pages newest first per agent and
+ * per card with a cursor, status changes at most once, a reopen (the crash case) rebuilding
+ * exactly what was acknowledged, and the pipeline writing an entry before registration.
+ */
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, test } from 'node:test';
+import { StoredAuthorizationLedger, type AuthorizationEntry } from '../../src/core/authorization-ledger.js';
+import { StateStore } from '../../src/store/state-store.js';
+
+const NOW = 1_800_000_000;
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length > 0) rmSync(dirs.pop() as string, { recursive: true, force: true });
+});
+
+function tempFile(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'latch-ledger-'));
+  chmodSync(dir, 0o700);
+  dirs.push(dir);
+  return path.join(dir, 'state.journal');
+}
+
+function entry(n: number, overrides: Partial<AuthorizationEntry> = {}): AuthorizationEntry {
+  return {
+    policyId: `pw_${String(n).padStart(4, '0')}`,
+    agent: n % 2 === 0 ? 'owner' : 'shopper',
+    cardId: n % 3 === 0 ? null : `card_${n % 3}`,
+    merchant: 'shop.example',
+    currency: 'USD',
+    amountMinor: 100 * n,
+    kind: 'one_time',
+    authorizationType: 'exact',
+    signedAtSeconds: NOW + n,
+    notAfterSeconds: NOW + n + 900,
+    state: 'active',
+    usedMinor: null,
+    ...overrides,
+  };
+}
+
+async function openLedger(file: string, now = NOW + 1000): Promise<{ store: StateStore; ledger: StoredAuthorizationLedger }> {
+  const store = new StateStore(file, () => now);
+  const ledger = new StoredAuthorizationLedger(store, () => now);
+  await store.open();
+  return { store, ledger };
+}
+
+const ids = (entries: AuthorizationEntry[]): string[] => entries.map((e) => e.policyId);
+
+test('pages are newest first, per agent and per card, and follow the cursor', async () => {
+  const ledger = new StoredAuthorizationLedger(undefined, () => NOW + 1000);
+  for (let n = 1; n <= 12; n++) await ledger.record(entry(n));
+  const cases: Array<{ query: Parameters<StoredAuthorizationLedger['page']>[0]; want: string[]; hasMore: boolean }> = [
+    { query: { limit: 3 }, want: ['pw_0012', 'pw_0011', 'pw_0010'], hasMore: true },
+    { query: { limit: 3, startingAfter: 'pw_0010' }, want: ['pw_0009', 'pw_0008', 'pw_0007'], hasMore: true },
+    { query: { limit: 5, startingAfter: 'pw_0003' }, want: ['pw_0002', 'pw_0001'], hasMore: false },
+    { query: { limit: 2, startingAfter: 'pw_0002' }, want: ['pw_0001'], hasMore: false },
+    { query: { limit: 3, agent: 'shopper' }, want: ['pw_0011', 'pw_0009', 'pw_0007'], hasMore: true },
+    { query: { limit: 3, agent: 'shopper', startingAfter: 'pw_0003' }, want: ['pw_0001'], hasMore: false },
+    { query: { limit: 10, cardId: 'card_2' }, want: ['pw_0011', 'pw_0008', 'pw_0005', 'pw_0002'], hasMore: false },
+    { query: { limit: 10, agent: 'owner', cardId: 'card_1' }, want: ['pw_0010', 'pw_0004'], hasMore: false },
+    { query: { limit: 1, agent: 'owner', cardId: 'card_1' }, want: ['pw_0010'], hasMore: true },
+    { query: { limit: 3, agent: 'nobody' }, want: [], hasMore: false },
+    { query: { limit: 3, cardId: 'card_9' }, want: [], hasMore: false },
+    // A cursor from another filter, or unknown, is an empty page, never the start again.
+    { query: { limit: 3, agent: 'shopper', startingAfter: 'pw_0002' }, want: [], hasMore: false },
+    { query: { limit: 3, startingAfter: 'pw_9999' }, want: [], hasMore: false },
+  ];
+  for (const { query, want, hasMore } of cases) {
+    const page = ledger.page(query);
+    assert.deepEqual(ids(page.entries), want, JSON.stringify(query));
+    assert.equal(page.hasMore, hasMore, JSON.stringify(query));
+  }
+  for (const limit of [0, -1, 101, 1.5]) assert.throws(() => ledger.page({ limit }));
+});
+
+test('noteStatus changes an active entry once; later, repeated and unknown reports are ignored', async () => {
+  const seen: string[] = [];
+  const ledger = new StoredAuthorizationLedger(undefined, () => NOW + 1000);
+  ledger.onStatus((e) => seen.push(`${e.policyId}:${e.state}:${e.usedMinor}`));
+  await ledger.record(entry(1));
+  await ledger.record(entry(2));
+  await ledger.noteStatus('pw_0001', 'used', 55);
+  await ledger.noteStatus('pw_0001', 'revoked');
+  await ledger.noteStatus('pw_0001', 'used', 99);
+  await ledger.noteStatus('pw_0002', 'active');
+  await ledger.noteStatus('pw_0002', 'used');
+  await ledger.noteStatus('pw_nope', 'expired');
+  assert.deepEqual(seen, ['pw_0001:used:55', 'pw_0002:used:200']);
+  assert.equal(ledger.get('pw_0001')?.usedMinor, 55);
+  await assert.rejects(ledger.record(entry(1)), /already recorded/);
+  await assert.rejects(ledger.record({ ...entry(3), amountMinor: -1 }), /malformed/);
+  await ledger.record(entry(3));
+  await assert.rejects(ledger.noteStatus('pw_0003', 'used', 1.5), /usedMinor/);
+  assert.equal(ledger.get('pw_0003')?.state, 'active');
+});
+
+test('a reopened store (the crash case) holds every acknowledged entry with its last state', async () => {
+  const file = tempFile();
+  const first = await openLedger(file);
+  for (let n = 1; n <= 6; n++) await first.ledger.record(entry(n));
+  await first.ledger.noteStatus('pw_0002', 'used', 150);
+  await first.ledger.noteStatus('pw_0003', 'failed');
+  await first.ledger.noteStatus('pw_0004', 'revoked');
+  // No close(): what is on disk is what a kill -9 leaves.
+  const replayedStates: string[] = [];
+  const store = new StateStore(file, () => NOW + 1000);
+  const second = new StoredAuthorizationLedger(store, () => NOW + 1000);
+  second.onStatus((e) => replayedStates.push(`${e.policyId}:${e.state}`));
+  await store.open();
+  assert.equal(second.size, 6);
+  assert.deepEqual(
+    ['pw_0001', 'pw_0002', 'pw_0003', 'pw_0004'].map((id) => [second.get(id)?.state, second.get(id)?.usedMinor]),
+    [['active', null], ['used', 150], ['failed', null], ['revoked', null]],
+  );
+  assert.deepEqual(replayedStates, ['pw_0002:used', 'pw_0003:failed', 'pw_0004:revoked']);
+  assert.deepEqual(ids(second.page({ limit: 2, agent: 'owner' }).entries), ['pw_0006', 'pw_0004']);
+  assert.deepEqual(ids([...second.since(NOW + 5)] as AuthorizationEntry[]), ['pw_0005', 'pw_0006']);
+  await first.store.close();
+  await store.close();
+});
+
+test('past retention, spent entries are forgotten and compacted away; active unexpired ones stay', async () => {
+  const file = tempFile();
+  let now = NOW + 1000;
+  const store = new StateStore(file, () => now);
+  const ledger = new StoredAuthorizationLedger(store, () => now, 10_000);
+  await store.open();
+  await ledger.record(entry(1));
+  await ledger.record(entry(2));
+  await ledger.noteStatus('pw_0002', 'expired');
+  await ledger.record(entry(3, { notAfterSeconds: NOW + 1_000_000 }));
+  await ledger.record(entry(4));
+  now = NOW + 20_000;
+  // Forgotten oldest first: the still-spendable pw_0003 keeps itself and everything after it.
+  assert.deepEqual(ids(ledger.page({ limit: 10 }).entries), ['pw_0004', 'pw_0003']);
+  await store.close();
+  const reopenedStore = new StateStore(file, () => now);
+  const reopened = new StoredAuthorizationLedger(reopenedStore, () => now, 10_000);
+  await reopenedStore.open();
+  assert.deepEqual(ids(reopened.page({ limit: 10 }).entries), ['pw_0004', 'pw_0003']);
+  await reopenedStore.close();
+});
+
+test('a malformed authorization record refuses the start', async () => {
+  const file = tempFile();
+  const first = await openLedger(file);
+  await first.ledger.record(entry(1));
+  await first.store.close();
+  const store = new StateStore(file, () => NOW);
+  const owners = new StoredAuthorizationLedger(store, () => NOW);
+  await store.open();
+  // Write a record of the right type with a wrong field, as damage or another version could.
+  await store.append({ type: 'authorization', policy_id: 'pw_x', amount_minor: 'ten' });
+  await store.close();
+  assert.equal(owners.size, 1);
+  const again = new StateStore(file, () => NOW);
+  new StoredAuthorizationLedger(again, () => NOW);
+  await assert.rejects(again.open(), /malformed/);
+});
