@@ -4,7 +4,6 @@
  * No command prints a token: they print where the token file is, and the agent's configuration
  * names the agent (`latch mcp --agent NAME`), never the secret.
  */
-import { LatchClientError } from '../../client/client-errors.js';
 import { LatchClient } from '../../client/latch-client.js';
 import { addAgent, AgentNameError, assertAgentName, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
 import { latchVersion } from '../../version.js';
@@ -15,6 +14,7 @@ import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags } from '../flags.js';
 import { reportError } from '../report-error.js';
+import { revokeAll } from '../daemon-calls/revoke-all.js';
 
 const EXIT_CODES = 'Exit codes: 0 done; 2 bad usage or agent name; 3 unsafe or broken data directory, or no such agent; 1 anything else.';
 
@@ -164,18 +164,9 @@ async function revokeAgentAuthorizations(io: CliIo, name: string): Promise<numbe
   let client: LatchClient | undefined;
   try {
     client = new LatchClient({ env: { ...io.env, LATCH_AGENT: '' }, userAgent: `latch-cli/${latchVersion()}` });
-    for (;;) {
-      const page = await client.authorizations({ agent: name, status: 'active', limit: 100 });
-      for (const authorization of page.authorizations) {
-        try {
-          await client.cancelAuthorization(authorization.policy_id, `agent ${name} removed`);
-          writeLine(io.stdout, `Cancelled ${authorization.policy_id}.`);
-        } catch (error) {
-          if (!(error instanceof LatchClientError) || error.code !== 'authorization_not_active') throw error;
-        }
-      }
-      if (page.authorizations.length === 0 || !page.has_more) return EXIT.ok;
-    }
+    const done = await revokeAll(client, { agent: name, reason: `agent ${name} removed` });
+    for (const policyId of done.revoked) writeLine(io.stdout, `Cancelled ${policyId}.`);
+    return EXIT.ok;
   } catch (error) {
     return reportCallError(error, io, 'agent remove', false);
   } finally {
