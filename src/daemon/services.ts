@@ -6,8 +6,10 @@ import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { assertHomeSecure } from '../datadir/permissions.js';
 import { readToken, tokenPath } from '../datadir/token.js';
 import type { Logger } from '../log/logger.js';
+import type { Policy } from '../policy/policy-types.js';
 import { StateStore } from '../store/state-store.js';
 import { latchVersion } from '../version.js';
+import { policySource } from './policy-source.js';
 import { reloadOnChange } from './reload-on-change.js';
 
 /**
@@ -37,6 +39,11 @@ export interface DaemonServices {
   deviceKey(): DeviceKey | undefined;
   /** config returns the current config.json (defaults when absent). */
   config(): LatchConfig;
+  /**
+   * policy returns the effective spending policy (policy.json, or the allow-all default when it
+   * is absent); throws PolicyInvalidError while the file is invalid, a DataDirError when unsafe.
+   */
+  policy(): Policy;
   /** The daemon's durable state, state.journal: opened by listen(), closed by close(). */
   readonly stateStore: StateStore;
 }
@@ -97,6 +104,7 @@ export function createServices(options: ServicesOptions): DaemonServices {
       return key;
     },
     config,
+    policy: policySource(home, homeChecked),
     stateStore: new StateStore(dataFilePath(home, DATA_FILES.stateJournal)),
   };
 }

@@ -15,6 +15,8 @@ export const DATA_FILES = {
   auditHead: 'audit.head',
   // The daemon's durable state (idempotency memory; see src/store/state-store.ts).
   stateJournal: 'state.journal',
+  // The owner's spending policy (owner-control §3); absent means allow everything.
+  policy: 'policy.json',
 } as const;
 
 /** The name of one known data-directory file. */
