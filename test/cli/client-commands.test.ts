@@ -73,8 +73,10 @@ describe('reads', () => {
     const list = (await latch(['cards', '--json'])).json();
     assert.deepEqual(Object.keys(list), ['cards']);
     for (const entry of list.cards) {
-      assert.deepEqual(Object.keys(entry).sort(), ['balance', 'card_id', 'currency', 'label', 'last4', 'status']);
+      assert.deepEqual(Object.keys(entry).sort(), ['available', 'balance', 'card_id', 'currency', 'held', 'label', 'last4', 'status']);
       assert.match(entry.balance, MONEY);
+      assert.match(entry.available, MONEY);
+      assert.match(entry.held, MONEY);
     }
     const one = (await latch(['cards', card(0), '--json'])).json();
     assert.equal(one.card_id, card(0));
