@@ -226,6 +226,15 @@ export const TOOLS: readonly ToolDefinition[] = [
   },
 ];
 
+/**
+ * argumentOf returns the tool's argument name for a field the daemon named in an error's param
+ * (merchant_name → merchant_domain), so the agent is told the name it can use; a param that is no
+ * field of the tool (`body`, `Idempotency-Key`) is returned as it is.
+ */
+export function argumentOf(tool: ToolDefinition, param: string): string {
+  return Object.entries(tool.fieldOf).find(([, field]) => field === param)?.[0] ?? param;
+}
+
 /** findTool returns the tool with this name, or undefined. */
 export function findTool(name: string): ToolDefinition | undefined {
   return TOOLS.find((tool) => tool.name === name);

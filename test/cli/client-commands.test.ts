@@ -137,11 +137,32 @@ describe('authorizations', () => {
     assert.equal(afterward, before);
   });
 
-  test('a value the daemon refuses is a usage error (exit 2) naming the field', async () => {
+  test('a value the daemon refuses is a usage error (exit 2) naming the flag, not the API field', async () => {
     const run = await latch(['authorize', '--card', card(0), '--amount', '1.00', '--merchant', 'https://shop.example.com/']);
     assert.equal(run.code, EXIT.usage);
-    assert.match(run.stderr, /invalid_request.*\[param: merchant_name\]/);
+    assert.match(run.stderr, /invalid_request\): --merchant must be a domain.*\[flag: --merchant\]/);
+    assert.ok(!run.stderr.includes('merchant_name'), run.stderr);
+    const json = await latch(['authorize', '--card', card(0), '--amount', '1.00', '--merchant', 'https://shop.example.com/', '--json']);
+    assert.equal(json.code, EXIT.usage);
+    const error = json.json().error;
+    assert.deepEqual([error.code, error.param, error.flag], ['invalid_request', 'merchant_name', '--merchant']);
   });
+
+  const flagCases: Array<[string, () => string[], string, string]> = [
+    ['--amount above the maximum', () => ['authorize', '--card', card(0), '--amount', '10000.01', '--merchant', 'm.example.com'], 'amount', '--amount'],
+    ['--currency not a code', () => ['authorize', '--card', card(0), '--amount', '1.00', '--merchant', 'm.example.com', '--currency', 'dollars'], 'currency', '--currency'],
+    ['--starts-at not a time', () => ['recurring', '--card', card(0), '--merchant', 'm.example.com', '--amount', '1', '--interval', 'day', '--starts-at', 'soon'], 'starts_at', '--starts-at'],
+    ['--merchant of merchant-bind', () => ['merchant-bind', '--card', card(0), '--merchant', 'shop.example.com:443'], 'merchant_name', '--merchant'],
+  ];
+  for (const [name, args, param, flag] of flagCases) {
+    test(`a daemon refusal names the flag: ${name}`, async () => {
+      const json = await latch([...args(), '--json']);
+      const error = json.json().error;
+      assert.deepEqual([error.param, error.flag], [param, flag], JSON.stringify(error));
+      const human = await latch(args());
+      assert.match(human.stderr, new RegExp(`\\[flag: ${flag}\\]`));
+    });
+  }
 
   const badLines: Array<[string, string[]]> = [
     ['no --card', ['authorize', '--amount', '1.00', '--merchant', 'shop.example.com']],

@@ -143,6 +143,28 @@ describe('latch mcp over stdio', () => {
     assert.equal(signed[0]?.user_agent, 'latch-mcp/0.1.0 (test-client/1.0)', 'audit.log names the agent');
   });
 
+  test('a refusal names the tool\'s argument (merchant_domain), never the daemon\'s field', async (t) => {
+    const mcp = new McpChild({ LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
+    t.after(() => mcp.child.kill());
+    await mcp.request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test-client', version: '1.0' } });
+    mcp.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const cases: Array<[string, object]> = [
+      ['latch_authorize', { card_id: stack.cards[0].card_id, merchant_domain: 'https://shop.example.com', amount: '1.00' }],
+      ['latch_merchant_bind', { card_id: stack.cards[0].card_id, merchant_domain: 'shop.example.com:8443' }],
+      ['latch_recurring', { card_id: stack.cards[0].card_id, merchant_domain: 'https://video.example.com/', amount: '1.00', interval: 'month' }],
+    ];
+    let id = 2;
+    for (const [tool, args] of cases) {
+      const refused = await mcp.tool(id++, tool, args);
+      assert.equal(refused.isError, true, tool);
+      assert.equal(refused.structuredContent.error.code, 'invalid_request', tool);
+      assert.equal(refused.structuredContent.error.param, 'merchant_domain', tool);
+      assert.match(refused.content[0].text, /^Error invalid_request \(Bad input\): merchant_domain must be a domain.*\[param: merchant_domain\]/, tool);
+      assert.ok(!refused.content[0].text.includes('merchant_name'), refused.content[0].text);
+    }
+    assert.equal(await mcp.close(), 0);
+  });
+
   test('with no daemon, tools answer with the local-availability error instead of failing the session', async () => {
     const mcp = new McpChild({ LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${await closedPort()}` });
     await mcp.request(1, 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'old-client', version: '0' } });
