@@ -78,7 +78,8 @@ describe('validateArguments', () => {
 
   const invalid: Array<[string, string, string]> = [
     ['a missing amount', '{"card_id":"card_a1","merchant_domain":"m.example"}', 'amount'],
-    ['an unknown field', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","card_number":"4111111111111111"}', 'card_number'],
+    ['an unknown field', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","colour":"red"}', 'colour'],
+    ['an unknown card-data field, named only as arguments', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","card_number":"4111111111111111"}', 'arguments'],
     ['the REST name merchant_name', '{"card_id":"card_a1","merchant_name":"m.example","amount":"1"}', 'merchant_name'],
     ['a card id of the wrong form', '{"card_id":"4111111111111111","merchant_domain":"m.example","amount":"1"}', 'card_id'],
     ['a negative amount string', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"-1"}', 'amount'],
@@ -97,6 +98,31 @@ describe('validateArguments', () => {
   for (const [name, text, param] of invalid) {
     test(`refuses ${name}, naming the field`, () => {
       assert.throws(() => validateArguments(authorize, args(text)), (error: unknown) => error instanceof ToolInputError && error.param === param);
+    });
+  }
+
+  const unknownNames: Array<[string, string, string | undefined]> = [
+    ['a plain name is repeated', 'colour', 'colour'],
+    ['a long name is cut to 64 characters', 'x'.repeat(200), `${'x'.repeat(64)}…`],
+    ['markup is not repeated', '<img src=x onerror=alert(1)>', undefined],
+    ['a bidi override is not repeated', 'amount\u202e', undefined],
+    ['a control character is not repeated', 'a\u0007b', undefined],
+    ['a card number as a name is not repeated', '4111111111111111', undefined],
+    ['a cvv field name is not repeated', 'cvv', undefined],
+  ];
+  for (const [name, argument, shown] of unknownNames) {
+    test(`an unknown argument: ${name}`, () => {
+      const given = { card_id: 'card_a1', merchant_domain: 'm.example', amount: '1', [argument]: '1' };
+      assert.throws(
+        () => validateArguments(authorize, given),
+        (error: unknown) => {
+          assert.ok(error instanceof ToolInputError);
+          assert.equal(error.param, shown ?? 'arguments');
+          if (shown === undefined) assert.ok(!error.message.includes(argument), error.message);
+          else assert.ok(error.message.startsWith(`Unknown argument ${shown};`), error.message);
+          return true;
+        },
+      );
     });
   }
 
