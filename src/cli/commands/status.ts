@@ -6,7 +6,7 @@ const USAGE = `Usage: latch status [--json]
 
 Asks the daemon for GET /health: whether it runs, its version and uptime, and the signing key it
 has loaded (null before 'latch setup'). Health is local only and never involves the cloud, so a
-failure here is a local availability problem, not a payment failure (spec §7 rule 1).
+failure here is a local availability problem, not a payment failure.
 
 The daemon's address is LATCH_URL (default http://127.0.0.1:7723); the token is not needed.
 
