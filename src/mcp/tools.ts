@@ -171,10 +171,10 @@ export const TOOLS: readonly ToolDefinition[] = [
       ),
   },
   {
-    name: 'latch_cancel',
-    title: 'Cancel an authorization',
+    name: 'latch_revoke',
+    title: 'Revoke an authorization',
     description:
-      'Cancel (revoke) an authorization by policy_id before it is used: the revocation is signed on this device and submitted to the cloud. A revoked authorization approves no further charge. Cancel only what the user wants cancelled.',
+      'Revoke an authorization by policy_id before it is used: the revocation is signed on this device and submitted to the cloud, and its hold is released. A revoked authorization approves no further charge. Revoking one that is already revoked succeeds and returns it as it is; one that was used or expired is refused (authorization_not_active). Revoke only what the user wants revoked.',
     ...toolInput(revocationRules, { policy_id: 'The authorization\'s policy_id, like pw_….', reason: 'Why, kept with the revocation; optional.' }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     run: (client, args) => client.revoke(defined({ policy_id: required(args, 'policy_id'), reason: text(args, 'reason') })),

@@ -217,7 +217,7 @@ describe('authorizations', () => {
     assert.equal(auth.authorization_type, 'ceiling');
   });
 
-  test('revoke: signs, submits through the proxy, and a second revoke is refused', async () => {
+  test('revoke: signs, submits through the proxy, and a second revoke returns the revoked authorization as it is', async () => {
     const auth = (await latch(['authorize', '--card', card(1), '--amount', '2.00', '--merchant', 'cancel.example.com', '--json'])).json();
     const run = await latch(['revoke', auth.policy_id, '--reason', 'user changed their mind', '--json']);
     assert.equal(run.code, EXIT.ok);
@@ -227,9 +227,19 @@ describe('authorizations', () => {
     assert.equal(result.revocation.revocation.typ, 'revocation');
     assert.equal(result.revocation.revocation.policy_id, auth.policy_id);
     assert.equal(typeof result.revocation.jws, 'string');
-    const again = await latch(['revoke', auth.policy_id]);
-    assert.equal(again.code, EXIT.refused);
-    assert.match(again.stderr, /What to do:/);
+    const again = await latch(['revoke', auth.policy_id, '--json']);
+    assert.equal(again.code, EXIT.ok, again.stdout);
+    assert.deepEqual(again.json().authorization, result.authorization);
+  });
+
+  test('revoke of a used authorization is refused: authorization_not_active, exit 7', async () => {
+    const auth = (await latch(['authorize', '--card', card(1), '--amount', '1.10', '--merchant', 'used.example.com', '--json'])).json();
+    const charged = await stack.charge(card(1), 'used.example.com', '1.10');
+    assert.equal(charged.body.decision, 'approved', charged.text);
+    const run = await latch(['revoke', auth.policy_id]);
+    assert.equal(run.code, EXIT.refused);
+    assert.match(run.stderr, /Authorization not active \(authorization_not_active\)/);
+    assert.match(run.stderr, /What to do: Nothing is left to revoke/);
   });
 
   test('an --idempotency-key repeats the same authorization instead of making a second', async () => {

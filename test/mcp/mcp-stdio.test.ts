@@ -114,8 +114,13 @@ describe('latch mcp over stdio', () => {
 
     const transaction = await mcp.tool(8, 'latch_get_transaction', { tx_id: authorization.transaction_id });
     assert.equal(transaction.structuredContent.policy_window.policy_id, authorization.policy_id);
-    const cancelled = await mcp.tool(9, 'latch_cancel', { policy_id: authorization.policy_id, reason: 'user asked' });
+    const cancelled = await mcp.tool(9, 'latch_revoke', { policy_id: authorization.policy_id, reason: 'user asked' });
     assert.equal(cancelled.structuredContent.authorization.status, 'revoked');
+    const again = await mcp.tool(91, 'latch_revoke', { policy_id: authorization.policy_id });
+    assert.equal(again.isError, false, 'latch_revoke is idempotent, as its idempotentHint says');
+    assert.deepEqual(again.structuredContent.authorization, cancelled.structuredContent.authorization);
+    const hint = listed.result.tools.find((tool: { name: string }) => tool.name === 'latch_revoke').annotations;
+    assert.equal(hint.idempotentHint, true);
     const listedTx = await mcp.tool(10, 'latch_list_transactions', { limit: 5, status: 'revoked' });
     assert.ok(listedTx.structuredContent.transactions.some((t: { id: string }) => t.id === authorization.transaction_id));
 

@@ -16,7 +16,6 @@ describe('the tool catalog', () => {
     assert.deepEqual(TOOLS.map((tool) => tool.name).sort(), [
       'latch_allocate',
       'latch_authorize',
-      'latch_cancel',
       'latch_get_card',
       'latch_get_transaction',
       'latch_health',
@@ -24,6 +23,7 @@ describe('the tool catalog', () => {
       'latch_list_transactions',
       'latch_merchant_bind',
       'latch_recurring',
+      'latch_revoke',
       'latch_wallet_balance',
     ]);
   });

@@ -6,9 +6,11 @@ import { authorizationLines } from '../daemon-calls/views.js';
 
 const USAGE = `Usage: latch revoke <policy_id> [--reason <text>] [--idempotency-key <key>] [--json]
 
-Cancels an authorization before it is used: the daemon signs a revocation with the device key
+Revokes an authorization before it is used: the daemon signs a revocation with the device key
 (POST /sign-revocation), then the CLI submits it to the cloud through the signing proxy
 (POST /v1/authorizations/:policy_id/revoke). A revoked authorization approves no further charge.
+Revoking one that is already revoked succeeds and shows it as it is; a used or expired one is
+refused (authorization_not_active).
 
 Options:
   --reason TEXT           why, kept with the revocation (at most 200 characters)
@@ -21,7 +23,7 @@ unreachable; 9 cloud unavailable; 2 bad usage.`;
 /** `latch revoke <policy_id>` signs and submits a revocation. */
 export const revokeCommand = daemonCallCommand<Cancellation>({
   name: 'revoke',
-  summary: 'Cancel an authorization (sign a revocation, submit it to the cloud)',
+  summary: 'Revoke an authorization (sign a revocation, submit it to the cloud)',
   usage: USAGE,
   flags: { reason: 'value', 'idempotency-key': 'value' },
   positionalsMax: 1,
