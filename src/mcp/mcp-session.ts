@@ -108,6 +108,8 @@ export class McpSession {
       if (atLeast(version, '2025-06-18')) listed['title'] = tool.title;
       listed['description'] = tool.description;
       listed['inputSchema'] = tool.inputSchema;
+      // outputSchema describes structuredContent, which exists from 2025-06-18 on.
+      if (atLeast(version, '2025-06-18')) listed['outputSchema'] = tool.outputSchema;
       if (atLeast(version, '2025-03-26')) listed['annotations'] = { title: tool.title, ...tool.annotations };
       return listed;
     });

@@ -8,7 +8,9 @@ import net from 'node:net';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { readAudit } from '../../src/datadir/audit-log.js';
+import type { OutputSchema } from '../../src/mcp/output-schemas.js';
 import { REPO_ROOT } from '../support/paths.js';
+import { schemaErrors } from '../support/json-schema-check.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 /** McpChild is a minimal MCP client over a child's stdin and stdout. */
@@ -53,10 +55,14 @@ class McpChild {
     return new Promise((resolve) => this.waiting.set(JSON.stringify(id), resolve));
   }
 
+  /** Every tool result so far, with the tool's name, so a test can check them against outputSchema. */
+  readonly results: Array<[string, any]> = [];
+
   /** tool calls a tool and returns its result. */
   async tool(id: number, name: string, args: object = {}): Promise<any> {
     const response = await this.request(id, 'tools/call', { name, arguments: args });
     assert.ok(response.result, `${name}: ${JSON.stringify(response.error)}`);
+    this.results.push([name, response.result]);
     return response.result;
   }
 
@@ -128,6 +134,14 @@ describe('latch mcp over stdio', () => {
     assert.equal((await mcp.tool(12, 'latch_allocate', { card_id: subscriptions, amount: '2.00' })).structuredContent.allocated, '2.00');
     assert.equal((await mcp.tool(13, 'latch_merchant_bind', { card_id: subscriptions, merchant_domain: 'verify.example.com' })).structuredContent.kind, 'merchant_verification');
     assert.equal((await mcp.tool(14, 'latch_recurring', { card_id: subscriptions, merchant_domain: 'video.example.com', amount: '9.99', interval: 'month' })).structuredContent.kind, 'recurring');
+
+    const outputSchemas = new Map(listed.result.tools.map((tool: { name: string; outputSchema: OutputSchema }) => [tool.name, tool.outputSchema]));
+    const succeeded = mcp.results.filter(([, result]) => result.isError === false);
+    assert.deepEqual(new Set(succeeded.map(([name]) => name)), new Set(outputSchemas.keys()), 'every tool returned a result to check');
+    for (const [name, result] of succeeded) {
+      const schema = outputSchemas.get(name) as OutputSchema;
+      assert.deepEqual(schemaErrors(schema, result.structuredContent), [], `${name}'s structuredContent conforms to its outputSchema`);
+    }
 
     const unknown = await mcp.request(15, 'tools/call', { name: 'latch_send_card_number', arguments: {} });
     assert.equal(unknown.error.code, -32602);

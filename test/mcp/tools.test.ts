@@ -126,6 +126,27 @@ describe('validateArguments', () => {
     });
   }
 
+  const amounts: Array<[string, Record<string, string>, unknown, boolean]> = [
+    ['latch_authorize', { card_id: 'card_a1', merchant_domain: 'm.example' }, '0', false],
+    ['latch_authorize', { card_id: 'card_a1', merchant_domain: 'm.example' }, '0.00', false],
+    ['latch_authorize', { card_id: 'card_a1', merchant_domain: 'm.example' }, '0.01', true],
+    ['latch_recurring', { card_id: 'card_a1', merchant_domain: 'm.example', interval: 'month' }, '0.0', false],
+    ['latch_allocate', { card_id: 'card_a1' }, '0', false],
+    ['latch_allocate', { card_id: 'card_a1' }, '0.10', true],
+    ['latch_merchant_bind', { card_id: 'card_a1', merchant_domain: 'm.example' }, '0', true],
+    ['latch_merchant_bind', { card_id: 'card_a1', merchant_domain: 'm.example' }, '1.00', true],
+  ];
+  for (const [tool, rest, amount, accepted] of amounts) {
+    test(`${tool} ${accepted ? 'accepts' : 'refuses'} amount ${String(amount)}, as the daemon does, and says so`, () => {
+      const schema = schemaOf(tool);
+      const run = () => validateArguments(schema, { ...rest, amount: amount as string });
+      if (accepted) assert.equal(run()['amount'], amount);
+      else assert.throws(run, (error: unknown) => error instanceof ToolInputError && error.param === 'amount');
+      const description = schema.properties['amount']?.description ?? '';
+      assert.match(description, tool === 'latch_merchant_bind' ? /from 0/ : /more than 0/);
+    });
+  }
+
   test('a tool without arguments accepts none and refuses any', () => {
     const schema = schemaOf('latch_list_cards');
     assert.deepEqual(validateArguments(schema, undefined), {});
