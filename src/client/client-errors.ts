@@ -18,7 +18,7 @@ export const CLIENT_ERROR_TABLE = {
   daemon_unreachable: {
     specClass: 'Local daemon unavailable',
     message: 'The Latch daemon is not reachable.',
-    remedy: 'Start the daemon (latch daemon, or latch start for the sandbox) and check LATCH_URL. This is a local availability problem, not a payment failure (spec §7 rule 1).',
+    remedy: 'Start the daemon (latch daemon, or latch start for the sandbox) and check LATCH_URL. This is a local availability problem, not a payment failure.',
   },
   daemon_no_answer: {
     specClass: 'Local daemon unavailable',

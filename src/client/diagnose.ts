@@ -73,7 +73,7 @@ export async function diagnose(client: DiagnosableClient): Promise<Diagnosis> {
     return fail('daemon', {
       spec_class: CLIENT_ERROR_TABLE.daemon_unreachable.specClass,
       code: known?.code ?? 'daemon_unreachable',
-      message: `GET /health failed: ${known?.message ?? 'unexpected error'} Under spec §7 rule 1 this is local daemon availability, not a payment authorization failure.`,
+      message: `GET /health failed: ${known?.message ?? 'unexpected error'} This is local daemon availability, not a payment authorization failure.`,
       remedy: known === undefined || DAEMON_DOWN_CODES.has(known.code) ? DAEMON_DOWN_REMEDY : known.remedy,
     });
   }
@@ -128,7 +128,7 @@ function serverBackedFailure(
     case 'upstream_unavailable':
       return fail('cloud', {
         ...seen,
-        message: `GET /health is fine but a server-backed call failed: ${error.message} Under spec §7 rule 2 the cause lies in the cloud or its API, not in the daemon.`,
+        message: `GET /health is fine but a server-backed call failed: ${error.message} The cause lies in the cloud or its API, not in the daemon.`,
       });
     default:
       if (error.specClass === 'Local key not recognized') {

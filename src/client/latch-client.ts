@@ -155,13 +155,24 @@ export class LatchClient {
   }
 
   /**
-   * revoke cancels an authorization: it signs the revocation locally, then submits it with
-   * POST /v1/authorizations/:id/revoke through the signing proxy, as decisions §5 prescribes.
+   * revoke revokes an authorization: it signs the revocation locally, then submits it with
+   * POST /v1/authorizations/:id/revoke through the signing proxy, as decisions §5 prescribes. A
+   * second revoke of the same authorization succeeds and returns it as it is.
    */
   async revoke(input: RevocationInput, options: WriteOptions = {}): Promise<Cancellation> {
     const revocation = await this.signRevocation(input);
-    const submitted = await this.proxy('POST', `/v1/authorizations/${encodeURIComponent(input.policy_id)}/revoke`, { jws: revocation.jws }, options);
-    return { revocation, authorization: expectShape<Authorization>(submitted.body as Record<string, unknown>, ['policy_id', 'status']) };
+    const path = `/v1/authorizations/${encodeURIComponent(input.policy_id)}`;
+    try {
+      const submitted = await this.proxy('POST', `${path}/revoke`, { jws: revocation.jws }, options);
+      return { revocation, authorization: expectShape<Authorization>(submitted.body as Record<string, unknown>, ['policy_id', 'status']) };
+    } catch (error) {
+      // Revoking is idempotent: an authorization that is already revoked is the outcome asked
+      // for, so it is returned as it is. A used or expired one stays a refusal.
+      if (!(error instanceof LatchClientError) || error.code !== 'authorization_not_active') throw error;
+      const current = expectShape<Authorization>((await this.proxy('GET', path)).body as Record<string, unknown>, ['policy_id', 'status']);
+      if (current.status !== 'revoked') throw error;
+      return { revocation, authorization: current };
+    }
   }
 
   /**

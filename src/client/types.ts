@@ -31,6 +31,10 @@ export interface Card {
   last4: string;
   status: string;
   balance: string;
+  /** What new authorizations may still take: balance minus held; null when the cloud does not report holds. */
+  available: string | null;
+  /** What active authorizations hold on the card; null when the cloud does not report holds. */
+  held: string | null;
   currency: string;
 }
 

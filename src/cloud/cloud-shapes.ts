@@ -76,15 +76,29 @@ function list(object: Json, name: string): unknown[] {
   return value;
 }
 
+/**
+ * readHolds reads a card's `held` and `available` (additive v1 fields): both or neither, and
+ * available + held must equal the balance, so a card never shows numbers that do not add up.
+ */
+function readHolds(o: Json, balanceMinor: number): { heldMinor: number | null; availableMinor: number | null } {
+  if (o['held'] === undefined && o['available'] === undefined) return { heldMinor: null, availableMinor: null };
+  const heldMinor = money(o, 'held');
+  const availableMinor = money(o, 'available');
+  if (heldMinor + availableMinor !== balanceMinor) throw unexpectedShape();
+  return { heldMinor, availableMinor };
+}
+
 /** readCard reads a cloud card. */
 export function readCard(value: unknown): Card {
   const o = obj(value);
+  const balanceMinor = money(o, 'balance');
   return {
     cardId: str(o, 'card_id'),
     label: str(o, 'label'),
     last4: str(o, 'last4'),
     status: oneOf<CardStatus>(o, 'status', ['frozen', 'active', 'closed']),
-    balanceMinor: money(o, 'balance'),
+    balanceMinor,
+    ...readHolds(o, balanceMinor),
     currency: str(o, 'currency'),
     dailyLimitMinor: money(o, 'daily_limit'),
     dailySpentMinor: money(o, 'daily_spent'),

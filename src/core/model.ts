@@ -11,6 +11,12 @@ export interface Card {
   last4: string;
   status: CardStatus;
   balanceMinor: number;
+  /**
+   * What active authorizations hold on the card, and what is left for new ones (balance − held).
+   * Both are null when the cloud does not report holds, so nothing is shown that was not reported.
+   */
+  heldMinor: number | null;
+  availableMinor: number | null;
   currency: string;
   dailyLimitMinor: number;
   dailySpentMinor: number;

@@ -85,9 +85,9 @@ export const ERROR_TABLE = {
   },
   authorization_not_active: {
     status: 409,
-    specClass: 'Scope mismatch',
-    message: 'The authorization is no longer active (used, expired or revoked).',
-    remedy: 'Create a new authorization only with the user\'s approval.',
+    specClass: 'Authorization not active',
+    message: 'The authorization is no longer active: it was used, expired or revoked.',
+    remedy: 'Nothing is left to revoke; its status shows what happened to it. Create a new authorization only with the user\'s approval.',
   },
   scope_mismatch: {
     status: 403,
@@ -123,13 +123,13 @@ export const ERROR_TABLE = {
     status: 401,
     specClass: 'Setup token expired',
     message: 'The setup token expired before the device connected.',
-    remedy: 'Regenerate the setup command in the Devices area and run setup again.',
+    remedy: 'Get a new setup token (from the sandbox: latch sandbox setup-token; from a real cloud: your cloud account\'s setup page) and run latch setup --token <setup_token> again.',
   },
   setup_token_invalid: {
     status: 401,
-    specClass: 'Setup token expired',
-    message: 'The setup token is unknown or was already used.',
-    remedy: 'Regenerate the setup command in the Devices area and run setup again.',
+    specClass: 'Setup token invalid',
+    message: 'The setup token is unknown, or was already used: a setup token connects one device, once.',
+    remedy: 'Get a new setup token (from the sandbox: latch sandbox setup-token; from a real cloud: your cloud account\'s setup page) and run latch setup --token <setup_token> again.',
   },
   local_key_not_recognized: {
     status: 401,

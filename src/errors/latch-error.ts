@@ -48,3 +48,12 @@ export function invalidRequest(param: string, message: string): LatchError {
 export function remedyFor(code: ErrorCode): string {
   return ERROR_TABLE[code].remedy;
 }
+
+/**
+ * messageNaming rewrites a message that begins with a field's name ("merchant_name must be a
+ * domain …") to begin with the name the caller used instead ("--merchant must be …"), so that every
+ * surface names its own field or flag. Other messages are returned as they are.
+ */
+export function messageNaming(message: string, field: string, name: string): string {
+  return message.startsWith(`${field} `) ? `${name}${message.slice(field.length)}` : message;
+}

@@ -3,13 +3,14 @@
  * tools/call, over any transport that hands it messages and takes its response lines.
  */
 import { LatchClientError } from '../client/client-errors.js';
+import { messageNaming } from '../errors/latch-error.js';
 import { isJsonObject, JsonNumber, type JsonObject } from '../json/parse-json.js';
 import type { Logger } from '../log/logger.js';
 import { errorLine, idKey, resultLine, RPC_ERROR, type Incoming, type RpcId } from './json-rpc.js';
 import { atLeast, negotiateVersion, type ProtocolVersion } from './protocol-version.js';
 import { toolErrorResult, toolSuccessResult } from './tool-results.js';
 import { ToolInputError, validateArguments } from './tool-input.js';
-import { AGENT_RULES, findTool, TOOLS, type ToolClient } from './tools.js';
+import { AGENT_RULES, argumentOf, findTool, TOOLS, type ToolClient, type ToolDefinition } from './tools.js';
 
 /** What a session needs: a way to make the client once the MCP client has said who it is, a logger, the version. */
 export interface SessionOptions {
@@ -107,6 +108,8 @@ export class McpSession {
       if (atLeast(version, '2025-06-18')) listed['title'] = tool.title;
       listed['description'] = tool.description;
       listed['inputSchema'] = tool.inputSchema;
+      // outputSchema describes structuredContent, which exists from 2025-06-18 on.
+      if (atLeast(version, '2025-06-18')) listed['outputSchema'] = tool.outputSchema;
       if (atLeast(version, '2025-03-26')) listed['annotations'] = { title: tool.title, ...tool.annotations };
       return listed;
     });
@@ -134,7 +137,7 @@ export class McpSession {
       }
       if (error instanceof LatchClientError) {
         this.options.log.info('mcp_tool_call', { tool: tool.name, outcome: 'error', code: error.code });
-        return resultLine(id, toolErrorResult(error, structured));
+        return resultLine(id, toolErrorResult(inToolTerms(error, tool), structured));
       }
       this.options.log.error('mcp_tool_failed', { tool: tool.name, error });
       return errorLine(id, RPC_ERROR.internalError, 'Internal error while running the tool.');
@@ -145,6 +148,26 @@ export class McpSession {
     this.client ??= this.options.makeClient(`latch-mcp/${this.options.serverVersion} (${this.clientName})`);
     return this.client;
   }
+}
+
+/**
+ * inToolTerms restates a daemon error in the tool's words: the param and the message name the
+ * tool's argument (merchant_domain), not the daemon's field (merchant_name), which the agent
+ * cannot send.
+ */
+function inToolTerms(error: LatchClientError, tool: ToolDefinition): LatchClientError {
+  if (error.param === undefined) return error;
+  const name = argumentOf(tool, error.param);
+  if (name === error.param) return error;
+  return new LatchClientError({
+    code: error.code,
+    status: error.status,
+    message: messageNaming(error.message, error.param, name),
+    remedy: error.remedy,
+    param: name,
+    ...(error.requestId !== undefined && { requestId: error.requestId }),
+    ...(error.idempotencyKey !== undefined && { idempotencyKey: error.idempotencyKey }),
+  });
 }
 
 /** clientNameOf reads clientInfo's name and version as printable text for logs and the User-Agent. */

@@ -5,6 +5,7 @@
  * keywords below are used (a test keeps it so).
  */
 import { JsonNumber, type JsonObject, type JsonValue } from '../json/parse-json.js';
+import { displayName } from '../validate/display-name.js';
 import type { RuleJsonSchema } from '../validate/rule-json-schema.js';
 
 /** One property: a field rule's JSON Schema and what the agent is told about it. */
@@ -43,7 +44,7 @@ export function validateArguments(schema: InputSchema, args: JsonObject | undefi
   const given = args ?? {};
   const out: ToolArguments = {};
   for (const name of Object.keys(given)) {
-    if (!Object.hasOwn(schema.properties, name)) throw new ToolInputError(name.slice(0, 64), `Unknown argument ${JSON.stringify(name.slice(0, 64))}; allowed: ${Object.keys(schema.properties).join(', ') || 'none'}.`);
+    if (!Object.hasOwn(schema.properties, name)) throw unknownArgument(name, Object.keys(schema.properties));
   }
   for (const name of schema.required ?? []) {
     if (given[name] === undefined) throw new ToolInputError(name, `${name} is required.`);
@@ -53,6 +54,17 @@ export function validateArguments(schema: InputSchema, args: JsonObject | undefi
     if (value !== undefined) out[name] = checkValue(name, property, value);
   }
   return out;
+}
+
+/**
+ * unknownArgument names an unknown argument only in the form displayName allows (no markup,
+ * control or look-alike characters, no card data), like the daemon does for unknown fields.
+ */
+function unknownArgument(name: string, allowed: readonly string[]): ToolInputError {
+  const known = `allowed: ${allowed.join(', ') || 'none'}.`;
+  const shown = displayName(name);
+  if (shown === undefined) return new ToolInputError('arguments', `Unknown argument; its name is not repeated because it holds characters other than letters, digits, "_", "." and "-". ${known}`);
+  return new ToolInputError(shown, `Unknown argument ${shown}; ${known}`);
 }
 
 function checkValue(name: string, property: PropertySchema, value: JsonValue): string | number | boolean {

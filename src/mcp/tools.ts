@@ -8,6 +8,7 @@ import { cardIdField, transactionIdField } from '../requests/common-fields.js';
 import { allocateRules, authorizeRules, merchantBindRules, recurringRules, revocationRules, transactionQueryRules } from '../variant-a/requests.js';
 import type { RuleSet } from '../validate/field-rule.js';
 import type { InputSchema, ToolArguments } from './tool-input.js';
+import { OUTPUT_SCHEMAS, type OutputSchema } from './output-schemas.js';
 import { toolInput, type ToolArgument } from './tool-schema.js';
 
 /** The part of the client the tools use; tests pass a fake with the same shape. */
@@ -35,6 +36,8 @@ export interface ToolDefinition {
   /** For each argument, the daemon's field it becomes. */
   fieldOf: Readonly<Record<string, string>>;
   annotations: ToolAnnotations;
+  /** The JSON Schema of the structuredContent a successful call returns. */
+  outputSchema: OutputSchema;
   run(client: ToolClient, args: ToolArguments): Promise<unknown>;
 }
 
@@ -70,6 +73,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Check that the local Latch daemon runs: version, uptime and the loaded signing key (null until the device is enrolled). It never contacts the cloud: if it fails, the problem is the local daemon, not a payment.',
     ...noInput,
     annotations: { readOnlyHint: true, openWorldHint: false },
+    outputSchema: OUTPUT_SCHEMAS.latch_health,
     run: (client) => client.health(),
   },
   {
@@ -78,6 +82,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: 'List the user\'s virtual cards: card_id, label, last four digits, status and balance (decimal strings). No card numbers are ever returned.',
     ...noInput,
     annotations: READ,
+    outputSchema: OUTPUT_SCHEMAS.latch_list_cards,
     run: (client) => client.cards(),
   },
   {
@@ -86,6 +91,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: 'Show one card with its balance, daily_limit and daily_spent. If the card is not found, list cards and ask the user to choose another.',
     ...toolInput({ card_id: cardIdField() }, { card_id: cardId }),
     annotations: READ,
+    outputSchema: OUTPUT_SCHEMAS.latch_get_card,
     run: (client, args) => client.card(required(args, 'card_id')),
   },
   {
@@ -96,12 +102,13 @@ export const TOOLS: readonly ToolDefinition[] = [
     ...toolInput(authorizeRules, {
       card_id: cardId,
       merchant_domain: merchantDomain,
-      amount: amount('The payment amount'),
+      amount: amount('The payment amount, more than 0'),
       currency,
       authorization_type: authorizationType('exact'),
       ttl_minutes: ttlMinutes(30),
     }),
     annotations: CREATE,
+    outputSchema: OUTPUT_SCHEMAS.latch_authorize,
     run: (client, args) =>
       client.authorize(
         defined({
@@ -121,11 +128,12 @@ export const TOOLS: readonly ToolDefinition[] = [
     ...toolInput(merchantBindRules, {
       card_id: cardId,
       merchant_domain: merchantDomain,
-      amount: amount('The verification amount, default 0, at most 1.00'),
+      amount: amount('The verification amount, from 0 (the default) to 1.00'),
       currency,
       ttl_minutes: ttlMinutes(10),
     }),
     annotations: CREATE,
+    outputSchema: OUTPUT_SCHEMAS.latch_merchant_bind,
     run: (client, args) =>
       client.merchantBind(
         defined({
@@ -144,7 +152,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     ...toolInput(recurringRules, {
       card_id: cardId,
       merchant_domain: merchantDomain,
-      amount: amount('The amount per period'),
+      amount: amount('The amount per period, more than 0'),
       interval: 'The period unit.',
       interval_count: 'Periods of this many units; default 1.',
       authorization_type: authorizationType('ceiling'),
@@ -154,6 +162,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       max_charges: 'Stop after this many approved charges; optional.',
     }),
     annotations: CREATE,
+    outputSchema: OUTPUT_SCHEMAS.latch_recurring,
     run: (client, args) =>
       client.recurring(
         defined({
@@ -171,12 +180,13 @@ export const TOOLS: readonly ToolDefinition[] = [
       ),
   },
   {
-    name: 'latch_cancel',
-    title: 'Cancel an authorization',
+    name: 'latch_revoke',
+    title: 'Revoke an authorization',
     description:
-      'Cancel (revoke) an authorization by policy_id before it is used: the revocation is signed on this device and submitted to the cloud. A revoked authorization approves no further charge. Cancel only what the user wants cancelled.',
+      'Revoke an authorization by policy_id before it is used: the revocation is signed on this device and submitted to the cloud, and its hold is released. A revoked authorization approves no further charge. Revoking one that is already revoked succeeds and returns it as it is; one that was used or expired is refused (authorization_not_active). Revoke only what the user wants revoked.',
     ...toolInput(revocationRules, { policy_id: 'The authorization\'s policy_id, like pw_….', reason: 'Why, kept with the revocation; optional.' }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    outputSchema: OUTPUT_SCHEMAS.latch_revoke,
     run: (client, args) => client.revoke(defined({ policy_id: required(args, 'policy_id'), reason: text(args, 'reason') })),
   },
   {
@@ -185,14 +195,16 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: 'Show the wallet: usdt (total), allocated (to cards) and available (decimal strings). Check it when a card has insufficient funds, then ask the user before allocating.',
     ...noInput,
     annotations: READ,
+    outputSchema: OUTPUT_SCHEMAS.latch_wallet_balance,
     run: (client) => client.wallet(),
   },
   {
     name: 'latch_allocate',
     title: 'Move wallet funds to a card',
     description: `Move funds from the wallet to a card (1 USDT to 1 USD). This moves the user's money: only with the user's explicit approval of the card and amount. ${AGENT_RULES}`,
-    ...toolInput(allocateRules, { card_id: cardId, amount: amount('The amount to move') }),
+    ...toolInput(allocateRules, { card_id: cardId, amount: amount('The amount to move, more than 0') }),
     annotations: CREATE,
+    outputSchema: OUTPUT_SCHEMAS.latch_allocate,
     run: (client, args) => client.allocate({ card_id: required(args, 'card_id'), amount: required(args, 'amount') }),
   },
   {
@@ -206,6 +218,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       status: 'Only transactions in this status.',
     }),
     annotations: READ,
+    outputSchema: OUTPUT_SCHEMAS.latch_list_transactions,
     run: (client, args) =>
       client.transactions(
         defined({
@@ -222,9 +235,19 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: 'Show one transaction with the signed policy window it was made under (merchant, amount, time window, key id).',
     ...toolInput({ tx_id: transactionIdField() }, { tx_id: 'A transaction id, like tx_….' }),
     annotations: READ,
+    outputSchema: OUTPUT_SCHEMAS.latch_get_transaction,
     run: (client, args) => client.transaction(required(args, 'tx_id')),
   },
 ];
+
+/**
+ * argumentOf returns the tool's argument name for a field the daemon named in an error's param
+ * (merchant_name → merchant_domain), so the agent is told the name it can use; a param that is no
+ * field of the tool (`body`, `Idempotency-Key`) is returned as it is.
+ */
+export function argumentOf(tool: ToolDefinition, param: string): string {
+  return Object.entries(tool.fieldOf).find(([, field]) => field === param)?.[0] ?? param;
+}
 
 /** findTool returns the tool with this name, or undefined. */
 export function findTool(name: string): ToolDefinition | undefined {

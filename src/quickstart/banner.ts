@@ -67,7 +67,7 @@ export function bannerText(facts: BannerFacts): string {
     `  curl -s -H ${admin} -H 'Content-Type: application/json' \\`,
     `    -d '{"card_id":"${card}","merchant":"shop.example.com","amount":"12.50","currency":"USD"}' ${facts.cloudUrl}/v1/sandbox/charges`,
     '',
-    '  # the same charge again, or at another merchant: declined',
+    '  # another charge, at another merchant: declined (card_frozen: the authorization is used up)',
     `  curl -s -H ${admin} -H 'Content-Type: application/json' \\`,
     `    -d '{"card_id":"${card}","merchant":"evil.example.com","amount":"12.50","currency":"USD"}' ${facts.cloudUrl}/v1/sandbox/charges`,
     '',

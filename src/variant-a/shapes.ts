@@ -6,9 +6,24 @@ import type { Allocation, Authorization, Card, PolicyWindowView, Transaction, Wa
 import { formatMinor } from '../money/amount.js';
 import { isoSeconds } from '../time/iso-time.js';
 
-/** cardSummaryA is a card in GET /cards. */
+const minorOrNull = (minor: number | null): string | null => (minor === null ? null : formatMinor(minor));
+
+/**
+ * cardSummaryA is a card in GET /cards. `available` is what new authorizations may still take
+ * (balance minus `held`, the amount active authorizations hold); both are null when the cloud
+ * does not report holds.
+ */
 export function cardSummaryA(card: Card): Record<string, unknown> {
-  return { card_id: card.cardId, label: card.label, last4: card.last4, status: card.status, balance: formatMinor(card.balanceMinor), currency: card.currency };
+  return {
+    card_id: card.cardId,
+    label: card.label,
+    last4: card.last4,
+    status: card.status,
+    balance: formatMinor(card.balanceMinor),
+    available: minorOrNull(card.availableMinor),
+    held: minorOrNull(card.heldMinor),
+    currency: card.currency,
+  };
 }
 
 /** cardDetailA is GET /cards/:card_id: the summary plus daily_limit and daily_spent. */

@@ -73,8 +73,10 @@ describe('reads', () => {
     const list = (await latch(['cards', '--json'])).json();
     assert.deepEqual(Object.keys(list), ['cards']);
     for (const entry of list.cards) {
-      assert.deepEqual(Object.keys(entry).sort(), ['balance', 'card_id', 'currency', 'label', 'last4', 'status']);
+      assert.deepEqual(Object.keys(entry).sort(), ['available', 'balance', 'card_id', 'currency', 'held', 'label', 'last4', 'status']);
       assert.match(entry.balance, MONEY);
+      assert.match(entry.available, MONEY);
+      assert.match(entry.held, MONEY);
     }
     const one = (await latch(['cards', card(0), '--json'])).json();
     assert.equal(one.card_id, card(0));
@@ -135,11 +137,32 @@ describe('authorizations', () => {
     assert.equal(afterward, before);
   });
 
-  test('a value the daemon refuses is a usage error (exit 2) naming the field', async () => {
+  test('a value the daemon refuses is a usage error (exit 2) naming the flag, not the API field', async () => {
     const run = await latch(['authorize', '--card', card(0), '--amount', '1.00', '--merchant', 'https://shop.example.com/']);
     assert.equal(run.code, EXIT.usage);
-    assert.match(run.stderr, /invalid_request.*\[param: merchant_name\]/);
+    assert.match(run.stderr, /invalid_request\): --merchant must be a domain.*\[flag: --merchant\]/);
+    assert.ok(!run.stderr.includes('merchant_name'), run.stderr);
+    const json = await latch(['authorize', '--card', card(0), '--amount', '1.00', '--merchant', 'https://shop.example.com/', '--json']);
+    assert.equal(json.code, EXIT.usage);
+    const error = json.json().error;
+    assert.deepEqual([error.code, error.param, error.flag], ['invalid_request', 'merchant_name', '--merchant']);
   });
+
+  const flagCases: Array<[string, () => string[], string, string]> = [
+    ['--amount above the maximum', () => ['authorize', '--card', card(0), '--amount', '10000.01', '--merchant', 'm.example.com'], 'amount', '--amount'],
+    ['--currency not a code', () => ['authorize', '--card', card(0), '--amount', '1.00', '--merchant', 'm.example.com', '--currency', 'dollars'], 'currency', '--currency'],
+    ['--starts-at not a time', () => ['recurring', '--card', card(0), '--merchant', 'm.example.com', '--amount', '1', '--interval', 'day', '--starts-at', 'soon'], 'starts_at', '--starts-at'],
+    ['--merchant of merchant-bind', () => ['merchant-bind', '--card', card(0), '--merchant', 'shop.example.com:443'], 'merchant_name', '--merchant'],
+  ];
+  for (const [name, args, param, flag] of flagCases) {
+    test(`a daemon refusal names the flag: ${name}`, async () => {
+      const json = await latch([...args(), '--json']);
+      const error = json.json().error;
+      assert.deepEqual([error.param, error.flag], [param, flag], JSON.stringify(error));
+      const human = await latch(args());
+      assert.match(human.stderr, new RegExp(`\\[flag: ${flag}\\]`));
+    });
+  }
 
   const badLines: Array<[string, string[]]> = [
     ['no --card', ['authorize', '--amount', '1.00', '--merchant', 'shop.example.com']],
@@ -194,7 +217,7 @@ describe('authorizations', () => {
     assert.equal(auth.authorization_type, 'ceiling');
   });
 
-  test('revoke: signs, submits through the proxy, and a second revoke is refused', async () => {
+  test('revoke: signs, submits through the proxy, and a second revoke returns the revoked authorization as it is', async () => {
     const auth = (await latch(['authorize', '--card', card(1), '--amount', '2.00', '--merchant', 'cancel.example.com', '--json'])).json();
     const run = await latch(['revoke', auth.policy_id, '--reason', 'user changed their mind', '--json']);
     assert.equal(run.code, EXIT.ok);
@@ -204,9 +227,19 @@ describe('authorizations', () => {
     assert.equal(result.revocation.revocation.typ, 'revocation');
     assert.equal(result.revocation.revocation.policy_id, auth.policy_id);
     assert.equal(typeof result.revocation.jws, 'string');
-    const again = await latch(['revoke', auth.policy_id]);
-    assert.equal(again.code, EXIT.refused);
-    assert.match(again.stderr, /What to do:/);
+    const again = await latch(['revoke', auth.policy_id, '--json']);
+    assert.equal(again.code, EXIT.ok, again.stdout);
+    assert.deepEqual(again.json().authorization, result.authorization);
+  });
+
+  test('revoke of a used authorization is refused: authorization_not_active, exit 7', async () => {
+    const auth = (await latch(['authorize', '--card', card(1), '--amount', '1.10', '--merchant', 'used.example.com', '--json'])).json();
+    const charged = await stack.charge(card(1), 'used.example.com', '1.10');
+    assert.equal(charged.body.decision, 'approved', charged.text);
+    const run = await latch(['revoke', auth.policy_id]);
+    assert.equal(run.code, EXIT.refused);
+    assert.match(run.stderr, /Authorization not active \(authorization_not_active\)/);
+    assert.match(run.stderr, /What to do: Nothing is left to revoke/);
   });
 
   test('an --idempotency-key repeats the same authorization instead of making a second', async () => {

@@ -21,7 +21,7 @@ const AGENT_TOKEN = 'G'.repeat(43);
 const SHOPPER: Principal = { kind: 'agent', name: 'shopper' };
 const NOW = 1_800_000_000;
 
-const card = { cardId: 'card_a', label: 'A', last4: '4242', status: 'active', balanceMinor: 100, currency: 'USD', dailyLimitMinor: 100, dailySpentMinor: 0 } as const;
+const card = { cardId: 'card_a', label: 'A', last4: '4242', status: 'active', balanceMinor: 100, heldMinor: 0, availableMinor: 100, currency: 'USD', dailyLimitMinor: 100, dailySpentMinor: 0 } as const;
 const authorization = {
   policyId: 'pw_a', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 100, currency: 'USD', authorizationType: 'exact', kind: 'one_time',
   notBefore: NOW, expiresAt: NOW + 60, status: 'active', createdAt: NOW, transactionId: 'tx_a', recurring: null,

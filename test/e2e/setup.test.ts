@@ -58,7 +58,7 @@ describe('latch setup', () => {
     const result = await runLatch(['setup', '--token', token, '--cloud', stack.sandbox.url], { LATCH_HOME: home });
     assert.equal(result.code, EXIT.refused);
     assert.match(result.stderr, /Setup token expired \(setup_token_expired\)/);
-    assert.match(result.stderr, /What to do: Regenerate the setup command in the Devices area and run setup again\./);
+    assert.match(result.stderr, /What to do: Get a new setup token \(from the sandbox: latch sandbox setup-token; from a real cloud: your cloud account's setup page\) and run latch setup --token <setup_token> again\./);
     assert.ok(!result.stderr.includes(token), 'the setup token is not echoed');
     assert.ok(!existsSync(deviceKeyPath(home)), 'no key is kept for a refused enrollment');
     assert.equal(loadConfig(home).device_id, undefined);
@@ -70,7 +70,9 @@ describe('latch setup', () => {
     assert.equal((await runLatch(['setup', '--token', token, '--cloud', stack.sandbox.url], { LATCH_HOME: home })).code, EXIT.ok);
     const again = await runLatch(['setup', '--token', token, '--cloud', stack.sandbox.url], { LATCH_HOME: freshHome() });
     assert.equal(again.code, EXIT.refused);
-    assert.match(again.stderr, /setup_token_invalid/);
+    assert.match(again.stderr, /Setup token invalid \(setup_token_invalid\): This setup token was already used to connect a device/);
+    assert.match(again.stderr, /What to do: Get a new setup token \(from the sandbox: latch sandbox setup-token/);
+    assert.doesNotMatch(again.stderr, /expired|Devices area|dashboard/i);
     const twice = await runLatch(['setup', '--token', await setupToken(), '--cloud', stack.sandbox.url], { LATCH_HOME: home });
     assert.equal(twice.code, EXIT.usage);
     assert.match(twice.stderr, /--reconnect/);

@@ -64,13 +64,13 @@ describe('reads', () => {
     assert.equal(answer.body.signing_key.public_key, device?.public_key_x);
   });
 
-  test('GET /cards: {cards} with card_id, label, last4, status, balance as a decimal string, currency', async () => {
+  test('GET /cards: {cards} with card_id, label, last4, status, balance, available and held as decimal strings, currency', async () => {
     const answer = await stack.a.get('/cards');
     assert.equal(answer.status, 200, answer.text);
     assertKeys(answer.body, ['cards']);
     assert.deepEqual(answer.body.cards, [
-      { card_id: groceries, label: 'Groceries', last4: sandboxCard(groceries).last4, status: 'frozen', balance: '100.00', currency: 'USD' },
-      { card_id: subscriptions, label: 'Subscriptions', last4: sandboxCard(subscriptions).last4, status: 'frozen', balance: '50.00', currency: 'USD' },
+      { card_id: groceries, label: 'Groceries', last4: sandboxCard(groceries).last4, status: 'frozen', balance: '100.00', available: '100.00', held: '0.00', currency: 'USD' },
+      { card_id: subscriptions, label: 'Subscriptions', last4: sandboxCard(subscriptions).last4, status: 'frozen', balance: '50.00', available: '50.00', held: '0.00', currency: 'USD' },
     ]);
     for (const card of answer.body.cards) assert.match(card.last4, /^[0-9]{4}$/);
   });
@@ -84,6 +84,8 @@ describe('reads', () => {
       last4: sandboxCard(subscriptions).last4,
       status: 'frozen',
       balance: '50.00',
+      available: '50.00',
+      held: '0.00',
       currency: 'USD',
       daily_limit: '500.00',
       daily_spent: '0.00',

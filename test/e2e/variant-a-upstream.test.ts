@@ -87,7 +87,7 @@ describe('a cloud answering 5xx or nonsense', () => {
 
   test('a 200 of the wrong shape is upstream_unavailable, never a half-read object', async () => {
     const fullCard = { card_id: 'card_x', label: 'L', last4: '1234', status: 'frozen', balance: '1.50', currency: 'USD', daily_limit: '1.00', daily_spent: '0.00' };
-    const offShape = [{ cards: [{ card_id: 'card_x' }] }, { cards: 'none' }, [], 'text', { cards: [{ ...fullCard, balance: 1.5 }] }, { cards: [{ ...fullCard, balance: '-1.00' }] }, { cards: [{ ...fullCard, status: 'melted' }] }];
+    const offShape = [{ cards: [{ card_id: 'card_x' }] }, { cards: 'none' }, [], 'text', { cards: [{ ...fullCard, balance: 1.5 }] }, { cards: [{ ...fullCard, balance: '-1.00' }] }, { cards: [{ ...fullCard, status: 'melted' }] }, { cards: [{ ...fullCard, held: '0.50' }] }, { cards: [{ ...fullCard, held: '0.50', available: '0.50' }] }];
     for (const body of offShape) {
       cloud.respondWith(jsonAnswer(200, body));
       assertError(await daemon.a.get('/cards'), 502, 'upstream_unavailable');

@@ -37,3 +37,41 @@ test('every error has a status, class, message and remedy', () => {
     assert.ok(spec.specClass.length > 0 && spec.message.length > 0 && spec.remedy.length > 0, code);
   }
 });
+
+/** Whole rows of README's error table: code → [class, remedy]. */
+function readmeClassesAndRemedies(): Map<string, [string, string]> {
+  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const rows = new Map<string, [string, string]>();
+  for (const line of readme.split('\n')) {
+    const match = /^\| `([a-z_]+)` \| [0-9 /]+ \| ([^|]+) \| (.+) \|$/.exec(line);
+    if (match !== null) rows.set(match[1] as string, [(match[2] as string).trim(), (match[3] as string).trim()]);
+  }
+  return rows;
+}
+
+test('README error table shows each code\'s class and remedy as the error table has them', () => {
+  const rows = readmeClassesAndRemedies();
+  for (const [code, spec] of Object.entries(ERROR_TABLE)) {
+    assert.deepEqual(rows.get(code), [spec.specClass, spec.remedy], `README.md row of ${code}`);
+  }
+});
+
+const honestLabels: Array<[ErrorCode, string]> = [
+  ['authorization_not_active', 'Authorization not active'],
+  ['setup_token_invalid', 'Setup token invalid'],
+  ['setup_token_expired', 'Setup token expired'],
+];
+for (const [code, specClass] of honestLabels) {
+  test(`${code} is labelled ${specClass}`, () => assert.equal(ERROR_TABLE[code].specClass, specClass));
+}
+
+test('no remedy sends the user to a place Latch does not have (a dashboard, a Devices area, the spec)', () => {
+  for (const [code, spec] of Object.entries(ERROR_TABLE)) {
+    for (const text of [spec.message, spec.remedy]) {
+      assert.doesNotMatch(text, /dashboard|Devices area|spec §|\.\.\/shared/i, code);
+    }
+  }
+  for (const code of ['setup_token_expired', 'setup_token_invalid'] as const) {
+    assert.match(ERROR_TABLE[code].remedy, /latch sandbox setup-token/, code);
+  }
+});

@@ -198,7 +198,9 @@ describe('tools', () => {
     const result = byId(responses, 1).result;
     assert.equal(result.isError, true);
     assert.equal(result.structuredContent.error.code, 'invalid_request');
-    assert.equal(result.structuredContent.error.param, 'card_number');
+    // A card-data name is not repeated either (displayName); the error names where it was.
+    assert.equal(result.structuredContent.error.param, 'arguments');
+    assert.ok(!JSON.stringify(result).includes('card_number'), 'the card-data name is not echoed');
     assert.ok(!JSON.stringify(result).includes('4111111111111111'), 'the value is not echoed');
     assert.equal(calls.length, 0);
   });

@@ -8,7 +8,9 @@ import net from 'node:net';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { readAudit } from '../../src/datadir/audit-log.js';
+import type { OutputSchema } from '../../src/mcp/output-schemas.js';
 import { REPO_ROOT } from '../support/paths.js';
+import { schemaErrors } from '../support/json-schema-check.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 /** McpChild is a minimal MCP client over a child's stdin and stdout. */
@@ -53,10 +55,14 @@ class McpChild {
     return new Promise((resolve) => this.waiting.set(JSON.stringify(id), resolve));
   }
 
+  /** Every tool result so far, with the tool's name, so a test can check them against outputSchema. */
+  readonly results: Array<[string, any]> = [];
+
   /** tool calls a tool and returns its result. */
   async tool(id: number, name: string, args: object = {}): Promise<any> {
     const response = await this.request(id, 'tools/call', { name, arguments: args });
     assert.ok(response.result, `${name}: ${JSON.stringify(response.error)}`);
+    this.results.push([name, response.result]);
     return response.result;
   }
 
@@ -114,8 +120,13 @@ describe('latch mcp over stdio', () => {
 
     const transaction = await mcp.tool(8, 'latch_get_transaction', { tx_id: authorization.transaction_id });
     assert.equal(transaction.structuredContent.policy_window.policy_id, authorization.policy_id);
-    const cancelled = await mcp.tool(9, 'latch_cancel', { policy_id: authorization.policy_id, reason: 'user asked' });
+    const cancelled = await mcp.tool(9, 'latch_revoke', { policy_id: authorization.policy_id, reason: 'user asked' });
     assert.equal(cancelled.structuredContent.authorization.status, 'revoked');
+    const again = await mcp.tool(91, 'latch_revoke', { policy_id: authorization.policy_id });
+    assert.equal(again.isError, false, 'latch_revoke is idempotent, as its idempotentHint says');
+    assert.deepEqual(again.structuredContent.authorization, cancelled.structuredContent.authorization);
+    const hint = listed.result.tools.find((tool: { name: string }) => tool.name === 'latch_revoke').annotations;
+    assert.equal(hint.idempotentHint, true);
     const listedTx = await mcp.tool(10, 'latch_list_transactions', { limit: 5, status: 'revoked' });
     assert.ok(listedTx.structuredContent.transactions.some((t: { id: string }) => t.id === authorization.transaction_id));
 
@@ -123,6 +134,14 @@ describe('latch mcp over stdio', () => {
     assert.equal((await mcp.tool(12, 'latch_allocate', { card_id: subscriptions, amount: '2.00' })).structuredContent.allocated, '2.00');
     assert.equal((await mcp.tool(13, 'latch_merchant_bind', { card_id: subscriptions, merchant_domain: 'verify.example.com' })).structuredContent.kind, 'merchant_verification');
     assert.equal((await mcp.tool(14, 'latch_recurring', { card_id: subscriptions, merchant_domain: 'video.example.com', amount: '9.99', interval: 'month' })).structuredContent.kind, 'recurring');
+
+    const outputSchemas = new Map(listed.result.tools.map((tool: { name: string; outputSchema: OutputSchema }) => [tool.name, tool.outputSchema]));
+    const succeeded = mcp.results.filter(([, result]) => result.isError === false);
+    assert.deepEqual(new Set(succeeded.map(([name]) => name)), new Set(outputSchemas.keys()), 'every tool returned a result to check');
+    for (const [name, result] of succeeded) {
+      const schema = outputSchemas.get(name) as OutputSchema;
+      assert.deepEqual(schemaErrors(schema, result.structuredContent), [], `${name}'s structuredContent conforms to its outputSchema`);
+    }
 
     const unknown = await mcp.request(15, 'tools/call', { name: 'latch_send_card_number', arguments: {} });
     assert.equal(unknown.error.code, -32602);
@@ -141,6 +160,28 @@ describe('latch mcp over stdio', () => {
     const signed = readAudit(stack.home, { limit: 200 }).filter((record) => record.policy_id === authorization.policy_id && record.operation === 'authorize');
     assert.equal(signed.length, 1);
     assert.equal(signed[0]?.user_agent, 'latch-mcp/0.1.0 (test-client/1.0)', 'audit.log names the agent');
+  });
+
+  test('a refusal names the tool\'s argument (merchant_domain), never the daemon\'s field', async (t) => {
+    const mcp = new McpChild({ LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
+    t.after(() => mcp.child.kill());
+    await mcp.request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test-client', version: '1.0' } });
+    mcp.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const cases: Array<[string, object]> = [
+      ['latch_authorize', { card_id: stack.cards[0].card_id, merchant_domain: 'https://shop.example.com', amount: '1.00' }],
+      ['latch_merchant_bind', { card_id: stack.cards[0].card_id, merchant_domain: 'shop.example.com:8443' }],
+      ['latch_recurring', { card_id: stack.cards[0].card_id, merchant_domain: 'https://video.example.com/', amount: '1.00', interval: 'month' }],
+    ];
+    let id = 2;
+    for (const [tool, args] of cases) {
+      const refused = await mcp.tool(id++, tool, args);
+      assert.equal(refused.isError, true, tool);
+      assert.equal(refused.structuredContent.error.code, 'invalid_request', tool);
+      assert.equal(refused.structuredContent.error.param, 'merchant_domain', tool);
+      assert.match(refused.content[0].text, /^Error invalid_request \(Bad input\): merchant_domain must be a domain.*\[param: merchant_domain\]/, tool);
+      assert.ok(!refused.content[0].text.includes('merchant_name'), refused.content[0].text);
+    }
+    assert.equal(await mcp.close(), 0);
   });
 
   test('with no daemon, tools answer with the local-availability error instead of failing the session', async () => {

@@ -16,7 +16,6 @@ describe('the tool catalog', () => {
     assert.deepEqual(TOOLS.map((tool) => tool.name).sort(), [
       'latch_allocate',
       'latch_authorize',
-      'latch_cancel',
       'latch_get_card',
       'latch_get_transaction',
       'latch_health',
@@ -24,6 +23,7 @@ describe('the tool catalog', () => {
       'latch_list_transactions',
       'latch_merchant_bind',
       'latch_recurring',
+      'latch_revoke',
       'latch_wallet_balance',
     ]);
   });
@@ -78,7 +78,8 @@ describe('validateArguments', () => {
 
   const invalid: Array<[string, string, string]> = [
     ['a missing amount', '{"card_id":"card_a1","merchant_domain":"m.example"}', 'amount'],
-    ['an unknown field', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","card_number":"4111111111111111"}', 'card_number'],
+    ['an unknown field', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","colour":"red"}', 'colour'],
+    ['an unknown card-data field, named only as arguments', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"1","card_number":"4111111111111111"}', 'arguments'],
     ['the REST name merchant_name', '{"card_id":"card_a1","merchant_name":"m.example","amount":"1"}', 'merchant_name'],
     ['a card id of the wrong form', '{"card_id":"4111111111111111","merchant_domain":"m.example","amount":"1"}', 'card_id'],
     ['a negative amount string', '{"card_id":"card_a1","merchant_domain":"m.example","amount":"-1"}', 'amount'],
@@ -97,6 +98,52 @@ describe('validateArguments', () => {
   for (const [name, text, param] of invalid) {
     test(`refuses ${name}, naming the field`, () => {
       assert.throws(() => validateArguments(authorize, args(text)), (error: unknown) => error instanceof ToolInputError && error.param === param);
+    });
+  }
+
+  const unknownNames: Array<[string, string, string | undefined]> = [
+    ['a plain name is repeated', 'colour', 'colour'],
+    ['a long name is cut to 64 characters', 'x'.repeat(200), `${'x'.repeat(64)}…`],
+    ['markup is not repeated', '<img src=x onerror=alert(1)>', undefined],
+    ['a bidi override is not repeated', 'amount\u202e', undefined],
+    ['a control character is not repeated', 'a\u0007b', undefined],
+    ['a card number as a name is not repeated', '4111111111111111', undefined],
+    ['a cvv field name is not repeated', 'cvv', undefined],
+  ];
+  for (const [name, argument, shown] of unknownNames) {
+    test(`an unknown argument: ${name}`, () => {
+      const given = { card_id: 'card_a1', merchant_domain: 'm.example', amount: '1', [argument]: '1' };
+      assert.throws(
+        () => validateArguments(authorize, given),
+        (error: unknown) => {
+          assert.ok(error instanceof ToolInputError);
+          assert.equal(error.param, shown ?? 'arguments');
+          if (shown === undefined) assert.ok(!error.message.includes(argument), error.message);
+          else assert.ok(error.message.startsWith(`Unknown argument ${shown};`), error.message);
+          return true;
+        },
+      );
+    });
+  }
+
+  const amounts: Array<[string, Record<string, string>, unknown, boolean]> = [
+    ['latch_authorize', { card_id: 'card_a1', merchant_domain: 'm.example' }, '0', false],
+    ['latch_authorize', { card_id: 'card_a1', merchant_domain: 'm.example' }, '0.00', false],
+    ['latch_authorize', { card_id: 'card_a1', merchant_domain: 'm.example' }, '0.01', true],
+    ['latch_recurring', { card_id: 'card_a1', merchant_domain: 'm.example', interval: 'month' }, '0.0', false],
+    ['latch_allocate', { card_id: 'card_a1' }, '0', false],
+    ['latch_allocate', { card_id: 'card_a1' }, '0.10', true],
+    ['latch_merchant_bind', { card_id: 'card_a1', merchant_domain: 'm.example' }, '0', true],
+    ['latch_merchant_bind', { card_id: 'card_a1', merchant_domain: 'm.example' }, '1.00', true],
+  ];
+  for (const [tool, rest, amount, accepted] of amounts) {
+    test(`${tool} ${accepted ? 'accepts' : 'refuses'} amount ${String(amount)}, as the daemon does, and says so`, () => {
+      const schema = schemaOf(tool);
+      const run = () => validateArguments(schema, { ...rest, amount: amount as string });
+      if (accepted) assert.equal(run()['amount'], amount);
+      else assert.throws(run, (error: unknown) => error instanceof ToolInputError && error.param === 'amount');
+      const description = schema.properties['amount']?.description ?? '';
+      assert.match(description, tool === 'latch_merchant_bind' ? /from 0/ : /more than 0/);
     });
   }
 

@@ -22,7 +22,7 @@ test('cards: list and detail in the cloud shape; another account\'s card is not 
   assert.equal(list.status, 200);
   assert.equal(list.body.has_more, false);
   const card = list.body.cards.find((c: { card_id: string }) => c.card_id === card_id);
-  assert.deepEqual(Object.keys(card).sort(), ['balance', 'card_id', 'currency', 'daily_limit', 'daily_spent', 'label', 'last4', 'status']);
+  assert.deepEqual(Object.keys(card).sort(), ['available', 'balance', 'card_id', 'currency', 'daily_limit', 'daily_spent', 'held', 'label', 'last4', 'status']);
   assert.deepEqual([card.status, card.balance, card.currency, card.daily_limit, card.daily_spent], ['frozen', '25.00', 'USD', '300.00', '0.00']);
   assert.match(card.last4, /^[0-9]{4}$/);
   assert.ok(!list.body.cards.some((c: { card_id: string }) => c.card_id === theirs.card_id));

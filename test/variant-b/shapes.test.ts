@@ -10,6 +10,8 @@ const card: Card = {
   last4: '4242',
   status: 'frozen',
   balanceMinor: 10_050,
+  heldMinor: 1_250,
+  availableMinor: 8_800,
   currency: 'USD',
   dailyLimitMinor: 50_000,
   dailySpentMinor: 1_234,

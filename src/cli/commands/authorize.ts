@@ -13,7 +13,7 @@ ceiling), within --ttl minutes (default 30, at most 1440). The daemon signs it w
 key and submits it to the cloud.
 
 If it is refused, nothing is retried with another merchant, a larger amount or a longer TTL:
-those would be a different authorization, which needs the user's approval (spec §7 rule 3).
+those would be a different authorization, which needs the user's approval.
 
 Options:
   --card ID               the card, e.g. card_… (see latch cards)

@@ -8,15 +8,15 @@ import { reportError } from '../report-error.js';
 
 const USAGE = `Usage: latch doctor [--json] [--agent NAME]
 
-Finds out why Latch does not work, following the spec's rules in order:
+Finds out why Latch does not work, checking in this order:
   1. daemon      GET /health, and the answer proves it comes from the daemon that holds this
                  data directory's token (else daemon_not_verified: something else listens on
                  the daemon's address, and no token is sent to it). If it fails, the local
-                 daemon is unavailable; that is not a payment failure (spec §7 rule 1).
+                 daemon is unavailable; that is not a payment failure.
   2. token       $LATCH_HOME/daemon_token exists, is private (0600, yours) and well-formed.
   3. enrollment  the daemon has a device key (latch setup has run).
   4. cloud       a signed server-backed call (GET /cards) gets an answer. If not while health is
-                 fine, the cloud is unavailable (spec §7 rule 2: Upstream API unavailable).
+                 fine, the cloud is unavailable (Upstream API unavailable).
   5. device key  the cloud recognizes the key (else: Local key not recognized, fixed with
                  latch setup --reconnect).
 It stops at the first problem and prints its error class and what to do. It changes nothing.
@@ -31,7 +31,7 @@ failure of the server-backed call; 2 bad usage.`;
 /** `latch doctor` diagnoses the daemon, token, enrollment, cloud and key, in the spec's order. */
 export const doctorCommand: Command = {
   name: 'doctor',
-  summary: 'Diagnose: daemon, token, enrollment, cloud, device key (spec §7 rules)',
+  summary: 'Diagnose: daemon, token, enrollment, cloud, device key in order',
   usage: USAGE,
   async run(args, io) {
     let client: LatchClient | undefined;

@@ -11,6 +11,8 @@ const USAGE = `Usage: latch revoke <policy_id> [--reason <text>] [--idempotency-
 Revokes an authorization before it is used: the daemon signs a revocation with the device key
 (POST /sign-revocation), then the CLI submits it to the cloud through the signing proxy
 (POST /v1/authorizations/:policy_id/revoke). A revoked authorization approves no further charge.
+Revoking one that is already revoked succeeds and shows it as it is; a used or expired one is
+refused (authorization_not_active).
 
 With --all, revokes every active authorization this device signed (POST /authorizations/:id/cancel
 for each one GET /authorizations lists as active, until none is left) — the owner's brake for

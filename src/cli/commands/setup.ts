@@ -15,8 +15,9 @@ by the new key itself (proof of possession), and stores device_id, key_id and cl
 config.json. The private key never leaves this machine.
 
 Options:
-  --token T      the setup token from the dashboard (or set LATCH_SETUP_TOKEN, which keeps it
-                 out of the process list)
+  --token T      the setup token: from the sandbox, latch sandbox setup-token; from a real cloud,
+                 your cloud account's setup page (or set LATCH_SETUP_TOKEN, which keeps it out
+                 of the process list)
   --cloud URL    the cloud origin; default: config.json's cloud_url or LATCH_CLOUD_URL
   --name NAME    a name for this device (default: the host name)
   --reconnect    replace the existing key with fresh key material (the remedy for

@@ -2,6 +2,7 @@ import { DaemonUrlError } from '../../client/base-url.js';
 import { LatchClientError } from '../../client/client-errors.js';
 import { LatchClient } from '../../client/latch-client.js';
 import { AgentNameError } from '../../datadir/agents.js';
+import { messageNaming } from '../../errors/latch-error.js';
 import { latchVersion } from '../../version.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -9,6 +10,7 @@ import type { FlagKind } from '../flags.js';
 import { reportError } from '../report-error.js';
 import { parseCommandArgs, stringFlag, type CommandArgs } from './command-args.js';
 import { exitCodeForClientError } from './exit-for-error.js';
+import { flagFor } from './flag-names.js';
 
 /** A CLI command that is one conversation with the daemon through the client module. */
 export interface DaemonCall<T> {
@@ -51,7 +53,7 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
         else for (const line of call.human(result)) writeLine(io.stdout, line);
         return EXIT.ok;
       } catch (error) {
-        return reportCallError(error, io, call.name, json);
+        return reportCallError(error, io, call.name, json, call.flags);
       } finally {
         client?.close();
       }
@@ -73,13 +75,21 @@ export function newCliClient(io: CliIo, agent?: string): LatchClient {
   }
 }
 
-/** reportCallError prints a failure (as JSON on stdout with --json) and returns its exit code. */
-export function reportCallError(error: unknown, io: CliIo, commandName: string, json: boolean): number {
+/**
+ * reportCallError prints a failure (as JSON on stdout with --json) and returns its exit code. When
+ * the daemon's param is a field the command took from a flag, the human text names the flag
+ * (`--merchant must be a domain …`), and --json prints the daemon's error object unchanged plus
+ * `"flag": "--merchant"`.
+ */
+export function reportCallError(error: unknown, io: CliIo, commandName: string, json: boolean, flags: Readonly<Record<string, FlagKind>> = {}): number {
   if (!(error instanceof LatchClientError)) return reportError(error, io, commandName);
+  const flag = error.param === undefined ? undefined : flagFor(error.param, flags);
   if (json) {
-    writeLine(io.stdout, JSON.stringify({ error: error.toJSON() }));
+    writeLine(io.stdout, JSON.stringify({ error: { ...error.toJSON(), ...(flag !== undefined && { flag }) } }));
   } else {
-    writeLine(io.stderr, `latch ${commandName}: ${error.specClass} (${error.code}): ${error.message}${error.param === undefined ? '' : ` [param: ${error.param}]`}`);
+    const message = flag === undefined || error.param === undefined ? error.message : messageNaming(error.message, error.param, flag);
+    const where = flag !== undefined ? ` [flag: ${flag}]` : error.param === undefined ? '' : ` [param: ${error.param}]`;
+    writeLine(io.stderr, `latch ${commandName}: ${error.specClass} (${error.code}): ${message}${where}`);
     writeLine(io.stderr, `What to do: ${error.remedy}`);
     if (error.code === 'daemon_no_answer' && error.idempotencyKey !== undefined) {
       writeLine(io.stderr, `To retry safely, repeat the command with --idempotency-key ${error.idempotencyKey}`);

@@ -22,7 +22,10 @@ export function fields(pairs: ReadonlyArray<readonly [string, string | number | 
 /** cardRows is the card list as a table. */
 export function cardRows(cards: readonly Card[]): string[] {
   if (cards.length === 0) return ['No cards.'];
-  return table(['CARD', 'LABEL', 'LAST4', 'STATUS', 'BALANCE'], cards.map((c) => [c.card_id, c.label, c.last4, c.status, `${c.balance} ${c.currency}`]));
+  return table(
+    ['CARD', 'LABEL', 'LAST4', 'STATUS', 'BALANCE', 'AVAILABLE'],
+    cards.map((c) => [c.card_id, c.label, c.last4, c.status, `${c.balance} ${c.currency}`, c.available === null ? '-' : `${c.available} ${c.currency}`]),
+  );
 }
 
 /** cardDetail is one card with its limits. */
@@ -33,6 +36,8 @@ export function cardDetail(card: CardDetail): string[] {
     ['last4', card.last4],
     ['status', card.status],
     ['balance', `${card.balance} ${card.currency}`],
+    ['available', card.available === null ? null : `${card.available} ${card.currency}`],
+    ['held', card.held === null ? null : `${card.held} ${card.currency}`],
     ['daily limit', `${card.daily_limit} ${card.currency}`],
     ['spent today', `${card.daily_spent} ${card.currency}`],
   ]);

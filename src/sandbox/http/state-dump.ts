@@ -19,7 +19,7 @@ export function stateDump(state: SandboxState, now: number): Record<string, unkn
       allocated: formatMinor(account.wallet.allocated),
       available: formatMinor(account.wallet.available),
     })),
-    cards: [...state.cards.values()].map((card) => ({ ...cardView(state, card, now), account_id: card.account_id, held: formatMinor(card.held) })),
+    cards: [...state.cards.values()].map((card) => ({ ...cardView(state, card, now), account_id: card.account_id })),
     devices: [...state.devices.values()].map((device) => ({
       device_id: device.device_id,
       account_id: device.account_id,

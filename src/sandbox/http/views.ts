@@ -1,7 +1,7 @@
 /**
  * The cloud API's wire shapes (decisions §4 and §6): money as decimal strings with the
- * currency's two decimals, times as ISO 8601 UTC. Internal fields (account ids, holds, the
- * daily-limit day) never leave the sandbox through these.
+ * currency's two decimals, times as ISO 8601 UTC. Internal fields (account ids, each window's
+ * hold, the daily-limit day) never leave the sandbox through these.
  */
 import { formatMinor } from '../../money/amount.js';
 import { isoSeconds } from '../../time/iso-time.js';
@@ -9,7 +9,11 @@ import { periodIndexAt, periodStart, utcDay } from '../ledger/periods.js';
 import type { Account, Authorization, Card, SandboxState, Transaction } from '../ledger/state.js';
 import { cardStatus, dailySpent } from '../ops/queries.js';
 
-/** cardView is `{card_id, label, last4, status, balance, currency, daily_limit, daily_spent}`. */
+/**
+ * cardView is `{card_id, label, last4, status, balance, available, held, currency, daily_limit,
+ * daily_spent}`: `held` is the sum of the active windows' holds and `available` is balance − held,
+ * what a new hold may still take (additive v1 fields).
+ */
 export function cardView(state: SandboxState, card: Card, now: number): Record<string, unknown> {
   return {
     card_id: card.card_id,
@@ -17,6 +21,8 @@ export function cardView(state: SandboxState, card: Card, now: number): Record<s
     last4: card.last4,
     status: cardStatus(state, card),
     balance: formatMinor(card.balance),
+    available: formatMinor(card.balance - card.held),
+    held: formatMinor(card.held),
     currency: card.currency,
     daily_limit: formatMinor(card.daily_limit),
     daily_spent: formatMinor(dailySpent(state, card, utcDay(now))),

@@ -1,5 +1,6 @@
 import { LatchError, invalidRequest } from '../../errors/latch-error.js';
 import { randomId } from '../../ids/random-id.js';
+import { formatMinor } from '../../money/amount.js';
 import type { Txn } from '../ledger/ledger.js';
 import { utcDay } from '../ledger/periods.js';
 import type { Authorization, Card, Transaction } from '../ledger/state.js';
@@ -117,8 +118,14 @@ function checkVerificationCount(txn: Txn, card: Card, limits: SandboxLimits): vo
 }
 
 function checkFundsAndLimit(txn: Txn, card: Card, window: WindowPayload, held: boolean): void {
-  if (held && window.amount > card.balance - card.held) throw new LatchError('insufficient_funds', { message: "The card's available balance (balance minus holds) is below the amount." });
+  if (held && window.amount > card.balance - card.held) throw new LatchError('insufficient_funds', { message: shortOfFunds(card, window.amount) });
   // A hold reserves today's limit; a recurring window can never pay more than one day's limit.
   const usage = held ? dailyUsage(txn.state, card, utcDay(txn.now)) : 0;
   if (window.amount + usage > card.daily_limit) throw new LatchError('daily_limit_exceeded');
+}
+
+/** shortOfFunds names what the card has available, its balance and holds, and what was asked. */
+function shortOfFunds(card: Card, requestedMinor: number): string {
+  const available = formatMinor(card.balance - card.held);
+  return `Card ${card.card_id} has ${available} ${card.currency} available (${formatMinor(card.balance)} balance, ${formatMinor(card.held)} held); ${formatMinor(requestedMinor)} was requested.`;
 }

@@ -14,13 +14,14 @@ export interface Enrollment {
 
 /**
  * enrollDevice registers a new device key on the setup token's account. A token works once:
- * unknown or used → `setup_token_invalid`; past its expiry on the ledger clock →
+ * unknown or used → `setup_token_invalid`, whose message says which; past its expiry on the ledger clock →
  * `setup_token_expired`. A key already registered to a device is refused.
  */
 export function enrollDevice(txn: Txn, enrollment: Enrollment): Device {
   const tokenHash = hashSetupToken(enrollment.setupToken);
   const token = txn.state.setup_tokens.get(tokenHash);
-  if (token === undefined || token.used) throw new LatchError('setup_token_invalid');
+  if (token === undefined) throw new LatchError('setup_token_invalid', { message: 'This setup token is unknown to the cloud.' });
+  if (token.used) throw new LatchError('setup_token_invalid', { message: 'This setup token was already used to connect a device; a setup token works once.' });
   if (txn.now >= token.expires_at) throw new LatchError('setup_token_expired');
   if (txn.state.device_by_key_id.has(enrollment.keyId)) {
     throw invalidRequest('public_key', 'This key is already registered to a device; reconnect with fresh key material.');

@@ -1,0 +1,117 @@
+/**
+ * The outputSchema of every MCP tool: the JSON Schema of the Variant A object the tool returns as
+ * structuredContent (src/variant-a/shapes.ts writes those objects). Objects list their required
+ * fields and leave room for fields a newer daemon or cloud adds (v1 changes are additive).
+ * test/mcp/output-schemas.test.ts checks the shapes' real output against these, and the stdio
+ * test checks every tool's real result, so the two cannot drift apart.
+ */
+
+/** The JSON Schema keywords the output schemas use. */
+export interface OutputSchema {
+  readonly type: string | readonly string[];
+  readonly properties?: Readonly<Record<string, OutputSchema>>;
+  readonly required?: readonly string[];
+  readonly items?: OutputSchema;
+  readonly enum?: readonly (string | null)[];
+  readonly pattern?: string;
+}
+
+const text: OutputSchema = { type: 'string' };
+const textOrNull: OutputSchema = { type: ['string', 'null'] };
+const integer: OutputSchema = { type: 'integer' };
+const MONEY_PATTERN = '^(0|[1-9][0-9]*)\\.[0-9]{2}$';
+const money: OutputSchema = { type: 'string', pattern: MONEY_PATTERN };
+const moneyOrNull: OutputSchema = { type: ['string', 'null'], pattern: MONEY_PATTERN };
+const time: OutputSchema = { type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$' };
+const timeOrNull: OutputSchema = { ...time, type: ['string', 'null'] };
+
+/** object is a JSON object whose listed fields are all present unless named in `optional`. */
+function object(properties: Record<string, OutputSchema>, optional: readonly string[] = []): OutputSchema {
+  return { type: 'object', properties, required: Object.keys(properties).filter((name) => !optional.includes(name)) };
+}
+
+const nullable = (schema: OutputSchema): OutputSchema => ({ ...schema, type: [schema.type as string, 'null'] });
+
+const signingKey = object({ key_id: text, algorithm: { type: 'string', enum: ['Ed25519'] }, public_key: text });
+const health = object({ status: { type: 'string', enum: ['ok'] }, version: text, uptime_seconds: integer, signing_key: nullable(signingKey) });
+
+const cardFields = {
+  card_id: text,
+  label: text,
+  last4: text,
+  status: { type: 'string', enum: ['frozen', 'active', 'closed'] },
+  balance: money,
+  available: moneyOrNull,
+  held: moneyOrNull,
+  currency: text,
+};
+const card = object(cardFields);
+const cardDetail = object({ ...cardFields, daily_limit: money, daily_spent: money });
+
+const authorization = object(
+  {
+    policy_id: text,
+    authorization_id: text,
+    card_id: textOrNull,
+    merchant_name: text,
+    amount: money,
+    currency: text,
+    authorization_type: { type: 'string', enum: ['exact', 'ceiling'] },
+    kind: text,
+    expires_at: time,
+    status: text,
+    created_at: time,
+    transaction_id: textOrNull,
+    interval: text,
+    interval_count: integer,
+    max_charges: { type: ['integer', 'null'] },
+    current_period_start: timeOrNull,
+    current_period_end: timeOrNull,
+  },
+  ['interval', 'interval_count', 'max_charges', 'current_period_start', 'current_period_end'],
+);
+
+const revocation = object({ revocation: object({ revocation: { type: 'object' }, jws: text, key_id: text }), authorization });
+
+const transactionFields = {
+  id: text,
+  card_id: text,
+  amount: money,
+  currency: text,
+  merchant: text,
+  status: { type: 'string', enum: ['authorized', 'settled', 'expired', 'revoked', 'declined'] },
+  created_at: time,
+  policy_id: textOrNull,
+  decline_code: text,
+};
+const transaction = object(transactionFields, ['decline_code']);
+const policyWindow = object({
+  policy_id: text,
+  card_id: textOrNull,
+  merchant: text,
+  amount: money,
+  currency: text,
+  authorization_type: { type: 'string', enum: ['exact', 'ceiling'] },
+  not_before: time,
+  not_after: time,
+  key_id: text,
+  jws: text,
+});
+const transactionDetail = object({ ...transactionFields, policy_window: nullable(policyWindow) }, ['decline_code']);
+
+/** The outputSchema of each tool, by tool name. */
+export const OUTPUT_SCHEMAS = {
+  latch_health: health,
+  latch_list_cards: object({ cards: { type: 'array', items: card } }),
+  latch_get_card: cardDetail,
+  latch_authorize: authorization,
+  latch_merchant_bind: authorization,
+  latch_recurring: authorization,
+  latch_revoke: revocation,
+  latch_wallet_balance: object({ usdt: money, allocated: money, available: money }),
+  latch_allocate: object({ card_id: text, allocated: money, new_balance: money }),
+  latch_list_transactions: object({ transactions: { type: 'array', items: transaction }, has_more: { type: 'boolean' } }),
+  latch_get_transaction: transactionDetail,
+} as const satisfies Record<string, OutputSchema>;
+
+export type ToolName = keyof typeof OUTPUT_SCHEMAS;

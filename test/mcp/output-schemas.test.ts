@@ -1,0 +1,91 @@
+/**
+ * The tools' outputSchemas against what Variant A's shape functions really write: every object a
+ * shape produces conforms, every field it writes is described, and the checker refuses what the
+ * schemas forbid (so a conforming result means something).
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Authorization, Card, PolicyWindowView, Transaction } from '../../src/core/model.js';
+import { OUTPUT_SCHEMAS, type OutputSchema } from '../../src/mcp/output-schemas.js';
+import { TOOLS } from '../../src/mcp/tools.js';
+import { allocationA, authorizationA, cardDetailA, cardSummaryA, transactionA, walletA } from '../../src/variant-a/shapes.js';
+import { schemaErrors } from '../support/json-schema-check.js';
+
+const card: Card = { cardId: 'card_a', label: 'Groceries', last4: '4242', status: 'active', balanceMinor: 10_000, heldMinor: 1_250, availableMinor: 8_750, currency: 'USD', dailyLimitMinor: 50_000, dailySpentMinor: 0 };
+const unreportedHolds: Card = { ...card, heldMinor: null, availableMinor: null };
+const oneTime: Authorization = {
+  policyId: 'pw_a',
+  cardId: 'card_a',
+  merchant: 'shop.example.com',
+  amountMinor: 1_250,
+  currency: 'USD',
+  authorizationType: 'exact',
+  kind: 'one_time',
+  notBefore: 1_700_000_000,
+  expiresAt: 1_700_001_800,
+  status: 'active',
+  createdAt: 1_700_000_000,
+  transactionId: 'tx_a',
+  recurring: null,
+};
+const recurring: Authorization = {
+  ...oneTime,
+  kind: 'recurring',
+  cardId: null,
+  transactionId: null,
+  recurring: { interval: 'month', intervalCount: 1, maxCharges: null, currentPeriodStart: 1_700_000_000, currentPeriodEnd: null },
+};
+const window: PolicyWindowView = { policyId: 'pw_a', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 1_250, currency: 'USD', authorizationType: 'exact', notBefore: 1_700_000_000, notAfter: 1_700_001_800, keyId: 'kid', jws: 'a.b.c' };
+const settled: Transaction = { id: 'tx_a', cardId: 'card_a', amountMinor: 1_250, currency: 'USD', merchant: 'shop.example.com', status: 'settled', createdAt: 1_700_000_100, policyId: 'pw_a', declineCode: null };
+const declined: Transaction = { ...settled, status: 'declined', policyId: null, declineCode: 'card_frozen' };
+
+/** What each tool returns, made by the very functions Variant A answers with. */
+const SAMPLES: Array<[keyof typeof OUTPUT_SCHEMAS, string, Record<string, unknown>]> = [
+  ['latch_list_cards', 'cards', { cards: [cardSummaryA(card), cardSummaryA(unreportedHolds)] }],
+  ['latch_get_card', 'a card', cardDetailA(card)],
+  ['latch_get_card', 'a card without reported holds', cardDetailA(unreportedHolds)],
+  ['latch_authorize', 'a one-time authorization', authorizationA(oneTime)],
+  ['latch_recurring', 'a recurring authorization', authorizationA(recurring)],
+  ['latch_revoke', 'a revocation', { revocation: { revocation: { typ: 'revocation' }, jws: 'a.b.c', key_id: 'kid' }, authorization: authorizationA({ ...oneTime, status: 'revoked' }) }],
+  ['latch_wallet_balance', 'the wallet', walletA({ usdtMinor: 40_000, allocatedMinor: 15_000, availableMinor: 25_000 })],
+  ['latch_allocate', 'an allocation', allocationA({ cardId: 'card_a', allocatedMinor: 200, newBalanceMinor: 10_200 })],
+  ['latch_list_transactions', 'a page', { transactions: [transactionA(settled), transactionA(declined)], has_more: false }],
+  ['latch_get_transaction', 'a transaction with its window', transactionA({ ...settled, policyWindow: window })],
+  ['latch_get_transaction', 'a decline without a window', transactionA({ ...declined, policyWindow: null })],
+];
+
+/** undescribed lists fields of value that the schema does not describe, at any depth. */
+function undescribed(schema: OutputSchema, value: unknown, at = '$'): string[] {
+  if (Array.isArray(value)) return value.flatMap((item, index) => (schema.items === undefined ? [] : undescribed(schema.items, item, `${at}[${index}]`)));
+  if (typeof value !== 'object' || value === null || schema.properties === undefined) return [];
+  return Object.entries(value).flatMap(([name, field]) => {
+    const property = schema.properties?.[name];
+    return property === undefined ? [`${at}.${name}`] : undescribed(property, field, `${at}.${name}`);
+  });
+}
+
+describe('outputSchema', () => {
+  test('every tool advertises one', () => {
+    for (const tool of TOOLS) assert.equal(tool.outputSchema, OUTPUT_SCHEMAS[tool.name as keyof typeof OUTPUT_SCHEMAS], tool.name);
+  });
+
+  for (const [tool, name, value] of SAMPLES) {
+    test(`${tool}: ${name} conforms, and every field it has is described`, () => {
+      assert.deepEqual(schemaErrors(OUTPUT_SCHEMAS[tool], value), []);
+      assert.deepEqual(undescribed(OUTPUT_SCHEMAS[tool], value), []);
+    });
+  }
+
+  const broken: Array<[keyof typeof OUTPUT_SCHEMAS, string, Record<string, unknown>]> = [
+    ['latch_get_card', 'money as a number', { ...cardDetailA(card), balance: 100 }],
+    ['latch_get_card', 'a missing available', (({ available: _, ...rest }) => rest)(cardDetailA(card))],
+    ['latch_get_card', 'money with three decimals', { ...cardDetailA(card), held: '1.250' }],
+    ['latch_authorize', 'an unknown authorization_type', { ...authorizationA(oneTime), authorization_type: 'any' }],
+    ['latch_authorize', 'a time with a zone offset', { ...authorizationA(oneTime), expires_at: '2026-01-01T00:00:00+01:00' }],
+    ['latch_list_transactions', 'has_more as text', { transactions: [], has_more: 'no' }],
+    ['latch_revoke', 'no authorization', { revocation: { revocation: {}, jws: 'a', key_id: 'k' } }],
+  ];
+  for (const [tool, name, value] of broken) {
+    test(`${tool}: ${name} does not conform`, () => assert.notDeepEqual(schemaErrors(OUTPUT_SCHEMAS[tool], value), []));
+  }
+});
