@@ -139,6 +139,8 @@ export interface AuthorizeInput {
   currency?: string;
   authorization_type?: 'exact' | 'ceiling';
   ttl_minutes?: number;
+  /** What the payment is for (order id or note, at most 200 printable characters); signed with the window. */
+  reference?: string;
 }
 
 /** POST /sign-policy-window: a window not bound to a card. */
@@ -151,6 +153,8 @@ export interface MerchantBindInput {
   amount?: AmountInput;
   currency?: string;
   ttl_minutes?: number;
+  /** What the payment is for (order id or note, at most 200 printable characters); signed with the window. */
+  reference?: string;
 }
 
 /** POST /recurring. */
@@ -165,6 +169,8 @@ export interface RecurringInput {
   starts_at?: string;
   ends_at?: string;
   max_charges?: number;
+  /** What the payment is for (order id or note, at most 200 printable characters); signed with the window. */
+  reference?: string;
 }
 
 /** POST /sign-revocation. */
