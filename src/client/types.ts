@@ -143,6 +143,8 @@ export interface AuthorizeInput {
   currency?: string;
   authorization_type?: 'exact' | 'ceiling';
   ttl_minutes?: number;
+  /** What the payment is for (order id or note, at most 200 printable characters); signed with the window. */
+  reference?: string;
 }
 
 /** POST /sign-policy-window: a window not bound to a card. */
@@ -155,6 +157,8 @@ export interface MerchantBindInput {
   amount?: AmountInput;
   currency?: string;
   ttl_minutes?: number;
+  /** What the payment is for (order id or note, at most 200 printable characters); signed with the window. */
+  reference?: string;
 }
 
 /** POST /recurring. */
@@ -169,6 +173,8 @@ export interface RecurringInput {
   starts_at?: string;
   ends_at?: string;
   max_charges?: number;
+  /** What the payment is for (order id or note, at most 200 printable characters); signed with the window. */
+  reference?: string;
 }
 
 /** POST /sign-revocation. */

@@ -12,6 +12,8 @@ interface RequestBase {
   merchant: string;
   amountMinor: number;
   currency: string;
+  /** The caller's purpose (an order id or a note), signed into the window and audited; optional. */
+  reference?: string;
 }
 
 /** A one-time authorization: the window runs ttlSeconds from signing. */
@@ -91,7 +93,13 @@ export function checkRequest(request: AuthorizationRequest, nowSeconds: number):
 
 /** windowTerms gives the terms of the window signed for a request, with times from nowSeconds. */
 export function windowTerms(request: AuthorizationRequest, nowSeconds: number): WindowTerms {
-  const base = { cardId: request.cardId, merchant: request.merchant, amountMinor: request.amountMinor, currency: request.currency };
+  const base = {
+    cardId: request.cardId,
+    merchant: request.merchant,
+    amountMinor: request.amountMinor,
+    currency: request.currency,
+    ...(request.reference !== undefined && { reference: request.reference }),
+  };
   switch (request.kind) {
     case 'one_time':
       return { ...base, authorizationType: request.authorizationType, kind: 'one_time', notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };

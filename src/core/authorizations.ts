@@ -145,6 +145,7 @@ async function signBuilt(deps: CoreDeps, device: EnrolledDevice, payload: Policy
     keyId: device.key.keyId,
     caller: context.caller,
     principal: context.principal,
+    ...(terms.reference !== undefined && { reference: terms.reference }),
   });
   return { payload, jws, keyId: device.key.keyId };
 }

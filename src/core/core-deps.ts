@@ -21,6 +21,8 @@ export interface SignatureAudit {
   keyId: string;
   caller: LocalCaller;
   principal: Principal;
+  /** The caller's purpose signed into the window, when given. */
+  reference?: string;
 }
 
 /**

@@ -30,6 +30,8 @@ export interface PolicyWindowPayload {
   interval?: RecurringInterval;
   interval_count?: number;
   max_charges?: number;
+  /** The caller's purpose (order id or note), when given. */
+  reference?: string;
 }
 
 /** The signed payload of a revocation. */
@@ -61,6 +63,8 @@ export interface WindowTerms {
   notBefore: number;
   notAfter: number;
   recurring?: { interval: RecurringInterval; intervalCount: number; maxCharges: number | null };
+  /** The caller's purpose, signed with the window when given. */
+  reference?: string;
 }
 
 /** buildWindowPayload makes the payload for terms, with a fresh policy_id and nonce. */
@@ -81,6 +85,7 @@ export function buildWindowPayload(terms: WindowTerms, deviceId: string, nowSeco
     iat: nowSeconds,
   };
   if (terms.cardId !== null) payload.card_id = terms.cardId;
+  if (terms.reference !== undefined) payload.reference = terms.reference;
   if (terms.recurring !== undefined) {
     payload.interval = terms.recurring.interval;
     payload.interval_count = terms.recurring.intervalCount;

@@ -23,6 +23,7 @@ export function signatureEntry(signature: SignatureAudit): AuditEntry {
     request_id: signature.caller.requestId,
     user_agent: signature.caller.userAgent,
     agent: principalName(signature.principal),
+    ...(signature.reference !== undefined && { reference: signature.reference }),
   };
 }
 

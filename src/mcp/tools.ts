@@ -64,6 +64,9 @@ const whole = (args: ToolArguments, name: string): number | undefined => (typeof
 const required = (args: ToolArguments, name: string): string => text(args, name) as string;
 const defined = <T extends Record<string, unknown>>(fields: T): T => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
 
+/** The optional purpose of an authorization, signed with it. */
+const REFERENCE = 'What this payment is for: an order id or a short note (at most 200 printable characters, never card data). It is signed into the authorization and kept in the audit log; optional.';
+
 /** TOOLS lists every tool in the order tools/list shows them. */
 export const TOOLS: readonly ToolDefinition[] = [
   {
@@ -106,6 +109,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       currency,
       authorization_type: authorizationType('exact'),
       ttl_minutes: ttlMinutes(30),
+      reference: REFERENCE,
     }),
     annotations: CREATE,
     outputSchema: OUTPUT_SCHEMAS.latch_authorize,
@@ -118,6 +122,7 @@ export const TOOLS: readonly ToolDefinition[] = [
           currency: text(args, 'currency'),
           authorization_type: text(args, 'authorization_type') as 'exact' | 'ceiling' | undefined,
           ttl_minutes: whole(args, 'ttl_minutes'),
+          reference: text(args, 'reference'),
         }),
       ),
   },
@@ -131,6 +136,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       amount: amount('The verification amount, from 0 (the default) to 1.00'),
       currency,
       ttl_minutes: ttlMinutes(10),
+      reference: REFERENCE,
     }),
     annotations: CREATE,
     outputSchema: OUTPUT_SCHEMAS.latch_merchant_bind,
@@ -142,6 +148,7 @@ export const TOOLS: readonly ToolDefinition[] = [
           amount: text(args, 'amount'),
           currency: text(args, 'currency'),
           ttl_minutes: whole(args, 'ttl_minutes'),
+          reference: text(args, 'reference'),
         }),
       ),
   },
@@ -160,6 +167,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       starts_at: 'ISO 8601 time with a zone, e.g. 2026-12-01T00:00:00Z; default now.',
       ends_at: 'ISO 8601 time with a zone when the schedule ends; optional.',
       max_charges: 'Stop after this many approved charges; optional.',
+      reference: REFERENCE,
     }),
     annotations: CREATE,
     outputSchema: OUTPUT_SCHEMAS.latch_recurring,
@@ -176,6 +184,7 @@ export const TOOLS: readonly ToolDefinition[] = [
           starts_at: text(args, 'starts_at'),
           ends_at: text(args, 'ends_at'),
           max_charges: whole(args, 'max_charges'),
+          reference: text(args, 'reference'),
         }),
       ),
   },

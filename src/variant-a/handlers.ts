@@ -21,6 +21,7 @@ function oneTimeRequest(input: Validated<typeof authorizeRules>): OneTimeRequest
     currency: input.currency,
     authorizationType: input.authorization_type,
     ttlSeconds: input.ttl_minutes * 60,
+    ...(input.reference !== undefined && { reference: input.reference }),
   };
 }
 
@@ -54,6 +55,7 @@ export function signingHandlers(operations: SigningOperations): SigningHandlers 
         amountMinor: input.amount,
         currency: input.currency,
         ttlSeconds: input.ttl_minutes * 60,
+        ...(input.reference !== undefined && { reference: input.reference }),
       } as const;
       return answer(await operations.requestAuthorization(verification, operationContext(request)));
     },
@@ -71,6 +73,7 @@ export function signingHandlers(operations: SigningOperations): SigningHandlers 
         startsAt: input.starts_at ?? null,
         endsAt: input.ends_at ?? null,
         maxCharges: input.max_charges ?? null,
+        ...(input.reference !== undefined && { reference: input.reference }),
       } as const;
       return answer(await operations.requestAuthorization(recurring, operationContext(request)));
     },

@@ -8,6 +8,8 @@ import { parseIsoSeconds } from '../time/iso-time.js';
 /** Merchant verification: at most 1.00 (decisions §13); the cloud enforces the cap too. */
 export const VERIFICATION_AMOUNT_MAX_MINOR = 100;
 
+/** The caller's purpose: an order id or a note, at most 200 printable characters, signed with the window. */
+const reference = () => str({ maxLength: 200 });
 const ttlMinutes = (defaultMinutes: number) => int({ min: 1, max: 1440, default: defaultMinutes });
 const authorizationType = (fallback: 'exact' | 'ceiling') => oneOf(['exact', 'ceiling'] as const, { default: fallback });
 const isoTime = () =>
@@ -24,6 +26,7 @@ export const authorizeRules = {
   currency: currencyField(),
   authorization_type: authorizationType('exact'),
   ttl_minutes: ttlMinutes(30),
+  reference: reference(),
 };
 
 export const accountWindowRules = {
@@ -40,6 +43,7 @@ export const merchantBindRules = {
   amount: amount({ allowZero: true, maxMinor: VERIFICATION_AMOUNT_MAX_MINOR, default: 0 }),
   currency: currencyField(),
   ttl_minutes: ttlMinutes(10),
+  reference: reference(),
 };
 
 export const recurringRules = {
@@ -53,6 +57,7 @@ export const recurringRules = {
   starts_at: isoTime(),
   ends_at: isoTime(),
   max_charges: int({ min: 1, max: 1000 }),
+  reference: reference(),
 };
 
 export const revocationRules = {

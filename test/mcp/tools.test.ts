@@ -56,9 +56,9 @@ describe('the tool catalog', () => {
     }
   });
 
-  test('latch_authorize takes six arguments, three of them required', () => {
+  test('latch_authorize takes seven arguments, three of them required', () => {
     const schema = schemaOf('latch_authorize');
-    assert.deepEqual(Object.keys(schema.properties), ['card_id', 'merchant_domain', 'amount', 'currency', 'authorization_type', 'ttl_minutes']);
+    assert.deepEqual(Object.keys(schema.properties), ['card_id', 'merchant_domain', 'amount', 'currency', 'authorization_type', 'ttl_minutes', 'reference']);
     assert.deepEqual(schema.required, ['card_id', 'merchant_domain', 'amount']);
   });
 });

@@ -5,7 +5,7 @@ import { authorizationLines } from '../daemon-calls/views.js';
 
 const USAGE = `Usage: latch authorize --card <card_id> --amount <decimal> --merchant <domain>
                        [--currency USD] [--type exact|ceiling] [--ttl <minutes>]
-                       [--idempotency-key <key>] [--json]
+                       [--reference <text>] [--idempotency-key <key>] [--json]
 
 Creates a scoped authorization (POST /authorize): the card may be charged once by exactly this
 merchant domain, for exactly the amount (--type exact, the default) or at most it (--type
@@ -22,6 +22,8 @@ Options:
   --currency CODE         default USD (the card's currency)
   --type exact|ceiling    default exact
   --ttl MINUTES           lifetime, default 30
+  --reference TEXT        what it is for (an order id or note, at most 200 characters);
+                          signed into the authorization and kept in the audit log
   --idempotency-key KEY   repeat a request safely: the same key and values give the same result
   --json                  print the authorization object
 
@@ -33,7 +35,7 @@ export const authorizeCommand = daemonCallCommand<Authorization>({
   name: 'authorize',
   summary: 'Authorize one payment: this card, this merchant, this amount, for a few minutes',
   usage: USAGE,
-  flags: { card: 'value', amount: 'value', merchant: 'value', currency: 'value', type: 'value', ttl: 'value', 'idempotency-key': 'value' },
+  flags: { card: 'value', amount: 'value', merchant: 'value', currency: 'value', type: 'value', ttl: 'value', 'idempotency-key': 'value', reference: 'value' },
   positionalsMax: 0,
   prepare: ({ flags }) => {
     const input = {
@@ -43,6 +45,7 @@ export const authorizeCommand = daemonCallCommand<Authorization>({
       ...optional('currency', stringFlag(flags, 'currency')),
       ...optional('authorization_type', choiceFlag(flags, 'type', ['exact', 'ceiling'] as const)),
       ...optional('ttl_minutes', integerFlag(flags, 'ttl', 1, 1440)),
+      ...optional('reference', stringFlag(flags, 'reference')),
     };
     return (client) => client.authorize(input, writeOptions(flags));
   },

@@ -4,7 +4,7 @@ import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
 import { authorizationLines } from '../daemon-calls/views.js';
 
 const USAGE = `Usage: latch merchant-bind --card <card_id> --merchant <domain> [--amount <decimal>]
-                           [--currency USD] [--ttl <minutes>] [--idempotency-key <key>] [--json]
+                           [--currency USD] [--ttl <minutes>] [--reference <text>] [--idempotency-key <key>] [--json]
 
 Creates a merchant-verification authorization (POST /merchant-bind) for a merchant's first-add
 card check: amount 0.00 by default and at most 1.00, lifetime 10 minutes by default. The cloud
@@ -16,6 +16,8 @@ Options:
   --amount DECIMAL        default 0; at most 1.00
   --currency CODE         default USD
   --ttl MINUTES           default 10
+  --reference TEXT        what it is for (an order id or note, at most 200 characters);
+                          signed into the authorization and kept in the audit log
   --idempotency-key KEY   repeat a request safely
   --json                  print the authorization object
 
@@ -27,7 +29,7 @@ export const merchantBindCommand = daemonCallCommand<Authorization>({
   name: 'merchant-bind',
   summary: "Authorize a merchant's card check (0.00 to 1.00, capped by the cloud)",
   usage: USAGE,
-  flags: { card: 'value', merchant: 'value', amount: 'value', currency: 'value', ttl: 'value', 'idempotency-key': 'value' },
+  flags: { card: 'value', merchant: 'value', amount: 'value', currency: 'value', ttl: 'value', 'idempotency-key': 'value', reference: 'value' },
   positionalsMax: 0,
   prepare: ({ flags }) => {
     const input = {
@@ -36,6 +38,7 @@ export const merchantBindCommand = daemonCallCommand<Authorization>({
       ...optional('amount', amountFlag(flags, 'amount')),
       ...optional('currency', stringFlag(flags, 'currency')),
       ...optional('ttl_minutes', integerFlag(flags, 'ttl', 1, 1440)),
+      ...optional('reference', stringFlag(flags, 'reference')),
     };
     return (client) => client.merchantBind(input, writeOptions(flags));
   },

@@ -22,6 +22,8 @@ Options:
   --starts-at TIME        ISO 8601 with a zone, e.g. 2026-12-01T00:00:00Z (default now)
   --ends-at TIME          when the schedule ends
   --max-charges N         stop after N approved charges
+  --reference TEXT        what it is for (an order id or note, at most 200 characters);
+                          signed into the authorization and kept in the audit log
   --idempotency-key KEY   repeat a request safely
   --json                  print the authorization object
 
@@ -45,6 +47,7 @@ export const recurringCommand = daemonCallCommand<Authorization>({
     'ends-at': 'value',
     'max-charges': 'value',
     'idempotency-key': 'value',
+    reference: 'value',
   },
   positionalsMax: 0,
   prepare: ({ flags }) => {
@@ -59,6 +62,7 @@ export const recurringCommand = daemonCallCommand<Authorization>({
       ...optional('starts_at', stringFlag(flags, 'starts-at')),
       ...optional('ends_at', stringFlag(flags, 'ends-at')),
       ...optional('max_charges', integerFlag(flags, 'max-charges', 1, 1000)),
+      ...optional('reference', stringFlag(flags, 'reference')),
     };
     return (client) => client.recurring(input, writeOptions(flags));
   },

@@ -37,7 +37,7 @@ export interface RevocationPayload {
 
 const WINDOW_FIELDS = new Set([
   'v', 'typ', 'policy_id', 'device_id', 'card_id', 'merchant', 'amount', 'currency', 'authorization_type', 'kind',
-  'not_before', 'not_after', 'nonce', 'iat', 'interval', 'interval_count', 'max_charges',
+  'not_before', 'not_after', 'nonce', 'iat', 'interval', 'interval_count', 'max_charges', 'reference',
 ]);
 const REVOCATION_FIELDS = new Set(['v', 'typ', 'policy_id', 'device_id', 'reason', 'nonce', 'iat']);
 
@@ -47,6 +47,7 @@ const POLICY_ID = wireIdPattern('pw', SIGNED_ID_BODY_LENGTH_MIN);
 const DEVICE_ID = wireIdPattern('dev', SIGNED_ID_BODY_LENGTH_MIN);
 const CARD_ID = wireIdPattern('card', SIGNED_ID_BODY_LENGTH_MIN);
 const NONCE = /^[A-Za-z0-9_-]{8,128}$/;
+const REFERENCE = /^[^\p{Cc}\p{Cf}]{1,200}$/u;
 const CURRENCY = /^[A-Z]{3}$/;
 /** Unix seconds up to the year 9999. */
 const TIME_MAX = 253_402_300_799;
@@ -72,6 +73,9 @@ export function readWindowPayload(payload: Record<string, unknown>, expectedTyp:
     }
   }
   text(payload, 'nonce', NONCE, '8 to 128 base64url characters');
+  // The caller's purpose is signed with the window; the cloud keeps it as part of the signed
+  // window and only checks that it is printable text of a bounded length.
+  if (payload['reference'] !== undefined) text(payload, 'reference', REFERENCE, 'at most 200 printable characters');
   return {
     typ: expectedTyp,
     policyId: text(payload, 'policy_id', POLICY_ID, 'an id like pw_...'),
