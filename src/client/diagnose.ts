@@ -99,7 +99,9 @@ export async function diagnose(client: DiagnosableClient): Promise<Diagnosis> {
 
   try {
     const { cards } = await client.cards();
-    checks.push({ name: 'cloud', status: 'ok', detail: 'the cloud answered a signed request (GET /cards through the daemon)' });
+    // The daemon learned the cloud's clock from that answer; /health reports it without a cloud call.
+    const skew = (await client.health().catch(() => health)).cloud_clock_skew_seconds;
+    checks.push({ name: 'cloud', status: 'ok', detail: `the cloud answered a signed request (GET /cards through the daemon)${clockDetail(skew)}` });
     checks.push({ name: 'device_key', status: 'ok', detail: `the cloud recognizes this device key (${cards.length} ${cards.length === 1 ? 'card' : 'cards'} visible)` });
     return finish(null);
   } catch (error) {
@@ -157,4 +159,14 @@ async function unverifiedPeer(client: DiagnosableClient): Promise<Omit<Diagnosis
 
 function notEnrolled(message: string): Omit<DiagnosisProblem, 'check'> {
   return { spec_class: ERROR_TABLE.device_not_enrolled.specClass, code: 'device_not_enrolled', message, remedy: ERROR_TABLE.device_not_enrolled.remedy };
+}
+
+/** clockDetail says how far the cloud's clock is from this device's, as the daemon measured it. */
+function clockDetail(skew: number | null | undefined): string {
+  if (skew === null || skew === undefined) return '';
+  if (Math.abs(skew) <= 2) return "; its clock agrees with this device's";
+  // The signed request was just accepted, so the skew is within what signatures tolerate; a
+  // larger one fails that request with clock_skew instead, naming both clocks.
+  const direction = skew > 0 ? 'ahead of' : 'behind';
+  return `; its clock is ${Math.abs(skew)} s ${direction} this device's (windows are signed in the cloud's time)`;
 }

@@ -22,6 +22,8 @@ export interface Health {
   signing_key: SigningKeyInfo | null;
   /** The owner's emergency brake (`latch pause`): since when and why, or null (absent from older daemons). */
   paused?: { since: string; reason: string | null } | null;
+  /** How far the cloud's clock runs ahead of this device's, as the daemon last saw it (absent from older daemons). */
+  cloud_clock_skew_seconds?: number | null;
 }
 
 /** A card in GET /cards: safe metadata only, never a card number. */

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Principal } from '../core/principal.js';
 import { LatchError } from '../errors/latch-error.js';
+import { SIGNATURE_SKEW_SECONDS_MAX, type CloudClock } from './cloud-clock.js';
 import { cloudOrigin } from './cloud-origin.js';
 import { signatureHeaders } from './sign-upstream.js';
 import type { SigningKey } from '../crypto/signing-key.js';
@@ -67,6 +68,8 @@ export interface CloudClientOptions {
   /** Called after each request signature is made and before the request is sent. */
   onRequestSigned?: (record: RequestSignatureRecord) => void | Promise<void>;
   nowSeconds?: () => number;
+  /** Learns the cloud's clock from each answer's Date header (see cloud-clock.ts). */
+  clock?: CloudClock;
 }
 
 /**
@@ -104,6 +107,7 @@ export class CloudClient {
           await backoff(attempt, signal);
           continue;
         }
+        refuseSkewedSignature(outcome.response, this.options.clock);
         return outcome.response;
       }
       if (outcome.kind === 'too_large') {
@@ -138,6 +142,7 @@ export class CloudClient {
         redirect: 'manual',
         signal,
       });
+      this.options.clock?.observe(response.headers.get('date'));
       const rawBody = await readBounded(response, CLOUD_RESPONSE_BYTES_MAX);
       if (rawBody === undefined) return { kind: 'too_large' };
       return { kind: 'response', response: { status: response.status, headers: response.headers, rawBody } };
@@ -211,4 +216,22 @@ async function backoff(attempt: number, signal: AbortSignal): Promise<void> {
       resolve();
     }, { once: true });
   });
+}
+
+/**
+ * refuseSkewedSignature turns the cloud's signature_expired into clock_skew when this device's
+ * clock is known to be further from the cloud's than request signatures tolerate: the signature
+ * was fine, the device's clock is not, and the user needs to hear which.
+ */
+function refuseSkewedSignature(response: CloudResponse, clock: CloudClock | undefined): void {
+  const skew = clock?.skewSeconds();
+  if (response.status !== 401 || skew === undefined || Math.abs(skew) <= SIGNATURE_SKEW_SECONDS_MAX) return;
+  let code: unknown;
+  try {
+    code = (JSON.parse(Buffer.from(response.rawBody).toString('utf8')) as { error?: { code?: unknown } }).error?.code;
+  } catch {
+    return;
+  }
+  if (code !== 'signature_expired') return;
+  throw new LatchError('clock_skew', { message: `The cloud refused the request's signature as out of date: ${(clock as CloudClock).describeSkew()}. Request signatures must be within ${SIGNATURE_SKEW_SECONDS_MAX} s of the cloud's clock.` });
 }

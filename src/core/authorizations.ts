@@ -45,7 +45,7 @@ export interface CreatedAuthorization {
  * 5. register: the window is submitted to the cloud, signed by the same resolved key.
  */
 export async function requestAuthorization(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext): Promise<AuthorizationResult> {
-  checkRequest(request, deps.nowSeconds());
+  checkRequest(request, windowNow(deps));
   const device = deps.device();
   const operation = AUDIT_OPERATION[request.kind];
   let signed: SignedWindow;
@@ -77,8 +77,9 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
   // Before anything is decided or recorded: a paused daemon reserves nothing and leaves no trace.
   refuseWhilePaused(deps.paused);
   const nowSeconds = deps.nowSeconds();
-  const terms = windowTerms(request, nowSeconds);
-  const payload = buildWindowPayload(terms, device.deviceId, nowSeconds);
+  const signedAt = windowNow(deps);
+  const terms = windowTerms(request, signedAt);
+  const payload = buildWindowPayload(terms, device.deviceId, signedAt);
   const decision = await (deps.decide ?? allowEverything)(request, context, { policyId: payload.policy_id, nowSeconds });
   switch (decision.decision) {
     case 'deny':
@@ -129,7 +130,7 @@ async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWi
  * signature ever leaves the daemon unrecorded.
  */
 function signWindow(deps: CoreDeps, device: EnrolledDevice, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
-  return signBuilt(deps, device, buildWindowPayload(terms, device.deviceId, deps.nowSeconds()), terms, operation, context);
+  return signBuilt(deps, device, buildWindowPayload(terms, device.deviceId, windowNow(deps)), terms, operation, context);
 }
 
 async function signBuilt(deps: CoreDeps, device: EnrolledDevice, payload: PolicyWindowPayload, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
@@ -165,10 +166,18 @@ function signIdempotently(
 
 /** signCardWindow signs what /authorize would for a one-time request, and contacts nobody. */
 export function signCardWindow(deps: CoreDeps, request: OneTimeRequest, context: OperationContext): Promise<SignedWindow> {
-  return signWindow(deps, deps.device(), windowTerms(request, deps.nowSeconds()), 'sign_card_policy_window', context);
+  return signWindow(deps, deps.device(), windowTerms(request, windowNow(deps)), 'sign_card_policy_window', context);
 }
 
 /** signAccountWindow signs an account-wide window (no card), and contacts nobody. */
 export function signAccountWindow(deps: CoreDeps, request: AccountWindowRequest, context: OperationContext): Promise<SignedWindow> {
-  return signWindow(deps, deps.device(), accountWindowTerms(request, deps.nowSeconds()), 'sign_policy_window', context);
+  return signWindow(deps, deps.device(), accountWindowTerms(request, windowNow(deps)), 'sign_policy_window', context);
+}
+
+/**
+ * windowNow is the time a window is signed at: the cloud's, where the windows are judged, when the
+ * daemon has heard it; the device's otherwise. Budgets and idempotency stay on the device's clock.
+ */
+function windowNow(deps: CoreDeps): number {
+  return deps.cloudNowSeconds?.() ?? deps.nowSeconds();
 }

@@ -47,6 +47,11 @@ export interface CoreDeps {
   audit(record: SignatureAudit): Promise<void>;
   nowSeconds(): number;
   /**
+   * The cloud's time, as learned from its answers: windows are valid on the cloud's clock, so
+   * their times come from here (decisions §15.8). Absent, the device's clock is used.
+   */
+  cloudNowSeconds?(): number;
+  /**
    * Windows signed for requests that carried an Idempotency-Key, so a retry re-sends the same
    * window; without it every request signs afresh.
    */

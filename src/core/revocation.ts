@@ -11,7 +11,7 @@ export interface SignedRevocation {
 /** signRevocation signs a revocation of policyId and records it in the audit log. */
 export async function signRevocation(deps: CoreDeps, policyId: string, reason: string | undefined, context: OperationContext): Promise<SignedRevocation> {
   const { key, deviceId } = deps.device();
-  const payload = buildRevocationPayload(policyId, deviceId, deps.nowSeconds(), reason);
+  const payload = buildRevocationPayload(policyId, deviceId, deps.cloudNowSeconds?.() ?? deps.nowSeconds(), reason);
   const jws = signPayload(payload, key);
   await deps.audit({
     operation: 'sign_revocation',

@@ -1,3 +1,4 @@
+import { CloudClock } from '../cloud/cloud-clock.js';
 import { CloudClient, UPSTREAM_TIMEOUT_MS } from '../cloud/cloud-client.js';
 import { httpCloudGateway } from '../cloud/http-cloud-gateway.js';
 import type { SigningKey } from '../crypto/signing-key.js';
@@ -29,6 +30,8 @@ export interface CoreBinding {
   authorizationLedger: StoredAuthorizationLedger;
   /** The spending policy: the decision step of every authorization, and GET /policy, POST /policy/check. */
   policy: PolicyGate;
+  /** The cloud's clock as learned from its answers (skew shown by /health and latch doctor). */
+  cloudClock: CloudClock;
   proxyUpstream(): ProxyUpstream;
 }
 
@@ -41,6 +44,8 @@ export interface CoreBinding {
 export function bindCore(services: DaemonServices): CoreBinding {
   const timeoutMs = upstreamTimeoutMs(services.env);
   let cached: { url: string; client: CloudClient; gateway: CloudGateway } | undefined;
+  // Replaced with the client when the cloud URL changes: another cloud has another clock.
+  let cloudClock = new CloudClock();
   const authorizationLedger = new StoredAuthorizationLedger(services.stateStore);
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   const policy = new PolicyGate({
@@ -68,8 +73,10 @@ export function bindCore(services: DaemonServices): CoreBinding {
 
   const cloudFor = (url: string) => {
     if (cached === undefined || cached.url !== url) {
+      cloudClock = new CloudClock();
       const client = new CloudClient({
         cloudUrl: url,
+        clock: cloudClock,
         userAgent: `latch/${services.version}`,
         timeoutMs,
         onRequestSigned: async (record) => {
@@ -112,6 +119,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
       await appendRecord(signatureEntry(signature));
     },
     nowSeconds,
+    cloudNowSeconds: () => cloudClock.nowSeconds(),
     paused: services.paused,
     signedWindows: SignedWindowCache.durable(services.stateStore),
     authorizations: authorizationLedger,
@@ -121,6 +129,9 @@ export function bindCore(services: DaemonServices): CoreBinding {
     deps,
     authorizationLedger,
     policy,
+    get cloudClock() {
+      return cloudClock;
+    },
     proxyUpstream: () => {
       const { client, key } = enrolled();
       return { client, key, paused: services.paused };

@@ -29,6 +29,12 @@ export const ERROR_TABLE = {
     message: 'The bearer token is not the daemon token.',
     remedy: 'Re-read the daemon_token file (it may have been rotated) and retry once.',
   },
+  clock_skew: {
+    status: 502,
+    specClass: 'Clock skew',
+    message: "This device's clock is too far from the cloud's for signed requests.",
+    remedy: "Set this device's clock right (turn on network time); latch doctor shows both clocks.",
+  },
   daemon_paused: {
     status: 409,
     specClass: 'Signing paused',

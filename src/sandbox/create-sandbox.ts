@@ -85,7 +85,7 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   };
   const shutdown = new AbortController();
   const router = new Router([...cloudRoutes(sandbox), ...adminRoutes(sandbox)]);
-  const server = createSandboxServer(router, options.log, shutdown.signal);
+  const server = createSandboxServer(router, options.log, shutdown.signal, () => ledger.now());
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -24,6 +24,8 @@ export interface HealthFacts {
   signingKey: { keyId: string; publicKey: Uint8Array } | null;
   /** The owner's emergency brake (`latch pause`), when pulled. */
   paused: { since: string; reason: string | null } | null;
+  /** How far the cloud's clock runs ahead of this device's, as last seen; null before any answer. */
+  cloudClockSkewSeconds: number | null;
 }
 
 /** What Variant A's routes call. */
@@ -79,6 +81,7 @@ function healthAnswer(health: HealthFacts) {
       uptime_seconds: health.uptimeSeconds,
       signing_key: key === null ? null : { key_id: key.keyId, algorithm: 'Ed25519', public_key: toBase64Url(key.publicKey) },
       paused: health.paused,
+      cloud_clock_skew_seconds: health.cloudClockSkewSeconds,
     },
   };
 }

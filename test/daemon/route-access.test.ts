@@ -102,7 +102,7 @@ function tablesWith(callers: Principal[]): { a: Route[]; b: Route[] } {
         getAuthorization: (...args: unknown[]) => seenCall(callers, args, { authorization, agent: 'shopper' }),
         cancelAuthorization: (...args: unknown[]) => seenCall(callers, args, { authorization: { ...authorization, status: 'revoked' as const }, agent: 'shopper' }),
       },
-      health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null }),
+      health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null, cloudClockSkewSeconds: null }),
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');
       },

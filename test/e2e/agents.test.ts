@@ -62,7 +62,7 @@ function tables(): { a: Route[]; b: Route[] } {
     a: variantARoutes({
       operations,
       authorizations: {} as AuthorizationListOperations,
-      health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null }),
+      health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null }),
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');
       },

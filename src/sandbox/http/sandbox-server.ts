@@ -25,8 +25,11 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
  * authenticates (device signature or admin key) before anything else. Every failure, bad input
  * above all, is answered with the common error body; nothing a client sends can crash it.
  */
-export function createSandboxServer(router: Router, log: EventLog | undefined, shutdown: AbortSignal): Server {
+export function createSandboxServer(router: Router, log: EventLog | undefined, shutdown: AbortSignal, ledgerNowSeconds?: () => number): Server {
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, (request, response) => {
+    // The Date header tells the daemon the cloud's clock: the ledger clock, which decides when
+    // windows start and end (it runs ahead of the real clock after POST /v1/sandbox/clock).
+    if (ledgerNowSeconds !== undefined) response.setHeader('date', new Date(ledgerNowSeconds() * 1000).toUTCString());
     void handle(router, log, shutdown, request, response);
   });
   server.maxConnections = CONNECTIONS_MAX;
