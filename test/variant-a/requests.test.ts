@@ -38,7 +38,7 @@ const body = (text: string) => parseJson(text);
 
 test('defaults: authorize (USD, exact, 30), merchant-bind (0, 10), recurring (ceiling, 1)', () => {
   const authorize = validateBody(body('{"card_id":"card_a1","amount":12.5,"merchant_name":"Shop.Example.com"}'), authorizeRules);
-  assert.deepEqual(authorize, { card_id: 'card_a1', amount: 1250, merchant_name: 'shop.example.com', currency: 'USD', authorization_type: 'exact', ttl_minutes: 30 });
+  assert.deepEqual(authorize, { card_id: 'card_a1', amount: 1250, merchant_name: 'shop.example.com', currency: 'USD', authorization_type: 'exact', ttl_minutes: 30, reference: undefined });
   const bind = validateBody(body('{"card_id":"card_a1","merchant_name":"shop.example.com"}'), merchantBindRules);
   assert.equal(bind.amount, 0);
   assert.equal(bind.ttl_minutes, 10);
