@@ -11,6 +11,8 @@
  * /policy/check answered 200 — the first decision, which builds the budgets from the history —
  * for `policy` against `fresh`, in alternation.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import type { BenchStack, LatchUnderTest } from '../bench-stack.js';
@@ -44,6 +46,11 @@ async function prepareHomes(stack: BenchStack): Promise<{ history: string; polic
   return homes;
 }
 
+/** tokenOf reads a home's daemon token: each daemon start replaces it, so it is read after the start. */
+function tokenOf(home: string): string {
+  return readFileSync(path.join(home, 'daemon_token'), 'utf8').trim();
+}
+
 function checkRequest(token: string, cardId: string): LoadRequest {
   return {
     method: 'POST',
@@ -67,12 +74,12 @@ async function startToFirstDecision(targets: PolicyTargets, home: string, name: 
   child.stdout?.resume();
   const server = wrap(child, {});
   try {
-    const request = checkRequest(targets.stack.token, targets.stack.cardIds[0] as string);
     for (;;) {
-      const answer = await send(false, port, request);
+      // Until the daemon serves, the token file may still hold the previous start's token: 401, poll again.
+      const answer = await send(false, port, checkRequest(tokenOf(home), targets.stack.cardIds[0] as string));
       if (answer.status === 200) return performance.now() - spawnedMs;
       if (child.exitCode !== null) throw new Error(`policy ${name}: the daemon exited with ${child.exitCode}`);
-      if (answer.status !== 0 && answer.status !== 200) throw new Error(`policy ${name}: /policy/check answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+      if (answer.status !== 0 && answer.status !== 401) throw new Error(`policy ${name}: /policy/check answered ${answer.status}: ${answer.text.slice(0, 200)}`);
       if (performance.now() - spawnedMs > START_TIMEOUT_MS) throw new Error(`policy ${name}: no decision within ${START_TIMEOUT_MS} ms`);
       await sleep(POLL_INTERVAL_MS);
     }
@@ -87,13 +94,15 @@ export async function measurePolicy(shape: RunShape, targets: PolicyTargets): Pr
   const homes = await prepareHomes(stack);
   const history = await stack.startDaemon({ ...latch, home: homes.history });
   const policy = await stack.startDaemon({ ...latch, home: homes.policy });
+  const historyToken = tokenOf(homes.history);
+  const policyToken = tokenOf(homes.policy);
   let loads;
   try {
     const card = roundRobin(stack.cardIds);
     const common = { concurrency: 1, expectStatus: 200 };
     loads = await measureAlternating(shape, {
-      without: { ...common, port: history.port, request: () => windowRequest('/authorize', stack.token, card()) },
-      with: { ...common, port: policy.port, request: () => windowRequest('/authorize', stack.token, card()) },
+      without: { ...common, port: history.port, request: () => windowRequest('/authorize', historyToken, card()) },
+      with: { ...common, port: policy.port, request: () => windowRequest('/authorize', policyToken, card()) },
     });
   } finally {
     await history.server.stop();
