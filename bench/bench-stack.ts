@@ -49,7 +49,7 @@ export interface BenchStack {
 }
 
 /** cloneHome copies an enrolled home's key, token and config (modes kept) into a new home. */
-function cloneHome(home: string, clone: string): string {
+export function cloneHome(home: string, clone: string): string {
   mkdirSync(clone, { mode: 0o700 });
   for (const name of CLONED_FILES) copyFileSync(path.join(home, name), path.join(clone, name));
   return clone;

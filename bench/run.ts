@@ -3,11 +3,11 @@
  * loopback, measures every figure of the benchmark issue against a baseline measured in the
  * same run, and prints one table.
  *
- *     npm run bench [-- --json <file>] [-- --quick] [-- --only 1,3] [-- --compare <tree>]
+ *     npm run bench [-- --json <file>] [-- --quick] [-- --only 1,3] [-- --only policy] [-- --compare <tree>]
  *
  * `--json <file>` also writes the same figures, with the machine description, as JSON.
  * `--quick` runs one short round of everything (to try the harness, not to quote).
- * `--only` runs only the listed sections (1..6).
+ * `--only` runs only the listed sections (1..7); `policy` names section 7, the spending policy.
  * `--compare <tree>` also measures the daemon of another checkout of Latch (a change under
  * evaluation), in the same rounds as this one, so that before and after share the same noise.
  * Its rows are marked [after], this tree's [before].
@@ -24,6 +24,7 @@ import { measureAuthorize } from './sections/authorize.js';
 import { measureCharges } from './sections/charges.js';
 import { measureColdStart } from './sections/cold-start.js';
 import { measureOverhead } from './sections/daemon-overhead.js';
+import { measurePolicy } from './sections/policy.js';
 import { measureProxy } from './sections/proxy.js';
 import { renderTable } from './table.js';
 
@@ -41,8 +42,9 @@ function readOptions(): Options {
     options: { json: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' }, compare: { type: 'string' } },
     strict: true,
   });
-  const sections = new Set((values.only ?? '1,2,3,4,5,6').split(',').map((part) => Number(part.trim())));
-  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 6) throw new Error(`--only: ${section} is not a section (1..6)`);
+  const names: Record<string, string> = { policy: '7' };
+  const sections = new Set((values.only ?? '1,2,3,4,5,6,7').split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
+  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 7) throw new Error(`--only: ${section} is not a section (1..7, or policy)`);
   return { json: values.json, compare: values.compare, shape: values.quick ? QUICK_SHAPE : FULL_SHAPE, sections };
 }
 
@@ -96,6 +98,11 @@ async function main(): Promise<void> {
     if (options.sections.has(6)) {
       progress('6: audit log appends');
       figures.push(...(await measureAuditAppend(options.shape, stack.root)));
+    }
+    if (options.sections.has(7)) {
+      // Measured for this tree only: the history is seeded with this tree's record types.
+      progress('7: spending policy');
+      figures.push(...(await measurePolicy(options.shape, { stack, latch: stack.latches[0] as (typeof stack.latches)[0], starts: options.shape.rounds === 1 ? 3 : 10 })));
     }
   } finally {
     await bare?.stop();

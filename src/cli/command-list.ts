@@ -9,6 +9,8 @@ import { daemonCommand } from './commands/daemon.js';
 import { doctorCommand } from './commands/doctor.js';
 import { mcpCommand } from './commands/mcp.js';
 import { pauseCommand, resumeCommand } from './commands/pause.js';
+import { policyCheckCommand, policyShowCommand } from './commands/policy-check.js';
+import { policyCheckFileCommand, policyInitCommand } from './commands/policy-file.js';
 import { merchantBindCommand } from './commands/merchant-bind.js';
 import { recurringCommand } from './commands/recurring.js';
 import { revokeCommand } from './commands/revoke.js';
@@ -49,6 +51,10 @@ export const COMMANDS: readonly Command[] = [
   agentListCommand,
   agentRotateCommand,
   agentRemoveCommand,
+  policyInitCommand,
+  policyCheckFileCommand,
+  policyCheckCommand,
+  policyShowCommand,
   mcpCommand,
   serviceInstallCommand,
   serviceUninstallCommand,

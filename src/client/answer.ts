@@ -10,6 +10,8 @@ export interface ErrorFields {
   message?: string;
   param?: string;
   requestId?: string;
+  /** The policy rule or limit that decided a policy_denied. */
+  rule?: string;
 }
 
 /** parseAnswerJson parses an answer's body, or returns undefined when it is not JSON. */
@@ -32,6 +34,7 @@ export function errorFields(body: unknown): ErrorFields | undefined {
   if (typeof error['message'] === 'string') fields.message = cleanText(error['message']);
   if (typeof error['param'] === 'string') fields.param = cleanText(error['param']).slice(0, 64);
   if (typeof error['request_id'] === 'string') fields.requestId = cleanText(error['request_id']).slice(0, 64);
+  if (typeof error['rule'] === 'string') fields.rule = cleanText(error['rule']).slice(0, 64);
   return fields;
 }
 
@@ -55,6 +58,7 @@ export function interpretAnswer(answer: TransportAnswer, idempotencyKey: string 
     ...(fields.message !== undefined && { message: fields.message }),
     ...(fields.param !== undefined && { param: fields.param }),
     ...(fields.requestId !== undefined && { requestId: fields.requestId }),
+    ...(fields.rule !== undefined && { rule: fields.rule }),
     ...extra,
   });
 }

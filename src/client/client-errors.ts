@@ -83,6 +83,8 @@ export interface LatchClientErrorFields {
   requestId?: string;
   /** The Idempotency-Key the request was sent with, so that a caller can retry it safely. */
   idempotencyKey?: string;
+  /** For policy_denied: the policy rule or limit that decided. */
+  rule?: string;
 }
 
 /**
@@ -97,6 +99,8 @@ export class LatchClientError extends Error {
   readonly param: string | undefined;
   readonly requestId: string | undefined;
   readonly idempotencyKey: string | undefined;
+  /** For policy_denied: the policy rule or limit that decided. */
+  readonly rule: string | undefined;
 
   constructor(fields: LatchClientErrorFields) {
     super(fields.message ?? defaultMessage(fields.code));
@@ -108,6 +112,7 @@ export class LatchClientError extends Error {
     this.param = fields.param;
     this.requestId = fields.requestId;
     this.idempotencyKey = fields.idempotencyKey;
+    this.rule = fields.rule;
   }
 
   /** toJSON is the error as the CLI's --json output and the MCP bridge show it. */
@@ -116,6 +121,7 @@ export class LatchClientError extends Error {
     if (this.param !== undefined) out['param'] = this.param;
     if (this.requestId !== undefined) out['request_id'] = this.requestId;
     if (this.idempotencyKey !== undefined) out['idempotency_key'] = this.idempotencyKey;
+    if (this.rule !== undefined) out['rule'] = this.rule;
     return out;
   }
 }

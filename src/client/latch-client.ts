@@ -19,6 +19,9 @@ import type {
   CardList,
   Health,
   MerchantBindInput,
+  PolicyCheck,
+  PolicyCheckInput,
+  PolicyView,
   ProxyAnswer,
   RecurringInput,
   RevocationInput,
@@ -190,6 +193,16 @@ export class LatchClient {
   async cancelAuthorization(policyId: string, reason?: string, options: WriteOptions = {}): Promise<Authorization & { agent: string }> {
     const target = `/authorizations/${encodeURIComponent(policyId)}/cancel`;
     return expectShape(await this.write(target, reason === undefined ? {} : { reason }, options), ['policy_id', 'status', 'agent']);
+  }
+
+  /** policy is GET /policy (owner only): the effective spending policy, its SHA-256 and source. */
+  async policy(): Promise<PolicyView> {
+    return expectShape(await this.call('GET', '/policy'), ['policy', 'sha256', 'source']);
+  }
+
+  /** checkPolicy asks what the spending policy would decide about a request; nothing is signed. */
+  async checkPolicy(input: PolicyCheckInput): Promise<PolicyCheck> {
+    return expectShape(await this.call('POST', '/policy/check', { body: input }), ['decision', 'rule', 'reasons', 'budgets']);
   }
 
   /** transactions lists transactions, newest first, with has_more and a starting_after cursor. */

@@ -216,3 +216,29 @@ export interface ProxyAnswer {
   status: number;
   body: unknown;
 }
+
+/**
+ * POST /policy/check: the body of the kind's route plus `kind` (default one_time) and, for the
+ * owner only, `agent`, the name the check is for.
+ */
+export type PolicyCheckInput =
+  | ({ kind?: 'one_time' } & AuthorizeInput & { agent?: string })
+  | ({ kind: 'merchant_verification' } & MerchantBindInput & { agent?: string })
+  | ({ kind: 'recurring' } & RecurringInput & { agent?: string });
+
+/** What the spending policy would decide: nothing is signed, reserved or recorded. */
+export interface PolicyCheck {
+  decision: 'allow' | 'ask' | 'deny';
+  /** The rule or limit that decided: an id from policy.json, `default` or `new_merchant`. */
+  rule: string;
+  reasons: string[];
+  /** Every budget whose scope covers the request; amounts as decimal strings. */
+  budgets: Array<{ id: string; limit: string; exposure: string; remaining: string }>;
+}
+
+/** GET /policy: the effective policy in policy.json's shape, its SHA-256 and where it came from. */
+export interface PolicyView {
+  policy: Record<string, unknown>;
+  sha256: string;
+  source: 'file' | 'default';
+}

@@ -11,7 +11,7 @@ import type { DaemonServices } from './services.js';
 export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps } {
   const operations = coreOperations(core.deps);
   return {
-    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null }), proxyUpstream: core.proxyUpstream },
+    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null }), policy: core.policy, proxyUpstream: core.proxyUpstream },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
 }

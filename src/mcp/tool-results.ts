@@ -1,5 +1,6 @@
 /** How tool outcomes are put into a tools/call result (MCP: content, structuredContent, isError). */
 import type { LatchClientError } from '../client/client-errors.js';
+import { policyGuidance } from './policy-guidance.js';
 
 /**
  * toolSuccessResult carries the daemon's JSON object as text, and as structuredContent when the
@@ -20,6 +21,7 @@ export function toolErrorResult(error: LatchClientError, structured: boolean): R
   const lines = [
     `Error ${error.code} (${error.specClass}): ${error.message}${error.param === undefined ? '' : ` [param: ${error.param}]`}`,
     `Remedy: ${error.remedy}`,
+    ...policyGuidance(error),
   ];
   const result: Record<string, unknown> = { content: [{ type: 'text', text: lines.join('\n') }] };
   if (structured) result['structuredContent'] = { error: error.toJSON() };

@@ -7,7 +7,7 @@
  * concurrent requests cannot overspend a budget together.
  */
 import type { AuthorizationEntry } from '../core/authorization-ledger.js';
-import type { AuthorizationRequest } from '../core/authorization-request.js';
+import { checkRequest, type AuthorizationRequest } from '../core/authorization-request.js';
 import type { AuthorizationDecision, DecideAuthorization } from '../core/decision.js';
 import type { RecordStore, StateRecord } from '../core/record-store.js';
 import { LatchError } from '../errors/latch-error.js';
@@ -73,10 +73,16 @@ export class PolicyGate {
     return this.answer(evaluation, request, agent);
   };
 
-  /** check evaluates a request for `agent` (`owner` or an agent's name) and reserves nothing. */
+  /**
+   * check evaluates a request for `agent` (`owner` or an agent's name) and reserves nothing. The
+   * request meets the same business rules first as one that would be signed, so a check never
+   * answers `allow` for a request the pipeline would refuse as malformed.
+   */
   check(request: AuthorizationRequest, agent: string): PolicyEvaluation {
+    const nowSeconds = this.options.nowSeconds();
+    checkRequest(request, nowSeconds);
     const policy = this.effective();
-    return evaluatePolicy(policy, toPolicyRequest(request, agent, this.options.nowSeconds()), this.usageFor(policy));
+    return evaluatePolicy(policy, toPolicyRequest(request, agent, nowSeconds), this.usageFor(policy));
   }
 
   /** effective returns the policy in force, or throws 503 policy_invalid naming the field. */

@@ -3,7 +3,7 @@
  * one core request value, calls one core operation, and maps the result back. No business rule
  * lives here.
  */
-import type { OneTimeRequest } from '../core/authorization-request.js';
+import type { MerchantVerificationRequest, OneTimeRequest, RecurringRequest } from '../core/authorization-request.js';
 import type { CoreOperations } from '../core/operations.js';
 import type { RouteHandler } from '../http/route.js';
 import { validateBody, type Validated } from '../validate/schema.js';
@@ -11,8 +11,8 @@ import { authorizationAnswer, ok, operationContext } from '../variant-common/ope
 import { accountWindowRules, authorizeRules, merchantBindRules, recurringRules, revocationRules } from './requests.js';
 import { authorizationA } from './shapes.js';
 
-/** oneTimeRequest maps A's validated /authorize fields (also /sign-card-policy-window) to the core's request. */
-function oneTimeRequest(input: Validated<typeof authorizeRules>): OneTimeRequest {
+/** oneTimeRequest maps A's validated /authorize fields (also /sign-card-policy-window, /policy/check) to the core's request. */
+export function oneTimeRequest(input: Validated<typeof authorizeRules>): OneTimeRequest {
   return {
     kind: 'one_time',
     cardId: input.card_id,
@@ -21,6 +21,37 @@ function oneTimeRequest(input: Validated<typeof authorizeRules>): OneTimeRequest
     currency: input.currency,
     authorizationType: input.authorization_type,
     ttlSeconds: input.ttl_minutes * 60,
+    ...(input.reference !== undefined && { reference: input.reference }),
+  };
+}
+
+/** merchantVerificationRequest maps A's validated /merchant-bind fields to the core's request. */
+export function merchantVerificationRequest(input: Validated<typeof merchantBindRules>): MerchantVerificationRequest {
+  return {
+    kind: 'merchant_verification',
+    cardId: input.card_id,
+    merchant: input.merchant_name,
+    amountMinor: input.amount,
+    currency: input.currency,
+    ttlSeconds: input.ttl_minutes * 60,
+    ...(input.reference !== undefined && { reference: input.reference }),
+  };
+}
+
+/** recurringRequest maps A's validated /recurring fields to the core's request. */
+export function recurringRequest(input: Validated<typeof recurringRules>): RecurringRequest {
+  return {
+    kind: 'recurring',
+    cardId: input.card_id,
+    merchant: input.merchant_name,
+    amountMinor: input.amount,
+    currency: input.currency,
+    authorizationType: input.authorization_type,
+    interval: input.interval,
+    intervalCount: input.interval_count,
+    startsAt: input.starts_at ?? null,
+    endsAt: input.ends_at ?? null,
+    maxCharges: input.max_charges ?? null,
     ...(input.reference !== undefined && { reference: input.reference }),
   };
 }
@@ -48,34 +79,11 @@ export function signingHandlers(operations: SigningOperations): SigningHandlers 
     },
     merchantBind: async (request) => {
       const input = validateBody(request.body, merchantBindRules);
-      const verification = {
-        kind: 'merchant_verification',
-        cardId: input.card_id,
-        merchant: input.merchant_name,
-        amountMinor: input.amount,
-        currency: input.currency,
-        ttlSeconds: input.ttl_minutes * 60,
-        ...(input.reference !== undefined && { reference: input.reference }),
-      } as const;
-      return answer(await operations.requestAuthorization(verification, operationContext(request)));
+      return answer(await operations.requestAuthorization(merchantVerificationRequest(input), operationContext(request)));
     },
     recurring: async (request) => {
       const input = validateBody(request.body, recurringRules);
-      const recurring = {
-        kind: 'recurring',
-        cardId: input.card_id,
-        merchant: input.merchant_name,
-        amountMinor: input.amount,
-        currency: input.currency,
-        authorizationType: input.authorization_type,
-        interval: input.interval,
-        intervalCount: input.interval_count,
-        startsAt: input.starts_at ?? null,
-        endsAt: input.ends_at ?? null,
-        maxCharges: input.max_charges ?? null,
-        ...(input.reference !== undefined && { reference: input.reference }),
-      } as const;
-      return answer(await operations.requestAuthorization(recurring, operationContext(request)));
+      return answer(await operations.requestAuthorization(recurringRequest(input), operationContext(request)));
     },
     signCardPolicyWindow: async (request) => {
       const input = validateBody(request.body, authorizeRules);

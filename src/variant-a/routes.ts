@@ -2,7 +2,7 @@
  * The route table of the canonical listener (127.0.0.1:7723, decisions §2): every route of
  * Variant A, with its method, pattern, who may call it, and its handler. Only GET /health is
  * public; the owner-only routes are those owner-control §1 names (the signing primitives, the
- * /v1/* proxy and wallet allocation); every other route admits the owner and agents. Kept sorted
+ * /v1/* proxy, wallet allocation and GET /policy); every other route admits the owner and agents. Kept sorted
  * by pattern, then method (a test checks it).
  */
 import type { AuthorizationListOperations } from '../core/authorization-list.js';
@@ -14,6 +14,7 @@ import { readHandlers } from '../variant-common/read-routes.js';
 import { allocateHandler } from '../variant-common/wallet-allocation.js';
 import { authorizationHandlers } from './authorization-routes.js';
 import { signingHandlers } from './handlers.js';
+import { policyHandlers, type PolicyOperations } from './policy-routes.js';
 import { allocationA, cardDetailA, cardSummaryA, transactionA, walletA } from './shapes.js';
 
 /** What A's /health reports, from local state only (spec §7 rule 1). */
@@ -34,6 +35,8 @@ export interface VariantADeps {
   /** The authorizations this device signed, with who asked for each (owner-control §2). */
   authorizations: AuthorizationListOperations;
   health: () => HealthFacts;
+  /** The spending policy: GET /policy and POST /policy/check (owner-control §3). */
+  policy: PolicyOperations;
   /** The cloud client and device key for one proxied request, resolved together. */
   proxyUpstream: () => ProxyUpstream;
 }
@@ -43,6 +46,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
   const { operations } = deps;
   const signing = signingHandlers(operations);
   const signed = authorizationHandlers(deps.authorizations);
+  const policy = policyHandlers(deps.policy);
   const reads = readHandlers(operations, {
     cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
     cardDetail: cardDetailA,
@@ -59,6 +63,8 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'GET', pattern: '/cards/:card_id', access: 'agents', handler: reads.getCard },
     { method: 'GET', pattern: '/health', access: 'public', handler: () => healthAnswer(deps.health()) },
     { method: 'POST', pattern: '/merchant-bind', access: 'agents', handler: signing.merchantBind },
+    { method: 'GET', pattern: '/policy', access: 'owner', handler: policy.show },
+    { method: 'POST', pattern: '/policy/check', access: 'agents', handler: policy.check },
     { method: 'POST', pattern: '/recurring', access: 'agents', handler: signing.recurring },
     { method: 'POST', pattern: '/sign-card-policy-window', access: 'owner', handler: signing.signCardPolicyWindow },
     { method: 'POST', pattern: '/sign-policy-window', access: 'owner', handler: signing.signPolicyWindow },

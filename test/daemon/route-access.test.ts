@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import type { CoreOperations } from '../../src/core/operations.js';
 import { OWNER, type Principal } from '../../src/core/principal.js';
 import { LatchError } from '../../src/errors/latch-error.js';
+import { DEFAULT_POLICY } from '../../src/policy/policy-file.js';
 import { createFrontDoor } from '../../src/http/front-door.js';
 import { createLocalServer, type LocalServer } from '../../src/http/local-server.js';
 import type { Route } from '../../src/http/route.js';
@@ -68,6 +69,8 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'GET /cards': { path: '/cards' },
   'GET /cards/:card_id': { path: '/cards/card_a' },
   'GET /health': { path: '/health' },
+  'GET /policy': { path: '/policy' },
+  'POST /policy/check': { path: '/policy/check', body: { card_id: 'card_a', amount: 1, merchant_name: 'shop.example.com', kind: 'recurring', interval: 'month' } },
   'POST /merchant-bind': { path: '/merchant-bind', body: { card_id: 'card_a', merchant_name: 'shop.example.com' } },
   'POST /recurring': { path: '/recurring', body: { card_id: 'card_a', merchant_name: 'shop.example.com', amount: 1, interval: 'month' } },
   'POST /sign-card-policy-window': { path: '/sign-card-policy-window', body: { card_id: 'card_a', amount: 1, merchant_name: 'shop.example.com' } },
@@ -88,7 +91,7 @@ const REQUESTS_B: Record<string, { path: string; body?: unknown }> = {
 
 /** The owner-only routes of owner-control §1, per listener. */
 const OWNER_ONLY = {
-  a: ['* /v1/*', 'POST /sign-card-policy-window', 'POST /sign-policy-window', 'POST /sign-revocation', 'POST /wallet/allocate'],
+  a: ['* /v1/*', 'GET /policy', 'POST /sign-card-policy-window', 'POST /sign-policy-window', 'POST /sign-revocation', 'POST /wallet/allocate'],
   b: ['POST /wallet/allocate'],
 };
 
@@ -103,6 +106,14 @@ function tablesWith(callers: Principal[]): { a: Route[]; b: Route[] } {
         cancelAuthorization: (...args: unknown[]) => seenCall(callers, args, { authorization: { ...authorization, status: 'revoked' as const }, agent: 'shopper' }),
       },
       health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null, cloudClockSkewSeconds: null }),
+      policy: {
+        effective: () => DEFAULT_POLICY,
+        // The policy sees whom the check is for; an agent's check is always for itself.
+        check: (_request, agent) => {
+          callers.push(agent === 'owner' ? OWNER : { kind: 'agent', name: agent });
+          return { decision: 'allow', rule: 'default', reasons: [], budgets: [] };
+        },
+      },
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');
       },

@@ -32,7 +32,7 @@ describe('route tables', () => {
     assert.deepEqual(tables.b.filter((route) => route.access === 'public'), []);
   });
 
-  test('Variant A serves exactly the decided endpoint set (decisions §2, §4; owner-control §2)', () => {
+  test('Variant A serves exactly the decided endpoint set (decisions §2, §4; owner-control §2, §3)', () => {
     assert.deepEqual(tables.a.map((route) => `${route.method} ${route.pattern}`).sort(), [
       '* /v1/*',
       'GET /authorizations',
@@ -40,12 +40,14 @@ describe('route tables', () => {
       'GET /cards',
       'GET /cards/:card_id',
       'GET /health',
+      'GET /policy',
       'GET /transactions',
       'GET /transactions/:tx_id',
       'GET /wallet/balance',
       'POST /authorizations/:policy_id/cancel',
       'POST /authorize',
       'POST /merchant-bind',
+      'POST /policy/check',
       'POST /recurring',
       'POST /sign-card-policy-window',
       'POST /sign-policy-window',

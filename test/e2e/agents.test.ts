@@ -17,6 +17,7 @@ import { variantARoutes } from '../../src/variant-a/routes.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
 import type { CoreOperations } from '../../src/core/operations.js';
 import type { AuthorizationListOperations } from '../../src/core/authorization-list.js';
+import type { PolicyOperations } from '../../src/variant-a/policy-routes.js';
 import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;
@@ -62,6 +63,7 @@ function tables(): { a: Route[]; b: Route[] } {
     a: variantARoutes({
       operations,
       authorizations: {} as AuthorizationListOperations,
+      policy: {} as PolicyOperations,
       health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null }),
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');

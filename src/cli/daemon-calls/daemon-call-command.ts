@@ -21,6 +21,11 @@ export interface DaemonCall<T> {
   flags: Readonly<Record<string, FlagKind>>;
   positionalsMax: number;
   /**
+   * When true, `--agent NAME` names whom the command is about, not whom it runs as: with it the
+   * command runs as the owner (LATCH_AGENT is ignored), and prepare reads the flag itself.
+   */
+  agentFlagNamesSubject?: boolean;
+  /**
    * prepare checks the command line (throwing UsageError before anything is sent) and returns
    * the call to make.
    */
@@ -47,7 +52,9 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
         const parsed = parseCommandArgs(args, { ...call.flags, json: 'boolean', agent: 'value' }, call.positionalsMax);
         json = parsed.flags['json'] === true;
         const perform = call.prepare(parsed);
-        client = newCliClient(io, stringFlag(parsed.flags, 'agent'));
+        const agent = stringFlag(parsed.flags, 'agent');
+        // An empty name is the owner: it also overrides LATCH_AGENT.
+        client = newCliClient(io, call.agentFlagNamesSubject === true && agent !== undefined ? '' : agent);
         const result = await perform(client);
         if (json) writeLine(io.stdout, JSON.stringify(result));
         else for (const line of call.human(result)) writeLine(io.stdout, line);
