@@ -117,10 +117,16 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
  * unavailable cloud leaves it active, since the cloud may hold it after all.
  */
 async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, context: OperationContext): Promise<Authorization> {
+  const policyId = signed.payload.policy_id;
   try {
-    return await device.cloud.registerAuthorization(signed.jws, cloudCall(device, context, idempotencyKeyOf(context)));
+    const authorization = await device.cloud.registerAuthorization(signed.jws, cloudCall(device, context, idempotencyKeyOf(context)));
+    deps.outcome?.({ policyId, outcome: 'registered', code: null, principal: context.principal });
+    return authorization;
   } catch (error) {
-    if (error instanceof LatchError && error.status < 500) await deps.authorizations?.noteStatus(signed.payload.policy_id, 'failed');
+    const refused = error instanceof LatchError && error.status < 500;
+    if (refused) await deps.authorizations?.noteStatus(policyId, 'failed');
+    // A refusal is final; a timeout or an unavailable cloud leaves the outcome unknown.
+    deps.outcome?.({ policyId, outcome: refused ? 'refused' : 'unknown', code: error instanceof LatchError ? error.code : null, principal: context.principal });
     throw error;
   }
 }

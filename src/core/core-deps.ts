@@ -25,6 +25,14 @@ export interface SignatureAudit {
   reference?: string;
 }
 
+/** What became of a signed window sent to the cloud: registered, refused (with the code), or unknown (no answer). */
+export interface SignatureOutcome {
+  policyId: string;
+  outcome: 'registered' | 'refused' | 'unknown';
+  code: string | null;
+  principal: Principal;
+}
+
 /**
  * The enrolled device as one operation sees it: the key, the device id and the cloud, resolved
  * together once, so that the window's JWS and the cloud request's signature come from the same
@@ -46,6 +54,11 @@ export interface CoreDeps {
   /** Appends to the audit log durably; called before any response that carries the signature. */
   audit(record: SignatureAudit): Promise<void>;
   nowSeconds(): number;
+  /**
+   * Records what became of a window sent to the cloud, after the answer, so that the audit log
+   * tells a refused authorization from a granted one. It never delays or fails the answer.
+   */
+  outcome?(record: SignatureOutcome): void;
   /**
    * The cloud's time, as learned from its answers: windows are valid on the cloud's clock, so
    * their times come from here (decisions §15.8). Absent, the device's clock is used.

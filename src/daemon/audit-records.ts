@@ -5,7 +5,7 @@
  * `agent`: the owner or the agent's name.
  */
 import type { RequestSignatureRecord } from '../cloud/cloud-client.js';
-import type { SignatureAudit } from '../core/core-deps.js';
+import type { SignatureAudit, SignatureOutcome } from '../core/core-deps.js';
 import { OWNER, principalName } from '../core/principal.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
 import { formatMinor } from '../money/amount.js';
@@ -40,5 +40,20 @@ export function requestSignatureEntry(signed: RequestSignatureRecord): AuditEntr
     method: signed.method,
     path: signed.path,
     agent: principalName(signed.caller?.principal ?? OWNER),
+  };
+}
+
+/**
+ * outcomeEntry is the audit line after a window was sent to the cloud: `registered`, `refused`
+ * (with the cloud's code) or `unknown` (no answer), so a refused authorization no longer looks
+ * like a granted one in the log.
+ */
+export function outcomeEntry(record: SignatureOutcome): AuditEntry {
+  return {
+    operation: 'authorization_outcome',
+    policy_id: record.policyId,
+    outcome: record.outcome,
+    code: record.code,
+    agent: principalName(record.principal),
   };
 }

@@ -14,7 +14,7 @@ import { DataDirError } from '../datadir/data-dir-error.js';
 import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
 import { PolicyGate } from '../policy/policy-gate.js';
-import { requestSignatureEntry, signatureEntry } from './audit-records.js';
+import { outcomeEntry, requestSignatureEntry, signatureEntry } from './audit-records.js';
 import type { DaemonServices } from './services.js';
 
 /** The signing proxy's upstream: the cloud client and the device key, resolved together. */
@@ -117,6 +117,11 @@ export function bindCore(services: DaemonServices): CoreBinding {
     },
     audit: async (signature) => {
       await appendRecord(signatureEntry(signature));
+    },
+    // The outcome line joins the next group commit; the answer does not wait for it, and a
+    // failure to write it is logged (the signature itself was audited before it left).
+    outcome: (record) => {
+      appendRecord(outcomeEntry(record)).catch(() => services.logger.warn('audit_outcome_not_recorded', { policy_id: record.policyId }));
     },
     nowSeconds,
     cloudNowSeconds: () => cloudClock.nowSeconds(),

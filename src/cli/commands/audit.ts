@@ -60,7 +60,9 @@ export const auditCommand: Command = {
 function row(record: AuditRecord): string[] {
   const method = typeof record['method'] === 'string' ? record['method'] : undefined;
   const path = typeof record['path'] === 'string' ? record['path'] : undefined;
-  const subject = method !== undefined ? `${method} ${path ?? ''}` : [record.policy_id, record.card_id, record.merchant].filter((part) => part !== null).join(' ');
+  const outcome = typeof record['outcome'] === 'string' ? `${record['outcome']}${typeof record['code'] === 'string' ? ` (${record['code']})` : ''}` : undefined;
+  const parts = [record.policy_id, record.card_id, record.merchant, outcome ?? null].filter((part) => part !== null && part !== undefined);
+  const subject = method !== undefined ? `${method} ${path ?? ''}` : parts.join(' ');
   const amount = record.amount === null ? '' : `${record.amount} ${record.currency ?? ''}`.trim();
   return [String(record.seq), record.time, record.operation, subject, amount, auditAgentOf(record), record.user_agent ?? ''];
 }
