@@ -1,9 +1,9 @@
 /**
- * What users read speaks for Latch itself: no help text, client remedy or README line cites the
+ * What users read speaks for Latch itself: no help text, client remedy, README or docs/ line cites the
  * spec's sections or files that only the builders have.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { CLIENT_ERROR_TABLE } from '../../src/client/client-errors.js';
@@ -25,7 +25,17 @@ test('no error message or remedy, server or client, cites the spec', () => {
   }
 });
 
-test('README cites no spec section and no file outside the repository', () => {
+test('README and docs/ cite no spec section and no file outside the repository', () => {
+  const files = ['README.md', 'SECURITY.md', ...readdirSync(path.join(REPO_ROOT, 'docs')).map((name) => path.join('docs', name))];
+  for (const file of files) {
+    const text = readFileSync(path.join(REPO_ROOT, file), 'utf8');
+    text.split('\n').forEach((line, index) => assert.doesNotMatch(line, FOREIGN_REFERENCE, `${file} line ${index + 1}`));
+  }
+});
+
+test('every link from README.md to a file of the repository leads to one', () => {
   const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  readme.split('\n').forEach((line, index) => assert.doesNotMatch(line, FOREIGN_REFERENCE, `README.md line ${index + 1}`));
+  const targets = [...readme.matchAll(/\]\(((?:docs\/)?[A-Za-z0-9_.-]+\.md)(?:#[^)]*)?\)/g)].map((match) => match[1] as string);
+  assert.ok(targets.length >= 10);
+  for (const target of targets) assert.ok(existsSync(path.join(REPO_ROOT, target)), target);
 });

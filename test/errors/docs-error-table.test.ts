@@ -5,9 +5,9 @@ import path from 'node:path';
 import { ERROR_TABLE, type ErrorCode } from '../../src/errors/error-table.js';
 import { REPO_ROOT } from '../support/paths.js';
 
-/** Rows of README's error table: | `code` | status | class | remedy | */
+/** Rows of the error table in docs/errors.md: | `code` | status | class | remedy | */
 function readmeRows(): Map<string, string> {
-  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(path.join(REPO_ROOT, 'docs', 'errors.md'), 'utf8');
   const rows = new Map<string, string>();
   for (const line of readme.split('\n')) {
     const match = /^\| `([a-z_]+)` \| ([1-5][0-9]{2}(?: \/ [1-5][0-9]{2})*) \|/.exec(line);
@@ -16,18 +16,18 @@ function readmeRows(): Map<string, string> {
   return rows;
 }
 
-test('README error table lists every code of the error table with its HTTP status', () => {
+test('docs/errors.md error table lists every code of the error table with its HTTP status', () => {
   const rows = readmeRows();
   for (const [code, spec] of Object.entries(ERROR_TABLE) as Array<[ErrorCode, (typeof ERROR_TABLE)[ErrorCode]]>) {
-    assert.ok(rows.has(code), `README.md error table misses ${code}`);
+    assert.ok(rows.has(code), `docs/errors.md error table misses ${code}`);
     const statuses = [spec.status, ...('alternateStatuses' in spec ? spec.alternateStatuses : [])].join(' / ');
-    assert.equal(rows.get(code), statuses, `README.md status of ${code}`);
+    assert.equal(rows.get(code), statuses, `docs/errors.md status of ${code}`);
   }
 });
 
-test('README error table names no code the error table lacks', () => {
+test('docs/errors.md error table names no code the error table lacks', () => {
   for (const code of readmeRows().keys()) {
-    assert.ok(Object.hasOwn(ERROR_TABLE, code), `README.md lists unknown code ${code}`);
+    assert.ok(Object.hasOwn(ERROR_TABLE, code), `docs/errors.md lists unknown code ${code}`);
   }
 });
 
@@ -38,9 +38,9 @@ test('every error has a status, class, message and remedy', () => {
   }
 });
 
-/** Whole rows of README's error table: code → [class, remedy]. */
+/** Whole rows of the error table in docs/errors.md: code → [class, remedy]. */
 function readmeClassesAndRemedies(): Map<string, [string, string]> {
-  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(path.join(REPO_ROOT, 'docs', 'errors.md'), 'utf8');
   const rows = new Map<string, [string, string]>();
   for (const line of readme.split('\n')) {
     const match = /^\| `([a-z_]+)` \| [0-9 /]+ \| ([^|]+) \| (.+) \|$/.exec(line);
@@ -49,10 +49,10 @@ function readmeClassesAndRemedies(): Map<string, [string, string]> {
   return rows;
 }
 
-test('README error table shows each code\'s class and remedy as the error table has them', () => {
+test('docs/errors.md error table shows each code\'s class and remedy as the error table has them', () => {
   const rows = readmeClassesAndRemedies();
   for (const [code, spec] of Object.entries(ERROR_TABLE)) {
-    assert.deepEqual(rows.get(code), [spec.specClass, spec.remedy], `README.md row of ${code}`);
+    assert.deepEqual(rows.get(code), [spec.specClass, spec.remedy], `docs/errors.md row of ${code}`);
   }
 });
 
