@@ -17,6 +17,8 @@ export const DATA_FILES = {
   stateJournal: 'state.journal',
   // The owner's emergency brake: while it exists nothing is signed (see pause.ts).
   paused: 'paused',
+  // The owner's spending policy (owner-control §3); absent means allow everything.
+  policy: 'policy.json',
 } as const;
 
 /** The name of one known data-directory file. */

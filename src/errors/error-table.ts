@@ -41,6 +41,12 @@ export const ERROR_TABLE = {
     message: 'An agent token may not call this endpoint; it is the owner\'s alone.',
     remedy: 'Ask the owner to do this with the daemon token; an agent cannot.',
   },
+  policy_denied: {
+    status: 403,
+    specClass: 'Policy denied',
+    message: "The owner's spending policy refuses this request.",
+    remedy: 'Do not retry with other terms to get around it (another merchant, a smaller or split amount, a longer TTL); tell the user which rule refused it.',
+  },
   card_not_found: {
     status: 404,
     specClass: 'Card not found',
@@ -173,6 +179,12 @@ export const ERROR_TABLE = {
     specClass: 'Local daemon unavailable',
     message: "The daemon's data directory needs attention (a file became unsafe, corrupt or unwritable).",
     remedy: 'Run latch doctor on this machine; the daemon log names the file and the exact fix.',
+  },
+  policy_invalid: {
+    status: 503,
+    specClass: 'Local daemon unavailable',
+    message: 'policy.json is invalid; nothing it governs is signed until it is fixed.',
+    remedy: 'Ask the owner to fix the field named in param (latch policy check-file shows it); retry after that.',
   },
   invalid_admin_key: {
     status: 401,
