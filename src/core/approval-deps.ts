@@ -23,7 +23,8 @@ export interface ApprovalAudit {
 }
 
 /** What the owner's approval passphrase says about a presented one. */
-export type PassphraseCheck = 'not_set' | 'right' | 'wrong';
+/** `missing`: one is set but none was presented (refused, not counted as a guess). */
+export type PassphraseCheck = 'not_set' | 'right' | 'wrong' | 'missing';
 
 export interface ApprovalDeps {
   book: ApprovalBook;

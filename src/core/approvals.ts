@@ -176,7 +176,10 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
   const approvals = approvalDeps(deps);
   await decidable(deps, approvals, id);
   approvals.lockout.refuseWhileLocked(deps.nowSeconds());
-  if ((await approvals.checkPassphrase(passphrase)) === 'wrong') {
+  const check = await approvals.checkPassphrase(passphrase);
+  if (check === 'missing') throw new LatchError('invalid_passphrase', { message: 'An approval passphrase is set: send it as {"passphrase": "..."} to approve.' });
+  if (check === 'wrong') {
+    // Durable before the answer, so a restart gives no fresh guesses.
     await approvals.lockout.recordFailure(deps.nowSeconds());
     throw new LatchError('invalid_passphrase');
   }
