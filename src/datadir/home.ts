@@ -19,6 +19,8 @@ export const DATA_FILES = {
   paused: 'paused',
   // The owner's spending policy (owner-control §3); absent means allow everything.
   policy: 'policy.json',
+  // The scrypt hash of the owner's approval passphrase (see approval-passphrase.ts).
+  approvalPassphrase: 'approval_passphrase',
 } as const;
 
 /** The name of one known data-directory file. */

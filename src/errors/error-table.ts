@@ -53,6 +53,36 @@ export const ERROR_TABLE = {
     message: "The owner's spending policy refuses this request.",
     remedy: 'Do not retry with other terms to get around it (another merchant, a smaller or split amount, a longer TTL); tell the user which rule refused it.',
   },
+  approval_denied: {
+    status: 403,
+    specClass: 'Policy denied',
+    message: 'The owner denied this request; nothing was signed.',
+    remedy: 'Do not retry with other terms; tell the user the owner declined (the approval carries their reason).',
+  },
+  approval_not_found: {
+    status: 404,
+    specClass: 'Not found',
+    message: 'No such approval.',
+    remedy: 'List approvals (GET /approvals) to find the right id.',
+  },
+  approval_not_pending: {
+    status: 409,
+    specClass: 'Approval decided',
+    message: 'This approval is no longer pending: it was already approved, denied, or it expired or failed.',
+    remedy: 'Read the approval (GET /approvals/:approval_id) to see how it was decided; a decision is made once.',
+  },
+  invalid_passphrase: {
+    status: 401,
+    specClass: 'Invalid passphrase',
+    message: 'The approval passphrase is missing or wrong.',
+    remedy: 'Send the owner\'s approval passphrase in the body as {"passphrase": "..."}; after 5 wrong attempts in 15 minutes approvals are locked.',
+  },
+  too_many_attempts: {
+    status: 429,
+    specClass: 'Too many attempts',
+    message: 'Too many wrong approval passphrases: every approval is refused until 15 minutes after the first of them.',
+    remedy: 'Wait for the lockout to end (Retry-After says when), then approve with the right passphrase.',
+  },
   card_not_found: {
     status: 404,
     specClass: 'Card not found',

@@ -32,9 +32,11 @@ describe('route tables', () => {
     assert.deepEqual(tables.b.filter((route) => route.access === 'public'), []);
   });
 
-  test('Variant A serves exactly the decided endpoint set (decisions §2, §4; owner-control §2, §3)', () => {
+  test('Variant A serves exactly the decided endpoint set (decisions §2, §4; owner-control §2, §3, §4)', () => {
     assert.deepEqual(tables.a.map((route) => `${route.method} ${route.pattern}`).sort(), [
       '* /v1/*',
+      'GET /approvals',
+      'GET /approvals/:approval_id',
       'GET /authorizations',
       'GET /authorizations/:policy_id',
       'GET /cards',
@@ -44,6 +46,8 @@ describe('route tables', () => {
       'GET /transactions',
       'GET /transactions/:tx_id',
       'GET /wallet/balance',
+      'POST /approvals/:approval_id/approve',
+      'POST /approvals/:approval_id/deny',
       'POST /authorizations/:policy_id/cancel',
       'POST /authorize',
       'POST /merchant-bind',
