@@ -130,7 +130,13 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     this.prune(this.nowSeconds());
     // Indexed in the same turn as the append is queued, so a compaction in between keeps it.
     this.index(copy);
-    await this.store?.append(entryRecord(copy));
+    try {
+      await this.store?.append(entryRecord(copy));
+    } catch (error) {
+      // Not durable, so never signed: it must not count, here or after a restart.
+      this.apply(copy, 'failed', null);
+      throw error;
+    }
   }
 
   get(policyId: string): AuthorizationEntry | undefined {

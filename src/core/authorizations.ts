@@ -17,11 +17,13 @@ export type { SignedWindow } from './window-payload.js';
 export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
 
 /**
- * What requestAuthorization answers. Today a request is always created; the spending policy will
- * add `{ outcome: 'pending_approval', approval }` for a decision of `ask`, and callers switch on
- * `outcome` so that the new case cannot be ignored silently.
+ * What requestAuthorization answers: a created authorization, or, for a policy decision of
+ * `ask`, the request with the decision, signed by nobody. Callers switch on `outcome` so that a
+ * case cannot be ignored silently.
  */
-export type AuthorizationResult = { outcome: 'created' } & CreatedAuthorization;
+export type AuthorizationResult =
+  | ({ outcome: 'created' } & CreatedAuthorization)
+  | { outcome: 'approval_required'; request: AuthorizationRequest; decision: Extract<AuthorizationDecision, { decision: 'ask' }> };
 
 /** A registered authorization together with the window that was signed for it. */
 export interface CreatedAuthorization {
@@ -36,7 +38,8 @@ export interface CreatedAuthorization {
  * 2. idempotency: with a caller's Idempotency-Key, a retry of the same request gets the window
  *    signed the first time, so the cloud sees the same body under the same key and replays its
  *    first answer (decisions §9), and the steps below do not run again for it;
- * 3. decision: whether this caller may have this request signed (today: always allowed);
+ * 3. decision: whether this caller may have this request signed (the spending policy: allow,
+ *    ask — answered as `approval_required`, nothing signed — or deny: policy_denied);
  * 4. record, sign and audit: the authorization ledger holds the entry durably, the device key
  *    signs the window, and the audit line is on disk before the signature goes anywhere;
  * 5. register: the window is submitted to the cloud, signed by the same resolved key.
@@ -45,28 +48,46 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
   checkRequest(request, deps.nowSeconds());
   const device = deps.device();
   const operation = AUDIT_OPERATION[request.kind];
-  const signed = await signIdempotently(deps, device, operation, request, context, async () => {
-    const decision: AuthorizationDecision = await (deps.decide ?? allowEverything)(request, context);
-    switch (decision.decision) {
-      case 'allow':
-        return signRecorded(deps, device, request, operation, context);
-    }
-  });
+  let signed: SignedWindow;
+  try {
+    signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context));
+  } catch (error) {
+    if (error instanceof ApprovalRequired) return { outcome: 'approval_required', request, decision: error.decision };
+    throw error;
+  }
   const authorization = await register(deps, device, signed, context);
   return { outcome: 'created', authorization, window: signed };
 }
 
+/** Thrown inside the idempotent step for a decision of `ask`, so nothing is remembered as signed. */
+class ApprovalRequired extends Error {
+  constructor(readonly decision: Extract<AuthorizationDecision, { decision: 'ask' }>) {
+    super('approval required');
+  }
+}
+
 /**
- * signRecorded builds the window, records it in the authorization ledger (durable before it is
- * signed, so it is also durable before anything could register it), then signs and audits it. A
- * signature that fails is recorded as `failed`, so its amount no longer counts.
+ * decideAndSign builds the window, asks the decision step about it, and only on `allow` records
+ * it in the authorization ledger (durable before it is signed, so also before anything could
+ * register it; for a policy, this entry is the durable form of the budget reservation), then
+ * signs and audits it. A signature that fails is recorded as `failed`, which cancels the
+ * reservation. A denial signs nothing, records nothing and reaches no cloud.
  */
-async function signRecorded(deps: CoreDeps, device: EnrolledDevice, request: AuthorizationRequest, operation: string, context: OperationContext): Promise<SignedWindow> {
+async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: AuthorizationRequest, operation: string, context: OperationContext): Promise<SignedWindow> {
   // Before anything is recorded: a paused daemon leaves no trace of a request it refused.
   refuseWhilePaused(deps.paused);
   const nowSeconds = deps.nowSeconds();
   const terms = windowTerms(request, nowSeconds);
   const payload = buildWindowPayload(terms, device.deviceId, nowSeconds);
+  const decision = await (deps.decide ?? allowEverything)(request, context, { policyId: payload.policy_id, nowSeconds });
+  switch (decision.decision) {
+    case 'deny':
+      throw new LatchError('policy_denied', { rule: decision.rule, message: `The spending policy refuses this request (rule ${decision.rule}).` });
+    case 'ask':
+      throw new ApprovalRequired(decision);
+    case 'allow':
+      break;
+  }
   await deps.authorizations?.record({
     policyId: payload.policy_id,
     agent: principalName(context.principal),

@@ -1,17 +1,32 @@
 /**
  * The decision step of an authorization: whether the daemon may sign what a caller asked for.
- * Today every request is allowed; the spending policy will answer allow, ask (a pending approval
- * the owner decides) or deny, and the result types of requestAuthorization already leave room
- * for that.
+ * Without a spending policy every request is allowed; with one (src/policy/policy-gate.ts) the
+ * answer is allow, ask (the owner must approve) or deny, with the rule that decided.
  */
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { OperationContext } from './operation-context.js';
 
-/** What the decision step answers. Only `allow` exists until the spending policy arrives. */
-export type AuthorizationDecision = { decision: 'allow' };
+/** What the decision step answers; ask and deny name the rule or limit that decided and why. */
+export type AuthorizationDecision =
+  | { decision: 'allow' }
+  | { decision: 'ask'; rule: string; reasons: string[] }
+  | { decision: 'deny'; rule: string; reasons: string[] };
 
-/** A decision step: it sees the exact request and who asked, and signs nothing. */
-export type DecideAuthorization = (request: AuthorizationRequest, context: OperationContext) => AuthorizationDecision | Promise<AuthorizationDecision>;
+/**
+ * What the pipeline has fixed before deciding: the policy id the window will carry (an allowed
+ * request's budget reservation is kept under it) and the time the window is signed at.
+ */
+export interface DecisionFacts {
+  policyId: string;
+  nowSeconds: number;
+}
+
+/**
+ * A decision step: it sees the exact request and who asked, and signs nothing. When it allows,
+ * it may have reserved the amount under facts.policyId; the pipeline then records that id in the
+ * authorization ledger, whose `failed` state cancels the reservation.
+ */
+export type DecideAuthorization = (request: AuthorizationRequest, context: OperationContext, facts: DecisionFacts) => AuthorizationDecision | Promise<AuthorizationDecision>;
 
 /** allowEverything is the decision when no policy is configured: every request is allowed. */
 export const allowEverything: DecideAuthorization = () => ({ decision: 'allow' });

@@ -3,6 +3,7 @@ import { httpCloudGateway } from '../cloud/http-cloud-gateway.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 import type { CloudGateway } from '../core/cloud-gateway.js';
 import { StoredAuthorizationLedger } from '../core/authorization-ledger.js';
+import { observingGateway } from '../core/authorization-status.js';
 import type { CoreDeps, EnrolledDevice } from '../core/core-deps.js';
 import { SignedWindowCache } from '../core/signed-window-cache.js';
 import type { AuditAppendResult } from '../datadir/audit-log.js';
@@ -11,6 +12,7 @@ import type { AuditEntry } from '../datadir/audit-entry.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
+import { PolicyGate } from '../policy/policy-gate.js';
 import { requestSignatureEntry, signatureEntry } from './audit-records.js';
 import type { DaemonServices } from './services.js';
 
@@ -25,6 +27,8 @@ export interface CoreBinding {
   deps: CoreDeps;
   /** Every authorization this device signed for registration, in state.journal (GET /authorizations reads it). */
   authorizationLedger: StoredAuthorizationLedger;
+  /** The spending policy: the decision step of every authorization, and GET /policy, POST /policy/check. */
+  policy: PolicyGate;
   proxyUpstream(): ProxyUpstream;
 }
 
@@ -37,6 +41,15 @@ export interface CoreBinding {
 export function bindCore(services: DaemonServices): CoreBinding {
   const timeoutMs = upstreamTimeoutMs(services.env);
   let cached: { url: string; client: CloudClient; gateway: CloudGateway } | undefined;
+  const authorizationLedger = new StoredAuthorizationLedger(services.stateStore);
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  const policy = new PolicyGate({
+    policy: services.policy,
+    authorizations: authorizationLedger,
+    store: services.stateStore,
+    nowSeconds,
+    log: (event, fields) => services.logger.info(event, fields),
+  });
 
   /**
    * appendRecord appends to audit.log or throws, so that nothing is signed unrecorded. When the log is
@@ -63,7 +76,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
           await appendRecord(requestSignatureEntry(record));
         },
       });
-      cached = { url, client, gateway: httpCloudGateway(client) };
+      cached = { url, client, gateway: observingGateway(httpCloudGateway(client), authorizationLedger) };
     }
     return cached;
   };
@@ -90,7 +103,6 @@ export function bindCore(services: DaemonServices): CoreBinding {
     return { key, deviceId: config.device_id, cloud: gateway, client };
   };
 
-  const authorizationLedger = new StoredAuthorizationLedger(services.stateStore);
   const deps: CoreDeps = {
     device: () => {
       const { key, deviceId, cloud } = enrolled();
@@ -99,14 +111,16 @@ export function bindCore(services: DaemonServices): CoreBinding {
     audit: async (signature) => {
       await appendRecord(signatureEntry(signature));
     },
-    nowSeconds: () => Math.floor(Date.now() / 1000),
+    nowSeconds,
     paused: services.paused,
     signedWindows: SignedWindowCache.durable(services.stateStore),
     authorizations: authorizationLedger,
+    decide: policy.decide,
   };
   return {
     deps,
     authorizationLedger,
+    policy,
     proxyUpstream: () => {
       const { client, key } = enrolled();
       return { client, key, paused: services.paused };

@@ -7,8 +7,10 @@ import { assertHomeSecure } from '../datadir/permissions.js';
 import { pausePath, readPause, type PauseState } from '../datadir/pause.js';
 import { readToken, tokenPath } from '../datadir/token.js';
 import type { Logger } from '../log/logger.js';
+import type { Policy } from '../policy/policy-types.js';
 import { StateStore } from '../store/state-store.js';
 import { latchVersion } from '../version.js';
+import { policySource } from './policy-source.js';
 import { reloadOnChange } from './reload-on-change.js';
 
 /**
@@ -40,6 +42,11 @@ export interface DaemonServices {
   config(): LatchConfig;
   /** paused returns the owner's emergency brake (`latch pause`), or undefined while signing runs. */
   paused(): PauseState | undefined;
+  /**
+   * policy returns the effective spending policy (policy.json, or the allow-all default when it
+   * is absent); throws PolicyInvalidError while the file is invalid, a DataDirError when unsafe.
+   */
+  policy(): Policy;
   /** The daemon's durable state, state.journal: opened by listen(), closed by close(). */
   readonly stateStore: StateStore;
 }
@@ -102,6 +109,7 @@ export function createServices(options: ServicesOptions): DaemonServices {
     },
     config,
     paused,
+    policy: policySource(home, homeChecked),
     stateStore: new StateStore(dataFilePath(home, DATA_FILES.stateJournal)),
   };
 }

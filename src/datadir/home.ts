@@ -17,6 +17,10 @@ export const DATA_FILES = {
   stateJournal: 'state.journal',
   // The owner's emergency brake: while it exists nothing is signed (see pause.ts).
   paused: 'paused',
+  // The owner's spending policy (owner-control §3); absent means allow everything.
+  policy: 'policy.json',
+  // The scrypt hash of the owner's approval passphrase (see approval-passphrase.ts).
+  approvalPassphrase: 'approval_passphrase',
 } as const;
 
 /** The name of one known data-directory file. */

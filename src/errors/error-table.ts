@@ -41,6 +41,42 @@ export const ERROR_TABLE = {
     message: 'An agent token may not call this endpoint; it is the owner\'s alone.',
     remedy: 'Ask the owner to do this with the daemon token; an agent cannot.',
   },
+  policy_denied: {
+    status: 403,
+    specClass: 'Policy denied',
+    message: "The owner's spending policy refuses this request.",
+    remedy: 'Do not retry with other terms to get around it (another merchant, a smaller or split amount, a longer TTL); tell the user which rule refused it.',
+  },
+  approval_denied: {
+    status: 403,
+    specClass: 'Policy denied',
+    message: 'The owner denied this request; nothing was signed.',
+    remedy: 'Do not retry with other terms; tell the user the owner declined (the approval carries their reason).',
+  },
+  approval_not_found: {
+    status: 404,
+    specClass: 'Not found',
+    message: 'No such approval.',
+    remedy: 'List approvals (GET /approvals) to find the right id.',
+  },
+  approval_not_pending: {
+    status: 409,
+    specClass: 'Approval decided',
+    message: 'This approval is no longer pending: it was already approved, denied, or it expired or failed.',
+    remedy: 'Read the approval (GET /approvals/:approval_id) to see how it was decided; a decision is made once.',
+  },
+  invalid_passphrase: {
+    status: 401,
+    specClass: 'Invalid passphrase',
+    message: 'The approval passphrase is missing or wrong.',
+    remedy: 'Send the owner\'s approval passphrase in the body as {"passphrase": "..."}; after 5 wrong attempts in 15 minutes approvals are locked.',
+  },
+  too_many_attempts: {
+    status: 429,
+    specClass: 'Too many attempts',
+    message: 'Too many wrong approval passphrases: every approval is refused until 15 minutes after the first of them.',
+    remedy: 'Wait for the lockout to end (Retry-After says when), then approve with the right passphrase.',
+  },
   card_not_found: {
     status: 404,
     specClass: 'Card not found',
@@ -173,6 +209,12 @@ export const ERROR_TABLE = {
     specClass: 'Local daemon unavailable',
     message: "The daemon's data directory needs attention (a file became unsafe, corrupt or unwritable).",
     remedy: 'Run latch doctor on this machine; the daemon log names the file and the exact fix.',
+  },
+  policy_invalid: {
+    status: 503,
+    specClass: 'Local daemon unavailable',
+    message: 'policy.json is invalid; nothing it governs is signed until it is fixed.',
+    remedy: 'Ask the owner to fix the field named in param (latch policy check-file shows it); retry after that.',
   },
   invalid_admin_key: {
     status: 401,

@@ -1,7 +1,7 @@
 import { ERROR_TABLE, type ErrorCode } from './error-table.js';
 
 export interface ErrorBody {
-  error: { code: string; message: string; param?: string; request_id?: string };
+  error: { code: string; message: string; param?: string; rule?: string; request_id?: string };
 }
 
 /**
@@ -12,13 +12,16 @@ export class LatchError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly param: string | undefined;
+  /** Only policy_denied: the policy rule or limit that decided (owner-control §3). */
+  readonly rule: string | undefined;
 
-  constructor(code: ErrorCode, options: { message?: string; param?: string; status?: number } = {}) {
+  constructor(code: ErrorCode, options: { message?: string; param?: string; status?: number; rule?: string } = {}) {
     const spec = ERROR_TABLE[code];
     super(options.message ?? spec.message);
     this.name = 'LatchError';
     this.code = code;
     this.param = options.param;
+    this.rule = options.rule;
     const alternates: readonly number[] = 'alternateStatuses' in spec ? spec.alternateStatuses : [];
     if (options.status !== undefined && options.status !== spec.status && !alternates.includes(options.status)) {
       throw new Error(`status ${options.status} is not allowed for ${code}`);
@@ -30,6 +33,7 @@ export class LatchError extends Error {
   toBody(requestId?: string): ErrorBody {
     const error: ErrorBody['error'] = { code: this.code, message: this.message };
     if (this.param !== undefined) error.param = this.param;
+    if (this.rule !== undefined) error.rule = this.rule;
     if (requestId !== undefined) error.request_id = requestId;
     return { error };
   }

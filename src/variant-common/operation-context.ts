@@ -1,5 +1,6 @@
 import type { AuthorizationResult, CreatedAuthorization } from '../core/authorizations.js';
 import type { OperationContext } from '../core/core-deps.js';
+import { LatchError } from '../errors/latch-error.js';
 import { readIdempotencyKey } from '../http/idempotency-key.js';
 import { callerOf, type RequestContext } from '../http/route.js';
 
@@ -24,5 +25,13 @@ export function authorizationAnswer(result: AuthorizationResult, created: (creat
   switch (result.outcome) {
     case 'created':
       return ok(created(result));
+    case 'approval_required':
+      // Until owner approvals exist, a decision of `ask` is refused like a denial, naming the rule;
+      // nothing was signed. The approvals work replaces exactly this case with a 202 and the
+      // pending approval.
+      throw new LatchError('policy_denied', {
+        rule: result.decision.rule,
+        message: `This request needs the owner's approval (rule ${result.decision.rule}), and approvals are not available yet; nothing was signed.`,
+      });
   }
 }

@@ -1,0 +1,182 @@
+/**
+ * The spending policy as the authorization pipeline's decision step (owner-control §3). The gate
+ * holds the usage ledger behind budgets, velocity and new_merchant, rebuilt from the
+ * authorization ledger (every window signed for registration, durable in state.journal before it
+ * is signed) and kept current by its status changes: used settles, expired and revoked release,
+ * failed cancels. Deciding and reserving are one synchronous step (evaluateAndReserve), so
+ * concurrent requests cannot overspend a budget together.
+ */
+import type { AuthorizationEntry } from '../core/authorization-ledger.js';
+import type { AuthorizationRequest } from '../core/authorization-request.js';
+import type { AuthorizationDecision, DecideAuthorization } from '../core/decision.js';
+import type { RecordStore, StateRecord } from '../core/record-store.js';
+import { LatchError } from '../errors/latch-error.js';
+import { evaluatePolicy, type PolicyEvaluation, type PolicyRequest } from './evaluate.js';
+import { evaluateAndReserve } from './evaluate-and-reserve.js';
+import { PolicyInvalidError } from './policy-invalid-error.js';
+import { OWNER_AGENT } from './policy-scope-fields.js';
+import { POLICY_WINDOW_SECONDS_MAX, type Policy } from './policy-types.js';
+import { UsageLedger } from './usage-ledger.js';
+
+/** What the gate reads of the authorization ledger. */
+export interface AuthorizationHistory {
+  onStatus(listener: (entry: Readonly<AuthorizationEntry>) => void): void;
+  since(atSeconds: number): Iterable<Readonly<AuthorizationEntry>>;
+}
+
+/** The state journal's record type of a merchant this device has had an authorization used or approved at. */
+export const KNOWN_MERCHANT_RECORD_TYPE = 'known_merchant';
+/** At most this many known merchants are kept; past it the oldest is forgotten (new_merchant asks again). */
+export const KNOWN_MERCHANTS_MAX = 10_000;
+
+export interface PolicyGateOptions {
+  /** The effective policy now; throws PolicyInvalidError while policy.json is invalid. */
+  policy: () => Policy;
+  authorizations: AuthorizationHistory;
+  store?: RecordStore;
+  nowSeconds: () => number;
+  /** A structured log line (a denial is logged, not audited: nothing was signed). */
+  log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+/** PolicyGate decides authorizations and checks requests against the effective policy. */
+export class PolicyGate {
+  private usage: UsageLedger | undefined;
+  private readonly knownMerchants = new Set<string>();
+
+  constructor(private readonly options: PolicyGateOptions) {
+    options.authorizations.onStatus((entry) => this.follow(entry));
+    options.store?.register(KNOWN_MERCHANT_RECORD_TYPE, {
+      replay: (record) => {
+        if (typeof record['merchant'] !== 'string') throw new Error('malformed known_merchant record');
+        this.rememberMerchant(record['merchant']);
+      },
+      live: () => [...this.knownMerchants].map((merchant): StateRecord => ({ type: KNOWN_MERCHANT_RECORD_TYPE, merchant })),
+    });
+  }
+
+  /** decide is the pipeline's decision step; an allowed request is reserved under facts.policyId. */
+  readonly decide: DecideAuthorization = (request, context, facts) => {
+    const policy = this.effective();
+    const usage = this.usageFor(policy);
+    const agent = context.principal.kind === 'owner' ? OWNER_AGENT : context.principal.name;
+    const policyRequest = toPolicyRequest(request, agent, facts.nowSeconds);
+    const evaluation = evaluateAndReserve(policy, policyRequest, usage, {
+      id: facts.policyId,
+      agent,
+      cardId: request.cardId,
+      merchant: request.merchant,
+      currency: request.currency,
+      amountMinor: request.amountMinor,
+      atSeconds: facts.nowSeconds,
+    });
+    return this.answer(evaluation, request, agent);
+  };
+
+  /** check evaluates a request for `agent` (`owner` or an agent's name) and reserves nothing. */
+  check(request: AuthorizationRequest, agent: string): PolicyEvaluation {
+    const policy = this.effective();
+    return evaluatePolicy(policy, toPolicyRequest(request, agent, this.options.nowSeconds()), this.usageFor(policy));
+  }
+
+  /** effective returns the policy in force, or throws 503 policy_invalid naming the field. */
+  effective(): Policy {
+    try {
+      return this.options.policy();
+    } catch (error) {
+      if (error instanceof PolicyInvalidError) throw new LatchError('policy_invalid', { param: error.field, message: `${error.message}. Nothing the policy governs is signed until policy.json is fixed.` });
+      throw error;
+    }
+  }
+
+  /** markMerchantKnown records durably that an authorization at merchant was approved (for new_merchant). */
+  async markMerchantKnown(merchant: string): Promise<void> {
+    if (this.knownMerchants.has(merchant)) return;
+    this.rememberMerchant(merchant);
+    this.usage?.markMerchantKnown(merchant);
+    await this.options.store?.append({ type: KNOWN_MERCHANT_RECORD_TYPE, merchant });
+  }
+
+  private answer(evaluation: PolicyEvaluation, request: AuthorizationRequest, agent: string): AuthorizationDecision {
+    if (evaluation.decision === 'allow') return { decision: 'allow' };
+    if (evaluation.decision === 'deny') {
+      this.options.log?.('policy_denied', { rule: evaluation.rule, agent, kind: request.kind, merchant: request.merchant, card_id: request.cardId });
+    }
+    return { decision: evaluation.decision, rule: evaluation.rule, reasons: evaluation.reasons };
+  }
+
+  /**
+   * usageFor returns the usage ledger for policy, built on first use from the authorization
+   * ledger (the store is open by then), so a restart or a kill -9 loses no spending: every entry
+   * not known to have failed counts its amount until the cloud said otherwise.
+   */
+  private usageFor(policy: Policy): UsageLedger {
+    if (this.usage === undefined) {
+      const usage = new UsageLedger(policy);
+      const cutoff = this.options.nowSeconds() - POLICY_WINDOW_SECONDS_MAX;
+      for (const merchant of this.knownMerchants) usage.markMerchantKnown(merchant);
+      for (const entry of this.options.authorizations.since(0)) {
+        if (entry.state === 'used') usage.markMerchantKnown(entry.merchant);
+        if (entry.state === 'failed' || entry.signedAtSeconds <= cutoff) continue;
+        usage.reserve(ledgerEntry(entry));
+        applyState(usage, entry);
+      }
+      this.usage = usage;
+    }
+    if (this.usage.policy !== policy) this.usage.usePolicy(policy);
+    return this.usage;
+  }
+
+  /** follow applies a state change the authorization ledger learned to the usage ledger. */
+  private follow(entry: Readonly<AuthorizationEntry>): void {
+    if (entry.state === 'used' && !this.knownMerchants.has(entry.merchant)) {
+      // Losing this write only makes new_merchant ask again: the safe direction.
+      this.markMerchantKnown(entry.merchant).catch((error: unknown) => this.options.log?.('known_merchant_not_recorded', { reason: (error as Error).name }));
+    }
+    if (this.usage !== undefined) applyState(this.usage, entry);
+  }
+
+  private rememberMerchant(merchant: string): void {
+    this.knownMerchants.delete(merchant);
+    if (this.knownMerchants.size >= KNOWN_MERCHANTS_MAX) {
+      const oldest = this.knownMerchants.values().next();
+      if (oldest.done !== true) this.knownMerchants.delete(oldest.value);
+    }
+    this.knownMerchants.add(merchant);
+  }
+}
+
+function applyState(usage: UsageLedger, entry: Readonly<AuthorizationEntry>): void {
+  switch (entry.state) {
+    case 'active':
+      return;
+    case 'used':
+      // Never less than was charged; an unknown charged amount keeps the full amount counted.
+      usage.settle(entry.policyId, { usedMinor: entry.usedMinor ?? entry.amountMinor });
+      return;
+    case 'expired':
+    case 'revoked':
+      usage.release(entry.policyId);
+      return;
+    case 'failed':
+      usage.cancelReservation(entry.policyId);
+      return;
+  }
+}
+
+function ledgerEntry(entry: Readonly<AuthorizationEntry>) {
+  return { id: entry.policyId, agent: entry.agent, cardId: entry.cardId, merchant: entry.merchant, currency: entry.currency, amountMinor: entry.amountMinor, atSeconds: entry.signedAtSeconds };
+}
+
+function toPolicyRequest(request: AuthorizationRequest, agent: string, nowSeconds: number): PolicyRequest {
+  return {
+    agent,
+    isOwner: agent === OWNER_AGENT,
+    kind: request.kind,
+    cardId: request.cardId,
+    merchant: request.merchant,
+    currency: request.currency,
+    amountMinor: request.amountMinor,
+    nowSeconds,
+  };
+}
