@@ -2,6 +2,7 @@ import type { Command } from './command.js';
 import { agentAddCommand, agentListCommand, agentRemoveCommand, agentRotateCommand } from './commands/agent.js';
 import { allocateCommand } from './commands/allocate.js';
 import { approvalsCommand, approveCommand, denyCommand } from './commands/approvals.js';
+import { approvalsWatchCommand } from './commands/approvals-watch.js';
 import { approvalsPassphraseClearCommand, approvalsPassphraseSetCommand } from './commands/approvals-passphrase.js';
 import { auditCommand } from './commands/audit.js';
 import { auditVerifyCommand } from './commands/audit-verify.js';
@@ -42,6 +43,7 @@ export const COMMANDS: readonly Command[] = [
   approvalsCommand,
   approveCommand,
   denyCommand,
+  approvalsWatchCommand,
   approvalsPassphraseSetCommand,
   approvalsPassphraseClearCommand,
   pauseCommand,
