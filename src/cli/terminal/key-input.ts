@@ -71,8 +71,13 @@ export class KeyInput {
     });
   }
 
-  /** discardPending drops the keys typed before the question they would otherwise answer. */
-  discardPending(): void {
+  /**
+   * discardPending drops the keys typed before the question they would otherwise answer. It first
+   * lets input already waiting to be read arrive (setImmediate runs after the event loop's I/O
+   * poll), so type-ahead that reaches the process just after raw mode went on is dropped too.
+   */
+  async discardPending(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
     this.queue.length = 0;
   }
 

@@ -74,7 +74,7 @@ async function readLine(keys: KeyInput, out: NodeJS.WritableStream, prompt: stri
  * question are discarded first. Enter picks fallback when there is one (the [y/N] default).
  */
 export async function readChoice<T extends string>(keys: KeyInput, out: NodeJS.WritableStream, prompt: string, choices: readonly T[], fallback?: T): Promise<T> {
-  keys.discardPending();
+  await keys.discardPending();
   out.write(prompt);
   for (;;) {
     const key = await keys.next();
