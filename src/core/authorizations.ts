@@ -8,6 +8,8 @@ import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type O
 import { allowEverything, type AuthorizationDecision } from './decision.js';
 import { LatchError } from '../errors/latch-error.js';
 import type { Authorization } from './model.js';
+import type { Approval } from './approval.js';
+import { awaitDecision, createApproval, earlierApproval, outcomeError } from './approvals.js';
 import { refuseWhilePaused } from './signing-pause.js';
 import { principalName } from './principal.js';
 import { requestFingerprint } from './signed-window-cache.js';
@@ -23,6 +25,7 @@ export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
  */
 export type AuthorizationResult =
   | ({ outcome: 'created' } & CreatedAuthorization)
+  | { outcome: 'approval_pending'; approval: Approval }
   | { outcome: 'approval_required'; request: AuthorizationRequest; decision: Extract<AuthorizationDecision, { decision: 'ask' }> };
 
 /** A registered authorization together with the window that was signed for it. */
@@ -48,15 +51,51 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
   checkRequest(request, deps.nowSeconds());
   const device = deps.device();
   const operation = AUDIT_OPERATION[request.kind];
+  const fingerprint = requestFingerprint(operation, request);
+  // A retry of a POST that needed approval gets that approval, or its outcome, never a second one.
+  const earlier = await earlierApproval(deps, context, fingerprint);
+  if (earlier !== undefined) return approvalResult(deps, earlier, context);
   let signed: SignedWindow;
   try {
     signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context));
   } catch (error) {
-    if (error instanceof ApprovalRequired) return { outcome: 'approval_required', request, decision: error.decision };
-    throw error;
+    if (!(error instanceof ApprovalRequired)) throw error;
+    if (deps.approvals === undefined) return { outcome: 'approval_required', request, decision: error.decision };
+    return approvalResult(deps, await createApproval(deps, deps.approvals, request, context, error.decision, fingerprint), context);
   }
   const authorization = await register(deps, device, signed, context);
   return { outcome: 'created', authorization, window: signed };
+}
+
+/**
+ * signApprovedRequest signs and registers exactly a stored request the owner approved: the same
+ * steps as requestAuthorization, with the decision step told of the approval (so an `ask` is
+ * satisfied and budgets still reserve). The window's time starts now, at approval.
+ */
+export async function signApprovedRequest(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext, approvalId: string): Promise<CreatedAuthorization> {
+  const device = deps.device();
+  const operation = AUDIT_OPERATION[request.kind];
+  const signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context, approvalId));
+  const authorization = await register(deps, device, signed, context);
+  return { authorization, window: signed };
+}
+
+/**
+ * approvalResult answers for an approval: held up to the caller's `Prefer: wait`, then the
+ * created authorization, the pending approval, or the error of a decision that created nothing.
+ */
+async function approvalResult(deps: CoreDeps, approval: Approval, context: OperationContext): Promise<AuthorizationResult> {
+  const wait = context.approvalWaitSeconds ?? 0;
+  const current = wait > 0 && approval.status === 'pending_approval' ? await awaitDecision(deps, approval, wait, context.signal) : approval;
+  switch (current.status) {
+    case 'pending_approval':
+      return { outcome: 'approval_pending', approval: current };
+    case 'approved':
+      if (current.authorization === null || current.window === null) throw new Error('approvalResult: an approved approval without its authorization');
+      return { outcome: 'created', authorization: current.authorization, window: current.window };
+    default:
+      throw outcomeError(current);
+  }
 }
 
 /** Thrown inside the idempotent step for a decision of `ask`, so nothing is remembered as signed. */
@@ -73,17 +112,19 @@ class ApprovalRequired extends Error {
  * signs and audits it. A signature that fails is recorded as `failed`, which cancels the
  * reservation. A denial signs nothing, records nothing and reaches no cloud.
  */
-async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: AuthorizationRequest, operation: string, context: OperationContext): Promise<SignedWindow> {
+async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: AuthorizationRequest, operation: string, context: OperationContext, approvalId?: string): Promise<SignedWindow> {
   // Before anything is recorded: a paused daemon leaves no trace of a request it refused.
   refuseWhilePaused(deps.paused);
   const nowSeconds = deps.nowSeconds();
   const terms = windowTerms(request, nowSeconds);
   const payload = buildWindowPayload(terms, device.deviceId, nowSeconds);
-  const decision = await (deps.decide ?? allowEverything)(request, context, { policyId: payload.policy_id, nowSeconds });
+  const decision = await (deps.decide ?? allowEverything)(request, context, { policyId: payload.policy_id, nowSeconds, ...(approvalId !== undefined && { approvalId }) });
   switch (decision.decision) {
     case 'deny':
       throw new LatchError('policy_denied', { rule: decision.rule, message: `The spending policy refuses this request (rule ${decision.rule}).` });
     case 'ask':
+      // An approved request asked again means the decision step ignored the approval: a bug.
+      if (approvalId !== undefined) throw new Error('decideAndSign: the decision step asked again for an approved request');
       throw new ApprovalRequired(decision);
     case 'allow':
       break;

@@ -1,5 +1,6 @@
 import type { SigningKey } from '../crypto/signing-key.js';
 import { randomId } from '../ids/random-id.js';
+import type { ApprovalDeps } from './approval-deps.js';
 import type { AuthorizationEntry, AuthorizationEntryState } from './authorization-ledger.js';
 import type { CloudCall, CloudGateway } from './cloud-gateway.js';
 import type { DecideAuthorization } from './decision.js';
@@ -58,6 +59,11 @@ export interface CoreDeps {
    * is signed, and marked `failed` when signing fails or the cloud refuses it.
    */
   authorizations?: AuthorizationRecorder;
+  /**
+   * Human approval (owner-control §4): an `ask` becomes a durable pending approval. Absent, an
+   * `ask` is answered as `approval_required` and nothing is kept.
+   */
+  approvals?: ApprovalDeps;
 }
 
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */

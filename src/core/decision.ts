@@ -9,7 +9,7 @@ import type { OperationContext } from './operation-context.js';
 /** What the decision step answers; ask and deny name the rule or limit that decided and why. */
 export type AuthorizationDecision =
   | { decision: 'allow' }
-  | { decision: 'ask'; rule: string; reasons: string[] }
+  | { decision: 'ask'; rule: string; reasons: string[]; approvalTtlSeconds?: number }
   | { decision: 'deny'; rule: string; reasons: string[] };
 
 /**
@@ -19,6 +19,11 @@ export type AuthorizationDecision =
 export interface DecisionFacts {
   policyId: string;
   nowSeconds: number;
+  /**
+   * Set when the owner approved this exact request (owner-control §4): the approval satisfies an
+   * `ask`, so the step must reserve and allow unless something now denies it outright.
+   */
+  approvalId?: string;
 }
 
 /**

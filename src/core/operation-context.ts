@@ -12,4 +12,6 @@ export interface OperationContext {
   caller: LocalCaller;
   idempotencyKey: string | undefined;
   signal?: AbortSignal;
+  /** How long the caller holds on for an owner's decision when its request needs approval (`Prefer: wait=N`). */
+  approvalWaitSeconds?: number;
 }

@@ -13,6 +13,7 @@ import { DataDirError } from '../datadir/data-dir-error.js';
 import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
 import { PolicyGate } from '../policy/policy-gate.js';
+import { bindApprovals } from './approval-binding.js';
 import { requestSignatureEntry, signatureEntry } from './audit-records.js';
 import type { DaemonServices } from './services.js';
 
@@ -116,6 +117,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
     signedWindows: SignedWindowCache.durable(services.stateStore),
     authorizations: authorizationLedger,
     decide: policy.decide,
+    approvals: bindApprovals(services, appendRecord),
   };
   return {
     deps,

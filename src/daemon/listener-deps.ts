@@ -1,3 +1,4 @@
+import { approvalOperations } from '../core/approval-operations.js';
 import { authorizationListOperations } from '../core/authorization-list.js';
 import { coreOperations } from '../core/operations.js';
 import type { VariantADeps } from '../variant-a/routes.js';
@@ -11,7 +12,7 @@ import type { DaemonServices } from './services.js';
 export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps } {
   const operations = coreOperations(core.deps);
   return {
-    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), health: () => healthReport(services), proxyUpstream: core.proxyUpstream },
+    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), health: () => healthReport(services), proxyUpstream: core.proxyUpstream },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
 }

@@ -12,6 +12,11 @@ export interface LatchConfig {
   key_id?: string;
   account_id?: string;
   device_name?: string;
+  /**
+   * A program to run on each new approval, as argv (never through a shell): an absolute program
+   * path and up to 15 arguments, e.g. `["/usr/bin/notify-send", "Latch"]` (owner-control §4).
+   */
+  approval_notify?: string[];
 }
 
 /** The environment variable that overrides config.json's cloud_url at use time. */
@@ -25,7 +30,7 @@ const DEVICE_NAME_CHARS_MAX = 64;
 type Check = (value: string) => string | undefined;
 
 // Each check returns the value to store (normalized) or undefined when it is invalid.
-const FIELD_CHECKS: Record<keyof LatchConfig, Check> = {
+const FIELD_CHECKS: Record<Exclude<keyof LatchConfig, 'approval_notify'>, Check> = {
   cloud_url: normalizeCloudUrl,
   device_id: (value) => (ID_SHAPE.test(value) ? value : undefined),
   key_id: (value) => (KEY_ID_SHAPE.test(value) ? value : undefined),
@@ -73,8 +78,15 @@ export function validateConfig(value: unknown, file: string, code: 'corrupt' | '
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(file, 'config.json must hold a JSON object');
   const config: LatchConfig = {};
   for (const [field, fieldValue] of Object.entries(value)) {
+    if (field === 'approval_notify') {
+      if (fieldValue === undefined) continue;
+      const argv = approvalNotifyArgv(fieldValue);
+      if (argv === undefined) throw invalid(file, 'invalid value for "approval_notify" in config.json: it must be an array of 1 to 16 strings, the first an absolute program path');
+      config.approval_notify = argv;
+      continue;
+    }
     if (!Object.hasOwn(FIELD_CHECKS, field)) throw invalid(file, `unknown field "${printable(field)}" in config.json`);
-    const name = field as keyof LatchConfig;
+    const name = field as Exclude<keyof LatchConfig, 'approval_notify'>;
     if (fieldValue === undefined) continue;
     const checked = typeof fieldValue === 'string' ? FIELD_CHECKS[name](fieldValue) : undefined;
     // The value is not echoed: config.json holds no secrets, but a pasted one must not spread.
@@ -82,6 +94,19 @@ export function validateConfig(value: unknown, file: string, code: 'corrupt' | '
     config[name] = checked;
   }
   return config;
+}
+
+/** Bounds of approval_notify: 1..16 strings of at most 1024 characters, no NUL. */
+const NOTIFY_ARGS_MAX = 16;
+const NOTIFY_ARG_CHARS_MAX = 1024;
+
+/** approvalNotifyArgv returns a valid approval_notify argv (a copy), or undefined. */
+export function approvalNotifyArgv(value: unknown): string[] | undefined {
+  if (!Array.isArray(value) || value.length < 1 || value.length > NOTIFY_ARGS_MAX) return undefined;
+  if (!value.every((arg): arg is string => typeof arg === 'string' && arg.length <= NOTIFY_ARG_CHARS_MAX && !arg.includes('\u0000'))) return undefined;
+  const program = value[0] as string;
+  if (!program.startsWith('/') || program.length < 2) return undefined;
+  return [...value];
 }
 
 /**

@@ -14,14 +14,17 @@ export class LatchError extends Error {
   readonly param: string | undefined;
   /** Only policy_denied: the policy rule or limit that decided (owner-control §3). */
   readonly rule: string | undefined;
+  /** When a retry can succeed, in seconds (sent as Retry-After): too_many_attempts' lockout. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, options: { message?: string; param?: string; status?: number; rule?: string } = {}) {
+  constructor(code: ErrorCode, options: { message?: string; param?: string; status?: number; rule?: string; retryAfterSeconds?: number } = {}) {
     const spec = ERROR_TABLE[code];
     super(options.message ?? spec.message);
     this.name = 'LatchError';
     this.code = code;
     this.param = options.param;
     this.rule = options.rule;
+    this.retryAfterSeconds = options.retryAfterSeconds;
     const alternates: readonly number[] = 'alternateStatuses' in spec ? spec.alternateStatuses : [];
     if (options.status !== undefined && options.status !== spec.status && !alternates.includes(options.status)) {
       throw new Error(`status ${options.status} is not allowed for ${code}`);

@@ -35,6 +35,7 @@ export function sendError(response: ServerResponse, error: unknown, requestId: s
   const headers: Record<string, string> = {};
   if (latchError.code === 'missing_bearer_token') headers['www-authenticate'] = 'Bearer';
   if (latchError.code === 'invalid_bearer_token') headers['www-authenticate'] = 'Bearer error="invalid_token"';
+  if (latchError.retryAfterSeconds !== undefined) headers['retry-after'] = String(latchError.retryAfterSeconds);
   if (latchError instanceof MethodNotAllowed) headers['allow'] = latchError.allow.join(', ');
   if (options.close === true) headers['connection'] = 'close';
   if (response.headersSent) {

@@ -6,7 +6,7 @@
 import type { IdPrefix } from './random-id.js';
 
 /** The ids that travel on the wire and are checked by their form. */
-export type WireIdPrefix = Extract<IdPrefix, 'card' | 'pw' | 'tx' | 'dev'>;
+export type WireIdPrefix = Extract<IdPrefix, 'card' | 'pw' | 'tx' | 'dev' | 'ap'>;
 
 /**
  * Most characters after the prefix. Latch makes 24; the cloud's ids are accepted up to 64, a
@@ -20,6 +20,7 @@ const WIRE_ID_NOUNS: Readonly<Record<WireIdPrefix, string>> = {
   pw: 'a policy id',
   tx: 'a transaction id',
   dev: 'a device id',
+  ap: 'an approval id',
 };
 
 /**
@@ -48,6 +49,7 @@ export function wireIdWords(prefix: WireIdPrefix): string {
 export const CARD_ID_PATTERN = wireIdPattern('card');
 export const POLICY_ID_PATTERN = wireIdPattern('pw');
 export const TRANSACTION_ID_PATTERN = wireIdPattern('tx');
+export const APPROVAL_ID_PATTERN = wireIdPattern('ap');
 
 /**
  * The looser shape the sandbox cloud takes where it only looks an id up (an unknown id is simply

@@ -61,7 +61,7 @@ export class PolicyGate {
     const usage = this.usageFor(policy);
     const agent = context.principal.kind === 'owner' ? OWNER_AGENT : context.principal.name;
     const policyRequest = toPolicyRequest(request, agent, facts.nowSeconds);
-    const evaluation = evaluateAndReserve(policy, policyRequest, usage, {
+    const entry = {
       id: facts.policyId,
       agent,
       cardId: request.cardId,
@@ -69,9 +69,26 @@ export class PolicyGate {
       currency: request.currency,
       amountMinor: request.amountMinor,
       atSeconds: facts.nowSeconds,
-    });
-    return this.answer(evaluation, request, agent);
+    };
+    if (facts.approvalId !== undefined) return this.decideApproved(policy, policyRequest, usage, entry, request, agent);
+    const evaluation = evaluateAndReserve(policy, policyRequest, usage, entry);
+    return { ...this.answer(evaluation, request, agent), ...(evaluation.decision === 'ask' && { approvalTtlSeconds: policy.approvalTtlSeconds }) };
   };
+
+  /**
+   * decideApproved decides a request the owner approved: the approval satisfies `ask`, so the
+   * amount is reserved and it is allowed — unless the policy now denies it outright (a budget
+   * with `over: deny` filled up meanwhile, or the file changed): an approval overrides an ask,
+   * never a deny. Its merchant becomes known (new_merchant: "used or approved before").
+   */
+  private async decideApproved(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, entry: Parameters<UsageLedger['reserve']>[0], request: AuthorizationRequest, agent: string): Promise<AuthorizationDecision> {
+    const evaluation = evaluatePolicy(policy, policyRequest, usage);
+    if (evaluation.decision === 'deny') return this.answer(evaluation, request, agent);
+    usage.reserve(entry);
+    // Losing this write only makes new_merchant ask again: the safe direction.
+    await this.markMerchantKnown(request.merchant).catch((error: unknown) => this.options.log?.('known_merchant_not_recorded', { reason: (error as Error).name }));
+    return { decision: 'allow' };
+  }
 
   /** check evaluates a request for `agent` (`owner` or an agent's name) and reserves nothing. */
   check(request: AuthorizationRequest, agent: string): PolicyEvaluation {

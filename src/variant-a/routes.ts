@@ -5,6 +5,7 @@
  * /v1/* proxy and wallet allocation); every other route admits the owner and agents. Kept sorted
  * by pattern, then method (a test checks it).
  */
+import type { ApprovalOperations } from '../core/approval-operations.js';
 import type { AuthorizationListOperations } from '../core/authorization-list.js';
 import type { CoreOperations } from '../core/operations.js';
 import { toBase64Url } from '../crypto/base64url.js';
@@ -12,6 +13,7 @@ import type { Route } from '../http/route.js';
 import { signingProxyRoute, type ProxyUpstream } from '../proxy/signing-proxy.js';
 import { readHandlers } from '../variant-common/read-routes.js';
 import { allocateHandler } from '../variant-common/wallet-allocation.js';
+import { approvalHandlers } from './approval-routes.js';
 import { authorizationHandlers } from './authorization-routes.js';
 import { signingHandlers } from './handlers.js';
 import { allocationA, cardDetailA, cardSummaryA, transactionA, walletA } from './shapes.js';
@@ -31,6 +33,8 @@ export interface VariantADeps {
   operations: CoreOperations;
   /** The authorizations this device signed, with who asked for each (owner-control §2). */
   authorizations: AuthorizationListOperations;
+  /** Pending approvals and the owner's decisions (owner-control §4). */
+  approvals: ApprovalOperations;
   health: () => HealthFacts;
   /** The cloud client and device key for one proxied request, resolved together. */
   proxyUpstream: () => ProxyUpstream;
@@ -41,6 +45,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
   const { operations } = deps;
   const signing = signingHandlers(operations);
   const signed = authorizationHandlers(deps.authorizations);
+  const approvals = approvalHandlers(deps.approvals);
   const reads = readHandlers(operations, {
     cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
     cardDetail: cardDetailA,
@@ -49,6 +54,10 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     wallet: walletA,
   });
   return [
+    { method: 'GET', pattern: '/approvals', access: 'agents', handler: approvals.list },
+    { method: 'GET', pattern: '/approvals/:approval_id', access: 'agents', handler: approvals.get },
+    { method: 'POST', pattern: '/approvals/:approval_id/approve', access: 'owner', handler: approvals.approve },
+    { method: 'POST', pattern: '/approvals/:approval_id/deny', access: 'owner', handler: approvals.deny },
     { method: 'GET', pattern: '/authorizations', access: 'agents', handler: signed.list },
     { method: 'GET', pattern: '/authorizations/:policy_id', access: 'agents', handler: signed.get },
     { method: 'POST', pattern: '/authorizations/:policy_id/cancel', access: 'agents', handler: signed.cancel },

@@ -3,6 +3,7 @@ import type { OperationContext } from '../core/core-deps.js';
 import { LatchError } from '../errors/latch-error.js';
 import { readIdempotencyKey } from '../http/idempotency-key.js';
 import { callerOf, type RequestContext } from '../http/route.js';
+import { pendingAnswer, preferWaitSeconds } from './approval-shape.js';
 
 /** operationContext is what the core needs to know about the local request, on either variant. */
 export function operationContext(request: RequestContext): OperationContext {
@@ -11,6 +12,7 @@ export function operationContext(request: RequestContext): OperationContext {
     caller: { requestId: request.requestId, userAgent: request.userAgent },
     idempotencyKey: readIdempotencyKey(request.headers),
     signal: request.signal,
+    approvalWaitSeconds: preferWaitSeconds(request.headers),
   };
 }
 
@@ -25,13 +27,14 @@ export function authorizationAnswer(result: AuthorizationResult, created: (creat
   switch (result.outcome) {
     case 'created':
       return ok(created(result));
+    case 'approval_pending':
+      // 202 Accepted: the owner has been asked; nothing is signed until they approve.
+      return pendingAnswer(result.approval, Math.floor(Date.now() / 1000));
     case 'approval_required':
-      // Until owner approvals exist, a decision of `ask` is refused like a denial, naming the rule;
-      // nothing was signed. The approvals work replaces exactly this case with a 202 and the
-      // pending approval.
+      // Only a daemon wired without approvals answers an `ask` like this: refused, naming the rule.
       throw new LatchError('policy_denied', {
         rule: result.decision.rule,
-        message: `This request needs the owner's approval (rule ${result.decision.rule}), and approvals are not available yet; nothing was signed.`,
+        message: `This request needs the owner's approval (rule ${result.decision.rule}), and approvals are not available here; nothing was signed.`,
       });
   }
 }

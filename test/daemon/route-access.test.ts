@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Approval } from '../../src/core/approval.js';
 import type { CoreOperations } from '../../src/core/operations.js';
 import { OWNER, type Principal } from '../../src/core/principal.js';
 import { LatchError } from '../../src/errors/latch-error.js';
@@ -30,6 +31,12 @@ const payload = {
   v: 1, typ: 'card_policy_window', policy_id: 'pw_a', device_id: 'dev_a', merchant: 'shop.example.com', amount: '1.00', currency: 'USD',
   authorization_type: 'exact', kind: 'one_time', not_before: NOW, not_after: NOW + 60, nonce: 'n', iat: NOW,
 } as const;
+const approval: Approval = {
+  id: 'ap_abc123', status: 'pending_approval', principal: { kind: 'agent', name: 'shopper' },
+  request: { kind: 'one_time', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 100, currency: 'USD', authorizationType: 'exact', ttlSeconds: 60 },
+  rule: 'large', reasons: ['amount at least 0.50'], createdAtSeconds: NOW, expiresAtSeconds: NOW + 900, decidedAtSeconds: null, reason: null,
+  authorization: null, window: null, error: null, requestSha256: '0'.repeat(64), idempotencyKey: 'k', callerKey: false, fingerprintSha256: '0'.repeat(64),
+};
 const transaction = { id: 'tx_a', cardId: 'card_a', amountMinor: 100, currency: 'USD', merchant: 'shop.example.com', status: 'settled', createdAt: NOW, policyId: 'pw_a', declineCode: null } as const;
 
 /** fakeOperations answers every core operation with a model value and records who called it. */
@@ -62,6 +69,10 @@ function seenCall<T>(callers: Principal[], args: unknown[], value: T): Promise<T
 /** A request that passes validation on each route, by `METHOD pattern`. */
 const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'POST /authorize': { path: '/authorize', body: { card_id: 'card_a', amount: 1, merchant_name: 'shop.example.com' } },
+  'GET /approvals': { path: '/approvals' },
+  'GET /approvals/:approval_id': { path: '/approvals/ap_abc123' },
+  'POST /approvals/:approval_id/approve': { path: '/approvals/ap_abc123/approve', body: {} },
+  'POST /approvals/:approval_id/deny': { path: '/approvals/ap_abc123/deny', body: {} },
   'GET /authorizations': { path: '/authorizations' },
   'GET /authorizations/:policy_id': { path: '/authorizations/pw_abc123' },
   'POST /authorizations/:policy_id/cancel': { path: '/authorizations/pw_abc123/cancel', body: {} },
@@ -88,7 +99,7 @@ const REQUESTS_B: Record<string, { path: string; body?: unknown }> = {
 
 /** The owner-only routes of owner-control §1, per listener. */
 const OWNER_ONLY = {
-  a: ['* /v1/*', 'POST /sign-card-policy-window', 'POST /sign-policy-window', 'POST /sign-revocation', 'POST /wallet/allocate'],
+  a: ['* /v1/*', 'POST /approvals/:approval_id/approve', 'POST /approvals/:approval_id/deny', 'POST /sign-card-policy-window', 'POST /sign-policy-window', 'POST /sign-revocation', 'POST /wallet/allocate'],
   b: ['POST /wallet/allocate'],
 };
 
@@ -101,6 +112,12 @@ function tablesWith(callers: Principal[]): { a: Route[]; b: Route[] } {
         listAuthorizations: (...args: unknown[]) => seenCall(callers, args, { authorizations: [{ authorization, agent: 'shopper' }], hasMore: false }),
         getAuthorization: (...args: unknown[]) => seenCall(callers, args, { authorization, agent: 'shopper' }),
         cancelAuthorization: (...args: unknown[]) => seenCall(callers, args, { authorization: { ...authorization, status: 'revoked' as const }, agent: 'shopper' }),
+      },
+      approvals: {
+        listApprovals: (...args: unknown[]) => seenCall(callers, args, { approvals: [], hasMore: false }),
+        getApproval: (...args: unknown[]) => seenCall(callers, args, approval),
+        approve: (...args: unknown[]) => seenCall(callers, args, { ...approval, status: 'denied' as const }),
+        deny: (...args: unknown[]) => seenCall(callers, args, { ...approval, status: 'denied' as const }),
       },
       health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null }),
       proxyUpstream: () => {

@@ -16,6 +16,7 @@ import type { Route } from '../../src/http/route.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
 import type { CoreOperations } from '../../src/core/operations.js';
+import type { ApprovalOperations } from '../../src/core/approval-operations.js';
 import type { AuthorizationListOperations } from '../../src/core/authorization-list.js';
 import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.js';
 
@@ -62,6 +63,7 @@ function tables(): { a: Route[]; b: Route[] } {
     a: variantARoutes({
       operations,
       authorizations: {} as AuthorizationListOperations,
+      approvals: {} as ApprovalOperations,
       health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null }),
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');

@@ -1,0 +1,251 @@
+/**
+ * Human approval the agent cannot give itself (owner-control §4). A decision of `ask` becomes a
+ * durable pending approval holding the exact request; the owner approves or denies it once; an
+ * approval signs exactly the stored request through the same pipeline, with the decision step
+ * satisfied by the approval (budgets still reserve). An undecided approval expires.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { ERROR_TABLE, type ErrorCode } from '../errors/error-table.js';
+import { LatchError } from '../errors/latch-error.js';
+import { randomId } from '../ids/random-id.js';
+import { APPROVAL_TTL_SECONDS_DEFAULT, requestSha256, type Approval, type ApprovalStatus } from './approval.js';
+import type { ApprovalPage } from './approval-book.js';
+import type { ApprovalDeps } from './approval-deps.js';
+import type { AuthorizationRequest } from './authorization-request.js';
+import type { CoreDeps, OperationContext } from './core-deps.js';
+import type { AuthorizationDecision } from './decision.js';
+import { OWNER, principalName } from './principal.js';
+import type { SignedWindow } from './window-payload.js';
+import type { Authorization } from './model.js';
+
+/** The longest a caller may hold on for a decision (RFC 7240 `Prefer: wait`): 60 seconds. */
+export const APPROVAL_WAIT_SECONDS_MAX = 60;
+
+/** What signing an approved request gives back: the registered authorization and its window. */
+export type SignApproved = (request: AuthorizationRequest, context: OperationContext, approvalId: string) => Promise<{ authorization: Authorization; window: SignedWindow }>;
+
+/** approvalDeps returns the approval dependencies, or throws when approvals are not wired in. */
+export function approvalDeps(deps: CoreDeps): ApprovalDeps {
+  if (deps.approvals === undefined) throw new LatchError('approval_not_found');
+  return deps.approvals;
+}
+
+/** fingerprintSha256 is how an approval remembers the POST that created it. */
+export function fingerprintSha256(fingerprint: string): string {
+  return bytesToHex(sha256(new TextEncoder().encode(fingerprint)));
+}
+
+/**
+ * earlierApproval returns the approval a retry of the same POST (same caller, Idempotency-Key
+ * and body) created; the same key with another body is idempotency_key_reused.
+ */
+export async function earlierApproval(deps: CoreDeps, context: OperationContext, fingerprint: string): Promise<Approval | undefined> {
+  if (deps.approvals === undefined || context.idempotencyKey === undefined) return undefined;
+  const found = deps.approvals.book.findByCallerKey(context.principal, context.idempotencyKey);
+  if (found === undefined) return undefined;
+  if (found.fingerprintSha256 !== fingerprintSha256(fingerprint)) throw new LatchError('idempotency_key_reused');
+  return refreshExpiry(deps, deps.approvals, found);
+}
+
+/**
+ * createApproval keeps a new pending approval durably (state journal, then the audit line) and
+ * notifies the owner; a concurrent POST with the same key gets the same approval.
+ */
+export async function createApproval(
+  deps: CoreDeps,
+  approvals: ApprovalDeps,
+  request: AuthorizationRequest,
+  context: OperationContext,
+  decision: Extract<AuthorizationDecision, { decision: 'ask' }>,
+  fingerprint: string,
+): Promise<Approval> {
+  const nowSeconds = deps.nowSeconds();
+  const candidate: Approval = {
+    id: randomId('ap'),
+    status: 'pending_approval',
+    principal: context.principal,
+    request: { ...request },
+    rule: decision.rule,
+    reasons: [...decision.reasons],
+    createdAtSeconds: nowSeconds,
+    expiresAtSeconds: nowSeconds + (decision.approvalTtlSeconds ?? APPROVAL_TTL_SECONDS_DEFAULT),
+    decidedAtSeconds: null,
+    reason: null,
+    authorization: null,
+    window: null,
+    error: null,
+    requestSha256: requestSha256(request),
+    idempotencyKey: context.idempotencyKey ?? randomId('idem'),
+    callerKey: context.idempotencyKey !== undefined,
+    fingerprintSha256: fingerprintSha256(fingerprint),
+  };
+  const kept = await approvals.book.add(candidate);
+  if (kept !== candidate) {
+    if (kept.fingerprintSha256 !== candidate.fingerprintSha256) throw new LatchError('idempotency_key_reused');
+    return kept;
+  }
+  await approvals.audit({ operation: 'approval_requested', approval: kept, caller: context.caller, principal: context.principal });
+  approvals.notify?.(kept);
+  return kept;
+}
+
+/**
+ * awaitDecision holds on up to waitSeconds (at most 60) for the owner's decision, and returns
+ * the approval as it then is. It never outlasts the approval's expiry.
+ */
+export async function awaitDecision(deps: CoreDeps, approval: Approval, waitSeconds: number, signal?: AbortSignal): Promise<Approval> {
+  const approvals = approvalDeps(deps);
+  const deadlineMs = Date.now() + Math.min(Math.max(0, waitSeconds), APPROVAL_WAIT_SECONDS_MAX) * 1000;
+  let current = await refreshExpiry(deps, approvals, approval);
+  while (current.status === 'pending_approval' && signal?.aborted !== true) {
+    const leftMs = deadlineMs - Date.now();
+    if (leftMs <= 0) break;
+    const untilExpiryMs = (current.expiresAtSeconds - deps.nowSeconds()) * 1000;
+    await approvals.book.waitForChange(current.id, Math.max(0, Math.min(leftMs, untilExpiryMs + 1)), signal);
+    current = await refreshExpiry(deps, approvals, approvals.book.get(current.id) ?? current);
+  }
+  return current;
+}
+
+/**
+ * refreshExpiry marks a pending approval expired once its time is up (durably, with its audit
+ * line), unless a decision on it is under way.
+ */
+export async function refreshExpiry(deps: CoreDeps, approvals: ApprovalDeps, approval: Approval): Promise<Approval> {
+  const nowSeconds = deps.nowSeconds();
+  if (approval.status !== 'pending_approval' || nowSeconds < approval.expiresAtSeconds) return approval;
+  if (!approvals.book.claim(approval.id)) return approval;
+  try {
+    const current = approvals.book.get(approval.id) ?? approval;
+    if (current.status !== 'pending_approval') return current;
+    const expired: Approval = { ...current, status: 'expired', decidedAtSeconds: nowSeconds };
+    await approvals.book.update(expired);
+    await approvals.audit({ operation: 'approval_expired', approval: expired, caller: undefined, principal: OWNER });
+    return expired;
+  } finally {
+    approvals.book.release(approval.id);
+  }
+}
+
+/** getApproval returns one approval: the owner sees all, an agent only its own (another's is not found). */
+export async function getApproval(deps: CoreDeps, id: string, context: OperationContext): Promise<Approval> {
+  const approvals = approvalDeps(deps);
+  const found = approvals.book.get(id);
+  if (found === undefined || !visibleTo(found, context)) throw new LatchError('approval_not_found');
+  const current = await refreshExpiry(deps, approvals, found);
+  if (context.approvalWaitSeconds !== undefined && context.approvalWaitSeconds > 0) return awaitDecision(deps, current, context.approvalWaitSeconds, context.signal);
+  return current;
+}
+
+/** listApprovals lists approvals newest first: the owner's all, an agent's only its own. */
+export async function listApprovals(deps: CoreDeps, query: { status?: ApprovalStatus; limit: number; startingAfter?: string }, context: OperationContext): Promise<ApprovalPage> {
+  const approvals = approvalDeps(deps);
+  for (const pending of approvals.book.pending()) await refreshExpiry(deps, approvals, pending);
+  const agent = context.principal.kind === 'owner' ? undefined : context.principal.name;
+  return approvals.book.page({ ...query, ...(agent !== undefined && { agent }) });
+}
+
+/**
+ * denyApproval records the owner's denial, once: a decided approval, or one whose approval is
+ * under way, is approval_not_pending.
+ */
+export async function denyApproval(deps: CoreDeps, id: string, reason: string | undefined, context: OperationContext): Promise<Approval> {
+  const approvals = approvalDeps(deps);
+  const found = await decidable(deps, approvals, id);
+  if (!approvals.book.claim(id)) throw notPending();
+  try {
+    const current = approvals.book.get(id) ?? found;
+    if (current.status !== 'pending_approval') throw notPending();
+    const denied: Approval = { ...current, status: 'denied', decidedAtSeconds: deps.nowSeconds(), reason: reason ?? null };
+    await approvals.book.update(denied);
+    await approvals.audit({ operation: 'approval_denied', approval: denied, caller: context.caller, principal: context.principal });
+    return denied;
+  } finally {
+    approvals.book.release(id);
+  }
+}
+
+/**
+ * approveApproval checks the passphrase (and its lockout), then signs exactly the stored request
+ * as the agent that asked, under the approval's Idempotency-Key, and registers it. The cloud's
+ * definite refusal makes the approval `failed`; a timeout or an unreachable cloud leaves it
+ * pending, so approving again re-sends the same window and the cloud replays its answer.
+ */
+export async function approveApproval(deps: CoreDeps, signApproved: SignApproved, id: string, passphrase: string | undefined, context: OperationContext): Promise<Approval> {
+  const approvals = approvalDeps(deps);
+  await decidable(deps, approvals, id);
+  approvals.lockout.refuseWhileLocked(deps.nowSeconds());
+  const check = await approvals.checkPassphrase(passphrase);
+  if (check === 'missing') throw new LatchError('invalid_passphrase', { message: 'An approval passphrase is set: send it as {"passphrase": "..."} to approve.' });
+  if (check === 'wrong') {
+    // Durable before the answer, so a restart gives no fresh guesses.
+    await approvals.lockout.recordFailure(deps.nowSeconds());
+    throw new LatchError('invalid_passphrase');
+  }
+  if (!approvals.book.claim(id)) throw notPending();
+  try {
+    const current = approvals.book.get(id);
+    if (current === undefined || current.status !== 'pending_approval') throw notPending();
+    await approvals.audit({ operation: 'approval_approved', approval: current, caller: context.caller, principal: context.principal });
+    const signingContext: OperationContext = { principal: current.principal, caller: context.caller, idempotencyKey: current.idempotencyKey };
+    let decided: Approval;
+    try {
+      const created = await signApproved(current.request, signingContext, current.id);
+      decided = { ...current, status: 'approved', decidedAtSeconds: deps.nowSeconds(), authorization: created.authorization, window: created.window };
+    } catch (error) {
+      if (!definiteRefusal(error)) throw error;
+      decided = { ...current, status: 'failed', decidedAtSeconds: deps.nowSeconds(), error: { code: error.code, message: error.message } };
+    }
+    await approvals.book.update(decided);
+    return decided;
+  } finally {
+    approvals.book.release(id);
+  }
+}
+
+/**
+ * outcomeError is what a retry of the original POST, or a held answer, gets for a decided
+ * approval that created nothing: the owner's denial, the expiry, or the cloud's refusal.
+ */
+export function outcomeError(approval: Approval): LatchError {
+  switch (approval.status) {
+    case 'denied':
+      return new LatchError('approval_denied', { message: `The owner denied this request (approval ${approval.id}); nothing was signed.` });
+    case 'expired':
+      return new LatchError('approval_denied', { message: `The owner did not decide on this request in time (approval ${approval.id} expired); nothing was signed.` });
+    case 'failed': {
+      const code = approval.error?.code ?? 'internal_error';
+      return Object.hasOwn(ERROR_TABLE, code) ? new LatchError(code as ErrorCode, { message: approval.error?.message ?? '' }) : new LatchError('internal_error');
+    }
+    default:
+      throw new Error(`outcomeError: approval ${approval.status} has an outcome`);
+  }
+}
+
+async function decidable(deps: CoreDeps, approvals: ApprovalDeps, id: string): Promise<Approval> {
+  const found = approvals.book.get(id);
+  if (found === undefined) throw new LatchError('approval_not_found');
+  const current = await refreshExpiry(deps, approvals, found);
+  if (current.status !== 'pending_approval') throw notPending();
+  return current;
+}
+
+function notPending(): LatchError {
+  return new LatchError('approval_not_pending');
+}
+
+function visibleTo(approval: Approval, context: OperationContext): boolean {
+  return context.principal.kind === 'owner' || principalName(approval.principal) === principalName(context.principal);
+}
+
+/**
+ * A definite refusal: the cloud (or the policy, or a rule of the request) answered that this
+ * request will not be authorized. A paused daemon, a missing enrollment or any 5xx is not one:
+ * the approval stays pending, to be approved again later.
+ */
+function definiteRefusal(error: unknown): error is LatchError {
+  if (!(error instanceof LatchError)) return false;
+  if (error.code === 'daemon_paused' || error.code === 'device_not_enrolled') return false;
+  return error.status < 500;
+}

@@ -1,0 +1,56 @@
+/**
+ * The daemon's side of human approval: the approval book and the passphrase lockout in the state
+ * journal, the owner's passphrase file, the audit lines and the notifier (owner-control §4).
+ */
+import { ApprovalBook } from '../core/approval-book.js';
+import type { ApprovalAudit, ApprovalDeps, PassphraseCheck } from '../core/approval-deps.js';
+import { PassphraseLockout } from '../core/passphrase-lockout.js';
+import { principalName } from '../core/principal.js';
+import { readApprovalPassphrase, verifyApprovalPassphraseAsync } from '../datadir/approval-passphrase.js';
+import type { AuditEntry } from '../datadir/audit-entry.js';
+import { formatMinor } from '../money/amount.js';
+import { notifyApproval } from './approval-notify.js';
+import type { DaemonServices } from './services.js';
+
+/** bindApprovals makes the approval dependencies; call it before the state store opens. */
+export function bindApprovals(services: DaemonServices, appendAudit: (entry: AuditEntry) => Promise<unknown>): ApprovalDeps {
+  return {
+    book: new ApprovalBook(services.stateStore),
+    lockout: new PassphraseLockout(services.stateStore),
+    checkPassphrase: (candidate) => checkPassphrase(services.home, candidate),
+    audit: async (record) => {
+      await appendAudit(approvalAuditEntry(record));
+    },
+    notify: (approval) => notifyApproval(services, approval),
+  };
+}
+
+async function checkPassphrase(home: string, candidate: string | undefined): Promise<PassphraseCheck> {
+  // Read at each approval, so `latch approvals passphrase set|clear` needs no restart; an unsafe
+  // or damaged file throws (503), so approvals fail closed rather than needing no passphrase.
+  const stored = readApprovalPassphrase(home);
+  if (stored === undefined) return 'not_set';
+  if (candidate === undefined) return 'missing';
+  return (await verifyApprovalPassphraseAsync(stored, candidate)) ? 'right' : 'wrong';
+}
+
+/** approvalAuditEntry is the audit line of an approval event: the id and the exact request's SHA-256, never a passphrase. */
+export function approvalAuditEntry(record: ApprovalAudit): AuditEntry {
+  const { approval } = record;
+  return {
+    operation: record.operation,
+    policy_id: approval.authorization?.policyId ?? null,
+    card_id: approval.request.cardId,
+    merchant: approval.request.merchant,
+    amount: formatMinor(approval.request.amountMinor),
+    currency: approval.request.currency,
+    request_id: record.caller?.requestId ?? null,
+    user_agent: record.caller?.userAgent ?? null,
+    agent: principalName(record.principal),
+    approval_id: approval.id,
+    request_sha256: approval.requestSha256,
+    requested_by: principalName(approval.principal),
+    kind: approval.request.kind,
+    rule: approval.rule,
+  };
+}
