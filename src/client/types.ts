@@ -231,7 +231,8 @@ export interface ApprovalRequest {
   amount?: string;
   currency?: string;
   authorization_type?: 'exact' | 'ceiling' | (string & {});
-  ttl_minutes?: number;
+  /** How long the authorization is valid from the moment of approval (one-time and merchant verification). */
+  ttl_seconds?: number;
   interval?: string;
   interval_count?: number;
   starts_at?: string | null;
@@ -251,8 +252,11 @@ export interface Approval {
   rule: string | null;
   /** Why the rule asked, in words. */
   reasons: string[];
+  /** The SHA-256 of the exact request, as the audit log's approval lines carry it. */
+  request_sha256?: string;
   created_at: string;
   expires_at: string;
+  decided_at?: string | null;
   /** When approved: the authorization that was created. */
   authorization?: Authorization | null;
   /** When denied: the owner's reason, if one was given. */

@@ -79,7 +79,7 @@ describe('latch approvals watch in a terminal', () => {
     await term.waitFor(/Denied ap_two \(reason: too expensive\)\./);
     assert.deepEqual(stub.decisions[1], { approvalId: 'ap_two', action: 'deny', body: { reason: 'too expensive' } });
 
-    stub.approvals.push(pendingApproval('ap_three', { kind: 'recurring', interval: 'month', interval_count: 1, max_charges: 12, ttl_minutes: undefined }));
+    stub.approvals.push(pendingApproval('ap_three', { kind: 'recurring', interval: 'month', interval_count: 1, max_charges: 12, ttl_seconds: undefined }));
     await term.waitFor(/every 1 month, at most 12 charges[^]*Approve, deny or skip\? \[a\/d\/s\]\s*$/);
     term.type('s');
     await term.waitFor(/Skipped ap_three: it stays pending/);

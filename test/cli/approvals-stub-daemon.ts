@@ -40,7 +40,7 @@ export function pendingApproval(id: string, overrides: Partial<StubApproval['req
     approval_id: id,
     status: 'pending_approval',
     agent: 'shopper',
-    request: { kind: 'one_time', card_id: 'card_groceries1', merchant_name: 'shop.example.com', amount: '80.00', currency: 'USD', authorization_type: 'exact', ttl_minutes: 30, ...overrides },
+    request: { kind: 'one_time', card_id: 'card_groceries1', merchant_name: 'shop.example.com', amount: '80.00', currency: 'USD', authorization_type: 'exact', ttl_seconds: 1800, ...overrides },
     rule: 'large-purchases',
     reasons: ['amount 80.00 USD is above 50.00 USD'],
     created_at: '2026-01-01T10:00:00Z',

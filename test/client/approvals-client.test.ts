@@ -43,7 +43,7 @@ async function rejection(call: Promise<unknown>): Promise<LatchClientError> {
   assert.fail('the call succeeded');
 }
 
-const REQUEST = { kind: 'one_time', card_id: 'card_a', merchant_name: 'shop.example.com', amount: '80.00', currency: 'USD', authorization_type: 'exact', ttl_minutes: 30 };
+const REQUEST = { kind: 'one_time', card_id: 'card_a', merchant_name: 'shop.example.com', amount: '80.00', currency: 'USD', authorization_type: 'exact', ttl_seconds: 1800 };
 const PENDING = { approval_id: 'ap_1', status: 'pending_approval', agent: 'buyer', request: REQUEST, rule: 'big', reasons: ['amount above 50.00 USD'], created_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-01T00:15:00Z' };
 const AUTHORIZATION = { policy_id: 'pw_a', amount: '80.00', status: 'active' };
 const INPUT = { card_id: 'card_a', amount: '80.00', merchant_name: 'shop.example.com' };

@@ -9,7 +9,7 @@ import { fields, printable, table } from './views.js';
 /** The request fields shown in words; every other field is listed after them as it came. */
 const DESCRIBED_FIELDS: ReadonlySet<string> = new Set([
   'kind', 'card_id', 'card_label', 'merchant_name', 'amount', 'currency', 'authorization_type',
-  'ttl_minutes', 'interval', 'interval_count', 'starts_at', 'ends_at', 'max_charges',
+  'ttl_seconds', 'interval', 'interval_count', 'starts_at', 'ends_at', 'max_charges',
 ]);
 
 /** pendingApprovalLines is what `latch authorize` prints when the policy asked the owner first. */
@@ -59,13 +59,14 @@ export function approvalLines(approval: Approval, cardLabel?: string): string[] 
       ['merchant', text(r.merchant_name)],
       ['amount', amountText(r)],
       ['kind', r.kind],
-      ['valid for', r.ttl_minutes === undefined ? undefined : `${r.ttl_minutes} minutes from approval`],
+      ['valid for', r.ttl_seconds === undefined ? undefined : `${durationText(r.ttl_seconds)} from approval`],
       ['recurring', recurring],
       ['starts', r.starts_at ?? undefined],
       ['ends', r.ends_at ?? undefined],
       ...others,
       ['rule', approval.rule],
       ['why', reasonsText(approval.reasons)],
+      ['request sha256', approval.request_sha256],
       ['asked at', approval.created_at],
       ['expires', approval.expires_at],
       ['reason', approval.reason ?? undefined],
@@ -82,6 +83,14 @@ export function approvalRows(approvals: readonly Approval[], labels: ReadonlyMap
     ['APPROVAL', 'AGENT', 'CARD', 'MERCHANT', 'AMOUNT', 'RULE', 'EXPIRES'],
     approvals.map((a) => [a.approval_id, a.agent, cardText(a.request, labels.get(a.request.card_id ?? '')), text(a.request.merchant_name), amountText(a.request), a.rule ?? '-', a.expires_at]),
   );
+}
+
+/** durationText says a number of seconds in the largest whole unit: "30 minutes", "90 seconds". */
+function durationText(seconds: number): string {
+  if (!Number.isInteger(seconds) || seconds < 0) return `${text(seconds)} seconds`;
+  if (seconds % 3600 === 0 && seconds > 0) return `${seconds / 3600} hour${seconds === 3600 ? '' : 's'}`;
+  if (seconds % 60 === 0 && seconds > 0) return `${seconds / 60} minute${seconds === 60 ? '' : 's'}`;
+  return `${seconds} seconds`;
 }
 
 function reasonsText(reasons: readonly string[] | undefined): string {
