@@ -6,7 +6,7 @@
 import { EXIT } from './exit-codes.js';
 import { runCli } from './main.js';
 
-runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then(
+runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin }).then(
   (code) => {
     process.exitCode = code;
   },

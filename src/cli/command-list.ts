@@ -1,6 +1,9 @@
 import type { Command } from './command.js';
 import { agentAddCommand, agentListCommand, agentRemoveCommand, agentRotateCommand } from './commands/agent.js';
 import { allocateCommand } from './commands/allocate.js';
+import { approvalsCommand, approveCommand, denyCommand } from './commands/approvals.js';
+import { approvalsWatchCommand } from './commands/approvals-watch.js';
+import { approvalsPassphraseClearCommand, approvalsPassphraseSetCommand } from './commands/approvals-passphrase.js';
 import { auditCommand } from './commands/audit.js';
 import { auditVerifyCommand } from './commands/audit-verify.js';
 import { authorizeCommand } from './commands/authorize.js';
@@ -39,6 +42,12 @@ export const COMMANDS: readonly Command[] = [
   merchantBindCommand,
   recurringCommand,
   revokeCommand,
+  approvalsCommand,
+  approveCommand,
+  denyCommand,
+  approvalsWatchCommand,
+  approvalsPassphraseSetCommand,
+  approvalsPassphraseClearCommand,
   pauseCommand,
   resumeCommand,
   walletCommand,

@@ -1,8 +1,12 @@
+import type { TerminalInput } from './terminal/key-input.js';
+
 /** The streams and environment a command runs with; tests pass their own. */
 export interface CliIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
+  /** Standard input, for the commands that ask the owner something (approve, passphrases); absent means none. */
+  stdin?: TerminalInput;
 }
 
 /**

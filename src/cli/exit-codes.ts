@@ -23,6 +23,10 @@ export const EXIT = {
   daemonUnreachable: 8,
   /** The daemon is up but the cloud API is unavailable (spec §7 rule 2: upstream_unavailable). */
   upstreamUnavailable: 9,
+  /** Not refused, not yet authorized: the spending policy asked the owner, whose decision is pending (`ap_…`). */
+  pendingApproval: 10,
+  /** Interrupted at a prompt with Ctrl-C (128 + SIGINT, as shells report it). */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

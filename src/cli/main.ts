@@ -81,7 +81,7 @@ function isEntryPoint(): boolean {
 // CommonJS build (scripts/build.ts), where top-level await does not exist. In that bundle
 // import.meta is empty, this check is false, and src/cli/bin-entry.ts runs the CLI instead.
 if (isEntryPoint()) {
-  void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then((code) => {
+  void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin }).then((code) => {
     process.exitCode = code;
   });
 }

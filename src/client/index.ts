@@ -15,3 +15,5 @@ export {
 export { DEFAULT_DAEMON_URL, DAEMON_URL_ENV, DaemonUrlError, daemonOrigin, resolveDaemonUrl } from './base-url.js';
 export type * from './types.js';
 export { diagnose, DIAGNOSIS_CHECKS, type Diagnosis, type DiagnosisCheck, type DiagnosisCheckName, type DiagnosisProblem, type DiagnosableClient } from './diagnose.js';
+export { isPendingApproval } from './pending-approval.js';
+export { APPROVAL_WAIT_SECONDS_MAX } from './latch-client.js';

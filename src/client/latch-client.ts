@@ -8,12 +8,20 @@ import { LatchClientError } from './client-errors.js';
 import { DaemonVerifier } from './daemon-verification.js';
 import { HttpTransport, TransportFailure, type TransportAnswer } from './http-transport.js';
 import { TokenSource } from './token-source.js';
+import { isPendingApproval } from './pending-approval.js';
 import type {
   AccountWindowInput,
   AllocateInput,
   Allocation,
+  Approval,
+  ApprovalList,
+  ApprovalQuery,
+  ApproveInput,
   Authorization,
   AuthorizeInput,
+  AuthorizeOptions,
+  DenyInput,
+  PendingApproval,
   Cancellation,
   CardDetail,
   CardList,
@@ -60,7 +68,16 @@ interface CallOptions {
   /** Whether the endpoint needs the bearer token (everything but GET /health). */
   auth?: boolean;
   idempotencyKey?: string;
+  /** The Prefer header (RFC 7240), e.g. `wait=30`. */
+  prefer?: string;
+  /** This call's deadline when it must outlast the default (a held answer). */
+  timeoutMs?: number;
 }
+
+/** The longest `Prefer: wait` the daemon honours (owner-control §4). */
+export const APPROVAL_WAIT_SECONDS_MAX = 60;
+// A held answer may take the whole wait; the call's deadline leaves room for signing after it.
+const WAIT_MARGIN_MS = 30_000;
 
 const BEARER_CODES: ReadonlySet<string> = new Set(['missing_bearer_token', 'invalid_bearer_token']);
 
@@ -127,19 +144,52 @@ export class LatchClient {
     return expectShape(await this.call('GET', `/cards/${encodeURIComponent(cardId)}`), ['card_id', 'balance']);
   }
 
-  /** authorize creates a scoped authorization: this card, this merchant, at most (or exactly) this amount, for ttl_minutes. */
-  async authorize(input: AuthorizeInput, options: WriteOptions = {}): Promise<Authorization> {
-    return expectShape(await this.write('/authorize', input, options), ['policy_id', 'amount']);
+  /**
+   * authorize creates a scoped authorization: this card, this merchant, at most (or exactly) this
+   * amount, for ttl_minutes. When the spending policy asks the owner first, the daemon answers
+   * 202 and this returns the PendingApproval (tell them apart with isPendingApproval): that is
+   * not a failure, and the caller must not retry with other terms.
+   */
+  async authorize(input: AuthorizeInput, options: AuthorizeOptions = {}): Promise<Authorization | PendingApproval> {
+    return this.writeOrAsk('/authorize', input, options);
   }
 
-  /** merchantBind creates a server-capped merchant-verification authorization (amount at most 1.00). */
-  async merchantBind(input: MerchantBindInput, options: WriteOptions = {}): Promise<Authorization> {
-    return expectShape(await this.write('/merchant-bind', input, options), ['policy_id', 'amount']);
+  /** merchantBind creates a server-capped merchant-verification authorization (amount at most 1.00), or returns the pending approval. */
+  async merchantBind(input: MerchantBindInput, options: AuthorizeOptions = {}): Promise<Authorization | PendingApproval> {
+    return this.writeOrAsk('/merchant-bind', input, options);
   }
 
-  /** recurring creates a recurring subscription authorization (one approved charge per period). */
-  async recurring(input: RecurringInput, options: WriteOptions = {}): Promise<Authorization> {
-    return expectShape(await this.write('/recurring', input, options), ['policy_id', 'amount']);
+  /** recurring creates a recurring subscription authorization (one approved charge per period), or returns the pending approval. */
+  async recurring(input: RecurringInput, options: AuthorizeOptions = {}): Promise<Authorization | PendingApproval> {
+    return this.writeOrAsk('/recurring', input, options);
+  }
+
+  /** approvals lists approvals, newest first (an agent's client sees only its own); filter with status. */
+  async approvals(query: ApprovalQuery = {}): Promise<ApprovalList> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+    const text = params.toString();
+    return expectShape(await this.call('GET', `/approvals${text === '' ? '' : `?${text}`}`), ['approvals', 'has_more']);
+  }
+
+  /** approval returns one approval and its state: pending, approved (with the authorization), denied, expired or failed. */
+  async approval(approvalId: string): Promise<Approval> {
+    return expectShape(await this.call('GET', `/approvals/${encodeURIComponent(approvalId)}`), APPROVAL_FIELDS);
+  }
+
+  /**
+   * approve signs and registers exactly the stored request (the owner's token only). The
+   * passphrase, when one is set, goes in the body and nowhere else: no error carries it.
+   */
+  async approve(approvalId: string, input: ApproveInput = {}, options: WriteOptions = {}): Promise<Approval> {
+    const body = input.passphrase === undefined ? {} : { passphrase: input.passphrase };
+    return expectShape(await this.write(`/approvals/${encodeURIComponent(approvalId)}/approve`, body, options), APPROVAL_FIELDS);
+  }
+
+  /** deny refuses an approval; the reason, if any, is what the agent is told. */
+  async deny(approvalId: string, input: DenyInput = {}, options: WriteOptions = {}): Promise<Approval> {
+    const body = input.reason === undefined ? {} : { reason: input.reason };
+    return expectShape(await this.write(`/approvals/${encodeURIComponent(approvalId)}/deny`, body, options), APPROVAL_FIELDS);
   }
 
   /** signPolicyWindow signs an account-wide window and submits nothing. */
@@ -252,6 +302,25 @@ export class LatchClient {
     this.transport.close();
   }
 
+  /**
+   * writeOrAsk sends a POST that the policy may hold for the owner: 202 is the pending approval,
+   * any other success the authorization. With waitSeconds the daemon holds the answer.
+   */
+  private async writeOrAsk(target: string, body: object, options: AuthorizeOptions): Promise<Authorization | PendingApproval> {
+    const idempotencyKey = options.idempotencyKey ?? randomId('idem');
+    const wait = options.waitSeconds;
+    if (wait !== undefined && (!Number.isInteger(wait) || wait < 1 || wait > APPROVAL_WAIT_SECONDS_MAX)) {
+      throw new LatchClientError({ code: 'invalid_request', status: null, param: 'waitSeconds', message: `waitSeconds must be a whole number from 1 to ${APPROVAL_WAIT_SECONDS_MAX}.` });
+    }
+    const held = wait === undefined ? {} : { prefer: `wait=${wait}`, timeoutMs: Math.max(this.timeoutMs, wait * 1000 + WAIT_MARGIN_MS) };
+    const answer = await this.exchange('POST', target, { body, idempotencyKey, ...held });
+    const result = interpretAnswer(answer, idempotencyKey);
+    if (answer.status !== 202) return expectShape<Authorization>(result, ['policy_id', 'amount']);
+    const pending = expectShape<PendingApproval>(result, APPROVAL_FIELDS);
+    if (!isPendingApproval(pending)) throw new LatchClientError({ code: 'invalid_response', status: 202, message: 'The daemon answered 202 without a pending approval.', idempotencyKey });
+    return pending;
+  }
+
   private write(target: string, body: object, options: WriteOptions): Promise<Record<string, unknown>> {
     return this.call('POST', target, { body, idempotencyKey: options.idempotencyKey ?? randomId('idem') });
   }
@@ -272,12 +341,12 @@ export class LatchClient {
     const bodyText = options.body === undefined ? undefined : JSON.stringify(options.body);
     const token = auth ? this.tokens.current() : undefined;
     if (token !== undefined) await this.verifyTokenPeer(token, options.idempotencyKey);
-    const first = await this.attempt(method, target, bodyText, token, options.idempotencyKey);
+    const first = await this.attempt(method, target, bodyText, token, options);
     if (!auth || first.status !== 401 || !BEARER_CODES.has(errorFields(parseAnswerJson(first))?.code ?? '')) return first;
     const reread = this.tokens.reload();
     this.verifier.forget();
     await this.verifyTokenPeer(reread, options.idempotencyKey);
-    const second = await this.attempt(method, target, bodyText, reread, options.idempotencyKey);
+    const second = await this.attempt(method, target, bodyText, reread, options);
     if (second.status === 401 && BEARER_CODES.has(errorFields(parseAnswerJson(second))?.code ?? '')) {
       throw new LatchClientError({
         code: errorFields(parseAnswerJson(second))?.code ?? 'invalid_bearer_token',
@@ -304,18 +373,23 @@ export class LatchClient {
     }
   }
 
-  private async attempt(method: string, target: string, body: string | undefined, token: string | undefined, idempotencyKey: string | undefined): Promise<TransportAnswer> {
+  private async attempt(method: string, target: string, body: string | undefined, token: string | undefined, options: CallOptions): Promise<TransportAnswer> {
+    const idempotencyKey = options.idempotencyKey;
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
     if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+    if (options.prefer !== undefined) headers['prefer'] = options.prefer;
     try {
-      return await this.transport.send({ method, target, headers, ...(body !== undefined && { body }), timeoutMs: this.timeoutMs });
+      return await this.transport.send({ method, target, headers, ...(body !== undefined && { body }), timeoutMs: options.timeoutMs ?? this.timeoutMs });
     } catch (error) {
       throw failureToError(error, method, this.baseUrl, idempotencyKey);
     }
   }
 }
+
+/** The fields every approval object has; an answer without them is not the Latch API. */
+const APPROVAL_FIELDS: readonly string[] = ['approval_id', 'status', 'agent', 'request', 'expires_at'];
 
 /**
  * resolveAgent picks the agent a client calls as: the option, else LATCH_AGENT, else none. A name

@@ -205,6 +205,16 @@ export interface WriteOptions {
   idempotencyKey?: string;
 }
 
+/** Options of a POST that the owner may have to approve first. */
+export interface AuthorizeOptions extends WriteOptions {
+  /**
+   * Sent as `Prefer: wait=N` (1..60): the daemon holds its answer up to N seconds for the owner's
+   * decision, so the call returns the authorization, fails with approval_denied, or still returns
+   * the pending approval when the time is up.
+   */
+  waitSeconds?: number;
+}
+
 /** The result of cancelling: the signed revocation and the authorization as the cloud now has it. */
 export interface Cancellation {
   revocation: SignedRevocation;
@@ -241,4 +251,82 @@ export interface PolicyView {
   policy: Record<string, unknown>;
   sha256: string;
   source: 'file' | 'default';
+}
+
+/** Where an approval stands (owner-control §4): waiting, decided by the owner, timed out, or refused by the cloud after approval. */
+export type ApprovalStatus = 'pending_approval' | 'approved' | 'denied' | 'expired' | 'failed';
+
+/**
+ * The exact request an approval holds, in the wire names of the POST it came from (card_id,
+ * merchant_name, amount, currency, authorization_type, kind, ttl_minutes, recurring terms). Nothing
+ * of it can be changed by the approver; fields a newer daemon adds are kept, so the CLI can show them.
+ */
+export interface ApprovalRequest {
+  kind?: string;
+  card_id?: string | null;
+  card_label?: string;
+  merchant_name?: string;
+  amount?: string;
+  currency?: string;
+  authorization_type?: 'exact' | 'ceiling' | (string & {});
+  /** How long the authorization is valid from the moment of approval (one-time and merchant verification). */
+  ttl_seconds?: number;
+  interval?: string;
+  interval_count?: number;
+  starts_at?: string | null;
+  ends_at?: string | null;
+  max_charges?: number | null;
+  [field: string]: unknown;
+}
+
+/** An approval `ap_…`: the request a policy rule of `ask` held back for the owner, and what became of it. */
+export interface Approval {
+  approval_id: string;
+  status: ApprovalStatus | (string & {});
+  /** Who asked: 'owner' or the agent's name. */
+  agent: string;
+  request: ApprovalRequest;
+  /** The policy rule whose decision was `ask`. */
+  rule: string | null;
+  /** Why the rule asked, in words. */
+  reasons: string[];
+  /** The SHA-256 of the exact request, as the audit log's approval lines carry it. */
+  request_sha256?: string;
+  created_at: string;
+  expires_at: string;
+  decided_at?: string | null;
+  /** When approved: the authorization that was created. */
+  authorization?: Authorization | null;
+  /** When denied: the owner's reason, if one was given. */
+  reason?: string | null;
+  /** When failed: the cloud's error. */
+  error?: { code: string; message?: string } | null;
+}
+
+/** The 202 answer of /authorize, /merchant-bind and /recurring when the owner must approve first. */
+export interface PendingApproval extends Approval {
+  status: 'pending_approval';
+}
+
+/** GET /approvals: newest first; page on with starting_after. */
+export interface ApprovalList {
+  approvals: Approval[];
+  has_more: boolean;
+}
+
+/** GET /approvals query. */
+export interface ApprovalQuery {
+  status?: ApprovalStatus;
+  limit?: number;
+  starting_after?: string;
+}
+
+/** POST /approvals/:approval_id/approve: the passphrase, when the owner has set one. */
+export interface ApproveInput {
+  passphrase?: string;
+}
+
+/** POST /approvals/:approval_id/deny: an optional reason the agent is told. */
+export interface DenyInput {
+  reason?: string;
 }

@@ -10,12 +10,20 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { LatchClientError } from '../../src/client/client-errors.js';
 import { LatchClient } from '../../src/client/latch-client.js';
+import { isPendingApproval } from '../../src/client/pending-approval.js';
+import type { Authorization, PendingApproval } from '../../src/client/types.js';
 import { rotateToken, tokenPath } from '../../src/datadir/token.js';
 import { CHALLENGE_HEADER, PROOF_HEADER, proofForRequest } from '../../src/http/daemon-proof.js';
 import { runLatch, startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;
 let client: LatchClient;
+
+/** authorized asserts that a call made an authorization: no policy here asks the owner. */
+function authorized(result: Authorization | PendingApproval): Authorization {
+  assert.ok(!isPendingApproval(result), 'no policy is set, so nothing waits for approval');
+  return result;
+}
 
 before(async () => {
   stack = await startStack();
@@ -46,11 +54,11 @@ describe('retry once, against the daemon', () => {
 
   test('a token rotated with `latch token rotate` between two authorizations: the second is made once, with its own scope', async () => {
     const card = stack.cards[0].card_id;
-    const first = await client.authorize({ card_id: card, amount: '3.00', merchant_name: 'one.example.com' });
+    const first = authorized(await client.authorize({ card_id: card, amount: '3.00', merchant_name: 'one.example.com' }));
     const rotated = await runLatch(['token', 'rotate'], { LATCH_HOME: stack.home });
     assert.equal(rotated.code, 0);
     const refusedBefore = bearerRefusals('invalid_bearer_token');
-    const second = await client.authorize({ card_id: card, amount: '4.00', merchant_name: 'two.example.com', ttl_minutes: 5 });
+    const second = authorized(await client.authorize({ card_id: card, amount: '4.00', merchant_name: 'two.example.com', ttl_minutes: 5 }));
     assert.equal(bearerRefusals('invalid_bearer_token'), refusedBefore + 1);
     assert.notEqual(second.policy_id, first.policy_id);
     assert.equal(second.amount, '4.00');
@@ -104,9 +112,9 @@ describe('client calls, against the daemon', () => {
     assert.ok(health.signing_key !== null);
     const detail = await client.card(card);
     assert.match(detail.daily_limit, /^\d+\.\d{2}$/);
-    const bind = await client.merchantBind({ card_id: card, merchant_name: 'verify.example.com' });
+    const bind = authorized(await client.merchantBind({ card_id: card, merchant_name: 'verify.example.com' }));
     assert.equal(bind.kind, 'merchant_verification');
-    const recurring = await client.recurring({ card_id: card, merchant_name: 'video.example.com', amount: '9.99', interval: 'month' });
+    const recurring = authorized(await client.recurring({ card_id: card, merchant_name: 'video.example.com', amount: '9.99', interval: 'month' }));
     assert.equal(recurring.kind, 'recurring');
     const windowOnly = await client.signCardPolicyWindow({ card_id: card, merchant_name: 'shop.example.com', amount: 1.5 });
     assert.equal(windowOnly.policy_window['amount'], '1.50');

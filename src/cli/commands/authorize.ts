@@ -1,11 +1,14 @@
-import type { Authorization } from '../../client/types.js';
-import { amountFlag, checkId, choiceFlag, integerFlag, optional, requiredFlag, stringFlag, writeOptions } from '../daemon-calls/command-args.js';
+import type { Authorization, PendingApproval } from '../../client/types.js';
+import { isPendingApproval } from '../../client/pending-approval.js';
+import { EXIT } from '../exit-codes.js';
+import { amountFlag, checkId, choiceFlag, integerFlag, optional, requiredFlag, stringFlag, authorizeOptions } from '../daemon-calls/command-args.js';
 import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
+import { pendingApprovalLines } from '../daemon-calls/approval-views.js';
 import { authorizationLines } from '../daemon-calls/views.js';
 
 const USAGE = `Usage: latch authorize --card <card_id> --amount <decimal> --merchant <domain>
                        [--currency USD] [--type exact|ceiling] [--ttl <minutes>]
-                       [--reference <text>] [--idempotency-key <key>] [--json]
+                       [--reference <text>] [--wait <seconds>] [--idempotency-key <key>] [--json]
 
 Creates a scoped authorization (POST /authorize): the card may be charged once by exactly this
 merchant domain, for exactly the amount (--type exact, the default) or at most it (--type
@@ -24,18 +27,19 @@ Options:
   --ttl MINUTES           lifetime, default 30
   --reference TEXT        what it is for (an order id or note, at most 200 characters);
                           signed into the authorization and kept in the audit log
+  --wait SECONDS          when the owner must approve, wait up to this long (1-60) for the decision
   --idempotency-key KEY   repeat a request safely: the same key and values give the same result
   --json                  print the authorization object
 
-Exit codes: 0 authorized; 7 refused (insufficient_funds, card_not_found, scope ...);
+Exit codes: 0 authorized; 10 waiting for the owner's approval (ap_…: latch approvals); 7 refused (insufficient_funds, card_not_found, scope ...);
 8 daemon unreachable; 9 cloud unavailable; 2 bad usage or a value the daemon refused.`;
 
 /** `latch authorize` creates a scoped card authorization. */
-export const authorizeCommand = daemonCallCommand<Authorization>({
+export const authorizeCommand = daemonCallCommand<Authorization | PendingApproval>({
   name: 'authorize',
   summary: 'Authorize one payment: this card, this merchant, this amount, for a few minutes',
   usage: USAGE,
-  flags: { card: 'value', amount: 'value', merchant: 'value', currency: 'value', type: 'value', ttl: 'value', 'idempotency-key': 'value', reference: 'value' },
+  flags: { card: 'value', amount: 'value', merchant: 'value', currency: 'value', type: 'value', ttl: 'value', 'idempotency-key': 'value', reference: 'value', wait: 'value' },
   positionalsMax: 0,
   prepare: ({ flags }) => {
     const input = {
@@ -47,8 +51,9 @@ export const authorizeCommand = daemonCallCommand<Authorization>({
       ...optional('ttl_minutes', integerFlag(flags, 'ttl', 1, 1440)),
       ...optional('reference', stringFlag(flags, 'reference')),
     };
-    return (client) => client.authorize(input, writeOptions(flags));
+    return (client) => client.authorize(input, authorizeOptions(flags));
   },
-  human: (authorization) => authorizationLines(authorization, 'Authorized'),
+  human: (result) => (isPendingApproval(result) ? pendingApprovalLines(result) : authorizationLines(result, 'Authorized')),
+  exitCode: (result) => (isPendingApproval(result) ? EXIT.pendingApproval : EXIT.ok),
 });
 

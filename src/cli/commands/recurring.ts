@@ -1,12 +1,15 @@
-import type { Authorization } from '../../client/types.js';
-import { amountFlag, checkId, choiceFlag, integerFlag, optional, requiredFlag, stringFlag, writeOptions } from '../daemon-calls/command-args.js';
+import type { Authorization, PendingApproval } from '../../client/types.js';
+import { isPendingApproval } from '../../client/pending-approval.js';
+import { EXIT } from '../exit-codes.js';
+import { amountFlag, checkId, choiceFlag, integerFlag, optional, requiredFlag, stringFlag, authorizeOptions } from '../daemon-calls/command-args.js';
 import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
+import { pendingApprovalLines } from '../daemon-calls/approval-views.js';
 import { authorizationLines } from '../daemon-calls/views.js';
 
 const USAGE = `Usage: latch recurring --card <card_id> --merchant <domain> --amount <decimal>
                        --interval day|week|month|year [--interval-count N]
                        [--type exact|ceiling] [--currency USD] [--starts-at <ISO time>]
-                       [--ends-at <ISO time>] [--max-charges N] [--idempotency-key <key>] [--json]
+                       [--ends-at <ISO time>] [--max-charges N] [--reference <text>] [--wait <seconds>] [--idempotency-key <key>] [--json]
 
 Creates a recurring subscription authorization (POST /recurring): at most one approved charge
 by this merchant per period, of at most the amount (--type ceiling, the default) or exactly it.
@@ -24,14 +27,15 @@ Options:
   --max-charges N         stop after N approved charges
   --reference TEXT        what it is for (an order id or note, at most 200 characters);
                           signed into the authorization and kept in the audit log
+  --wait SECONDS          when the owner must approve, wait up to this long (1-60) for the decision
   --idempotency-key KEY   repeat a request safely
   --json                  print the authorization object
 
-Exit codes: 0 created; 7 refused; 8 daemon unreachable; 9 cloud unavailable;
+Exit codes: 0 created; 10 waiting for the owner's approval (ap_…: latch approvals); 7 refused; 8 daemon unreachable; 9 cloud unavailable;
 2 bad usage or a value the daemon refused.`;
 
 /** `latch recurring` creates a recurring subscription authorization. */
-export const recurringCommand = daemonCallCommand<Authorization>({
+export const recurringCommand = daemonCallCommand<Authorization | PendingApproval>({
   name: 'recurring',
   summary: 'Authorize a subscription: one charge per period, up to an amount',
   usage: USAGE,
@@ -48,6 +52,7 @@ export const recurringCommand = daemonCallCommand<Authorization>({
     'max-charges': 'value',
     'idempotency-key': 'value',
     reference: 'value',
+    wait: 'value',
   },
   positionalsMax: 0,
   prepare: ({ flags }) => {
@@ -64,7 +69,8 @@ export const recurringCommand = daemonCallCommand<Authorization>({
       ...optional('max_charges', integerFlag(flags, 'max-charges', 1, 1000)),
       ...optional('reference', stringFlag(flags, 'reference')),
     };
-    return (client) => client.recurring(input, writeOptions(flags));
+    return (client) => client.recurring(input, authorizeOptions(flags));
   },
-  human: (authorization) => authorizationLines(authorization, 'Recurring authorization created'),
+  human: (result) => (isPendingApproval(result) ? pendingApprovalLines(result) : authorizationLines(result, 'Recurring authorization created')),
+  exitCode: (result) => (isPendingApproval(result) ? EXIT.pendingApproval : EXIT.ok),
 });

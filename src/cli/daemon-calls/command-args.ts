@@ -88,3 +88,8 @@ export function writeOptions(flags: Flags): { idempotencyKey?: string } {
   const key = stringFlag(flags, 'idempotency-key');
   return key === undefined ? {} : { idempotencyKey: key };
 }
+
+/** authorizeOptions adds --wait SECONDS (Prefer: wait, 1..60) to the write options of a POST the owner may have to approve. */
+export function authorizeOptions(flags: Flags): { idempotencyKey?: string; waitSeconds?: number } {
+  return { ...writeOptions(flags), ...optional('waitSeconds', integerFlag(flags, 'wait', 1, 60)) };
+}

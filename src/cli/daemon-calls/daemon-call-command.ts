@@ -32,6 +32,8 @@ export interface DaemonCall<T> {
   prepare(args: CommandArgs): (client: LatchClient) => Promise<T>;
   /** human renders a result for people; --json prints the result itself. */
   human(result: T): string[];
+  /** exitCode picks the exit code of a successful answer; default 0 (e.g. 10 for a pending approval). */
+  exitCode?(result: T): number;
 }
 
 /**
@@ -58,7 +60,7 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
         const result = await perform(client);
         if (json) writeLine(io.stdout, JSON.stringify(result));
         else for (const line of call.human(result)) writeLine(io.stdout, line);
-        return EXIT.ok;
+        return call.exitCode?.(result) ?? EXIT.ok;
       } catch (error) {
         return reportCallError(error, io, call.name, json, call.flags);
       } finally {

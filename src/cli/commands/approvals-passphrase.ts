@@ -1,0 +1,91 @@
+/**
+ * `latch approvals passphrase set | clear`: the approval passphrase makes approving need something
+ * an agent that can run commands as the owner's user does not have in its files (owner-control §4).
+ * It is read without echo and stored only as an scrypt hash; it is never printed or logged.
+ */
+import { approvalPassphrasePath, approvalPassphraseProblem, clearApprovalPassphrase, setApprovalPassphrase } from '../../datadir/approval-passphrase.js';
+import { ensureHome, resolveHome } from '../../datadir/home.js';
+import { assertDataDirSecure } from '../../datadir/permissions.js';
+import { reportApprovalError } from '../approvals/approval-errors.js';
+import { stdinPassphrase, terminalKeys, withKeys } from '../approvals/owner-input.js';
+import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { parseFlags } from '../flags.js';
+import { readSecret } from '../terminal/prompts.js';
+
+/** `latch approvals passphrase set` stores a new approval passphrase. */
+export const approvalsPassphraseSetCommand: Command = {
+  name: 'approvals passphrase set',
+  summary: 'Set the passphrase that approving a request needs (read without echo)',
+  usage: `Usage: latch approvals passphrase set [--passphrase-stdin]
+
+Asks twice on the terminal, without echo, for a new approval passphrase (8 to 1024 characters, no
+control characters) and stores its scrypt hash in $LATCH_HOME/approval_passphrase (0600), replacing
+any earlier one. From then on approving a request (latch approve, latch approvals watch) needs it;
+denying does not. A running daemon uses it from the next approval. The passphrase is never printed.
+
+Options:
+  --passphrase-stdin   read it once from the first line of standard input instead (for scripts);
+                       without it, standard input must be a terminal
+
+Exit codes: 0 set; 2 bad usage, an unacceptable passphrase, or the two entries differ;
+3 unsafe data directory; 130 interrupted with Ctrl-C (nothing changed).`,
+  async run(args, io) {
+    try {
+      const flags = parseFlags(args, { 'passphrase-stdin': 'boolean' });
+      const home = preparedHome(io);
+      const passphrase = flags['passphrase-stdin'] === true ? await stdinPassphrase(io) : await askTwice(io);
+      const problem = approvalPassphraseProblem(passphrase);
+      if (problem !== undefined) throw new UsageError(`${problem}; nothing was changed.`);
+      setApprovalPassphrase(home, passphrase);
+      writeLine(io.stdout, `Approval passphrase set (its hash is in ${approvalPassphrasePath(home)}).`);
+      writeLine(io.stdout, 'Approving a request now needs it: latch approve, latch approvals watch, or --passphrase-stdin in scripts.');
+      return EXIT.ok;
+    } catch (error) {
+      return reportApprovalError(error, io, 'approvals passphrase set', false);
+    }
+  },
+};
+
+/** `latch approvals passphrase clear` removes the approval passphrase. */
+export const approvalsPassphraseClearCommand: Command = {
+  name: 'approvals passphrase clear',
+  summary: 'Remove the approval passphrase (approving then needs only the owner token)',
+  usage: `Usage: latch approvals passphrase clear
+
+Removes $LATCH_HOME/approval_passphrase: approving then needs only the owner's daemon token (and a
+[y/N] on the terminal, or --yes). Anyone who can run latch as you can do this, so the passphrase
+protects against agents that hold only an agent token, not against your own user account.
+
+Exit codes: 0 removed (or none was set); 2 bad usage; 3 unsafe data directory.`,
+  async run(args, io) {
+    try {
+      parseFlags(args, {});
+      const removed = clearApprovalPassphrase(preparedHome(io));
+      writeLine(io.stdout, removed ? 'Approval passphrase removed; approving needs only the owner token now.' : 'No approval passphrase was set.');
+      return EXIT.ok;
+    } catch (error) {
+      return reportApprovalError(error, io, 'approvals passphrase clear', false);
+    }
+  },
+};
+
+function preparedHome(io: CliIo): string {
+  const home = resolveHome(io.env);
+  ensureHome(home);
+  assertDataDirSecure(home);
+  return home;
+}
+
+/** askTwice reads the new passphrase twice without echo; the entries must match. */
+async function askTwice(io: CliIo): Promise<string> {
+  const keys = terminalKeys(io, 'use --passphrase-stdin to read the passphrase from it');
+  return withKeys(keys, async (k) => {
+    const first = await readSecret(k, io.stderr, 'New approval passphrase (not shown): ');
+    const problem = approvalPassphraseProblem(first);
+    if (problem !== undefined) throw new UsageError(`${problem}; nothing was changed.`);
+    const second = await readSecret(k, io.stderr, 'Repeat it: ');
+    if (second !== first) throw new UsageError('the two entries differ; nothing was changed.');
+    return first;
+  });
+}

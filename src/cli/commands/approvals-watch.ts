@@ -1,0 +1,219 @@
+/**
+ * `latch approvals watch`: the owner keeps a terminal open, and each request the policy holds back
+ * appears with its full terms and a question — approve, deny or skip — like `ssh-add -c`'s
+ * confirmation, but with the terms in front of you. It polls; the daemon has no long-poll for lists.
+ */
+import { LatchClientError } from '../../client/client-errors.js';
+import type { LatchClient } from '../../client/latch-client.js';
+import type { Approval } from '../../client/types.js';
+import { reportApprovalError } from '../approvals/approval-errors.js';
+import { cardLabels } from '../approvals/card-labels.js';
+import { passphraseIsSet, terminalKeys } from '../approvals/owner-input.js';
+import { writeLine, type CliIo, type Command } from '../command.js';
+import { optional } from '../daemon-calls/command-args.js';
+import { newCliClient } from '../daemon-calls/daemon-call-command.js';
+import { approvalLines } from '../daemon-calls/approval-views.js';
+import { printable } from '../daemon-calls/views.js';
+import { EXIT } from '../exit-codes.js';
+import { parseFlags } from '../flags.js';
+import type { KeyInput } from '../terminal/key-input.js';
+import { InputEnded, PromptInterrupted, readChoice, readSecret, readText } from '../terminal/prompts.js';
+import { outcomeLine } from './approvals.js';
+
+/** How often the list is asked for: fast enough that a waiting agent is not kept long. */
+export const WATCH_POLL_MS = 1000;
+// The most pending approvals one poll reads; more are shown as the first ones are decided.
+const WATCH_PAGE_MAX = 100;
+
+/** `latch approvals watch` shows each new pending request and asks what to do with it. */
+export const approvalsWatchCommand: Command = {
+  name: 'approvals watch',
+  summary: 'Stay open: show each new request as it arrives and approve, deny or skip it',
+  usage: `Usage: latch approvals watch
+
+Stays open on the terminal and polls the daemon every second for pending approvals. Each new one
+is shown with its full terms (agent, card label and id, merchant, amount and type, kind, how long
+it is valid, recurring terms, the rule that asked and why), then:
+
+  Approve, deny or skip? [a/d/s]   one key; a asks for the approval passphrase (not shown) when one
+                                   is set; d asks for an optional reason; s leaves it pending.
+
+Requests that expire or are decided elsewhere are reported as they disappear. A daemon restart, an
+unreachable daemon or a rotated token is survived: it keeps polling and says when it is back.
+Ctrl-C stops it. Standard input must be a terminal (for scripts: latch approvals, approve, deny).
+
+Exit codes: 0 stopped with Ctrl-C (or end of input); 2 bad usage or not a terminal; 1 anything else.`,
+  async run(args, io) {
+    let client: LatchClient | undefined;
+    let keys: KeyInput | undefined;
+    const stop = stopController();
+    try {
+      parseFlags(args, {});
+      keys = terminalKeys(io, 'approvals watch is interactive; scripts use latch approvals, approve and deny');
+      client = newCliClient(io);
+      keys.onInterrupt(stop.stop);
+      keys.start();
+      await new Watch(client, keys, io, stop).run();
+      writeLine(io.stdout, 'Stopped watching.');
+      return EXIT.ok;
+    } catch (error) {
+      if (error instanceof PromptInterrupted || error instanceof InputEnded) {
+        writeLine(io.stdout, 'Stopped watching.');
+        return EXIT.ok;
+      }
+      return reportApprovalError(error, io, 'approvals watch', false);
+    } finally {
+      stop.dispose();
+      keys?.stop();
+      client?.close();
+    }
+  },
+};
+
+interface StopController {
+  stopped(): boolean;
+  stop(): void;
+  /** sleep waits ms, or less when stopped meanwhile. */
+  sleep(ms: number): Promise<void>;
+  dispose(): void;
+}
+
+/** stopController ends the watch at Ctrl-C (a key in raw mode) or at SIGINT/SIGTERM from outside. */
+function stopController(): StopController {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const stop = (): void => {
+    stopped = true;
+    wake?.();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  return {
+    stopped: () => stopped,
+    stop,
+    sleep: (ms) =>
+      stopped
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const timer = setTimeout(done, ms);
+            function done(): void {
+              clearTimeout(timer);
+              wake = undefined;
+              resolve();
+            }
+            wake = done;
+          }),
+    dispose: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+/** Watch is one watching session: what was shown, what was skipped, whether the daemon answers. */
+class Watch {
+  /** Every approval already put in front of the owner: never asked about twice. */
+  private readonly shown = new Set<string>();
+  /** Skipped ones still pending, so their disappearance can be reported. */
+  private readonly skipped = new Map<string, Approval>();
+  /** The code of the last failure to list, reported once until the daemon answers again. */
+  private problem: string | undefined;
+
+  constructor(
+    private readonly client: LatchClient,
+    private readonly keys: KeyInput,
+    private readonly io: CliIo,
+    private readonly stop: StopController,
+  ) {}
+
+  async run(): Promise<void> {
+    this.say('Watching for requests that need your approval. Ctrl-C stops.');
+    while (!this.stop.stopped()) {
+      const pending = await this.poll();
+      if (pending !== undefined) {
+        await this.reportGone(new Set(pending.map((a) => a.approval_id)));
+        // Oldest first: the list is newest first.
+        for (const approval of [...pending].reverse()) {
+          if (this.stop.stopped()) break;
+          if (this.shown.has(approval.approval_id)) continue;
+          this.shown.add(approval.approval_id);
+          await this.present(approval);
+        }
+      }
+      await this.stop.sleep(WATCH_POLL_MS);
+    }
+  }
+
+  /** poll returns the pending approvals, or undefined after reporting (once) why it cannot. */
+  private async poll(): Promise<Approval[] | undefined> {
+    try {
+      const { approvals } = await this.client.approvals({ status: 'pending_approval', limit: WATCH_PAGE_MAX });
+      if (this.problem !== undefined) this.say('The daemon answers again; watching.');
+      this.problem = undefined;
+      return approvals;
+    } catch (error) {
+      if (!(error instanceof LatchClientError)) throw error;
+      if (this.problem !== error.code) this.say(printable(`Cannot list approvals (${error.code}): ${error.message} Still trying every second.`));
+      this.problem = error.code;
+      return undefined;
+    }
+  }
+
+  /** reportGone says which skipped requests are no longer pending, and what became of them. */
+  private async reportGone(pendingIds: ReadonlySet<string>): Promise<void> {
+    for (const id of [...this.skipped.keys()]) {
+      if (pendingIds.has(id)) continue;
+      this.skipped.delete(id);
+      const state = await this.client.approval(id).then((a) => a.status, () => 'gone');
+      this.say(printable(`${id} is no longer pending: ${state === 'expired' ? 'it expired' : `it was ${state} elsewhere`}.`));
+    }
+  }
+
+  /** present shows one request and acts on the owner's answer; a wrong passphrase asks again. */
+  private async present(approval: Approval): Promise<void> {
+    const id = approval.approval_id;
+    this.say('');
+    this.say('New request waiting for your approval:');
+    for (const line of approvalLines(approval, (await cardLabels(this.client)).get(approval.request.card_id ?? ''))) this.say(`  ${line}`);
+    for (;;) {
+      const choice = await readChoice(this.keys, this.io.stdout, 'Approve, deny or skip? [a/d/s] ', ['a', 'd', 's'] as const);
+      if (choice === 's') {
+        this.skipped.set(id, approval);
+        this.say(printable(`Skipped ${id}: it stays pending (latch approve ${id} or latch deny ${id} later).`));
+        return;
+      }
+      try {
+        const decided = choice === 'a' ? await this.approve(id) : await this.deny(id);
+        this.say(outcomeLine(decided));
+        return;
+      } catch (error) {
+        if (!(error instanceof LatchClientError)) throw error;
+        if (error.code === 'invalid_passphrase') {
+          this.say('Wrong passphrase; nothing was approved.');
+          continue;
+        }
+        if (error.code === 'approval_not_pending' || error.code === 'approval_not_found') {
+          this.say(printable(`${id} is no longer pending (expired or decided elsewhere).`));
+          return;
+        }
+        this.say(printable(`Could not decide ${id}: ${error.specClass} (${error.code}): ${error.message}`));
+        this.skipped.set(id, approval);
+        return;
+      }
+    }
+  }
+
+  private async approve(id: string): Promise<Approval> {
+    const passphrase = passphraseIsSet(this.client.home) ? await readSecret(this.keys, this.io.stdout, 'Approval passphrase (not shown): ') : undefined;
+    return this.client.approve(id, optional('passphrase', passphrase));
+  }
+
+  private async deny(id: string): Promise<Approval> {
+    const reason = (await readText(this.keys, this.io.stdout, 'Reason (optional, Enter for none): ')).trim();
+    return this.client.deny(id, reason === '' ? {} : { reason });
+  }
+
+  private say(line: string): void {
+    writeLine(this.io.stdout, line);
+  }
+}
