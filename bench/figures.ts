@@ -65,10 +65,14 @@ export function goalText(goal: Goal | undefined, unit: string): string {
   }
 }
 
-/** A daemon under load: its label (see LatchUnderTest) and the port of its A listener. */
+/**
+ * A daemon under load: its label (see LatchUnderTest), the port of its A listener, and the
+ * bearer token it wrote at this start (every start replaces the token).
+ */
 export interface DaemonTarget {
   label: string;
   port: number;
+  token: string;
 }
 
 /** labelled adds a Latch's label to a row name when a run compares two. */

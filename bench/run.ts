@@ -23,6 +23,7 @@ import { measureAuditAppend } from './sections/audit-append.js';
 import { measureAuthorize } from './sections/authorize.js';
 import { measureCharges } from './sections/charges.js';
 import { measureColdStart } from './sections/cold-start.js';
+import { measureFloor } from './sections/floor.js';
 import { measureOverhead } from './sections/daemon-overhead.js';
 import { measurePolicy } from './sections/policy.js';
 import { measureProxy } from './sections/proxy.js';
@@ -67,8 +68,10 @@ async function main(): Promise<void> {
       figures.push(...(await measureCharges(options.shape, { ...chargeTargets, ledger: 'no windows' })));
     }
     const started = await Promise.all(stack.latches.map(async (latch) => ({ latch, ...(await stack.startDaemon(latch)) })));
-    const daemons = started.map(({ latch, port }) => ({ label: latch.label, port }));
-    const targets = { daemons, barePort, token: stack.token, cardIds: stack.cardIds };
+    const daemons = started.map(({ latch, port, token }) => ({ label: latch.label, port, token }));
+    progress('the floor: noble sign and verify, fdatasync, loopback round trip');
+    const floor = await measureFloor(options.shape, stack.root, barePort);
+    const targets = { daemons, barePort, cardIds: stack.cardIds, floor };
     if (options.sections.has(1)) {
       progress('1: daemon overhead');
       figures.push(...(await measureOverhead(options.shape, targets)));
@@ -87,13 +90,13 @@ async function main(): Promise<void> {
       progress('3: /v1 proxy');
       const upstream = { LATCH_CLOUD_URL: `http://127.0.0.1:${barePort}` };
       const proxies = await Promise.all(stack.latches.map(async (latch) => ({ latch, ...(await stack.startDaemon(latch, upstream)) })));
-      figures.push(...(await measureProxy(options.shape, { daemons: proxies.map(({ latch, port }) => ({ label: latch.label, port })), barePort, token: stack.token })));
+      figures.push(...(await measureProxy(options.shape, { daemons: proxies.map(({ latch, port, token }) => ({ label: latch.label, port, token })), barePort, floor })));
       for (const { server } of proxies) await server.stop();
     }
     if (options.sections.has(5)) {
       progress('5: cold start and memory');
       const quick = options.shape.rounds === 1;
-      figures.push(...(await measureColdStart({ latches: stack.latches, env: stack.env, token: stack.token, cardIds: stack.cardIds, logFile: stack.logFile, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
+      figures.push(...(await measureColdStart({ latches: stack.latches, env: stack.env, cardIds: stack.cardIds, logFile: stack.logFile, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
     }
     if (options.sections.has(6)) {
       progress('6: audit log appends');
