@@ -11,11 +11,11 @@ export interface Goal {
 }
 
 export interface Figure {
-  /** The section number of the issue (1..5), 6 for the audit-append rows, 7 for the spending policy. */
+  /** The section number of the issue (1..5), 6 for the audit-append rows, 7 for the spending policy, 8 for history. */
   section: number;
   /** What is measured, e.g. `POST /sign-card-policy-window req/s (8 clients)`. */
   name: string;
-  unit: 'req/s' | 'ms' | 'MiB' | 'ops/s';
+  unit: 'req/s' | 'ms' | 'MiB' | 'ops/s' | 'MB/s';
   value: number;
   /** The baseline's value, and what the baseline is. */
   baseline: number;

@@ -57,7 +57,7 @@ function spawnOptions(subject: Subject, targets: ColdStartTargets, port: number,
 }
 
 /** untilHealthy polls GET /health on port until it answers 200, and returns when it did. */
-async function untilHealthy(port: number, child: ChildProcess): Promise<number> {
+export async function untilHealthy(port: number, child: ChildProcess): Promise<number> {
   const deadlineMs = performance.now() + START_TIMEOUT_MS;
   for (;;) {
     const answer = await send(false, port, { method: 'GET', path: '/health' });
