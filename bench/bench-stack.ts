@@ -40,7 +40,7 @@ export interface BenchStack {
   /** The Latches under test: this tree, and the tree given to --compare. */
   latches: LatchUnderTest[];
   /** startDaemon starts `latch daemon` of a Latch; env adds to the base environment. */
-  startDaemon(latch: LatchUnderTest, env?: NodeJS.ProcessEnv, nodeArgs?: string[]): Promise<{ server: ChildServer; port: number }>;
+  startDaemon(latch: LatchUnderTest, env?: NodeJS.ProcessEnv, nodeArgs?: string[]): Promise<{ server: ChildServer; port: number; token: string }>;
   /** A path for a child's log in the run directory. */
   logFile(name: string): string;
   /** The environment every child gets. */
@@ -141,7 +141,8 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
           nodeArgs,
         });
         children.push(server);
-        return { server, port: Number(server.ready['port_a']) };
+        // Every start replaces the token, so it is read once this daemon is listening.
+        return { server, port: Number(server.ready['port_a']), token: readFileSync(path.join(latch.home, 'daemon_token'), 'utf8').trim() };
       },
       async close() {
         for (const child of children.reverse()) await child.stop();

@@ -11,11 +11,11 @@ export interface Goal {
 }
 
 export interface Figure {
-  /** The section number of the issue (1..5), 6 for the audit-append rows, 7 for the spending policy. */
+  /** The section number of the issue (1..5), 6 for the audit-append rows, 7 for the spending policy, 8 for history. */
   section: number;
   /** What is measured, e.g. `POST /sign-card-policy-window req/s (8 clients)`. */
   name: string;
-  unit: 'req/s' | 'ms' | 'MiB' | 'ops/s';
+  unit: 'req/s' | 'ms' | 'MiB' | 'ops/s' | 'MB/s';
   value: number;
   /** The baseline's value, and what the baseline is. */
   baseline: number;
@@ -65,10 +65,14 @@ export function goalText(goal: Goal | undefined, unit: string): string {
   }
 }
 
-/** A daemon under load: its label (see LatchUnderTest) and the port of its A listener. */
+/**
+ * A daemon under load: its label (see LatchUnderTest), the port of its A listener, and the
+ * bearer token it wrote at this start (every start replaces the token).
+ */
 export interface DaemonTarget {
   label: string;
   port: number;
+  token: string;
 }
 
 /** labelled adds a Latch's label to a row name when a run compares two. */

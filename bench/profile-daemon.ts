@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     const daemon = await stack.startDaemon(stack.latches[0] as LatchUnderTest, cloudEnv, ['--cpu-prof', `--cpu-prof-dir=${daemonDir}`]);
     const card = roundRobin(stack.cardIds);
     const request =
-      load === 'proxy' ? () => walletRequest(stack.token) : () => windowRequest(load === 'sign' ? '/sign-card-policy-window' : '/authorize', stack.token, card());
+      load === 'proxy' ? () => walletRequest(daemon.token) : () => windowRequest(load === 'sign' ? '/sign-card-policy-window' : '/authorize', daemon.token, card());
     const run = await runLoad({ port: daemon.port, concurrency: Number(clientsText), requestsMax: 1_000_000, durationMs: Number(secondsText) * 1000, request, expectStatus: 200 });
     process.stdout.write(
       `${run.requests} requests, ${run.errors} errors, ${((run.requests * 1000) / run.elapsedMs).toFixed(0)} req/s, p50 ${percentile(run.latenciesMs, 50).toFixed(2)} ms, p99 ${percentile(run.latenciesMs, 99).toFixed(2)} ms\n`,

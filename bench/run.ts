@@ -8,6 +8,8 @@
  * `--json <file>` also writes the same figures, with the machine description, as JSON.
  * `--quick` runs one short round of everything (to try the harness, not to quote).
  * `--only` runs only the listed sections (1..7); `policy` names section 7, the spending policy.
+ * `--history` builds a history (an audit.log of 1,000,000 lines, bounded in bytes and time) and
+ * measures section 8, flatness with history, alone.
  * `--compare <tree>` also measures the daemon of another checkout of Latch (a change under
  * evaluation), in the same rounds as this one, so that before and after share the same noise.
  * Its rows are marked [after], this tree's [before].
@@ -23,6 +25,8 @@ import { measureAuditAppend } from './sections/audit-append.js';
 import { measureAuthorize } from './sections/authorize.js';
 import { measureCharges } from './sections/charges.js';
 import { measureColdStart } from './sections/cold-start.js';
+import { measureFloor } from './sections/floor.js';
+import { HISTORY_LINES, measureHistory } from './sections/history.js';
 import { measureOverhead } from './sections/daemon-overhead.js';
 import { measurePolicy } from './sections/policy.js';
 import { measureProxy } from './sections/proxy.js';
@@ -39,12 +43,12 @@ interface Options {
 
 function readOptions(): Options {
   const { values } = parseArgs({
-    options: { json: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' }, compare: { type: 'string' } },
+    options: { json: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' }, compare: { type: 'string' }, history: { type: 'boolean', default: false } },
     strict: true,
   });
-  const names: Record<string, string> = { policy: '7' };
-  const sections = new Set((values.only ?? '1,2,3,4,5,6,7').split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
-  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 7) throw new Error(`--only: ${section} is not a section (1..7, or policy)`);
+  const names: Record<string, string> = { policy: '7', history: '8' };
+  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
+  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 8) throw new Error(`--only: ${section} is not a section (1..8, policy or history)`);
   return { json: values.json, compare: values.compare, shape: values.quick ? QUICK_SHAPE : FULL_SHAPE, sections };
 }
 
@@ -67,8 +71,10 @@ async function main(): Promise<void> {
       figures.push(...(await measureCharges(options.shape, { ...chargeTargets, ledger: 'no windows' })));
     }
     const started = await Promise.all(stack.latches.map(async (latch) => ({ latch, ...(await stack.startDaemon(latch)) })));
-    const daemons = started.map(({ latch, port }) => ({ label: latch.label, port }));
-    const targets = { daemons, barePort, token: stack.token, cardIds: stack.cardIds };
+    const daemons = started.map(({ latch, port, token }) => ({ label: latch.label, port, token }));
+    progress('the floor: noble sign and verify, fdatasync, loopback round trip');
+    const floor = await measureFloor(options.shape, stack.root, barePort);
+    const targets = { daemons, barePort, cardIds: stack.cardIds, floor };
     if (options.sections.has(1)) {
       progress('1: daemon overhead');
       figures.push(...(await measureOverhead(options.shape, targets)));
@@ -87,17 +93,20 @@ async function main(): Promise<void> {
       progress('3: /v1 proxy');
       const upstream = { LATCH_CLOUD_URL: `http://127.0.0.1:${barePort}` };
       const proxies = await Promise.all(stack.latches.map(async (latch) => ({ latch, ...(await stack.startDaemon(latch, upstream)) })));
-      figures.push(...(await measureProxy(options.shape, { daemons: proxies.map(({ latch, port }) => ({ label: latch.label, port })), barePort, token: stack.token })));
+      figures.push(...(await measureProxy(options.shape, { daemons: proxies.map(({ latch, port, token }) => ({ label: latch.label, port, token })), barePort, floor })));
       for (const { server } of proxies) await server.stop();
     }
     if (options.sections.has(5)) {
       progress('5: cold start and memory');
       const quick = options.shape.rounds === 1;
-      figures.push(...(await measureColdStart({ latches: stack.latches, env: stack.env, token: stack.token, cardIds: stack.cardIds, logFile: stack.logFile, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
+      figures.push(...(await measureColdStart({ latches: stack.latches, env: stack.env, cardIds: stack.cardIds, logFile: stack.logFile, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
     }
     if (options.sections.has(6)) {
       progress('6: audit log appends');
       figures.push(...(await measureAuditAppend(options.shape, stack.root)));
+    }
+    if (options.sections.has(8)) {
+      figures.push(...(await measureHistory(stack, { lines: options.shape.rounds === 1 ? HISTORY_LINES / 10 : HISTORY_LINES, starts: options.shape.rounds === 1 ? 3 : 5, progress })));
     }
     if (options.sections.has(7)) {
       // Measured for this tree only: the history is seeded with this tree's record types.

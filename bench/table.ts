@@ -9,6 +9,7 @@ export function formatValue(value: number, unit: string): string {
   switch (unit) {
     case 'req/s':
     case 'ops/s':
+    case 'MB/s':
       return `${Math.round(value)} ${unit}`;
     case 'ms':
       return `${value.toFixed(value < 10 ? 2 : 1)} ms`;

@@ -8,15 +8,19 @@
 import { figure, labelled, type DaemonTarget, type Figure } from '../figures.js';
 import { roundRobin, windowRequest } from '../requests.js';
 import { measureAlternating, type RunShape, type Target } from '../rounds.js';
+import { authorizeLatencyFloor, authorizeThroughputFloor, floorText, type Floor } from './floor.js';
 
 export const AUTHORIZE_CLIENTS = [1, 8, 64] as const;
 const BASELINE = 'bare server, 1 signature/request, same clients';
+const FLOOR_ALONE = 'floor: 2 sign + 2 verify + 2 fdatasync + 2 round trips';
+const FLOOR_GROUPED = 'floor: max(2 sign, 2 verify, 2 fdatasync / 8) per authorization';
 
 export interface AuthorizeTargets {
   daemons: DaemonTarget[];
   barePort: number;
-  token: string;
   cardIds: string[];
+  /** The irreducible parts, measured in the same run (floor.ts). */
+  floor: Floor;
 }
 
 /** measureAuthorize returns req/s, p50 and p99 at each client count; the p99 at 64 carries the goal. */
@@ -27,7 +31,7 @@ export async function measureAuthorize(shape: RunShape, targets: AuthorizeTarget
     const card = roundRobin(targets.cardIds);
     const common = { concurrency: clients, expectStatus: 200 };
     const loads: Record<string, Target> = { bare: { ...common, port: targets.barePort, request: () => windowRequest('/sign-card-policy-window', 'unused', card()) } };
-    for (const daemon of targets.daemons) loads[`latch ${daemon.label}`] = { ...common, port: daemon.port, request: () => windowRequest('/authorize', targets.token, card()) };
+    for (const daemon of targets.daemons) loads[`latch ${daemon.label}`] = { ...common, port: daemon.port, request: () => windowRequest('/authorize', daemon.token, card()) };
     const result = await measureAlternating(shape, loads);
     const bare = result['bare'];
     if (bare === undefined) throw new Error('authorize: missing baseline');
@@ -49,6 +53,12 @@ export async function measureAuthorize(shape: RunShape, targets: AuthorizeTarget
           ...(clients === 64 ? { goal: { kind: 'value_at_most', limit: 50 } as const } : {}),
         }),
       );
+      if (clients === 1) {
+        figures.push(figure({ section: 2, name: labelled(`${label}: p50 against its floor`, daemon.label), unit: 'ms', value: latch.p50Ms, baseline: authorizeLatencyFloor(targets.floor), baselineName: FLOOR_ALONE, goal: { kind: 'ratio_at_most', limit: 1.3 }, note: floorText(targets.floor) }));
+      }
+      if (clients === 8) {
+        figures.push(figure({ section: 2, name: labelled(`${label}: req/s against its floor`, daemon.label), unit: 'req/s', value: latch.requestsPerSecond, baseline: authorizeThroughputFloor(targets.floor, clients), baselineName: FLOOR_GROUPED, goal: { kind: 'ratio_at_least', limit: 0.8 } }));
+      }
     }
   }
   return { figures, authorized };

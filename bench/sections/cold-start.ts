@@ -5,6 +5,8 @@
  * 2 ms; idle RSS is VmRSS from /proc/<pid>/status 500 ms later. Then one fresh process of each
  * serves 10,000 `POST /sign-card-policy-window` and its RSS is read again.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import type { ChildProcess } from 'node:child_process';
@@ -26,7 +28,6 @@ const BASELINE = 'bare node:http server, same runner';
 export interface ColdStartTargets {
   latches: LatchUnderTest[];
   env: NodeJS.ProcessEnv;
-  token: string;
   cardIds: string[];
   logFile: (name: string) => string;
   /** How many starts of each (10 in a full run). */
@@ -56,7 +57,7 @@ function spawnOptions(subject: Subject, targets: ColdStartTargets, port: number,
 }
 
 /** untilHealthy polls GET /health on port until it answers 200, and returns when it did. */
-async function untilHealthy(port: number, child: ChildProcess): Promise<number> {
+export async function untilHealthy(port: number, child: ChildProcess): Promise<number> {
   const deadlineMs = performance.now() + START_TIMEOUT_MS;
   for (;;) {
     const answer = await send(false, port, { method: 'GET', path: '/health' });
@@ -90,6 +91,8 @@ async function rssAfterLoad(subject: Subject, targets: ColdStartTargets): Promis
     const port = Number(subject.kind === 'bare' ? server.ready['port'] : server.ready['port_a']);
     await sleep(SETTLE_MS);
     const idleKiB = server.rssKiB();
+    // Every daemon start replaces the token, so it is read once this one is listening; the bare server ignores it.
+    const token = subject.kind === 'bare' ? 'unused' : readFileSync(path.join(subject.latch.home, 'daemon_token'), 'utf8').trim();
     const card = roundRobin(targets.cardIds);
     checked(`${subject.kind} memory load`, await runLoad({
       port,
@@ -97,7 +100,7 @@ async function rssAfterLoad(subject: Subject, targets: ColdStartTargets): Promis
       requestsMax: targets.requests,
       durationMs: LOAD_TIMEOUT_MS,
       expectStatus: 200,
-      request: () => windowRequest('/sign-card-policy-window', targets.token, card()),
+      request: () => windowRequest('/sign-card-policy-window', token, card()),
     }));
     await sleep(SETTLE_MS);
     return { idleKiB, loadedKiB: server.rssKiB() };

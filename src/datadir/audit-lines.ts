@@ -23,7 +23,12 @@ export const GENESIS_HASH = '0'.repeat(64);
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 
-/** lineHash is the SHA-256 (lower-case hex) of a line's exact bytes, without its newline. */
+/**
+ * lineHash is the SHA-256 (lower-case hex) of a line's exact bytes, without its newline. Hashing
+ * goes through @noble/hashes, as the design card requires of every hash the daemon relies on
+ * (node:crypto's OpenSSL SHA-256 is faster, and docs/performance.md measures what that costs
+ * `latch audit verify`).
+ */
 export function lineHash(bytes: Uint8Array): string {
   return bytesToHex(sha256(bytes));
 }
@@ -47,7 +52,7 @@ export function* readAuditLines(fd: number): Generator<AuditLine> {
     for (let index = chunk.indexOf(NEWLINE, start); index !== -1 && index < read; index = chunk.indexOf(NEWLINE, start)) {
       ({ pieces, pending, tooLong } = keep(pieces, pending, tooLong, chunk.subarray(start, index)));
       number += 1;
-      yield { number, bytes: tooLong ? Buffer.alloc(0) : Buffer.concat(pieces), complete: true, tooLong };
+      yield { number, bytes: tooLong ? Buffer.alloc(0) : joined(pieces), complete: true, tooLong };
       pieces = [];
       pending = 0;
       tooLong = false;
@@ -59,6 +64,11 @@ export function* readAuditLines(fd: number): Generator<AuditLine> {
     number += 1;
     yield { number, bytes: tooLong ? Buffer.alloc(0) : Buffer.concat(pieces), complete: false, tooLong };
   }
+}
+
+/** joined returns a line's pieces as one buffer; a line read in one piece is already one (a copy). */
+function joined(pieces: Buffer[]): Buffer {
+  return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
 }
 
 function keep(pieces: Buffer[], pending: number, tooLong: boolean, part: Buffer): { pieces: Buffer[]; pending: number; tooLong: boolean } {

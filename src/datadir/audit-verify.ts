@@ -1,5 +1,6 @@
 import { closeSync, constants } from 'node:fs';
 import { auditHeadPath, auditLogPath, parseHead, parseRecord, type AuditHead } from './audit-log.js';
+import type { AuditRecord } from './audit-entry.js';
 import { GENESIS_HASH, lineHash, readAuditLines } from './audit-lines.js';
 import { openPrivateFile, readPrivateFile } from './read-private-file.js';
 
@@ -35,10 +36,11 @@ export function verifyAudit(home: string): AuditVerification {
   let headLineHash = head?.seq === 0 ? GENESIS_HASH : undefined;
   try {
     for (const line of readAuditLines(opened.fd)) {
-      const problem = checkLine(line, previousHash);
+      const record = line.complete && !line.tooLong ? parseRecord(line.bytes) : undefined;
+      const problem = checkLine(line, record, previousHash);
       if (problem !== undefined) return { ok: false, lines, problem: { line: line.number, reason: problem } };
       lines = line.number;
-      previousPrev = parseRecord(line.bytes)?.prev;
+      previousPrev = record?.prev;
       previousHash = lineHash(line.bytes);
       if (line.number === head?.seq) headLineHash = previousHash;
     }
@@ -49,11 +51,11 @@ export function verifyAudit(home: string): AuditVerification {
   return problem === undefined ? { ok: true, lines } : { ok: false, lines, problem };
 }
 
-function checkLine(line: { number: number; bytes: Buffer; complete: boolean; tooLong: boolean }, previousHash: string): string | undefined {
+/** checkLine checks one line; record is the line parsed once by the caller (undefined when it is not one). */
+function checkLine(line: { number: number; bytes: Buffer; complete: boolean; tooLong: boolean }, record: AuditRecord | undefined, previousHash: string): string | undefined {
   const n = line.number;
   if (line.tooLong) return `line ${n} is longer than any audit record`;
   if (!line.complete) return `line ${n} is incomplete (no final newline): an interrupted write or a truncated file`;
-  const record = parseRecord(line.bytes);
   if (record === undefined) return `line ${n} is not a valid audit record (JSON object with seq and prev)`;
   if (record.seq > n) return `line ${n} has seq ${record.seq}: ${record.seq === n + 1 ? `line ${n} was` : `lines ${n} to ${record.seq - 1} were`} deleted`;
   if (record.seq < n) return `line ${n} has seq ${record.seq}: a line was duplicated or moved`;
