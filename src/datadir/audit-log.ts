@@ -14,8 +14,8 @@ import { openPrivateFile, readPrivateFile } from './read-private-file.js';
  * audit.log holds one JSON line per signature (decisions §11). Each line starts with `seq`
  * (1, 2, 3, ...) and `prev`, the SHA-256 of the previous line's exact bytes, so an edited,
  * deleted or reordered line breaks the chain. A chain alone cannot show that its LAST lines were
- * removed, so audit.head records the last line's seq and hash, replaced atomically after each
- * append. Both files are plain SHA-256, not keyed: they detect accidents and naive edits, not
+ * removed, so audit.head records the last line's seq and hash, written after each append into
+ * one of its two slots (audit-head.ts), so that a torn write leaves the previous head readable. Both files are plain SHA-256, not keyed: they detect accidents and naive edits, not
  * someone able to rewrite both files (SECURITY.md says so).
  *
  * appendAudit is synchronous, so its appends never interleave. An AuditWriter (audit-writer.ts)

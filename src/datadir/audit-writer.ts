@@ -59,10 +59,11 @@ interface PendingEntry {
  * one fsync of the log for all of them. The event loop is not blocked while the disk works.
  *
  * audit.head is kept so that a crash at any point leaves a state the checks accept, never more:
- * before writing a commit's k lines, the writer replaces the head with the current end and
+ * before writing a commit's k lines, the writer writes the head as the current end and
  * `pending: k` (unless k is 1 and the head already names the end, where the one-line crash
  * allowance covers it). The callers are answered once the lines are fsynced; the head is
- * brought up to the end by the next commit's announcement, or when the writer goes idle. Lines
+ * brought up to the end by the next commit's announcement, or when the writer lets go of
+ * audit.lock (its queue is empty, or a burst reached AUDIT_LOCK_HOLD_COMMITS_MAX). Lines
  * after a head that announced nothing are still refused beyond that one line; verifyAudit
  * (audit-verify.ts) accepts up to `pending` lines after an announcing head, as a crash leaves them.
  */
