@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { writeAll } from './atomic-file.js';
 import { writeHead } from './audit-head.js';
 import { auditFields, type AuditEntry, type AuditValue } from './audit-entry.js';
-import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, assertLineFits, chainRecords, committing, openForAppend, type AuditAppendResult, type AuditHead } from './audit-log.js';
+import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, assertLineFits, chainRecords, committing, openForAppend, type AuditAppendResult } from './audit-log.js';
 
 export { AUDIT_BATCH_ENTRIES_MAX };
 import { AUDIT_LOCK_RETRY_MS, withAuditLock } from './audit-lock.js';
