@@ -20,7 +20,8 @@ import { PRIVATE_FILE_MODE } from './home.js';
 
 /** How long an appender waits for another process's append before giving up. */
 export const AUDIT_LOCK_WAIT_MS_MAX = 10_000;
-const RETRY_MS = 2;
+/** How often a waiting appender tries the lock again. */
+export const AUDIT_LOCK_RETRY_MS = 2;
 const LOCK_BYTES_MAX = 128;
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const CREATE_NEW = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | O_NOFOLLOW;
@@ -36,7 +37,7 @@ export async function withAuditLock<T>(home: string, task: () => Promise<T>): Pr
   let tag = tryLock(home);
   while (tag === undefined) {
     if (Date.now() > deadline) throw lockTimeout(home);
-    await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    await new Promise((resolve) => setTimeout(resolve, AUDIT_LOCK_RETRY_MS));
     tag = tryLock(home);
   }
   try {
@@ -53,7 +54,7 @@ export function withAuditLockSync<T>(home: string, task: () => T): T {
   let tag = tryLock(home);
   while (tag === undefined) {
     if (Date.now() > deadline) throw lockTimeout(home);
-    Atomics.wait(pause, 0, 0, RETRY_MS);
+    Atomics.wait(pause, 0, 0, AUDIT_LOCK_RETRY_MS);
     tag = tryLock(home);
   }
   try {

@@ -1,8 +1,10 @@
 import { closeSync, constants, fchmodSync, fsyncSync, readSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic, writeAll } from './atomic-file.js';
+import { writeAll } from './atomic-file.js';
+import { HEAD_FILE_BYTES, parseHeadFile, writeHeadSync, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { auditFields, type AuditEntry, type AuditRecord, type AuditValue } from './audit-entry.js';
 import { AUDIT_LINE_BYTES_MAX, GENESIS_HASH, lineHash, readAuditLines } from './audit-lines.js';
+export { AUDIT_BATCH_ENTRIES_MAX, parseHead, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { withAuditLockSync } from './audit-lock.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
 import { DATA_FILES, PRIVATE_FILE_MODE, dataFilePath } from './home.js';
@@ -12,8 +14,8 @@ import { openPrivateFile, readPrivateFile } from './read-private-file.js';
  * audit.log holds one JSON line per signature (decisions §11). Each line starts with `seq`
  * (1, 2, 3, ...) and `prev`, the SHA-256 of the previous line's exact bytes, so an edited,
  * deleted or reordered line breaks the chain. A chain alone cannot show that its LAST lines were
- * removed, so audit.head records the last line's seq and hash, replaced atomically after each
- * append. Both files are plain SHA-256, not keyed: they detect accidents and naive edits, not
+ * removed, so audit.head records the last line's seq and hash, written after each append into
+ * one of its two slots (audit-head.ts), so that a torn write leaves the previous head readable. Both files are plain SHA-256, not keyed: they detect accidents and naive edits, not
  * someone able to rewrite both files (SECURITY.md says so).
  *
  * appendAudit is synchronous, so its appends never interleave. An AuditWriter (audit-writer.ts)
@@ -27,26 +29,12 @@ import { openPrivateFile, readPrivateFile } from './read-private-file.js';
  * would fork the chain, which verifyAudit reports.
  */
 
-/**
- * audit.head: where the log ended after the last completed append, and, while a group commit is
- * being written, how many lines it may add after that one.
- */
-export interface AuditHead {
-  seq: number;
-  hash: string;
-  /** Present only while a commit of more than one line is in progress (or was, at a crash). */
-  pending?: number;
-}
-
 /** What appendAudit wrote: the record and the hash of its line. */
 export interface AuditAppendResult {
   record: AuditRecord;
   hash: string;
 }
 
-/** The most entries one commit writes; more wait for the next commit. */
-export const AUDIT_BATCH_ENTRIES_MAX = 64;
-const HEAD_FILE_BYTES_MAX = 256;
 /** Data directories whose log is being committed to by an AuditWriter in this process. */
 export const committing = new Set<string>();
 const CHUNK_BYTES = 64 * 1024;
@@ -76,12 +64,13 @@ export function appendAudit(home: string, entry: AuditEntry, now: Date = new Dat
   if (committing.has(key)) throw new Error('appendAudit called while an AuditWriter is committing to the same data directory');
   // audit.lock keeps another process's append from reading the same last line meanwhile.
   return withAuditLockSync(key, () => {
-    const { fd, tail } = openForAppend(home);
+    const { fd, tail, headState } = openForAppend(home);
     try {
       const chained = chainRecords(tail, [fields]);
       writeAll(fd, chained.bytes);
       fsyncSync(fd);
-      writeHead(home, chained.results);
+      const last = chained.results[0] as AuditAppendResult;
+      writeHeadSync(auditHeadPath(home), headState, { seq: last.record.seq, hash: last.hash });
       return chained.results[0] as AuditAppendResult;
     } finally {
       closeSync(fd);
@@ -93,7 +82,7 @@ export function appendAudit(home: string, entry: AuditEntry, now: Date = new Dat
  * openForAppend opens audit.log for appending with the private-file checks, and reads its last
  * line, which must match audit.head (returned too). The caller closes fd.
  */
-export function openForAppend(home: string): { fd: number; tail: Tail; head: AuditHead | undefined } {
+export function openForAppend(home: string): { fd: number; tail: Tail; head: AuditHead | undefined; headState: AuditHeadState | undefined } {
   const file = auditLogPath(home);
   const opened = openPrivateFile(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
   if (opened === undefined) throw new Error('audit.log could not be created');
@@ -102,8 +91,8 @@ export function openForAppend(home: string): { fd: number; tail: Tail; head: Aud
     // A log we just created may have lost mode bits to the umask; it is new and only ours.
     if (stats.size === 0 && process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
     const tail = readTail(fd, stats.size, file);
-    const head = assertHeadMatches(home, tail, { fd, size: stats.size });
-    return { fd, tail, head };
+    const headState = assertHeadMatches(home, tail, { fd, size: stats.size });
+    return { fd, tail, head: headState?.head, headState };
   } catch (error) {
     closeSync(fd);
     throw error;
@@ -126,13 +115,6 @@ export function chainRecords(tail: Tail, fieldsList: Array<Record<string, AuditV
     results.push({ record, hash: prev });
   }
   return { bytes: Buffer.concat(parts), results };
-}
-
-/** writeHead records the last of results in audit.head, replacing it atomically. */
-function writeHead(home: string, results: AuditAppendResult[]): void {
-  const last = results[results.length - 1];
-  if (last === undefined) return;
-  writeFileAtomic(auditHeadPath(home), `${JSON.stringify({ seq: last.record.seq, hash: last.hash })}\n`);
 }
 
 /**
@@ -191,30 +173,17 @@ export function readAudit(home: string, options: { limit?: number; filter?: (rec
 
 /** readAuditHead returns audit.head, or undefined when there is none; a malformed head is a DataDirError. */
 export function readAuditHead(home: string): AuditHead | undefined {
-  const file = auditHeadPath(home);
-  const text = readPrivateFile(file, HEAD_FILE_BYTES_MAX);
-  if (text === undefined) return undefined;
-  const head = parseHead(text);
-  if (head === undefined) throw corruptLog(file, 'audit.head is not a valid head record');
-  return head;
+  return readAuditHeadState(home)?.head;
 }
 
-/** parseHead validates the text of audit.head. */
-export function parseHead(text: string): AuditHead | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { seq, hash, pending } = value as Record<string, unknown>;
-  if (!Number.isSafeInteger(seq) || (seq as number) < 0 || typeof hash !== 'string' || !HASH_SHAPE.test(hash)) return undefined;
-  if (pending === undefined) return (seq as number) >= 1 ? { seq: seq as number, hash } : undefined;
-  if (!Number.isSafeInteger(pending) || (pending as number) < 1 || (pending as number) > AUDIT_BATCH_ENTRIES_MAX) return undefined;
-  // A commit announced on an empty log names the start of the chain.
-  if (seq === 0 && hash !== GENESIS_HASH) return undefined;
-  return { seq: seq as number, hash, pending: pending as number };
+/** readAuditHeadState is readAuditHead with the head's commit number and format, for the next write. */
+export function readAuditHeadState(home: string): AuditHeadState | undefined {
+  const file = auditHeadPath(home);
+  const text = readPrivateFile(file, HEAD_FILE_BYTES);
+  if (text === undefined) return undefined;
+  const state = parseHeadFile(text);
+  if (state === undefined) throw corruptLog(file, 'audit.head is not a valid head record');
+  return state;
 }
 
 /** parseRecord parses one line's bytes into a record, or returns undefined when it is not one. */
@@ -258,18 +227,19 @@ function readTail(fd: number, size: number, file: string): Tail {
 }
 
 /** assertHeadMatches checks audit.head against the log's last line (log: the open log, when there is one). */
-function assertHeadMatches(home: string, tail: Tail, log?: { fd: number; size: number }): AuditHead | undefined {
-  const head = readAuditHead(home);
-  if (head === undefined) {
-    if (tail.seq === 0) return head;
+function assertHeadMatches(home: string, tail: Tail, log?: { fd: number; size: number }): AuditHeadState | undefined {
+  const state = readAuditHeadState(home);
+  if (state === undefined) {
+    if (tail.seq === 0) return state;
     throw corruptLog(auditHeadPath(home), 'audit.head is missing while audit.log has lines');
   }
-  if (head.seq === tail.seq && head.hash === tail.hash) return head;
-  // A crash between the line's fsync and the head's rename leaves the head one line behind.
-  if (head.seq === tail.seq - 1 && head.hash === tail.prev) return head;
+  const { head } = state;
+  if (head.seq === tail.seq && head.hash === tail.hash) return state;
+  // A crash between the line's fsync and the head's write leaves the head one line behind.
+  if (head.seq === tail.seq - 1 && head.hash === tail.prev) return state;
   // A crash during an announced group commit leaves up to `pending` lines after the head; the
   // line the head names must still be there, unchanged.
-  if (head.pending !== undefined && tail.seq > head.seq && tail.seq <= head.seq + head.pending && log !== undefined && hashOfLineBefore(log.fd, log.size, tail.seq - head.seq) === head.hash) return head;
+  if (head.pending !== undefined && tail.seq > head.seq && tail.seq <= head.seq + head.pending && log !== undefined && hashOfLineBefore(log.fd, log.size, tail.seq - head.seq) === head.hash) return state;
   throw corruptLog(auditLogPath(home), `audit.log does not match audit.head (head records line ${head.seq}, the log ends at line ${tail.seq}): lines were removed or edited`);
 }
 

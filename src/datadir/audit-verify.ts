@@ -1,5 +1,6 @@
 import { closeSync, constants } from 'node:fs';
-import { auditHeadPath, auditLogPath, parseHead, parseRecord, type AuditHead } from './audit-log.js';
+import { HEAD_FILE_BYTES, parseHeadFile } from './audit-head.js';
+import { auditHeadPath, auditLogPath, parseRecord, type AuditHead } from './audit-log.js';
 import type { AuditRecord } from './audit-entry.js';
 import { GENESIS_HASH, lineHash, readAuditLines } from './audit-lines.js';
 import { openPrivateFile, readPrivateFile } from './read-private-file.js';
@@ -11,8 +12,6 @@ export interface AuditVerification {
   problem?: { line: number; reason: string };
 }
 
-const HEAD_FILE_BYTES_MAX = 256;
-
 /**
  * verifyAudit checks audit.log (`latch audit verify`): every line is a whole JSON record, line n
  * has seq n, its `prev` is the SHA-256 of line n-1's exact bytes (64 zeros for line 1), and the
@@ -23,8 +22,8 @@ const HEAD_FILE_BYTES_MAX = 256;
  * head. Unsafe file permissions throw a DataDirError, as everywhere else.
  */
 export function verifyAudit(home: string): AuditVerification {
-  const headText = readPrivateFile(auditHeadPath(home), HEAD_FILE_BYTES_MAX);
-  const head = headText === undefined ? undefined : parseHead(headText);
+  const headText = readPrivateFile(auditHeadPath(home), HEAD_FILE_BYTES);
+  const head = headText === undefined ? undefined : parseHeadFile(headText)?.head;
   const opened = openPrivateFile(auditLogPath(home), constants.O_RDONLY);
   if (opened === undefined) {
     if (headText === undefined) return { ok: true, lines: 0 };

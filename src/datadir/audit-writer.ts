@@ -1,14 +1,13 @@
-import { closeSync, constants, fchmodSync, fsync, openSync, rename, unlinkSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { closeSync, fdatasync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { writeAll } from './atomic-file.js';
+import { writeHead } from './audit-head.js';
 import { auditFields, type AuditEntry, type AuditValue } from './audit-entry.js';
-import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, assertLineFits, chainRecords, committing, openForAppend, type AuditAppendResult, type AuditHead } from './audit-log.js';
+import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, assertLineFits, chainRecords, committing, openForAppend, type AuditAppendResult } from './audit-log.js';
 
 export { AUDIT_BATCH_ENTRIES_MAX };
-import { PRIVATE_FILE_MODE } from './home.js';
-import { withAuditLock } from './audit-lock.js';
+import { AUDIT_LOCK_RETRY_MS, withAuditLock } from './audit-lock.js';
 
 /*
  * The asynchronous, group-committing writer of audit.log (the format and the synchronous
@@ -41,6 +40,13 @@ export interface AuditWriterOptions {
 /** The most entries waiting for a commit; beyond that append rejects rather than queue without bound. */
 export const AUDIT_PENDING_ENTRIES_MAX = 4096;
 
+/**
+ * The most commits one taking of audit.lock covers. The writer keeps the lock over a burst so
+ * that a commit does not pay for creating and removing it, and lets it go at this bound (or when
+ * the queue empties) so that a CLI command's append waits for a burst, not for a busy daemon.
+ */
+export const AUDIT_LOCK_HOLD_COMMITS_MAX = 32;
+
 interface PendingEntry {
   fields: Record<string, AuditValue>;
   resolve: (result: AuditAppendResult) => void;
@@ -53,10 +59,11 @@ interface PendingEntry {
  * one fsync of the log for all of them. The event loop is not blocked while the disk works.
  *
  * audit.head is kept so that a crash at any point leaves a state the checks accept, never more:
- * before writing a commit's k lines, the writer replaces the head with the current end and
+ * before writing a commit's k lines, the writer writes the head as the current end and
  * `pending: k` (unless k is 1 and the head already names the end, where the one-line crash
  * allowance covers it). The callers are answered once the lines are fsynced; the head is
- * brought up to the end by the next commit's announcement, or when the writer goes idle. Lines
+ * brought up to the end by the next commit's announcement, or when the writer lets go of
+ * audit.lock (its queue is empty, or a burst reached AUDIT_LOCK_HOLD_COMMITS_MAX). Lines
  * after a head that announced nothing are still refused beyond that one line; verifyAudit
  * (audit-verify.ts) accepts up to `pending` lines after an announcing head, as a crash leaves them.
  */
@@ -66,25 +73,38 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
   const idleWaiters: Array<() => void> = [];
   let running = false;
 
+  /** commitBurst commits what is queued, up to AUDIT_LOCK_HOLD_COMMITS_MAX commits, under one taking of the lock. */
+  const commitBurst = async (): Promise<void> => {
+    for (let commits = 0; pending.length > 0 && commits < AUDIT_LOCK_HOLD_COMMITS_MAX; commits += 1) {
+      const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
+      try {
+        const results = await commitBatch(home, batch.map((item) => item.fields), options);
+        options.onCommit?.(batch.length);
+        batch.forEach((item, index) => item.resolve(results[index] as AuditAppendResult));
+      } catch (error) {
+        for (const item of batch) item.reject(error);
+      }
+      // Callers that were waiting on this commit often append again at once; one turn of the
+      // event loop lets them join the next commit instead of each starting a commit alone.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await settleHead(home);
+  };
+
   const run = async (): Promise<void> => {
     running = true;
     try {
-      do {
-        while (pending.length > 0) {
-          const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
-          try {
-            const results = await commitBatch(home, key, batch.map((item) => item.fields), options);
-            options.onCommit?.(batch.length);
-            batch.forEach((item, index) => item.resolve(results[index] as AuditAppendResult));
-          } catch (error) {
-            for (const item of batch) item.reject(error);
-          }
-          // Callers that were waiting on this commit often append again at once; one turn of the
-          // event loop lets them join the next commit instead of each starting a commit alone.
-          await new Promise<void>((resolve) => setImmediate(resolve));
+      while (pending.length > 0) {
+        try {
+          await exclusively(key, commitBurst);
+        } catch (error) {
+          // The lock was not to be had: the entries that would have gone first fail, as their commit would.
+          for (const item of pending.splice(0, AUDIT_BATCH_ENTRIES_MAX)) item.reject(error);
         }
-        await settleHead(home, key);
-      } while (pending.length > 0);
+        // The lock was let go because the burst reached its bound: before taking it again, leave
+        // another process (a CLI command polling for it) time to get in.
+        if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 2 * AUDIT_LOCK_RETRY_MS));
+      }
     } finally {
       running = false;
       for (const wake of idleWaiters.splice(0)) wake();
@@ -107,52 +127,47 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
   };
 }
 
-/** Promise forms of fsync and rename: the writer waits for the disk without blocking the event loop. */
-const fsyncAsync = promisify(fsync);
-const renameAsync = promisify(rename);
+const fdatasyncAsync = promisify(fdatasync);
 
-/** commitBatch appends lines after the log's end: announce, write, fsync off the event loop. */
-async function commitBatch(home: string, key: string, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<AuditAppendResult[]> {
-  return exclusively(key, async () => {
-    const { fd, tail, head } = openForAppend(home);
-    try {
-      const chained = chainRecords(tail, fieldsList);
-      const headIsEnd = head !== undefined && head.seq === tail.seq && head.pending === undefined && tail.seq > 0;
-      if (fieldsList.length > 1 || !headIsEnd) {
-        await replaceHead(home, { seq: tail.seq, hash: tail.hash, pending: fieldsList.length });
-        options.onAnnounce?.(fieldsList.length);
-      }
-      // Writing to the page cache is quick; the fsync is what waits for the disk.
-      writeAll(fd, chained.bytes);
-      await fsyncAsync(fd);
-      return chained.results;
-    } finally {
-      closeSync(fd);
+/** commitBatch appends lines after the log's end: announce, write, fdatasync off the event loop. */
+async function commitBatch(home: string, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<AuditAppendResult[]> {
+  const { fd, tail, head, headState } = openForAppend(home);
+  try {
+    const chained = chainRecords(tail, fieldsList);
+    const headIsEnd = head !== undefined && head.seq === tail.seq && head.pending === undefined && tail.seq > 0;
+    if (fieldsList.length > 1 || !headIsEnd) {
+      await writeHead(auditHeadPath(home), headState, { seq: tail.seq, hash: tail.hash, pending: fieldsList.length });
+      options.onAnnounce?.(fieldsList.length);
     }
-  });
+    // Writing to the page cache is quick; the fdatasync is what waits for the disk (it covers
+    // the new size, which is all the metadata an append changes that a reader needs).
+    writeAll(fd, chained.bytes);
+    await fdatasyncAsync(fd);
+    return chained.results;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
- * settleHead makes audit.head name the log's last line once the writer has nothing to do. A
- * failure is left for the next commit to meet and report: the head it leaves is one a crash
- * could have left, which the checks accept.
+ * settleHead makes audit.head name the log's last line once the writer has nothing to do (or
+ * lets go of the lock). A failure is left for the next commit to meet and report: the head it
+ * leaves is one a crash could have left, which the checks accept.
  */
-async function settleHead(home: string, key: string): Promise<void> {
+async function settleHead(home: string): Promise<void> {
   try {
-    await exclusively(key, async () => {
-      const { fd, tail, head } = openForAppend(home);
-      closeSync(fd);
-      if (tail.seq > 0 && (head?.seq !== tail.seq || head.pending !== undefined)) await replaceHead(home, { seq: tail.seq, hash: tail.hash });
-    });
+    const { fd, tail, head, headState } = openForAppend(home);
+    closeSync(fd);
+    if (tail.seq > 0 && (head?.seq !== tail.seq || head.pending !== undefined)) await writeHead(auditHeadPath(home), headState, { seq: tail.seq, hash: tail.hash });
   } catch {
     // See above: the next commit checks the files again and fails closed.
   }
 }
 
 /**
- * exclusively runs task as the only commit to key's log: the only one in this process, and,
- * through audit.lock, the only append of any process (a CLI command may sign while the daemon
- * runs).
+ * exclusively runs task as the only committer to key's log: the only one in this process, and,
+ * through audit.lock, the only appender of any process (a CLI command may sign while the daemon
+ * runs). The lock is held for the whole task, a burst of commits, not taken per append.
  */
 async function exclusively<T>(key: string, task: () => Promise<T>): Promise<T> {
   if (committing.has(key)) throw new Error('two AuditWriters are committing to the same data directory');
@@ -161,52 +176,6 @@ async function exclusively<T>(key: string, task: () => Promise<T>): Promise<T> {
     return await withAuditLock(key, task);
   } finally {
     committing.delete(key);
-  }
-}
-
-// O_NOFOLLOW refuses a symbolic link planted at the temporary name; it does not exist on Windows.
-const CREATE_NEW = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0);
-
-/**
- * replaceHead replaces audit.head atomically, as writeFileAtomic does (a new temporary file at
- * 0600, fsync, rename over, fsync of the directory), but waits for the fsyncs and the rename
- * off the event loop. On failure the temporary file is removed and the old head stays.
- */
-async function replaceHead(home: string, head: AuditHead): Promise<void> {
-  const target = auditHeadPath(home);
-  const temporary = path.join(home, `.${path.basename(target)}.${randomBytes(8).toString('hex')}.tmp`);
-  const fd = openSync(temporary, CREATE_NEW, PRIVATE_FILE_MODE);
-  try {
-    try {
-      if (process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
-      writeAll(fd, `${JSON.stringify(head)}\n`);
-      await fsyncAsync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    await renameAsync(temporary, target);
-  } catch (error) {
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // Already renamed or never created; the first error is the one worth reporting.
-    }
-    throw error;
-  }
-  await fsyncDirectoryAsync(home);
-}
-
-async function fsyncDirectoryAsync(directory: string): Promise<void> {
-  if (process.platform === 'win32') return;
-  const fd = openSync(directory, constants.O_RDONLY);
-  try {
-    await fsyncAsync(fd);
-  } catch (error) {
-    // Some filesystems refuse fsync on a directory; the rename is then as durable as it gets.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM') throw error;
-  } finally {
-    closeSync(fd);
   }
 }
 

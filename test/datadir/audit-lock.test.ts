@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -76,4 +76,43 @@ test('a lock held by a live process makes the next append wait for it, not break
   assert.deepEqual(order, ['holder start', 'holder end', 'append']);
   await writer.idle();
   assert.deepEqual(verifyAudit(home), { ok: true, lines: 2 });
+});
+
+test('a writer keeps audit.lock over a burst of commits and lets go when its queue empties', async () => {
+  const home = newHome();
+  const locksSeen: string[] = [];
+  const writer = createAuditWriter(home, { onCommit: () => locksSeen.push(readFileSync(auditLockPath(home), 'utf8')) });
+  // The first entry starts a commit at once; the rest queue behind it and follow in the same burst.
+  await Promise.all(Array.from({ length: 150 }, (_, i) => writer.append(entry(i))));
+  await writer.idle();
+  assert.ok(locksSeen.length >= 3, `${locksSeen.length} commits`);
+  assert.equal(new Set(locksSeen).size, 1, 'one taking of the lock covered every commit of the burst');
+  assert.match(locksSeen[0] as string, new RegExp(`^${process.pid} [0-9a-f]{16}\\n$`));
+  assert.ok(!existsSync(auditLockPath(home)), 'the lock is released once nothing is queued');
+  assert.deepEqual(verifyAudit(home), { ok: true, lines: 150 });
+});
+
+test('another process gets its turn while this process’s writer is kept busy without a pause', async () => {
+  const home = newHome();
+  const writer = createAuditWriter(home);
+  let childDone = false;
+  const child = appendInChild(home, 3).then((code) => {
+    childDone = true;
+    return code;
+  });
+  // Eight clients append back to back until the child has appended, so the queue never empties
+  // for long: the child only gets in if the writer lets go of the lock between bursts. If it did
+  // not, the child would give up after AUDIT_LOCK_WAIT_MS_MAX and exit non-zero.
+  let mine = 0;
+  const client = async (id: number): Promise<void> => {
+    while (!childDone) {
+      await writer.append(entry(id * 1_000_000 + mine));
+      mine += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, (_, id) => client(id)));
+  assert.equal(await child, 0);
+  await writer.idle();
+  assert.deepEqual(verifyAudit(home), { ok: true, lines: mine + 3 });
+  assert.ok(!existsSync(auditLockPath(home)));
 });

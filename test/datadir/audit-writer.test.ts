@@ -192,7 +192,7 @@ test('a commit of several entries is announced in audit.head before its lines ar
   const home = tempHome();
   const announced: Array<{ entries: number; head: unknown; lines: number }> = [];
   const writer = createAuditWriter(home, {
-    onAnnounce: (entries) => announced.push({ entries, head: JSON.parse(readFileSync(auditHeadPath(home), 'utf8')), lines: logLines(home).filter((line) => line !== '').length }),
+    onAnnounce: (entries) => announced.push({ entries, head: readAuditHead(home), lines: logLines(home).filter((line) => line !== '').length }),
   });
   await writer.append(entry(1), NOW);
   // The writer is still between commits, so these five form the next one.
