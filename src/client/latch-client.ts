@@ -19,6 +19,7 @@ import type {
   ApproveInput,
   Authorization,
   AuthorizeInput,
+  ApprovalOptions,
   AuthorizeOptions,
   DenyInput,
   PendingApproval,
@@ -172,9 +173,18 @@ export class LatchClient {
     return expectShape(await this.call('GET', `/approvals${text === '' ? '' : `?${text}`}`), ['approvals', 'has_more']);
   }
 
-  /** approval returns one approval and its state: pending, approved (with the authorization), denied, expired or failed. */
-  async approval(approvalId: string): Promise<Approval> {
-    return expectShape(await this.call('GET', `/approvals/${encodeURIComponent(approvalId)}`), APPROVAL_FIELDS);
+  /**
+   * approval returns one approval and its state: pending, approved (with the authorization),
+   * denied, expired or failed. With waitSeconds (0..60) the daemon holds its answer up to that
+   * long for the owner's decision (`Prefer: wait=N`); 0 answers at once.
+   */
+  async approval(approvalId: string, options: ApprovalOptions = {}): Promise<Approval> {
+    const wait = options.waitSeconds;
+    if (wait !== undefined && (!Number.isInteger(wait) || wait < 0 || wait > APPROVAL_WAIT_SECONDS_MAX)) {
+      throw new LatchClientError({ code: 'invalid_request', status: null, param: 'waitSeconds', message: `waitSeconds must be a whole number from 0 to ${APPROVAL_WAIT_SECONDS_MAX}.` });
+    }
+    const held = wait === undefined || wait === 0 ? {} : { prefer: `wait=${wait}`, timeoutMs: Math.max(this.timeoutMs, wait * 1000 + WAIT_MARGIN_MS) };
+    return expectShape(await this.call('GET', `/approvals/${encodeURIComponent(approvalId)}`, held), APPROVAL_FIELDS);
   }
 
   /**

@@ -205,6 +205,12 @@ export interface WriteOptions {
   idempotencyKey?: string;
 }
 
+/** Options of GET /approvals/:approval_id. */
+export interface ApprovalOptions {
+  /** Sent as `Prefer: wait=N` (1..60): the daemon holds its answer up to N seconds for the decision; 0 or absent answers at once. */
+  waitSeconds?: number;
+}
+
 /** Options of a POST that the owner may have to approve first. */
 export interface AuthorizeOptions extends WriteOptions {
   /**

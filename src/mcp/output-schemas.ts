@@ -14,6 +14,8 @@ export interface OutputSchema {
   readonly items?: OutputSchema;
   readonly enum?: readonly (string | null)[];
   readonly pattern?: string;
+  /** The value conforms to at least one of these (a tool whose result is one of two objects). */
+  readonly anyOf?: readonly OutputSchema[];
 }
 
 const text: OutputSchema = { type: 'string' };
@@ -71,6 +73,48 @@ const authorization = object(
   ['interval', 'interval_count', 'max_charges', 'current_period_start', 'current_period_end'],
 );
 
+/** The approval object (owner-control §4): the exact request held for the owner, and its decision. */
+const approval = object(
+  {
+    approval_id: text,
+    status: { type: 'string', enum: ['pending_approval', 'approved', 'denied', 'expired', 'failed'] },
+    agent: text,
+    request: object(
+      {
+        kind: text,
+        card_id: textOrNull,
+        merchant_name: text,
+        amount: money,
+        currency: text,
+        authorization_type: { type: 'string', enum: ['exact', 'ceiling'] },
+        ttl_seconds: integer,
+        interval: text,
+        interval_count: integer,
+        starts_at: timeOrNull,
+        ends_at: timeOrNull,
+        max_charges: { type: ['integer', 'null'] },
+      },
+      ['ttl_seconds', 'interval', 'interval_count', 'starts_at', 'ends_at', 'max_charges'],
+    ),
+    request_sha256: text,
+    rule: textOrNull,
+    reasons: { type: 'array', items: text },
+    created_at: time,
+    expires_at: time,
+    decided_at: timeOrNull,
+    authorization,
+    reason: textOrNull,
+    error: { type: ['object', 'null'] },
+  },
+  ['authorization', 'reason', 'error'],
+);
+
+/**
+ * What a tool that the owner's policy may hold returns: the authorization, or the pending approval
+ * when the policy asked the owner (not an error: the agent is told to wait, not to retry).
+ */
+const authorizationOrApproval = (created: OutputSchema): OutputSchema => ({ type: 'object', anyOf: [created, approval] });
+
 const revocation = object({ revocation: object({ revocation: { type: 'object' }, jws: text, key_id: text }), authorization });
 
 const transactionFields = {
@@ -104,9 +148,10 @@ export const OUTPUT_SCHEMAS = {
   latch_health: health,
   latch_list_cards: object({ cards: { type: 'array', items: card } }),
   latch_get_card: cardDetail,
-  latch_authorize: authorization,
-  latch_merchant_bind: authorization,
-  latch_recurring: authorization,
+  latch_authorize: authorizationOrApproval(authorization),
+  latch_merchant_bind: authorizationOrApproval(authorization),
+  latch_recurring: authorizationOrApproval(authorization),
+  latch_get_approval: approval,
   latch_revoke: revocation,
   latch_wallet_balance: object({ usdt: money, allocated: money, available: money }),
   latch_allocate: object({ card_id: text, allocated: money, new_balance: money }),

@@ -4,6 +4,7 @@
  * from wasting the user's time trying other terms, and make it tell the user what happened.
  */
 import type { LatchClientError } from '../client/client-errors.js';
+import { approvalDeniedGuidance } from './approval-guidance.js';
 
 /** policyGuidance returns the lines an MCP tool error adds for a policy code, or none. */
 export function policyGuidance(error: LatchClientError): string[] {
@@ -19,6 +20,8 @@ export function policyGuidance(error: LatchClientError): string[] {
         `The owner's policy file (policy.json) is broken${error.param === undefined ? '' : ` at ${error.param}`}, so the daemon signs nothing the policy governs until the owner fixes it.`,
         'Tell the user; they can see the problem with `latch policy check-file`. Do not retry until they say it is fixed.',
       ];
+    case 'approval_denied':
+      return approvalDeniedGuidance();
     default:
       return [];
   }

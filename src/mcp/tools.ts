@@ -5,16 +5,17 @@
  */
 import type { LatchClient } from '../client/latch-client.js';
 import { cardIdField, transactionIdField } from '../requests/common-fields.js';
-import { allocateRules, authorizeRules, merchantBindRules, recurringRules, revocationRules, transactionQueryRules } from '../variant-a/requests.js';
+import { allocateRules, approvalLookupRules, authorizeRules, merchantBindRules, recurringRules, revocationRules, transactionQueryRules } from '../variant-a/requests.js';
 import type { RuleSet } from '../validate/field-rule.js';
 import type { InputSchema, ToolArguments } from './tool-input.js';
 import { OUTPUT_SCHEMAS, type OutputSchema } from './output-schemas.js';
+import { approvalRefusal } from './approval-guidance.js';
 import { toolInput, type ToolArgument } from './tool-schema.js';
 
 /** The part of the client the tools use; tests pass a fake with the same shape. */
 export type ToolClient = Pick<
   LatchClient,
-  'health' | 'cards' | 'card' | 'authorize' | 'merchantBind' | 'recurring' | 'revoke' | 'wallet' | 'allocate' | 'transactions' | 'transaction'
+  'health' | 'cards' | 'card' | 'authorize' | 'merchantBind' | 'recurring' | 'approval' | 'revoke' | 'wallet' | 'allocate' | 'transactions' | 'transaction'
 >;
 
 /** MCP tool annotations (hints for the client's UI; never trusted for security). */
@@ -67,6 +68,10 @@ const defined = <T extends Record<string, unknown>>(fields: T): T => Object.from
 /** The optional purpose of an authorization, signed with it. */
 const REFERENCE = 'What this payment is for: an order id or a short note (at most 200 printable characters, never card data). It is signed into the authorization and kept in the audit log; optional.';
 
+/** What the money-moving tools say about the owner's approval, which the policy may ask for. */
+const ASK =
+  'If the owner\'s spending policy asks the owner first, the result is not an error but a pending approval (status pending_approval, approval_id): nothing is signed yet; do not retry with other terms, and check back with latch_get_approval.';
+
 /** TOOLS lists every tool in the order tools/list shows them. */
 export const TOOLS: readonly ToolDefinition[] = [
   {
@@ -101,7 +106,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'latch_authorize',
     title: 'Authorize one payment',
     description:
-      `Create a scoped payment authorization signed on this device: the card may then be charged once, by exactly merchant_domain, for exactly the amount (authorization_type exact, the default) or at most it (ceiling), within ttl_minutes (default 30). Returns policy_id, amount, expires_at and status. ${AGENT_RULES} If the outcome is unknown (daemon_no_answer), check latch_list_transactions before anything else.`,
+      `Create a scoped payment authorization signed on this device: the card may then be charged once, by exactly merchant_domain, for exactly the amount (authorization_type exact, the default) or at most it (ceiling), within ttl_minutes (default 30). Returns policy_id, amount, expires_at and status. ${AGENT_RULES} ${ASK} If the outcome is unknown (daemon_no_answer), check latch_list_transactions before anything else.`,
     ...toolInput(authorizeRules, {
       card_id: cardId,
       merchant_domain: merchantDomain,
@@ -129,7 +134,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'latch_merchant_bind',
     title: 'Authorize a merchant card check',
-    description: `Create a merchant-verification authorization for a merchant's first-add card check: amount 0 by default and at most 1.00, ttl_minutes default 10. The cloud allows at most 3 per card per 24 hours (verification_cap_exceeded). ${AGENT_RULES}`,
+    description: `Create a merchant-verification authorization for a merchant's first-add card check: amount 0 by default and at most 1.00, ttl_minutes default 10. The cloud allows at most 3 per card per 24 hours (verification_cap_exceeded). ${AGENT_RULES} ${ASK}`,
     ...toolInput(merchantBindRules, {
       card_id: cardId,
       merchant_domain: merchantDomain,
@@ -155,7 +160,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'latch_recurring',
     title: 'Authorize a subscription',
-    description: `Create a recurring subscription authorization: at most one approved charge by merchant_domain per period (interval × interval_count), up to the amount (authorization_type ceiling, the default) or exactly it. Only for a subscription the user asked for. ${AGENT_RULES}`,
+    description: `Create a recurring subscription authorization: at most one approved charge by merchant_domain per period (interval × interval_count), up to the amount (authorization_type ceiling, the default) or exactly it. Only for a subscription the user asked for. ${AGENT_RULES} ${ASK}`,
     ...toolInput(recurringRules, {
       card_id: cardId,
       merchant_domain: merchantDomain,
@@ -187,6 +192,25 @@ export const TOOLS: readonly ToolDefinition[] = [
           reference: text(args, 'reference'),
         }),
       ),
+  },
+  {
+    name: 'latch_get_approval',
+    title: 'Check an approval',
+    description:
+      'Report the owner\'s decision on an approval (approval_id, like ap_…, from latch_authorize, latch_merchant_bind or latch_recurring): pending_approval (keep waiting), approved (with the authorization to use), or a tool error when the owner denied it (approval_denied, with their reason), nobody decided in time (approval_denied, expired), or the cloud refused it after approval. wait_seconds (0 to 60) holds on that long for the decision. Never answer a denial by retrying with other terms.',
+    ...toolInput(approvalLookupRules, {
+      approval_id: 'The approval id, like ap_…, that the payment tool returned.',
+      wait_seconds: 'How long to wait for the owner\'s decision, 0 to 60 seconds; default 0 (answer at once).',
+    }),
+    annotations: READ,
+    outputSchema: OUTPUT_SCHEMAS.latch_get_approval,
+    run: async (client, args) => {
+      const wait = whole(args, 'wait_seconds');
+      const approval = await client.approval(required(args, 'approval_id'), wait === undefined ? {} : { waitSeconds: wait });
+      const refusal = approvalRefusal(approval);
+      if (refusal !== undefined) throw refusal;
+      return approval;
+    },
   },
   {
     name: 'latch_revoke',

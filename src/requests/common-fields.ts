@@ -3,7 +3,7 @@ import { LatchError } from '../errors/latch-error.js';
 import { CURRENCY_DECIMALS } from '../money/amount.js';
 import { normalizeMerchant } from '../validate/merchant.js';
 import { parsedStr, str } from '../validate/schema.js';
-import { CARD_ID_PATTERN, POLICY_ID_PATTERN, TRANSACTION_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
+import { APPROVAL_ID_PATTERN, CARD_ID_PATTERN, POLICY_ID_PATTERN, TRANSACTION_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
 
 /** cardIdField is a required card_id. */
 export const cardIdField = () => str({ required: true, pattern: CARD_ID_PATTERN, describe: wireIdWords('card') });
@@ -13,6 +13,9 @@ export const policyIdField = () => str({ required: true, pattern: POLICY_ID_PATT
 
 /** transactionIdField is a required transaction id, as the path of GET /transactions/:tx_id takes it. */
 export const transactionIdField = () => str({ required: true, pattern: TRANSACTION_ID_PATTERN, describe: wireIdWords('tx') });
+
+/** approvalIdField is a required approval id, as the path of GET /approvals/:approval_id takes it. */
+export const approvalIdField = () => str({ required: true, pattern: APPROVAL_ID_PATTERN, describe: wireIdWords('ap') });
 
 /** merchantField is a required merchant domain, normalized (decisions §5). */
 export const merchantField = () => parsedStr(normalizeMerchant, { required: true, maxLength: 253 });

@@ -17,7 +17,11 @@ const listRules = {
   status: oneOf(['pending_approval', 'approved', 'denied', 'expired', 'failed'] as const),
 };
 
-// The passphrase is bounded like the stored one may be (1024 characters, some multi-byte).
+// The passphrase is bounded like the stored one may be (1024 characters, some multi-byte). It goes
+// from the body to the verifier and nowhere else: no code logs request bodies (the request line
+// has method, route, status and ids), and the logger redacts any field named like a passphrase.
+// It is not registered with logger.addSecret, because that set is bounded and every wrong guess
+// would push an older secret (the daemon token) out of it (test/e2e/approvals-kill.test.ts).
 const approveRules = { passphrase: str({ maxLength: 4096 }) };
 const denyRules = { reason: str({ maxLength: 200 }) };
 

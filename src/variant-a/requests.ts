@@ -2,8 +2,9 @@
 import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../money/amount.js';
 import { LatchError } from '../errors/latch-error.js';
 import { amount, int, oneOf, parsedStr, str } from '../validate/schema.js';
-import { cardIdField, currencyField, merchantField, policyIdField } from '../requests/common-fields.js';
+import { approvalIdField, cardIdField, currencyField, merchantField, policyIdField } from '../requests/common-fields.js';
 import { parseIsoSeconds } from '../time/iso-time.js';
+import { APPROVAL_WAIT_SECONDS_MAX } from '../core/approvals.js';
 
 /** Merchant verification: at most 1.00 (decisions §13); the cloud enforces the cap too. */
 export const VERIFICATION_AMOUNT_MAX_MINOR = 100;
@@ -63,6 +64,15 @@ export const recurringRules = {
 export const revocationRules = {
   policy_id: policyIdField(),
   reason: str({ maxLength: 200 }),
+};
+
+/**
+ * Looking up one approval: the id (the path of GET /approvals/:approval_id) and how long to hold
+ * on for the owner's decision (its `Prefer: wait=N` header, 0 to 60 seconds).
+ */
+export const approvalLookupRules = {
+  approval_id: approvalIdField(),
+  wait_seconds: int({ min: 0, max: APPROVAL_WAIT_SECONDS_MAX }),
 };
 
 export { transactionQueryRules } from '../variant-common/read-routes.js';

@@ -114,6 +114,23 @@ describe('the approval calls', () => {
     assert.deepEqual(stub.seen.map((r) => r.url), ['/approvals?status=pending_approval&limit=10&starting_after=ap_0', '/approvals', '/approvals/ap_1%2F..%2Fx']);
   });
 
+  test('approval(id, {waitSeconds}) sends Prefer: wait=N; 0 or none sends no Prefer', async () => {
+    stub.script.push({ status: 200, body: PENDING }, { status: 200, body: PENDING }, { status: 200, body: PENDING });
+    await client.approval('ap_1', { waitSeconds: 60 });
+    await client.approval('ap_1', { waitSeconds: 0 });
+    await client.approval('ap_1');
+    assert.deepEqual(stub.seen.map((r) => r.headers['prefer']), ['wait=60', undefined, undefined]);
+  });
+
+  for (const wait of [61, 1.5, -1, Number.NaN]) {
+    test(`approval(id, {waitSeconds: ${wait}}) is refused before anything is sent`, async () => {
+      const error = await rejection(client.approval('ap_1', { waitSeconds: wait }));
+      assert.equal(error.code, 'invalid_request');
+      assert.equal(error.param, 'waitSeconds');
+      assert.equal(stub.seen.length, 0);
+    });
+  }
+
   test('approve sends the passphrase only in the body; deny sends the reason; both carry an Idempotency-Key', async () => {
     stub.script.push({ status: 200, body: { ...PENDING, status: 'approved' } }, { status: 200, body: { ...PENDING, status: 'approved' } }, { status: 200, body: { ...PENDING, status: 'denied' } }, { status: 200, body: { ...PENDING, status: 'denied' } });
     assert.equal((await client.approve('ap_1', { passphrase: 'correct horse' })).status, 'approved');

@@ -224,7 +224,9 @@ describe('the passphrase and its lockout', () => {
       const { answer } = await ask();
       const id = answer.body.approval_id as string;
       assertError(await owner.post(`/approvals/${id}/approve`, {}), 401, 'invalid_passphrase');
-      assertError(await owner.post(`/approvals/${id}/approve`, { passphrase: 'not it at all' }), 401, 'invalid_passphrase');
+      const wrong = await owner.post(`/approvals/${id}/approve`, { passphrase: 'not it at all' });
+      assertError(wrong, 401, 'invalid_passphrase');
+      assert.ok(!wrong.text.includes('not it at all'), 'the error does not echo the wrong passphrase');
       const approved = await owner.post(`/approvals/${id}/approve`, { passphrase: PASSPHRASE });
       assert.equal(approved.status, 200, approved.text);
       assert.ok(!approved.text.includes(PASSPHRASE));
@@ -233,6 +235,10 @@ describe('the passphrase and its lockout', () => {
       assert.equal((await owner.post(`/approvals/${other.answer.body.approval_id}/deny`, {})).status, 200);
       assert.ok(!stack.logs().includes(PASSPHRASE), 'never logged');
       assert.ok(!readFileSync(path.join(stack.home, 'audit.log'), 'utf8').includes(PASSPHRASE), 'never audited');
+      for (const secret of [PASSPHRASE, 'not it at all']) {
+        assert.ok(!stack.logs().includes(secret), `${secret}: never logged`);
+        assert.ok(!readFileSync(path.join(stack.home, 'state.journal'), 'utf8').includes(secret), `${secret}: never in state.journal`);
+      }
     } finally {
       clearApprovalPassphrase(stack.home);
     }

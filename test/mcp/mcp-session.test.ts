@@ -18,6 +18,13 @@ interface Call {
   args: unknown[];
 }
 
+/** The approvals the fake client knows, by id: one in each final state that is a tool error. */
+const APPROVALS: Record<string, object> = {
+  ap_expired: { status: 'expired' },
+  ap_failed: { status: 'failed', error: { code: 'insufficient_funds', message: 'The card balance is too low.' } },
+  ap_silent: { status: 'denied', reason: null },
+};
+
 /** fakeClient answers every tool with canned data and records what it was asked. */
 function fakeClient(calls: Call[]): ToolClient {
   const record =
@@ -46,6 +53,7 @@ function fakeClient(calls: Call[]): ToolClient {
     allocate: record('allocate', () => ({ card_id: 'card_a', allocated: '1.00', new_balance: '2.00' })),
     transactions: record('transactions', () => ({ transactions: [], has_more: false })),
     transaction: record('transaction', () => ({ id: 'tx_a' })),
+    approval: record('approval', (id: string) => ({ ...APPROVALS[id], approval_id: id, agent: 'shopper', expires_at: '2026-01-01T00:15:00Z', request: { amount: '60.00', currency: 'USD', merchant_name: 'shop.example.com' } })),
   } as unknown as ToolClient;
 }
 
@@ -162,7 +170,7 @@ describe('tools', () => {
   test('tools/list: every tool with a closed input schema', async () => {
     const { responses } = await exchange([...start, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }]);
     const tools = byId(responses, 1).result.tools;
-    assert.equal(tools.length, 11);
+    assert.equal(tools.length, 12);
     for (const tool of tools) {
       assert.match(tool.name, /^latch_[a-z_]+$/);
       assert.equal(tool.inputSchema.additionalProperties, false);
@@ -229,6 +237,25 @@ describe('tools', () => {
     assert.equal(result.structuredContent.error.code, 'card_not_found');
     assert.match(result.structuredContent.error.remedy, /ask the user/);
   });
+});
+
+describe('latch_get_approval', () => {
+  const start = [init(), initialized];
+  const cases: Array<[string, string, string, RegExp]> = [
+    ['expired', 'ap_expired', 'approval_denied', /did not decide on approval ap_expired .* in time: it expired, and nothing was signed[\s\S]*Do not retry with other terms/],
+    ['failed after approval', 'ap_failed', 'insufficient_funds', /approved ap_failed .*but it could not be created: The card balance is too low/],
+    ['denied without a reason', 'ap_silent', 'approval_denied', /denied approval ap_silent .* without a reason; nothing was signed[\s\S]*Do not retry with other terms/],
+  ];
+  for (const [name, id, code, text] of cases) {
+    test(`${name}: a tool error ${code}`, async () => {
+      const { responses, calls } = await exchange([...start, call(1, 'latch_get_approval', { approval_id: id, wait_seconds: 5 })]);
+      const result = byId(responses, 1).result;
+      assert.equal(result.isError, true);
+      assert.equal(result.structuredContent.error.code, code);
+      assert.match(result.content[0].text, text);
+      assert.deepEqual(calls, [{ method: 'approval', args: [id, { waitSeconds: 5 }] }]);
+    });
+  }
 });
 
 describe('the wire', () => {

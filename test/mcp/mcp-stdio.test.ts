@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { readAudit } from '../../src/datadir/audit-log.js';
@@ -96,7 +98,7 @@ describe('latch mcp over stdio', () => {
     mcp.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 
     const listed = await mcp.request(2, 'tools/list', {});
-    assert.equal(listed.result.tools.length, 11);
+    assert.equal(listed.result.tools.length, 12);
 
     const health = await mcp.tool(3, 'latch_health');
     assert.equal(health.isError, false);
@@ -134,6 +136,15 @@ describe('latch mcp over stdio', () => {
     assert.equal((await mcp.tool(12, 'latch_allocate', { card_id: subscriptions, amount: '2.00' })).structuredContent.allocated, '2.00');
     assert.equal((await mcp.tool(13, 'latch_merchant_bind', { card_id: subscriptions, merchant_domain: 'verify.example.com' })).structuredContent.kind, 'merchant_verification');
     assert.equal((await mcp.tool(14, 'latch_recurring', { card_id: subscriptions, merchant_domain: 'video.example.com', amount: '9.99', interval: 'month' })).structuredContent.kind, 'recurring');
+
+    // A rule that asks the owner: the ask is a result, and latch_get_approval reports it.
+    writeFileSync(path.join(stack.home, 'policy.json'), JSON.stringify({ v: 1, rules: [{ id: 'ask-here', merchants: ['ask.example.com'], decision: 'ask' }] }), { mode: 0o600 });
+    const pending = await mcp.tool(15, 'latch_authorize', { card_id: groceries, merchant_domain: 'ask.example.com', amount: '1.00' });
+    assert.equal(pending.isError, false);
+    assert.equal(pending.structuredContent.status, 'pending_approval');
+    const looked = await mcp.tool(16, 'latch_get_approval', { approval_id: pending.structuredContent.approval_id });
+    assert.equal(looked.structuredContent.approval_id, pending.structuredContent.approval_id);
+    rmSync(path.join(stack.home, 'policy.json'));
 
     const outputSchemas = new Map(listed.result.tools.map((tool: { name: string; outputSchema: OutputSchema }) => [tool.name, tool.outputSchema]));
     const succeeded = mcp.results.filter(([, result]) => result.isError === false);

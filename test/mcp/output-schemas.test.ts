@@ -8,6 +8,8 @@ import { describe, test } from 'node:test';
 import type { Authorization, Card, PolicyWindowView, Transaction } from '../../src/core/model.js';
 import { OUTPUT_SCHEMAS, type OutputSchema } from '../../src/mcp/output-schemas.js';
 import { TOOLS } from '../../src/mcp/tools.js';
+import { approvalWire, requestWire } from '../../src/variant-common/approval-shape.js';
+import type { Approval } from '../../src/core/approval.js';
 import { allocationA, authorizationA, cardDetailA, cardSummaryA, transactionA, walletA } from '../../src/variant-a/shapes.js';
 import { schemaErrors } from '../support/json-schema-check.js';
 
@@ -39,6 +41,30 @@ const window: PolicyWindowView = { policyId: 'pw_a', cardId: 'card_a', merchant:
 const settled: Transaction = { id: 'tx_a', cardId: 'card_a', amountMinor: 1_250, currency: 'USD', merchant: 'shop.example.com', status: 'settled', createdAt: 1_700_000_100, policyId: 'pw_a', declineCode: null };
 const declined: Transaction = { ...settled, status: 'declined', policyId: null, declineCode: 'card_frozen' };
 
+const asked: Approval = {
+  id: 'ap_a',
+  status: 'pending_approval',
+  principal: { kind: 'agent', name: 'shopper' },
+  request: { kind: 'one_time', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 6_000, currency: 'USD', authorizationType: 'exact', ttlSeconds: 1_800 },
+  rule: 'big',
+  reasons: ['60.00 is at least 50.00'],
+  createdAtSeconds: 1_700_000_000,
+  expiresAtSeconds: 1_700_000_900,
+  decidedAtSeconds: null,
+  reason: null,
+  authorization: null,
+  window: null,
+  error: null,
+  requestSha256: 'ab'.repeat(32),
+  idempotencyKey: 'idem_a',
+  callerKey: true,
+  fingerprintSha256: 'cd'.repeat(32),
+};
+const askedRecurring: Approval = {
+  ...asked,
+  request: { kind: 'recurring', cardId: 'card_a', merchant: 'video.example.com', amountMinor: 999, currency: 'USD', authorizationType: 'ceiling', interval: 'month', intervalCount: 1, startsAt: null, endsAt: 1_800_000_000, maxCharges: 12 },
+};
+
 /** What each tool returns, made by the very functions Variant A answers with. */
 const SAMPLES: Array<[keyof typeof OUTPUT_SCHEMAS, string, Record<string, unknown>]> = [
   ['latch_list_cards', 'cards', { cards: [cardSummaryA(card), cardSummaryA(unreportedHolds)] }],
@@ -46,6 +72,13 @@ const SAMPLES: Array<[keyof typeof OUTPUT_SCHEMAS, string, Record<string, unknow
   ['latch_get_card', 'a card without reported holds', cardDetailA(unreportedHolds)],
   ['latch_authorize', 'a one-time authorization', authorizationA(oneTime)],
   ['latch_recurring', 'a recurring authorization', authorizationA(recurring)],
+  ['latch_authorize', 'a pending approval', approvalWire(asked)],
+  ['latch_merchant_bind', 'a pending approval', approvalWire({ ...asked, request: { kind: 'merchant_verification', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 0, currency: 'USD', ttlSeconds: 600 } })],
+  ['latch_recurring', 'a pending approval', approvalWire(askedRecurring)],
+  ['latch_get_approval', 'a pending approval', approvalWire(asked)],
+  ['latch_get_approval', 'an approved one with its authorization', approvalWire({ ...asked, status: 'approved', decidedAtSeconds: 1_700_000_100, authorization: oneTime })],
+  ['latch_get_approval', 'a denied one with a reason', approvalWire({ ...asked, status: 'denied', decidedAtSeconds: 1_700_000_100, reason: 'too much' })],
+  ['latch_get_approval', 'a failed one with the cloud error', approvalWire({ ...askedRecurring, status: 'failed', decidedAtSeconds: 1_700_000_100, error: { code: 'insufficient_funds', message: 'no' } })],
   ['latch_revoke', 'a revocation', { revocation: { revocation: { typ: 'revocation' }, jws: 'a.b.c', key_id: 'kid' }, authorization: authorizationA({ ...oneTime, status: 'revoked' }) }],
   ['latch_wallet_balance', 'the wallet', walletA({ usdtMinor: 40_000, allocatedMinor: 15_000, availableMinor: 25_000 })],
   ['latch_allocate', 'an allocation', allocationA({ cardId: 'card_a', allocatedMinor: 200, newBalanceMinor: 10_200 })],
@@ -54,8 +87,15 @@ const SAMPLES: Array<[keyof typeof OUTPUT_SCHEMAS, string, Record<string, unknow
   ['latch_get_transaction', 'a decline without a window', transactionA({ ...declined, policyWindow: null })],
 ];
 
+const requestOf = (approval: Approval) => requestWire(approval.request);
+
 /** undescribed lists fields of value that the schema does not describe, at any depth. */
 function undescribed(schema: OutputSchema, value: unknown, at = '$'): string[] {
+  // Of anyOf's options, the one the value conforms to must describe it.
+  if (schema.anyOf !== undefined) {
+    const option = schema.anyOf.find((candidate) => schemaErrors(candidate, value).length === 0);
+    return option === undefined ? [`${at}: no option conforms`] : undescribed(option, value, at);
+  }
   if (Array.isArray(value)) return value.flatMap((item, index) => (schema.items === undefined ? [] : undescribed(schema.items, item, `${at}[${index}]`)));
   if (typeof value !== 'object' || value === null || schema.properties === undefined) return [];
   return Object.entries(value).flatMap(([name, field]) => {
@@ -83,6 +123,9 @@ describe('outputSchema', () => {
     ['latch_authorize', 'an unknown authorization_type', { ...authorizationA(oneTime), authorization_type: 'any' }],
     ['latch_authorize', 'a time with a zone offset', { ...authorizationA(oneTime), expires_at: '2026-01-01T00:00:00+01:00' }],
     ['latch_list_transactions', 'has_more as text', { transactions: [], has_more: 'no' }],
+    ['latch_authorize', 'neither an authorization nor an approval', { status: 'pending_approval', approval_id: 'ap_a' }],
+    ['latch_get_approval', 'an unknown status', { ...approvalWire(asked), status: 'maybe' }],
+    ['latch_get_approval', 'an amount as a number', { ...approvalWire(asked), request: { ...requestOf(asked), amount: 60 } }],
     ['latch_revoke', 'no authorization', { revocation: { revocation: {}, jws: 'a', key_id: 'k' } }],
   ];
   for (const [tool, name, value] of broken) {

@@ -192,6 +192,15 @@ const SAMPLES: ReadonlyArray<[string, string, string, Outcome]> = [
   ['latch_get_transaction', 'a transaction id with a slash', '{"tx_id":"tx_abc/def"}', 'refused'],
   ['latch_get_transaction', 'a Cyrillic transaction id', '{"tx_id":"tx_аbc"}', 'refused'],
   ['latch_get_transaction', 'an empty transaction id', '{"tx_id":""}', 'refused'],
+  ['latch_get_approval', 'an approval id', '{"approval_id":"ap_abc"}', 'accepted'],
+  ['latch_get_approval', 'an approval id and the longest wait', '{"approval_id":"ap_abc","wait_seconds":60}', 'accepted'],
+  ['latch_get_approval', 'no wait', '{"approval_id":"ap_abc","wait_seconds":0}', 'accepted'],
+  ['latch_get_approval', 'a wait over 60 seconds', '{"approval_id":"ap_abc","wait_seconds":61}', 'refused'],
+  ['latch_get_approval', 'a negative wait', '{"approval_id":"ap_abc","wait_seconds":-1}', 'refused'],
+  ['latch_get_approval', 'a wait as text', '{"approval_id":"ap_abc","wait_seconds":"5"}', 'refused'],
+  ['latch_get_approval', 'a policy id for an approval id', '{"approval_id":"pw_abc"}', 'refused'],
+  ['latch_get_approval', 'an approval id with a slash', '{"approval_id":"ap_abc/../x"}', 'refused'],
+  ['latch_get_approval', 'no approval id', '{"wait_seconds":5}', 'refused'],
 ];
 
 describe('JSON Schema and the daemon accept and refuse the same inputs', () => {

@@ -12,10 +12,11 @@ const schemaOf = (name: string): InputSchema => {
 };
 
 describe('the tool catalog', () => {
-  test('exactly the eleven tools, each named latch_*', () => {
+  test('exactly the twelve tools, each named latch_*', () => {
     assert.deepEqual(TOOLS.map((tool) => tool.name).sort(), [
       'latch_allocate',
       'latch_authorize',
+      'latch_get_approval',
       'latch_get_card',
       'latch_get_transaction',
       'latch_health',

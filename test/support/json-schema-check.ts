@@ -1,6 +1,6 @@
 /**
  * A small JSON Schema checker for the keywords the MCP output schemas use (type, properties,
- * required, items, enum, pattern), so tests can check real results against an advertised schema.
+ * required, items, enum, pattern, anyOf), so tests can check real results against an advertised schema.
  */
 import type { OutputSchema } from '../../src/mcp/output-schemas.js';
 
@@ -17,6 +17,10 @@ export function schemaErrors(schema: OutputSchema, value: unknown, at = '$'): st
   const actual = typeOf(value);
   if (!types.includes(actual) && !(actual === 'integer' && types.includes('number'))) return [`${at}: ${actual} is not ${types.join(' or ')}`];
   const errors: string[] = [];
+  if (schema.anyOf !== undefined) {
+    const each = schema.anyOf.map((option) => schemaErrors(option, value, at));
+    if (!each.some((found) => found.length === 0)) errors.push(`${at}: matches none of anyOf (${each.map((found) => found[0]).join('; ')})`);
+  }
   if (schema.enum !== undefined && !schema.enum.includes(value as string | null)) errors.push(`${at}: ${JSON.stringify(value)} is not one of ${schema.enum.join(', ')}`);
   if (schema.pattern !== undefined && typeof value === 'string' && !new RegExp(schema.pattern, 'u').test(value)) errors.push(`${at}: ${JSON.stringify(value)} does not match ${schema.pattern}`);
   if (actual === 'object') {

@@ -1,0 +1,88 @@
+/**
+ * `latch approvals watch` in a real pseudo-terminal (tmux) against the real daemon and sandbox:
+ * an agent's request that the policy asks about appears with its full terms, `a` and the
+ * passphrase (never on the screen) approve it, the daemon then holds the authorization and the
+ * card network's charge of exactly those terms is approved; `d` and a reason deny the next one.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
+import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
+import { REPO_ROOT } from '../support/paths.js';
+import { JsonClient, startStack, type Stack } from '../support/stack.js';
+import { TmuxPane } from './tmux-pane.js';
+
+const POLICY = { v: 1, default: 'allow', rules: [{ id: 'large-purchases', min_amount: '50.00', decision: 'ask' }] };
+const PASSPHRASE = 'watch real staple battery';
+
+let stack: Stack;
+let shopper: JsonClient;
+let pane: TmuxPane | undefined;
+
+before(async () => {
+  stack = await startStack();
+  writeFileSync(path.join(stack.home, 'policy.json'), JSON.stringify(POLICY), { mode: 0o600 });
+  addAgent(stack.home, 'shopper');
+  setApprovalPassphrase(stack.home, PASSPHRASE);
+  shopper = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'shopper'));
+});
+after(async () => {
+  pane?.close();
+  await stack.close();
+});
+
+/** escaped makes text a literal part of a RegExp. */
+const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+test('watch against the real daemon: the full terms, a + passphrase approves (unseen), the charge passes; d + reason denies', async () => {
+  const card = stack.cards[0];
+  pane = new TmuxPane('watch-real');
+  pane.start(`LATCH_HOME='${stack.home}' LATCH_URL='http://127.0.0.1:${stack.portA}' node --import tsx src/cli/main.ts approvals watch`, REPO_ROOT);
+
+  const asked = await shopper.post('/authorize', { card_id: card.card_id, amount: '60.00', merchant_name: 'shop.example.com' }, { 'idempotency-key': 'watch-real-1' });
+  assert.equal(asked.status, 202, asked.text);
+  const id: string = asked.body.approval_id;
+  const reason: string = asked.body.reasons[0];
+  assert.ok(typeof reason === 'string' && reason.length > 0);
+
+  let screen = await pane.waitFor(new RegExp(`${escaped(id)}[^]*Approve, deny or skip\\? \\[a/d/s\\]\\s*$`));
+  for (const shown of ['shopper', `${card.label} (${card.card_id})`, 'shop.example.com', 'exactly 60.00 USD', 'large-purchases', reason]) {
+    assert.ok(screen.includes(shown), `the screen shows ${shown}:\n${screen}`);
+  }
+
+  pane.type('a');
+  await pane.waitFor(/Approval passphrase \(not shown\):/);
+  pane.type(PASSPHRASE);
+  pane.press('Enter');
+  screen = await pane.waitFor(new RegExp(`Approved ${escaped(id)}: authorization (pw_[A-Za-z0-9]+) created\\.`));
+  assert.ok(!screen.includes(PASSPHRASE) && !screen.includes('staple'), 'the passphrase never appears on the screen');
+  const shownPolicy = new RegExp(`Approved ${escaped(id)}: authorization (pw_[A-Za-z0-9]+)`).exec(screen)?.[1];
+
+  const decided = await stack.a.get(`/approvals/${id}`);
+  assert.equal(decided.body.status, 'approved', decided.text);
+  assert.equal(decided.body.authorization.policy_id, shownPolicy);
+  assert.equal(decided.body.authorization.amount, '60.00');
+  const charged = await stack.charge(card.card_id, 'shop.example.com', '60.00');
+  assert.equal(charged.status, 200, charged.text);
+  assert.equal(charged.body.decision, 'approved', charged.text);
+  assert.equal(charged.body.transaction.policy_id, shownPolicy, charged.text);
+
+  const second = await shopper.post('/authorize', { card_id: card.card_id, amount: '75.00', merchant_name: 'gadgets.example.net' });
+  assert.equal(second.status, 202, second.text);
+  const secondId: string = second.body.approval_id;
+  await pane.waitFor(new RegExp(`${escaped(secondId)}[^]*exactly 75\\.00 USD[^]*gadgets\\.example\\.net[^]*Approve, deny or skip\\? \\[a/d/s\\]\\s*$|${escaped(secondId)}[^]*gadgets\\.example\\.net[^]*exactly 75\\.00 USD[^]*Approve, deny or skip\\? \\[a/d/s\\]\\s*$`));
+  pane.type('d');
+  await pane.waitFor(/Reason \(optional, Enter for none\):/);
+  pane.type('not this shop');
+  pane.press('Enter');
+  await pane.waitFor(new RegExp(`Denied ${escaped(secondId)} \\(reason: not this shop\\)\\.`));
+  const denied = await stack.a.get(`/approvals/${secondId}`);
+  assert.equal(denied.body.status, 'denied', denied.text);
+  assert.equal(denied.body.reason, 'not this shop');
+
+  pane.press('C-c');
+  screen = await pane.waitFor(/EXIT=\d+/);
+  assert.match(screen, /Stopped watching\.\s+EXIT=0/);
+});
