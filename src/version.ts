@@ -12,7 +12,7 @@ declare const LATCH_BUILD_VERSION: string | undefined;
 let cached: string | undefined;
 
 /**
- * latchVersion returns package.json's version (decisions §14), read once. /health and
+ * latchVersion returns package.json's version (docs/decisions.md §14), read once. /health and
  * `latch --version` both report it, so the two can never disagree. Bundles and the single binary
  * carry it from build time, because they have no package.json beside them.
  */

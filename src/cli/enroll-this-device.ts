@@ -43,7 +43,7 @@ export async function enrollThisDevice(options: EnrollThisDevice): Promise<Enrol
   const client = new CloudClient({
     cloudUrl: options.cloudUrl,
     userAgent: `latch/${latchVersion()}`,
-    // The proof of possession is a signature by the device key like any other (decisions §11).
+    // The proof of possession is a signature by the device key like any other (docs/decisions.md §11).
     // The shared writer: a daemon running in this same process (npm start, embedders) appends
     // to the same chain without racing it.
     onRequestSigned: async (record) => {

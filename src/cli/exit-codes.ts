@@ -19,9 +19,9 @@ export const EXIT = {
   verifyFailed: 6,
   /** The daemon or the cloud refused or declined the request (4xx: not found, insufficient funds, expired setup token ...). */
   refused: 7,
-  /** The local daemon could not be reached (spec §7 rule 1: a local availability problem). */
+  /** The local daemon could not be reached (docs/decisions.md §7 rule 1: a local availability problem). */
   daemonUnreachable: 8,
-  /** The daemon is up but the cloud API is unavailable (spec §7 rule 2: upstream_unavailable). */
+  /** The daemon is up but the cloud API is unavailable (docs/decisions.md §7 rule 2: upstream_unavailable). */
   upstreamUnavailable: 9,
   /** Not refused, not yet authorized: the spending policy asked the owner, whose decision is pending (`ap_…`). */
   pendingApproval: 10,

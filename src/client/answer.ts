@@ -24,7 +24,7 @@ export function parseAnswerJson(answer: TransportAnswer): unknown {
   }
 }
 
-/** errorFields returns the common error body's fields (decisions §7), or undefined when the body has none. */
+/** errorFields returns the common error body's fields (docs/decisions.md §7), or undefined when the body has none. */
 export function errorFields(body: unknown): ErrorFields | undefined {
   if (!isRecord(body) || !isRecord(body['error'])) return undefined;
   const error = body['error'];

@@ -1,4 +1,4 @@
-/** The daemon's default address: Variant A, the canonical listener (decisions §2). */
+/** The daemon's default address: Variant A, the canonical listener (docs/decisions.md §2). */
 export const DEFAULT_DAEMON_URL = 'http://127.0.0.1:7723';
 
 /** The environment variable that points clients (CLI, MCP bridge, embedders) at another daemon address. */

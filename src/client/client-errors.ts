@@ -47,7 +47,7 @@ export type ClientErrorCode = keyof typeof CLIENT_ERROR_TABLE;
 
 /**
  * Every code a LatchClientError may carry: the server's codes, the client-only codes, and any
- * other string, because a newer daemon may add codes (decisions §14: additive changes in v1).
+ * other string, because a newer daemon may add codes (docs/decisions.md §14: additive changes in v1).
  */
 // `string & {}` keeps editor completion for the known codes while accepting future ones.
 export type LatchClientErrorCode = ErrorCode | ClientErrorCode | (string & {});

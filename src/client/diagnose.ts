@@ -41,7 +41,7 @@ const DAEMON_DOWN_REMEDY =
   'Start the daemon: latch daemon (or latch start for the sandbox quick start), or point LATCH_URL at the daemon that runs. No payment was attempted or failed.';
 
 /**
- * diagnose applies the spec's rules in order (spec §7 rules 1–2, decisions §10): first GET
+ * diagnose applies the spec's rules in order (docs/decisions.md §7 rules 1–2, docs/decisions.md §10): first GET
  * /health, whose failure means the local daemon is unavailable and nothing about payments; then
  * the token file; then whether a device key is enrolled; then one server-backed call (GET
  * /cards), whose failure while health is fine lies in the cloud (Upstream API unavailable) or in
@@ -110,7 +110,7 @@ export async function diagnose(client: DiagnosableClient): Promise<Diagnosis> {
   }
 }
 
-/** serverBackedFailure classifies a failed GET /cards after /health succeeded (spec §7 rule 2). */
+/** serverBackedFailure classifies a failed GET /cards after /health succeeded (docs/decisions.md §7 rule 2). */
 function serverBackedFailure(
   error: LatchClientError,
   checks: DiagnosisCheck[],

@@ -75,7 +75,7 @@ interface CallOptions {
   timeoutMs?: number;
 }
 
-/** The longest `Prefer: wait` the daemon honours (owner-control §4). */
+/** The longest `Prefer: wait` the daemon honours (docs/decisions.md §15.4). */
 export const APPROVAL_WAIT_SECONDS_MAX = 60;
 // A held answer may take the whole wait; the call's deadline leaves room for signing after it.
 const WAIT_MARGIN_MS = 30_000;
@@ -84,7 +84,7 @@ const BEARER_CODES: ReadonlySet<string> = new Set(['missing_bearer_token', 'inva
 
 /**
  * LatchClient is the typed client of the daemon's Variant A API, used by the CLI and the MCP
- * bridge and importable by embedders. Its rules (spec §5, §7):
+ * bridge and importable by embedders. Its rules (docs/decisions.md §10, §7):
  *
  * - the token comes only from `<home>/daemon_token`; on 401 missing_bearer_token or
  *   invalid_bearer_token the file is read again and the identical request (same body, same
@@ -219,7 +219,7 @@ export class LatchClient {
 
   /**
    * revoke revokes an authorization: it signs the revocation locally, then submits it with
-   * POST /v1/authorizations/:id/revoke through the signing proxy, as decisions §5 prescribes. A
+   * POST /v1/authorizations/:id/revoke through the signing proxy, as docs/decisions.md §5 prescribes. A
    * second revoke of the same authorization succeeds and returns it as it is.
    */
   async revoke(input: RevocationInput, options: WriteOptions = {}): Promise<Cancellation> {
@@ -341,7 +341,7 @@ export class LatchClient {
 
   /**
    * exchange sends a request and, when the daemon refuses the bearer token, reads the token file
-   * again and sends the identical request once more (spec §5). The refusal happens at the front
+   * again and sends the identical request once more (docs/decisions.md §10). The refusal happens at the front
    * door, before any route runs, so the first attempt had no effect and the repeat is safe.
    * A token goes only to a peer that has proven it is this daemon (verifyTokenPeer); after a
    * refusal the proof is asked for again, since a refusal is also what a squatter would answer.

@@ -2,7 +2,7 @@ import type { Authorization, PendingApproval } from './types.js';
 
 /**
  * isPendingApproval tells the 202 answer of /authorize, /merchant-bind and /recurring (the owner
- * has been asked; owner-control §4) from an authorization.
+ * has been asked; docs/decisions.md §15.4) from an authorization.
  *
  * @example
  *   const result = await latch.authorize(input);

@@ -5,7 +5,7 @@ import { LatchClientError } from './client-errors.js';
 
 /**
  * TokenSource holds the token the client presents: the daemon token from `<home>/daemon_token`
- * (spec §5), or with an agent name that agent's token from `<home>/agents/NAME.token`, and never
+ * (docs/decisions.md §10), or with an agent name that agent's token from `<home>/agents/NAME.token`, and never
  * the daemon token then. It is read on first use and re-read only when the daemon refuses it,
  * which is how a `latch token rotate` or `latch agent rotate` between two calls is picked up.
  */

@@ -1,5 +1,5 @@
 /**
- * The Variant A wire shapes (decisions §4) as the client returns them, and the request bodies it
+ * The Variant A wire shapes (docs/decisions.md §4) as the client returns them, and the request bodies it
  * sends. Money is always decimal text with the currency's decimals ("12.50"), times are ISO 8601
  * UTC; field names are the wire names, so the API reference applies unchanged.
  */
@@ -259,7 +259,7 @@ export interface PolicyView {
   source: 'file' | 'default';
 }
 
-/** Where an approval stands (owner-control §4): waiting, decided by the owner, timed out, or refused by the cloud after approval. */
+/** Where an approval stands (docs/decisions.md §15.4): waiting, decided by the owner, timed out, or refused by the cloud after approval. */
 export type ApprovalStatus = 'pending_approval' | 'approved' | 'denied' | 'expired' | 'failed';
 
 /**

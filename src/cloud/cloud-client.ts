@@ -6,13 +6,13 @@ import { cloudOrigin } from './cloud-origin.js';
 import { signatureHeaders } from './sign-upstream.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 
-/** Upstream timeout per attempt and overall (decisions §13). */
+/** Upstream timeout per attempt and overall (docs/decisions.md §13). */
 export const UPSTREAM_TIMEOUT_MS = 10_000;
-/** At most two retries, and only when they are safe (decisions §9). */
+/** At most two retries, and only when they are safe (docs/decisions.md §9). */
 export const UPSTREAM_RETRIES_MAX = 2;
 const BACKOFF_BASE_MS = 100;
 /**
- * The largest cloud answer read, like the proxied request body cap (decisions §13): the cloud is
+ * The largest cloud answer read, like the proxied request body cap (docs/decisions.md §13): the cloud is
  * outside the trust boundary, and an endless answer must not fill the daemon's memory.
  */
 export const CLOUD_RESPONSE_BYTES_MAX = 1024 * 1024;

@@ -2,7 +2,7 @@
  * CloudClock learns the cloud's clock from the `Date` header of its answers, so that the daemon
  * can sign windows in the cloud's time: a window is valid on the cloud's clock, and a device clock
  * that is minutes off would otherwise sign windows that start in the future or are already over
- * (decisions §15.8). The header has one-second resolution; the estimate takes the middle of that
+ * (docs/decisions.md §15.8). The header has one-second resolution; the estimate takes the middle of that
  * second, which is good to about a second — far finer than any window.
  */
 

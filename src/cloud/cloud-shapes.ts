@@ -110,7 +110,7 @@ export function readCardList(value: unknown): Card[] {
   return list(obj(value), 'cards').map(readCard);
 }
 
-/** readAuthorization reads a cloud authorization (decisions §4 shape). */
+/** readAuthorization reads a cloud authorization (docs/decisions.md §4 shape). */
 export function readAuthorization(value: unknown): Authorization {
   const o = obj(value);
   const kind = oneOf<AuthorizationKind>(o, 'kind', ['one_time', 'merchant_verification', 'recurring']);

@@ -5,7 +5,7 @@ import { signRequest } from '../crypto/http-signature.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 
-/** The RFC 9421 label on every upstream request (decisions §6). */
+/** The RFC 9421 label on every upstream request (docs/decisions.md §6). */
 export const SIGNATURE_LABEL = 'latch';
 
 /** How long an upstream signature stays valid: expires = created + 300 s. */

@@ -9,7 +9,7 @@ import type { LocalCaller } from './operation-context.js';
 import type { PassphraseLockout } from './passphrase-lockout.js';
 import type { Principal } from './principal.js';
 
-/** The four audit lines of owner-control §4. */
+/** The four audit lines of docs/decisions.md §15.4. */
 export type ApprovalAuditOperation = 'approval_requested' | 'approval_approved' | 'approval_denied' | 'approval_expired';
 
 /** One approval audit line: what happened to which approval, and who made it happen. */

@@ -1,5 +1,5 @@
 /**
- * A pending approval (owner-control §4): the exact request a policy answered `ask` for, who asked,
+ * A pending approval (docs/decisions.md §15.4): the exact request a policy answered `ask` for, who asked,
  * the rule and reasons, and — once the owner decided — the outcome. The approval is the only
  * place the request lives until it is signed, so nothing about it can change between the ask and
  * the signature.

@@ -1,5 +1,5 @@
 /**
- * Human approval the agent cannot give itself (owner-control §4). A decision of `ask` becomes a
+ * Human approval the agent cannot give itself (docs/decisions.md §15.4). A decision of `ask` becomes a
  * durable pending approval holding the exact request; the owner approves or denies it once; an
  * approval signs exactly the stored request through the same pipeline, with the decision step
  * satisfied by the approval (budgets still reserve). An undecided approval expires.

@@ -1,5 +1,5 @@
 /**
- * The authorizations this device signed, as callers see them (owner-control §2): who asked for
+ * The authorizations this device signed, as callers see them (docs/decisions.md §15.2): who asked for
  * each comes from the daemon's durable record (the authorization ledger), and its status from the
  * cloud, which alone knows whether it was used, expired or revoked. What the cloud reports is fed
  * back into the ledger, so budgets release what is no longer exposed.

@@ -40,7 +40,7 @@ export interface CreatedAuthorization {
  * 1. check: the request's business rules (a recurring schedule's bounds);
  * 2. idempotency: with a caller's Idempotency-Key, a retry of the same request gets the window
  *    signed the first time, so the cloud sees the same body under the same key and replays its
- *    first answer (decisions §9), and the steps below do not run again for it;
+ *    first answer (docs/decisions.md §9), and the steps below do not run again for it;
  * 3. decision: whether this caller may have this request signed (the spending policy: allow,
  *    ask — answered as `approval_required`, nothing signed — or deny: policy_denied);
  * 4. record, sign and audit: the authorization ledger holds the entry durably, the device key

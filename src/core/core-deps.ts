@@ -11,7 +11,7 @@ import type { SigningPause } from './signing-pause.js';
 
 export type { LocalCaller, OperationContext } from './operation-context.js';
 
-/** One line of the audit log for a policy-window or revocation signature (decisions §11). */
+/** One line of the audit log for a policy-window or revocation signature (docs/decisions.md §11). */
 export interface SignatureAudit {
   operation: string;
   policyId: string;
@@ -62,7 +62,7 @@ export interface CoreDeps {
   outcome?(record: SignatureOutcome): void;
   /**
    * The cloud's time, as learned from its answers: windows are valid on the cloud's clock, so
-   * their times come from here (decisions §15.8). Absent, the device's clock is used.
+   * their times come from here (docs/decisions.md §15.8). Absent, the device's clock is used.
    */
   cloudNowSeconds?(): number;
   /**
@@ -80,7 +80,7 @@ export interface CoreDeps {
    */
   authorizations?: AuthorizationRecorder;
   /**
-   * Human approval (owner-control §4): an `ask` becomes a durable pending approval. Absent, an
+   * Human approval (docs/decisions.md §15.4): an `ask` becomes a durable pending approval. Absent, an
    * `ask` is answered as `approval_required` and nothing is kept.
    */
   approvals?: ApprovalDeps;
@@ -94,7 +94,7 @@ export interface AuthorizationRecorder {
 
 /**
  * idempotencyKeyOf returns the caller's Idempotency-Key, or a fresh one, so that the daemon's own
- * bounded retry of a money-moving request can never apply it twice (decisions §9).
+ * bounded retry of a money-moving request can never apply it twice (docs/decisions.md §9).
  */
 export function idempotencyKeyOf(context: OperationContext): string {
   return context.idempotencyKey ?? randomId('idem');

@@ -20,7 +20,7 @@ export interface DecisionFacts {
   policyId: string;
   nowSeconds: number;
   /**
-   * Set when the owner approved this exact request (owner-control §4): the approval satisfies an
+   * Set when the owner approved this exact request (docs/decisions.md §15.4): the approval satisfies an
    * `ask`, so the step must reserve and allow unless something now denies it outright.
    */
   approvalId?: string;

@@ -1,5 +1,5 @@
 /**
- * The approval passphrase's lockout (owner-control §4): after 5 wrong passphrases within 15
+ * The approval passphrase's lockout (docs/decisions.md §15.4): after 5 wrong passphrases within 15
  * minutes every approval is refused with 429 too_many_attempts until 15 minutes after the first
  * of them. Each wrong attempt is in the state journal before it is answered, so a restart (or a
  * kill -9) does not hand an attacker a fresh set of guesses.

@@ -1,9 +1,9 @@
 /**
- * Idempotent signing of policy windows (decisions §9). A caller retrying /authorize,
+ * Idempotent signing of policy windows (docs/decisions.md §9). A caller retrying /authorize,
  * /merchant-bind or /recurring with the same Idempotency-Key must make the daemon send the cloud
  * the same request again: a window signed afresh carries a new policy_id, nonce and times, so
  * the cloud would see another body under the same key and refuse the retry with 422, although
- * the caller did exactly what decisions §9 asks. The cache remembers, per device key and
+ * the caller did exactly what docs/decisions.md §9 asks. The cache remembers, per device key and
  * caller key, which request produced which signed window, so the retry re-sends that window and
  * the cloud replays its first answer.
  */
@@ -13,7 +13,7 @@ import { LatchError } from '../errors/latch-error.js';
 import type { RecordStore, StateRecord } from './record-store.js';
 import type { SignedWindow } from './window-payload.js';
 
-/** As long as the cloud keeps its idempotency records (decisions §9). */
+/** As long as the cloud keeps its idempotency records (docs/decisions.md §9). */
 export const SIGNED_WINDOW_TTL_SECONDS = 24 * 60 * 60;
 /** At most this many remembered windows; the oldest goes first. */
 export const SIGNED_WINDOWS_MAX = 10_000;

@@ -9,7 +9,7 @@ import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './
 export type WindowType = 'policy_window' | 'card_policy_window' | 'revocation';
 
 /**
- * The payload of a signed window (decisions §5): what the device key signs for an authorization or
+ * The payload of a signed window (docs/decisions.md §5): what the device key signs for an authorization or
  * for /sign-*-policy-window. Times are Unix seconds.
  */
 export interface PolicyWindowPayload {

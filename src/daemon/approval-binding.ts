@@ -1,6 +1,6 @@
 /**
  * The daemon's side of human approval: the approval book and the passphrase lockout in the state
- * journal, the owner's passphrase file, the audit lines and the notifier (owner-control §4).
+ * journal, the owner's passphrase file, the audit lines and the notifier (docs/decisions.md §15.4).
  */
 import { ApprovalBook } from '../core/approval-book.js';
 import type { ApprovalAudit, ApprovalDeps, PassphraseCheck } from '../core/approval-deps.js';

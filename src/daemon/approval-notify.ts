@@ -1,5 +1,5 @@
 /**
- * The owner's notifier (owner-control §4): config.json's `approval_notify` argv is run on each
+ * The owner's notifier (docs/decisions.md §15.4): config.json's `approval_notify` argv is run on each
  * new approval, without a shell, detached, with its output ignored and a deadline, and with only
  * PATH, HOME, LATCH_APPROVAL_ID and LATCH_APPROVAL_SUMMARY in its environment — never the
  * daemon's own (which may name files holding secrets). A failure is logged; it never blocks or

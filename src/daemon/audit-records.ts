@@ -1,5 +1,5 @@
 /**
- * The audit lines of the two kinds of signature (decisions §11), each mapped in one place: a
+ * The audit lines of the two kinds of signature (docs/decisions.md §11), each mapped in one place: a
  * window or revocation signed by the core, and an upstream request signed by the cloud client
  * (the daemon's requests and `latch setup`'s enrollment alike). Every line names the caller in
  * `agent`: the owner or the agent's name.

@@ -146,7 +146,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
   };
 }
 
-/** The environment variable that changes the upstream deadline (decisions §13: 10 s by default). */
+/** The environment variable that changes the upstream deadline (docs/decisions.md §13: 10 s by default). */
 export const UPSTREAM_TIMEOUT_ENV = 'LATCH_UPSTREAM_TIMEOUT_MS';
 const UPSTREAM_TIMEOUT_MS_MAX = 120_000;
 

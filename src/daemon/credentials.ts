@@ -1,5 +1,5 @@
 /**
- * The tokens the daemon accepts and whom each one names (decisions §15.1): the daemon token for
+ * The tokens the daemon accepts and whom each one names (docs/decisions.md §15.1): the daemon token for
  * the owner, and each agent's token from `agents/NAME.token`. A request is checked against the
  * set as it is on disk at that moment, so `latch agent add | rotate | remove` take effect at the
  * next request without a restart, like `latch token rotate`.

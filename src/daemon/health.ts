@@ -1,7 +1,7 @@
 import type { SigningPause } from '../core/signing-pause.js';
 import type { DaemonServices } from './services.js';
 
-/** The daemon's own view of its health; it never involves the cloud (spec §7 rule 1). */
+/** The daemon's own view of its health; it never involves the cloud (docs/decisions.md §7 rule 1). */
 export interface HealthReport {
   version: string;
   uptimeSeconds: number;

@@ -1,5 +1,5 @@
 /**
- * Agent credentials (decisions §15.1): each agent has its own token in
+ * Agent credentials (docs/decisions.md §15.1): each agent has its own token in
  * `$LATCH_HOME/agents/NAME.token`, so the owner can tell agents apart, limit them, and take one
  * away without touching the others. Beside it, `NAME.json` holds the agent's creation time; its
  * modification time is when the daemon last saw the agent's token (updated at most once a

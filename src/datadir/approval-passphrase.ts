@@ -1,5 +1,5 @@
 /**
- * The owner's approval passphrase (owner-control §4): when `$LATCH_HOME/approval_passphrase`
+ * The owner's approval passphrase (docs/decisions.md §15.4): when `$LATCH_HOME/approval_passphrase`
  * exists, approving a pending approval needs the passphrase as well as the daemon token. Only an
  * scrypt hash is stored, never the passphrase, so reading the file does not reveal it.
  *

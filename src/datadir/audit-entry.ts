@@ -5,7 +5,7 @@ import { containsCardNumber } from '../validate/card-number-scan.js';
 export type AuditValue = string | number | boolean | null;
 
 /**
- * AuditEntry is what the daemon records for one signature (decisions §11). `operation` names what
+ * AuditEntry is what the daemon records for one signature (docs/decisions.md §11). `operation` names what
  * was signed (`sign_card_policy_window`, `sign_revocation`, ...); amounts are decimal text. Extra
  * fields are allowed (`kind`, `authorization_type`, ...) as long as their names do not look like
  * secrets or card data, which is refused outright.
@@ -104,7 +104,7 @@ function checkedExtra(name: string, value: AuditValue): AuditValue {
 }
 
 function boundedText(value: string, charsMax: number): string {
-  // Card data must never be stored (decisions §8), even when it arrives in a header.
+  // Card data must never be stored (docs/decisions.md §8), even when it arrives in a header.
   if (containsCardNumber(value)) return '[redacted]';
   return value.length > charsMax ? `${value.slice(0, charsMax)}…` : value;
 }

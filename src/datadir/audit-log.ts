@@ -11,7 +11,7 @@ import { DATA_FILES, PRIVATE_FILE_MODE, dataFilePath } from './home.js';
 import { openPrivateFile, readPrivateFile } from './read-private-file.js';
 
 /**
- * audit.log holds one JSON line per signature (decisions §11). Each line starts with `seq`
+ * audit.log holds one JSON line per signature (docs/decisions.md §11). Each line starts with `seq`
  * (1, 2, 3, ...) and `prev`, the SHA-256 of the previous line's exact bytes, so an edited,
  * deleted or reordered line breaks the chain. A chain alone cannot show that its LAST lines were
  * removed, so audit.head records the last line's seq and hash, written after each append into

@@ -14,7 +14,7 @@ export interface LatchConfig {
   device_name?: string;
   /**
    * A program to run on each new approval, as argv (never through a shell): an absolute program
-   * path and up to 15 arguments, e.g. `["/usr/bin/notify-send", "Latch"]` (owner-control §4).
+   * path and up to 15 arguments, e.g. `["/usr/bin/notify-send", "Latch"]` (docs/decisions.md §15.4).
    */
   approval_notify?: string[];
 }

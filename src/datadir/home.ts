@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { removeStaleTemporaries } from './stale-temporaries.js';
 
-/** The names of the files Latch keeps in its data directory (decisions §1). */
+/** The names of the files Latch keeps in its data directory (docs/decisions.md §1). */
 export const DATA_FILES = {
   token: 'daemon_token',
   deviceKey: 'device.key',
@@ -17,7 +17,7 @@ export const DATA_FILES = {
   stateJournal: 'state.journal',
   // The owner's emergency brake: while it exists nothing is signed (see pause.ts).
   paused: 'paused',
-  // The owner's spending policy (owner-control §3); absent means allow everything.
+  // The owner's spending policy (docs/decisions.md §15.3); absent means allow everything.
   policy: 'policy.json',
   // The scrypt hash of the owner's approval passphrase (see approval-passphrase.ts).
   approvalPassphrase: 'approval_passphrase',

@@ -1,6 +1,6 @@
 /**
  * The owner's emergency brake: while `$LATCH_HOME/paused` exists, the daemon signs nothing that
- * authorizes spending or moves money, for anyone (decisions §15.6). It is a file so that the brake
+ * authorizes spending or moves money, for anyone (docs/decisions.md §15.6). It is a file so that the brake
  * holds across a restart or a crash, works whether or not the daemon is running, and can be
  * pulled by the owner alone (the data directory is theirs).
  */

@@ -6,7 +6,7 @@ import { knownDataFiles } from './home.js';
 /** Whether a path is expected to be the data directory or a file inside it. */
 export type PrivateKind = 'dir' | 'file';
 
-// Any permission bit for group or others makes a file or directory public (decisions §1).
+// Any permission bit for group or others makes a file or directory public (docs/decisions.md §1).
 const GROUP_OR_OTHER_BITS = 0o077;
 
 /**

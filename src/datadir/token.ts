@@ -5,7 +5,7 @@ import { DataDirError, shellQuote } from './data-dir-error.js';
 import { DATA_FILES, dataFilePath } from './home.js';
 import { readPrivateFile } from './read-private-file.js';
 
-/** The daemon token is 32 random bytes (decisions §8). */
+/** The daemon token is 32 random bytes (docs/decisions.md §8). */
 export const TOKEN_BYTES = 32;
 
 // 32 bytes are 43 characters of unpadded base64url.

@@ -12,7 +12,7 @@ export class LatchError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly param: string | undefined;
-  /** Only policy_denied: the policy rule or limit that decided (owner-control §3). */
+  /** Only policy_denied: the policy rule or limit that decided (docs/decisions.md §15.3). */
   readonly rule: string | undefined;
   /** When a retry can succeed, in seconds (sent as Retry-After): too_many_attempts' lockout. */
   readonly retryAfterSeconds: number | undefined;
@@ -32,7 +32,7 @@ export class LatchError extends Error {
     this.status = options.status ?? spec.status;
   }
 
-  /** toBody returns the common error body of decisions §7. */
+  /** toBody returns the common error body of docs/decisions.md §7. */
   toBody(requestId?: string): ErrorBody {
     const error: ErrorBody['error'] = { code: this.code, message: this.message };
     if (this.param !== undefined) error.param = this.param;

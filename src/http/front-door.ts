@@ -43,7 +43,7 @@ export interface ListenerState {
 export type FrontDoor = (request: IncomingMessage, response: ServerResponse, state: ListenerState) => Promise<void>;
 
 /**
- * createFrontDoor returns the one function every request of a listener passes (decisions §8).
+ * createFrontDoor returns the one function every request of a listener passes (docs/decisions.md §8).
  * The checks run in this order, and the first that fails answers:
  *
  * 1. Host: exactly one Host header naming loopback and this port; origin-form target (403 forbidden_host).

@@ -1,5 +1,5 @@
 /**
- * The Host allow-list of decisions §8. A browser that a DNS-rebinding attack points at the daemon
+ * The Host allow-list of docs/decisions.md §8. A browser that a DNS-rebinding attack points at the daemon
  * still sends the attacker's name in Host, so only the loopback names for this exact port pass.
  */
 

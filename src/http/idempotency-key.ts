@@ -5,7 +5,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
 
 /**
  * readIdempotencyKey returns the request's Idempotency-Key (1–255 printable ASCII characters,
- * decisions §9), undefined when absent, or refuses a malformed one.
+ * docs/decisions.md §9), undefined when absent, or refuses a malformed one.
  */
 export function readIdempotencyKey(headers: IncomingHttpHeaders): string | undefined {
   const value = headers['idempotency-key'];

@@ -10,7 +10,7 @@ import { isLoopbackAddress } from './loopback.js';
 import { sendError } from './respond.js';
 import { writeSocketError } from './socket-error.js';
 
-/** Limits on every connection of a local listener (decisions §8, TigerStyle: a limit on everything). */
+/** Limits on every connection of a local listener (docs/decisions.md §8, TigerStyle: a limit on everything). */
 export interface ServerLimits {
   /** Time to receive the request line and all headers. */
   headersTimeoutMs: number;

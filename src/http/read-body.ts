@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { LatchError } from '../errors/latch-error.js';
 
-/** The local API's body cap (decisions §8). */
+/** The local API's body cap (docs/decisions.md §8). */
 export const LOCAL_BODY_BYTES_MAX = 64 * 1024;
 
 /**

@@ -27,7 +27,7 @@ export function sendRaw(response: ServerResponse, status: number, rawBody: Uint8
 }
 
 /**
- * sendError writes the common error body of decisions §7. Anything that is not a LatchError is
+ * sendError writes the common error body of docs/decisions.md §7. Anything that is not a LatchError is
  * a bug: it answers `internal_error` without any detail of the exception.
  */
 export function sendError(response: ServerResponse, error: unknown, requestId: string, options: { close?: boolean } = {}): void {

@@ -1,5 +1,5 @@
 /**
- * What an agent is told about an approval (owner-control §4): the owner's policy asked the owner,
+ * What an agent is told about an approval (docs/decisions.md §15.4): the owner's policy asked the owner,
  * so the agent waits for a decision instead of trying other terms. Like policy-guidance.ts, these
  * words are not the protection (the daemon signs nothing without the owner); they keep a
  * well-meaning agent from making the owner decide a second, split or re-routed request.

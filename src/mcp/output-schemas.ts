@@ -73,7 +73,7 @@ const authorization = object(
   ['interval', 'interval_count', 'max_charges', 'current_period_start', 'current_period_end'],
 );
 
-/** The approval object (owner-control §4): the exact request held for the owner, and its decision. */
+/** The approval object (docs/decisions.md §15.4): the exact request held for the owner, and its decision. */
 const approval = object(
   {
     approval_id: text,

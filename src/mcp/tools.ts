@@ -1,6 +1,6 @@
 /**
  * The MCP tools: each is a name, what the agent is told, its input schema and one call on the
- * client module. The descriptions carry the spec's client rules (spec §1 safety rule, §7 rule 3),
+ * client module. The descriptions carry the client rules (docs/decisions.md §7 rule 3),
  * because a description is what an agent reads before it acts.
  */
 import type { LatchClient } from '../client/latch-client.js';

@@ -1,9 +1,9 @@
 import { invalidRequest } from '../errors/latch-error.js';
 
-/** Decimal places of the currencies this product handles (decisions §3). */
+/** Decimal places of the currencies this product handles (docs/decisions.md §3). */
 export const CURRENCY_DECIMALS: Readonly<Record<string, number>> = { USD: 2, USDT: 2 };
 
-/** The largest amount of one authorization, in minor units: 10,000.00 (decisions §13). */
+/** The largest amount of one authorization, in minor units: 10,000.00 (docs/decisions.md §13). */
 export const AUTHORIZATION_AMOUNT_MAX_MINOR = 1_000_000;
 
 /** Whole-unit digits accepted before the decimal point; bounds every parsed amount well below 2^53. */

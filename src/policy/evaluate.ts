@@ -54,7 +54,7 @@ interface Contribution {
 }
 
 /**
- * evaluatePolicy decides one request (owner-control §3): every matching rule (or, when none
+ * evaluatePolicy decides one request (docs/decisions.md §15.3): every matching rule (or, when none
  * matches, `default`), then `new_merchant`, then every budget and velocity limit the request would
  * go over contributes; the strictest decision wins and the first contribution with it is reported.
  */

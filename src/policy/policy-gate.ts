@@ -1,5 +1,5 @@
 /**
- * The spending policy as the authorization pipeline's decision step (owner-control §3). The gate
+ * The spending policy as the authorization pipeline's decision step (docs/decisions.md §15.3). The gate
  * holds the usage ledger behind budgets, velocity and new_merchant, rebuilt from the
  * authorization ledger (every window signed for registration, durable in state.journal before it
  * is signed) and kept current by its status changes: used settles, expired and revoked release,

@@ -1,5 +1,5 @@
 /**
- * The typed spending policy (owner-control §3). Amounts are integer minor units; every list is
+ * The typed spending policy (docs/decisions.md §15.3). Amounts are integer minor units; every list is
  * already validated and normalized, so evaluation never re-checks what the file said.
  */
 

@@ -8,7 +8,7 @@ import { callerOf, type RawResult, type RequestContext, type Route } from '../ht
 import { forwardedRequestHeaders, returnedResponseHeaders } from './forwarded-headers.js';
 import { checkProxyPath } from './proxy-path.js';
 
-/** The proxied body cap (decisions §13). */
+/** The proxied body cap (docs/decisions.md §13). */
 export const PROXY_BODY_BYTES_MAX = 1024 * 1024;
 
 /**

@@ -17,7 +17,7 @@ export const transactionIdField = () => str({ required: true, pattern: TRANSACTI
 /** approvalIdField is a required approval id, as the path of GET /approvals/:approval_id takes it. */
 export const approvalIdField = () => str({ required: true, pattern: APPROVAL_ID_PATTERN, describe: wireIdWords('ap') });
 
-/** merchantField is a required merchant domain, normalized (decisions §5). */
+/** merchantField is a required merchant domain, normalized (docs/decisions.md §5). */
 export const merchantField = () => parsedStr(normalizeMerchant, { required: true, maxLength: 253 });
 
 /** The ISO 4217 codes a request may name: the known currencies with three-letter codes (USDT is not one). */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { toBase64Url } from '../crypto/base64url.js';
 import { assertPrivateStats } from '../datadir/permissions.js';
 
-/** The admin key file's name inside the sandbox data directory (decisions §12). */
+/** The admin key file's name inside the sandbox data directory (docs/decisions.md §12). */
 export const ADMIN_KEY_FILE = 'admin_key';
 const ADMIN_KEY = /^[A-Za-z0-9_-]{43}$/;
 

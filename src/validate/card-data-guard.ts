@@ -20,7 +20,7 @@ const DECODE_ROUNDS_MAX = 4;
 const BODY_NODES_MAX = 1_000_000;
 
 /**
- * findCardData reports whether a request carries card data (decisions §8): a field named like a
+ * findCardData reports whether a request carries card data (docs/decisions.md §8): a field named like a
  * card number, CVV, expiry or track data at any depth of the body or in the query, or a
  * Luhn-valid 13–19 digit number (see containsCardNumber) in any string, key or number of the
  * body, in the path or in the query, raw or percent-decoded, or in one of the header values given.

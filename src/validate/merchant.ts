@@ -23,7 +23,7 @@ const DOTTED_IPV4 = /^[0-9]+(?:\.[0-9]+){3}$/;
 
 /**
  * normalizeMerchant turns a merchant domain into the one form Latch signs and the cloud compares
- * exactly (decisions §5): lower case, one trailing dot removed, IDNA to ASCII (so a Cyrillic
+ * exactly (docs/decisions.md §5): lower case, one trailing dot removed, IDNA to ASCII (so a Cyrillic
  * look-alike becomes its distinct `xn--` form). It refuses schemes, paths, queries, ports, user
  * info, IP literals, wildcards, whitespace, invisible characters, empty or over-long labels,
  * labels starting or ending with a hyphen, names over 253 characters and single-label names,

@@ -73,7 +73,7 @@ export interface AmountOptions extends PresenceOptions<number> {
 }
 
 /**
- * amount is a money field (decisions §3): a JSON number or a decimal string, parsed exactly from
+ * amount is a money field (docs/decisions.md §3): a JSON number or a decimal string, parsed exactly from
  * its text into integer minor units by parseAmountText. NaN, Infinity, exponents, signs, zero
  * (unless allowZero), extra decimals and amounts above maxMinor are refused. A default is given
  * in minor units.

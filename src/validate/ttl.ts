@@ -1,6 +1,6 @@
 import { invalidRequest } from '../errors/latch-error.js';
 
-/** Authorization lifetimes: 1 minute to 24 hours (decisions §13), in seconds. */
+/** Authorization lifetimes: 1 minute to 24 hours (docs/decisions.md §13), in seconds. */
 export const TTL_SECONDS_MIN = 60;
 export const TTL_SECONDS_MAX = 86_400;
 /** Variant A's ttl_minutes bounds, the same lifetimes in minutes. */

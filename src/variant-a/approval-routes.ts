@@ -1,5 +1,5 @@
 /**
- * Variant A's approval routes (owner-control §4): the list and one approval (the owner sees all,
+ * Variant A's approval routes (docs/decisions.md §15.4): the list and one approval (the owner sees all,
  * an agent its own), and the owner's decisions, approve and deny (agents get 403
  * agent_not_permitted at the front door: the routes are 'owner').
  */

@@ -1,5 +1,5 @@
 /**
- * Variant A's routes over the authorizations this device signed (owner-control §2): the list,
+ * Variant A's routes over the authorizations this device signed (docs/decisions.md §15.2): the list,
  * one authorization, and its cancellation. Each answer is the A authorization object plus the
  * `agent` that asked for it.
  */

@@ -1,5 +1,5 @@
 /**
- * Variant A's routes over the spending policy (owner-control §3): `GET /policy`, the effective
+ * Variant A's routes over the spending policy (docs/decisions.md §15.3): `GET /policy`, the effective
  * policy for the owner, and `POST /policy/check`, which answers what the policy would decide
  * about a request without signing, reserving or recording anything. The policy gate does the
  * work; these handlers only read the wire shape and write the answer.

@@ -1,4 +1,4 @@
-/** Variant A request bodies and queries: rules, defaults and bounds (spec §4, decisions §5, §13). */
+/** Variant A request bodies and queries: rules, defaults and bounds (docs/decisions.md §4, docs/decisions.md §5, §13). */
 import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../money/amount.js';
 import { LatchError } from '../errors/latch-error.js';
 import { amount, int, oneOf, parsedStr, str } from '../validate/schema.js';
@@ -6,7 +6,7 @@ import { approvalIdField, cardIdField, currencyField, merchantField, policyIdFie
 import { parseIsoSeconds } from '../time/iso-time.js';
 import { APPROVAL_WAIT_SECONDS_MAX } from '../core/approvals.js';
 
-/** Merchant verification: at most 1.00 (decisions §13); the cloud enforces the cap too. */
+/** Merchant verification: at most 1.00 (docs/decisions.md §13); the cloud enforces the cap too. */
 export const VERIFICATION_AMOUNT_MAX_MINOR = 100;
 
 /** The caller's purpose: an order id or a note, at most 200 printable characters, signed with the window. */

@@ -1,7 +1,7 @@
 /**
- * The route table of the canonical listener (127.0.0.1:7723, decisions §2): every route of
+ * The route table of the canonical listener (127.0.0.1:7723, docs/decisions.md §2): every route of
  * Variant A, with its method, pattern, who may call it, and its handler. Only GET /health is
- * public; the owner-only routes are those owner-control §1 names (the signing primitives, the
+ * public; the owner-only routes are those docs/decisions.md §15.1 names (the signing primitives, the
  * /v1/* proxy, wallet allocation and GET /policy); every other route admits the owner and agents. Kept sorted
  * by pattern, then method (a test checks it).
  */
@@ -19,7 +19,7 @@ import { signingHandlers } from './handlers.js';
 import { policyHandlers, type PolicyOperations } from './policy-routes.js';
 import { allocationA, cardDetailA, cardSummaryA, transactionA, walletA } from './shapes.js';
 
-/** What A's /health reports, from local state only (spec §7 rule 1). */
+/** What A's /health reports, from local state only (docs/decisions.md §7 rule 1). */
 export interface HealthFacts {
   version: string;
   uptimeSeconds: number;
@@ -34,12 +34,12 @@ export interface HealthFacts {
 /** What Variant A's routes call. */
 export interface VariantADeps {
   operations: CoreOperations;
-  /** The authorizations this device signed, with who asked for each (owner-control §2). */
+  /** The authorizations this device signed, with who asked for each (docs/decisions.md §15.2). */
   authorizations: AuthorizationListOperations;
-  /** Pending approvals and the owner's decisions (owner-control §4). */
+  /** Pending approvals and the owner's decisions (docs/decisions.md §15.4). */
   approvals: ApprovalOperations;
   health: () => HealthFacts;
-  /** The spending policy: GET /policy and POST /policy/check (owner-control §3). */
+  /** The spending policy: GET /policy and POST /policy/check (docs/decisions.md §15.3). */
   policy: PolicyOperations;
   /** The cloud client and device key for one proxied request, resolved together. */
   proxyUpstream: () => ProxyUpstream;

@@ -1,5 +1,5 @@
 /**
- * Variant A's wire shapes (decisions §4): every money value is a decimal string with the
+ * Variant A's wire shapes (docs/decisions.md §4): every money value is a decimal string with the
  * currency's decimals, times are ISO 8601 UTC.
  */
 import type { Allocation, Authorization, Card, PolicyWindowView, Transaction, Wallet } from '../core/model.js';

@@ -1,7 +1,7 @@
 /**
- * The route table of the compatibility listener (127.0.0.1:7732, decisions §2): exactly Variant
+ * The route table of the compatibility listener (127.0.0.1:7732, docs/decisions.md §2): exactly Variant
  * B's paths and shapes, every one behind the bearer token, /health included. Wallet allocation
- * is the owner's alone (owner-control §1); every other route admits agents. Kept sorted by
+ * is the owner's alone (docs/decisions.md §15.1); every other route admits agents. Kept sorted by
  * pattern, then method (a test checks it).
  */
 import type { CoreOperations } from '../core/operations.js';

@@ -1,6 +1,6 @@
 /**
  * Variant B's wire shapes: exactly the spec's table for B, with money as JSON numbers
- * (decisions §3). The numbers are produced from exact decimal text, never from arithmetic.
+ * (docs/decisions.md §3). The numbers are produced from exact decimal text, never from arithmetic.
  */
 import type { CreatedAuthorization } from '../core/authorizations.js';
 import type { Allocation, Card, PolicyWindowView, Transaction, Wallet } from '../core/model.js';

@@ -1,5 +1,5 @@
 /**
- * The approval object on the wire (owner-control §4), the same on both listeners, and the
+ * The approval object on the wire (docs/decisions.md §15.4), the same on both listeners, and the
  * `Prefer: wait=N` header (RFC 7240) that holds an answer for the owner's decision.
  */
 import type { IncomingHttpHeaders } from 'node:http';

@@ -1,6 +1,6 @@
 /**
  * `latch agent add | list | rotate | remove`: the owner gives each agent its own token file, so the
- * daemon can tell agents apart and take one away without touching the others (decisions §15.1).
+ * daemon can tell agents apart and take one away without touching the others (docs/decisions.md §15.1).
  * No command prints a token: they print where the token file is, and the agent's configuration
  * names the agent (`latch mcp --agent NAME`), never the secret.
  */

@@ -1,6 +1,6 @@
 /**
  * `latch approvals passphrase set | clear`: the approval passphrase makes approving need something
- * an agent that can run commands as the owner's user does not have in its files (owner-control §4).
+ * an agent that can run commands as the owner's user does not have in its files (docs/decisions.md §15.4).
  * It is read without echo and stored only as an scrypt hash; it is never printed or logged.
  */
 import { approvalPassphrasePath, approvalPassphraseProblem, clearApprovalPassphrase, setApprovalPassphrase } from '../../datadir/approval-passphrase.js';

@@ -1,6 +1,6 @@
 /**
  * `latch approvals`, `latch approve ID` and `latch deny ID`: the owner's side of the human
- * approval (owner-control §4). approve and deny first show the exact request, then act on it;
+ * approval (docs/decisions.md §15.4). approve and deny first show the exact request, then act on it;
  * approving asks for the approval passphrase when one is set.
  */
 import { LatchClientError } from '../../client/client-errors.js';

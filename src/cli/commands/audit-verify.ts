@@ -14,7 +14,7 @@ is reported with the first line where the chain breaks.
 
 Exit codes: 0 intact; 6 broken; 2 bad usage; 3 unsafe or broken data directory; 1 anything else.`;
 
-/** `latch audit verify` checks the audit log's hash chain (decisions §11). */
+/** `latch audit verify` checks the audit log's hash chain (docs/decisions.md §11). */
 export const auditVerifyCommand: Command = {
   name: 'audit verify',
   summary: 'Check that no line of audit.log was edited, deleted or inserted',

@@ -1,6 +1,6 @@
 /**
  * `latch policy check` and `latch policy show`: questions to the running daemon about the
- * spending policy (owner-control §3). Neither signs, reserves or records anything.
+ * spending policy (docs/decisions.md §15.3). Neither signs, reserves or records anything.
  */
 import type { PolicyCheck, PolicyCheckInput, PolicyView } from '../../client/types.js';
 import { UsageError } from '../command.js';

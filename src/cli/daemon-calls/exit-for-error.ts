@@ -8,7 +8,7 @@ const FAILURE_CODES: ReadonlySet<string> = new Set(['internal_error', 'invalid_r
 
 /**
  * exitCodeForClientError maps a client error to the exit code scripts switch on: 8 the daemon is
- * unreachable (spec §7 rule 1), or what answers on its address did not prove it is the daemon, 9 the cloud is unavailable while the daemon is fine (rule 2),
+ * unreachable (docs/decisions.md §7 rule 1), or what answers on its address did not prove it is the daemon, 9 the cloud is unavailable while the daemon is fine (rule 2),
  * 3 the token file is unusable, 2 the daemon refused a value from the command line, 1 no answer
  * or a bug, and 7 every other refusal or decline.
  */

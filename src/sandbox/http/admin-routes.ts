@@ -1,5 +1,5 @@
 /**
- * The sandbox-only endpoints under /v1/sandbox/ (decisions §12), guarded by the admin key: what a
+ * The sandbox-only endpoints under /v1/sandbox/ (docs/decisions.md §12), guarded by the admin key: what a
  * dashboard and a card network would do to a real cloud, plus a movable ledger clock and a dump.
  */
 import { invalidRequest } from '../../errors/latch-error.js';

@@ -1,5 +1,5 @@
 /**
- * The cloud API the daemon speaks (decisions §6), every route signed per RFC 9421 by a device
+ * The cloud API the daemon speaks (docs/decisions.md §6), every route signed per RFC 9421 by a device
  * key and scoped to that device's account. Handlers translate HTTP to ledger operations only.
  */
 import { LatchError } from '../../errors/latch-error.js';

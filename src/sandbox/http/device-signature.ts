@@ -4,7 +4,7 @@ import { parseSignature, verifyRequestSignature, type SignableRequest } from '..
 import type { RequestContext } from '../../http/route.js';
 import { SIGNATURE_SKEW_SECONDS } from '../ops/limits.js';
 
-/** The RFC 9421 label the daemon signs under (decisions §6). */
+/** The RFC 9421 label the daemon signs under (docs/decisions.md §6). */
 export const SIGNATURE_LABEL = 'latch';
 /** The only algorithm a device key has; a request naming another is refused, never obeyed. */
 const KEY_ALGORITHM = 'ed25519';
@@ -44,7 +44,7 @@ export interface SignatureChecks {
 }
 
 /**
- * verifyDeviceSignature checks the RFC 9421 signature of a device request (decisions §6), in
+ * verifyDeviceSignature checks the RFC 9421 signature of a device request (docs/decisions.md §6), in
  * this order: a `latch` signature is present and well formed (invalid_signature); its keyid is
  * registered (device_key_not_recognized); alg, if named, is the key's own Ed25519; it covers
  * @method @authority @path @query, content-type and content-digest when there is a body, and

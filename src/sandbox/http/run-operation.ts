@@ -22,7 +22,7 @@ export interface OperationOptions {
  * request's nonce and, for a request with an Idempotency-Key, its answer, in the same fsync as
  * its effects, so a retry after a crash can neither repeat the effect nor lose the answer.
  *
- * Idempotency (decisions §9): a key is claimed when the request arrives; another request with
+ * Idempotency (docs/decisions.md §9): a key is claimed when the request arrives; another request with
  * the same key arriving before the first is answered gets 409 `idempotency_key_in_use`. Once
  * answered, the same key with the same fingerprint (method, path and query, body digest) replays
  * the first answer, errors included, without running anything; another fingerprint gets 422

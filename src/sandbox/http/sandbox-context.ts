@@ -10,7 +10,7 @@ export interface SandboxContext {
   adminKey: string;
   /** Nonces of verified requests whose journal record is not written yet, so a concurrent replay is refused too. */
   pendingNonces: Set<string>;
-  /** `scope NUL Idempotency-Key` of requests between arrival and their answer (decisions §9: in use). */
+  /** `scope NUL Idempotency-Key` of requests between arrival and their answer (docs/decisions.md §9: in use). */
   inFlightKeys: Set<string>;
   /** One device request verified per turn of the event loop, so answers are not held behind a batch. */
   turns: FairTurns;

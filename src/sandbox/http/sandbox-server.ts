@@ -9,7 +9,7 @@ import { isRawResult, type RequestContext, type RouteResult } from '../../http/r
 import type { Router } from '../../http/router.js';
 import { assertNoCardData } from '../../validate/card-data-guard.js';
 
-/** The cloud accepts bodies up to 1 MiB (decisions §13: the proxied body limit). */
+/** The cloud accepts bodies up to 1 MiB (docs/decisions.md §13: the proxied body limit). */
 export const SANDBOX_BODY_BYTES_MAX = 1024 * 1024;
 const KNOWN_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 /** Connections and time are bounded like the daemon's: slow or piled-up clients cannot exhaust it. */

@@ -1,5 +1,5 @@
 /**
- * The cloud API's wire shapes (decisions §4 and §6): money as decimal strings with the
+ * The cloud API's wire shapes (docs/decisions.md §4 and §6): money as decimal strings with the
  * currency's two decimals, times as ISO 8601 UTC. Internal fields (account ids, each window's
  * hold, the daily-limit day) never leave the sandbox through these.
  */

@@ -1,7 +1,7 @@
 import type { JournalRecord, LedgerEvent } from './events.js';
 import { cardDayKey, type Account, type Authorization, type Card, type SandboxState, type Transaction } from './state.js';
 
-/** How long an idempotency record is kept (decisions §9). */
+/** How long an idempotency record is kept (docs/decisions.md §9). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 
 /**

@@ -117,7 +117,7 @@ export interface Transaction {
   limit_day: string | null;
 }
 
-/** A stored answer to a request with an Idempotency-Key (decisions §9). */
+/** A stored answer to a request with an Idempotency-Key (docs/decisions.md §9). */
 export interface IdempotencyRecord {
   fingerprint: string;
   status: number;

@@ -9,7 +9,7 @@ import { activeWindowsFor, accountCard } from './queries.js';
 export const WALLET_MINOR_MAX = 10_000_000_000_000;
 /** A new card's daily limit when none is given: 1,000.00. */
 export const DEFAULT_DAILY_LIMIT_MINOR = 100_000;
-/** A setup token's lifetime when none is given: 15 minutes (decisions §12). */
+/** A setup token's lifetime when none is given: 15 minutes (docs/decisions.md §12). */
 export const SETUP_TOKEN_LIFETIME_SECONDS = 15 * 60;
 
 /** hashSetupToken is how a setup token is stored and looked up: its SHA-256, never the token. */

@@ -1,6 +1,6 @@
 import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../../money/amount.js';
 
-/** The sandbox's business limits (decisions §5, §13); createSandbox can override them. */
+/** The sandbox's business limits (docs/decisions.md §5, §13); createSandbox can override them. */
 export interface SandboxLimits {
   /** Largest one-time or recurring window, minor units: 10,000.00. */
   authorizationAmountMaxMinor: number;
@@ -16,7 +16,7 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = {
   verificationsPer24h: 3,
 };
 
-/** One-time and merchant-verification windows last between 1 minute and 24 hours (decisions §13). */
+/** One-time and merchant-verification windows last between 1 minute and 24 hours (docs/decisions.md §13). */
 export const WINDOW_SECONDS_MIN = 60;
 export const WINDOW_SECONDS_MAX = 86_400;
 /** How far ahead a one-time window may start: the signer's clock may run a little fast. */

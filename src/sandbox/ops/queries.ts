@@ -20,7 +20,7 @@ export function activeWindowsFor(state: SandboxState, card: Card): Authorization
 }
 
 /**
- * cardStatus derives the card's status (decisions §5): `closed` is final; otherwise `active`
+ * cardStatus derives the card's status (docs/decisions.md §5): `closed` is final; otherwise `active`
  * while at least one window applies to it (account-wide windows included) and `frozen` when none does.
  */
 export function cardStatus(state: SandboxState, card: Card): CardStatus {

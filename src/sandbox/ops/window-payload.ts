@@ -1,5 +1,5 @@
 /**
- * Readers for the signed payloads of decisions §5. The JWS has been verified when these run,
+ * Readers for the signed payloads of docs/decisions.md §5. The JWS has been verified when these run,
  * but a valid signature only proves who sent a payload, not that it is well formed: every field
  * is checked, unknown fields are refused, and the amount is read exactly from its decimal text.
  */
