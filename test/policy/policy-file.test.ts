@@ -12,26 +12,9 @@ import {
 import { PolicyInvalidError } from '../../src/policy/policy-invalid-error.js';
 import { policyToJson } from '../../src/policy/policy-json-writer.js';
 import { CURRENCY_DECIMALS } from '../../src/money/amount.js';
+import { SPEC_POLICY } from './policy-fixtures.js';
 
-const SPEC_EXAMPLE = `{
-  "v": 1,
-  "default": "allow",
-  "new_merchant": "ask",
-  "approval_ttl_seconds": 900,
-  "rules": [
-    { "id": "groceries", "agents": ["shopper"], "merchants": ["grocer.example", "*.grocer.example"],
-      "max_amount": "150.00", "decision": "allow" },
-    { "id": "large", "min_amount": "50.00", "decision": "ask" },
-    { "id": "no-subscriptions", "agents": ["shopper"], "kinds": ["recurring"], "decision": "deny" }
-  ],
-  "budgets": [
-    { "id": "shopper-daily", "agents": ["shopper"], "per": "day", "limit": "200.00", "over": "deny" },
-    { "id": "everyone-monthly", "per": "month", "limit": "1000.00", "over": "ask" }
-  ],
-  "velocity": [
-    { "id": "burst", "agents": ["*"], "per_seconds": 3600, "max_count": 10, "over": "deny" }
-  ]
-}`;
+const SPEC_EXAMPLE = SPEC_POLICY;
 
 test("the spec's example parses into minor units and windows", () => {
   const policy = parsePolicyText(SPEC_EXAMPLE);
