@@ -43,9 +43,8 @@ export interface CreatedAuthorization {
  *    first answer (docs/decisions.md §9), and the steps below do not run again for it;
  * 3. decision: whether this caller may have this request signed (the spending policy: allow,
  *    ask — answered as `approval_required`, nothing signed — or deny: policy_denied);
- * 4. sign, record and audit: the device key signs the window in memory, then the authorization
- *    ledger entry and the audit line are written together; both are on disk before the
- *    signature goes anywhere;
+ * 4. record, sign and audit: the authorization ledger holds the entry durably, the device key
+ *    signs the window, and the audit line is on disk before the signature goes anywhere;
  * 5. register: the window is submitted to the cloud, signed by the same resolved key.
  */
 export async function requestAuthorization(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext): Promise<AuthorizationResult> {
@@ -107,11 +106,11 @@ class ApprovalRequired extends Error {
 }
 
 /**
- * decideAndSign builds the window, asks the decision step about it, and only on `allow` signs it
- * and writes, at the same time, its authorization ledger entry (for a policy, the durable form of
- * the budget reservation) and its audit line; it returns only once both are durable, so before
- * anything could register the window. A signature whose audit line fails is recorded as
- * `failed`, which cancels the reservation. A denial signs nothing, records nothing and reaches no cloud.
+ * decideAndSign builds the window, asks the decision step about it, and only on `allow` records
+ * it in the authorization ledger (durable before it is signed, so also before anything could
+ * register it; for a policy, this entry is the durable form of the budget reservation), then
+ * signs and audits it. A signature that fails is recorded as `failed`, which cancels the
+ * reservation. A denial signs nothing, records nothing and reaches no cloud.
  */
 async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: AuthorizationRequest, operation: string, context: OperationContext, approvalId?: string): Promise<SignedWindow> {
   // Before anything is decided or recorded: a paused daemon reserves nothing and leaves no trace.
@@ -131,36 +130,26 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
     case 'allow':
       break;
   }
-  // The window is signed in memory first, so that the ledger entry (the durable budget
-  // reservation) and the signature's audit line are written at the same time: neither may be
-  // skipped, but nothing leaves the daemon until both are on disk, which is all either must precede.
-  refuseWhilePaused(deps.paused);
-  const jws = signPayload(payload, device.key);
-  const [recorded, audited] = await Promise.allSettled([
-    deps.authorizations?.record({
-      policyId: payload.policy_id,
-      agent: principalName(context.principal),
-      cardId: terms.cardId,
-      merchant: terms.merchant,
-      currency: terms.currency,
-      amountMinor: terms.amountMinor,
-      kind: terms.kind,
-      authorizationType: terms.authorizationType,
-      signedAtSeconds: nowSeconds,
-      notAfterSeconds: terms.notAfter,
-      state: 'active',
-      usedMinor: null,
-    }),
-    auditSignature(deps, device, payload, terms, operation, context),
-  ]);
-  // No entry means no reservation to cancel; the window (audited or not) is never released.
-  if (recorded.status === 'rejected') throw recorded.reason;
-  if (audited.status === 'rejected') {
-    // An unaudited signature must not leave: the entry becomes `failed`, which cancels the reservation.
+  await deps.authorizations?.record({
+    policyId: payload.policy_id,
+    agent: principalName(context.principal),
+    cardId: terms.cardId,
+    merchant: terms.merchant,
+    currency: terms.currency,
+    amountMinor: terms.amountMinor,
+    kind: terms.kind,
+    authorizationType: terms.authorizationType,
+    signedAtSeconds: nowSeconds,
+    notAfterSeconds: terms.notAfter,
+    state: 'active',
+    usedMinor: null,
+  });
+  try {
+    return await signBuilt(deps, device, payload, terms, operation, context);
+  } catch (error) {
     await deps.authorizations?.noteStatus(payload.policy_id, 'failed');
-    throw audited.reason;
+    throw error;
   }
-  return { payload, jws, keyId: device.key.keyId };
 }
 
 /**
@@ -194,12 +183,6 @@ function signWindow(deps: CoreDeps, device: EnrolledDevice, terms: WindowTerms, 
 async function signBuilt(deps: CoreDeps, device: EnrolledDevice, payload: PolicyWindowPayload, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
   refuseWhilePaused(deps.paused);
   const jws = signPayload(payload, device.key);
-  await auditSignature(deps, device, payload, terms, operation, context);
-  return { payload, jws, keyId: device.key.keyId };
-}
-
-/** auditSignature writes the audit line of a window signature; it resolves once the line is on disk. */
-async function auditSignature(deps: CoreDeps, device: EnrolledDevice, payload: PolicyWindowPayload, terms: WindowTerms, operation: string, context: OperationContext): Promise<void> {
   await deps.audit({
     operation,
     policyId: payload.policy_id,
@@ -212,6 +195,7 @@ async function auditSignature(deps: CoreDeps, device: EnrolledDevice, payload: P
     principal: context.principal,
     ...(terms.reference !== undefined && { reference: terms.reference }),
   });
+  return { payload, jws, keyId: device.key.keyId };
 }
 
 function signIdempotently(
