@@ -36,7 +36,15 @@ export function approvalWire(approval: Approval): Record<string, unknown> {
 
 /** requestWire is the stored request in Variant A's vocabulary (amounts as decimal text). */
 export function requestWire(request: AuthorizationRequest): Record<string, unknown> {
-  const base = { kind: request.kind, card_id: request.cardId, merchant_name: request.merchant, amount: formatMinor(request.amountMinor), currency: request.currency };
+  const base = {
+    kind: request.kind,
+    card_id: request.cardId,
+    merchant_name: request.merchant,
+    amount: formatMinor(request.amountMinor),
+    currency: request.currency,
+    // The owner sees the caller's purpose with the terms it will be signed with.
+    ...(request.reference !== undefined && { reference: request.reference }),
+  };
   switch (request.kind) {
     case 'one_time':
       return { ...base, authorization_type: request.authorizationType, ttl_seconds: request.ttlSeconds };

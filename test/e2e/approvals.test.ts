@@ -134,6 +134,16 @@ describe('the whole flow on A', () => {
     assert.equal(charge.body.decision, 'approved', charge.text);
   });
 
+  test('a reference is shown with the terms the owner approves, and signed into the approved window', async () => {
+    const { answer } = await ask(newKey(), { ...askBody('7.00', 'ref.example.com'), reference: 'order #991' });
+    assert.equal(answer.body.request.reference, 'order #991');
+    const approved = await owner.post(`/approvals/${answer.body.approval_id as string}/approve`, {});
+    assert.equal(approved.status, 200, approved.text);
+    const detail = await owner.get(`/transactions/${approved.body.authorization.transaction_id as string}`);
+    const payload = JSON.parse(Buffer.from((detail.body.policy_window.jws as string).split('.')[1] as string, 'base64url').toString('utf8')) as Record<string, unknown>;
+    assert.equal(payload['reference'], 'order #991');
+  });
+
   test('the owner denies with a reason: the retry is 403 approval_denied and GET shows the reason', async () => {
     const { answer, key } = await ask();
     const id = answer.body.approval_id as string;
