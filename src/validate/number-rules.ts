@@ -99,6 +99,27 @@ export function amount<const O extends AmountOptions = {}>(options: O = {} as O)
  * bounds. It cannot say that text stays under the maximum, nor that a number has no exponent or
  * extra decimals; parseAmountText refuses those.
  */
+/**
+ * notAbove is a lookahead refusing decimal text greater than maximumText (e.g. "1.00"), so that a
+ * text amount's pattern states the same bound the number form's `maximum` does: a whole part of
+ * the maximum's length that is larger at its first differing digit, or the same whole part with a
+ * larger fraction. (Longer whole parts are already refused by the digit count.)
+ */
+function notAbove(maximumText: string): string {
+  const [whole, fraction = ''] = maximumText.split('.') as [string, string?];
+  const digitAbove = (digit: string) => (digit === '9' ? undefined : `[${Number(digit) + 1}-9]`);
+  const larger: string[] = [];
+  for (let i = 0; i < whole.length; i++) {
+    const above = digitAbove(whole[i] as string);
+    if (above !== undefined) larger.push(`${whole.slice(0, i)}${above}[0-9]{${whole.length - i - 1}}(?:\\.[0-9]*)?$`);
+  }
+  for (let j = 0; j < fraction.length; j++) {
+    const above = digitAbove(fraction[j] as string);
+    if (above !== undefined) larger.push(`${whole}\\.${fraction.slice(0, j)}${above}[0-9]*$`);
+  }
+  return larger.length === 0 ? '' : `(?!(?:${larger.join('|')}))`;
+}
+
 function amountJsonSchema(limits: { decimals: number; allowZero: boolean; maxMinor: number }): RuleJsonSchema {
   const maximumText = formatMinor(limits.maxMinor, limits.decimals);
   const wholeDigitsMax = (maximumText.split('.')[0] as string).length;
@@ -107,7 +128,7 @@ function amountJsonSchema(limits: { decimals: number; allowZero: boolean; maxMin
   const wholeDigits = wholeDigitsMax === 1 ? '[1-9]' : `[1-9][0-9]{0,${wholeDigitsMax - 1}}`;
   return {
     type: ['string', 'number'],
-    pattern: `^${notZero}(?:0|${wholeDigits})${fraction}$`,
+    pattern: `^${notZero}${notAbove(maximumText)}(?:0|${wholeDigits})${fraction}$`,
     ...(limits.allowZero ? { minimum: 0 } : { exclusiveMinimum: 0 }),
     maximum: Number(maximumText),
   };

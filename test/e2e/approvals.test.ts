@@ -43,7 +43,7 @@ const sandboxAuthorizations = () => stack.sandbox.state().authorizations.size;
 const newKey = () => `approval-e2e-${++keySeq}`;
 const askBody = (amount = '6.00', merchant = 'big.example.com') => ({ card_id: stack.cards[0].card_id, amount, merchant_name: merchant });
 
-async function ask(key = newKey(), body = askBody()): Promise<{ answer: HttpAnswer; key: string }> {
+async function ask(key = newKey(), body: Record<string, unknown> = askBody()): Promise<{ answer: HttpAnswer; key: string }> {
   const answer = await shopper.post('/authorize', body, { 'idempotency-key': key });
   assert.equal(answer.status, 202, answer.text);
   return { answer, key };

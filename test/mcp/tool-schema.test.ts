@@ -146,7 +146,7 @@ const SAMPLES: ReadonlyArray<[string, string, string, Outcome]> = [
   ['latch_authorize', 'a null card id', '{"card_id":null,"merchant_domain":"shop.example.com","amount":"1"}', 'refused'],
   // What JSON Schema cannot say: a domain's structure, text amounts under a maximum, number text.
   ['latch_authorize', 'a merchant with a scheme', `{${CARD},"merchant_domain":"https://shop.example.com","amount":"1"}`, 'daemon refuses only'],
-  ['latch_authorize', 'a text amount above the maximum', `{${AUTH},"amount":"10000.01"}`, 'daemon refuses only'],
+  ['latch_authorize', 'a text amount above the maximum', `{${AUTH},"amount":"10000.01"}`, 'refused'],
   ['latch_authorize', 'a number with three decimals', `{${AUTH},"amount":1.005}`, 'daemon refuses only'],
   ['latch_authorize', 'a number with an exponent', `{${AUTH},"amount":1e2}`, 'daemon refuses only'],
   ['latch_authorize', 'ttl_minutes written 30.0', `{${AUTH},"amount":"1","ttl_minutes":30.0}`, 'daemon refuses only'],
@@ -158,7 +158,7 @@ const SAMPLES: ReadonlyArray<[string, string, string, Outcome]> = [
   ['latch_merchant_bind', 'amount 1.00', `{${AUTH},"amount":"1.00"}`, 'accepted'],
   ['latch_merchant_bind', 'amount 10', `{${AUTH},"amount":"10"}`, 'refused'],
   ['latch_merchant_bind', 'amount 1.01 as a number', `{${AUTH},"amount":1.01}`, 'refused'],
-  ['latch_merchant_bind', 'amount 1.01 as text', `{${AUTH},"amount":"1.01"}`, 'daemon refuses only'],
+  ['latch_merchant_bind', 'amount 1.01 as text', `{${AUTH},"amount":"1.01"}`, 'refused'],
   ['latch_merchant_bind', 'ttl_minutes 1440', `{${AUTH},"ttl_minutes":1440}`, 'accepted'],
   ['latch_recurring', 'a monthly plan', `{${AUTH},"amount":"9.99","interval":"month"}`, 'accepted'],
   ['latch_recurring', 'every field', `{${AUTH},"amount":"9.99","interval":"week","interval_count":2,"authorization_type":"exact","currency":"USD","starts_at":"2999-01-01T00:00:00Z","ends_at":"2999-06-01T00:00:00Z","max_charges":12}`, 'accepted'],
