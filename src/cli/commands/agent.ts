@@ -8,13 +8,12 @@ import { LatchClient } from '../../client/latch-client.js';
 import { addAgent, AgentNameError, assertAgentName, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
 import { latchVersion } from '../../version.js';
 import { reportCallError } from '../daemon-calls/daemon-call-command.js';
-import { ensureHome, resolveHome } from '../../datadir/home.js';
-import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags } from '../flags.js';
 import { reportError } from '../report-error.js';
 import { revokeAll } from '../daemon-calls/revoke-all.js';
+import { privateHome } from '../private-home.js';
 
 const EXIT_CODES = 'Exit codes: 0 done; 2 bad usage or agent name; 3 unsafe or broken data directory, or no such agent; 1 anything else.';
 
@@ -25,14 +24,6 @@ function nameAndFlags(args: string[], command: string): { name: string; rest: st
   return { name, rest };
 }
 
-/** preparedHome returns the data directory after the checks every agent command needs. */
-function preparedHome(io: CliIo): string {
-  const home = resolveHome(io.env);
-  ensureHome(home);
-  // A new secret is never written into a directory others can read.
-  assertDataDirSecure(home);
-  return home;
-}
 
 function runAgentCommand(commandName: string, io: CliIo, body: () => Promise<number> | number): Promise<number> {
   return Promise.resolve()
@@ -56,7 +47,7 @@ ${EXIT_CODES}`,
     runAgentCommand('agent add', io, () => {
       const { name, rest } = nameAndFlags(args, 'agent add');
       parseFlags(rest, {});
-      const file = addAgent(preparedHome(io), name);
+      const file = addAgent(privateHome(io.env), name);
       writeLine(io.stdout, `Created agent ${name}. Its token is in ${file}`);
       writeLine(io.stdout, `Configure the agent with --agent ${name} (for MCP: latch mcp --agent ${name}); do not copy the token itself.`);
       return EXIT.ok;
@@ -76,7 +67,7 @@ ${EXIT_CODES}`,
   run: (args, io) =>
     runAgentCommand('agent list', io, () => {
       const flags = parseFlags(args, { json: 'boolean' });
-      const agents = listAgents(preparedHome(io));
+      const agents = listAgents(privateHome(io.env));
       if (flags['json'] === true) {
         const rows = agents.map((a) => ({ name: a.name, created_at: a.createdAt.toISOString(), last_used_at: a.lastUsedAt?.toISOString() ?? null }));
         writeLine(io.stdout, JSON.stringify({ agents: rows }, null, 2));
@@ -110,7 +101,7 @@ ${EXIT_CODES}`,
     runAgentCommand('agent rotate', io, () => {
       const { name, rest } = nameAndFlags(args, 'agent rotate');
       parseFlags(rest, {});
-      const file = rotateAgent(preparedHome(io), name);
+      const file = rotateAgent(privateHome(io.env), name);
       writeLine(io.stdout, `Rotated the token of agent ${name} in ${file}.`);
       return EXIT.ok;
     }),
@@ -147,7 +138,7 @@ ${EXIT_CODES} With --revoke: 8 daemon unreachable, 7 a cancellation refused.`,
       if (code !== EXIT.ok) return code;
     }
     return runAgentCommand('agent remove', io, async () => {
-      removeAgent(preparedHome(io), name);
+      removeAgent(privateHome(io.env), name);
       writeLine(io.stdout, `Removed agent ${name}.`);
       // An authorization the agent made while the first pass ran is cancelled now that it cannot make more.
       if (revoke) return revokeAgentAuthorizations(io, name);

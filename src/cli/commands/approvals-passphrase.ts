@@ -4,14 +4,13 @@
  * It is read without echo and stored only as an scrypt hash; it is never printed or logged.
  */
 import { approvalPassphrasePath, approvalPassphraseProblem, clearApprovalPassphrase, setApprovalPassphrase } from '../../datadir/approval-passphrase.js';
-import { ensureHome, resolveHome } from '../../datadir/home.js';
-import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { reportApprovalError } from '../approvals/approval-errors.js';
 import { stdinPassphrase, terminalKeys, withKeys } from '../approvals/owner-input.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags } from '../flags.js';
 import { readSecret } from '../terminal/prompts.js';
+import { privateHome } from '../private-home.js';
 
 /** `latch approvals passphrase set` stores a new approval passphrase. */
 export const approvalsPassphraseSetCommand: Command = {
@@ -33,7 +32,7 @@ Exit codes: 0 set; 2 bad usage, an unacceptable passphrase, or the two entries d
   async run(args, io) {
     try {
       const flags = parseFlags(args, { 'passphrase-stdin': 'boolean' });
-      const home = preparedHome(io);
+      const home = privateHome(io.env);
       const passphrase = flags['passphrase-stdin'] === true ? await stdinPassphrase(io) : await askTwice(io);
       const problem = approvalPassphraseProblem(passphrase);
       if (problem !== undefined) throw new UsageError(`${problem}; nothing was changed.`);
@@ -61,7 +60,7 @@ Exit codes: 0 removed (or none was set); 2 bad usage; 3 unsafe data directory.`,
   async run(args, io) {
     try {
       parseFlags(args, {});
-      const removed = clearApprovalPassphrase(preparedHome(io));
+      const removed = clearApprovalPassphrase(privateHome(io.env));
       writeLine(io.stdout, removed ? 'Approval passphrase removed; approving needs only the owner token now.' : 'No approval passphrase was set.');
       return EXIT.ok;
     } catch (error) {
@@ -70,12 +69,6 @@ Exit codes: 0 removed (or none was set); 2 bad usage; 3 unsafe data directory.`,
   },
 };
 
-function preparedHome(io: CliIo): string {
-  const home = resolveHome(io.env);
-  ensureHome(home);
-  assertDataDirSecure(home);
-  return home;
-}
 
 /** askTwice reads the new passphrase twice without echo; the entries must match. */
 async function askTwice(io: CliIo): Promise<string> {

@@ -4,14 +4,13 @@
  * working. The brake is the file $LATCH_HOME/paused, so it needs no running daemon, holds across
  * restarts, and a running daemon applies it at its next request.
  */
-import { ensureHome, resolveHome } from '../../datadir/home.js';
 import { pausePath, pauseSigning, resumeSigning } from '../../datadir/pause.js';
-import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { writeLine, type Command } from '../command.js';
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags } from '../flags.js';
 import { reportError } from '../report-error.js';
+import { privateHome } from '../private-home.js';
 
 /** `latch pause [--reason TEXT]` pulls the brake. */
 export const pauseCommand: Command = {
@@ -32,9 +31,7 @@ Exit codes: 0 paused; 2 bad usage; 3 unsafe data directory; 1 anything else.`,
   async run(args, io) {
     try {
       const flags = parseFlags(args, { reason: 'value' });
-      const home = resolveHome(io.env);
-      ensureHome(home);
-      assertDataDirSecure(home);
+      const home = privateHome(io.env);
       const state = pauseSigning(home, stringFlag(flags, 'reason'));
       writeLine(io.stdout, `Signing is paused (since ${state.since}). Nothing is signed until latch resume; reads and revocations still work.`);
       writeLine(io.stdout, `The brake is ${pausePath(home)}.`);
@@ -58,9 +55,7 @@ Exit codes: 0 resumed (or was not paused); 2 bad usage; 3 unsafe data directory;
   async run(args, io) {
     try {
       parseFlags(args, {});
-      const home = resolveHome(io.env);
-      ensureHome(home);
-      assertDataDirSecure(home);
+      const home = privateHome(io.env);
       writeLine(io.stdout, resumeSigning(home) ? 'Signing resumed.' : 'Signing was not paused.');
       return EXIT.ok;
     } catch (error) {

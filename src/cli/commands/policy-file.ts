@@ -6,8 +6,7 @@
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { createExclusive } from '../../datadir/atomic-file.js';
 import { DataDirError } from '../../datadir/data-dir-error.js';
-import { ensureHome, resolveHome } from '../../datadir/home.js';
-import { assertDataDirSecure } from '../../datadir/permissions.js';
+import { resolveHome } from '../../datadir/home.js';
 import { loadPolicyFile, policyPath } from '../../daemon/policy-source.js';
 import { parsePolicyBytes, POLICY_FILE_BYTES_MAX } from '../../policy/policy-file.js';
 import { PolicyInvalidError } from '../../policy/policy-invalid-error.js';
@@ -17,6 +16,7 @@ import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags } from '../flags.js';
 import { reportError } from '../report-error.js';
+import { privateHome } from '../private-home.js';
 
 /** `latch policy check-file [FILE]` validates a policy file without a daemon. */
 export const policyCheckFileCommand: Command = {
@@ -114,10 +114,8 @@ Exit codes: 0 written; 3 a policy.json already exists (left unchanged) or the da
   run: async (args, io) => {
     try {
       parseFlags(args, {});
-      const home = resolveHome(io.env);
-      ensureHome(home);
       // The policy is written only into a directory others cannot change.
-      assertDataDirSecure(home);
+      const home = privateHome(io.env);
       const file = policyPath(home);
       try {
         createExclusive(file, STARTER_POLICY_TEXT);

@@ -1,10 +1,9 @@
-import { ensureHome, resolveHome } from '../../datadir/home.js';
-import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { rotateToken, tokenPath } from '../../datadir/token.js';
 import { writeLine, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags } from '../flags.js';
 import { reportError } from '../report-error.js';
+import { privateHome } from '../private-home.js';
 
 const USAGE = `Usage: latch token rotate
 
@@ -22,10 +21,8 @@ export const tokenRotateCommand: Command = {
   async run(args, io) {
     try {
       parseFlags(args, {});
-      const home = resolveHome(io.env);
-      ensureHome(home);
       // Writing a fresh secret into a directory others can read would leak it at once.
-      assertDataDirSecure(home);
+      const home = privateHome(io.env);
       rotateToken(home);
       writeLine(io.stdout, `Rotated the daemon token in ${tokenPath(home)}.`);
       return EXIT.ok;
