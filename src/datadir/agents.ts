@@ -6,13 +6,13 @@
  * minute), so `latch agent list` can answer without a running daemon and the token file itself
  * never changes except by `latch agent rotate`.
  */
-import { closeSync, constants, lstatSync, mkdirSync, readdirSync, unlinkSync, utimesSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, unlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { createExclusive, fsyncDirectory, writeFileAtomic } from './atomic-file.js';
 import { DataDirError } from './data-dir-error.js';
 import { HOME_DIR_MODE } from './home.js';
 import { assertPrivateStats } from './permissions.js';
-import { openPrivateFile, readPrivateFile } from './read-private-file.js';
+import { readPrivateFile, readPrivateFileWithStats } from './read-private-file.js';
 import { newToken, parseTokenText } from './token.js';
 
 /** The folder of agent files inside the data directory. */
@@ -197,12 +197,11 @@ export function listAgents(home: string): AgentInfo[] {
 }
 
 function readAgentMeta(home: string, name: string): { createdAt: Date; lastUsedAt: Date | null } {
-  const file = agentMetaPath(home, name);
-  const opened = openPrivateFile(file, constants.O_RDONLY);
-  if (opened === undefined) return { createdAt: new Date(0), lastUsedAt: null };
-  const modifiedMs = opened.stats.mtimeMs;
-  closeSync(opened.fd);
-  const text = readPrivateFile(file, META_FILE_BYTES_MAX) ?? '';
+  // One open: the modification time and the contents come from the same file.
+  const read = readPrivateFileWithStats(agentMetaPath(home, name), META_FILE_BYTES_MAX);
+  if (read === undefined) return { createdAt: new Date(0), lastUsedAt: null };
+  const { text } = read;
+  const modifiedMs = read.stats.mtimeMs;
   let createdAt = new Date(0);
   try {
     const parsed = JSON.parse(text) as { created_at?: unknown };

@@ -52,6 +52,11 @@ export function openPrivateFile(target: string, flags: number): OpenedPrivateFil
  * instead of read, since every such Latch file is small.
  */
 export function readPrivateFile(target: string, maxBytes: number): string | undefined {
+  return readPrivateFileWithStats(target, maxBytes)?.text;
+}
+
+/** readPrivateFileWithStats is readPrivateFile that also returns the stats of the descriptor it read. */
+export function readPrivateFileWithStats(target: string, maxBytes: number): { text: string; stats: Stats } | undefined {
   const opened = openPrivateFile(target, constants.O_RDONLY);
   if (opened === undefined) return undefined;
   const { fd, stats } = opened;
@@ -69,7 +74,7 @@ export function readPrivateFile(target: string, maxBytes: number): string | unde
     const text = buffer.subarray(0, filled).toString('utf8');
     // The string copy cannot be wiped, but the raw bytes of a secret need not linger too.
     buffer.fill(0);
-    return text;
+    return { text, stats };
   } finally {
     closeSync(fd);
   }

@@ -24,7 +24,6 @@ function nameAndFlags(args: string[], command: string): { name: string; rest: st
   return { name, rest };
 }
 
-
 function runAgentCommand(commandName: string, io: CliIo, body: () => Promise<number> | number): Promise<number> {
   return Promise.resolve()
     .then(body)
