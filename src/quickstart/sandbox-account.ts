@@ -5,7 +5,12 @@
 
 export interface AdminApi {
   post(path: string, body: unknown): Promise<{ status: number; body: unknown }>;
+  /** request sends any admin call; a body, when given, is JSON. It rejects when nothing answers. */
+  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
 }
+
+/** How long one admin call may take. */
+const ADMIN_CALL_TIMEOUT_MS = 10_000;
 
 export interface DemoAccount {
   accountId: string;
@@ -23,16 +28,16 @@ export const DEMO_WALLET_DEPOSIT = '250.00';
 
 /** adminApi is a small client for /v1/sandbox/* with the admin key. */
 export function adminApi(cloudUrl: string, adminKey: string): AdminApi {
-  return {
-    async post(path, body) {
-      const response = await fetch(cloudUrl + path, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      return { status: response.status, body: (await response.json()) as unknown };
-    },
+  const request: AdminApi['request'] = async (method, path, body) => {
+    const response = await fetch(cloudUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${adminKey}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(ADMIN_CALL_TIMEOUT_MS),
+    });
+    return { status: response.status, body: (await response.json().catch(() => ({}))) as unknown };
   };
+  return { request, post: (path, body) => request('POST', path, body) };
 }
 
 function field(body: unknown, name: string): string {

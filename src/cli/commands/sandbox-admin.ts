@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { resolveHome } from '../../datadir/home.js';
 import { readPrivateFile } from '../../datadir/read-private-file.js';
+import { adminApi } from '../../quickstart/sandbox-account.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { integerFlag, parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
 import { EXIT } from '../exit-codes.js';
@@ -40,18 +41,13 @@ function sandboxAdmin(flags: Flags, io: CliIo): SandboxAdmin {
 }
 
 async function adminCall(admin: SandboxAdmin, method: 'GET' | 'POST', target: string, body?: unknown): Promise<Record<string, unknown>> {
-  let response: Response;
+  let response: { status: number; body: unknown };
   try {
-    response = await fetch(admin.cloudUrl + target, {
-      method,
-      headers: { authorization: `Bearer ${admin.adminKey}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    response = await adminApi(admin.cloudUrl, admin.adminKey).request(method, target, body);
   } catch {
     throw new SandboxUnreachable(admin.cloudUrl);
   }
-  const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  const answer = (response.body ?? {}) as Record<string, unknown>;
   if (response.status !== 200 && response.status !== 201) {
     const error = (answer['error'] ?? {}) as { code?: unknown; message?: unknown };
     throw new Error(`the sandbox refused: ${String(error.code ?? response.status)}: ${String(error.message ?? '')}`);
