@@ -176,12 +176,13 @@ async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWi
  * signWindow signs terms with the device key and writes the audit line before returning, so no
  * signature ever leaves the daemon unrecorded.
  */
-function signWindow(deps: CoreDeps, device: EnrolledDevice, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
+async function signWindow(deps: CoreDeps, device: EnrolledDevice, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
+  // The signing primitives come here; authorizations meet the brake in decideAndSign, before anything is recorded.
+  refuseWhilePaused(deps.paused);
   return signBuilt(deps, device, buildWindowPayload(terms, device.deviceId, windowNow(deps)), terms, operation, context);
 }
 
 async function signBuilt(deps: CoreDeps, device: EnrolledDevice, payload: PolicyWindowPayload, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
-  refuseWhilePaused(deps.paused);
   const jws = signPayload(payload, device.key);
   await deps.audit({
     operation,
