@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startExtraDaemon, type ExtraDaemon } from '../support/extra-daemon.js';
+import { holdsTestCardNumber } from '../support/card-text.js';
 import { verifyLatchSignature } from '../support/independent-http-signature.js';
 import { startRecordingServer, type RecordedRequest, type RecordingServer } from '../support/recording-server.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -48,7 +49,7 @@ describe('Content-Type on requests without a body', () => {
         const received = await sendThrough(method, [['Content-Type', contentType]]);
         const names = received.rawHeaders.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
         assert.ok(!names.includes('content-type'), `Content-Type reached the cloud: ${received.rawHeaders.join(' | ')}`);
-        assert.ok(!cloud.everything().includes('4111'), 'the card-like value reached the cloud');
+        assert.ok(!holdsTestCardNumber(cloud.everything()), 'the card-like value reached the cloud');
         assert.equal(received.body.length, 0);
         const checked = verifyLatchSignature(received, jwk());
         assert.ok(!checked.components.includes('content-type'), 'nothing to cover without a body');
