@@ -2,9 +2,9 @@ import { closeSync, fdatasync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { writeAll } from './atomic-file.js';
-import { writeHead } from './audit-head.js';
+import { writeHead, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { auditFields, type AuditEntry, type AuditValue } from './audit-entry.js';
-import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, assertLineFits, chainRecords, committing, openForAppend, type AuditAppendResult } from './audit-log.js';
+import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, assertLineFits, chainRecords, committing, openForAppend, type AuditAppendResult, type Tail } from './audit-log.js';
 
 export { AUDIT_BATCH_ENTRIES_MAX };
 import { AUDIT_LOCK_RETRY_MS, withAuditLock } from './audit-lock.js';
@@ -59,12 +59,13 @@ interface PendingEntry {
  * one fsync of the log for all of them. The event loop is not blocked while the disk works.
  *
  * audit.head is kept so that a crash at any point leaves a state the checks accept, never more:
- * before writing a commit's k lines, the writer writes the head as the current end and
- * `pending: k` (unless k is 1 and the head already names the end, where the one-line crash
- * allowance covers it). The callers are answered once the lines are fsynced; the head is
- * brought up to the end by the next commit's announcement, or when the writer lets go of
- * audit.lock (its queue is empty, or a burst reached AUDIT_LOCK_HOLD_COMMITS_MAX). Lines
- * after a head that announced nothing are still refused beyond that one line; verifyAudit
+ * before writing a commit whose lines the head would not cover after a crash, the writer writes
+ * the head as the current end with `pending: AUDIT_BATCH_ENTRIES_MAX`, a reservation the next
+ * commits of the burst fall inside (docs/decisions.md §16.1). A lone line after a head that names
+ * the end needs no announcement (the one-line crash allowance covers it). The callers are answered
+ * once the lines are fsynced; the head is brought up to the end when the writer lets go of
+ * audit.lock (its queue is empty, or a burst reached AUDIT_LOCK_HOLD_COMMITS_MAX). Lines after a
+ * head that announced nothing are still refused beyond that one line; verifyAudit
  * (audit-verify.ts) accepts up to `pending` lines after an announcing head, as a crash leaves them.
  */
 export function createAuditWriter(home: string, options: AuditWriterOptions = {}): AuditWriter {
@@ -73,22 +74,36 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
   const idleWaiters: Array<() => void> = [];
   let running = false;
 
-  /** commitBurst commits what is queued, up to AUDIT_LOCK_HOLD_COMMITS_MAX commits, under one taking of the lock. */
+  /**
+   * commitBurst commits what is queued, up to AUDIT_LOCK_HOLD_COMMITS_MAX commits, under one
+   * taking of the lock. The log is opened and checked against audit.head once, when the burst
+   * starts; while the lock is held no other appender can move its end, so the burst keeps the
+   * end and the head in memory instead of reading them again for every commit.
+   */
   const commitBurst = async (): Promise<void> => {
-    for (let commits = 0; pending.length > 0 && commits < AUDIT_LOCK_HOLD_COMMITS_MAX; commits += 1) {
-      const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
-      try {
-        const results = await commitBatch(home, batch.map((item) => item.fields), options);
-        options.onCommit?.(batch.length);
-        batch.forEach((item, index) => item.resolve(results[index] as AuditAppendResult));
-      } catch (error) {
-        for (const item of batch) item.reject(error);
+    const opened = openForAppend(home);
+    let log: OpenLog = { fd: opened.fd, tail: opened.tail, headState: opened.headState };
+    try {
+      for (let commits = 0; pending.length > 0 && commits < AUDIT_LOCK_HOLD_COMMITS_MAX; commits += 1) {
+        const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
+        try {
+          const committed = await commitBatch(home, log, batch.map((item) => item.fields), options);
+          log = committed.log;
+          options.onCommit?.(batch.length);
+          batch.forEach((item, index) => item.resolve(committed.results[index] as AuditAppendResult));
+        } catch (error) {
+          for (const item of batch) item.reject(error);
+          // What reached the file is no longer known here: the next burst reads it again.
+          return;
+        }
+        // Callers that were waiting on this commit often append again at once; one turn of the
+        // event loop lets them join the next commit instead of each starting a commit alone.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      // Callers that were waiting on this commit often append again at once; one turn of the
-      // event loop lets them join the next commit instead of each starting a commit alone.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await settleHead(home, log);
+    } finally {
+      closeSync(log.fd);
     }
-    await settleHead(home);
   };
 
   const run = async (): Promise<void> => {
@@ -129,24 +144,43 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
 
 const fdatasyncAsync = promisify(fdatasync);
 
-/** commitBatch appends lines after the log's end: announce, write, fdatasync off the event loop. */
-async function commitBatch(home: string, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<AuditAppendResult[]> {
-  const { fd, tail, head, headState } = openForAppend(home);
-  try {
-    const chained = chainRecords(tail, fieldsList);
-    const headIsEnd = head !== undefined && head.seq === tail.seq && head.pending === undefined && tail.seq > 0;
-    if (fieldsList.length > 1 || !headIsEnd) {
-      await writeHead(auditHeadPath(home), headState, { seq: tail.seq, hash: tail.hash, pending: fieldsList.length });
-      options.onAnnounce?.(fieldsList.length);
-    }
-    // Writing to the page cache is quick; the fdatasync is what waits for the disk (it covers
-    // the new size, which is all the metadata an append changes that a reader needs).
-    writeAll(fd, chained.bytes);
-    await fdatasyncAsync(fd);
-    return chained.results;
-  } finally {
-    closeSync(fd);
+/** The log as a burst knows it: the open file, its last line, and what audit.head says. */
+interface OpenLog {
+  fd: number;
+  tail: Tail;
+  headState: AuditHeadState | undefined;
+}
+
+/**
+ * commitBatch appends lines after the log's end: announce when needed, write, fdatasync off the
+ * event loop. A commit is announced only when the head would not cover its lines after a crash
+ * (headCovers); the announcement then reserves AUDIT_BATCH_ENTRIES_MAX lines, so the commits
+ * that follow in the same burst need no head write until they pass it (docs/decisions.md §15.9).
+ */
+async function commitBatch(home: string, log: OpenLog, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<{ log: OpenLog; results: AuditAppendResult[] }> {
+  const chained = chainRecords(log.tail, fieldsList);
+  let headState = log.headState;
+  if (!headCovers(headState?.head, log.tail.seq + fieldsList.length)) {
+    headState = await writeHead(auditHeadPath(home), headState, { seq: log.tail.seq, hash: log.tail.hash, pending: AUDIT_BATCH_ENTRIES_MAX });
+    options.onAnnounce?.(fieldsList.length);
   }
+  // Writing to the page cache is quick; the fdatasync is what waits for the disk (it covers
+  // the new size, which is all the metadata an append changes that a reader needs).
+  writeAll(log.fd, chained.bytes);
+  await fdatasyncAsync(log.fd);
+  const last = chained.results[chained.results.length - 1] as AuditAppendResult;
+  return { log: { fd: log.fd, tail: { seq: last.record.seq, hash: last.hash, prev: last.record.prev }, headState }, results: chained.results };
+}
+
+/**
+ * headCovers says whether a crash that leaves the log ending at line `end` would still be
+ * accepted with this head: the head names a line at most one before it, or announced a commit
+ * whose lines reach it. The head never names a line after the log's current end.
+ */
+function headCovers(head: AuditHead | undefined, end: number): boolean {
+  if (head === undefined) return false;
+  if (head.pending === undefined) return head.seq >= 1 && end <= head.seq + 1;
+  return end <= head.seq + head.pending;
 }
 
 /**
@@ -154,13 +188,13 @@ async function commitBatch(home: string, fieldsList: Array<Record<string, AuditV
  * lets go of the lock). A failure is left for the next commit to meet and report: the head it
  * leaves is one a crash could have left, which the checks accept.
  */
-async function settleHead(home: string): Promise<void> {
+async function settleHead(home: string, log: OpenLog): Promise<void> {
+  const head = log.headState?.head;
+  if (log.tail.seq === 0 || (head?.seq === log.tail.seq && head.pending === undefined)) return;
   try {
-    const { fd, tail, head, headState } = openForAppend(home);
-    closeSync(fd);
-    if (tail.seq > 0 && (head?.seq !== tail.seq || head.pending !== undefined)) await writeHead(auditHeadPath(home), headState, { seq: tail.seq, hash: tail.hash });
+    await writeHead(auditHeadPath(home), log.headState, { seq: log.tail.seq, hash: log.tail.hash });
   } catch {
-    // See above: the next commit checks the files again and fails closed.
+    // See above: the next burst checks the files again and fails closed.
   }
 }
 

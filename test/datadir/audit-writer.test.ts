@@ -201,11 +201,35 @@ test('a commit of several entries is announced in audit.head before its lines ar
   // A lone entry while audit.head names the end is not announced: one line behind is allowed anyway.
   await writer.append(entry(7), NOW);
   await writer.idle();
-  assert.deepEqual(announced, [
-    { entries: 1, head: { seq: 0, hash: '0'.repeat(64), pending: 1 }, lines: 0 },
-    { entries: 5, head: { seq: 1, hash: sha256Hex(logLines(home)[0] as string), pending: 5 }, lines: 1 },
-  ]);
-  assertChain(home, 7);
+  // An announcement reserves a whole batch of lines, the most a crash may leave after the head;
+  // the five, committed in the same burst, are inside it and need no announcement of their own.
+  assert.deepEqual(announced, [{ entries: 1, head: { seq: 0, hash: '0'.repeat(64), pending: AUDIT_BATCH_ENTRIES_MAX }, lines: 0 }]);
+  // Once settled, a lone line is covered by the head (one line behind is allowed), but the two
+  // lines that follow it in the burst are not: their commit is announced before it is written.
+  await Promise.all([8, 9, 10].map((n) => writer.append(entry(n), NOW)));
+  await writer.idle();
+  assert.deepEqual(announced.slice(1), [{ entries: 2, head: { seq: 8, hash: sha256Hex(logLines(home)[7] as string), pending: AUDIT_BATCH_ENTRIES_MAX }, lines: 8 }]);
+  assertChain(home, 10);
+});
+
+test('the commits of one burst are announced once per reserved batch of lines, not once each', async () => {
+  const cases = [
+    // The first commit announces 64 lines; the second (9 lines, ending at line 10) is inside them.
+    { entries: 10, commits: [1, 9], announcedAt: [0] },
+    // The second commit ends at line 65, past the reservation made at line 0; the third, at line 70, past the one made at line 1.
+    { entries: 1 + AUDIT_BATCH_ENTRIES_MAX + 5, commits: [1, AUDIT_BATCH_ENTRIES_MAX, 5], announcedAt: [0, 1, 1 + AUDIT_BATCH_ENTRIES_MAX] },
+  ];
+  for (const { entries, commits, announcedAt } of cases) {
+    const home = tempHome();
+    const announced: number[] = [];
+    const committed: number[] = [];
+    const writer = createAuditWriter(home, { onAnnounce: () => announced.push(readAuditHead(home)?.seq ?? -1), onCommit: (size) => committed.push(size) });
+    await Promise.all(Array.from({ length: entries }, (_, n) => writer.append(entry(n + 1), NOW)));
+    await writer.idle();
+    assert.deepEqual(committed, commits, `${entries} entries: commits`);
+    assert.deepEqual(announced, announcedAt, `${entries} entries: the head each announcement started from`);
+    assertChain(home, entries);
+  }
 });
 
 test('after a crash during a commit, an announced head accepts the lines it announced and nothing more', async () => {
