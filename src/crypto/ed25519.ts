@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 
@@ -18,9 +19,64 @@ export function publicKeyOf(secretKey: Uint8Array): Uint8Array {
   return ed.getPublicKey(secretKey);
 }
 
-/** signEd25519 signs message with secretKey (RFC 8032 pure Ed25519). */
+/**
+ * The parts of a secret key that signing uses (RFC 8032 5.1.5), derived once per key: deriving
+ * them costs a scalar multiplication, as much as the signature itself, and noble's sign derives
+ * them again on every call (docs/decisions.md §16.2).
+ */
+interface ExpandedKey {
+  /** A copy of the seed the parts were derived from, to notice a key changed in place. */
+  seed: Uint8Array;
+  prefix: Uint8Array;
+  scalar: bigint;
+  publicKey: Uint8Array;
+}
+
+const expandedKeys = new WeakMap<Uint8Array, ExpandedKey>();
+const ORDER = ed.Point.CURVE().n;
+
+function expandedKeyOf(secretKey: Uint8Array): ExpandedKey {
+  const known = expandedKeys.get(secretKey);
+  if (known !== undefined && known.seed.length === secretKey.length && timingSafeEqual(known.seed, secretKey)) return known;
+  const extended = ed.utils.getExtendedPublicKey(secretKey);
+  const fresh = { seed: Uint8Array.from(secretKey), prefix: extended.prefix, scalar: extended.scalar, publicKey: extended.pointBytes };
+  expandedKeys.set(secretKey, fresh);
+  return fresh;
+}
+
+/** littleEndianNumber reads bytes as a little-endian unsigned integer. */
+function littleEndianNumber(bytes: Uint8Array): bigint {
+  let value = 0n;
+  for (let index = bytes.length - 1; index >= 0; index -= 1) value = (value << 8n) | BigInt(bytes[index] as number);
+  return value;
+}
+
+/** littleEndian32 writes a number below 2^256 as 32 little-endian bytes. */
+function littleEndian32(value: bigint): Uint8Array {
+  const bytes = new Uint8Array(32);
+  let rest = value;
+  for (let index = 0; index < 32; index += 1) {
+    bytes[index] = Number(rest & 0xffn);
+    rest >>= 8n;
+  }
+  return bytes;
+}
+
+/**
+ * signEd25519 signs message with secretKey (RFC 8032 5.1.6, pure Ed25519) with noble's own
+ * primitives: r = SHA-512(prefix || M) mod L, R = [r]B, k = SHA-512(R || A || M) mod L,
+ * S = (r + k·s) mod L. Ed25519 is deterministic, so the bytes are exactly noble's `sign` (a test
+ * compares them over random keys and messages, and with RFC 8032's vectors); only the key's
+ * expansion is done once instead of per call.
+ */
 export function signEd25519(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
-  return ed.sign(message, secretKey);
+  if (secretKey.length !== ED25519_SECRET_KEY_BYTES) throw new RangeError('an Ed25519 secret key is 32 bytes');
+  const key = expandedKeyOf(secretKey);
+  const r = ed.etc.mod(littleEndianNumber(sha512(ed.etc.concatBytes(key.prefix, message))), ORDER);
+  // multiply() refuses 0, as noble's sign does: a zero nonce would mean a broken SHA-512.
+  const encodedR = ed.Point.BASE.multiply(r).toBytes();
+  const k = ed.etc.mod(littleEndianNumber(sha512(ed.etc.concatBytes(encodedR, key.publicKey, message))), ORDER);
+  return ed.etc.concatBytes(encodedR, littleEndian32(ed.etc.mod(r + k * key.scalar, ORDER)));
 }
 
 /**
