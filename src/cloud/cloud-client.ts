@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { Principal } from '../core/principal.js';
+import type { SignatureAudit } from '../core/signature-audit.js';
 import { LatchError } from '../errors/latch-error.js';
 import { SIGNATURE_SKEW_SECONDS_MAX, type CloudClock } from './cloud-clock.js';
 import { cloudOrigin } from './cloud-origin.js';
@@ -41,6 +42,8 @@ export interface CloudRequest {
   key?: SigningKey;
   /** Who asked, for the audit record of each request signature. */
   caller?: CallerContext;
+  /** The window the request carries: recorded with the first attempt's signature, in one line. */
+  window?: SignatureAudit;
 }
 
 /** The local caller on whose behalf the daemon signs. */
@@ -57,6 +60,11 @@ export interface RequestSignatureRecord {
   path: string;
   keyId: string;
   caller: CallerContext | undefined;
+  /**
+   * The window signature the request carries, on the first attempt only: one audit line then
+   * records both signatures. A retry is a new request signature and carries none.
+   */
+  window?: SignatureAudit;
 }
 
 export interface CloudClientOptions {
@@ -100,7 +108,7 @@ export class CloudClient {
     const deadline = AbortSignal.timeout(this.timeoutMs);
     const signal = request.signal === undefined ? deadline : AbortSignal.any([deadline, request.signal]);
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(request, url, key, signal);
+      const outcome = await this.attempt(request, url, key, signal, attempt === 0 ? request.window : undefined);
       const canRetry = retriable && attempt < UPSTREAM_RETRIES_MAX && !signal.aborted;
       if (outcome.kind === 'response') {
         if (outcome.response.status === 503 && canRetry) {
@@ -126,6 +134,7 @@ export class CloudClient {
     url: URL,
     key: SigningKey,
     signal: AbortSignal,
+    window: SignatureAudit | undefined,
   ): Promise<{ kind: 'response'; response: CloudResponse } | { kind: 'timeout' } | { kind: 'unreachable' } | { kind: 'too_large' }> {
     const headers: Record<string, string> = {
       ...request.headers,
@@ -133,7 +142,7 @@ export class CloudClient {
       'user-agent': this.options.userAgent,
       ...signatureHeaders({ method: request.method, url, body: request.body, contentType: request.contentType, idempotencyKey: request.idempotencyKey }, key, this.nowSeconds()),
     };
-    await this.options.onRequestSigned?.({ method: request.method, path: url.pathname, keyId: key.keyId, caller: request.caller });
+    await this.options.onRequestSigned?.({ method: request.method, path: url.pathname, keyId: key.keyId, caller: request.caller, ...(window !== undefined && { window }) });
     try {
       const response = await this.fetchImpl(url, {
         method: request.method,

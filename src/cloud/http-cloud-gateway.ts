@@ -60,6 +60,7 @@ function callFields(call: CloudCall) {
     ...(call.caller !== undefined && { caller: call.caller }),
     ...(call.idempotencyKey !== undefined && { idempotencyKey: call.idempotencyKey }),
     ...(call.signal !== undefined && { signal: call.signal }),
+    ...(call.window !== undefined && { window: call.window }),
   };
 }
 

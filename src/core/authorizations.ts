@@ -4,7 +4,9 @@
  * steps are explicit: check the request, idempotency, decision, sign and audit, register.
  */
 import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type AccountWindowRequest, type AuthorizationRequest, type OneTimeRequest } from './authorization-request.js';
-import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type OperationContext } from './core-deps.js';
+import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type OperationContext, type SignatureAudit } from './core-deps.js';
+import { currencyDecimals, parseAmountText } from '../money/amount.js';
+import { WindowNotRecorded } from './signature-audit.js';
 import { allowEverything, type AuthorizationDecision } from './decision.js';
 import { LatchError } from '../errors/latch-error.js';
 import type { Authorization } from './model.js';
@@ -43,9 +45,10 @@ export interface CreatedAuthorization {
  *    first answer (docs/decisions.md §9), and the steps below do not run again for it;
  * 3. decision: whether this caller may have this request signed (the spending policy: allow,
  *    ask — answered as `approval_required`, nothing signed — or deny: policy_denied);
- * 4. record, sign and audit: the authorization ledger holds the entry durably, the device key
- *    signs the window, and the audit line is on disk before the signature goes anywhere;
- * 5. register: the window is submitted to the cloud, signed by the same resolved key.
+ * 4. record and sign: the authorization ledger holds the entry durably, and the device key signs
+ *    the window;
+ * 5. register: the window is submitted to the cloud in a request signed by the same resolved key;
+ *    one audit line records both signatures and is on disk before the request leaves.
  */
 export async function requestAuthorization(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext): Promise<AuthorizationResult> {
   checkRequest(request, windowNow(deps));
@@ -63,7 +66,7 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
     if (deps.approvals === undefined) return { outcome: 'approval_required', request, decision: error.decision };
     return approvalResult(deps, await createApproval(deps, deps.approvals, request, context, error.decision, fingerprint), context);
   }
-  const authorization = await register(deps, device, signed, context);
+  const authorization = await register(deps, device, signed, operation, context);
   return { outcome: 'created', authorization, window: signed };
 }
 
@@ -76,7 +79,7 @@ export async function signApprovedRequest(deps: CoreDeps, request: Authorization
   const device = deps.device();
   const operation = AUDIT_OPERATION[request.kind];
   const signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context, approvalId));
-  const authorization = await register(deps, device, signed, context);
+  const authorization = await register(deps, device, signed, operation, context);
   return { authorization, window: signed };
 }
 
@@ -109,7 +112,7 @@ class ApprovalRequired extends Error {
  * decideAndSign builds the window, asks the decision step about it, and only on `allow` records
  * it in the authorization ledger (durable before it is signed, so also before anything could
  * register it; for a policy, this entry is the durable form of the budget reservation), then
- * signs and audits it. A signature that fails is recorded as `failed`, which cancels the
+ * signs it (its audit line is written with the request that registers it). A signature that fails is recorded as `failed`, which cancels the
  * reservation. A denial signs nothing, records nothing and reaches no cloud.
  */
 async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: AuthorizationRequest, operation: string, context: OperationContext, approvalId?: string): Promise<SignedWindow> {
@@ -145,7 +148,8 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
     usedMinor: null,
   });
   try {
-    return await signBuilt(deps, device, payload, terms, operation, context);
+    // Audited with the request that carries it to the cloud, in one line (see register).
+    return { payload, jws: signPayload(payload, device.key), keyId: device.key.keyId };
   } catch (error) {
     await deps.authorizations?.noteStatus(payload.policy_id, 'failed');
     throw error;
@@ -153,17 +157,46 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
 }
 
 /**
- * register submits the window to the cloud. A definite refusal (a 4xx answer) means the cloud
+ * windowAudit is the audit record of a window, written in one line with the signature of the
+ * request that sends it (docs/decisions.md §16.3): each time the window leaves the device, so a
+ * window replayed under an Idempotency-Key is recorded again as it goes out. It is read from the
+ * signed payload itself, the one thing a replay and a first signing share.
+ */
+function windowAudit(operation: string, signed: SignedWindow, context: OperationContext): SignatureAudit {
+  const { payload } = signed;
+  return {
+    operation,
+    policyId: payload.policy_id,
+    cardId: payload.card_id ?? null,
+    merchant: payload.merchant,
+    amountMinor: parseAmountText(payload.amount, { param: 'amount', allowZero: true, decimals: currencyDecimals(payload.currency) ?? 2 }),
+    currency: payload.currency,
+    keyId: signed.keyId,
+    caller: context.caller,
+    principal: context.principal,
+    ...(payload.reference !== undefined && { reference: payload.reference }),
+  };
+}
+
+/**
+ * register submits the window to the cloud, its signature recorded in the audit line of the
+ * request's (written before the request leaves). A definite refusal (a 4xx answer) means the cloud
  * holds no authorization for it, so the ledger entry becomes `failed`; a timeout or an
  * unavailable cloud leaves it active, since the cloud may hold it after all.
  */
-async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, context: OperationContext): Promise<Authorization> {
+async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, operation: string, context: OperationContext): Promise<Authorization> {
   const policyId = signed.payload.policy_id;
   try {
-    const authorization = await device.cloud.registerAuthorization(signed.jws, cloudCall(device, context, idempotencyKeyOf(context)));
+    const call = { ...cloudCall(device, context, idempotencyKeyOf(context)), window: windowAudit(operation, signed, context) };
+    const authorization = await device.cloud.registerAuthorization(signed.jws, call);
     deps.outcome?.({ policyId, outcome: 'registered', code: null, principal: context.principal });
     return authorization;
   } catch (error) {
+    if (error instanceof WindowNotRecorded) {
+      // Nothing left the device: the reservation is given back, and the write's error answered.
+      await deps.authorizations?.noteStatus(policyId, 'failed');
+      throw error.cause;
+    }
     const refused = error instanceof LatchError && error.status < 500;
     if (refused) await deps.authorizations?.noteStatus(policyId, 'failed');
     // A refusal is final; a timeout or an unavailable cloud leaves the outcome unknown.

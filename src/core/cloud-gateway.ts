@@ -7,6 +7,7 @@ import type { SigningKey } from '../crypto/signing-key.js';
 import type { Ed25519PublicJwk } from '../crypto/jwk.js';
 import type { Allocation, Authorization, AuthorizationStatus, Card, Transaction, TransactionPage, TransactionStatus, Wallet } from './model.js';
 import type { Principal } from './principal.js';
+import type { SignatureAudit } from './signature-audit.js';
 
 /**
  * How one cloud call is made: the device key that signs the request (the same key the operation
@@ -19,6 +20,11 @@ export interface CloudCall {
   /** Sent on money-moving calls, so the client's bounded retry cannot apply them twice. */
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /**
+   * The window this request carries to the cloud: its signature is recorded in the same audit
+   * line as the request's, written before the request leaves (docs/decisions.md §16.3).
+   */
+  window?: SignatureAudit;
 }
 
 export interface TransactionQuery {

@@ -7,24 +7,11 @@ import type { DecideAuthorization } from './decision.js';
 import type { LocalCaller, OperationContext } from './operation-context.js';
 import type { Principal } from './principal.js';
 import type { SignedWindowCache } from './signed-window-cache.js';
+import type { SignatureAudit } from './signature-audit.js';
 import type { SigningPause } from './signing-pause.js';
 
 export type { LocalCaller, OperationContext } from './operation-context.js';
-
-/** One line of the audit log for a policy-window or revocation signature (docs/decisions.md §11). */
-export interface SignatureAudit {
-  operation: string;
-  policyId: string;
-  cardId: string | null;
-  merchant: string | null;
-  amountMinor: number | null;
-  currency: string | null;
-  keyId: string;
-  caller: LocalCaller;
-  principal: Principal;
-  /** The caller's purpose signed into the window, when given. */
-  reference?: string;
-}
+export type { SignatureAudit } from './signature-audit.js';
 
 /** What became of a signed window sent to the cloud: registered, refused (with the code), or unknown (no answer). */
 export interface SignatureOutcome {

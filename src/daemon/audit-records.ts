@@ -44,6 +44,18 @@ export function requestSignatureEntry(signed: RequestSignatureRecord): AuditEntr
 }
 
 /**
+ * requestAuditEntries are the audit lines of one upstream request signature: the request's own
+ * line, or, when the request carries a window signed with the same key, one line for both — the
+ * window's fields with the request's method and path (docs/decisions.md §16.3). The window's
+ * operation names the line, so `latch audit --operation authorize` still finds every window.
+ */
+export function requestAuditEntries(signed: RequestSignatureRecord): AuditEntry[] {
+  if (signed.window === undefined) return [requestSignatureEntry(signed)];
+  if (signed.window.keyId !== signed.keyId) return [signatureEntry(signed.window), requestSignatureEntry(signed)];
+  return [{ ...signatureEntry(signed.window), method: signed.method, path: signed.path }];
+}
+
+/**
  * outcomeEntry is the audit line after a window was sent to the cloud: `registered`, `refused`
  * (with the cloud's code) or `unknown` (no answer), so a refused authorization no longer looks
  * like a granted one in the log.

@@ -15,7 +15,8 @@ import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
 import { PolicyGate } from '../policy/policy-gate.js';
 import { bindApprovals } from './approval-binding.js';
-import { outcomeEntry, requestSignatureEntry, signatureEntry } from './audit-records.js';
+import { outcomeEntry, requestAuditEntries, signatureEntry } from './audit-records.js';
+import { WindowNotRecorded } from '../core/signature-audit.js';
 import type { DaemonServices } from './services.js';
 
 /** The signing proxy's upstream: the cloud client and the device key, resolved together. */
@@ -81,7 +82,12 @@ export function bindCore(services: DaemonServices): CoreBinding {
         userAgent: `latch/${services.version}`,
         timeoutMs,
         onRequestSigned: async (record) => {
-          await appendRecord(requestSignatureEntry(record));
+          try {
+            for (const entry of requestAuditEntries(record)) await appendRecord(entry);
+          } catch (error) {
+            // The request is not sent; the core must hear that the window it carried never left.
+            throw record.window === undefined ? error : new WindowNotRecorded(error);
+          }
         },
       });
       cached = { url, client, gateway: observingGateway(httpCloudGateway(client), authorizationLedger) };

@@ -41,3 +41,22 @@ function statIdentity(stat: () => BigIntStats): string {
     throw error;
   }
 }
+
+/**
+ * oncePerTurn runs check at most once per synchronous run of the event loop: the calls made
+ * before the current code yields share one run of it. Nothing else can run in between, in this
+ * process or in how the daemon sees the files, so it only drops repeats (resolving the device key
+ * asks for the data directory's check once per file it reads). The first call after the turn
+ * ends runs it again.
+ */
+export function oncePerTurn(check: () => void): () => void {
+  let checkedThisTurn = false;
+  return () => {
+    if (checkedThisTurn) return;
+    check();
+    checkedThisTurn = true;
+    queueMicrotask(() => {
+      checkedThisTurn = false;
+    });
+  };
+}

@@ -11,7 +11,7 @@ import type { Policy } from '../policy/policy-types.js';
 import { StateStore } from '../store/state-store.js';
 import { latchVersion } from '../version.js';
 import { policySource } from './policy-source.js';
-import { reloadOnChange } from './reload-on-change.js';
+import { oncePerTurn, reloadOnChange } from './reload-on-change.js';
 
 /**
  * DaemonServices is what route handlers may use: local state of one daemon, as plain functions.
@@ -68,7 +68,7 @@ export function createServices(options: ServicesOptions): DaemonServices {
   const startedMs = performance.now();
   // The directory is checked again whenever it changes (a chmod, a chown, a repointed link), not
   // only at start: a file is only as private as the directory that holds it.
-  const homeChecked = reloadOnChange(home, () => assertHomeSecure(home));
+  const homeChecked = oncePerTurn(reloadOnChange(home, () => assertHomeSecure(home)));
   const inCheckedHome = <T>(file: string, load: () => T): (() => T) => {
     const get = reloadOnChange(file, load);
     return () => {

@@ -15,6 +15,7 @@ import { OWNER } from '../../src/core/principal.js';
 import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { LatchError } from '../../src/errors/latch-error.js';
+import { WindowNotRecorded } from '../../src/core/signature-audit.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
@@ -28,7 +29,9 @@ function setup(register: (policyId: string) => Promise<Authorization>, audit: ()
   const ledger = new StoredAuthorizationLedger(undefined, () => NOW);
   const statesAtRegistration: Array<string | undefined> = [];
   const cloud: CloudGateway = {
-    registerAuthorization: async (jws) => {
+    registerAuthorization: async (jws, call) => {
+      // As the daemon's cloud client does: the window's audit line first, and nothing sent without it.
+      if (call.window !== undefined) await audit().catch((error: unknown) => Promise.reject(new WindowNotRecorded(error)));
       const policyId = JSON.parse(Buffer.from(jws.split('.')[1] as string, 'base64url').toString())['policy_id'] as string;
       statesAtRegistration.push(ledger.get(policyId)?.state);
       return register(policyId);

@@ -39,6 +39,11 @@ function fakeDeps(options: { cache?: boolean } = {}): Fake {
   const audits: SignatureAudit[] = [];
   const cloud: CloudGateway = {
     async registerAuthorization(jws, call): Promise<Authorization> {
+      // As the daemon's cloud client does: the window's audit line, then the request.
+      if (call.window !== undefined) {
+        audits.push(call.window);
+        events.push(`audit:${call.window.operation}`);
+      }
       sent.push({ jws, call });
       events.push('send:/v1/authorizations');
       assert.equal(call.key, key, 'the request is signed by the key that signed the window');
@@ -112,7 +117,8 @@ test('the same Idempotency-Key and input re-send the first window; another input
   assert.equal(again.authorization.policyId, first.authorization.policyId);
   assert.equal(fake.sent[1]?.jws, fake.sent[0]?.jws, 'byte-identical body');
   assert.equal(fake.sent[1]?.call.idempotencyKey, 'k1');
-  assert.equal(fake.audits.length, 1, 'one signature, one audit line');
+  // One window signature, recorded each time it leaves with a request: the same policy_id twice.
+  assert.deepEqual(fake.audits.map((audit) => audit.policyId), [first.window.payload.policy_id, first.window.payload.policy_id]);
   for (const other of [{ ...oneTime, amountMinor: 1251 }, { ...oneTime, merchant: 'other.example.com' }]) {
     await assert.rejects(requestAuthorization(fake.deps, other, context('k1')), (error: unknown) => error instanceof LatchError && error.code === 'idempotency_key_reused');
   }

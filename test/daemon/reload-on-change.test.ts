@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { reloadOnChange } from '../../src/daemon/reload-on-change.js';
+import { oncePerTurn, reloadOnChange } from '../../src/daemon/reload-on-change.js';
 import { tempHome } from './daemon-fixture.js';
 
 const dir = tempHome();
@@ -51,4 +51,25 @@ test('through a symbolic link (a linked data directory), a chmod of the target o
   rmSync(link);
   symlinkSync(other, link);
   assert.equal(get(), 3, 'the link points elsewhere');
+});
+
+test('oncePerTurn: repeats within one synchronous run share one check; the next run checks again; a failed check is not remembered', async () => {
+  let runs = 0;
+  let failing = false;
+  const checked = oncePerTurn(() => {
+    runs += 1;
+    if (failing) throw new Error('unsafe');
+  });
+  checked();
+  checked();
+  checked();
+  assert.equal(runs, 1);
+  await Promise.resolve();
+  checked();
+  assert.equal(runs, 2, 'after the run yields, the check runs again');
+  await new Promise((resolve) => setImmediate(resolve));
+  failing = true;
+  assert.throws(checked, /unsafe/);
+  assert.throws(checked, /unsafe/, 'a check that threw is run again, not skipped');
+  assert.equal(runs, 4);
 });

@@ -117,9 +117,10 @@ describe('what an agent does is its own', () => {
     const of = (requestId: string | null) => lines.filter((line) => line['request_id'] === requestId).map((line) => line['agent']);
     const agentLines = of(mine.headers.get('x-request-id'));
     const ownerLines = of(owner.headers.get('x-request-id'));
-    assert.ok(agentLines.length >= 2, 'the window and the request signature');
+    // One line records the window and the request that registers it.
+    assert.ok(agentLines.length >= 1, 'the window and the request signature');
     assert.ok(agentLines.every((agent) => agent === 'shopper'), JSON.stringify(agentLines));
-    assert.ok(ownerLines.length >= 2 && ownerLines.every((agent) => agent === 'owner'), JSON.stringify(ownerLines));
+    assert.ok(ownerLines.length >= 1 && ownerLines.every((agent) => agent === 'owner'), JSON.stringify(ownerLines));
   });
 
   test('B: the agent authorizes, and the wallet allocation is refused', async () => {

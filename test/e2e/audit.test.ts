@@ -88,11 +88,12 @@ describe('what is recorded', () => {
     const created = await stack.a.post('/authorize', { card_id: stack.cards[0].card_id, amount: 2, merchant_name: 'shop.example.com' }, headers);
     assert.equal(created.status, 200, created.text);
     const lines = linesOf(created);
-    assert.deepEqual(lines.map((line) => line['operation']), ['authorize', 'sign_request']);
+    // One line for both signatures: the window's fields and the request's method and path.
+    assert.deepEqual(lines.map((line) => line['operation']), ['authorize']);
     assert.equal(lines[0]?.['policy_id'], created.body.policy_id);
     assert.equal(lines[0]?.['amount'], '2.00');
-    assert.equal(lines[1]?.['method'], 'POST');
-    assert.equal(lines[1]?.['path'], '/v1/authorizations');
+    assert.equal(lines[0]?.['method'], 'POST');
+    assert.equal(lines[0]?.['path'], '/v1/authorizations');
     for (const line of lines) assert.equal(line['user_agent'], USER_AGENT);
     for (const line of lines) assert.equal(line['agent'], 'owner', 'the daemon token is the owner');
   });
@@ -100,8 +101,8 @@ describe('what is recorded', () => {
   test('merchant-bind, recurring, reads, allocation and the proxy: each upstream signature has a line', async () => {
     const card = stack.cards[1].card_id;
     const cases: Array<[string, string, unknown, string[], string]> = [
-      ['POST', '/merchant-bind', { card_id: card, merchant_name: 'verify.example.com' }, ['merchant_bind', 'sign_request'], '/v1/authorizations'],
-      ['POST', '/recurring', { card_id: card, merchant_name: 'stream.example.com', amount: 1, interval: 'month' }, ['recurring', 'sign_request'], '/v1/authorizations'],
+      ['POST', '/merchant-bind', { card_id: card, merchant_name: 'verify.example.com' }, ['merchant_bind'], '/v1/authorizations'],
+      ['POST', '/recurring', { card_id: card, merchant_name: 'stream.example.com', amount: 1, interval: 'month' }, ['recurring'], '/v1/authorizations'],
       ['GET', '/cards', undefined, ['sign_request'], '/v1/cards'],
       ['GET', `/transactions?card_id=${card}`, undefined, ['sign_request'], '/v1/transactions'],
       ['GET', '/wallet/balance', undefined, ['sign_request'], '/v1/wallet'],
@@ -127,6 +128,18 @@ describe('what is recorded', () => {
       assert.equal(cloud.requests.length, 3);
       const lines = linesOf(answer);
       assert.deepEqual(lines.map((line) => line['operation']), ['sign_request', 'sign_request', 'sign_request']);
+      // An authorization's window is recorded with the first attempt's signature; the retries are new request signatures.
+      const authorize = await daemon.a.post('/authorize', { card_id: stack.cards[0].card_id, amount: 4, merchant_name: 'retry.example.com' }, { ...headers, 'idempotency-key': 'audit-retry-1' });
+      assert.equal(authorize.status, 503, authorize.text);
+      assert.equal(cloud.requests.length, 6);
+      const authorizeLines = linesOf(authorize);
+      assert.deepEqual(authorizeLines.map((line) => [line['operation'], line['method'], line['path']]), [
+        ['authorize', 'POST', '/v1/authorizations'],
+        ['sign_request', 'POST', '/v1/authorizations'],
+        ['sign_request', 'POST', '/v1/authorizations'],
+      ]);
+      assert.equal(authorizeLines[0]?.['merchant'], 'retry.example.com');
+      assert.equal(authorizeLines[0]?.['amount'], '4.00');
     } finally {
       await daemon.close();
       await cloud.close();

@@ -1,0 +1,29 @@
+import type { LocalCaller } from './operation-context.js';
+import type { Principal } from './principal.js';
+
+/** One line of the audit log for a policy-window or revocation signature (docs/decisions.md §11). */
+export interface SignatureAudit {
+  operation: string;
+  policyId: string;
+  cardId: string | null;
+  merchant: string | null;
+  amountMinor: number | null;
+  currency: string | null;
+  keyId: string;
+  caller: LocalCaller;
+  principal: Principal;
+  /** The caller's purpose signed into the window, when given. */
+  reference?: string;
+}
+
+/**
+ * WindowNotRecorded is how a cloud gateway reports that the audit line of a window it was to send
+ * (CloudCall.window) could not be written, so nothing was sent: the window never left the device,
+ * and its ledger entry is `failed`. `cause` is the error of the write, which the caller answers.
+ */
+export class WindowNotRecorded extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the audit line of the window could not be written; nothing was sent');
+    this.name = 'WindowNotRecorded';
+  }
+}
