@@ -2,7 +2,11 @@ import { readSync } from 'node:fs';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 
-/** One line of audit.log as stored: its exact bytes (without the newline) and where it ends. */
+/**
+ * One line of audit.log as stored: its exact bytes (without the newline) and where it ends. The
+ * bytes may be a view of the reader's buffer: they are valid until the reader moves on, so a
+ * caller that keeps them copies them.
+ */
 export interface AuditLine {
   /** 1-based line number. */
   number: number;
@@ -20,7 +24,7 @@ export const AUDIT_LINE_BYTES_MAX = 16 * 1024;
 /** The `prev` of the first line: 64 zeros. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-const CHUNK_BYTES = 64 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 
 /**
@@ -35,12 +39,14 @@ export function lineHash(bytes: Uint8Array): string {
 
 /**
  * readAuditLines yields the lines of an open audit.log from the start, reading fixed-size chunks
- * so that memory stays bounded however long the log grows.
+ * so that memory stays bounded however long the log grows. A line inside one chunk is yielded as
+ * a view of it (no copy); only a line that spans two reads is put together in a buffer of its own.
  */
 export function* readAuditLines(fd: number): Generator<AuditLine> {
   const chunk = Buffer.alloc(CHUNK_BYTES);
-  let pieces: Buffer[] = [];
-  let pending = 0;
+  // The start of a line that began in an earlier chunk (copied, since the chunk is reused).
+  let carried: Buffer[] = [];
+  let carriedBytes = 0;
   let tooLong = false;
   let number = 0;
   let position = 0;
@@ -50,30 +56,27 @@ export function* readAuditLines(fd: number): Generator<AuditLine> {
     position += read;
     let start = 0;
     for (let index = chunk.indexOf(NEWLINE, start); index !== -1 && index < read; index = chunk.indexOf(NEWLINE, start)) {
-      ({ pieces, pending, tooLong } = keep(pieces, pending, tooLong, chunk.subarray(start, index)));
+      const length = carriedBytes + index - start;
       number += 1;
-      yield { number, bytes: tooLong ? Buffer.alloc(0) : joined(pieces), complete: true, tooLong };
-      pieces = [];
-      pending = 0;
+      if (tooLong || length > AUDIT_LINE_BYTES_MAX) yield { number, bytes: Buffer.alloc(0), complete: true, tooLong: true };
+      else yield { number, bytes: carriedBytes === 0 ? chunk.subarray(start, index) : Buffer.concat([...carried, chunk.subarray(start, index)]), complete: true, tooLong: false };
+      carried = [];
+      carriedBytes = 0;
       tooLong = false;
       start = index + 1;
     }
-    ({ pieces, pending, tooLong } = keep(pieces, pending, tooLong, chunk.subarray(start, read)));
+    if (start < read && !tooLong) {
+      carriedBytes += read - start;
+      if (carriedBytes > AUDIT_LINE_BYTES_MAX) {
+        tooLong = true;
+        carried = [];
+      } else {
+        carried.push(Buffer.from(chunk.subarray(start, read)));
+      }
+    }
   }
-  if (pending > 0 || tooLong) {
+  if (carriedBytes > 0 || tooLong) {
     number += 1;
-    yield { number, bytes: tooLong ? Buffer.alloc(0) : Buffer.concat(pieces), complete: false, tooLong };
+    yield { number, bytes: tooLong ? Buffer.alloc(0) : Buffer.concat(carried), complete: false, tooLong };
   }
-}
-
-/** joined returns a line's pieces as one buffer; a line read in one piece is already one (a copy). */
-function joined(pieces: Buffer[]): Buffer {
-  return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces);
-}
-
-function keep(pieces: Buffer[], pending: number, tooLong: boolean, part: Buffer): { pieces: Buffer[]; pending: number; tooLong: boolean } {
-  if (tooLong || part.length === 0) return { pieces, pending, tooLong };
-  if (pending + part.length > AUDIT_LINE_BYTES_MAX) return { pieces: [], pending: 0, tooLong: true };
-  // The chunk buffer is reused for the next read, so the part is copied.
-  return { pieces: [...pieces, Buffer.from(part)], pending: pending + part.length, tooLong };
 }

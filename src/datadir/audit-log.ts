@@ -190,7 +190,7 @@ export function readAuditHeadState(home: string): AuditHeadState | undefined {
 export function parseRecord(bytes: Uint8Array): AuditRecord | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(bytes).toString('utf8'));
+    value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
   } catch {
     return undefined;
   }
