@@ -5,6 +5,7 @@
  * is ignored and the whole journal is replayed.
  */
 import type { FramePosition } from '../../store/journal.js';
+import { accountScope, cardScope, indexCreated } from './creation-index.js';
 import { emptyState, type SandboxState } from './state.js';
 
 /** The snapshot's file name inside the sandbox data directory, beside the journal. */
@@ -14,7 +15,7 @@ const VERSION = 1;
 /** Entries per body line, so that no line is one enormous string. */
 const ENTRIES_PER_LINE = 2_000;
 
-/** The state's collections in the order they are written; a line naming another is damage. */
+/** The state's collections in the order they are written; a line naming another is damage. The creation indexes are derived again at load. */
 const MAPS = ['accounts', 'cards', 'devices', 'device_by_key_id', 'setup_tokens', 'authorizations', 'transactions', 'idempotency', 'nonces', 'settled_by_card_day', 'held_by_card_day'] as const;
 type MapName = (typeof MAPS)[number];
 const SETS = ['active_authorizations'] as const;
@@ -92,5 +93,18 @@ export function decodeState(body: Buffer): SandboxState {
     }
   }
   if (first) throw new Error('snapshot body is empty');
+  rebuildIndexes(state);
   return state;
+}
+
+/** rebuildIndexes derives the creation-order indexes from the maps' order, as apply built them. */
+function rebuildIndexes(state: SandboxState): void {
+  for (const authorization of state.authorizations.values()) {
+    const scopes = [accountScope(authorization.account_id)];
+    if (authorization.card_id !== null) scopes.push(cardScope(authorization.account_id, authorization.card_id));
+    indexCreated(state.authorization_index, authorization.policy_id, scopes);
+  }
+  for (const transaction of state.transactions.values()) {
+    if (transaction.account_id !== null) indexCreated(state.transaction_index, transaction.id, [accountScope(transaction.account_id), cardScope(transaction.account_id, transaction.card_id)]);
+  }
 }
