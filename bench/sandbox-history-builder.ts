@@ -36,8 +36,11 @@ export const SANDBOX_HISTORY_BUILD_MS_MAX = 300_000;
 export const SANDBOX_HISTORY_HEADROOM_BYTES = 64 * 1024 * 1024;
 /** Records encoded per write call. */
 const RECORDS_PER_WRITE = 5_000;
-/** Ledger seconds between two generated records: 1,000,000 records span about 347 days. */
-const RECORD_SPACING_SECONDS = 30;
+/**
+ * Ledger seconds between two generated records: 1,000,000 records span about 81 days, inside the
+ * daemon's 90-day retention of its own authorization entries, which are built from these.
+ */
+const RECORD_SPACING_SECONDS = 7;
 /** One cycle: an authorization, its settling charge, then this many declined charges. */
 const DECLINES_PER_CYCLE = 3;
 /** The length of a real window JWS from `latch` (header, payload, Ed25519 signature). */
@@ -48,8 +51,13 @@ export interface SandboxHistory {
   records: number;
   bytes: number;
   transactions: number;
+  /** The generated authorizations, oldest first, for the daemon's own record of them. */
+  authorizations: HistoryAuthorization[];
   buildMs: number;
 }
+
+/** What the daemon's record of a generated authorization needs (all were settled: `used`). */
+export type HistoryAuthorization = Pick<Authorization, 'policy_id' | 'card_id' | 'merchant' | 'amount' | 'created_at' | 'not_after'>;
 
 /** A generated cycle's moving parts: the account's device and the card it pays with. */
 interface Scene {
@@ -57,8 +65,9 @@ interface Scene {
   device: Device;
   accountId: string;
   cardIds: string[];
-  /** Policy id of the authorization the next approved charge settles. */
+  /** The authorization the next approved charge settles. */
   open: Authorization | undefined;
+  made: HistoryAuthorization[];
 }
 
 /**
@@ -75,6 +84,7 @@ export function buildSandboxHistory(sourceDir: string, targetDir: string, record
   const existing = readFileSync(journalPath);
   const state = replay(readFrames(existing, journalPath).payloads);
   const scene = sceneOf(state);
+  if (scene.state.seq === 0) throw new Error('sandbox history: the source journal is empty');
   const bytesMax = DEFAULT_JOURNAL_LIMITS.fileBytesMax - SANDBOX_HISTORY_HEADROOM_BYTES;
   const lastAt = Math.floor(Date.now() / 1000) - 2 * 86_400;
   const firstAt = lastAt - records * RECORD_SPACING_SECONDS;
@@ -100,7 +110,7 @@ export function buildSandboxHistory(sourceDir: string, targetDir: string, record
   } finally {
     closeSync(fd);
   }
-  return { records, bytes, transactions: state.transactions.size, buildMs: performance.now() - startMs };
+  return { records, bytes, transactions: state.transactions.size, authorizations: scene.made, buildMs: performance.now() - startMs };
 }
 
 /** sceneOf finds the one account, its cards and its device in a replayed state. */
@@ -109,7 +119,7 @@ function sceneOf(state: SandboxState): Scene {
   if (device === undefined) throw new Error('sandbox history: the source sandbox has no enrolled device');
   const cardIds = [...state.cards.values()].filter((card) => card.account_id === device.account_id && !card.closed).map((card) => card.card_id);
   if (cardIds.length === 0) throw new Error('sandbox history: the account has no open card');
-  return { state, device, accountId: device.account_id, cardIds, open: undefined };
+  return { state, device, accountId: device.account_id, cardIds, open: undefined, made: [] };
 }
 
 /** nextRecord makes record `index` of the cycle: authorize, settle, then declines. */
@@ -162,6 +172,7 @@ function authorizeEvents(scene: Scene, cardId: string, at: number): LedgerEvent[
     recurrence: null,
   };
   scene.open = authorization;
+  scene.made.push({ policy_id: policyId, card_id: cardId, merchant: authorization.merchant, amount, created_at: at, not_after: authorization.not_after });
   const body = JSON.parse(JSON.stringify(authorizationView(authorization, at))) as unknown;
   return [
     { type: 'nonce_seen', key: `${scene.device.key_id}\u0000${randomBytes(16).toString('base64url')}`, forget_at_real: at + 360 },
