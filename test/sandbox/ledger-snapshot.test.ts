@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { checkInvariants } from '../../src/sandbox/ledger/invariants.js';
@@ -213,4 +213,25 @@ test('snapshot: a temporary left by a crash while writing one is removed, the pr
     assert.equal(existsSync(litter), false);
     assertSameState(h.ledger.state, journalState(h));
   });
+});
+
+test('snapshot: a failed write loses nothing, is not scheduled again until more records follow, and may be retried', async () => {
+  const h = await LedgerHarness.create({ snapshots: true });
+  try {
+    await someHistory(h, 2);
+    mkdirSync(h.snapshotPath);
+    assert.ok(h.ledger.recordsSinceSnapshot() > 0);
+    await assert.rejects(h.ledger.writeSnapshot());
+    assert.equal(h.ledger.recordsSinceSnapshot(), 0);
+    await someHistory(h, 1);
+    assert.ok(h.ledger.recordsSinceSnapshot() > 0);
+    rmdirSync(h.snapshotPath);
+    assert.equal(await h.ledger.writeSnapshot(), true);
+    const before = structuredClone(h.ledger.state);
+    await h.crash();
+    assert.equal(h.ledger.start.from, 'snapshot');
+    assertSameState(h.ledger.state, before);
+  } finally {
+    await h.dispose();
+  }
 });

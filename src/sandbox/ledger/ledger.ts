@@ -45,6 +45,8 @@ export class Ledger {
   private closed = false;
   /** The seq the newest snapshot covers (0: none), and the snapshot being written, if any. */
   private snapshotSeq: number;
+  /** The seq of the last snapshot attempted, written or not: a failing disk is not retried every tick. */
+  private attemptedSeq: number;
   private snapshotting: Promise<boolean> | undefined;
 
   private constructor(
@@ -57,6 +59,7 @@ export class Ledger {
     readonly start: LedgerStart,
   ) {
     this.snapshotSeq = start.snapshotSeq;
+    this.attemptedSeq = start.snapshotSeq;
   }
 
   /**
@@ -74,9 +77,9 @@ export class Ledger {
     return this.start.droppedBytes;
   }
 
-  /** recordsSinceSnapshot counts the committed records the newest snapshot does not cover. */
+  /** recordsSinceSnapshot counts the committed records since the last snapshot was written or attempted. */
   recordsSinceSnapshot(): number {
-    return this.current.seq - this.snapshotSeq;
+    return this.current.seq - this.attemptedSeq;
   }
 
   /**
@@ -102,6 +105,7 @@ export class Ledger {
       try {
         const snapshot = await taken;
         if (snapshot === undefined) return false;
+        this.attemptedSeq = snapshot.seq;
         // Only records already on disk may be covered: a snapshot never holds an unacknowledged change.
         await this.journal.synced();
         await writeSnapshotFile(snapshotPath, snapshot.meta, snapshot.body);
