@@ -50,12 +50,40 @@ export function readSnapshotMeta(meta: unknown): { seq: number; resumeAfter: Fra
 /** encodeState writes state as lines: the scalars, then each collection in chunks of entries. */
 export function encodeState(state: Readonly<SandboxState>): Buffer[] {
   const lines: Buffer[] = [Buffer.from(`${JSON.stringify({ seq: state.seq, clock_offset_seconds: state.clock_offset_seconds })}\n`)];
-  const chunked = (name: string, items: readonly unknown[]): void => {
+  for (const name of MAPS) {
+    const entries = [...(state[name] as Map<string, unknown>).entries()];
+    for (let at = 0; at < entries.length; at += ENTRIES_PER_LINE) lines.push(Buffer.from(`${JSON.stringify(mapLine(name, entries.slice(at, at + ENTRIES_PER_LINE)))}\n`));
+  }
+  for (const name of SETS) {
+    const items = [...state[name]];
     for (let at = 0; at < items.length; at += ENTRIES_PER_LINE) lines.push(Buffer.from(`${JSON.stringify([name, items.slice(at, at + ENTRIES_PER_LINE)])}\n`));
-  };
-  for (const name of MAPS) chunked(name, [...(state[name] as Map<string, unknown>).entries()]);
-  for (const name of SETS) chunked(name, [...state[name]]);
+  }
   return lines;
+}
+
+/**
+ * mapLine writes a chunk of a map as `[name, fields, rows]`. When every value is an object with
+ * the same keys in the same order (transactions, authorizations ...), the keys are written once
+ * and each row is `[key, ...values]`, which makes the snapshot a third smaller and so faster to
+ * hash and parse at start; otherwise fields is null and each row is `[key, value]`.
+ */
+function mapLine(name: string, entries: Array<[string, unknown]>): [string, string[] | null, unknown[][]] {
+  const fields = sharedFields(entries.map(([, value]) => value));
+  if (fields === null) return [name, null, entries];
+  return [name, fields, entries.map(([key, value]) => [key, ...fields.map((field) => (value as Record<string, unknown>)[field])])];
+}
+
+/** sharedFields returns the keys every value has, in the same order, or null when they differ or a value is not a plain object. */
+function sharedFields(values: readonly unknown[]): string[] | null {
+  const first = values[0];
+  if (typeof first !== 'object' || first === null || Array.isArray(first)) return null;
+  const fields = Object.keys(first);
+  for (const value of values) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+    const keys = Object.keys(value);
+    if (keys.length !== fields.length || keys.some((key, index) => key !== fields[index] || (value as Record<string, unknown>)[key] === undefined)) return null;
+  }
+  return fields;
 }
 
 /** decodeState rebuilds a state from encodeState's lines, keeping every collection's order; throws on anything out of shape. */
@@ -76,25 +104,39 @@ export function decodeState(body: Buffer): SandboxState {
       state.clock_offset_seconds = scalars.clock_offset_seconds as number;
       continue;
     }
-    if (!Array.isArray(line) || line.length !== 2 || !Array.isArray(line[1])) throw new Error('snapshot line out of shape');
-    const [name, items] = line as [unknown, unknown[]];
-    if ((SETS as readonly unknown[]).includes(name)) {
-      for (const item of items) {
+    if (!Array.isArray(line) || !Array.isArray(line[line.length - 1])) throw new Error('snapshot line out of shape');
+    const name: unknown = line[0];
+    if (line.length === 2 && (SETS as readonly unknown[]).includes(name)) {
+      for (const item of line[1] as unknown[]) {
         if (typeof item !== 'string') throw new Error('snapshot set entry out of shape');
         state.active_authorizations.add(item);
       }
       continue;
     }
-    if (!(MAPS as readonly unknown[]).includes(name)) throw new Error('snapshot names an unknown collection');
-    const map = state[name as MapName] as Map<string, unknown>;
-    for (const entry of items) {
-      if (!Array.isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string') throw new Error('snapshot map entry out of shape');
-      map.set(entry[0], entry[1]);
-    }
+    if (line.length !== 3 || !(MAPS as readonly unknown[]).includes(name)) throw new Error('snapshot names an unknown collection');
+    readMapLine(state[name as MapName] as Map<string, unknown>, line[1], line[2] as unknown[]);
   }
   if (first) throw new Error('snapshot body is empty');
   rebuildIndexes(state);
   return state;
+}
+
+/** readMapLine adds the rows of one mapLine to map, rebuilding objects from the shared fields when there are some. */
+function readMapLine(map: Map<string, unknown>, fields: unknown, rows: unknown[]): void {
+  if (fields !== null && (!Array.isArray(fields) || fields.some((field) => typeof field !== 'string' || field === '__proto__'))) throw new Error('snapshot fields out of shape');
+  const width = fields === null ? 2 : (fields as string[]).length + 1;
+  for (const row of rows) {
+    if (!Array.isArray(row) || row.length !== width || typeof row[0] !== 'string') throw new Error('snapshot map entry out of shape');
+    if (fields === null) {
+      map.set(row[0], row[1]);
+      continue;
+    }
+    const value: Record<string, unknown> = {};
+    (fields as string[]).forEach((field, index) => {
+      value[field] = row[index + 1];
+    });
+    map.set(row[0], value);
+  }
 }
 
 /** rebuildIndexes derives the creation-order indexes from the maps' order, as apply built them. */
