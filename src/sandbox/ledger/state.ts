@@ -1,9 +1,8 @@
-import { emptyCreationIndex, type CreationIndex } from './creation-index.js';
-
 /**
  * The sandbox ledger's state: plain data, changed only by apply() (apply.ts). Money is integer
  * minor units; times are Unix seconds on the ledger clock unless a name says `real`.
  */
+import { emptyCreationIndex, type CreationIndex } from './creation-index.js';
 
 export type CardStatus = 'frozen' | 'active' | 'closed';
 export type AuthorizationKind = 'one_time' | 'merchant_verification' | 'recurring';
