@@ -8,7 +8,8 @@
  * `--json <file>` also writes the same figures, with the machine description, as JSON.
  * `--quick` runs one short round of everything (to try the harness, not to quote).
  * `--only` runs only the listed sections (1..7); `policy` names section 7, the spending policy.
- * `--history` builds a history (an audit.log of 1,000,000 lines, bounded in bytes and time) and
+ * `--history` builds a history (an audit.log of 1,000,000 lines; a sandbox journal of 1,000,000
+ * records and the daemon's state.journal of its authorizations; each bounded in bytes and time) and
  * measures section 8, flatness with history, alone.
  * `--compare <tree>` also measures the daemon of another checkout of Latch (a change under
  * evaluation), in the same rounds as this one, so that before and after share the same noise.
@@ -29,6 +30,8 @@ import { measureFloor } from './sections/floor.js';
 import { HISTORY_LINES, measureHistory } from './sections/history.js';
 import { measureOverhead } from './sections/daemon-overhead.js';
 import { measurePolicy } from './sections/policy.js';
+import { measureSandboxHistory } from './sections/sandbox-history.js';
+import { SANDBOX_HISTORY_RECORDS_MAX as SANDBOX_HISTORY_RECORDS } from './sandbox-history-builder.js';
 import { measureProxy } from './sections/proxy.js';
 import { renderTable } from './table.js';
 
@@ -106,7 +109,9 @@ async function main(): Promise<void> {
       figures.push(...(await measureAuditAppend(options.shape, stack.root)));
     }
     if (options.sections.has(8)) {
-      figures.push(...(await measureHistory(stack, { lines: options.shape.rounds === 1 ? HISTORY_LINES / 10 : HISTORY_LINES, starts: options.shape.rounds === 1 ? 3 : 5, progress })));
+      const quick = options.shape.rounds === 1;
+      figures.push(...(await measureHistory(stack, { lines: quick ? HISTORY_LINES / 10 : HISTORY_LINES, starts: quick ? 3 : 5, progress })));
+      figures.push(...(await measureSandboxHistory(stack, { records: quick ? SANDBOX_HISTORY_RECORDS / 10 : SANDBOX_HISTORY_RECORDS, starts: quick ? 3 : 5, shape: options.shape, progress })));
     }
     if (options.sections.has(7)) {
       // Measured for this tree only: the history is seeded with this tree's record types.

@@ -9,7 +9,7 @@
  *   median of `starts`: the daemon must read only the log's tail at start, not its history.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { cloneHome, type BenchStack } from '../bench-stack.js';
@@ -43,7 +43,7 @@ function sha256Rate(file: string): number {
 }
 
 /** startOnce starts `latch daemon` on home and returns the time from spawn to the first /health 200. */
-async function startOnce(stack: BenchStack, home: string, label: string): Promise<number> {
+export async function startOnce(stack: BenchStack, home: string, label: string): Promise<number> {
   const port = await freePort();
   const portB = await freePort();
   const spawnedMs = performance.now();
@@ -57,7 +57,7 @@ async function startOnce(stack: BenchStack, home: string, label: string): Promis
   }
 }
 
-/** measureHistory builds the history, measures section 8, and leaves the homes for close() to remove. */
+/** measureHistory builds the audit history, measures it, and removes it (the sandbox history comes next). */
 export async function measureHistory(stack: BenchStack, options: { lines: number; starts: number; progress: (text: string) => void }): Promise<Figure[]> {
   const empty = cloneHome(stack.home, path.join(stack.root, 'home-no-history'));
   const full = cloneHome(stack.home, path.join(stack.root, 'home-history'));
@@ -81,6 +81,8 @@ export async function measureHistory(stack: BenchStack, options: { lines: number
     withNone.push(await startOnce(stack, empty, 'none'));
     withHistory.push(await startOnce(stack, full, 'full'));
   }
+  // The sandbox history that follows needs the disk; the whole --history run stays under 2 GiB.
+  rmSync(full, { recursive: true, force: true });
   const lines = options.lines.toLocaleString('en-US');
   return [
     figure({

@@ -10,7 +10,8 @@ import { cloudRoutes } from './http/cloud-routes.js';
 import { FairTurns } from './http/fair-turns.js';
 import type { SandboxContext } from './http/sandbox-context.js';
 import { createSandboxServer } from './http/sandbox-server.js';
-import { Ledger } from './ledger/ledger.js';
+import { Ledger, type LedgerStart } from './ledger/ledger.js';
+import { SNAPSHOT_FILE } from './ledger/snapshot.js';
 import type { SandboxState } from './ledger/state.js';
 import { expireDue } from './ops/expiry.js';
 import { DEFAULT_LIMITS, type SandboxLimits } from './ops/limits.js';
@@ -18,6 +19,11 @@ import { DEFAULT_LIMITS, type SandboxLimits } from './ops/limits.js';
 /** The journal file's name inside the sandbox data directory. */
 export const JOURNAL_FILE = 'journal';
 const SWEEP_INTERVAL_MS_DEFAULT = 1_000;
+/**
+ * A new snapshot is written once this many records follow the last one (docs/decisions.md §15.9),
+ * so a start replays at most about this many records after loading the snapshot.
+ */
+export const SNAPSHOT_EVERY_RECORDS_DEFAULT = 100_000;
 
 export interface SandboxOptions {
   /** Where the journal and admin_key live; created 0700 when missing. The CLI uses `$LATCH_HOME/sandbox`. */
@@ -38,6 +44,8 @@ export interface SandboxOptions {
   sweepIntervalMs?: number;
   /** Structured log for unexpected errors; silent when absent. */
   log?: EventLog;
+  /** Records between snapshots (SNAPSHOT_EVERY_RECORDS_DEFAULT); Infinity writes none. */
+  snapshotEveryRecords?: number;
 }
 
 /** A running sandbox cloud. */
@@ -51,6 +59,10 @@ export interface Sandbox {
   journalPath: string;
   /** Bytes of a torn last journal record dropped at start (0 normally). */
   droppedJournalBytes: number;
+  /** How the ledger found its state: from the snapshot or the whole journal, and why a snapshot was ignored. */
+  ledgerStart: LedgerStart;
+  /** writeSnapshot writes a snapshot of the state now (false when there is nothing new to cover). */
+  writeSnapshot(): Promise<boolean>;
   /**
    * addAuthority adds a host:port this cloud is also reached as (a reverse proxy in front of it),
    * so signatures naming that authority are accepted.
@@ -63,7 +75,8 @@ export interface Sandbox {
 }
 
 /**
- * createSandbox opens (or creates) the sandbox in dataDir, replays its journal, and listens.
+ * createSandbox opens (or creates) the sandbox in dataDir, restores its state (its snapshot and
+ * the journal records after it, or the whole journal), and listens.
  * It refuses to start when the journal is damaged before its last record (JournalCorruptError)
  * or when the directory or admin key file is readable by others (DataDirError).
  */
@@ -72,7 +85,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
   assertPrivate(options.dataDir, 'dir');
   const { adminKey, adminKeyPath } = loadOrCreateAdminKey(options.dataDir);
   const journalPath = path.join(options.dataDir, JOURNAL_FILE);
-  const ledgerOptions = { journalPath, beforeEach: expireDue, ...(options.now === undefined ? {} : { now: options.now }) };
+  const snapshotPath = path.join(options.dataDir, SNAPSHOT_FILE);
+  const ledgerOptions = { journalPath, snapshotPath, beforeEach: expireDue, ...(options.now === undefined ? {} : { now: options.now }) };
   const ledger = await Ledger.open(ledgerOptions);
   const sandbox: SandboxContext = {
     ledger,
@@ -98,14 +112,22 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     await ledger.close();
     throw error;
   }
+  const snapshotEvery = options.snapshotEveryRecords ?? SNAPSHOT_EVERY_RECORDS_DEFAULT;
+  const snapshotIfDue = (): void => {
+    if (ledger.recordsSinceSnapshot() < snapshotEvery) return;
+    ledger.writeSnapshot().catch((error: unknown) => options.log?.warn('snapshot_not_written', { reason: error instanceof Error ? error.message : String(error) }));
+  };
   const sweeper = setInterval(() => {
     // An empty operation runs the expiry sweep; a failure here shows on the next request too.
     ledger.run(() => undefined).catch(() => undefined);
+    snapshotIfDue();
   }, options.sweepIntervalMs ?? SWEEP_INTERVAL_MS_DEFAULT);
   sweeper.unref();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   for (const name of ownAuthorities(host, address.port)) sandbox.ownAuthorities.add(name);
+  // A start that replayed a long journal writes its snapshot now, after it is already answering.
+  snapshotIfDue();
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${address.port}`,
@@ -114,6 +136,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     adminKeyPath,
     journalPath,
     droppedJournalBytes: ledger.droppedBytes,
+    ledgerStart: ledger.start,
+    writeSnapshot: () => ledger.writeSnapshot(),
     state: () => ledger.state,
     addAuthority: (authority) => {
       sandbox.ownAuthorities.add(authority.toLowerCase());

@@ -40,6 +40,7 @@ async function main(): Promise<void> {
   sandbox = await createSandbox({ dataDir, port, host: values.host ?? '127.0.0.1', log });
   log.addSecret(sandbox.adminKey);
   if (sandbox.droppedJournalBytes > 0) log.warn('journal_torn_record_dropped', { bytes: sandbox.droppedJournalBytes });
+  if (sandbox.ledgerStart.snapshotIgnored !== undefined) log.warn('snapshot_ignored', { reason: sandbox.ledgerStart.snapshotIgnored, replayed_records: sandbox.ledgerStart.replayedRecords });
   if (signalled) {
     closeAndExit(sandbox);
     return;

@@ -4,7 +4,8 @@ import path from 'node:path';
 
 // O_NOFOLLOW refuses to open through a symbolic link; it does not exist on Windows.
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW;
+/** How a new journal, temporary or snapshot is created: never existing before, never through a symbolic link. */
+export const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW;
 /** How a journal is opened for appending: never through a symbolic link. */
 export const OPEN_APPEND = constants.O_RDWR | constants.O_APPEND | O_NOFOLLOW;
 /** The mode of every journal file and of its compaction temporaries: owner read and write only. */

@@ -1,22 +1,10 @@
 import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
-import { decodeFrameAt, encodeFrame, FRAME_PAYLOAD_BYTES_MAX, intactFrameAfter } from './frame.js';
-import { createIfMissing, OPEN_APPEND, removeAbandonedTemporaries, renameOver, syncDirectory, writeTemporary } from './journal-files.js';
+import { encodeFrame, FRAME_HEADER_BYTES, FRAME_PAYLOAD_BYTES_MAX } from './frame.js';
+import { readFrames, readFrom, resumeFrames, type FramePosition, type JournalContents } from './journal-read.js';
 
-/** JournalCorruptError means damage before the last record: the owner refuses to start. */
-export class JournalCorruptError extends Error {
-  constructor(
-    readonly journalPath: string,
-    readonly offset: number,
-  ) {
-    super(
-      `The journal ${journalPath} is damaged at byte ${offset}, before its last record. ` +
-        'Refusing to start, because replaying past the damage would lose acknowledged changes. ' +
-        'Restore the file from a backup, or move it aside to start empty.',
-    );
-    this.name = 'JournalCorruptError';
-  }
-}
+export { JournalCorruptError, JournalResumeError, readFrames, type FramePosition, type JournalContents } from './journal-read.js';
+import { createIfMissing, OPEN_APPEND, removeAbandonedTemporaries, renameOver, syncDirectory, writeTemporary } from './journal-files.js';
 
 /** Which limit a refused record or file exceeded. */
 export type JournalLimit = 'record_bytes' | 'file_bytes';
@@ -54,15 +42,15 @@ export interface JournalOptions {
   limits?: Partial<JournalLimits>;
   /** checkFile sees the open file's stats before anything is read, and throws to refuse it. */
   checkFile?: (stats: Stats) => void;
+  /**
+   * resumeAfter reads only what follows one known record (the last one a snapshot covers): the
+   * frame at `offset` must be intact and carry `checksum`, or open throws JournalResumeError.
+   * The records before it are not read, so damage there is found only by a full open.
+   */
+  resumeAfter?: FramePosition;
 }
 
-/** What opening a journal found. */
-export interface JournalContents {
-  /** The payloads of the intact records, in order. */
-  payloads: Buffer[];
-  /** Bytes of a torn last record that were dropped and truncated away (0 when the file was clean). */
-  droppedBytes: number;
-}
+
 
 type QueueItem =
   | { kind: 'append'; frame: Uint8Array; resolve: () => void; reject: (error: unknown) => void }
@@ -83,15 +71,19 @@ export class Journal {
   private projectedBytes: number;
   /** The file's size after the last compaction (or at open), the base of compactionDue. */
   private compactedBytes: number;
+  /** The last frame queued so far, for a snapshot to name what it covers. */
+  private tailFrame: FramePosition | undefined;
 
   private constructor(
     private handle: fs.FileHandle,
     readonly journalPath: string,
     readonly limits: JournalLimits,
     sizeBytes: number,
+    lastFrame: FramePosition | undefined,
   ) {
     this.projectedBytes = sizeBytes;
     this.compactedBytes = sizeBytes;
+    this.tailFrame = lastFrame;
   }
 
   /** open reads, repairs and opens the journal at journalPath for appending, creating it (O_EXCL, 0600) if absent. */
@@ -103,15 +95,17 @@ export class Journal {
       const stats = await handle.stat();
       options.checkFile?.(stats);
       if (stats.size > limits.fileBytesMax) throw new JournalLimitError('file_bytes', journalPath);
-      const bytes = await handle.readFile();
-      const contents = readFrames(bytes, journalPath);
+      const from = options.resumeAfter?.offset ?? 0;
+      const bytes = options.resumeAfter === undefined ? await handle.readFile() : await readFrom(handle, from, stats.size, journalPath);
+      const contents = options.resumeAfter === undefined ? readFrames(bytes, journalPath) : resumeFrames(bytes, journalPath, options.resumeAfter);
+      const sizeBytes = from + bytes.length - contents.droppedBytes;
       if (contents.droppedBytes > 0) {
-        await handle.truncate(bytes.length - contents.droppedBytes);
+        await handle.truncate(sizeBytes);
         await handle.sync();
       }
       if (created) await syncDirectory(path.dirname(journalPath));
       await removeAbandonedTemporaries(journalPath);
-      return { journal: new Journal(handle, journalPath, limits, bytes.length - contents.droppedBytes), contents };
+      return { journal: new Journal(handle, journalPath, limits, sizeBytes, contents.lastFrame), contents };
     } catch (error) {
       await handle.close();
       throw error;
@@ -130,6 +124,7 @@ export class Journal {
     const frame = encodeFrame(payload);
     if (this.projectedBytes + frame.byteLength > this.limits.fileBytesMax) return Promise.reject(new JournalLimitError('file_bytes', this.journalPath));
     return this.enqueue((resolve, reject) => {
+      this.tailFrame = { offset: this.projectedBytes, checksum: frame.subarray(8, FRAME_HEADER_BYTES) };
       this.projectedBytes += frame.byteLength;
       return { kind: 'append', frame, resolve, reject };
     });
@@ -139,6 +134,11 @@ export class Journal {
   synced(): Promise<void> {
     if (this.queue.length === 0 && this.flushing === undefined) return this.broken === undefined ? Promise.resolve() : Promise.reject(this.broken);
     return this.enqueue((resolve, reject) => ({ kind: 'append', frame: new Uint8Array(0), resolve, reject }));
+  }
+
+  /** lastFrame is the position of the last record queued so far: undefined while the journal is empty, or after a failed compaction. */
+  get lastFrame(): FramePosition | undefined {
+    return this.tailFrame;
   }
 
   /** sizeBytes is the file's size once everything queued so far is written. */
@@ -163,10 +163,13 @@ export class Journal {
     for (const payload of livePayloads) {
       if (payload.byteLength > this.limits.recordBytesMax) return Promise.reject(new JournalLimitError('record_bytes', this.journalPath));
     }
-    const bytes = Buffer.concat(livePayloads.map((payload) => encodeFrame(payload)));
+    const frames = livePayloads.map((payload) => encodeFrame(payload));
+    const bytes = Buffer.concat(frames);
     if (bytes.byteLength > this.limits.fileBytesMax) return Promise.reject(new JournalLimitError('file_bytes', this.journalPath));
     return this.enqueue((resolve, reject) => {
       const before = this.projectedBytes;
+      const last = frames[frames.length - 1];
+      this.tailFrame = last === undefined ? undefined : { offset: bytes.byteLength - last.byteLength, checksum: last.subarray(8, FRAME_HEADER_BYTES) };
       this.projectedBytes = bytes.byteLength;
       return {
         kind: 'compact',
@@ -178,6 +181,8 @@ export class Journal {
         reject: (error) => {
           // The old file stays; what was queued behind the compaction is appended to it.
           this.projectedBytes += before - bytes.byteLength;
+          // Where the frames queued behind it landed is no longer known; no snapshot names them.
+          this.tailFrame = undefined;
           reject(error);
         },
       };
@@ -257,18 +262,3 @@ async function writeAll(handle: fs.FileHandle, bytes: Buffer): Promise<void> {
   }
 }
 
-/** readFrames splits journal bytes into intact payloads and a droppable torn tail. */
-export function readFrames(bytes: Buffer, journalPath: string): JournalContents {
-  const payloads: Buffer[] = [];
-  let offset = 0;
-  while (offset < bytes.length) {
-    const frame = decodeFrameAt(bytes, offset);
-    if (frame === undefined) {
-      if (intactFrameAfter(bytes, offset)) throw new JournalCorruptError(journalPath, offset);
-      return { payloads, droppedBytes: bytes.length - offset };
-    }
-    payloads.push(frame.payload);
-    offset = frame.end;
-  }
-  return { payloads, droppedBytes: 0 };
-}

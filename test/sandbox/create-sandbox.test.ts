@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createSandbox } from '../../src/sandbox/create-sandbox.js';
+import { SNAPSHOT_FILE } from '../../src/sandbox/ledger/snapshot.js';
 import { enrollDevice, startSandbox } from '../support/sandbox-client.js';
 
 test('createSandbox: the sweeper expires windows without any request reading them', async () => {
@@ -50,5 +51,43 @@ test('createSandbox: refuses a data directory others can read', async () => {
     await assert.rejects(createSandbox({ dataDir, port: 0 }), /too open/);
   } finally {
     rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('createSandbox: writes a snapshot on its own once enough records follow the last, and starts from it', async () => {
+  const run = await startSandbox({ sweepIntervalMs: 10, snapshotEveryRecords: 5 });
+  const device = await enrollDevice(run.admin);
+  const { card_id } = await run.admin.card(device.accountId, '10.00');
+  for (let n = 0; n < 5; n += 1) await run.admin.request('POST', '/v1/sandbox/charges', { card_id, merchant: 'shop.example.com', amount: '1.00' });
+  const snapshot = path.join(run.dataDir, SNAPSHOT_FILE);
+  const deadline = Date.now() + 10_000;
+  while (!existsSync(snapshot) && Date.now() < deadline) await sleep(10);
+  assert.equal(existsSync(snapshot), true);
+  await run.admin.request('POST', '/v1/sandbox/charges', { card_id, merchant: 'shop.example.com', amount: '1.00' });
+  const seq = run.sandbox.state().seq;
+  const restarted = await run.restart();
+  try {
+    assert.equal(restarted.sandbox.ledgerStart.from, 'snapshot');
+    assert.ok(restarted.sandbox.ledgerStart.replayedRecords >= 1);
+    assert.equal(restarted.sandbox.state().seq, seq);
+    const listed = (await device.request('GET', `/v1/transactions?card_id=${card_id}&limit=100`)).body;
+    assert.equal(listed.transactions.length, 6);
+  } finally {
+    await restarted.stop();
+  }
+});
+
+test('createSandbox: a snapshot that cannot be written is refused, leaves no temporary and loses nothing', async () => {
+  const run = await startSandbox({ snapshotEveryRecords: Number.POSITIVE_INFINITY });
+  try {
+    const device = await enrollDevice(run.admin);
+    await run.admin.card(device.accountId, '10.00');
+    // A directory where the snapshot's file must go: the rename over it fails.
+    mkdirSync(path.join(run.dataDir, SNAPSHOT_FILE));
+    await assert.rejects(run.sandbox.writeSnapshot());
+    assert.equal(readdirSync(run.dataDir).filter((name) => name.endsWith('.tmp')).length, 0);
+    assert.equal((await device.request('GET', '/v1/cards')).body.cards.length, 1);
+  } finally {
+    await run.stop();
   }
 });

@@ -11,6 +11,7 @@ import { signJwsCompact } from '../../src/crypto/jws.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { randomId } from '../../src/ids/random-id.js';
 import { Ledger, type Txn } from '../../src/sandbox/ledger/ledger.js';
+import { SNAPSHOT_FILE } from '../../src/sandbox/ledger/snapshot.js';
 import type { Authorization } from '../../src/sandbox/ledger/state.js';
 import { createCard, createSetupToken, deposit, allocate, updateCard } from '../../src/sandbox/ops/accounts.js';
 import { createWindow } from '../../src/sandbox/ops/authorize.js';
@@ -35,14 +36,19 @@ export class LedgerHarness {
   /** The base clock in seconds; tests move it directly. */
   clockSeconds = START_SECONDS;
 
+  /** Ledgers left open by crash(), closed by dispose(). */
+  private readonly crashed: Ledger[] = [];
+
   private constructor(
     readonly dir: string,
     public ledger: Ledger,
+    private readonly snapshots: boolean,
   ) {}
 
-  static async create(): Promise<LedgerHarness> {
+  /** create opens a ledger in a fresh directory; with snapshots, it reads and writes SNAPSHOT_FILE there. */
+  static async create(options: { snapshots?: boolean } = {}): Promise<LedgerHarness> {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'latch-ledger-'));
-    const harness = new LedgerHarness(dir, undefined as unknown as Ledger);
+    const harness = new LedgerHarness(dir, undefined as unknown as Ledger, options.snapshots ?? false);
     harness.ledger = await harness.openLedger();
     return harness;
   }
@@ -51,8 +57,18 @@ export class LedgerHarness {
     return path.join(this.dir, 'journal');
   }
 
+  get snapshotPath(): string {
+    return path.join(this.dir, SNAPSHOT_FILE);
+  }
+
   openLedger(): Promise<Ledger> {
-    return Ledger.open({ journalPath: this.journalPath, now: () => this.clockSeconds * 1000, beforeEach: expireDue });
+    return Ledger.open({ journalPath: this.journalPath, now: () => this.clockSeconds * 1000, beforeEach: expireDue, ...(this.snapshots && { snapshotPath: this.snapshotPath }) });
+  }
+
+  /** crash opens the ledger again without closing the running one, as a restart after the process was killed. */
+  async crash(): Promise<void> {
+    this.crashed.push(this.ledger);
+    this.ledger = await this.openLedger();
   }
 
   /** restart closes the ledger and opens it again from the journal. */
@@ -62,6 +78,7 @@ export class LedgerHarness {
   }
 
   async dispose(): Promise<void> {
+    for (const ledger of this.crashed) await ledger.close().catch(() => undefined);
     await this.ledger.close();
     rmSync(this.dir, { recursive: true, force: true });
   }

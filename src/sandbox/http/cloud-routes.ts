@@ -9,12 +9,13 @@ import type { Route } from '../../http/route.js';
 import { amount, int, oneOf, str, validateBody, validateQuery } from '../../validate/schema.js';
 import { WALLET_MINOR_MAX, allocate } from '../ops/accounts.js';
 import { createWindow } from '../ops/authorize.js';
+import { listAuthorizations, listTransactions } from '../ops/lists.js';
 import { accountAuthorization, accountCard } from '../ops/queries.js';
 import { revokeWindow } from '../ops/revoke.js';
 import type { Account } from '../ledger/state.js';
 import { enrollmentRoute } from './enrollment-route.js';
 import { deviceRoute } from './guards.js';
-import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, newestFirst, paginate } from './pagination.js';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from './pagination.js';
 import type { SandboxContext } from './sandbox-context.js';
 import { authorizationView, cardView, transactionDetailView, transactionView, walletView } from './views.js';
 
@@ -48,10 +49,7 @@ export function cloudRoutes(sandbox: SandboxContext): Route[] {
         card_id: str(ID_TEXT),
         status: oneOf(AUTHORIZATION_STATUSES),
       });
-      const items = newestFirst(txn.state.authorizations.values(), (a) =>
-        a.account_id === device.account_id && (query.card_id === undefined || a.card_id === query.card_id) && (query.status === undefined || a.status === query.status),
-      );
-      const { page, hasMore } = paginate(items, (a) => a.policy_id, query.limit, query.starting_after);
+      const { page, hasMore } = listAuthorizations(txn.state, device.account_id, { limit: query.limit, startingAfter: query.starting_after, cardId: query.card_id, status: query.status });
       return { status: 200, body: { authorizations: page.map((a) => authorizationView(a, txn.now)), has_more: hasMore } };
     })),
     route('GET', '/v1/authorizations/:policy_id', deviceRoute(sandbox, false, (txn, device, context) => {
@@ -83,10 +81,7 @@ export function cloudRoutes(sandbox: SandboxContext): Route[] {
         card_id: str(ID_TEXT),
         status: oneOf(TRANSACTION_STATUSES),
       });
-      const items = newestFirst(txn.state.transactions.values(), (t) =>
-        t.account_id === device.account_id && (query.card_id === undefined || t.card_id === query.card_id) && (query.status === undefined || t.status === query.status),
-      );
-      const { page, hasMore } = paginate(items, (t) => t.id, query.limit, query.starting_after);
+      const { page, hasMore } = listTransactions(txn.state, device.account_id, { limit: query.limit, startingAfter: query.starting_after, cardId: query.card_id, status: query.status });
       return { status: 200, body: { transactions: page.map(transactionView), has_more: hasMore } };
     })),
     route('GET', '/v1/transactions/:tx_id', deviceRoute(sandbox, false, (txn, device, context) => {

@@ -1,4 +1,5 @@
 import type { JournalRecord, LedgerEvent } from './events.js';
+import { accountScope, cardScope, indexCreated } from './creation-index.js';
 import { cardDayKey, type Account, type Authorization, type Card, type SandboxState, type Transaction } from './state.js';
 
 /** How long an idempotency record is kept (docs/decisions.md §9). */
@@ -142,6 +143,7 @@ function createAuthorization(state: SandboxState, authorization: Authorization, 
   check(authorization.status === 'active', 'a new authorization is active');
   state.authorizations.set(authorization.policy_id, { ...authorization, recurrence: authorization.recurrence === null ? null : { ...authorization.recurrence } });
   state.active_authorizations.add(authorization.policy_id);
+  indexCreated(state.authorization_index, authorization.policy_id, authorization.card_id === null ? [accountScope(authorization.account_id)] : [accountScope(authorization.account_id), cardScope(authorization.account_id, authorization.card_id)]);
   if (authorization.hold > 0) {
     const card = cardOf(state, must(authorization.card_id, 'held card'));
     check(card.balance - card.held >= authorization.hold, 'hold beyond the card balance');
@@ -197,6 +199,8 @@ function putTransaction(state: SandboxState, transaction: Transaction): void {
   const previous = state.transactions.get(transaction.id);
   if (previous?.status === 'settled' && previous.limit_day !== null) addToDay(state.settled_by_card_day, previous.card_id, previous.limit_day, -previous.amount);
   state.transactions.set(transaction.id, { ...transaction });
+  // A declined charge on an unknown card belongs to no account and is listed to nobody.
+  if (previous === undefined && transaction.account_id !== null) indexCreated(state.transaction_index, transaction.id, [accountScope(transaction.account_id), cardScope(transaction.account_id, transaction.card_id)]);
   if (transaction.status === 'settled' && transaction.limit_day !== null) addToDay(state.settled_by_card_day, transaction.card_id, transaction.limit_day, transaction.amount);
 }
 

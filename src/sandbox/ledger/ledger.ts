@@ -1,7 +1,12 @@
 import { Journal } from '../../store/journal.js';
-import { apply, applyEvent, sealRecord } from './apply.js';
+import { writeSnapshotFile } from '../../store/snapshot-file.js';
+import { applyEvent, sealRecord } from './apply.js';
 import type { JournalRecord, LedgerEvent } from './events.js';
-import { emptyState, type SandboxState } from './state.js';
+import { openFromSnapshot, type LedgerStart } from './ledger-start.js';
+import { encodeState, snapshotMeta } from './snapshot.js';
+import type { SandboxState } from './state.js';
+
+export { replay, type LedgerStart } from './ledger-start.js';
 
 /** Txn is what one serialized operation sees: the state, the clocks of its moment, and emit. */
 export interface Txn {
@@ -20,6 +25,12 @@ export interface LedgerOptions {
   now?: () => number;
   /** Runs at the start of every operation, in the same record (the expiry sweep). */
   beforeEach?: (txn: Txn) => void;
+  /**
+   * Where the state's snapshot lives (docs/decisions.md §15.9). With it, open starts from the
+   * snapshot and replays only later records, and writeSnapshot() can replace it; without it the
+   * whole journal is replayed at every start.
+   */
+  snapshotPath?: string;
 }
 
 /**
@@ -32,26 +43,79 @@ export class Ledger {
   private tail: Promise<unknown> = Promise.resolve();
   private failure: Error | undefined;
   private closed = false;
+  /** The seq the newest snapshot covers (0: none), and the snapshot being written, if any. */
+  private snapshotSeq: number;
+  /** The seq of the last snapshot attempted, written or not: a failing disk is not retried every tick. */
+  private attemptedSeq: number;
+  private snapshotting: Promise<boolean> | undefined;
 
   private constructor(
     private readonly journal: Journal,
     private readonly current: SandboxState,
     private readonly clockMs: () => number,
     private readonly beforeEach: ((txn: Txn) => void) | undefined,
-    /** Bytes of a torn last record dropped when the journal was opened. */
-    readonly droppedBytes: number,
-  ) {}
+    private readonly snapshotPath: string | undefined,
+    /** How this start found its state: from a snapshot or the whole journal, and what it replayed. */
+    readonly start: LedgerStart,
+  ) {
+    this.snapshotSeq = start.snapshotSeq;
+    this.attemptedSeq = start.snapshotSeq;
+  }
 
-  /** open replays the journal at journalPath (creating it when absent) and returns the ledger. */
+  /**
+   * open restores the state (from the snapshot when there is a good one that the journal
+   * continues, else by replaying the whole journal at journalPath, created when absent) and
+   * returns the ledger. Damage before the journal's last record refuses with JournalCorruptError.
+   */
   static async open(options: LedgerOptions): Promise<Ledger> {
-    const { journal, contents } = await Journal.open(options.journalPath);
-    try {
-      const state = replay(contents.payloads);
-      return new Ledger(journal, state, options.now ?? Date.now, options.beforeEach, contents.droppedBytes);
-    } catch (error) {
-      await journal.close();
-      throw error;
-    }
+    const opened = await openFromSnapshot(options.journalPath, options.snapshotPath);
+    return new Ledger(opened.journal, opened.state, options.now ?? Date.now, options.beforeEach, options.snapshotPath, opened.start);
+  }
+
+  /** Bytes of a torn last record dropped when the journal was opened. */
+  get droppedBytes(): number {
+    return this.start.droppedBytes;
+  }
+
+  /** recordsSinceSnapshot counts the committed records since the last snapshot was written or attempted. */
+  recordsSinceSnapshot(): number {
+    return this.current.seq - this.attemptedSeq;
+  }
+
+  /**
+   * writeSnapshot takes the state between two operations, waits until the journal holds every
+   * record in it, and atomically replaces the snapshot file. It resolves false when there is
+   * nothing new to cover, no snapshot path, or one is already being written. Encoding the state
+   * holds the operations queue for that long (about 2 s for a million records here).
+   */
+  writeSnapshot(): Promise<boolean> {
+    if (this.snapshotPath === undefined || this.snapshotting !== undefined) return Promise.resolve(false);
+    const snapshotPath = this.snapshotPath;
+    const taken = this.tail.then(() => {
+      if (this.failure !== undefined || this.closed) throw new Error('The sandbox ledger has stopped; no snapshot is taken.');
+      const lastFrame = this.journal.lastFrame;
+      if (this.current.seq === this.snapshotSeq || lastFrame === undefined) return undefined;
+      return { seq: this.current.seq, meta: snapshotMeta(this.current.seq, lastFrame), body: encodeState(this.current) };
+    });
+    this.tail = taken.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.snapshotting = (async () => {
+      try {
+        const snapshot = await taken;
+        if (snapshot === undefined) return false;
+        this.attemptedSeq = snapshot.seq;
+        // Only records already on disk may be covered: a snapshot never holds an unacknowledged change.
+        await this.journal.synced();
+        await writeSnapshotFile(snapshotPath, snapshot.meta, snapshot.body);
+        this.snapshotSeq = snapshot.seq;
+        return true;
+      } finally {
+        this.snapshotting = undefined;
+      }
+    })();
+    return this.snapshotting;
   }
 
   /** state is the live state; read it only inside run() or when nothing is running. */
@@ -88,6 +152,7 @@ export class Ledger {
     if (this.closed) return;
     this.closed = true;
     await this.tail;
+    await this.snapshotting?.catch(() => false);
     await this.journal.close();
   }
 
@@ -134,12 +199,4 @@ export class Ledger {
       throw error;
     });
   }
-}
-
-/** replay folds the journal's records into a fresh state with apply(). */
-export function replay(payloads: readonly Uint8Array[]): SandboxState {
-  const state = emptyState();
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  for (const payload of payloads) apply(state, JSON.parse(decoder.decode(payload)) as JournalRecord);
-  return state;
 }

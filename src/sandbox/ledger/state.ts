@@ -2,6 +2,7 @@
  * The sandbox ledger's state: plain data, changed only by apply() (apply.ts). Money is integer
  * minor units; times are Unix seconds on the ledger clock unless a name says `real`.
  */
+import { emptyCreationIndex, type CreationIndex } from './creation-index.js';
 
 export type CardStatus = 'frozen' | 'active' | 'closed';
 export type AuthorizationKind = 'one_time' | 'merchant_verification' | 'recurring';
@@ -150,6 +151,9 @@ export interface SandboxState {
    */
   settled_by_card_day: Map<string, number>;
   held_by_card_day: Map<string, number>;
+  /** Derived by apply (never journaled): creation-order indexes, so a list page costs O(page) (creation-index.ts). */
+  transaction_index: CreationIndex;
+  authorization_index: CreationIndex;
 }
 
 /** cardDayKey is the key of a card's UTC day (`YYYY-MM-DD`) in the per-day totals. */
@@ -174,5 +178,7 @@ export function emptyState(): SandboxState {
     nonces: new Map(),
     settled_by_card_day: new Map(),
     held_by_card_day: new Map(),
+    transaction_index: emptyCreationIndex(),
+    authorization_index: emptyCreationIndex(),
   };
 }

@@ -1,0 +1,89 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { compactionTemporaryPath, CREATE_NEW, JOURNAL_FILE_MODE, removeAbandonedTemporaries, renameOver, syncDirectory } from './journal-files.js';
+
+/**
+ * A snapshot file: one checksummed, atomically replaced file holding a state and what it covers.
+ *
+ *     LTS1 <SHA-256 hex of everything after this line> <bytes after this line>\n
+ *     <meta JSON>\n
+ *     <body>
+ *
+ * The checksum covers the meta as well as the body, so no damage anywhere is read as a smaller or
+ * older snapshot. It is written beside its name (O_EXCL, 0600), fsynced, renamed over the old one
+ * and the directory fsynced, so a crash leaves the old snapshot or the new one, never a mix.
+ */
+const MAGIC = 'LTS1';
+/** The first line is short; a longer one is not a snapshot. */
+const FIRST_LINE_BYTES_MAX = 128;
+
+/** SnapshotDamagedError means a snapshot file is there but cannot be trusted: its owner ignores it. */
+export class SnapshotDamagedError extends Error {
+  constructor(
+    readonly snapshotPath: string,
+    readonly reason: string,
+  ) {
+    super(`The snapshot ${snapshotPath} is damaged (${reason})`);
+    this.name = 'SnapshotDamagedError';
+  }
+}
+
+/** writeSnapshotFile atomically replaces snapshotPath with meta and the body chunks, durable when it resolves. */
+export async function writeSnapshotFile(snapshotPath: string, meta: unknown, body: readonly Uint8Array[]): Promise<void> {
+  const parts = [Buffer.from(`${JSON.stringify(meta)}\n`), ...body];
+  const hash = sha256.create();
+  let bytes = 0;
+  for (const part of parts) {
+    hash.update(part);
+    bytes += part.byteLength;
+  }
+  const first = Buffer.from(`${MAGIC} ${Buffer.from(hash.digest()).toString('hex')} ${bytes}\n`);
+  const temporary = compactionTemporaryPath(snapshotPath);
+  const handle = await fs.open(temporary, CREATE_NEW, JOURNAL_FILE_MODE);
+  try {
+    for (const part of [first, ...parts]) {
+      for (let written = 0; written < part.byteLength; ) written += (await handle.write(part, written, part.byteLength - written)).bytesWritten;
+    }
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await fs.unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  await renameOver(temporary, snapshotPath);
+  await syncDirectory(path.dirname(snapshotPath));
+}
+
+/**
+ * readSnapshotFile returns the snapshot's meta and body, undefined when there is none, and throws
+ * SnapshotDamagedError when its checksum, length or meta do not hold. It also removes temporaries
+ * that a crash while writing one left behind.
+ */
+export async function readSnapshotFile(snapshotPath: string): Promise<{ meta: unknown; body: Buffer } | undefined> {
+  await removeAbandonedTemporaries(snapshotPath);
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(snapshotPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const newline = bytes.indexOf(0x0a);
+  if (newline === -1 || newline > FIRST_LINE_BYTES_MAX) throw new SnapshotDamagedError(snapshotPath, 'no first line');
+  const match = /^LTS1 ([0-9a-f]{64}) ([0-9]{1,15})$/.exec(bytes.subarray(0, newline).toString('latin1'));
+  if (match === null) throw new SnapshotDamagedError(snapshotPath, 'first line');
+  const rest = bytes.subarray(newline + 1);
+  if (rest.length !== Number(match[2])) throw new SnapshotDamagedError(snapshotPath, 'length');
+  if (Buffer.from(sha256(rest)).toString('hex') !== match[1]) throw new SnapshotDamagedError(snapshotPath, 'checksum');
+  const metaEnd = rest.indexOf(0x0a);
+  if (metaEnd === -1) throw new SnapshotDamagedError(snapshotPath, 'no meta');
+  let meta: unknown;
+  try {
+    meta = JSON.parse(rest.subarray(0, metaEnd).toString('utf8'));
+  } catch {
+    throw new SnapshotDamagedError(snapshotPath, 'meta');
+  }
+  return { meta, body: rest.subarray(metaEnd + 1) };
+}
