@@ -51,12 +51,21 @@ export function packageVersion(): string {
   return version;
 }
 
-/** bundleCli writes the self-contained CommonJS CLI bundle to outFile. */
-export async function bundleCli(outFile: string): Promise<BundleReport> {
-  return bundle(outFile, {
-    entryPoints: [path.join(REPO_ROOT, 'src/cli/bin-entry.ts')],
-    format: 'cjs',
-  });
+/**
+ * bundleCli writes the self-contained CommonJS CLI bundle to outFile; root is the checkout whose
+ * sources it bundles (this one by default; the benchmark's --compare bundles another).
+ */
+export async function bundleCli(outFile: string, root = REPO_ROOT): Promise<BundleReport> {
+  return bundleScript(path.join(root, 'src/cli/bin-entry.ts'), outFile, root);
+}
+
+/**
+ * bundleScript writes entry and everything it imports as one self-contained CommonJS file, built
+ * exactly as the CLI bundle is: the benchmark bundles its bare baseline server with it, so that
+ * both start the same way.
+ */
+export async function bundleScript(entry: string, outFile: string, root = REPO_ROOT): Promise<BundleReport> {
+  return bundle(outFile, { entryPoints: [entry], format: 'cjs' }, root);
 }
 
 /** bundleLibrary writes the embedding entry (src/index.ts) as one ES module to outFile. */
@@ -99,11 +108,11 @@ export function emitTypes(outDir: string): string[] {
   return written;
 }
 
-async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints' | 'format' | 'external'>): Promise<BundleReport> {
+async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints' | 'format' | 'external'>, root = REPO_ROOT): Promise<BundleReport> {
   const version = packageVersion();
   const result = await build({
     ...options,
-    absWorkingDir: REPO_ROOT,
+    absWorkingDir: root,
     bundle: true,
     platform: 'node',
     target: NODE_TARGET,
