@@ -130,10 +130,21 @@ async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints'
   const output = result.outputFiles[0];
   if (output === undefined || result.outputFiles.length !== 1) throw new Error('esbuild wrote no single output file');
   const bundled = bundledPackages(result.metafile);
-  const text = `${header(version, options.format ?? 'cjs', bundled)}${output.text}${licenseTexts(bundled)}`;
+  const text = asciiOnly(`${header(version, options.format ?? 'cjs', bundled)}${output.text}${licenseTexts(bundled)}`);
   mkdirSync(path.dirname(outFile), { recursive: true });
   writeFileSync(outFile, text);
   return { file: outFile, bytes: Buffer.byteLength(text), bundled };
+}
+
+/**
+ * asciiOnly escapes every character outside ASCII as \uXXXX (UTF-16 code units). esbuild already
+ * escapes them in strings and identifiers, so what is left is in comments (a "§" or a "—" in a
+ * doc comment, the license texts' quotes), where the escape is plain text. One such character
+ * makes V8 hold the whole script as a two-byte string: twice the bundle's size in memory for
+ * every process that runs it, the daemon included (docs/decisions.md §15.9).
+ */
+export function asciiOnly(text: string): string {
+  return text.replace(/[^\x00-\x7f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function isAllowedWarning(warning: Message): boolean {
