@@ -56,6 +56,8 @@ type Subject = { kind: 'bare'; program: LatchProgram } | { kind: 'latch'; progra
 interface Start {
   startMs: number;
   idleKiB: number;
+  /** The anonymous part of idleKiB: the heap and other private memory, without mapped files. */
+  anonymousKiB: number;
 }
 
 /** One process's RSS before and after the load. */
@@ -72,6 +74,17 @@ function start(subject: Subject, env: NodeJS.ProcessEnv, port: number, portB: nu
     cwd: subject.latch.root,
     readyTimeoutMs: START_TIMEOUT_MS,
   });
+}
+
+/**
+ * readAnonymousKiB returns a process's anonymous resident memory from /proc/<pid>/smaps_rollup.
+ * The rest of VmRSS is pages of mapped files, above all node's own code (about 40 MiB of a single
+ * binary), whose count depends on the page cache as much as on the program.
+ */
+function readAnonymousKiB(pid: number): number {
+  const match = /^Anonymous:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+  if (match === null) throw new Error(`no Anonymous in smaps_rollup of process ${pid}`);
+  return Number(match[1]);
 }
 
 /** untilHealthy polls GET /health on port until it answers 200, and returns when it did. */
@@ -95,7 +108,8 @@ async function oneStart(subject: Subject, env: NodeJS.ProcessEnv): Promise<Start
   try {
     const healthyMs = await untilHealthy(port, server.child);
     await sleep(SETTLE_MS);
-    return { startMs: healthyMs - spawnedMs, idleKiB: readRssKiB(server.child.pid as number) };
+    const pid = server.child.pid as number;
+    return { startMs: healthyMs - spawnedMs, idleKiB: readRssKiB(pid), anonymousKiB: readAnonymousKiB(pid) };
   } catch (error) {
     throw new Error(`${subject.kind} (${subject.program.name}): ${error instanceof Error ? error.message : String(error)}; stderr: ${server.stderr().slice(-500)}`);
   } finally {
@@ -189,6 +203,7 @@ function formFigures(form: ColdForm, starts: Start[][], loads: Load[] | undefine
         baseline: mib(medianOf(0, (start) => start.idleKiB)),
         baselineName: BASELINES[form.name],
         ...goal,
+        note: `of which anonymous (heap and private memory, no mapped files): Latch ${mib(medianOf(index, (start) => start.anonymousKiB)).toFixed(1)} MiB, bare ${mib(medianOf(0, (start) => start.anonymousKiB)).toFixed(1)} MiB`,
       }),
     ];
     const load = loads?.[index];
