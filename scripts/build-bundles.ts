@@ -65,7 +65,17 @@ export async function bundleCli(outFile: string, root = REPO_ROOT): Promise<Bund
  * both start the same way.
  */
 export async function bundleScript(entry: string, outFile: string, root = REPO_ROOT): Promise<BundleReport> {
-  return bundle(outFile, { entryPoints: [entry], format: 'cjs' }, root);
+  return bundle(
+    outFile,
+    {
+      entryPoints: [entry],
+      format: 'cjs',
+      // import() of a built-in module (loaded when first needed) becomes a require() in a promise:
+      // a Node 20 single executable has no dynamic import callback for its script.
+      supported: { 'dynamic-import': false },
+    },
+    root,
+  );
 }
 
 /** bundleLibrary writes the embedding entry (src/index.ts) as one ES module to outFile. */
@@ -108,7 +118,7 @@ export function emitTypes(outDir: string): string[] {
   return written;
 }
 
-async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints' | 'format' | 'external'>, root = REPO_ROOT): Promise<BundleReport> {
+async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints' | 'format' | 'external' | 'supported'>, root = REPO_ROOT): Promise<BundleReport> {
   const version = packageVersion();
   const result = await build({
     ...options,

@@ -62,6 +62,8 @@ describe('the CLI bundle', () => {
   });
 
   test("requires only Node's built-in modules, as a single executable demands", () => {
+    // A Node 20 single executable cannot run import(): a module loaded late must be a require().
+    assert.doesNotMatch(readFileSync(cli.file, 'utf8'), /\bimport\(/);
     const required = requiredModules(readFileSync(cli.file, 'utf8'));
     assert.ok(required.length > 0, 'the scan finds the require calls');
     assert.deepEqual(
