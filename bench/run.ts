@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     if (options.sections.has(5)) {
       progress('5: cold start and memory');
       const quick = options.shape.rounds === 1;
-      figures.push(...(await measureColdStart({ latches: stack.latches, env: stack.env, cardIds: stack.cardIds, logFile: stack.logFile, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
+      figures.push(...(await measureColdStart({ latches: stack.latches, env: stack.env, cardIds: stack.cardIds, runDir: stack.root, progress, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
     }
     if (options.sections.has(6)) {
       progress('6: audit log appends');

@@ -51,12 +51,31 @@ export function packageVersion(): string {
   return version;
 }
 
-/** bundleCli writes the self-contained CommonJS CLI bundle to outFile. */
-export async function bundleCli(outFile: string): Promise<BundleReport> {
-  return bundle(outFile, {
-    entryPoints: [path.join(REPO_ROOT, 'src/cli/bin-entry.ts')],
-    format: 'cjs',
-  });
+/**
+ * bundleCli writes the self-contained CommonJS CLI bundle to outFile; root is the checkout whose
+ * sources it bundles (this one by default; the benchmark's --compare bundles another).
+ */
+export async function bundleCli(outFile: string, root = REPO_ROOT): Promise<BundleReport> {
+  return bundleScript(path.join(root, 'src/cli/bin-entry.ts'), outFile, root);
+}
+
+/**
+ * bundleScript writes entry and everything it imports as one self-contained CommonJS file, built
+ * exactly as the CLI bundle is: the benchmark bundles its bare baseline server with it, so that
+ * both start the same way.
+ */
+export async function bundleScript(entry: string, outFile: string, root = REPO_ROOT): Promise<BundleReport> {
+  return bundle(
+    outFile,
+    {
+      entryPoints: [entry],
+      format: 'cjs',
+      // import() of a built-in module (loaded when first needed) becomes a require() in a promise:
+      // a Node 20 single executable has no dynamic import callback for its script.
+      supported: { 'dynamic-import': false },
+    },
+    root,
+  );
 }
 
 /** bundleLibrary writes the embedding entry (src/index.ts) as one ES module to outFile. */
@@ -99,11 +118,11 @@ export function emitTypes(outDir: string): string[] {
   return written;
 }
 
-async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints' | 'format' | 'external'>): Promise<BundleReport> {
+async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints' | 'format' | 'external' | 'supported'>, root = REPO_ROOT): Promise<BundleReport> {
   const version = packageVersion();
   const result = await build({
     ...options,
-    absWorkingDir: REPO_ROOT,
+    absWorkingDir: root,
     bundle: true,
     platform: 'node',
     target: NODE_TARGET,
@@ -121,10 +140,21 @@ async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints'
   const output = result.outputFiles[0];
   if (output === undefined || result.outputFiles.length !== 1) throw new Error('esbuild wrote no single output file');
   const bundled = bundledPackages(result.metafile);
-  const text = `${header(version, options.format ?? 'cjs', bundled)}${output.text}${licenseTexts(bundled)}`;
+  const text = asciiOnly(`${header(version, options.format ?? 'cjs', bundled)}${output.text}${licenseTexts(bundled)}`);
   mkdirSync(path.dirname(outFile), { recursive: true });
   writeFileSync(outFile, text);
   return { file: outFile, bytes: Buffer.byteLength(text), bundled };
+}
+
+/**
+ * asciiOnly escapes every character outside ASCII as \uXXXX (UTF-16 code units). esbuild already
+ * escapes them in strings and identifiers, so what is left is in comments (a "§" or a "—" in a
+ * doc comment, the license texts' quotes), where the escape is plain text. One such character
+ * makes V8 hold the whole script as a two-byte string: twice the bundle's size in memory for
+ * every process that runs it, the daemon included (docs/decisions.md §15.10).
+ */
+export function asciiOnly(text: string): string {
+  return text.replace(/[^\x00-\x7f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function isAllowedWarning(warning: Message): boolean {

@@ -1,70 +1,73 @@
 import type { Command } from './command.js';
-import { agentAddCommand, agentListCommand, agentRemoveCommand, agentRotateCommand } from './commands/agent.js';
-import { allocateCommand } from './commands/allocate.js';
-import { approvalsCommand, approveCommand, denyCommand } from './commands/approvals.js';
-import { approvalsWatchCommand } from './commands/approvals-watch.js';
-import { approvalsPassphraseClearCommand, approvalsPassphraseSetCommand } from './commands/approvals-passphrase.js';
-import { auditCommand } from './commands/audit.js';
-import { auditVerifyCommand } from './commands/audit-verify.js';
-import { authorizeCommand } from './commands/authorize.js';
-import { cardsCommand } from './commands/cards.js';
-import { daemonCommand } from './commands/daemon.js';
-import { doctorCommand } from './commands/doctor.js';
-import { mcpCommand } from './commands/mcp.js';
-import { pauseCommand, resumeCommand } from './commands/pause.js';
-import { policyCheckCommand, policyShowCommand } from './commands/policy-check.js';
-import { policyCheckFileCommand, policyInitCommand } from './commands/policy-file.js';
-import { merchantBindCommand } from './commands/merchant-bind.js';
-import { recurringCommand } from './commands/recurring.js';
-import { revokeCommand } from './commands/revoke.js';
-import { sandboxCommand } from './commands/sandbox.js';
-import { sandboxClockCommand, sandboxSetupTokenCommand } from './commands/sandbox-admin.js';
-import { serviceInstallCommand, serviceUninstallCommand } from './commands/service.js';
-import { setupCommand } from './commands/setup.js';
-import { startCommand } from './commands/start.js';
-import { statusCommand } from './commands/status.js';
-import { tokenRotateCommand } from './commands/token-rotate.js';
-import { transactionsCommand } from './commands/transactions.js';
-import { walletCommand } from './commands/wallet.js';
+
+/**
+ * One row of the command table: the words that select a command, and how to load the module that
+ * runs it. The modules are imported only when their command runs (or for `latch --help`), so that
+ * `latch daemon` never evaluates the sandbox, the MCP server, the quick start or the client
+ * (docs/decisions.md §15.10).
+ */
+export interface ListedCommand {
+  /** The command's name, the same as the loaded Command's. */
+  readonly name: string;
+  /** load imports the command's module and returns the command. */
+  load(): Promise<Command>;
+}
+
+/** listed makes a row; a row whose module names its command otherwise is a programming error. */
+function listed(name: string, importCommand: () => Promise<Command>): ListedCommand {
+  return {
+    name,
+    async load() {
+      const command = await importCommand();
+      if (command.name !== name) throw new Error(`command-list.ts lists ${JSON.stringify(name)} but its module names ${JSON.stringify(command.name)}`);
+      return command;
+    },
+  };
+}
 
 /** Every CLI command, in the order `latch --help` lists them. Adding a command is one file and one line here. */
-export const COMMANDS: readonly Command[] = [
-  startCommand,
-  daemonCommand,
-  setupCommand,
-  sandboxCommand,
-  sandboxSetupTokenCommand,
-  sandboxClockCommand,
-  statusCommand,
-  doctorCommand,
-  cardsCommand,
-  authorizeCommand,
-  merchantBindCommand,
-  recurringCommand,
-  revokeCommand,
-  approvalsCommand,
-  approveCommand,
-  denyCommand,
-  approvalsWatchCommand,
-  approvalsPassphraseSetCommand,
-  approvalsPassphraseClearCommand,
-  pauseCommand,
-  resumeCommand,
-  walletCommand,
-  allocateCommand,
-  transactionsCommand,
-  auditCommand,
-  auditVerifyCommand,
-  tokenRotateCommand,
-  agentAddCommand,
-  agentListCommand,
-  agentRotateCommand,
-  agentRemoveCommand,
-  policyInitCommand,
-  policyCheckFileCommand,
-  policyCheckCommand,
-  policyShowCommand,
-  mcpCommand,
-  serviceInstallCommand,
-  serviceUninstallCommand,
+export const COMMAND_LIST: readonly ListedCommand[] = [
+  listed('start', async () => (await import('./commands/start.js')).startCommand),
+  listed('daemon', async () => (await import('./commands/daemon.js')).daemonCommand),
+  listed('setup', async () => (await import('./commands/setup.js')).setupCommand),
+  listed('sandbox', async () => (await import('./commands/sandbox.js')).sandboxCommand),
+  listed('sandbox setup-token', async () => (await import('./commands/sandbox-admin.js')).sandboxSetupTokenCommand),
+  listed('sandbox clock', async () => (await import('./commands/sandbox-admin.js')).sandboxClockCommand),
+  listed('status', async () => (await import('./commands/status.js')).statusCommand),
+  listed('doctor', async () => (await import('./commands/doctor.js')).doctorCommand),
+  listed('cards', async () => (await import('./commands/cards.js')).cardsCommand),
+  listed('authorize', async () => (await import('./commands/authorize.js')).authorizeCommand),
+  listed('merchant-bind', async () => (await import('./commands/merchant-bind.js')).merchantBindCommand),
+  listed('recurring', async () => (await import('./commands/recurring.js')).recurringCommand),
+  listed('revoke', async () => (await import('./commands/revoke.js')).revokeCommand),
+  listed('approvals', async () => (await import('./commands/approvals.js')).approvalsCommand),
+  listed('approve', async () => (await import('./commands/approvals.js')).approveCommand),
+  listed('deny', async () => (await import('./commands/approvals.js')).denyCommand),
+  listed('approvals watch', async () => (await import('./commands/approvals-watch.js')).approvalsWatchCommand),
+  listed('approvals passphrase set', async () => (await import('./commands/approvals-passphrase.js')).approvalsPassphraseSetCommand),
+  listed('approvals passphrase clear', async () => (await import('./commands/approvals-passphrase.js')).approvalsPassphraseClearCommand),
+  listed('pause', async () => (await import('./commands/pause.js')).pauseCommand),
+  listed('resume', async () => (await import('./commands/pause.js')).resumeCommand),
+  listed('wallet', async () => (await import('./commands/wallet.js')).walletCommand),
+  listed('allocate', async () => (await import('./commands/allocate.js')).allocateCommand),
+  listed('transactions', async () => (await import('./commands/transactions.js')).transactionsCommand),
+  listed('audit', async () => (await import('./commands/audit.js')).auditCommand),
+  listed('audit verify', async () => (await import('./commands/audit-verify.js')).auditVerifyCommand),
+  listed('token rotate', async () => (await import('./commands/token-rotate.js')).tokenRotateCommand),
+  listed('agent add', async () => (await import('./commands/agent.js')).agentAddCommand),
+  listed('agent list', async () => (await import('./commands/agent.js')).agentListCommand),
+  listed('agent rotate', async () => (await import('./commands/agent.js')).agentRotateCommand),
+  listed('agent remove', async () => (await import('./commands/agent.js')).agentRemoveCommand),
+  listed('policy init', async () => (await import('./commands/policy-file.js')).policyInitCommand),
+  listed('policy check-file', async () => (await import('./commands/policy-file.js')).policyCheckFileCommand),
+  listed('policy check', async () => (await import('./commands/policy-check.js')).policyCheckCommand),
+  listed('policy show', async () => (await import('./commands/policy-check.js')).policyShowCommand),
+  listed('mcp', async () => (await import('./commands/mcp.js')).mcpCommand),
+  listed('service install', async () => (await import('./commands/service.js')).serviceInstallCommand),
+  listed('service uninstall', async () => (await import('./commands/service.js')).serviceUninstallCommand),
 ];
+
+/** loadCommands loads every command, in the table's order (for `latch --help` and the tests). */
+export function loadCommands(): Promise<Command[]> {
+  return Promise.all(COMMAND_LIST.map((row) => row.load()));
+}

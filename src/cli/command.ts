@@ -10,6 +10,22 @@ export interface CliIo {
 }
 
 /**
+ * processIo is the io of the running process. Standard input is a getter, so that it is created
+ * only when a command reads it: process.stdin opens a stream that most commands, `latch daemon`
+ * above all, never use, and that costs the daemon's start time and memory (docs/decisions.md §15.10).
+ */
+export function processIo(): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    get stdin(): TerminalInput {
+      return process.stdin;
+    },
+  };
+}
+
+/**
  * A CLI command. Each lives in its own file under src/cli/commands/ and is listed once in
  * command-list.ts; main.ts knows nothing about any particular command.
  */

@@ -1,12 +1,12 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { latchVersion } from '../version.js';
-import { writeLine, type CliIo, type Command } from './command.js';
-import { COMMANDS } from './command-list.js';
+import { processIo, writeLine, type CliIo, type Command } from './command.js';
+import { COMMAND_LIST, loadCommands } from './command-list.js';
 import { EXIT } from './exit-codes.js';
 
 /** helpText is `latch --help`: the commands with their one-line summaries. */
-export function helpText(commands: readonly Command[] = COMMANDS): string {
+export function helpText(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return [
@@ -28,8 +28,8 @@ export function helpText(commands: readonly Command[] = COMMANDS): string {
  * findCommand picks the command whose name matches the most leading words of argv (so `token
  * rotate` wins over a hypothetical `token`), returning it with the remaining arguments.
  */
-export function findCommand(argv: readonly string[], commands: readonly Command[] = COMMANDS): { command: Command; args: string[] } | undefined {
-  let best: { command: Command; args: string[] } | undefined;
+export function findCommand<Found extends { readonly name: string }>(argv: readonly string[], commands: readonly Found[]): { command: Found; args: string[] } | undefined {
+  let best: { command: Found; args: string[] } | undefined;
   let bestWords = 0;
   for (const command of commands) {
     const words = command.name.split(' ');
@@ -46,24 +46,26 @@ export function findCommand(argv: readonly string[], commands: readonly Command[
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const first = argv[0];
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
-    writeLine(first === undefined ? io.stderr : io.stdout, helpText());
+    writeLine(first === undefined ? io.stderr : io.stdout, helpText(await loadCommands()));
     return first === undefined ? EXIT.usage : EXIT.ok;
   }
   if (first === '--version' || first === '-v') {
     writeLine(io.stdout, latchVersion());
     return EXIT.ok;
   }
-  const found = findCommand(argv);
+  const found = findCommand(argv, COMMAND_LIST);
   if (found === undefined) {
     writeLine(io.stderr, `latch: unknown command ${JSON.stringify(argv.join(' '))}`);
-    writeLine(io.stderr, helpText());
+    writeLine(io.stderr, helpText(await loadCommands()));
     return EXIT.usage;
   }
+  // Only the chosen command's module is loaded (docs/decisions.md §15.10).
+  const command = await found.command.load();
   if (found.args.includes('--help') || found.args.includes('-h')) {
-    writeLine(io.stdout, found.command.usage);
+    writeLine(io.stdout, command.usage);
     return EXIT.ok;
   }
-  return found.command.run(found.args, io);
+  return command.run(found.args, io);
 }
 
 /** isEntryPoint reports whether this module is the program being run (not imported by a test). */
@@ -81,7 +83,7 @@ function isEntryPoint(): boolean {
 // CommonJS build (scripts/build.ts), where top-level await does not exist. In that bundle
 // import.meta is empty, this check is false, and src/cli/bin-entry.ts runs the CLI instead.
 if (isEntryPoint()) {
-  void runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin }).then((code) => {
+  void runCli(process.argv.slice(2), processIo()).then((code) => {
     process.exitCode = code;
   });
 }

@@ -5,7 +5,6 @@
  * daemon's own (which may name files holding secrets). A failure is logged; it never blocks or
  * fails the request.
  */
-import { spawn } from 'node:child_process';
 import type { Approval } from '../core/approval.js';
 import { principalName } from '../core/principal.js';
 import { formatMinor } from '../money/amount.js';
@@ -34,6 +33,22 @@ export function notifyApproval(services: Pick<DaemonServices, 'config' | 'logger
   const env: NodeJS.ProcessEnv = { LATCH_APPROVAL_ID: approval.id, LATCH_APPROVAL_SUMMARY: approvalSummary(approval) };
   if (process.env['PATH'] !== undefined) env['PATH'] = process.env['PATH'];
   if (process.env['HOME'] !== undefined) env['HOME'] = process.env['HOME'];
+  // node:child_process is loaded on the first notification, not at the daemon's start, which most
+  // daemons never need it for (docs/decisions.md §15.10).
+  import('node:child_process').then(
+    ({ spawn }) => runNotifier(spawn, services, approval, program, args, env),
+    (error: unknown) => services.logger.warn('approval_notify_failed', { approval_id: approval.id, reason: (error as Error).name }),
+  );
+}
+
+function runNotifier(
+  spawn: typeof import('node:child_process').spawn,
+  services: Pick<DaemonServices, 'logger'>,
+  approval: Approval,
+  program: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): void {
   try {
     const child = spawn(program, args, { env, shell: false, detached: true, stdio: 'ignore', timeout: APPROVAL_NOTIFY_TIMEOUT_MS, killSignal: 'SIGKILL' });
     child.on('error', (error) => services.logger.warn('approval_notify_failed', { approval_id: approval.id, reason: (error as NodeJS.ErrnoException).code ?? error.name }));

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { bundleCli, bundleLibrary, emitTypes, packageVersion, REPO_ROOT, type BundleReport } from '../../scripts/build-bundles.js';
+import { asciiOnly, bundleCli, bundleLibrary, emitTypes, packageVersion, REPO_ROOT, type BundleReport } from '../../scripts/build-bundles.js';
 import { bundleProgram, killAll, runLatch, startLatch, type LatchProgram } from '../../scripts/latch-process.js';
 
 let root: string;
@@ -57,7 +57,13 @@ describe('the CLI bundle', () => {
     for (const p of cli.bundled) assert.ok(text.includes(`License of ${p.name} ${p.version}`), `${p.name}'s license text is kept`);
   });
 
+  test('is ASCII only, so that V8 keeps the script as a one-byte string', () => {
+    for (const file of [cli.file, library.file]) assert.doesNotMatch(readFileSync(file, 'utf8'), /[^\x00-\x7f]/, file);
+  });
+
   test("requires only Node's built-in modules, as a single executable demands", () => {
+    // A Node 20 single executable cannot run import(): a module loaded late must be a require().
+    assert.doesNotMatch(readFileSync(cli.file, 'utf8'), /\bimport\(/);
     const required = requiredModules(readFileSync(cli.file, 'utf8'));
     assert.ok(required.length > 0, 'the scan finds the require calls');
     assert.deepEqual(
@@ -159,5 +165,24 @@ describe('the declarations', () => {
       files.filter((file) => file.startsWith('cli/') || file.startsWith('sandbox/') || file.startsWith('quickstart/')),
       [],
     );
+  });
+});
+
+describe('asciiOnly', () => {
+  test('escapes what is outside ASCII and leaves the meaning of code unchanged', () => {
+    // Function bodies: comments, strings, templates, a Unicode regular expression, identifiers.
+    const cases: Array<{ body: string; value: unknown }> = [
+      { body: '/* § 7 — “quoted” */ return 1', value: 1 },
+      { body: "return 'café § ' + 'é'", value: 'café § é' },
+      { body: 'return `€${"😀"}`', value: '€😀' },
+      { body: 'return /^[é😀]$/u.test("😀") && !/^[é😀]$/u.test("e")', value: true },
+      { body: 'const été = 2; return été * 3', value: 6 },
+    ];
+    for (const { body, value } of cases) {
+      const escaped = asciiOnly(body);
+      assert.doesNotMatch(escaped, /[^\x00-\x7f]/, body);
+      assert.notEqual(escaped, body, body);
+      assert.deepEqual(new Function(escaped)(), value, body);
+    }
   });
 });

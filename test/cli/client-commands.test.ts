@@ -5,9 +5,11 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { COMMANDS } from '../../src/cli/command-list.js';
+import { loadCommands } from '../../src/cli/command-list.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { runLatch, startStack, type Stack } from '../support/stack.js';
+
+const COMMANDS = await loadCommands();
 
 let stack: Stack;
 const outputs: string[] = [];

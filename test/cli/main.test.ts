@@ -3,7 +3,7 @@ import { appendFileSync, chmodSync, mkdirSync, readFileSync, writeFileSync } fro
 import path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import type { Command } from '../../src/cli/command.js';
-import { COMMANDS } from '../../src/cli/command-list.js';
+import { COMMAND_LIST, loadCommands } from '../../src/cli/command-list.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { parseFlags, portFlag } from '../../src/cli/flags.js';
 import { findCommand, runCli } from '../../src/cli/main.js';
@@ -12,6 +12,8 @@ import { ensureToken, readToken } from '../../src/datadir/token.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { tempHome } from '../daemon/daemon-fixture.js';
 import { captureIo } from './cli-io.js';
+
+const COMMANDS = await loadCommands();
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -74,6 +76,15 @@ describe('dispatcher', () => {
   test('command names are unique', () => {
     const names = COMMANDS.map((c) => c.name);
     assert.equal(new Set(names).size, names.length);
+  });
+
+  test('each row of the command table loads the command of its own name', async () => {
+    assert.equal(COMMAND_LIST.length, COMMANDS.length);
+    for (const [index, row] of COMMAND_LIST.entries()) {
+      const command = await row.load();
+      assert.equal(command.name, row.name);
+      assert.equal(command, COMMANDS[index], row.name);
+    }
   });
 });
 

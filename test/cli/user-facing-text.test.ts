@@ -7,9 +7,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { CLIENT_ERROR_TABLE } from '../../src/client/client-errors.js';
-import { COMMANDS } from '../../src/cli/command-list.js';
+import { loadCommands } from '../../src/cli/command-list.js';
 import { ERROR_TABLE } from '../../src/errors/error-table.js';
 import { REPO_ROOT } from '../support/paths.js';
+
+const COMMANDS = await loadCommands();
 
 const FOREIGN_REFERENCE = /spec §|spec's §|\.\.\/shared|Devices area|the dashboard/i;
 
