@@ -155,7 +155,7 @@ interface OpenLog {
  * commitBatch appends lines after the log's end: announce when needed, write, fdatasync off the
  * event loop. A commit is announced only when the head would not cover its lines after a crash
  * (headCovers); the announcement then reserves AUDIT_BATCH_ENTRIES_MAX lines, so the commits
- * that follow in the same burst need no head write until they pass it (docs/decisions.md §15.9).
+ * that follow in the same burst need no head write until they pass it (docs/decisions.md §16.1).
  */
 async function commitBatch(home: string, log: OpenLog, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<{ log: OpenLog; results: AuditAppendResult[] }> {
   const chained = chainRecords(log.tail, fieldsList);
