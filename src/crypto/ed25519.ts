@@ -14,10 +14,7 @@ export function generateSecretKey(): Uint8Array {
   return ed.utils.randomSecretKey();
 }
 
-/** publicKeyOf derives the public key of a 32-byte secret key. */
-export function publicKeyOf(secretKey: Uint8Array): Uint8Array {
-  return ed.getPublicKey(secretKey);
-}
+
 
 /**
  * The parts of a secret key that signing uses (RFC 8032 5.1.5), derived once per key: deriving
@@ -60,6 +57,30 @@ function littleEndian32(value: bigint): Uint8Array {
     rest >>= 8n;
   }
   return bytes;
+}
+
+/** 2⁻¹ modulo the group order, and 2B: s·B = (s·2⁻¹)·(2B), since B has that order. */
+const HALF = (ORDER + 1n) / 2n;
+const TWICE_BASE = ed.Point.BASE.double();
+
+/**
+ * publicKeyOf derives the public key of a 32-byte secret key (RFC 8032 5.1.5): A = [s]B for the
+ * clamped scalar s of SHA-512(seed). It multiplies 2B by s·2⁻¹ instead of B by s: the same point,
+ * but noble multiplies any point other than B with its constant-time ladder, where a multiple of
+ * B first builds a table of 4,224 precomputed points (25–55 ms and about 12 MiB, measured in the
+ * daemon's start). The daemon derives its public key at start, to report it and to check
+ * config.json names it; the table is then built at the first signature, which needs it
+ * (docs/decisions.md §16.4). A test holds the result to RFC 8032's vectors and to noble's
+ * getPublicKey.
+ */
+export function publicKeyOf(secretKey: Uint8Array): Uint8Array {
+  if (secretKey.length !== ED25519_SECRET_KEY_BYTES) throw new RangeError('an Ed25519 secret key is 32 bytes');
+  const head = sha512(secretKey).slice(0, 32);
+  head[0] = (head[0] as number) & 248;
+  head[31] = ((head[31] as number) & 127) | 64;
+  const scalar = ed.etc.mod(littleEndianNumber(head), ORDER);
+  head.fill(0);
+  return TWICE_BASE.multiply(ed.etc.mod(scalar * HALF, ORDER)).toBytes();
 }
 
 /**

@@ -66,3 +66,20 @@ test('a key changed in place signs as the new key, never with the old key’s re
 test('a secret key of the wrong length is refused', () => {
   for (const length of [0, 31, 33, 64]) assert.throws(() => signEd25519(new Uint8Array(1), new Uint8Array(length)), RangeError, `${length} bytes`);
 });
+
+test('publicKeyOf is noble’s getPublicKey over RFC 8032’s keys and random ones', () => {
+  for (const vector of RFC_8032) assert.equal(Buffer.from(publicKeyOf(hex(vector.secret))).toString('hex'), vector.public);
+  for (let n = 0; n < 40; n += 1) {
+    const secretKey = Uint8Array.from(randomBytes(32));
+    assert.deepEqual(publicKeyOf(secretKey), ed.getPublicKey(secretKey));
+  }
+  for (const secretKey of [new Uint8Array(32), new Uint8Array(32).fill(0xff)]) assert.deepEqual(publicKeyOf(secretKey), ed.getPublicKey(secretKey));
+  for (const length of [0, 31, 33, 64]) assert.throws(() => publicKeyOf(new Uint8Array(length)), RangeError, `${length} bytes`);
+});
+
+test('publicKeyOf leaves the secret key as it was', () => {
+  const secretKey = Uint8Array.from(randomBytes(32));
+  const copy = Uint8Array.from(secretKey);
+  publicKeyOf(secretKey);
+  assert.deepEqual(secretKey, copy);
+});
