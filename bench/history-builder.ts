@@ -7,7 +7,7 @@ import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { auditFields, type AuditEntry } from '../src/datadir/audit-entry.js';
-import { chainRecords } from '../src/datadir/audit-log.js';
+import { chainRecords, serializeFields } from '../src/datadir/audit-log.js';
 import { GENESIS_HASH } from '../src/datadir/audit-lines.js';
 
 /** The most lines, bytes and seconds one history may take. */
@@ -43,7 +43,7 @@ export function buildAuditHistory(home: string, lines: number): { bytes: number;
   try {
     while (tail.seq < lines) {
       const count = Math.min(LINES_PER_WRITE, lines - tail.seq);
-      const chained = chainRecords(tail, Array.from({ length: count }, (_, index) => auditFields(windowEntry(tail.seq + index + 1), time)));
+      const chained = chainRecords(tail, Array.from({ length: count }, (_, index) => serializeFields(auditFields(windowEntry(tail.seq + index + 1), time))));
       writeSync(fd, chained.bytes);
       bytes += chained.bytes.length;
       const last = chained.results[chained.results.length - 1];

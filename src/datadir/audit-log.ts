@@ -58,15 +58,14 @@ export function auditHeadPath(home: string): string {
  * stops until the user has looked (`latch audit verify`) and moved the files aside.
  */
 export function appendAudit(home: string, entry: AuditEntry, now: Date = new Date()): AuditAppendResult {
-  const fields = auditFields(entry, now);
-  assertLineFits(fields);
+  const serialized = serializeFields(auditFields(entry, now));
   const key = path.resolve(home);
   if (committing.has(key)) throw new Error('appendAudit called while an AuditWriter is committing to the same data directory');
   // audit.lock keeps another process's append from reading the same last line meanwhile.
   return withAuditLockSync(key, () => {
     const { fd, tail, headState } = openForAppend(home);
     try {
-      const chained = chainRecords(tail, [fields]);
+      const chained = chainRecords(tail, [serialized]);
       writeAll(fd, chained.bytes);
       fsyncSync(fd);
       const last = chained.results[0] as AuditAppendResult;
@@ -99,32 +98,51 @@ export function openForAppend(home: string): { fd: number; tail: Tail; head: Aud
   }
 }
 
-/** chainRecords numbers and chains entries after tail, and returns their lines' bytes (newlines included). */
-export function chainRecords(tail: Tail, fieldsList: Array<Record<string, AuditValue>>): { bytes: Buffer; results: AuditAppendResult[] } {
+/**
+ * An entry's fields with their JSON text, serialised once when the entry is accepted: the line is
+ * that text with `seq` and `prev` put in front (see chainRecords), so a line is never serialised
+ * twice. The fields always hold `time` and `operation`, and never `seq` or `prev`.
+ */
+export interface SerializedFields {
+  fields: Record<string, AuditValue>;
+  json: string;
+}
+
+/** The widest `{"seq":…,"prev":"…",` a line can start with. */
+const WIDEST_PREFIX_BYTES = Buffer.byteLength(`{"seq":${Number.MAX_SAFE_INTEGER},"prev":"${GENESIS_HASH}",`, 'utf8');
+
+/**
+ * serializeFields serialises fields once and refuses, before anything is queued or written,
+ * fields whose line would exceed AUDIT_LINE_BYTES_MAX even with the largest seq, so that one
+ * oversized entry cannot fail a whole commit.
+ */
+export function serializeFields(fields: Record<string, AuditValue>): SerializedFields {
+  const json = JSON.stringify(fields);
+  if (WIDEST_PREFIX_BYTES + Buffer.byteLength(json, 'utf8') - 1 > AUDIT_LINE_BYTES_MAX) throw new TypeError('audit entry is too large');
+  return { fields, json };
+}
+
+/**
+ * chainRecords numbers and chains entries after tail, and returns their lines' bytes (newlines
+ * included). Each line is exactly JSON.stringify({ seq, prev, ...fields }): the field names are
+ * lower-case words (never array indexes, which JSON would put first), so putting the prefix in
+ * front of the fields' own text gives the same bytes (a test compares them).
+ */
+export function chainRecords(tail: Tail, entries: SerializedFields[]): { bytes: Buffer; results: AuditAppendResult[] } {
   const parts: Buffer[] = [];
   const results: AuditAppendResult[] = [];
   let seq = tail.seq;
   let prev = tail.hash;
-  for (const fields of fieldsList) {
+  for (const { fields, json } of entries) {
     seq += 1;
-    const record = { seq, prev, ...fields } as AuditRecord;
-    const bytes = Buffer.from(JSON.stringify(record), 'utf8');
+    const bytes = Buffer.from(`{"seq":${seq},"prev":"${prev}",${json.slice(1)}`, 'utf8');
     if (bytes.length > AUDIT_LINE_BYTES_MAX) throw new TypeError('audit entry is too large');
+    const record = { seq, prev, ...fields } as AuditRecord;
     prev = lineHash(bytes);
     parts.push(bytes, NEWLINE);
     results.push({ record, hash: prev });
   }
   return { bytes: Buffer.concat(parts), results };
-}
-
-/**
- * assertLineFits refuses, before anything is queued or written, fields whose line would exceed
- * AUDIT_LINE_BYTES_MAX even with the largest seq, so that one oversized entry cannot fail a
- * whole commit.
- */
-export function assertLineFits(fields: Record<string, AuditValue>): void {
-  const widest = Buffer.byteLength(JSON.stringify({ seq: Number.MAX_SAFE_INTEGER, prev: GENESIS_HASH, ...fields }), 'utf8');
-  if (widest > AUDIT_LINE_BYTES_MAX) throw new TypeError('audit entry is too large');
 }
 
 /**

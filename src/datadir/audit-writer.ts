@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { writeAll } from './atomic-file.js';
 import { writeHead, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { auditFields, type AuditEntry, type AuditValue } from './audit-entry.js';
-import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, assertLineFits, chainRecords, committing, openForAppend, type AuditAppendResult, type Tail } from './audit-log.js';
+import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, chainRecords, serializeFields, committing, openForAppend, type AuditAppendResult, type SerializedFields, type Tail } from './audit-log.js';
 
 export { AUDIT_BATCH_ENTRIES_MAX };
 import { AUDIT_LOCK_RETRY_MS, withAuditLock } from './audit-lock.js';
@@ -48,7 +48,7 @@ export const AUDIT_PENDING_ENTRIES_MAX = 4096;
 export const AUDIT_LOCK_HOLD_COMMITS_MAX = 32;
 
 interface PendingEntry {
-  fields: Record<string, AuditValue>;
+  entry: SerializedFields;
   resolve: (result: AuditAppendResult) => void;
   reject: (error: unknown) => void;
 }
@@ -87,7 +87,7 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
       for (let commits = 0; pending.length > 0 && commits < AUDIT_LOCK_HOLD_COMMITS_MAX; commits += 1) {
         const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
         try {
-          const committed = await commitBatch(home, log, batch.map((item) => item.fields), options);
+          const committed = await commitBatch(home, log, batch.map((item) => item.entry), options);
           log = committed.log;
           options.onCommit?.(batch.length);
           batch.forEach((item, index) => item.resolve(committed.results[index] as AuditAppendResult));
@@ -129,10 +129,9 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
   return {
     append(entry, now = new Date()) {
       return new Promise<AuditAppendResult>((resolve, reject) => {
-        const fields = auditFields(entry, now);
-        assertLineFits(fields);
+        const serialized = serializeFields(auditFields(entry, now));
         if (pending.length >= AUDIT_PENDING_ENTRIES_MAX) throw new Error(`more than ${AUDIT_PENDING_ENTRIES_MAX} audit entries are waiting for the disk`);
-        pending.push({ fields, resolve, reject });
+        pending.push({ entry: serialized, resolve, reject });
         if (!running) void run();
       });
     },
@@ -157,7 +156,7 @@ interface OpenLog {
  * (headCovers); the announcement then reserves AUDIT_BATCH_ENTRIES_MAX lines, so the commits
  * that follow in the same burst need no head write until they pass it (docs/decisions.md §16.1).
  */
-async function commitBatch(home: string, log: OpenLog, fieldsList: Array<Record<string, AuditValue>>, options: AuditWriterOptions): Promise<{ log: OpenLog; results: AuditAppendResult[] }> {
+async function commitBatch(home: string, log: OpenLog, fieldsList: SerializedFields[], options: AuditWriterOptions): Promise<{ log: OpenLog; results: AuditAppendResult[] }> {
   const chained = chainRecords(log.tail, fieldsList);
   let headState = log.headState;
   if (!headCovers(headState?.head, log.tail.seq + fieldsList.length)) {

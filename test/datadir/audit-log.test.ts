@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import type { AuditEntry } from '../../src/datadir/audit-entry.js';
-import { appendAudit, assertAuditAppendable, auditHeadPath, auditLogPath, readAudit, readAuditHead } from '../../src/datadir/audit-log.js';
+import { auditFields, type AuditEntry } from '../../src/datadir/audit-entry.js';
+import { appendAudit, chainRecords, serializeFields, assertAuditAppendable, auditHeadPath, auditLogPath, readAudit, readAuditHead } from '../../src/datadir/audit-log.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { tempHome } from './temp-home.js';
 
@@ -169,3 +169,23 @@ function readFileSyncOrEmpty(file: string): string {
     return '';
   }
 }
+
+test('a line is the fields serialised once with seq and prev in front: exactly JSON.stringify of the whole record', () => {
+  const entries: AuditEntry[] = [
+    entry(1),
+    { ...entry(2), merchant: 'café.example.com ☕', note: 'quote " backslash \\ newline \n tab \t', reference: '' },
+    { operation: 'authorization_outcome', policy_id: 'pw_x', outcome: 'refused', code: null, agent: 'shopper' },
+    { ...entry(3), user_agent: 'u'.repeat(5000) },
+  ];
+  let tail = { seq: 41, hash: 'a'.repeat(64), prev: undefined as string | undefined };
+  for (const [index, value] of entries.entries()) {
+    const fields = auditFields(value, NOW);
+    const chained = chainRecords(tail, [serializeFields(fields)]);
+    const expected = JSON.stringify({ seq: tail.seq + 1, prev: tail.hash, ...fields });
+    assert.equal(chained.bytes.toString('utf8'), `${expected}\n`, `entry ${index}`);
+    assert.deepEqual(chained.results[0]?.record, JSON.parse(expected));
+    tail = { seq: tail.seq + 1, hash: chained.results[0]?.hash as string, prev: tail.hash };
+  }
+  const wide = { ...entry(4), ...Object.fromEntries(Array.from({ length: 16 }, (_, n) => [`f${n}`, '☕'.repeat(512)])) };
+  assert.throws(() => serializeFields(auditFields(wide, NOW)), /too large|at most/);
+});
