@@ -16,8 +16,9 @@
  * Its rows are marked [after], this tree's [before].
  */
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startBenchStack } from './bench-stack.js';
+import { cloneHome, startBenchStack } from './bench-stack.js';
 import { startServer, type ChildServer } from './child-process.js';
 import type { Figure } from './figures.js';
 import { describeMachine } from './machine.js';
@@ -102,7 +103,10 @@ async function main(): Promise<void> {
     if (options.sections.has(5)) {
       progress('5: cold start and memory');
       const quick = options.shape.rounds === 1;
-      figures.push(...(await measureColdStart({ latches: stack.latches, env: stack.env, cardIds: stack.cardIds, runDir: stack.root, progress, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
+      // Each daemon starts on a clone of its enrolled home (key, token, config, no history), so these
+      // rows do not depend on what the sections before left in state.journal; § 8 measures history.
+      const freshLatches = stack.latches.map((latch) => ({ ...latch, home: cloneHome(latch.home, path.join(stack.root, `cold-home-${latch.label}`)) }));
+      figures.push(...(await measureColdStart({ latches: freshLatches, env: stack.env, cardIds: stack.cardIds, runDir: stack.root, progress, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
     }
     if (options.sections.has(6)) {
       progress('6: audit log appends');
