@@ -36,7 +36,7 @@ export class JournalResumeError extends Error {
   }
 }
 
-/** Where one frame starts and the SHA-256 its header carries, which names its payload. */
+/** Where one frame starts and the checksum field its header carries (CRC-32 or, in an old frame, SHA-256), which names its payload. */
 export interface FramePosition {
   offset: number;
   checksum: Buffer;
