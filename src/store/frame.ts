@@ -1,4 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
+import { crc32 } from './crc32.js';
+
+export { crc32 } from './crc32.js';
 
 /**
  * The journal's framing: every record is `magic (4) | length (4, big-endian) | checksum (32) |
@@ -19,23 +22,6 @@ export const FRAME_MAGIC_SHA256 = Buffer.from('LTJ1', 'ascii');
 export const FRAME_HEADER_BYTES = 4 + 4 + 32;
 /** No record is larger than this; a larger length field is damage, not data. */
 export const FRAME_PAYLOAD_BYTES_MAX = 16 * 1024 * 1024;
-
-const CRC_TABLE = (() => {
-  const table = new Int32Array(256);
-  for (let n = 0; n < 256; n += 1) {
-    let c = n;
-    for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c;
-  }
-  return table;
-})();
-
-/** crc32 is the CRC-32 (IEEE 802.3, as zlib and PNG compute it) of bytes. */
-export function crc32(bytes: Uint8Array): number {
-  let crc = -1;
-  for (let index = 0; index < bytes.length; index += 1) crc = (CRC_TABLE[(crc ^ (bytes[index] as number)) & 0xff] as number) ^ (crc >>> 8);
-  return (crc ^ -1) >>> 0;
-}
 
 /** encodeFrame wraps payload bytes in a frame (an `LTJ2` frame, with a CRC-32). */
 export function encodeFrame(payload: Uint8Array): Buffer {
