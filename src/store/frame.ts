@@ -1,8 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { crc32 } from './crc32.js';
 
-export { crc32 } from './crc32.js';
-
 /**
  * The journal's framing: every record is `magic (4) | length (4, big-endian) | checksum (32) |
  * payload`. The checksum tells a torn or overwritten record from a good one; the magic lets the
@@ -22,6 +20,11 @@ export const FRAME_MAGIC_SHA256 = Buffer.from('LTJ1', 'ascii');
 export const FRAME_HEADER_BYTES = 4 + 4 + 32;
 /** No record is larger than this; a larger length field is damage, not data. */
 export const FRAME_PAYLOAD_BYTES_MAX = 16 * 1024 * 1024;
+
+/** checksumField is the checksum field of the frame at offset: what names its payload (a snapshot keeps it). */
+export function checksumField(bytes: Buffer, offset = 0): Buffer {
+  return bytes.subarray(offset + 8, offset + FRAME_HEADER_BYTES);
+}
 
 /** encodeFrame wraps payload bytes in a frame (an `LTJ2` frame, with a CRC-32). */
 export function encodeFrame(payload: Uint8Array): Buffer {
@@ -45,7 +48,7 @@ export function decodeFrameAt(bytes: Buffer, offset: number): { payload: Buffer;
   const end = start + length;
   if (end > bytes.length) return undefined;
   const payload = bytes.subarray(start, end);
-  const checksum = bytes.subarray(offset + 8, start);
+  const checksum = checksumField(bytes, offset);
   const intact = crcFrame ? checksum.readUInt32BE(0) === crc32(payload) && checksum.subarray(4).every((byte) => byte === 0) : Buffer.from(sha256(payload)).equals(checksum);
   return intact ? { payload, end } : undefined;
 }

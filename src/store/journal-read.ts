@@ -1,5 +1,5 @@
 import type { promises as fs } from 'node:fs';
-import { decodeFrameAt, FRAME_HEADER_BYTES, intactFrameAfter } from './frame.js';
+import { checksumField, decodeFrameAt, intactFrameAfter } from './frame.js';
 
 /**
  * Reading a journal's records at open: every intact frame in order, a torn last frame told apart
@@ -61,7 +61,7 @@ export function readFrames(bytes: Buffer, journalPath: string, baseOffset = 0): 
   const finish = (droppedBytes: number): JournalContents => ({
     payloads,
     droppedBytes,
-    ...(lastOffset >= 0 && { lastFrame: { offset: baseOffset + lastOffset, checksum: Buffer.from(bytes.subarray(lastOffset + 8, lastOffset + FRAME_HEADER_BYTES)) } }),
+    ...(lastOffset >= 0 && { lastFrame: { offset: baseOffset + lastOffset, checksum: Buffer.from(checksumField(bytes, lastOffset)) } }),
   });
   while (offset < bytes.length) {
     const frame = decodeFrameAt(bytes, offset);
@@ -79,7 +79,7 @@ export function readFrames(bytes: Buffer, journalPath: string, baseOffset = 0): 
 /** resumeFrames checks that bytes (read from resume.offset) start with the expected frame and reads the frames after it. */
 export function resumeFrames(bytes: Buffer, journalPath: string, resume: FramePosition): JournalContents {
   const first = decodeFrameAt(bytes, 0);
-  if (first === undefined || !bytes.subarray(8, FRAME_HEADER_BYTES).equals(resume.checksum)) throw new JournalResumeError(journalPath, resume.offset);
+  if (first === undefined || !checksumField(bytes).equals(resume.checksum)) throw new JournalResumeError(journalPath, resume.offset);
   const rest = readFrames(bytes.subarray(first.end), journalPath, resume.offset + first.end);
   return { payloads: rest.payloads, droppedBytes: rest.droppedBytes, lastFrame: rest.lastFrame ?? { offset: resume.offset, checksum: Buffer.from(resume.checksum) } };
 }

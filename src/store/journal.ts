@@ -1,6 +1,6 @@
 import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
-import { encodeFrame, FRAME_HEADER_BYTES, FRAME_PAYLOAD_BYTES_MAX } from './frame.js';
+import { checksumField, encodeFrame, FRAME_PAYLOAD_BYTES_MAX } from './frame.js';
 import { readFrames, readFrom, resumeFrames, type FramePosition, type JournalContents } from './journal-read.js';
 
 export { JournalCorruptError, JournalResumeError, readFrames, type FramePosition, type JournalContents } from './journal-read.js';
@@ -124,7 +124,7 @@ export class Journal {
     const frame = encodeFrame(payload);
     if (this.projectedBytes + frame.byteLength > this.limits.fileBytesMax) return Promise.reject(new JournalLimitError('file_bytes', this.journalPath));
     return this.enqueue((resolve, reject) => {
-      this.tailFrame = { offset: this.projectedBytes, checksum: frame.subarray(8, FRAME_HEADER_BYTES) };
+      this.tailFrame = { offset: this.projectedBytes, checksum: checksumField(frame) };
       this.projectedBytes += frame.byteLength;
       return { kind: 'append', frame, resolve, reject };
     });
@@ -169,7 +169,7 @@ export class Journal {
     return this.enqueue((resolve, reject) => {
       const before = this.projectedBytes;
       const last = frames[frames.length - 1];
-      this.tailFrame = last === undefined ? undefined : { offset: bytes.byteLength - last.byteLength, checksum: last.subarray(8, FRAME_HEADER_BYTES) };
+      this.tailFrame = last === undefined ? undefined : { offset: bytes.byteLength - last.byteLength, checksum: checksumField(last) };
       this.projectedBytes = bytes.byteLength;
       return {
         kind: 'compact',
