@@ -112,8 +112,9 @@ class ApprovalRequired extends Error {
  * decideAndSign builds the window, asks the decision step about it, and only on `allow` records
  * it in the authorization ledger (durable before it is signed, so also before anything could
  * register it; for a policy, this entry is the durable form of the budget reservation), then
- * signs it (its audit line is written with the request that registers it). A signature that fails is recorded as `failed`, which cancels the
- * reservation. A denial signs nothing, records nothing and reaches no cloud.
+ * signs it (its audit line is written with the request that registers it). A signature that
+ * fails is recorded as `failed`, which cancels the reservation. A denial signs nothing, records
+ * nothing and reaches no cloud.
  */
 async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: AuthorizationRequest, operation: string, context: OperationContext, approvalId?: string): Promise<SignedWindow> {
   // Before anything is decided or recorded: a paused daemon reserves nothing and leaves no trace.

@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { crc32, decodeFrameAt, encodeFrame, FRAME_HEADER_BYTES, intactFrameAfter } from '../../src/store/frame.js';
+import { crc32 } from '../../src/store/crc32.js';
+import { decodeFrameAt, encodeFrame, FRAME_HEADER_BYTES, intactFrameAfter } from '../../src/store/frame.js';
 import { Journal, JournalCorruptError } from '../../src/store/journal.js';
 
 /** oldFrame builds an `LTJ1` frame as earlier versions wrote it, independently of the code under test. */
