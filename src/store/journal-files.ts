@@ -54,17 +54,16 @@ export async function createIfMissing(journalPath: string): Promise<boolean> {
 }
 
 /**
- * writeTemporary writes bytes to a new temporary file beside the journal (O_EXCL, 0600) and
- * fsyncs it, for a compaction to rename over the journal. On failure the temporary is removed.
+ * writeTemporary writes chunks, in order, to a new temporary file beside target (O_EXCL, 0600)
+ * and fsyncs it, for a compaction or a snapshot to rename over target. On failure the temporary
+ * is removed. Chunks spare a large file one concatenation in memory.
  */
-export async function writeTemporary(journalPath: string, bytes: Uint8Array): Promise<string> {
-  const temporary = compactionTemporaryPath(journalPath);
+export async function writeTemporary(target: string, chunks: readonly Uint8Array[]): Promise<string> {
+  const temporary = compactionTemporaryPath(target);
   const handle = await fs.open(temporary, CREATE_NEW, JOURNAL_FILE_MODE);
   try {
-    let written = 0;
-    while (written < bytes.byteLength) {
-      const { bytesWritten } = await handle.write(bytes, written, bytes.byteLength - written);
-      written += bytesWritten;
+    for (const chunk of chunks) {
+      for (let written = 0; written < chunk.byteLength; ) written += (await handle.write(chunk, written, chunk.byteLength - written)).bytesWritten;
     }
     await handle.sync();
   } catch (error) {

@@ -228,7 +228,7 @@ export class Journal {
     if (this.broken !== undefined) return item.reject(this.broken);
     let temporary: string;
     try {
-      temporary = await writeTemporary(this.journalPath, item.bytes);
+      temporary = await writeTemporary(this.journalPath, [item.bytes]);
       await renameOver(temporary, this.journalPath);
     } catch (error) {
       return item.reject(error);

@@ -2,7 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { crc32 } from './crc32.js';
-import { compactionTemporaryPath, CREATE_NEW, JOURNAL_FILE_MODE, removeAbandonedTemporaries, renameOver, syncDirectory } from './journal-files.js';
+import { removeAbandonedTemporaries, renameOver, syncDirectory, writeTemporary } from './journal-files.js';
 
 /**
  * A snapshot file: one checksummed, atomically replaced file holding a state and what it covers.
@@ -43,19 +43,7 @@ export async function writeSnapshotFile(snapshotPath: string, meta: unknown, bod
     bytes += part.byteLength;
   }
   const first = Buffer.from(`${MAGIC} ${checksum.toString(16).padStart(8, '0')} ${bytes}\n`);
-  const temporary = compactionTemporaryPath(snapshotPath);
-  const handle = await fs.open(temporary, CREATE_NEW, JOURNAL_FILE_MODE);
-  try {
-    for (const part of [first, ...parts]) {
-      for (let written = 0; written < part.byteLength; ) written += (await handle.write(part, written, part.byteLength - written)).bytesWritten;
-    }
-    await handle.sync();
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    await fs.unlink(temporary).catch(() => undefined);
-    throw error;
-  }
-  await handle.close();
+  const temporary = await writeTemporary(snapshotPath, [first, ...parts]);
   await renameOver(temporary, snapshotPath);
   await syncDirectory(path.dirname(snapshotPath));
 }
