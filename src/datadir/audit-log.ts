@@ -21,10 +21,10 @@ import { openPrivateFile, readPrivateFile } from './read-private-file.js';
  * appendAudit is synchronous, so its appends never interleave. An AuditWriter (audit-writer.ts)
  * appends the same lines asynchronously with group commit: entries that arrive while a commit is
  * on its way to the disk are written together by the next one, with one fsync, and each caller's
- * promise settles only once its line is on disk. A commit first announces itself in audit.head
- * (`pending`, a reservation of a batch of lines: see createAuditWriter), so that a crash in the middle leaves a head that says
- * which lines may follow it; lines after a head that announced none are still refused beyond the
- * one-line crash window. A module-level guard keeps appendAudit and writers from committing to the same
+ * promise settles only once its line is on disk. A commit the head would not cover first
+ * announces itself in audit.head (`pending`, a reservation of a batch of lines: see
+ * createAuditWriter), so that a crash in the middle leaves a head that says which lines may follow
+ * it; lines after a head that announced none are still refused beyond the one-line crash window. A module-level guard keeps appendAudit and writers from committing to the same
  * directory at the same time. Only the daemon appends; two daemons sharing one data directory
  * would fork the chain, which verifyAudit reports.
  */
