@@ -294,6 +294,30 @@ export const ERROR_TABLE = {
     message: 'The request was not received in time.',
     remedy: 'Send the whole request promptly.',
   },
+  console_login_required: {
+    status: 401,
+    specClass: 'Console login required',
+    message: 'This console call needs a console session: the cookie is missing, unknown or expired.',
+    remedy: 'Run latch console for a new one-time login link.',
+  },
+  console_csrf_invalid: {
+    status: 403,
+    specClass: 'Host / Origin refused',
+    message: "The console call did not carry its session's X-Latch-CSRF header.",
+    remedy: 'Reload the console page; calls must come from the console itself.',
+  },
+  login_code_invalid: {
+    status: 401,
+    specClass: 'Console login required',
+    message: 'The login code is unknown, already used or expired (codes last 60 seconds and work once).',
+    remedy: 'Run latch console again for a fresh link.',
+  },
+  passkey_not_verified: {
+    status: 401,
+    specClass: 'Invalid passphrase',
+    message: 'The passkey answer did not verify for this action.',
+    remedy: 'Confirm again with the passkey (a confirmation works once, for the terms it was made for), or use the passphrase.',
+  },
   internal_error: {
     status: 500,
     specClass: 'A bug',

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { verifyAssertion, verifyRegistration, type PasskeyCredential } from '../../src/webauthn/verify.js';
 import { FakeAuthenticator, ORIGIN, RP_ID, type Algorithm, type Ceremony } from './fake-authenticator.js';
-import { encodeCbor } from './cbor-encode.js';
+import { encodeCbor, type CborInput } from './cbor-encode.js';
 
 const expectation = (challenge: Uint8Array) => ({ challenge, origin: ORIGIN, rpId: RP_ID });
 
@@ -80,13 +80,13 @@ describe('WebAuthn registration refusals', () => {
     const authenticator = new FakeAuthenticator('ES256');
     const challenge = randomBytes(32);
     const good = authenticator.register({ challenge });
-    const packed = encodeCbor(new Map<string, Uint8Array | string | Map<never, never>>([
-      ['fmt', 'packed'], ['attStmt', new Map()], ['authData', authenticator.authenticatorData({ challenge }, true)],
+    const packed = encodeCbor(new Map<CborInput, CborInput>([
+      ['fmt', 'packed'], ['attStmt', new Map<CborInput, CborInput>()], ['authData', authenticator.authenticatorData({ challenge }, true)],
     ]));
     const result = verifyRegistration({ ...good, attestationObject: packed }, expectation(challenge));
     assert.match(result.ok ? '' : result.reason, /attestation "none"/);
-    const noCredential = encodeCbor(new Map<string, Uint8Array | string | Map<never, never>>([
-      ['fmt', 'none'], ['attStmt', new Map()], ['authData', authenticator.authenticatorData({ challenge }, false)],
+    const noCredential = encodeCbor(new Map<CborInput, CborInput>([
+      ['fmt', 'none'], ['attStmt', new Map<CborInput, CborInput>()], ['authData', authenticator.authenticatorData({ challenge }, false)],
     ]));
     const missing = verifyRegistration({ ...good, attestationObject: noCredential }, expectation(challenge));
     assert.match(missing.ok ? '' : missing.reason, /no credential/);
