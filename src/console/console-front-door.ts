@@ -42,6 +42,20 @@ export const CSRF_HEADER = 'x-latch-csrf';
 
 const KNOWN_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE']);
 
+/**
+ * A live answer (server-sent events): the front door writes the headers, then `pump` writes events
+ * until the client leaves or the server stops (the signal), and ends the response itself.
+ */
+export interface EventStreamResult {
+  readonly status: 200;
+  readonly pump: (write: (event: string, data: string) => boolean, signal: AbortSignal) => Promise<void>;
+}
+
+/** isEventStream reports whether a route's result is a live event stream. */
+function isEventStream(result: unknown): result is EventStreamResult {
+  return typeof result === 'object' && result !== null && 'pump' in result;
+}
+
 /** What a console route sees beyond the request: the session it runs in. */
 export interface ConsoleRequestContext extends RequestContext {
   /** The console session; undefined only on the login route. */
@@ -139,8 +153,15 @@ async function admitAndServe(options: ConsoleFrontDoorOptions, request: Incoming
     session,
     sessionCookie,
   };
-  const result = await match.route.handler(context);
-  writeResult(response, result);
+  const result: unknown = await match.route.handler(context);
+  if (isEventStream(result)) {
+    response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
+    const write = (event: string, data: string): boolean => response.write(`event: ${event}\ndata: ${data}\n\n`);
+    await result.pump(write, context.signal);
+    response.end();
+    return;
+  }
+  writeResult(response, result as RouteResult);
 }
 
 /** consoleOrigin is the one origin the console's pages run in. */

@@ -21,6 +21,8 @@ export const DATA_FILES = {
   policy: 'policy.json',
   // The scrypt hash of the owner's approval passphrase (see approval-passphrase.ts).
   approvalPassphrase: 'approval_passphrase',
+  // The owner's registered passkeys, public keys only (see passkeys.ts).
+  passkeys: 'passkeys.json',
 } as const;
 
 /** The name of one known data-directory file. */

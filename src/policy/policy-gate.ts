@@ -15,7 +15,7 @@ import { evaluatePolicy, type PolicyEvaluation, type PolicyRequest } from './eva
 import { evaluateAndReserve } from './evaluate-and-reserve.js';
 import { PolicyInvalidError } from './policy-invalid-error.js';
 import { OWNER_AGENT } from './policy-scope-fields.js';
-import { POLICY_WINDOW_SECONDS_MAX, type Policy } from './policy-types.js';
+import { POLICY_WINDOW_SECONDS_MAX, type Policy, type PolicyBudget, type PolicyVelocity } from './policy-types.js';
 import { UsageLedger } from './usage-ledger.js';
 
 /** What the gate reads of the authorization ledger. */
@@ -37,6 +37,12 @@ export interface PolicyGateOptions {
   nowSeconds: () => number;
   /** A structured log line (a denial is logged, not audited: nothing was signed). */
   log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+/** Every budget's exposure and every velocity limit's count at one moment. */
+export interface PolicyStandings {
+  readonly budgets: ReadonlyArray<{ readonly budget: PolicyBudget; readonly exposureMinor: number }>;
+  readonly velocity: ReadonlyArray<{ readonly velocity: PolicyVelocity; readonly count: number }>;
 }
 
 /** PolicyGate decides authorizations and checks requests against the effective policy. */
@@ -100,6 +106,20 @@ export class PolicyGate {
     checkRequest(request, nowSeconds);
     const policy = this.effective();
     return evaluatePolicy(policy, toPolicyRequest(request, agent, nowSeconds), this.usageFor(policy));
+  }
+
+  /**
+   * standings reports, for the owner console, every budget's exposure and every velocity limit's
+   * count now: the same numbers the next decision would see.
+   */
+  standings(): PolicyStandings {
+    const nowSeconds = this.options.nowSeconds();
+    const policy = this.effective();
+    const usage = this.usageFor(policy);
+    return {
+      budgets: policy.budgets.map((budget) => ({ budget, exposureMinor: usage.exposure(budget, nowSeconds) })),
+      velocity: policy.velocity.map((velocity) => ({ velocity, count: usage.count(velocity, nowSeconds) })),
+    };
   }
 
   /** effective returns the policy in force, or throws 503 policy_invalid naming the field. */

@@ -38,6 +38,9 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 svg.chart { width: 100%; height: auto; display: block; }
 svg .axis { stroke: var(--line); }
 svg text { fill: var(--muted); font-size: 11px; }
+svg .s0, .swatch.s0 { fill: #0b5cad; background: #0b5cad; } svg .s1, .swatch.s1 { fill: #c4432b; background: #c4432b; } svg .s2, .swatch.s2 { fill: #2e8540; background: #2e8540; }
+svg .s3, .swatch.s3 { fill: #8a4fbf; background: #8a4fbf; } svg .s4, .swatch.s4 { fill: #b7791f; background: #b7791f; } svg .s5, .swatch.s5 { fill: #2b8a9a; background: #2b8a9a; }
+figure { margin: 0 0 1rem; }
 svg .used { fill: var(--used); } svg .reserved { fill: var(--reserved); } svg .free { fill: var(--free); }
 .legend { display: flex; flex-wrap: wrap; gap: 0.75rem; font-size: 0.9rem; }
 .swatch { display: inline-block; width: 0.8rem; height: 0.8rem; border-radius: 2px; margin-right: 0.3rem; vertical-align: -0.1rem; }

@@ -183,20 +183,22 @@ export const CONSOLE_JS = String.raw`'use strict';
     chart.appendChild(svg('text', { x: 4, y: top + 10, text: minorToText(max, decimals) }));
     chart.appendChild(svg('text', { x: 4, y: height - bottom, text: '0' }));
     var slot = (width - left) / days.length;
-    var palette = ['used', 'reserved'];
+    var palette = ['s0', 's1', 's2', 's3', 's4', 's5'];
     days.forEach(function (day, index) {
       var y = height - bottom;
       names.forEach(function (name, seriesIndex) {
         var value = series[name][index]; if (!value) return;
         var barHeight = (value / max) * (height - bottom - top);
         y -= barHeight;
-        var bar = svg('rect', { x: left + index * slot + 1, y: y, width: Math.max(slot - 2, 1), height: barHeight, 'class': palette[seriesIndex % 2] });
+        var bar = svg('rect', { x: left + index * slot + 1, y: y, width: Math.max(slot - 2, 1), height: barHeight, 'class': palette[seriesIndex % palette.length] });
         bar.appendChild(svg('title', { text: day + ' ' + name + ': ' + minorToText(value, decimals) }));
         chart.appendChild(bar);
       });
       if (index % 7 === 0) chart.appendChild(svg('text', { x: left + index * slot, y: height - 8, text: day.slice(5) }));
     });
-    return chart;
+    var legend = el('p', { 'class': 'legend' });
+    names.forEach(function (name, seriesIndex) { legend.appendChild(el('span', null, el('span', { 'class': 'swatch ' + palette[seriesIndex % palette.length] }), name)); });
+    return el('figure', null, chart, legend);
   }
   function budgetBar(budget) {
     var width = 600, height = 22;
