@@ -98,12 +98,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       return callA(context, 'POST', `/agents/${encodeURIComponent(idParam(context, 'name'))}/rotate`, {}, presence);
     }),
     route('POST', '/approvals/:approval_id/approve', async (context) => {
-      const body = asObject(context.body);
-      if (objectField(body, 'passkey') === undefined) {
-        // The passphrase goes to the approve route itself, which checks it under the one lockout.
-        return callA(context, 'POST', `/approvals/${idParam(context, 'approval_id')}/approve`, body, { factor: 'session' });
-      }
-      const presence = provePasskey(objectField(body, 'passkey') ?? {}, await approvalPurpose(context));
+      // A passkey answers only the challenge made for this approval's exact request.
+      const presence = await provePresence(context.body, await approvalPurpose(context));
       return callA(context, 'POST', `/approvals/${idParam(context, 'approval_id')}/approve`, {}, presence);
     }),
     route('POST', '/approvals/:approval_id/passkey-options', async (context) => challengeOptions(await approvalPurpose(context))),
