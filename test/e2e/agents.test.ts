@@ -112,7 +112,8 @@ describe('roles on every route of both listeners, with a real agent token file',
         if (OWNER_ONLY.has(routeName(route))) {
           assert.ok(route.access === 'owner' || route.access === 'owner_present', `${name} is the owner's`);
           assert.equal(answer.status, 403, answer.text);
-          assert.equal(answer.body?.error?.code, 'agent_not_permitted');
+          // A HEAD answer has no body to name the code.
+          if (method !== 'HEAD') assert.equal(answer.body?.error?.code, 'agent_not_permitted');
         } else {
           assert.equal(route.access, 'agents', `${name} must admit agents (owner-control §1)`);
           assert.ok(answer.status !== 401 && answer.body?.error?.code !== 'agent_not_permitted', `${name}: ${answer.text}`);
