@@ -15,6 +15,7 @@ import type { ApprovalDeps } from './approval-deps.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { CoreDeps, OperationContext } from './core-deps.js';
 import type { AuthorizationDecision } from './decision.js';
+import { checkOwnerPassphrase } from './owner-presence.js';
 import { OWNER, principalName } from './principal.js';
 import type { SignedWindow } from './window-payload.js';
 import type { Authorization } from './model.js';
@@ -167,7 +168,7 @@ export async function denyApproval(deps: CoreDeps, id: string, reason: string | 
 }
 
 /**
- * approveApproval checks the passphrase (and its lockout), then signs exactly the stored request
+ * approveApproval checks the owner's presence (the passphrase and its lockout), then signs exactly the stored request
  * as the agent that asked, under the approval's Idempotency-Key, and registers it. The cloud's
  * definite refusal makes the approval `failed`; a timeout or an unreachable cloud leaves it
  * pending, so approving again re-sends the same window and the cloud replays its answer.
@@ -175,14 +176,9 @@ export async function denyApproval(deps: CoreDeps, id: string, reason: string | 
 export async function approveApproval(deps: CoreDeps, signApproved: SignApproved, id: string, passphrase: string | undefined, context: OperationContext): Promise<Approval> {
   const approvals = approvalDeps(deps);
   await decidable(deps, approvals, id);
-  approvals.lockout.refuseWhileLocked(deps.nowSeconds());
-  const check = await approvals.checkPassphrase(passphrase);
-  if (check === 'missing') throw new LatchError('invalid_passphrase', { message: 'An approval passphrase is set: send it as {"passphrase": "..."} to approve.' });
-  if (check === 'wrong') {
-    // Durable before the answer, so a restart gives no fresh guesses.
-    await approvals.lockout.recordFailure(deps.nowSeconds());
-    throw new LatchError('invalid_passphrase');
-  }
+  // The front door proved presence (a session, or this passphrase) when it says so; otherwise the
+  // one passphrase check runs here (docs/decisions.md §21).
+  if (context.ownerPresent !== true) await checkOwnerPassphrase({ lockout: approvals.lockout, checkPassphrase: approvals.checkPassphrase, nowSeconds: deps.nowSeconds }, passphrase);
   if (!approvals.book.claim(id)) throw notPending();
   try {
     const current = approvals.book.get(id);

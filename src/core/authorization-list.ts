@@ -13,12 +13,23 @@ import type { Authorization, AuthorizationStatus } from './model.js';
 import { principalName, type Principal } from './principal.js';
 import { signRevocation } from './revocation.js';
 
-/** What this module reads of a ledger entry (a subset of the ledger's AuthorizationEntry). */
+/**
+ * What this module reads of a ledger entry (a subset of the ledger's AuthorizationEntry); the
+ * window's terms are there for a window the owner signed and the daemon still holds, unregistered,
+ * which the cloud does not know yet.
+ */
 export interface LedgerEntryView {
   policyId: string;
   agent: string;
   cardId: string | null;
   state: 'active' | 'used' | 'expired' | 'revoked' | 'failed';
+  merchant?: string;
+  currency?: string;
+  amountMinor?: number;
+  kind?: Authorization['kind'];
+  authorizationType?: Authorization['authorizationType'];
+  signedAtSeconds?: number;
+  notAfterSeconds?: number;
 }
 
 /** The ledger operations this module uses (a subset of AuthorizationLedger). */
@@ -93,6 +104,13 @@ export async function getOwnedAuthorization(deps: CoreDeps, ledger: LedgerView, 
  */
 export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, policyId: string, reason: string | undefined, context: OperationContext): Promise<OwnedAuthorization> {
   const entry = visibleEntry(ledger, policyId, context.principal);
+  // A held window never sent: taken out of the hold, so the proxy can never forward it, and
+  // revoked in the ledger at once, so its budget is free (docs/decisions.md §21).
+  if (deps.heldWindows?.isHeld(policyId) === true) {
+    await deps.heldWindows.drop(policyId);
+    await ledger.noteStatus(policyId, 'revoked');
+    return { authorization: heldAuthorization(entry, 'revoked'), agent: entry.agent };
+  }
   const signed = await signRevocation(deps, policyId, reason, context);
   const device = deps.device();
   const authorization = await device.cloud.revokeAuthorization(policyId, signed.jws, cloudCall(device, context, idempotencyKeyOf(context)));
@@ -128,6 +146,11 @@ async function lookUp(deps: CoreDeps, ledger: LedgerView, entries: readonly Ledg
     while (next < entries.length) {
       const index = next++;
       const entry = entries[index] as LedgerEntryView;
+      if (deps.heldWindows?.isHeld(entry.policyId) === true) {
+        // Signed by the owner's primitive and held, not registered: the cloud does not know it yet.
+        results[index] = { authorization: heldAuthorization(entry, 'active'), agent: entry.agent };
+        continue;
+      }
       const authorization = await device.cloud.getAuthorization(entry.policyId, cloudCall(device, context));
       if (authorization.status !== entry.state) await ledger.noteStatus(entry.policyId, authorization.status);
       results[index] = { authorization, agent: entry.agent };
@@ -135,6 +158,26 @@ async function lookUp(deps: CoreDeps, ledger: LedgerView, entries: readonly Ledg
   };
   await Promise.all(Array.from({ length: Math.min(LOOKUPS_PARALLEL, entries.length) }, worker));
   return results;
+}
+
+/** heldAuthorization shows a held, unregistered window from its ledger entry. */
+function heldAuthorization(entry: LedgerEntryView, status: AuthorizationStatus): Authorization {
+  const signedAt = entry.signedAtSeconds ?? 0;
+  return {
+    policyId: entry.policyId,
+    cardId: entry.cardId,
+    merchant: entry.merchant ?? '',
+    amountMinor: entry.amountMinor ?? 0,
+    currency: entry.currency ?? '',
+    authorizationType: entry.authorizationType ?? 'exact',
+    kind: entry.kind ?? 'one_time',
+    notBefore: signedAt,
+    expiresAt: entry.notAfterSeconds ?? signedAt,
+    status,
+    createdAt: signedAt,
+    transactionId: null,
+    recurring: null,
+  };
 }
 
 /** The listing operations bound to one daemon's dependencies and ledger. */

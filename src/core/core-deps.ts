@@ -4,6 +4,7 @@ import type { ApprovalDeps } from './approval-deps.js';
 import type { AuthorizationEntry, AuthorizationEntryState } from './authorization-ledger.js';
 import type { CloudCall, CloudGateway } from './cloud-gateway.js';
 import type { DecideAuthorization } from './decision.js';
+import type { HeldWindows } from './held-windows.js';
 import type { LocalCaller, OperationContext } from './operation-context.js';
 import type { Principal } from './principal.js';
 import type { SignedWindowCache } from './signed-window-cache.js';
@@ -71,6 +72,12 @@ export interface CoreDeps {
    * `ask` is answered as `approval_required` and nothing is kept.
    */
   approvals?: ApprovalDeps;
+  /**
+   * The windows the owner's signing primitives made, held unregistered for the /v1 proxy to
+   * forward once (docs/decisions.md §21). Absent, such a window can never be registered through
+   * the proxy.
+   */
+  heldWindows?: HeldWindows;
 }
 
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */

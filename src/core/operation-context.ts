@@ -14,4 +14,6 @@ export interface OperationContext {
   signal?: AbortSignal;
   /** How long the caller holds on for an owner's decision when its request needs approval (`Prefer: wait=N`). */
   approvalWaitSeconds?: number;
+  /** True when the owner's presence was proved for this request (docs/decisions.md §21). */
+  ownerPresent?: boolean;
 }

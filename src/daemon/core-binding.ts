@@ -14,16 +14,17 @@ import { DataDirError } from '../datadir/data-dir-error.js';
 import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
 import { PolicyGate } from '../policy/policy-gate.js';
+import { OwnerPresence } from '../core/owner-presence.js';
+import { HeldWindows } from '../core/held-windows.js';
+import { OwnerSessions, OWNER_SESSION_SECONDS_MAX } from '../core/owner-sessions.js';
+import { readApprovalPassphrase } from '../datadir/approval-passphrase.js';
 import { bindApprovals } from './approval-binding.js';
 import { outcomeEntry, requestAuditEntries, signatureEntry } from './audit-records.js';
 import { WindowNotRecorded } from '../core/signature-audit.js';
 import type { DaemonServices } from './services.js';
 
-/** The signing proxy's upstream: the cloud client and the device key, resolved together. */
-export interface ProxyUpstream {
-  client: CloudClient;
-  key: SigningKey;
-}
+import type { ProxyUpstream } from '../proxy/signing-proxy.js';
+export type { ProxyUpstream } from '../proxy/signing-proxy.js';
 
 /** The daemon's bound core: the CoreDeps its handlers use, and the upstream the proxy uses. */
 export interface CoreBinding {
@@ -34,6 +35,10 @@ export interface CoreBinding {
   policy: PolicyGate;
   /** The cloud's clock as learned from its answers (skew shown by /health and latch doctor). */
   cloudClock: CloudClock;
+  /** Appends one line to audit.log durably (owner actions: policy_changed, agent_added, ...). */
+  appendAudit(entry: AuditEntry): Promise<unknown>;
+  /** The owner's presence: its factors, the one passphrase check, the owner sessions (docs/decisions.md §21). */
+  presence: OwnerPresence;
   proxyUpstream(): ProxyUpstream;
 }
 
@@ -117,6 +122,17 @@ export function bindCore(services: DaemonServices): CoreBinding {
     return { key, deviceId: config.device_id, cloud: gateway, client };
   };
 
+  const approvals = bindApprovals(services, appendRecord);
+  const presence = new OwnerPresence({
+    // The passphrase file is read at each question, so `latch approvals passphrase set|clear`
+    // applies at once; an unsafe or damaged file throws (503), never "no factor".
+    factors: [{ name: 'passphrase', configured: () => readApprovalPassphrase(services.home) !== undefined }],
+    lockout: approvals.lockout,
+    checkPassphrase: approvals.checkPassphrase,
+    sessions: new OwnerSessions(() => services.config().owner_session_seconds ?? OWNER_SESSION_SECONDS_MAX),
+    nowSeconds,
+  });
+  const heldWindows = new HeldWindows(services.stateStore);
   const deps: CoreDeps = {
     device: () => {
       const { key, deviceId, cloud } = enrolled();
@@ -136,18 +152,21 @@ export function bindCore(services: DaemonServices): CoreBinding {
     signedWindows: SignedWindowCache.durable(services.stateStore),
     authorizations: authorizationLedger,
     decide: policy.decide,
-    approvals: bindApprovals(services, appendRecord),
+    approvals,
+    heldWindows,
   };
   return {
     deps,
     authorizationLedger,
     policy,
+    presence,
+    appendAudit: appendRecord,
     get cloudClock() {
       return cloudClock;
     },
     proxyUpstream: () => {
       const { client, key } = enrolled();
-      return { client, key, paused: services.paused };
+      return { client, key, paused: services.paused, heldWindows, ledger: authorizationLedger, nowSeconds };
     },
   };
 }

@@ -91,9 +91,10 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
   // One credential set for both listeners: an agent's last use is one record.
   const credentials = daemonCredentials(services);
   const listeners: Array<{ name: 'a' | 'b'; server: LocalServer }> = [];
+  const core = bindCore(services);
   const addListener = (name: 'a' | 'b', port: number, routes: Route[]): void => {
     const router = new Router(routes);
-    const frontDoor = createFrontDoor({ listener: name, router, credentials: credentials.list, noteCaller: credentials.noteUse, log: logger });
+    const frontDoor = createFrontDoor({ listener: name, router, credentials: credentials.list, noteCaller: credentials.noteUse, presence: core.presence, log: logger });
     const server = createLocalServer({
       listener: name,
       port,
@@ -106,7 +107,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
     });
     listeners.push({ name, server });
   };
-  const deps = listenerDeps(services, bindCore(services));
+  const deps = listenerDeps(services, core);
   if (serveA) addListener('a', options.portA ?? DEFAULT_PORT_A, variantARoutes(deps.a));
   if (serveB) addListener('b', options.portB ?? DEFAULT_PORT_B, variantBRoutes(deps.b));
 

@@ -6,13 +6,23 @@ import type { VariantBDeps } from '../variant-b/routes.js';
 import type { CoreBinding } from './core-binding.js';
 import { createCredentials, type Credentials } from './credentials.js';
 import { healthReport } from './health.js';
+import { bindOwner } from './owner-binding.js';
 import type { DaemonServices } from './services.js';
 
 /** listenerDeps gives each listener's route table exactly what it calls, from one daemon's state. */
 export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps } {
   const operations = coreOperations(core.deps);
+  const authorizations = authorizationListOperations(core.deps, core.authorizationLedger);
   return {
-    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null }), policy: core.policy, proxyUpstream: core.proxyUpstream },
+    a: {
+      operations,
+      authorizations,
+      approvals: approvalOperations(core.deps),
+      health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core) }),
+      policy: core.policy,
+      proxyUpstream: core.proxyUpstream,
+      owner: bindOwner(services, core, authorizations),
+    },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
 }
@@ -37,4 +47,17 @@ export function proofTokenFor(services: DaemonServices, credentials: Credentials
     const found = credentials.list().find(({ principal }) => principal.kind === 'agent' && principal.name === agent);
     return found?.token;
   };
+}
+
+/**
+ * presenceForHealth is what /health reports of presence; a passphrase file that cannot be read
+ * safely is reported as `unavailable` (every check that needs it fails closed, 503), so that the
+ * daemon's health still answers.
+ */
+function presenceForHealth(core: CoreBinding): string {
+  try {
+    return core.presence.describe();
+  } catch {
+    return 'unavailable';
+  }
 }

@@ -17,7 +17,16 @@ export interface LatchConfig {
    * path and up to 15 arguments, e.g. `["/usr/bin/notify-send", "Latch"]` (docs/decisions.md §15.4).
    */
   approval_notify?: string[];
+  /**
+   * How long an owner session lives at most, in whole seconds from 60 to 3600 (default 3600;
+   * docs/decisions.md §21). It still ends 300 s after its last use.
+   */
+  owner_session_seconds?: number;
 }
+
+/** The bounds of owner_session_seconds. */
+export const OWNER_SESSION_SECONDS_CONFIG_MIN = 60;
+export const OWNER_SESSION_SECONDS_CONFIG_MAX = 3600;
 
 /** The environment variable that overrides config.json's cloud_url at use time. */
 export const CLOUD_URL_ENV = 'LATCH_CLOUD_URL';
@@ -30,7 +39,7 @@ const DEVICE_NAME_CHARS_MAX = 64;
 type Check = (value: string) => string | undefined;
 
 // Each check returns the value to store (normalized) or undefined when it is invalid.
-const FIELD_CHECKS: Record<Exclude<keyof LatchConfig, 'approval_notify'>, Check> = {
+const FIELD_CHECKS: Record<Exclude<keyof LatchConfig, 'approval_notify' | 'owner_session_seconds'>, Check> = {
   cloud_url: normalizeCloudUrl,
   device_id: (value) => (ID_SHAPE.test(value) ? value : undefined),
   key_id: (value) => (KEY_ID_SHAPE.test(value) ? value : undefined),
@@ -85,8 +94,15 @@ export function validateConfig(value: unknown, file: string, code: 'corrupt' | '
       config.approval_notify = argv;
       continue;
     }
+    if (field === 'owner_session_seconds') {
+      if (fieldValue === undefined) continue;
+      const valid = Number.isSafeInteger(fieldValue) && (fieldValue as number) >= OWNER_SESSION_SECONDS_CONFIG_MIN && (fieldValue as number) <= OWNER_SESSION_SECONDS_CONFIG_MAX;
+      if (!valid) throw invalid(file, `invalid value for "owner_session_seconds" in config.json: it must be a whole number of seconds from ${OWNER_SESSION_SECONDS_CONFIG_MIN} to ${OWNER_SESSION_SECONDS_CONFIG_MAX}`);
+      config.owner_session_seconds = fieldValue as number;
+      continue;
+    }
     if (!Object.hasOwn(FIELD_CHECKS, field)) throw invalid(file, `unknown field "${printable(field)}" in config.json`);
-    const name = field as Exclude<keyof LatchConfig, 'approval_notify'>;
+    const name = field as Exclude<keyof LatchConfig, 'approval_notify' | 'owner_session_seconds'>;
     if (fieldValue === undefined) continue;
     const checked = typeof fieldValue === 'string' ? FIELD_CHECKS[name](fieldValue) : undefined;
     // The value is not echoed: config.json holds no secrets, but a pasted one must not spread.

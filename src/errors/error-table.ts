@@ -47,6 +47,30 @@ export const ERROR_TABLE = {
     message: 'An agent token may not call this endpoint; it is the owner\'s alone.',
     remedy: 'Ask the owner to do this with the daemon token; an agent cannot.',
   },
+  owner_presence_required: {
+    status: 403,
+    specClass: 'Agent not permitted',
+    message: "This action needs the owner's presence, not only the daemon token.",
+    remedy: 'Confirm that you are the owner: send {"passphrase": "..."} in the body (the Latch-Owner-Passphrase header for PUT /policy and the /v1 proxy), or use an owner session from POST /owner/sessions (latch commands ask for the passphrase).',
+  },
+  proxy_route_not_allowed: {
+    status: 403,
+    specClass: 'Agent not permitted',
+    message: 'The /v1 proxy does not forward this request: it registers or changes a window the daemon did not sign through its authorization pipeline.',
+    remedy: 'Use POST /authorize (or /merchant-bind, /recurring), or sign with /sign-card-policy-window or /sign-policy-window and register exactly that window through the proxy, once.',
+  },
+  agent_exists: {
+    status: 409,
+    specClass: 'Agent exists',
+    message: 'An agent of that name already exists.',
+    remedy: 'Give it a new token with POST /agents/:name/rotate (latch agent rotate NAME), or choose another name.',
+  },
+  agent_not_found: {
+    status: 404,
+    specClass: 'Not found',
+    message: 'There is no agent of that name.',
+    remedy: 'List the agents (GET /agents, latch agent list) to find the right name.',
+  },
   policy_denied: {
     status: 403,
     specClass: 'Policy denied',
@@ -74,14 +98,14 @@ export const ERROR_TABLE = {
   invalid_passphrase: {
     status: 401,
     specClass: 'Invalid passphrase',
-    message: 'The approval passphrase is missing or wrong.',
-    remedy: 'Send the owner\'s approval passphrase in the body as {"passphrase": "..."}; after 5 wrong attempts in 15 minutes approvals are locked.',
+    message: 'The owner passphrase is wrong.',
+    remedy: 'Send the owner\'s passphrase (the approval passphrase) again; after 5 wrong attempts in 15 minutes, on any route, every passphrase check is locked.',
   },
   too_many_attempts: {
     status: 429,
     specClass: 'Too many attempts',
-    message: 'Too many wrong approval passphrases: every approval is refused until 15 minutes after the first of them.',
-    remedy: 'Wait for the lockout to end (Retry-After says when), then approve with the right passphrase.',
+    message: 'Too many wrong owner passphrases: every passphrase check is refused until 15 minutes after the first of them.',
+    remedy: 'Wait for the lockout to end (Retry-After says when), then send the right passphrase.',
   },
   card_not_found: {
     status: 404,
@@ -218,6 +242,8 @@ export const ERROR_TABLE = {
   },
   policy_invalid: {
     status: 503,
+    // 400 when the owner sends an invalid policy to PUT /policy: nothing changes (docs/decisions.md §21).
+    alternateStatuses: [400],
     specClass: 'Local daemon unavailable',
     message: 'policy.json is invalid; nothing it governs is signed until it is fixed.',
     remedy: 'Ask the owner to fix the field named in param (latch policy check-file shows it); retry after that.',

@@ -8,7 +8,7 @@
  */
 import type { AuthorizationEntry } from '../core/authorization-ledger.js';
 import { checkRequest, type AuthorizationRequest } from '../core/authorization-request.js';
-import type { AuthorizationDecision, DecideAuthorization } from '../core/decision.js';
+import type { AuthorizationDecision, DecideAuthorization, DecisionRequest } from '../core/decision.js';
 import type { RecordStore, StateRecord } from '../core/record-store.js';
 import { LatchError } from '../errors/latch-error.js';
 import { evaluatePolicy, type PolicyEvaluation, type PolicyRequest } from './evaluate.js';
@@ -76,7 +76,7 @@ export class PolicyGate {
       amountMinor: request.amountMinor,
       atSeconds: facts.nowSeconds,
     };
-    if (facts.approvalId !== undefined) return this.decideApproved(policy, policyRequest, usage, entry, request, agent);
+    if (facts.approvalId !== undefined || facts.ownerPresent === true) return this.decideApproved(policy, policyRequest, usage, entry, request, agent);
     const evaluation = evaluateAndReserve(policy, policyRequest, usage, entry);
     return { ...this.answer(evaluation, request, agent), ...(evaluation.decision === 'ask' && { approvalTtlSeconds: policy.approvalTtlSeconds }) };
   };
@@ -87,7 +87,7 @@ export class PolicyGate {
    * with `over: deny` filled up meanwhile, or the file changed): an approval overrides an ask,
    * never a deny. Its merchant becomes known (new_merchant: "used or approved before").
    */
-  private async decideApproved(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, entry: Parameters<UsageLedger['reserve']>[0], request: AuthorizationRequest, agent: string): Promise<AuthorizationDecision> {
+  private async decideApproved(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, entry: Parameters<UsageLedger['reserve']>[0], request: DecisionRequest, agent: string): Promise<AuthorizationDecision> {
     const evaluation = evaluatePolicy(policy, policyRequest, usage);
     if (evaluation.decision === 'deny') return this.answer(evaluation, request, agent);
     usage.reserve(entry);
@@ -140,7 +140,7 @@ export class PolicyGate {
     await this.options.store?.append({ type: KNOWN_MERCHANT_RECORD_TYPE, merchant });
   }
 
-  private answer(evaluation: PolicyEvaluation, request: AuthorizationRequest, agent: string): AuthorizationDecision {
+  private answer(evaluation: PolicyEvaluation, request: DecisionRequest, agent: string): AuthorizationDecision {
     if (evaluation.decision === 'allow') return { decision: 'allow' };
     if (evaluation.decision === 'deny') {
       this.options.log?.('policy_denied', { rule: evaluation.rule, agent, kind: request.kind, merchant: request.merchant, card_id: request.cardId });
@@ -211,7 +211,7 @@ function ledgerEntry(entry: Readonly<AuthorizationEntry>) {
   return { id: entry.policyId, agent: entry.agent, cardId: entry.cardId, merchant: entry.merchant, currency: entry.currency, amountMinor: entry.amountMinor, atSeconds: entry.signedAtSeconds };
 }
 
-function toPolicyRequest(request: AuthorizationRequest, agent: string, nowSeconds: number): PolicyRequest {
+function toPolicyRequest(request: DecisionRequest, agent: string, nowSeconds: number): PolicyRequest {
   return {
     agent,
     isOwner: agent === OWNER_AGENT,

@@ -1,22 +1,26 @@
 /**
  * The route table of the canonical listener (127.0.0.1:7723, docs/decisions.md §2): every route of
- * Variant A, with its method, pattern, who may call it, and its handler. Only GET /health is
- * public; the owner-only routes are those docs/decisions.md §15.1 names (the signing primitives, the
- * /v1/* proxy, wallet allocation and GET /policy); every other route admits the owner and agents. Kept sorted
- * by pattern, then method (a test checks it).
+ * Variant A, with its method, pattern, who may call it, and its handler. GET /health and POST
+ * /owner/sessions are public; the owner's routes are those docs/decisions.md §15.1 and §21 name,
+ * 'owner_present' where the route could move money or widen what agents may do (approving,
+ * resuming, PUT /policy, agents, the signing primitives, wallet allocation, proxy writes) and
+ * 'owner' where it can only stop money or read; every other route admits the owner and agents.
+ * Kept sorted by pattern, then method (a test checks it).
  */
 import type { ApprovalOperations } from '../core/approval-operations.js';
 import type { AuthorizationListOperations } from '../core/authorization-list.js';
 import type { CoreOperations } from '../core/operations.js';
 import { toBase64Url } from '../crypto/base64url.js';
 import type { Route } from '../http/route.js';
-import { signingProxyRoute, type ProxyUpstream } from '../proxy/signing-proxy.js';
+import { signingProxyRoutes, type ProxyUpstream } from '../proxy/signing-proxy.js';
 import { readHandlers } from '../variant-common/read-routes.js';
 import { allocateHandler } from '../variant-common/wallet-allocation.js';
 import { approvalHandlers } from './approval-routes.js';
 import { authorizationHandlers } from './authorization-routes.js';
 import { signingHandlers } from './handlers.js';
+import { ownerHandlers, type OwnerOperations } from './owner-routes.js';
 import { policyHandlers, type PolicyOperations } from './policy-routes.js';
+import { POLICY_FILE_BYTES_MAX } from '../policy/policy-file.js';
 import { allocationA, cardDetailA, cardSummaryA, transactionA, walletA } from './shapes.js';
 
 /** What A's /health reports, from local state only (docs/decisions.md §7 rule 1). */
@@ -29,6 +33,8 @@ export interface HealthFacts {
   paused: { since: string; reason: string | null } | null;
   /** How far the cloud's clock runs ahead of this device's, as last seen; null before any answer. */
   cloudClockSkewSeconds: number | null;
+  /** The configured presence factors: `none`, `passphrase`, ... (docs/decisions.md §21). */
+  ownerPresence: string;
 }
 
 /** What Variant A's routes call. */
@@ -43,6 +49,8 @@ export interface VariantADeps {
   policy: PolicyOperations;
   /** The cloud client and device key for one proxied request, resolved together. */
   proxyUpstream: () => ProxyUpstream;
+  /** Owner sessions, the brake, the policy and agents through the API (docs/decisions.md §21). */
+  owner: OwnerOperations;
 }
 
 /** variantARoutes is Variant A's route table. */
@@ -52,6 +60,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
   const signed = authorizationHandlers(deps.authorizations);
   const policy = policyHandlers(deps.policy);
   const approvals = approvalHandlers(deps.approvals);
+  const owner = ownerHandlers(deps.owner);
   const reads = readHandlers(operations, {
     cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
     cardDetail: cardDetailA,
@@ -60,9 +69,13 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     wallet: walletA,
   });
   return [
+    { method: 'GET', pattern: '/agents', access: 'owner', handler: owner.listAgents },
+    { method: 'POST', pattern: '/agents', access: 'owner_present', handler: owner.addAgent },
+    { method: 'DELETE', pattern: '/agents/:name', access: 'owner_present', handler: owner.removeAgent },
+    { method: 'POST', pattern: '/agents/:name/rotate', access: 'owner_present', handler: owner.rotateAgent },
     { method: 'GET', pattern: '/approvals', access: 'agents', handler: approvals.list },
     { method: 'GET', pattern: '/approvals/:approval_id', access: 'agents', handler: approvals.get },
-    { method: 'POST', pattern: '/approvals/:approval_id/approve', access: 'owner', handler: approvals.approve },
+    { method: 'POST', pattern: '/approvals/:approval_id/approve', access: 'owner_present', handler: approvals.approve },
     { method: 'POST', pattern: '/approvals/:approval_id/deny', access: 'owner', handler: approvals.deny },
     { method: 'GET', pattern: '/authorizations', access: 'agents', handler: signed.list },
     { method: 'GET', pattern: '/authorizations/:policy_id', access: 'agents', handler: signed.get },
@@ -72,16 +85,21 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'GET', pattern: '/cards/:card_id', access: 'agents', handler: reads.getCard },
     { method: 'GET', pattern: '/health', access: 'public', handler: () => healthAnswer(deps.health()) },
     { method: 'POST', pattern: '/merchant-bind', access: 'agents', handler: signing.merchantBind },
+    { method: 'POST', pattern: '/owner/sessions', access: 'public', handler: owner.openSession },
+    { method: 'DELETE', pattern: '/owner/sessions/current', access: 'owner', handler: owner.endSession },
+    { method: 'POST', pattern: '/pause', access: 'owner', handler: owner.pause },
     { method: 'GET', pattern: '/policy', access: 'owner', handler: policy.show },
+    { method: 'PUT', pattern: '/policy', access: 'owner_present', bodyBytesMax: POLICY_FILE_BYTES_MAX, handler: owner.putPolicy },
     { method: 'POST', pattern: '/policy/check', access: 'agents', handler: policy.check },
     { method: 'POST', pattern: '/recurring', access: 'agents', handler: signing.recurring },
-    { method: 'POST', pattern: '/sign-card-policy-window', access: 'owner', handler: signing.signCardPolicyWindow },
-    { method: 'POST', pattern: '/sign-policy-window', access: 'owner', handler: signing.signPolicyWindow },
+    { method: 'POST', pattern: '/resume', access: 'owner_present', handler: owner.resume },
+    { method: 'POST', pattern: '/sign-card-policy-window', access: 'owner_present', handler: signing.signCardPolicyWindow },
+    { method: 'POST', pattern: '/sign-policy-window', access: 'owner_present', handler: signing.signPolicyWindow },
     { method: 'POST', pattern: '/sign-revocation', access: 'owner', handler: signing.signRevocation },
     { method: 'GET', pattern: '/transactions', access: 'agents', handler: reads.listTransactions },
     { method: 'GET', pattern: '/transactions/:tx_id', access: 'agents', handler: reads.getTransaction },
-    signingProxyRoute(deps.proxyUpstream),
-    { method: 'POST', pattern: '/wallet/allocate', access: 'owner', handler: allocateHandler(operations, allocationA) },
+    ...signingProxyRoutes(deps.proxyUpstream),
+    { method: 'POST', pattern: '/wallet/allocate', access: 'owner_present', handler: allocateHandler(operations, allocationA) },
     { method: 'GET', pattern: '/wallet/balance', access: 'agents', handler: reads.walletBalance },
   ];
 }
@@ -97,6 +115,7 @@ function healthAnswer(health: HealthFacts) {
       signing_key: key === null ? null : { key_id: key.keyId, algorithm: 'Ed25519', public_key: toBase64Url(key.publicKey) },
       paused: health.paused,
       cloud_clock_skew_seconds: health.cloudClockSkewSeconds,
+      owner_presence: health.ownerPresence,
     },
   };
 }

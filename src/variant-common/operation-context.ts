@@ -13,6 +13,7 @@ export function operationContext(request: RequestContext): OperationContext {
     idempotencyKey: readIdempotencyKey(request.headers),
     signal: request.signal,
     approvalWaitSeconds: preferWaitSeconds(request.headers),
+    ownerPresent: request.ownerPresent,
   };
 }
 

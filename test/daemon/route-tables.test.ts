@@ -23,9 +23,9 @@ describe('route tables', () => {
     });
   }
 
-  test('on Variant A only GET /health is public', () => {
+  test('on Variant A only GET /health and POST /owner/sessions are public', () => {
     const publicRoutes = tables.a.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.pattern}`);
-    assert.deepEqual(publicRoutes, ['GET /health']);
+    assert.deepEqual(publicRoutes, ['GET /health', 'POST /owner/sessions']);
   });
 
   test('on Variant B every route needs the token, /health included', () => {
@@ -34,7 +34,10 @@ describe('route tables', () => {
 
   test('Variant A serves exactly the decided endpoint set (decisions §2, §4; owner-control §2, §3, §4)', () => {
     assert.deepEqual(tables.a.map((route) => `${route.method} ${route.pattern}`).sort(), [
-      '* /v1/*',
+      'DELETE /agents/:name',
+      'DELETE /owner/sessions/current',
+      'DELETE /v1/*',
+      'GET /agents',
       'GET /approvals',
       'GET /approvals/:approval_id',
       'GET /authorizations',
@@ -45,18 +48,30 @@ describe('route tables', () => {
       'GET /policy',
       'GET /transactions',
       'GET /transactions/:tx_id',
+      'GET /v1/*',
       'GET /wallet/balance',
+      'HEAD /v1/*',
+      'PATCH /v1/*',
+      'POST /agents',
+      'POST /agents/:name/rotate',
       'POST /approvals/:approval_id/approve',
       'POST /approvals/:approval_id/deny',
       'POST /authorizations/:policy_id/cancel',
       'POST /authorize',
       'POST /merchant-bind',
+      'POST /owner/sessions',
+      'POST /pause',
       'POST /policy/check',
       'POST /recurring',
+      'POST /resume',
       'POST /sign-card-policy-window',
       'POST /sign-policy-window',
       'POST /sign-revocation',
+      'POST /v1/*',
+      'POST /v1/authorizations/:policy_id/revoke',
       'POST /wallet/allocate',
+      'PUT /policy',
+      'PUT /v1/*',
     ]);
   });
 

@@ -1,0 +1,192 @@
+/**
+ * owner-presence.md against the real daemon and sandbox: the bypass of issue 23 (a process that
+ * reads daemon_token signs with a primitive and registers through the /v1 proxy) is closed — the
+ * primitives go through the pipeline (policy, budgets, ledger, listing, cancel) and the proxy
+ * forwards only a window the daemon holds; with a passphrase set the token alone is refused on
+ * every route that could move money, a session or the passphrase passes, and a restart ends every
+ * session. The policy and agents are managed through the API.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { buildWindowPayload, signPayload } from '../../src/core/window-payload.js';
+import { createDaemon } from '../../src/daemon/create-daemon.js';
+import { clearApprovalPassphrase, setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
+import { loadConfig } from '../../src/datadir/config.js';
+import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { readToken } from '../../src/datadir/token.js';
+import { assertError } from '../support/e2e-assert.js';
+import { JsonClient, startStack, type Stack } from '../support/stack.js';
+
+const PASSPHRASE = 'the owner is right here';
+let stack: Stack;
+let card: string;
+before(async () => {
+  stack = await startStack();
+  card = stack.cards[0].card_id;
+});
+after(() => stack.close());
+
+const auditLines = () => readFileSync(path.join(stack.home, 'audit.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+const putPolicy = (policy: unknown, headers: Record<string, string> = {}) => stack.a.request('PUT', '/policy', policy, headers);
+
+describe('nothing signs around the ledger (owner-presence §3), with no presence factor', () => {
+  test('no passphrase: /health says owner_presence none, and the owner token alone may sign with a primitive, as before', async () => {
+    const health = await stack.a.get('/health');
+    assert.equal(health.body.owner_presence, 'none');
+    const signed = await stack.a.post('/sign-card-policy-window', { card_id: card, amount: '0.10', merchant_name: 'none.example.com' });
+    assert.equal(signed.status, 200, signed.text);
+  });
+
+  test('the bypass of issue 23 is refused: a deny policy is final for the primitives, and a primitive window counts toward the budget', async () => {
+    assert.equal((await putPolicy({ v: 1, default: 'deny' })).status, 200);
+    const denied = await stack.a.post('/sign-card-policy-window', { card_id: card, amount: '40.00', merchant_name: 'bypass.example.com' });
+    assertError(denied, 403, 'policy_denied');
+    assert.equal(denied.body.error.rule, 'default');
+    const deniedAccount = await stack.a.post('/sign-policy-window', { amount: '40.00', merchant_name: 'bypass.example.com' });
+    assertError(deniedAccount, 403, 'policy_denied');
+
+    const budget = { v: 1, default: 'allow', budgets: [{ id: 'daily', per: 'day', limit: '1.00', over: 'deny' }] };
+    assert.equal((await putPolicy(budget)).status, 200);
+    // The primitive of the first test (0.10) already counts: it is in the ledger as the owner's.
+    const big = await stack.a.post('/sign-card-policy-window', { card_id: card, amount: '40.00', merchant_name: 'bypass.example.com' });
+    assertError(big, 403, 'policy_denied');
+    assert.equal(big.body.error.rule, 'daily');
+    const small = await stack.a.post('/sign-card-policy-window', { card_id: card, amount: '0.60', merchant_name: 'shop.example.com' });
+    assert.equal(small.status, 200, small.text);
+    const check = await stack.a.post('/policy/check', { card_id: card, amount: '0.30', merchant_name: 'shop.example.com' });
+    assert.equal(check.body.budgets[0].exposure, '0.70', 'both primitive windows count toward the budget');
+    assertError(await stack.a.post('/authorize', { card_id: card, amount: '0.40', merchant_name: 'shop.example.com' }), 403, 'policy_denied');
+    const lines = auditLines().filter((line) => line['policy_id'] === small.body.policy_window.policy_id);
+    assert.deepEqual(lines.map((line) => [line['operation'], line['agent']]), [['sign_card_policy_window', 'owner']]);
+    assert.equal((await stack.a.request('PUT', '/policy', { v: 1, default: 'allow' })).status, 200);
+  });
+
+  test('the proxy registers a held window once; a window signed elsewhere with the key, or any other window change, is 403 proxy_route_not_allowed', async () => {
+    // A stolen copy of the key signs a perfectly valid window: the proxy does not send it.
+    const key = loadDeviceKey(stack.home);
+    assert.ok(key !== undefined);
+    const deviceId = loadConfig(stack.home).device_id as string;
+    const now = Math.floor(Date.now() / 1000);
+    const foreign = signPayload(
+      buildWindowPayload({ cardId: card, merchant: 'bypass.example.com', amountMinor: 4000, currency: 'USD', authorizationType: 'exact', kind: 'one_time', notBefore: now, notAfter: now + 600 }, deviceId, now),
+      key,
+    );
+    const refused = await stack.a.post('/v1/authorizations', { jws: foreign });
+    assertError(refused, 403, 'proxy_route_not_allowed');
+    assert.match(refused.body.error.message, /sign-card-policy-window/);
+    assertError(await stack.a.post('/v1/policy-windows', { jws: foreign }), 403, 'proxy_route_not_allowed');
+    assertError(await stack.a.request('PATCH', '/v1/authorizations/pw_abc', {}), 403, 'proxy_route_not_allowed');
+    assertError(await stack.a.post('/v1/authorizations?x=1', { jws: foreign }), 403, 'proxy_route_not_allowed');
+    const charge = await stack.charge(card, 'bypass.example.com', '40.00');
+    assert.notEqual(charge.body.decision, 'approved', 'nothing was registered, so the 40.00 charge is declined');
+
+    const signed = await stack.a.post('/sign-card-policy-window', { card_id: card, amount: '2.00', merchant_name: 'held.example.com' });
+    const policyId = signed.body.policy_window.policy_id as string;
+    const listedHeld = await stack.a.get('/authorizations?agent=owner');
+    assert.equal(listedHeld.status, 200, listedHeld.text);
+    assert.ok(listedHeld.body.authorizations.some((a: { policy_id: string; agent: string; status: string }) => a.policy_id === policyId && a.agent === 'owner' && a.status === 'active'), 'held and listed before registration');
+    const first = await stack.a.post('/v1/authorizations', { jws: signed.body.jws });
+    assert.equal(first.status, 201, first.text);
+    assertError(await stack.a.post('/v1/authorizations', { jws: signed.body.jws }), 403, 'proxy_route_not_allowed');
+    const listed = await stack.a.get(`/authorizations/${policyId}`);
+    assert.equal(listed.body.agent, 'owner');
+    const cancelled = await stack.a.post(`/authorizations/${policyId}/cancel`, {});
+    assert.equal(cancelled.status, 200, cancelled.text);
+    assert.equal(cancelled.body.status, 'revoked');
+
+    // A held window the owner cancels is never sent.
+    const another = await stack.a.post('/sign-card-policy-window', { card_id: card, amount: '1.00', merchant_name: 'held.example.com' });
+    const anotherId = another.body.policy_window.policy_id as string;
+    const cancelHeld = await stack.a.post(`/authorizations/${anotherId}/cancel`, {});
+    assert.equal(cancelHeld.body.status, 'revoked', cancelHeld.text);
+    assertError(await stack.a.post('/v1/authorizations', { jws: another.body.jws }), 403, 'proxy_route_not_allowed');
+  });
+});
+
+describe('with the owner passphrase set (owner-presence §1, §2, §4)', () => {
+  before(() => setApprovalPassphrase(stack.home, PASSPHRASE));
+  after(() => clearApprovalPassphrase(stack.home));
+
+  const openSession = async (client: JsonClient = stack.a) => {
+    const answer = await new JsonClient(client.baseUrl, () => undefined).post('/owner/sessions', { passphrase: PASSPHRASE });
+    assert.equal(answer.status, 201, answer.text);
+    return answer.body.token as string;
+  };
+
+  test('/health says passphrase; the token alone is refused where money could move and admitted where it only stops', async () => {
+    assert.equal((await stack.a.get('/health')).body.owner_presence, 'passphrase');
+    assertError(await stack.a.post('/sign-card-policy-window', { card_id: card, amount: '0.10', merchant_name: 'shop.example.com' }), 403, 'owner_presence_required');
+    assertError(await stack.a.post('/wallet/allocate', { card_id: card, amount: '1.00' }), 403, 'owner_presence_required');
+    assertError(await stack.b.post('/wallet/allocate', { card_id: card, amount: 1 }), 403, 'owner_presence_required');
+    assertError(await stack.a.post('/v1/wallet/allocate', { card_id: card, amount: '1.00' }), 403, 'owner_presence_required');
+    assertError(await stack.a.post('/agents', { name: 'sneaky' }), 403, 'owner_presence_required');
+    assertError(await putPolicy({ v: 1, default: 'allow' }), 403, 'owner_presence_required');
+    assert.equal((await stack.a.get('/v1/wallet')).status, 200, 'reads through the proxy stay owner');
+    assert.equal((await stack.a.post('/pause', { reason: 'checking' })).status, 200, 'pausing stays owner');
+    assertError(await stack.a.post('/resume', {}), 403, 'owner_presence_required');
+    const resumed = await stack.a.post('/resume', { passphrase: PASSPHRASE });
+    assert.equal(resumed.status, 200, resumed.text);
+    assert.equal((await stack.a.get('/health')).body.paused, null);
+  });
+
+  test('PUT /policy with Latch-Owner-Passphrase: validated like the file (400, nothing changes), written, audited with both SHA-256', async () => {
+    const beforeSha = (await stack.a.get('/policy')).body.sha256 as string;
+    const invalid = await putPolicy({ v: 1, default: 'maybe' }, { 'latch-owner-passphrase': PASSPHRASE });
+    assertError(invalid, 400, 'policy_invalid', 'default');
+    assert.equal((await stack.a.get('/policy')).body.sha256, beforeSha, 'nothing changed');
+    assertError(await putPolicy({ v: 1, default: 'allow' }, { 'latch-owner-passphrase': 'a wrong passphrase' }), 401, 'invalid_passphrase');
+    const text = '{"v":1,"default":"allow","new_merchant":"ask"}';
+    const changed = await stack.a.request('PUT', '/policy', text, { 'latch-owner-passphrase': PASSPHRASE });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(readFileSync(path.join(stack.home, 'policy.json'), 'utf8'), text, 'the exact bytes are the file');
+    const shown = await stack.a.get('/policy');
+    assert.equal(shown.body.sha256, changed.body.sha256);
+    const line = auditLines().filter((entry) => entry['operation'] === 'policy_changed').at(-1);
+    assert.equal(line?.['old_sha256'], beforeSha);
+    assert.equal(line?.['new_sha256'], changed.body.sha256);
+    assert.ok(!JSON.stringify(auditLines()).includes(PASSPHRASE) && !stack.logs().includes(PASSPHRASE), 'the passphrase is never audited or logged');
+    writeFileSync(path.join(stack.home, 'policy.json'), '{"v":1,"default":"allow"}', { mode: 0o600 });
+  });
+
+  test('with a session the owner adds, lists, rotates and removes an agent through the API; the token is shown once', async () => {
+    const session = await openSession();
+    const owner = new JsonClient(stack.a.baseUrl, () => session);
+    const added = await owner.post('/agents', { name: 'helper' });
+    assert.equal(added.status, 201, added.text);
+    assert.deepEqual(Object.keys(added.body).sort(), ['created_at', 'last_used_at', 'name', 'token']);
+    const agent = new JsonClient(stack.a.baseUrl, () => added.body.token as string);
+    assert.equal((await agent.get('/cards')).status, 200);
+    assertError(await owner.post('/agents', { name: 'helper' }), 409, 'agent_exists');
+    const listed = await owner.get('/agents');
+    assert.equal(listed.body.has_more, false);
+    assert.ok(listed.body.agents.some((a: { name: string }) => a.name === 'helper'));
+    assert.ok(!listed.text.includes(added.body.token), 'the list never shows a token');
+    const rotated = await owner.post('/agents/helper/rotate', {});
+    assert.equal(rotated.status, 200, rotated.text);
+    assert.notEqual(rotated.body.token, added.body.token);
+    assertError(await agent.get('/cards'), 401, 'invalid_bearer_token');
+    assert.equal((await owner.request('DELETE', '/agents/helper?revoke=true')).status, 204);
+    assertError(await owner.request('DELETE', '/agents/helper'), 404, 'agent_not_found');
+    assertError(await new JsonClient(stack.a.baseUrl, () => rotated.body.token as string).get('/cards'), 401, 'invalid_bearer_token');
+    assert.ok(!stack.logs().includes(session) && !readFileSync(path.join(stack.home, 'audit.log'), 'utf8').includes(session), 'the session token is never logged or audited');
+  });
+
+  test('a restart ends every session (memory only); ending one makes it 401 at once', async () => {
+    const session = await openSession();
+    const ended = await openSession();
+    assert.equal((await new JsonClient(stack.a.baseUrl, () => ended).request('DELETE', '/owner/sessions/current')).status, 204);
+    assertError(await new JsonClient(stack.a.baseUrl, () => ended).get('/agents'), 401, 'invalid_bearer_token');
+    assert.equal((await new JsonClient(stack.a.baseUrl, () => session).get('/agents')).status, 200);
+
+    await stack.daemon.close({ deadlineMs: 1_000 });
+    const restarted = createDaemon({ home: stack.home, portA: 0, portB: 0, env: { LATCH_HOME: stack.home }, logStream: new PassThrough().resume() });
+    after(() => restarted.close({ deadlineMs: 1_000 }));
+    const ports = await restarted.listen();
+    const base = `http://127.0.0.1:${ports.portA}`;
+    assertError(await new JsonClient(base, () => session).get('/agents'), 401, 'invalid_bearer_token');
+    assert.equal((await new JsonClient(base, () => readToken(stack.home)).get('/agents')).status, 200, 'the daemon token still works');
+  });
+});
