@@ -34,6 +34,7 @@ export const COMMAND_LIST: readonly ListedCommand[] = [
   listed('sandbox setup-token', async () => (await import('./commands/sandbox-admin.js')).sandboxSetupTokenCommand),
   listed('sandbox clock', async () => (await import('./commands/sandbox-admin.js')).sandboxClockCommand),
   listed('status', async () => (await import('./commands/status.js')).statusCommand),
+  listed('console', async () => (await import('./commands/console.js')).consoleCommand),
   listed('doctor', async () => (await import('./commands/doctor.js')).doctorCommand),
   listed('cards', async () => (await import('./commands/cards.js')).cardsCommand),
   listed('authorize', async () => (await import('./commands/authorize.js')).authorizeCommand),

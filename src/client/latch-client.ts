@@ -260,6 +260,11 @@ export class LatchClient {
     return expectShape(await this.call('GET', '/policy'), ['policy', 'sha256', 'source']);
   }
 
+  /** consoleLoginLink makes a one-time login link to the owner console (the owner only). */
+  async consoleLoginLink(): Promise<{ url: string; expires_at: string }> {
+    return expectShape<{ url: string; expires_at: string }>(await this.write('/console/login-code', {}, {}), ['url', 'expires_at']);
+  }
+
   /** checkPolicy asks what the spending policy would decide about a request; nothing is signed. */
   async checkPolicy(input: PolicyCheckInput): Promise<PolicyCheck> {
     return expectShape(await this.call('POST', '/policy/check', { body: input }), ['decision', 'rule', 'reasons', 'budgets']);

@@ -23,8 +23,9 @@ export interface OwnerCall {
   /** The A listener's path, e.g. `/approvals/ap_…/approve`. */
   readonly path: string;
   readonly body: JsonValue | undefined;
+  /** The body's bytes when they matter as sent (PUT /policy stores them); else the JSON of body. */
+  readonly rawBody?: Uint8Array;
   readonly presence: PresenceEvidence;
-  readonly headers: Record<string, string>;
   readonly requestId: string;
   readonly userAgent: string;
   readonly signal: AbortSignal;
@@ -56,8 +57,6 @@ export interface ConsoleDeps {
   paused(): { since: string; reason: string | null } | null;
   spending(): SpendingSummary;
   policy: {
-    /** parse reads the editor's text as JSON (400 invalid_request naming `text` when it is not). */
-    parse(text: string): JsonValue;
     validate(text: string): { summary: string; sha256: string };
     dryRun(text: string, request: Record<string, JsonValue>): { decision: string; rule: string; reasons: string[] };
   };

@@ -11,7 +11,9 @@
  *    console's own origin; every call but the login needs the session cookie and the session's
  *    `X-Latch-CSRF` header.
  * 5. Body (JSON content type, size cap, strict JSON) and the card-data guard, as on the API.
- * 6. The route: a console route, or one of Variant A's routes called as the owner (`/console/api/a/…`).
+ * 6. The route: a console route, or one of Variant A's routes called as the owner (`/console/api/a/…`);
+ *    an 'owner_present' route of A needs presence, which only the console's own routes prove, so
+ *    it is refused here once a presence factor is configured (403 owner_presence_required).
  *
  * Every answer carries CONSOLE_SECURITY_HEADERS, and none an `Access-Control-*` header.
  */
@@ -73,6 +75,8 @@ export interface ConsoleFrontDoorOptions {
   log: EventLog;
   /** Routes of consoleRoutes that need no session (the login). */
   publicConsolePatterns: ReadonlySet<string>;
+  /** Whether a presence factor is configured (then the session alone is not presence). */
+  presenceConfigured: () => boolean;
 }
 
 /** createConsoleFrontDoor returns the function every console request passes. */
@@ -131,6 +135,9 @@ async function admitAndServe(options: ConsoleFrontDoorOptions, request: Incoming
     if (typeof csrf !== 'string' || !secretsEqual(csrf, session.csrf)) throw new LatchError('console_csrf_invalid');
   }
 
+  // The session is the owner without presence: an owner-present route of A is reached only through
+  // the console's own routes, which ask for fresh presence (docs/decisions.md §25).
+  if (inA && match.route.access === 'owner_present' && options.presenceConfigured()) throw new LatchError('owner_presence_required');
   const { rawBody, body } = await readRequestBody(request, match.route.bodyBytesMax);
   assertNoCardData({ path, query: rawQuery, body, headerValues: [] });
   const headers = { ...request.headers };
@@ -148,6 +155,7 @@ async function admitAndServe(options: ConsoleFrontDoorOptions, request: Incoming
     rawBody,
     requestId,
     principal: OWNER,
+    ownerPresent: false,
     userAgent: request.headers['user-agent'] ?? '',
     signal: requestSignal(response, state.shutdown),
     session,

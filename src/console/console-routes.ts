@@ -80,8 +80,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
     return { kind: 'approval', approvalId: approval.id, requestSha256: approval.requestSha256 };
   }
 
-  const callA = (context: ConsoleRequestContext, method: 'POST' | 'DELETE' | 'PUT', path: string, body: JsonValue | undefined, presence: PresenceEvidence, headers: Record<string, string> = {}) =>
-    deps.callA({ method, path, body, presence, headers, requestId: context.requestId, signal: context.signal, userAgent: context.userAgent });
+  const callA = (context: ConsoleRequestContext, method: 'POST' | 'DELETE' | 'PUT', path: string, body: JsonValue | undefined, presence: PresenceEvidence, rawBody?: Uint8Array) =>
+    deps.callA({ method, path, body, presence, requestId: context.requestId, signal: context.signal, userAgent: context.userAgent, ...(rawBody !== undefined && { rawBody }) });
 
   return [
     route('GET', '/activity', () => ok({ lines: deps.activity(), verify: deps.verifyAudit(), paused: deps.paused() })),
@@ -144,10 +144,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       const body = asObject(context.body);
       const text = stringField(body, 'text');
       const presence = await provePresence(body, { kind: 'presence' });
-      const passphrase = objectField(body, 'proof')?.['passphrase'];
-      // PUT /policy takes the passphrase in a header, since its body is the policy itself.
-      const headers: Record<string, string> = typeof passphrase === 'string' ? { 'latch-owner-passphrase': passphrase } : {};
-      return callA(context, 'PUT', '/policy', deps.policy.parse(text), presence, headers);
+      // PUT /policy stores exactly these bytes, as the owner typed them.
+      return callA(context, 'PUT', '/policy', undefined, presence, new TextEncoder().encode(text));
     }),
     route('POST', '/policy/dry-run', (context) => {
       const body = asObject(context.body);

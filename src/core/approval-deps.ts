@@ -20,6 +20,8 @@ export interface ApprovalAudit {
   caller: LocalCaller | undefined;
   /** Who acted: the agent that asked, or the owner that decided (expiry: the owner's policy). */
   principal: Principal;
+  /** The passkey that proved the owner's presence for this decision (the owner console), when one did. */
+  presenceCredentialId?: string;
 }
 
 /** What the owner's approval passphrase says about a presented one. */

@@ -183,7 +183,7 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
   try {
     const current = approvals.book.get(id);
     if (current === undefined || current.status !== 'pending_approval') throw notPending();
-    await approvals.audit({ operation: 'approval_approved', approval: current, caller: context.caller, principal: context.principal });
+    await approvals.audit({ operation: 'approval_approved', approval: current, caller: context.caller, principal: context.principal, ...(context.presenceCredentialId !== undefined && { presenceCredentialId: context.presenceCredentialId }) });
     const signingContext: OperationContext = { principal: current.principal, caller: context.caller, idempotencyKey: current.idempotencyKey };
     let decided: Approval;
     try {

@@ -16,4 +16,6 @@ export interface OperationContext {
   approvalWaitSeconds?: number;
   /** True when the owner's presence was proved for this request (docs/decisions.md §21). */
   ownerPresent?: boolean;
+  /** The passkey that proved it, when the owner console did (its audit lines name the credential). */
+  presenceCredentialId?: string;
 }

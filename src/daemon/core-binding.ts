@@ -15,6 +15,7 @@ import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
 import { PolicyGate } from '../policy/policy-gate.js';
 import { OwnerPresence } from '../core/owner-presence.js';
+import { readPasskeys } from '../datadir/passkeys.js';
 import { HeldWindows } from '../core/held-windows.js';
 import { OwnerSessions, OWNER_SESSION_SECONDS_MAX } from '../core/owner-sessions.js';
 import { readApprovalPassphrase } from '../datadir/approval-passphrase.js';
@@ -126,7 +127,11 @@ export function bindCore(services: DaemonServices): CoreBinding {
   const presence = new OwnerPresence({
     // The passphrase file is read at each question, so `latch approvals passphrase set|clear`
     // applies at once; an unsafe or damaged file throws (503), never "no factor".
-    factors: [{ name: 'passphrase', configured: () => readApprovalPassphrase(services.home) !== undefined }],
+    factors: [
+      { name: 'passphrase', configured: () => readApprovalPassphrase(services.home) !== undefined },
+      // A registered passkey (the owner console) is a factor like the passphrase (docs/decisions.md §25).
+      { name: 'passkey', configured: () => readPasskeys(services.home).length > 0 },
+    ],
     lockout: approvals.lockout,
     checkPassphrase: approvals.checkPassphrase,
     sessions: new OwnerSessions(() => services.config().owner_session_seconds ?? OWNER_SESSION_SECONDS_MAX),

@@ -10,7 +10,7 @@ import { bindOwner } from './owner-binding.js';
 import type { DaemonServices } from './services.js';
 
 /** listenerDeps gives each listener's route table exactly what it calls, from one daemon's state. */
-export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps } {
+export function listenerDeps(services: DaemonServices, core: CoreBinding, consoleLoginLink: () => { url: string; expires_at: string }): { a: VariantADeps; b: VariantBDeps } {
   const operations = coreOperations(core.deps);
   const authorizations = authorizationListOperations(core.deps, core.authorizationLedger);
   return {
@@ -22,6 +22,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: 
       policy: core.policy,
       proxyUpstream: core.proxyUpstream,
       owner: bindOwner(services, core, authorizations),
+      consoleLoginLink,
     },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };

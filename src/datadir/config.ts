@@ -22,6 +22,8 @@ export interface LatchConfig {
    * docs/decisions.md §21). It still ends 300 s after its last use.
    */
   owner_session_seconds?: number;
+  /** The owner console's port (docs/decisions.md §25); 7724 when absent. */
+  console_port?: number;
 }
 
 /** The bounds of owner_session_seconds. */
@@ -39,7 +41,7 @@ const DEVICE_NAME_CHARS_MAX = 64;
 type Check = (value: string) => string | undefined;
 
 // Each check returns the value to store (normalized) or undefined when it is invalid.
-const FIELD_CHECKS: Record<Exclude<keyof LatchConfig, 'approval_notify' | 'owner_session_seconds'>, Check> = {
+const FIELD_CHECKS: Record<Exclude<keyof LatchConfig, 'approval_notify' | 'owner_session_seconds' | 'console_port'>, Check> = {
   cloud_url: normalizeCloudUrl,
   device_id: (value) => (ID_SHAPE.test(value) ? value : undefined),
   key_id: (value) => (KEY_ID_SHAPE.test(value) ? value : undefined),
@@ -101,8 +103,15 @@ export function validateConfig(value: unknown, file: string, code: 'corrupt' | '
       config.owner_session_seconds = fieldValue as number;
       continue;
     }
+    if (field === 'console_port') {
+      if (fieldValue === undefined) continue;
+      const valid = Number.isSafeInteger(fieldValue) && (fieldValue as number) >= 1 && (fieldValue as number) <= 65535;
+      if (!valid) throw invalid(file, 'invalid value for "console_port" in config.json: it must be a port number from 1 to 65535');
+      config.console_port = fieldValue as number;
+      continue;
+    }
     if (!Object.hasOwn(FIELD_CHECKS, field)) throw invalid(file, `unknown field "${printable(field)}" in config.json`);
-    const name = field as Exclude<keyof LatchConfig, 'approval_notify' | 'owner_session_seconds'>;
+    const name = field as Exclude<keyof LatchConfig, 'approval_notify' | 'owner_session_seconds' | 'console_port'>;
     if (fieldValue === undefined) continue;
     const checked = typeof fieldValue === 'string' ? FIELD_CHECKS[name](fieldValue) : undefined;
     // The value is not echoed: config.json holds no secrets, but a pasted one must not spread.

@@ -344,6 +344,12 @@ export const ERROR_TABLE = {
     message: 'The passkey answer did not verify for this action.',
     remedy: 'Confirm again with the passkey (a confirmation works once, for the terms it was made for), or use the passphrase.',
   },
+  console_busy: {
+    status: 429,
+    specClass: 'Too many attempts',
+    message: 'Too many console pages are watching for approvals at once.',
+    remedy: 'Close other console tabs, then reload this one.',
+  },
   internal_error: {
     status: 500,
     specClass: 'A bug',

@@ -28,6 +28,8 @@ export interface RequestContext {
    * presence factor is configured (then an 'owner_present' route admits the token alone).
    */
   ownerPresent: boolean;
+  /** The passkey that proved presence, on a call from the owner console (docs/decisions.md §25). */
+  presenceCredentialId?: string;
   /** Ends the owner session this request came with (DELETE /owner/sessions/current); absent without one. */
   endOwnerSession?: () => boolean;
   /** The caller's User-Agent, for the audit log. */

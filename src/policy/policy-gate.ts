@@ -109,6 +109,16 @@ export class PolicyGate {
   }
 
   /**
+   * dryRun evaluates a request against a candidate policy that is not in force, over the same
+   * history, for the owner console's policy editor; it reserves and records nothing.
+   */
+  dryRun(candidate: Policy, request: AuthorizationRequest, agent: string): PolicyEvaluation {
+    const nowSeconds = this.options.nowSeconds();
+    checkRequest(request, nowSeconds);
+    return evaluatePolicy(candidate, toPolicyRequest(request, agent, nowSeconds), this.buildUsage(candidate));
+  }
+
+  /**
    * standings reports, for the owner console, every budget's exposure and every velocity limit's
    * count now: the same numbers the next decision would see.
    */
@@ -154,20 +164,23 @@ export class PolicyGate {
    * not known to have failed counts its amount until the cloud said otherwise.
    */
   private usageFor(policy: Policy): UsageLedger {
-    if (this.usage === undefined) {
-      const usage = new UsageLedger(policy);
-      const cutoff = this.options.nowSeconds() - POLICY_WINDOW_SECONDS_MAX;
-      for (const merchant of this.knownMerchants) usage.markMerchantKnown(merchant);
-      for (const entry of this.options.authorizations.since(0)) {
-        if (entry.state === 'used') usage.markMerchantKnown(entry.merchant);
-        if (entry.state === 'failed' || entry.signedAtSeconds <= cutoff) continue;
-        usage.reserve(ledgerEntry(entry));
-        applyState(usage, entry);
-      }
-      this.usage = usage;
-    }
+    if (this.usage === undefined) this.usage = this.buildUsage(policy);
     if (this.usage.policy !== policy) this.usage.usePolicy(policy);
     return this.usage;
+  }
+
+  /** buildUsage makes a usage ledger for policy from the authorization ledger's history. */
+  private buildUsage(policy: Policy): UsageLedger {
+    const usage = new UsageLedger(policy);
+    const cutoff = this.options.nowSeconds() - POLICY_WINDOW_SECONDS_MAX;
+    for (const merchant of this.knownMerchants) usage.markMerchantKnown(merchant);
+    for (const entry of this.options.authorizations.since(0)) {
+      if (entry.state === 'used') usage.markMerchantKnown(entry.merchant);
+      if (entry.state === 'failed' || entry.signedAtSeconds <= cutoff) continue;
+      usage.reserve(ledgerEntry(entry));
+      applyState(usage, entry);
+    }
+    return usage;
   }
 
   /** follow applies a state change the authorization ledger learned to the usage ledger. */

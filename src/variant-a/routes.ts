@@ -11,7 +11,8 @@ import type { ApprovalOperations } from '../core/approval-operations.js';
 import type { AuthorizationListOperations } from '../core/authorization-list.js';
 import type { CoreOperations } from '../core/operations.js';
 import { toBase64Url } from '../crypto/base64url.js';
-import type { Route } from '../http/route.js';
+import type { RequestContext, Route } from '../http/route.js';
+import { validateBody, validateQuery } from '../validate/schema.js';
 import { signingProxyRoutes, type ProxyUpstream } from '../proxy/signing-proxy.js';
 import { readHandlers } from '../variant-common/read-routes.js';
 import { allocateHandler } from '../variant-common/wallet-allocation.js';
@@ -51,6 +52,8 @@ export interface VariantADeps {
   proxyUpstream: () => ProxyUpstream;
   /** Owner sessions, the brake, the policy and agents through the API (docs/decisions.md §21). */
   owner: OwnerOperations;
+  /** A one-time login link to the owner console (POST /console/login-code; docs/decisions.md §25). */
+  consoleLoginLink: () => { url: string; expires_at: string };
 }
 
 /** variantARoutes is Variant A's route table. */
@@ -83,6 +86,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'POST', pattern: '/authorize', access: 'agents', handler: signing.authorize },
     { method: 'GET', pattern: '/cards', access: 'agents', handler: reads.listCards },
     { method: 'GET', pattern: '/cards/:card_id', access: 'agents', handler: reads.getCard },
+    { method: 'POST', pattern: '/console/login-code', access: 'owner', handler: (request) => consoleLoginCode(request, deps.consoleLoginLink) },
     { method: 'GET', pattern: '/health', access: 'public', handler: () => healthAnswer(deps.health()) },
     { method: 'POST', pattern: '/merchant-bind', access: 'agents', handler: signing.merchantBind },
     { method: 'POST', pattern: '/owner/sessions', access: 'public', handler: owner.openSession },
@@ -118,4 +122,11 @@ function healthAnswer(health: HealthFacts) {
       owner_presence: health.ownerPresence,
     },
   };
+}
+
+/** POST /console/login-code makes a one-time login link to the owner console; it takes no input. */
+function consoleLoginCode(request: RequestContext, link: () => { url: string; expires_at: string }) {
+  validateQuery(request.query, {});
+  validateBody(request.body ?? {}, {});
+  return { status: 201, body: link() };
 }

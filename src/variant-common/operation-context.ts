@@ -14,6 +14,7 @@ export function operationContext(request: RequestContext): OperationContext {
     signal: request.signal,
     approvalWaitSeconds: preferWaitSeconds(request.headers),
     ownerPresent: request.ownerPresent,
+    ...(request.presenceCredentialId !== undefined && { presenceCredentialId: request.presenceCredentialId }),
   };
 }
 

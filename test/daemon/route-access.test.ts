@@ -99,6 +99,7 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'POST /v1/*': { path: '/v1/wallet/allocate', body: { card_id: 'card_a', amount: '1.00' } },
   'PUT /v1/*': { path: '/v1/wallet', body: {} },
   'POST /v1/authorizations/:policy_id/revoke': { path: '/v1/authorizations/pw_a/revoke', body: { jws: 'a.b.c' } },
+  'POST /console/login-code': { path: '/console/login-code', body: {} },
   'GET /agents': { path: '/agents' },
   'POST /agents': { path: '/agents', body: { name: 'helper' } },
   'DELETE /agents/:name': { path: '/agents/helper' },
@@ -120,7 +121,7 @@ const REQUESTS_B: Record<string, { path: string; body?: unknown }> = {
 
 /** The owner-only routes of owner-control §1 that only stop money or read (owner-presence §1: 'owner'), per listener. */
 const OWNER_ONLY = {
-  a: ['DELETE /owner/sessions/current', 'GET /agents', 'GET /policy', 'GET /v1/*', 'HEAD /v1/*', 'POST /approvals/:approval_id/deny', 'POST /pause', 'POST /sign-revocation', 'POST /v1/authorizations/:policy_id/revoke'],
+  a: ['DELETE /owner/sessions/current', 'GET /agents', 'GET /policy', 'GET /v1/*', 'HEAD /v1/*', 'POST /approvals/:approval_id/deny', 'POST /console/login-code', 'POST /pause', 'POST /sign-revocation', 'POST /v1/authorizations/:policy_id/revoke'],
   b: [] as string[],
 };
 
@@ -167,6 +168,10 @@ function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[
   return {
     a: variantARoutes({
       operations,
+      consoleLoginLink: () => {
+        callers.push(OWNER);
+        return { url: 'http://localhost:7724/login#code', expires_at: '2026-01-01T00:00:00Z' };
+      },
       authorizations: {
         listAuthorizations: (...args: unknown[]) => seenCall(callers, args, { authorizations: [{ authorization, agent: 'shopper' }], hasMore: false }),
         getAuthorization: (...args: unknown[]) => seenCall(callers, args, { authorization, agent: 'shopper' }),

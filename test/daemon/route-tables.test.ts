@@ -9,7 +9,7 @@ import { variantARoutes } from '../../src/variant-a/routes.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
 
 const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), passphrase: undefined, env: {} });
-const deps = listenerDeps(services, bindCore(services));
+const deps = listenerDeps(services, bindCore(services), () => ({ url: 'http://localhost:7724/login#test', expires_at: '2026-01-01T00:00:00Z' }));
 const tables = { a: variantARoutes(deps.a), b: variantBRoutes(deps.b) };
 
 describe('route tables', () => {
@@ -58,6 +58,7 @@ describe('route tables', () => {
       'POST /approvals/:approval_id/deny',
       'POST /authorizations/:policy_id/cancel',
       'POST /authorize',
+      'POST /console/login-code',
       'POST /merchant-bind',
       'POST /owner/sessions',
       'POST /pause',

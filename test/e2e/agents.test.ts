@@ -79,6 +79,7 @@ function tables(): { a: Route[]; b: Route[] } {
   return {
     a: variantARoutes({
       operations,
+      consoleLoginLink: () => ({ url: 'http://localhost:7724/login#code', expires_at: '2026-01-01T00:00:00Z' }),
       authorizations: {} as AuthorizationListOperations,
       approvals: {} as ApprovalOperations,
       policy: {} as PolicyOperations,

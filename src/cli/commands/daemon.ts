@@ -5,6 +5,7 @@ import { EXIT } from '../exit-codes.js';
 import { parseFlags, portFlag } from '../flags.js';
 import { reportError } from '../report-error.js';
 import { stopSignal } from '../stop-signal.js';
+import { CONSOLE_FLAGS, consoleOption } from '../console-flags.js';
 
 const USAGE = `Usage: latch daemon [--port-a N] [--port-b N] [--no-variant-a] [--no-variant-b]
 
@@ -17,6 +18,9 @@ Options:
   --port-b N        Variant B's port (0 picks a free port)
   --no-variant-a    do not serve Variant A
   --no-variant-b    do not serve Variant B
+  --port-console N  the owner console's port (default 7724, or config.json's console_port;
+                    a free one when --port-a is 0); see latch console
+  --no-console      do not serve the owner console
 
 Once listening it prints one JSON line on stdout:
   {"event":"daemon_listening","pid":...,"port_a":N|null,"port_b":N|null}
@@ -25,7 +29,7 @@ Logs are JSON lines on stderr. The data directory is LATCH_HOME (default ~/.latc
 Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe or broken data directory;
 4 port in use; 5 could not listen; 1 anything else.`;
 
-const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean' } as const;
+const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean', ...CONSOLE_FLAGS } as const;
 
 /** `latch daemon` runs the daemon in the foreground until a stop signal. */
 export const daemonCommand: Command = {
@@ -49,6 +53,7 @@ export const daemonCommand: Command = {
         variantB,
         ...(portA === undefined ? {} : { portA }),
         ...(portB === undefined ? {} : { portB }),
+        ...(variantA && { console: consoleOption(flags, portA) }),
       });
     } catch (error) {
       return reportError(error, io, 'daemon');
@@ -62,7 +67,7 @@ export const daemonCommand: Command = {
       stop.dispose();
       return reportListenError(error, io);
     }
-    writeLine(io.stdout, JSON.stringify({ event: 'daemon_listening', pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null }));
+    writeLine(io.stdout, JSON.stringify({ event: 'daemon_listening', pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null, port_console: ports.portConsole ?? null }));
     await stop.received;
     await daemon.close({ deadlineMs: DEFAULT_CLOSE_DEADLINE_MS });
     return EXIT.ok;
