@@ -157,6 +157,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       const presence = await provePresence(context.body, { kind: 'presence' });
       return callA(context, 'POST', '/resume', {}, presence);
     }),
+    route('GET', '/session', () => ok({ presence_factors: deps.presence.factors() })),
     route('GET', '/spending', () => ok(deps.spending())),
   ];
 }

@@ -52,6 +52,6 @@ export function approvalAuditEntry(record: ApprovalAudit): AuditEntry {
     requested_by: principalName(approval.principal),
     kind: approval.request.kind,
     rule: approval.rule,
-    ...(record.presenceCredentialId !== undefined && { credential_id: record.presenceCredentialId }),
+    ...(record.presenceCredentialId !== undefined && { passkey_id: record.presenceCredentialId }),
   };
 }

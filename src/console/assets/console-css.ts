@@ -12,7 +12,8 @@ nav { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; }
 nav a { color: var(--fg); text-decoration: none; padding: 0.2rem 0; border-bottom: 2px solid transparent; }
 nav a[aria-current="page"] { border-bottom-color: var(--accent); font-weight: 600; }
 nav a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible, select:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
-main { max-width: 1100px; margin: 0 auto; padding: 1rem 1.25rem 3rem; }
+main { max-width: 1100px; margin: 0 auto; padding: 1rem 1.25rem 3rem; overflow-wrap: anywhere; }
+input:not([type="password"]) { max-width: 100%; }
 h1 { font-size: 1.4rem; margin: 0.5rem 0 1rem; }
 h2 { font-size: 1.1rem; margin: 1.5rem 0 0.5rem; }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin: 0 0 1rem; background: var(--bg); }

@@ -80,8 +80,13 @@ export const CONSOLE_JS = String.raw`'use strict';
   }
 
   // Fresh presence for one owner-present action: a passkey (bound to a challenge for this purpose) or the passphrase.
+  var factors = [];
   function presenceForm(label, purposePath, onProof) {
     var message = el('div', { 'aria-live': 'polite' });
+    if (factors.length === 0) {
+      // No passphrase and no passkey yet: the session is the owner, as the daemon token is.
+      return el('div', null, el('div', { 'class': 'actions' }, el('button', { type: 'button', 'class': 'primary', text: label, onclick: function () { clear(message); onProof({}, message); } })), message);
+    }
     var pass = el('input', { type: 'password', autocomplete: 'current-password', 'aria-label': 'Owner passphrase for ' + label, placeholder: 'Passphrase' });
     var passkeyButton = el('button', { type: 'button', 'class': 'primary', text: label + ' with passkey', onclick: function () {
       passkeyButton.disabled = true; clear(message);
@@ -98,53 +103,90 @@ export const CONSOLE_JS = String.raw`'use strict';
       if (!pass.value) { message.appendChild(status('bad', 'Type the owner passphrase, or use a passkey.')); pass.focus(); return; }
       var proof = { passphrase: pass.value }; pass.value = '';
       onProof(proof, message);
-    } }, passkeyButton, pass, passButton);
+    } }, factors.indexOf('passkey') !== -1 ? passkeyButton : null, factors.indexOf('passphrase') !== -1 ? pass : null, factors.indexOf('passphrase') !== -1 ? passButton : null);
     return el('div', null, form, message);
   }
 
   function term(list, name, value) { if (value !== undefined && value !== null && value !== '') { list.appendChild(el('dt', { text: name })); list.appendChild(el('dd', { text: String(value) })); } }
 
   // ---- Approvals -----------------------------------------------------------------------
+  // The list is reconciled, never redrawn: an approval already shown keeps its section, so what
+  // the owner is typing survives a live update. Outcomes go to a notice area above the list.
+  var notices = null, list = null, emptyNote = null;
+  function notice(kind, text) { notices.insertBefore(status(kind, text), notices.firstChild); }
   function renderApprovals(approvals) {
-    clear(content);
-    if (approvals.length === 0) { content.appendChild(el('p', { 'class': 'muted', text: 'Nothing is waiting for you.' })); return; }
+    if (!list) {
+      clear(content);
+      notices = el('div', { 'aria-live': 'polite' }); list = el('div'); emptyNote = el('p', { 'class': 'muted', text: 'Nothing is waiting for you.' });
+      content.appendChild(notices); content.appendChild(emptyNote); content.appendChild(list);
+    }
+    var wanted = {};
+    approvals.forEach(function (approval) { wanted[approval.approval_id] = true; });
+    Array.prototype.slice.call(list.children).forEach(function (section) { if (!wanted[section.getAttribute('data-approval-id')]) list.removeChild(section); });
+    var previous = null;
     approvals.forEach(function (approval) {
-      var r = approval.request;
-      var terms = el('dl', { 'class': 'terms' });
-      term(terms, 'Agent', approval.agent);
-      term(terms, 'Card', (r.card_label ? r.card_label + ' ' : '') + (r.card_last4 ? '•••• ' + r.card_last4 + ' ' : '') + '(' + r.card_id + ')');
-      term(terms, 'Merchant', r.merchant_name);
-      term(terms, 'Kind', r.kind);
-      term(terms, 'Type', r.authorization_type);
-      term(terms, 'Window', r.ttl_seconds ? 'for ' + r.ttl_seconds + ' s after approval' : (r.interval ? 'every ' + r.interval_count + ' ' + r.interval + (r.max_charges ? ', at most ' + r.max_charges + ' charges' : '') : ''));
-      term(terms, 'Reference', r.reference);
-      term(terms, 'Rule', approval.rule);
-      term(terms, 'Why', (approval.reasons || []).join('; '));
-      term(terms, 'Expires', approval.expires_at);
-      term(terms, 'Request SHA-256', approval.request_sha256);
-      var reason = el('input', { type: 'text', 'aria-label': 'Reason for denying ' + approval.approval_id, placeholder: 'Reason (optional)', maxlength: '200' });
-      var denyMessage = el('div', { 'aria-live': 'polite' });
-      var deny = el('form', { 'class': 'actions', onsubmit: function (event) {
-        event.preventDefault();
-        api('POST', '/a/approvals/' + approval.approval_id + '/deny', reason.value ? { reason: reason.value } : {}).then(function (result) {
-          clear(denyMessage); denyMessage.appendChild(result.ok ? status('ok', 'Denied.') : status('bad', errorText(result))); refreshApprovals();
-        });
-      } }, reason, el('button', { type: 'submit', 'class': 'danger', text: 'Deny' }));
-      var approve = presenceForm('Approve', '/approvals/' + approval.approval_id + '/passkey-options', function (proof, message) {
-        return api('POST', '/approvals/' + approval.approval_id + '/approve', proof).then(function (result) {
-          clear(message);
-          if (result.ok && result.body.status === 'approved') message.appendChild(status('ok', 'Approved: ' + result.body.authorization.policy_id + ' is ' + result.body.authorization.status + '.'));
-          else message.appendChild(status('bad', result.ok ? 'The approval is ' + result.body.status + '.' : errorText(result)));
-          setTimeout(refreshApprovals, 1500);
-        });
+      var existing = list.querySelector('section[data-approval-id="' + approval.approval_id + '"]');
+      var section = existing || approvalSection(approval);
+      if (!existing) list.insertBefore(section, previous ? previous.nextSibling : list.firstChild);
+      previous = section;
+    });
+    emptyNote.hidden = approvals.length !== 0;
+  }
+  function approvalSection(approval) {
+    var r = approval.request;
+    var terms = el('dl', { 'class': 'terms' });
+    term(terms, 'Agent', approval.agent);
+    term(terms, 'Card', (r.card_label ? r.card_label + ' ' : '') + (r.card_last4 ? '•••• ' + r.card_last4 + ' ' : '') + '(' + r.card_id + ')');
+    term(terms, 'Merchant', r.merchant_name);
+    term(terms, 'Kind', r.kind);
+    term(terms, 'Type', r.authorization_type);
+    term(terms, 'Window', r.ttl_seconds ? 'for ' + r.ttl_seconds + ' s after approval' : (r.interval ? 'every ' + r.interval_count + ' ' + r.interval + (r.max_charges ? ', at most ' + r.max_charges + ' charges' : '') : ''));
+    term(terms, 'Reference', r.reference);
+    term(terms, 'Rule', approval.rule);
+    term(terms, 'Why', (approval.reasons || []).join('; '));
+    term(terms, 'Expires', approval.expires_at);
+    term(terms, 'Request SHA-256', approval.request_sha256);
+    var what = r.amount + ' ' + r.currency + ' at ' + r.merchant_name;
+    var reason = el('input', { type: 'text', 'aria-label': 'Reason for denying ' + approval.approval_id, placeholder: 'Reason (optional)', maxlength: '200' });
+    var denyMessage = el('div', { 'aria-live': 'polite' });
+    var deny = el('form', { 'class': 'actions', onsubmit: function (event) {
+      event.preventDefault();
+      api('POST', '/a/approvals/' + approval.approval_id + '/deny', reason.value ? { reason: reason.value } : {}).then(function (result) {
+        if (result.ok) { notice('ok', 'Denied: ' + what + '.'); refreshApprovals(); }
+        else { clear(denyMessage); denyMessage.appendChild(status('bad', errorText(result))); }
       });
-      content.appendChild(el('section', { 'class': 'card', 'aria-label': 'Approval ' + approval.approval_id, 'data-approval-id': approval.approval_id },
-        el('div', { 'class': 'amount', text: r.amount + ' ' + r.currency + ' at ' + r.merchant_name }), terms, approve, deny, denyMessage));
+    } }, reason, el('button', { type: 'submit', 'class': 'danger', text: 'Deny' }));
+    var approve = presenceForm('Approve', '/approvals/' + approval.approval_id + '/passkey-options', function (proof, message) {
+      return api('POST', '/approvals/' + approval.approval_id + '/approve', proof).then(function (result) {
+        clear(message);
+        if (result.ok && result.body.status === 'approved') {
+          notice('ok', 'Approved: ' + result.body.authorization.policy_id + ' is ' + result.body.authorization.status + ' (' + what + ').');
+          refreshApprovals();
+        } else message.appendChild(status('bad', result.ok ? 'The approval is ' + result.body.status + '.' : errorText(result)));
+      });
+    });
+    return el('section', { 'class': 'card', 'aria-label': 'Approval ' + approval.approval_id, 'data-approval-id': approval.approval_id },
+      el('div', { 'class': 'amount', text: what }), terms, approve, deny, denyMessage);
+  }
+  // Card labels and last four digits, looked up once a page: the approval names the card by id.
+  var cardsById = null;
+  function cards() {
+    if (cardsById) return Promise.resolve(cardsById);
+    return api('GET', '/a/cards').then(function (result) {
+      cardsById = {};
+      if (result.ok) result.body.cards.forEach(function (card) { cardsById[card.card_id] = card; });
+      return cardsById;
     });
   }
   function refreshApprovals() {
-    return api('GET', '/a/approvals?status=pending_approval&limit=100').then(function (result) {
-      if (result.ok) renderApprovals(result.body.approvals); else { clear(content); content.appendChild(status('bad', errorText(result))); }
+    return Promise.all([api('GET', '/a/approvals?status=pending_approval&limit=100'), cards()]).then(function (results) {
+      var result = results[0];
+      if (!result.ok) { clear(content); content.appendChild(status('bad', errorText(result))); return; }
+      result.body.approvals.forEach(function (approval) {
+        var card = results[1][approval.request.card_id];
+        if (card) { approval.request.card_label = card.label; approval.request.card_last4 = card.last4; }
+      });
+      renderApprovals(result.body.approvals);
     });
   }
   // Live updates: the event stream is read with fetch so that it carries the CSRF header.
@@ -251,8 +293,11 @@ export const CONSOLE_JS = String.raw`'use strict';
       el('th', { text: 'Merchant' }), el('th', { 'class': 'num', text: 'Amount' }), el('th', { text: 'Status' }), el('th', { text: '' }))), rows)));
   }
   function loadSpending() {
-    return api('GET', '/spending').then(function (result) {
-      if (result.ok) renderSpending(result.body); else { clear(content); content.appendChild(status('bad', errorText(result))); }
+    return Promise.all([api('GET', '/spending'), api('GET', '/a/authorizations?limit=100')]).then(function (results) {
+      var failed = results.filter(function (result) { return !result.ok; })[0];
+      if (failed) { clear(content); content.appendChild(status('bad', errorText(failed))); return; }
+      var data = results[0].body; data.authorizations = results[1].body.authorizations;
+      renderSpending(data);
     });
   }
 
@@ -392,7 +437,7 @@ export const CONSOLE_JS = String.raw`'use strict';
     }
     var label = el('input', { type: 'text', 'aria-label': 'Passkey name', placeholder: 'e.g. laptop', maxlength: '64' });
     var register = presenceForm('Add passkey', '/presence-options', function (proof) {
-      return api('POST', '/passkeys/registration-options', { proof: proof.passphrase ? proof : undefined, label: label.value }).then(function (result) {
+      return api('POST', '/passkeys/registration-options', { proof: proof, label: label.value }).then(function (result) {
         if (!result.ok) throw new Error(errorText(result));
         var options = result.body;
         return navigator.credentials.create({ publicKey: {
@@ -405,6 +450,7 @@ export const CONSOLE_JS = String.raw`'use strict';
         return api('POST', '/passkeys', { label: label.value || 'passkey', client_data_json: toB64u(credential.response.clientDataJSON), attestation_object: toB64u(credential.response.attestationObject) });
       }).then(function (answer) {
         clear(message); message.appendChild(answer.ok ? status('ok', 'Passkey added.') : status('bad', errorText(answer))); refresh();
+        api('GET', '/session').then(function (result) { if (result.ok) factors = result.body.presence_factors; });
       }).catch(function (error) { clear(message); message.appendChild(status('bad', error.message || String(error))); });
     });
     panel.appendChild(list); panel.appendChild(label); panel.appendChild(register); panel.appendChild(message);
@@ -428,6 +474,10 @@ export const CONSOLE_JS = String.raw`'use strict';
 
   var loaders = { approvals: function () { refreshApprovals(); watchApprovals(); }, spending: loadSpending,
     agents: function () { loadAgents().then(function () { content.appendChild(passkeyPanel()); }); }, policy: loadPolicy, activity: loadActivity, login: login };
-  (loaders[page] || login)();
+  if (page === 'login' || !loaders[page]) login();
+  else api('GET', '/session').then(function (result) {
+    if (result.ok) factors = result.body.presence_factors;
+    loaders[page]();
+  });
 })();
 `;
