@@ -126,7 +126,7 @@ describe('owner console front door', () => {
     assert.doesNotMatch(page.body, /latch-csrf/);
   });
 
-  test('the CSRF header must be the session\'s', async () => {
+  test('the CSRF header must be the one of the session', async () => {
     for (const headers of [{}, { 'x-latch-csrf': '' }, { 'x-latch-csrf': `${csrf.slice(0, -1)}x` }] as Array<Record<string, string>>) {
       const answer = await raw(port, 'GET', '/console/api/spending', { host, cookie: `latch_console=${cookie}`, ...headers });
       assert.equal(answer.status, 403, JSON.stringify(headers));
