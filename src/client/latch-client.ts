@@ -6,6 +6,7 @@ import { errorFields, expectShape, interpretAnswer, parseAnswerJson } from './an
 import { resolveDaemonUrl } from './base-url.js';
 import { LatchClientError } from './client-errors.js';
 import { DaemonVerifier } from './daemon-verification.js';
+import { readPinnedKey, verifyPinnedDaemon } from './pinned-key.js';
 import { HttpTransport, TransportFailure, type TransportAnswer } from './http-transport.js';
 import { TokenSource } from './token-source.js';
 import { isPendingApproval } from './pending-approval.js';
@@ -73,6 +74,10 @@ interface CallOptions {
   prefer?: string;
   /** This call's deadline when it must outlast the default (a held answer). */
   timeoutMs?: number;
+  /** A body sent exactly as given (PUT /policy sends the policy file's bytes). */
+  rawBody?: string;
+  /** The owner passphrase for Latch-Owner-Passphrase; sent only after the pinned key is proved. */
+  ownerPassphrase?: string;
 }
 
 /** The longest `Prefer: wait` the daemon honours (docs/decisions.md §15.4). */
@@ -108,6 +113,9 @@ export class LatchClient {
   private readonly tokens: TokenSource;
   private readonly transport: HttpTransport;
   private readonly verifier: DaemonVerifier;
+  // The owner session (docs/decisions.md §21): kept in this object's memory only, never on disk.
+  private session: string | undefined;
+  private pinVerified = false;
 
   constructor(options: LatchClientOptions = {}) {
     const env = options.env ?? process.env;
@@ -128,6 +136,88 @@ export class LatchClient {
    */
   async verifyDaemon(): Promise<void> {
     await this.verifier.verify(this.tokens.current() ?? this.tokens.reload());
+  }
+
+  /**
+   * verifyPinnedKey checks that the peer signs a fresh challenge with the daemon key pinned in
+   * this data directory (daemon_key.pub, or config.json's key_id); nothing secret is sent. Every
+   * call that sends a passphrase or a session does this first; it is remembered for the client's
+   * lifetime.
+   */
+  async verifyPinnedKey(): Promise<void> {
+    if (this.pinVerified) return;
+    await verifyPinnedDaemon(this.transport, this.baseUrl, readPinnedKey(this.home), { accept: 'application/json', 'user-agent': this.userAgent }, this.timeoutMs);
+    this.pinVerified = true;
+  }
+
+  /**
+   * openOwnerSession proves the daemon against the pinned key, then trades the passphrase for an
+   * owner session (POST /owner/sessions), which this client then presents instead of the daemon
+   * token: the owner with presence, for up to an hour (300 s idle). It lives in memory only.
+   */
+  async openOwnerSession(passphrase: string): Promise<{ expires_at: string }> {
+    await this.verifyPinnedKey();
+    const answer = await this.call('POST', '/owner/sessions', { auth: false, body: { passphrase } });
+    const token = answer['token'];
+    if (typeof token !== 'string' || !token.startsWith('los_')) throw new LatchClientError({ code: 'invalid_response', status: 201, message: 'The daemon answered without an owner session.' });
+    this.session = token;
+    return { expires_at: String(answer['expires_at']) };
+  }
+
+  /** hasOwnerSession reports whether this client holds an owner session. */
+  hasOwnerSession(): boolean {
+    return this.session !== undefined;
+  }
+
+  /** endOwnerSession ends the owner session this client holds (DELETE /owner/sessions/current). */
+  async endOwnerSession(): Promise<void> {
+    if (this.session === undefined) return;
+    try {
+      await this.call('DELETE', '/owner/sessions/current');
+    } finally {
+      this.session = undefined;
+    }
+  }
+
+  /** pause pulls the brake through the API (POST /pause; the owner's token or session). */
+  async pause(reason?: string): Promise<Record<string, unknown>> {
+    return this.call('POST', '/pause', { body: reason === undefined ? {} : { reason } });
+  }
+
+  /** resume releases the brake (POST /resume): the owner with presence once a passphrase is set. */
+  async resume(): Promise<Record<string, unknown>> {
+    return this.call('POST', '/resume', { body: {} });
+  }
+
+  /**
+   * putPolicy replaces policy.json with exactly text (PUT /policy); the daemon validates it like
+   * the file. The passphrase, when given, goes in Latch-Owner-Passphrase after the pinned key is proved.
+   */
+  async putPolicy(text: string, options: { passphrase?: string } = {}): Promise<{ sha256: string; previous_sha256: string | null }> {
+    if (options.passphrase !== undefined) await this.verifyPinnedKey();
+    const answer = await this.call('PUT', '/policy', { rawBody: text, ...(options.passphrase !== undefined && { ownerPassphrase: options.passphrase }) });
+    return expectShape(answer, ['sha256']);
+  }
+
+  /** addAgent creates an agent through the API; the answer is the only time its token is shown. */
+  async addAgent(name: string, options: { passphrase?: string } = {}): Promise<{ name: string; token: string; created_at: string }> {
+    if (options.passphrase !== undefined) await this.verifyPinnedKey();
+    return expectShape(await this.call('POST', '/agents', { body: { name, ...(options.passphrase !== undefined && { passphrase: options.passphrase }) } }), ['name', 'token', 'created_at']);
+  }
+
+  /** listAgents is GET /agents (never tokens). */
+  async listAgents(): Promise<{ agents: Array<{ name: string; created_at: string; last_used_at: string | null }>; has_more: boolean }> {
+    return expectShape(await this.call('GET', '/agents'), ['agents', 'has_more']);
+  }
+
+  /** rotateAgent gives an agent a new token through the API and returns it. */
+  async rotateAgent(name: string): Promise<{ name: string; token: string }> {
+    return expectShape(await this.call('POST', `/agents/${encodeURIComponent(name)}/rotate`, { body: {} }), ['name', 'token']);
+  }
+
+  /** removeAgent deletes an agent through the API; with revoke, its active authorizations too. */
+  async removeAgent(name: string, options: { revoke?: boolean } = {}): Promise<void> {
+    await this.exchangeOk('DELETE', `/agents/${encodeURIComponent(name)}${options.revoke === true ? '?revoke=true' : ''}`);
   }
 
   /** health is GET /health: local availability and the loaded signing key; no token needed. */
@@ -192,6 +282,8 @@ export class LatchClient {
    * passphrase, when one is set, goes in the body and nowhere else: no error carries it.
    */
   async approve(approvalId: string, input: ApproveInput = {}, options: WriteOptions = {}): Promise<Approval> {
+    // Never send a secret to an unproven peer (owner-presence §2).
+    if (input.passphrase !== undefined) await this.verifyPinnedKey();
     const body = input.passphrase === undefined ? {} : { passphrase: input.passphrase };
     return expectShape(await this.write(`/approvals/${encodeURIComponent(approvalId)}/approve`, body, options), APPROVAL_FIELDS);
   }
@@ -336,7 +428,14 @@ export class LatchClient {
   }
 
   private async call(method: string, target: string, options: CallOptions = {}): Promise<Record<string, unknown>> {
-    return interpretAnswer(await this.exchange(method, target, options), options.idempotencyKey);
+    const answer = await this.exchange(method, target, options);
+    // 204 No Content (ending a session, removing an agent) has no body to read.
+    if (answer.status === 204) return {};
+    return interpretAnswer(answer, options.idempotencyKey);
+  }
+
+  private async exchangeOk(method: string, target: string): Promise<void> {
+    await this.call(method, target);
   }
 
   /**
@@ -348,7 +447,15 @@ export class LatchClient {
    */
   private async exchange(method: string, target: string, options: CallOptions): Promise<TransportAnswer> {
     const auth = options.auth ?? true;
-    const bodyText = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const bodyText = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    if (auth && this.session !== undefined) {
+      // An owner session goes only to the peer that proved the pinned key; it is never retried
+      // with the token file: an ended session is an answer for the caller.
+      await this.verifyPinnedKey();
+      const answer = await this.attempt(method, target, bodyText, this.session, options);
+      if (answer.status === 401) this.session = undefined;
+      return answer;
+    }
     const token = auth ? this.tokens.current() : undefined;
     if (token !== undefined) await this.verifyTokenPeer(token, options.idempotencyKey);
     const first = await this.attempt(method, target, bodyText, token, options);
@@ -390,6 +497,7 @@ export class LatchClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     if (options.prefer !== undefined) headers['prefer'] = options.prefer;
+    if (options.ownerPassphrase !== undefined) headers['latch-owner-passphrase'] = options.ownerPassphrase;
     try {
       return await this.transport.send({ method, target, headers, ...(body !== undefined && { body }), timeoutMs: options.timeoutMs ?? this.timeoutMs });
     } catch (error) {

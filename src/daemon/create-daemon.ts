@@ -13,7 +13,7 @@ import { variantARoutes } from '../variant-a/routes.js';
 import { variantBRoutes } from '../variant-b/routes.js';
 import { createServices, type DaemonServices } from './services.js';
 import { bindCore } from './core-binding.js';
-import { daemonCredentials, listenerDeps, proofTokenFor } from './listener-deps.js';
+import { daemonCredentials, listenerDeps, proofKeyFor, proofTokenFor } from './listener-deps.js';
 
 /** The canonical listener's default port (Variant A). */
 export const DEFAULT_PORT_A = 7723;
@@ -102,7 +102,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
       log: logger,
       ready,
       // Variant A's public /health is where clients check the daemon's identity (daemon-proof.ts).
-      ...(name === 'a' && { proofToken: proofTokenFor(services, credentials) }),
+      ...(name === 'a' && { proofToken: proofTokenFor(services, credentials), proofKey: proofKeyFor(services) }),
       ...(options.limits ? { limits: options.limits } : {}),
     });
     listeners.push({ name, server });

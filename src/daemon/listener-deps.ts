@@ -6,6 +6,8 @@ import type { VariantBDeps } from '../variant-b/routes.js';
 import type { CoreBinding } from './core-binding.js';
 import { createCredentials, type Credentials } from './credentials.js';
 import { healthReport } from './health.js';
+import { signEd25519 } from '../crypto/ed25519.js';
+import type { ProofKey } from '../http/daemon-proof.js';
 import { bindOwner } from './owner-binding.js';
 import type { DaemonServices } from './services.js';
 
@@ -60,4 +62,13 @@ function presenceForHealth(core: CoreBinding): string {
   } catch {
     return 'unavailable';
   }
+}
+
+/** proofKeyFor gives the device key for the key proof (daemon-proof.ts), or undefined before enrollment. */
+export function proofKeyFor(services: DaemonServices): () => ProofKey | undefined {
+  return () => {
+    const key = services.deviceKey();
+    if (key === undefined) return undefined;
+    return { keyId: key.keyId, publicKey: key.publicKey, sign: (message) => signEd25519(message, key.secretKey) };
+  };
 }
