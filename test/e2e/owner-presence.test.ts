@@ -7,10 +7,13 @@
  * session. The policy and agents are managed through the API.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { runCli } from '../../src/cli/main.js';
+import { writePinnedKey } from '../../src/client/pinned-key.js';
 import { buildWindowPayload, signPayload } from '../../src/core/window-payload.js';
 import { createDaemon } from '../../src/daemon/create-daemon.js';
 import { clearApprovalPassphrase, setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
@@ -23,9 +26,13 @@ import { JsonClient, startStack, type Stack } from '../support/stack.js';
 const PASSPHRASE = 'the owner is right here';
 let stack: Stack;
 let card: string;
+// The restart test moves the daemon to a new port; later tests follow it.
+let portA = 0;
+const currentPort = () => portA;
 before(async () => {
   stack = await startStack();
   card = stack.cards[0].card_id;
+  portA = stack.portA;
 });
 after(() => stack.close());
 
@@ -103,6 +110,54 @@ describe('nothing signs around the ledger (owner-presence §3), with no presence
     const cancelHeld = await stack.a.post(`/authorizations/${anotherId}/cancel`, {});
     assert.equal(cancelHeld.body.status, 'revoked', cancelHeld.text);
     assertError(await stack.a.post('/v1/authorizations', { jws: another.body.jws }), 403, 'proxy_route_not_allowed');
+  });
+});
+
+describe('the CLI from an owner account that cannot read the daemon files (owner-presence §4, §5)', () => {
+  before(() => setApprovalPassphrase(stack.home, PASSPHRASE));
+  after(() => clearApprovalPassphrase(stack.home));
+
+  /** runOwnerCli runs the CLI with the given LATCH_HOME and the passphrase on standard input. */
+  const runOwnerCli = async (home: string, args: string[], input: string) => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    stdin.end(input);
+    const code = await runCli(args, { stdin: stdin as never, stdout, stderr, env: { LATCH_HOME: home, LATCH_URL: `http://127.0.0.1:${currentPort()}` } });
+    return { code, stdout: out, stderr: err };
+  };
+
+  test('latch agent add and latch policy apply go through the API with a session; the token lands in the owner\'s own 0600 file', async () => {
+    const own = mkdtempSync(path.join(tmpdir(), 'latch-owner-cli-'));
+    chmodSync(own, 0o700);
+    try {
+      const health = await fetch(`http://127.0.0.1:${currentPort()}/health`);
+      writePinnedKey(own, Buffer.from(((await health.json()) as { signing_key: { public_key: string } }).signing_key.public_key, 'base64url'));
+      const added = await runOwnerCli(own, ['agent', 'add', 'cli-helper', '--passphrase-stdin'], `${PASSPHRASE}\n`);
+      assert.equal(added.code, 0, added.stderr);
+      const file = path.join(own, 'agents', 'cli-helper.token');
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.ok(!added.stdout.includes(readFileSync(file, 'utf8')), 'the token is not printed');
+      const agent = new JsonClient(`http://127.0.0.1:${currentPort()}`, () => readFileSync(file, 'utf8').trim());
+      assert.equal((await agent.get('/cards')).status, 200, 'the agent token from the owner\'s file works');
+
+      const policyFile = path.join(own, 'new-policy.json');
+      writeFileSync(policyFile, '{"v":1,"default":"allow","new_merchant":"allow"}');
+      const applied = await runOwnerCli(own, ['policy', 'apply', policyFile, '--passphrase-stdin'], `${PASSPHRASE}\n`);
+      assert.equal(applied.code, 0, applied.stderr);
+      assert.equal(readFileSync(path.join(stack.home, 'policy.json'), 'utf8'), '{"v":1,"default":"allow","new_merchant":"allow"}');
+
+      const wrong = await runOwnerCli(own, ['policy', 'apply', policyFile, '--passphrase-stdin'], 'not the passphrase\n');
+      assert.notEqual(wrong.code, 0);
+      assert.match(wrong.stdout + wrong.stderr, /invalid_passphrase|wrong/i);
+      assert.ok(!(wrong.stdout + wrong.stderr).includes('not the passphrase'));
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });
 
@@ -185,6 +240,7 @@ describe('with the owner passphrase set (owner-presence §1, §2, §4)', () => {
     const restarted = createDaemon({ home: stack.home, portA: 0, portB: 0, env: { LATCH_HOME: stack.home }, logStream: new PassThrough().resume() });
     after(() => restarted.close({ deadlineMs: 1_000 }));
     const ports = await restarted.listen();
+    portA = ports.portA as number;
     const base = `http://127.0.0.1:${ports.portA}`;
     assertError(await new JsonClient(base, () => session).get('/agents'), 401, 'invalid_bearer_token');
     assert.equal((await new JsonClient(base, () => readToken(stack.home)).get('/agents')).status, 200, 'the daemon token still works');

@@ -5,7 +5,10 @@
  * names the agent (`latch mcp --agent NAME`), never the secret.
  */
 import { LatchClient } from '../../client/latch-client.js';
-import { addAgent, AgentNameError, assertAgentName, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
+import { existsSync } from 'node:fs';
+import { addAgent, AgentNameError, agentTokenPath, assertAgentName, ensureAgentsDir, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
+import { createExclusive } from '../../datadir/atomic-file.js';
+import { hasDaemonToken, withOwnerPresence } from '../owner-session.js';
 import { latchVersion } from '../../version.js';
 import { reportCallError } from '../daemon-calls/daemon-call-command.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
@@ -34,24 +37,51 @@ function runAgentCommand(commandName: string, io: CliIo, body: () => Promise<num
 export const agentAddCommand: Command = {
   name: 'agent add',
   summary: 'Give an agent its own token (prints the token file, never the token)',
-  usage: `Usage: latch agent add NAME
+  usage: `Usage: latch agent add NAME [--token-file PATH] [--passphrase-stdin]
 
 Creates $LATCH_HOME/agents/NAME.token (0600) holding a new random token for the agent NAME
 (1-32 characters: a-z, 0-9, _ and -; "owner" is reserved). The token is never printed: point the
 agent at it with --agent NAME (or LATCH_AGENT=NAME), e.g. \`latch mcp --agent NAME\`. A running
 daemon accepts the new token from its next request.
 
+When this data directory is not the daemon's (no daemon_token you can read: the daemon runs as its
+own user), the agent is created through the daemon's API (POST /agents) instead, with the owner's
+presence: you are asked for the owner passphrase (or give it with --passphrase-stdin), sent only
+after the daemon proved its pinned key. The token is then written to --token-file PATH (default
+$LATCH_HOME/agents/NAME.token, 0600, never over an existing file), which --agent NAME reads.
+
 ${EXIT_CODES}`,
   run: (args, io) =>
-    runAgentCommand('agent add', io, () => {
+    runAgentCommand('agent add', io, async () => {
       const { name, rest } = nameAndFlags(args, 'agent add');
-      parseFlags(rest, {});
-      const file = addAgent(privateHome(io.env), name);
+      const flags = parseFlags(rest, { 'token-file': 'value', 'passphrase-stdin': 'boolean' });
+      assertAgentName(name);
+      const home = privateHome(io.env);
+      const tokenFileFlag = typeof flags['token-file'] === 'string' ? flags['token-file'] : undefined;
+      const file = hasDaemonToken(home) && tokenFileFlag === undefined ? addAgent(home, name) : await addAgentThroughApi(io, home, name, tokenFileFlag, flags['passphrase-stdin'] === true);
       writeLine(io.stdout, `Created agent ${name}. Its token is in ${file}`);
       writeLine(io.stdout, `Configure the agent with --agent ${name} (for MCP: latch mcp --agent ${name}); do not copy the token itself.`);
       return EXIT.ok;
     }),
 };
+
+/**
+ * addAgentThroughApi creates the agent with POST /agents (the owner with presence) and writes the
+ * token the daemon shows once into a new 0600 file of the caller's own; it returns the file.
+ */
+async function addAgentThroughApi(io: CliIo, home: string, name: string, tokenFile: string | undefined, passphraseStdin: boolean): Promise<string> {
+  const file = tokenFile ?? agentTokenPath(home, name);
+  if (tokenFile === undefined) ensureAgentsDir(home);
+  if (existsSync(file)) throw new UsageError(`${file} already exists; choose another --token-file`);
+  const client = new LatchClient({ env: { ...io.env, LATCH_AGENT: '' }, userAgent: `latch-cli/${latchVersion()}` });
+  try {
+    const created = await withOwnerPresence(client, io, { passphraseStdin }, () => client.addAgent(name));
+    createExclusive(file, created.token);
+    return file;
+  } finally {
+    client.close();
+  }
+}
 
 /** `latch agent list` shows the agents. */
 export const agentListCommand: Command = {

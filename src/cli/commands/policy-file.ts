@@ -17,6 +17,10 @@ import { EXIT } from '../exit-codes.js';
 import { parseFlags } from '../flags.js';
 import { reportError } from '../report-error.js';
 import { privateHome } from '../private-home.js';
+import { LatchClient } from '../../client/latch-client.js';
+import { latchVersion } from '../../version.js';
+import { reportCallError } from '../daemon-calls/daemon-call-command.js';
+import { withOwnerPresence } from '../owner-session.js';
 
 /** `latch policy check-file [FILE]` validates a policy file without a daemon. */
 export const policyCheckFileCommand: Command = {
@@ -132,6 +136,40 @@ Exit codes: 0 written; 3 a policy.json already exists (left unchanged) or the da
       return EXIT.ok;
     } catch (error) {
       return reportError(error, io, 'policy init');
+    }
+  },
+};
+
+/** `latch policy apply FILE` sends a policy to the running daemon (PUT /policy). */
+export const policyApplyCommand: Command = {
+  name: 'policy apply',
+  summary: 'Replace the daemon\'s policy with FILE through its API (needs the owner\'s presence)',
+  usage: `Usage: latch policy apply FILE [--passphrase-stdin]
+
+Sends FILE to the running daemon (PUT /policy), which validates it exactly like policy.json
+(nothing changes when it is invalid: the field is named), writes it atomically and audits the
+change with the SHA-256 of the old and the new policy. This works when you cannot write the
+daemon's data directory (the separate-user setup). When an owner passphrase is set, you are
+asked for it (or give it on standard input with --passphrase-stdin); it is sent only after the
+daemon has proved the key pinned in $LATCH_HOME (docs/decisions.md §21).
+
+Exit codes: 0 applied; 2 bad usage or unreadable FILE; 1 the daemon refused (the reason is printed).`,
+  run: async (args, io) => {
+    let client: LatchClient | undefined;
+    try {
+      const [file, ...rest] = args;
+      if (file === undefined || file.startsWith('--')) throw new UsageError('latch policy apply needs a FILE');
+      const flags = parseFlags(rest, { 'passphrase-stdin': 'boolean' });
+      const bytes = readAtMost(file, POLICY_FILE_BYTES_MAX + 1);
+      const text = new TextDecoder().decode(bytes);
+      client = new LatchClient({ env: { ...io.env, LATCH_AGENT: '' }, userAgent: `latch-cli/${latchVersion()}` });
+      const applied = await withOwnerPresence(client, io, { passphraseStdin: flags['passphrase-stdin'] === true }, () => (client as LatchClient).putPolicy(text));
+      writeLine(io.stdout, `Applied ${file}: the daemon's policy is now sha256 ${applied.sha256}.`);
+      return EXIT.ok;
+    } catch (error) {
+      return reportCallError(error, io, 'policy apply', false);
+    } finally {
+      client?.close();
     }
   },
 };
