@@ -4,9 +4,10 @@ import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags, portFlag } from '../flags.js';
 import { reportError } from '../report-error.js';
+import { becomeServiceUser, ServiceUserError } from '../../service/service-user.js';
 import { stopSignal } from '../stop-signal.js';
 
-const USAGE = `Usage: latch daemon [--port-a N] [--port-b N] [--no-variant-a] [--no-variant-b]
+const USAGE = `Usage: latch daemon [--port-a N] [--port-b N] [--no-variant-a] [--no-variant-b] [--user NAME]
 
 Serves the local API on loopback until SIGTERM or SIGINT:
   Variant A (canonical)      127.0.0.1:${DEFAULT_PORT_A}  GET /health without a token, the rest with one
@@ -17,6 +18,9 @@ Options:
   --port-b N        Variant B's port (0 picks a free port)
   --no-variant-a    do not serve Variant A
   --no-variant-b    do not serve Variant B
+  --user NAME       (root only) run as the user NAME: create LATCH_HOME (0700, owned by NAME)
+                    if missing, refuse one owned by anyone else, then drop supplementary groups,
+                    gid and uid to NAME before reading any data file or opening a port
 
 Once listening it prints one JSON line on stdout:
   {"event":"daemon_listening","pid":...,"port_a":N|null,"port_b":N|null}
@@ -25,7 +29,20 @@ Logs are JSON lines on stderr. The data directory is LATCH_HOME (default ~/.latc
 Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe or broken data directory;
 4 port in use; 5 could not listen; 1 anything else.`;
 
-const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean' } as const;
+const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean', user: 'value' } as const;
+
+/**
+ * becomeServiceUserOrExplain runs the `--user NAME` step (service/service-user.ts); its refusals
+ * are usage errors (exit 2) naming what to do.
+ */
+export function becomeServiceUserOrExplain(name: string, env: NodeJS.ProcessEnv): void {
+  try {
+    becomeServiceUser(name, env);
+  } catch (error) {
+    if (error instanceof ServiceUserError) throw new UsageError(error.message);
+    throw error;
+  }
+}
 
 /** `latch daemon` runs the daemon in the foreground until a stop signal. */
 export const daemonCommand: Command = {
@@ -41,6 +58,8 @@ export const daemonCommand: Command = {
       if (!variantA && !variantB) throw new UsageError('--no-variant-a and --no-variant-b together leave nothing to serve');
       const portA = portFlag(flags, 'port-a');
       const portB = portFlag(flags, 'port-b');
+      // Before anything is read or bound: the rest runs as the service user (docs/decisions.md §21).
+      if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
       daemon = createDaemon({
         home: resolveHome(io.env),
         env: io.env,

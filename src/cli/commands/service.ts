@@ -15,6 +15,8 @@ import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags } from '../flags.js';
 import { reportError } from '../report-error.js';
+import { installSystemService } from './service-system.js';
+import { DEFAULT_SERVICE_USER, SYSTEM_DATA_DIR } from '../../service/service-user.js';
 
 /** The kinds of service definition Latch writes. */
 type ServiceKind = 'systemd' | 'launchd';
@@ -26,7 +28,7 @@ export function serviceKindFor(platform: NodeJS.Platform): ServiceKind | undefin
   return undefined;
 }
 
-const FLAGS = { force: 'boolean', print: 'boolean' } as const;
+const FLAGS = { force: 'boolean', print: 'boolean', system: 'boolean', user: 'value', 'dry-run': 'boolean' } as const;
 
 function serviceFile(kind: ServiceKind, env: NodeJS.ProcessEnv): string {
   const userHome = env['HOME'] !== undefined && path.isAbsolute(env['HOME']) ? env['HOME'] : os.homedir();
@@ -44,6 +46,7 @@ export const serviceInstallCommand: Command = {
   name: 'service install',
   summary: 'Run the daemon at login: write a systemd user unit (Linux) or launchd agent (macOS)',
   usage: `Usage: latch service install [--print] [--force]
+       latch service install --system [--user NAME] [--dry-run] [--force]
 
 Writes a service definition that runs \`latch daemon\` as you, with LATCH_HOME set to this
 data directory, restarted if it crashes:
@@ -52,14 +55,28 @@ data directory, restarted if it crashes:
 It starts nothing itself. The service runs the program you ran this command with (the single
 binary, or node and this script), so install from the Latch you mean to keep.
 
+With --system (as root), the daemon runs as its own system user instead (the separate-user
+setup): the user (default latch; no login shell; home = the data directory, ${SYSTEM_DATA_DIR}) is
+created when missing, the data directory is created 0700 for it, a hardened systemd system unit
+(or a launchd daemon with UserName) is written, and the daemon's key is pinned for the account
+that ran sudo ($SUDO_USER's ~/.latch/daemon_key.pub), so that its clients prove the daemon before
+they send a passphrase. Nothing that runs as you can then read the key, the tokens, the policy or
+the journals; you reach the daemon over loopback with a session (latch commands ask for the
+owner passphrase) and give agents tokens with latch agent add.
+
 Options:
-  --print   print the definition instead of writing it
-  --force   replace an existing definition
+  --print     print the definition instead of writing it
+  --force     replace an existing definition
+  --system    install the system service (separate user) instead of the user service
+  --user NAME the system user (default ${DEFAULT_SERVICE_USER})
+  --dry-run   print every file and command of --system without changing anything
 
 Exit codes: 0 written; 2 bad usage, unsupported platform, or already installed without --force; 1 anything else.`,
   async run(args, io) {
     try {
       const flags = parseFlags(args, FLAGS);
+      if (flags['system'] === true) return installSystemService(io, { user: typeof flags['user'] === 'string' ? flags['user'] : DEFAULT_SERVICE_USER, dryRun: flags['dry-run'] === true, force: flags['force'] === true });
+      if (flags['user'] !== undefined || flags['dry-run'] !== undefined) throw new UsageError('--user and --dry-run go with --system');
       const kind = platformKind('service install');
       const spec = { command: currentLatchCommand(), home: resolveHome(io.env) };
       const text = kind === 'systemd' ? systemdUnit(spec) : launchdPlist(spec);

@@ -18,9 +18,9 @@ import { enrolledLine, enrollThisDevice } from '../enroll-this-device.js';
 import { reportError } from '../report-error.js';
 import { stopSignal } from '../stop-signal.js';
 import { DEFAULT_SANDBOX_PORT } from './sandbox.js';
-import { reportListenError } from './daemon.js';
+import { becomeServiceUserOrExplain, reportListenError } from './daemon.js';
 
-const USAGE = `Usage: latch start [--port-a N] [--port-b N] [--sandbox-port N]
+const USAGE = `Usage: latch start [--port-a N] [--port-b N] [--sandbox-port N] [--user NAME]
 
 The quick start (npm start): runs the sandbox cloud and the daemon together. On the first run it
 creates a sandbox account (two frozen cards with balances, wallet funds), makes a setup token and
@@ -32,9 +32,12 @@ Options:
   --port-a N        Variant A's port (default ${DEFAULT_PORT_A})
   --port-b N        Variant B's port (default ${DEFAULT_PORT_B})
   --sandbox-port N  the sandbox cloud's port (default ${DEFAULT_SANDBOX_PORT}; it is part of the
-                    enrolled cloud_url, so keep it the same between runs)`;
+                    enrolled cloud_url, so keep it the same between runs)
+  --user NAME       (root only) run as the user NAME: create LATCH_HOME (0700, owned by NAME)
+                    if missing, refuse one owned by anyone else, then drop supplementary groups,
+                    gid and uid to NAME before reading any data file or opening a port`;
 
-const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'sandbox-port': 'value' } as const;
+const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'sandbox-port': 'value', user: 'value' } as const;
 
 /** `latch start` is the quick start: sandbox + enrollment + daemon. */
 export const startCommand: Command = {
@@ -49,6 +52,8 @@ export const startCommand: Command = {
       const portA = portFlag(flags, 'port-a') ?? DEFAULT_PORT_A;
       const portB = portFlag(flags, 'port-b') ?? DEFAULT_PORT_B;
       const sandboxPort = portFlag(flags, 'sandbox-port') ?? DEFAULT_SANDBOX_PORT;
+      // Before anything is read or bound: the rest runs as the service user (docs/decisions.md §21).
+      if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
       const home = resolveHome(io.env);
       try {
         // Before anything is created: a busy port must not leave an account or enrollment behind.
