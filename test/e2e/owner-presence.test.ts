@@ -113,6 +113,34 @@ describe('nothing signs around the ledger (owner-presence §3), with no presence
   });
 });
 
+describe('latch doctor reports the owner protections (owner-presence §2, §5)', () => {
+  test('the pinned key id, presence, a warning when agents exist without a passphrase, and exit 3 when a file is readable by others', async () => {
+    const { runLatch } = await import('../support/stack.js');
+    const env = { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${currentPort()}` };
+    const added = await runLatch(['agent', 'add', 'doctor-agent'], env);
+    assert.equal(added.code, 0, added.stderr);
+    const report = await runLatch(['doctor', '--json'], env);
+    const parsed = JSON.parse(report.stdout) as { security: { pinned_key: { key_id: string; source: string }; owner_presence: string; data_directory: string; warnings: string[] } };
+    assert.equal(parsed.security.pinned_key.key_id, loadConfig(stack.home).key_id);
+    assert.equal(parsed.security.pinned_key.source, 'config.json');
+    assert.equal(parsed.security.owner_presence, 'none');
+    assert.equal(parsed.security.data_directory, 'private');
+    assert.ok(parsed.security.warnings.some((warning) => /no owner passphrase/.test(warning)), JSON.stringify(parsed.security.warnings));
+    assert.equal(report.code, 0, report.stderr);
+
+    const file = path.join(stack.home, 'agents', 'doctor-agent.json');
+    chmodSync(file, 0o644);
+    try {
+      const exposed = await runLatch(['doctor'], env);
+      assert.equal(exposed.code, 3, exposed.stdout);
+      assert.match(exposed.stdout, /EXPOSED/);
+      assert.ok(exposed.stdout.includes('doctor-agent.json'));
+    } finally {
+      chmodSync(file, 0o600);
+    }
+  });
+});
+
 describe('the CLI from an owner account that cannot read the daemon files (owner-presence §4, §5)', () => {
   before(() => setApprovalPassphrase(stack.home, PASSPHRASE));
   after(() => clearApprovalPassphrase(stack.home));

@@ -5,6 +5,7 @@ import { parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
 import { newCliClient } from '../daemon-calls/daemon-call-command.js';
 import { EXIT } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
+import { ownerSecurity, type OwnerSecurity } from '../../client/owner-security.js';
 
 const USAGE = `Usage: latch doctor [--json] [--agent NAME]
 
@@ -19,10 +20,13 @@ Finds out why Latch does not work, checking in this order:
                  fine, the cloud is unavailable (Upstream API unavailable).
   5. device key  the cloud recognizes the key (else: Local key not recognized, fixed with
                  latch setup --reconnect).
-It stops at the first problem and prints its error class and what to do. It changes nothing.
+It stops at the first problem and prints its error class and what to do. Then it reports the
+owner's protections: the pinned daemon key id (what the CLI proves before it sends the owner
+passphrase), whether anything in the data directory is readable by others (a problem, exit 3),
+and a warning when agents exist but no owner passphrase is set. It changes nothing.
 
 Options:
-  --json    print {ok, url, home, checks: [{name, status, detail}], problem}
+  --json    print {ok, url, home, checks: [{name, status, detail}], problem, security}
 
 Exit codes: 0 all checks pass; 8 the daemon is not running or not verified; 3 the token file is unusable;
 7 not enrolled, key not recognized or token refused; 9 the cloud is unavailable; 1 another
@@ -39,9 +43,12 @@ export const doctorCommand: Command = {
       const { flags } = parseCommandArgs(args, { json: 'boolean', agent: 'value' }, 0);
       client = newCliClient(io, stringFlag(flags, 'agent'));
       const diagnosis = await diagnose(client);
-      if (flags['json'] === true) writeLine(io.stdout, JSON.stringify(diagnosis));
-      else for (const line of report(diagnosis)) writeLine(io.stdout, line);
-      return diagnosis.problem === null ? EXIT.ok : exitFor(diagnosis.problem);
+      const presence = await client.health().then((health) => (typeof health.owner_presence === 'string' ? health.owner_presence : null)).catch(() => null);
+      const security = ownerSecurity(client.home, presence);
+      if (flags['json'] === true) writeLine(io.stdout, JSON.stringify({ ...diagnosis, security }));
+      else for (const line of [...report(diagnosis), ...securityReport(security)]) writeLine(io.stdout, line);
+      if (diagnosis.problem !== null) return exitFor(diagnosis.problem);
+      return security.data_directory === 'exposed' ? EXIT.dataDir : EXIT.ok;
     } catch (error) {
       return reportError(error, io, 'doctor');
     } finally {
@@ -61,6 +68,15 @@ function exitFor(problem: DiagnosisProblem): number {
   if (problem.code === 'upstream_unavailable') return EXIT.upstreamUnavailable;
   if (problem.check === 'cloud') return EXIT.failure;
   return EXIT.refused;
+}
+
+function securityReport(security: OwnerSecurity): string[] {
+  const lines = ['Owner protections:'];
+  lines.push(`  pinned daemon key  ${security.pinned_key === null ? 'none' : `${security.pinned_key.key_id} (from ${security.pinned_key.source})`}`);
+  lines.push(`  owner presence     ${security.owner_presence ?? 'unknown'}`);
+  lines.push(`  data directory     ${security.data_directory === 'private' ? 'nothing in it is readable by others' : security.data_directory === 'not_readable_by_you' ? 'not readable by you (the daemon runs as its own user)' : 'EXPOSED to others'}`);
+  for (const warning of security.warnings) lines.push(`  warning: ${warning}`);
+  return lines;
 }
 
 function report(diagnosis: Diagnosis): string[] {
