@@ -23,6 +23,11 @@ export function hasDaemonToken(home: string): boolean {
   }
 }
 
+/** canAsk reports whether standard input is a terminal to ask the passphrase on. */
+function canAsk(io: CliIo): boolean {
+  return io.stdin !== undefined && (io.stdin as NodeJS.ReadStream).isTTY === true;
+}
+
 /** askOwnerPassphrase reads the owner passphrase from standard input or the terminal; it is never echoed. */
 export async function askOwnerPassphrase(io: CliIo, passphraseStdin: boolean): Promise<string> {
   if (passphraseStdin) return stdinPassphrase(io);
@@ -34,10 +39,10 @@ export async function askOwnerPassphrase(io: CliIo, passphraseStdin: boolean): P
  * withOwnerPresence runs call, with an owner session when the daemon needs the owner's presence
  * (or when there is no daemon token here); the session is ended before it returns.
  */
-export async function withOwnerPresence<T>(client: LatchClient, io: CliIo, options: { passphraseStdin: boolean }, call: () => Promise<T>): Promise<T> {
+export async function withOwnerPresence<T>(client: LatchClient, io: CliIo, options: { passphraseStdin: boolean; openWithoutToken?: boolean }, call: () => Promise<T>): Promise<T> {
   let opened = false;
   try {
-    if (options.passphraseStdin || !hasDaemonToken(client.home)) {
+    if (options.passphraseStdin || ((options.openWithoutToken ?? true) && !hasDaemonToken(client.home))) {
       await client.openOwnerSession(await askOwnerPassphrase(io, options.passphraseStdin));
       opened = true;
       return await call();
@@ -46,6 +51,8 @@ export async function withOwnerPresence<T>(client: LatchClient, io: CliIo, optio
       return await call();
     } catch (error) {
       if (!(error instanceof LatchClientError) || error.code !== 'owner_presence_required') throw error;
+      // No terminal to ask on: the daemon's answer, with its remedy, is the answer.
+      if (!canAsk(io)) throw error;
     }
     await client.openOwnerSession(await askOwnerPassphrase(io, false));
     opened = true;
