@@ -140,7 +140,7 @@ async function admitAndHandle(
     miss = error;
   }
   const session = match?.route.access === 'public' ? undefined : ownerSession(request.rawHeaders, options);
-  const principal = match?.route.access === 'public' ? undefined : session !== undefined ? OWNER : checkBearer(request.rawHeaders, options.credentials());
+  const principal = match?.route.access === 'public' ? undefined : session !== undefined ? OWNER : bearerPrincipal(request.rawHeaders, options);
   if (principal !== undefined) options.noteCaller?.(principal);
   if (match === undefined) throw miss;
   const { route } = match;
@@ -196,9 +196,25 @@ function ownerSession(rawHeaders: readonly string[], options: FrontDoorOptions):
   const space = value.indexOf(' ');
   if (space === -1 || value.slice(0, space).toLowerCase() !== 'bearer') return undefined;
   const token = value.slice(space + 1);
-  if (!token.startsWith(OWNER_SESSION_PREFIX)) return undefined;
-  if (!options.presence.useSession(token)) throw new LatchError('invalid_bearer_token', { message: 'The owner session has ended (it was idle, reached its lifetime, or the daemon restarted): open a new one.' });
+  if (!token.startsWith(OWNER_SESSION_PREFIX) || !options.presence.useSession(token)) return undefined;
   return token;
+}
+
+/**
+ * bearerPrincipal checks the bearer against the daemon's tokens. A `los_…` bearer that is no live
+ * session (and, by a one-in-2^24 chance, no token either) is refused saying that the session ended.
+ */
+function bearerPrincipal(rawHeaders: readonly string[], options: FrontDoorOptions): Principal {
+  try {
+    return checkBearer(rawHeaders, options.credentials());
+  } catch (error) {
+    const values = headerValues(rawHeaders, 'authorization');
+    const looksLikeSession = values.length === 1 && /^bearer los_/i.test(values[0] as string);
+    if (error instanceof LatchError && error.code === 'invalid_bearer_token' && looksLikeSession) {
+      throw new LatchError('invalid_bearer_token', { message: 'The owner session has ended (it was idle, reached its lifetime, or the daemon restarted): open a new one.' });
+    }
+    throw error;
+  }
 }
 
 /**
