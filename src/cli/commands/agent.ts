@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { addAgent, AgentNameError, agentTokenPath, assertAgentName, ensureAgentsDir, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
 import { createExclusive } from '../../datadir/atomic-file.js';
 import { hasDaemonToken, withOwnerPresence } from '../owner-session.js';
+import { pinnedKeyPath } from '../../client/pinned-key.js';
 import { latchVersion } from '../../version.js';
 import { reportCallError } from '../daemon-calls/daemon-call-command.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
@@ -44,8 +45,8 @@ Creates $LATCH_HOME/agents/NAME.token (0600) holding a new random token for the 
 agent at it with --agent NAME (or LATCH_AGENT=NAME), e.g. \`latch mcp --agent NAME\`. A running
 daemon accepts the new token from its next request.
 
-When this data directory is not the daemon's (no daemon_token you can read: the daemon runs as its
-own user), the agent is created through the daemon's API (POST /agents) instead, with the owner's
+When this data directory is not the daemon's (a daemon key is pinned here and there is no
+daemon_token you can read: the daemon runs as its own user), or with --token-file, the agent is created through the daemon's API (POST /agents) instead, with the owner's
 presence: you are asked for the owner passphrase (or give it with --passphrase-stdin), sent only
 after the daemon proved its pinned key. The token is then written to --token-file PATH (default
 $LATCH_HOME/agents/NAME.token, 0600, never over an existing file), which --agent NAME reads.
@@ -58,12 +59,22 @@ ${EXIT_CODES}`,
       assertAgentName(name);
       const home = privateHome(io.env);
       const tokenFileFlag = typeof flags['token-file'] === 'string' ? flags['token-file'] : undefined;
-      const file = hasDaemonToken(home) && tokenFileFlag === undefined ? addAgent(home, name) : await addAgentThroughApi(io, home, name, tokenFileFlag, flags['passphrase-stdin'] === true);
+      const file = tokenFileFlag === undefined && !isOwnerHomeOfAnotherDaemon(home) ? addAgent(home, name) : await addAgentThroughApi(io, home, name, tokenFileFlag, flags['passphrase-stdin'] === true);
       writeLine(io.stdout, `Created agent ${name}. Its token is in ${file}`);
       writeLine(io.stdout, `Configure the agent with --agent ${name} (for MCP: latch mcp --agent ${name}); do not copy the token itself.`);
       return EXIT.ok;
     }),
 };
+
+/**
+ * isOwnerHomeOfAnotherDaemon reports whether home is an owner's own data directory in the
+ * separate-user setup: a daemon key is pinned there, and there is no daemon token this user can
+ * read. Agents are then made by the daemon (docs/decisions.md §21.7); anywhere else the token file
+ * is written here, with or without a running daemon, as before.
+ */
+function isOwnerHomeOfAnotherDaemon(home: string): boolean {
+  return existsSync(pinnedKeyPath(home)) && !hasDaemonToken(home);
+}
 
 /**
  * addAgentThroughApi creates the agent with POST /agents (the owner with presence) and writes the
