@@ -104,6 +104,21 @@ describe('nothing signs around the ledger (owner-presence §3), with no presence
     assert.equal(cancelled.status, 200, cancelled.text);
     assert.equal(cancelled.body.status, 'revoked');
 
+    // A revocation through the proxy frees the window's budget at once (owner-presence §3); 0.70
+    // of earlier primitive windows still counts today.
+    assert.equal((await putPolicy({ v: 1, default: 'allow', budgets: [{ id: 'small', per: 'day', limit: '4.00', over: 'deny' }] })).status, 200);
+    const revocable = await stack.a.post('/sign-card-policy-window', { card_id: card, amount: '2.50', merchant_name: 'revoke.example.com' });
+    assert.equal(revocable.status, 200, revocable.text);
+    const revocableId = revocable.body.policy_window.policy_id as string;
+    assert.equal((await stack.a.post('/v1/authorizations', { jws: revocable.body.jws })).status, 201);
+    assertError(await stack.a.post('/authorize', { card_id: card, amount: '1.00', merchant_name: 'shop.example.com' }), 403, 'policy_denied');
+    const revocation = await stack.a.post('/sign-revocation', { policy_id: revocableId });
+    const revokedAnswer = await stack.a.post(`/v1/authorizations/${revocableId}/revoke`, { jws: revocation.body.jws });
+    assert.equal(revokedAnswer.status, 200, revokedAnswer.text);
+    const after = await stack.a.post('/authorize', { card_id: card, amount: '1.00', merchant_name: 'shop.example.com' });
+    assert.equal(after.status, 200, `the budget was freed by the revocation: ${after.text}`);
+    assert.equal((await putPolicy({ v: 1, default: 'allow' })).status, 200);
+
     // A held window the owner cancels is never sent.
     const another = await stack.a.post('/sign-card-policy-window', { card_id: card, amount: '1.00', merchant_name: 'held.example.com' });
     const anotherId = another.body.policy_window.policy_id as string;
