@@ -26,6 +26,12 @@ export interface PresenceFactor {
   name: PresenceFactorName;
   /** Read at each call, so setting or clearing the factor needs no restart. */
   configured(): boolean;
+  /**
+   * Names the factor's current secret without revealing it (the passphrase file's salt), or
+   * undefined when none is set. When it changes — the passphrase was set, changed or cleared —
+   * every owner session ends.
+   */
+  generation?(): string | undefined;
 }
 
 /** What OwnerPresence needs from the daemon. */
@@ -72,10 +78,14 @@ export async function checkOwnerPassphrase(deps: PassphraseCheckDeps, candidate:
 
 /** OwnerPresence answers whether presence is configured and checks its proofs. */
 export class OwnerPresence {
+  // The factors' generations when last looked at; undefined before the first look.
+  private generations: string | undefined;
+
   constructor(private readonly deps: OwnerPresenceDeps) {}
 
   /** factors lists the configured factors, e.g. ['passphrase']. */
   factors(): PresenceFactorName[] {
+    this.endSessionsIfChanged();
     return this.deps.factors.filter((factor) => factor.configured()).map((factor) => factor.name);
   }
 
@@ -110,7 +120,15 @@ export class OwnerPresence {
 
   /** useSession reports whether token is a live owner session, and counts the use. */
   useSession(token: string): boolean {
+    this.endSessionsIfChanged();
     return this.deps.sessions.use(token, this.deps.nowSeconds());
+  }
+
+  /** endSessionsIfChanged ends every session once a factor was set, changed or cleared since the last look. */
+  private endSessionsIfChanged(): void {
+    const now = JSON.stringify(this.deps.factors.map((factor) => factor.generation?.() ?? null));
+    if (this.generations !== undefined && this.generations !== now) this.deps.sessions.endAll();
+    this.generations = now;
   }
 
   /** endSession ends the session of token; it reports whether there was one. */

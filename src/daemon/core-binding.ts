@@ -126,7 +126,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
   const presence = new OwnerPresence({
     // The passphrase file is read at each question, so `latch approvals passphrase set|clear`
     // applies at once; an unsafe or damaged file throws (503), never "no factor".
-    factors: [{ name: 'passphrase', configured: () => readApprovalPassphrase(services.home) !== undefined }],
+    factors: [{ name: 'passphrase', configured: () => readApprovalPassphrase(services.home) !== undefined, generation: () => readApprovalPassphrase(services.home)?.salt }],
     lockout: approvals.lockout,
     checkPassphrase: approvals.checkPassphrase,
     sessions: new OwnerSessions(() => services.config().owner_session_seconds ?? OWNER_SESSION_SECONDS_MAX),

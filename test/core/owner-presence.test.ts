@@ -100,6 +100,25 @@ describe('owner presence', () => {
     assert.match((await presence.openSession('right passphrase')).token, /^los_/);
   });
 
+  test('setting, changing or clearing the passphrase ends every owner session', async () => {
+    let salt: string | undefined = 'salt-1';
+    const sessions = new OwnerSessions();
+    const presence = new OwnerPresence({
+      factors: [{ name: 'passphrase', configured: () => salt !== undefined, generation: () => salt }],
+      lockout: new PassphraseLockout(),
+      checkPassphrase: async (candidate) => (candidate === 'right passphrase' ? 'right' : 'wrong'),
+      sessions,
+      nowSeconds: () => T0,
+    });
+    const first = (await presence.openSession('right passphrase')).token;
+    assert.equal(presence.useSession(first), true);
+    salt = 'salt-2';
+    assert.equal(presence.useSession(first), false, 'a changed passphrase ends the session');
+    const second = (await presence.openSession('right passphrase')).token;
+    salt = undefined;
+    assert.equal(presence.useSession(second), false, 'a cleared passphrase ends the session');
+  });
+
   test('50 wrong passphrases in parallel: at most 5 are checked', async () => {
     const checks = { count: 0 };
     const { presence } = passphrasePresence('right passphrase', { checks });
