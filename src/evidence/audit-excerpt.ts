@@ -1,11 +1,11 @@
 /**
  * The audit lines an evidence pack carries (docs/decisions.md §22): every line of audit.log that
  * names the authorization (`policy_id`) or the approval that led to it (`approval_id`), verbatim,
- * with each line's SHA-256 and the head of the chain at the time, so a verifier recomputes each
+ * with each line's SHA-256 and the end of the chain at the time, so a verifier recomputes each
  * line's hash and sees where it sits in the device's chain.
  */
 import { closeSync, constants } from 'node:fs';
-import { auditLogPath, parseRecord, readAuditHead } from '../datadir/audit-log.js';
+import { auditLogPath, parseRecord } from '../datadir/audit-log.js';
 import { lineHash, readAuditLines } from '../datadir/audit-lines.js';
 import { openPrivateFile } from '../datadir/read-private-file.js';
 
@@ -14,29 +14,31 @@ export interface AuditExcerpt {
   lines: string[];
   /** SHA-256 (hex) of each line's exact UTF-8 bytes: the `prev` of the line after it in the log. */
   line_sha256: string[];
-  /** audit.head when the pack was made: the last line of the whole chain then. */
-  head: { seq: number; sha256: string } | null;
+  /** The last line of the whole log when the pack was made: its seq and SHA-256. */
+  log_end: { seq: number; sha256: string } | null;
 }
 
 /** At most this many lines go into one pack; an authorization has a handful. */
 export const EVIDENCE_AUDIT_LINES_MAX = 1000;
 
 /**
- * readAuditExcerpt reads audit.log once, from the start, up to the head it read first (so lines
- * appended meanwhile are left out, and the excerpt ends inside the chain the head names). A text
- * search for the two ids comes before any parsing, so the scan costs little per line.
+ * readAuditExcerpt reads audit.log once, from the start, to its last whole line (a line being
+ * written meanwhile is left out). A text search for the two ids comes before any parsing, so the
+ * scan costs little per line. The log's own checks (audit.head, `latch audit verify`) are not
+ * repeated here: the pack shows the lines as they are, and the verifier checks what it can.
  */
 export function readAuditExcerpt(home: string, ids: { policyId: string; approvalId: string | null }): AuditExcerpt {
-  const head = readAuditHead(home);
-  const excerpt: AuditExcerpt = { lines: [], line_sha256: [], head: head === undefined ? null : { seq: head.seq, sha256: head.hash } };
-  if (head === undefined) return excerpt;
+  const excerpt: AuditExcerpt = { lines: [], line_sha256: [], log_end: null };
   const needles = [Buffer.from(`"policy_id":${JSON.stringify(ids.policyId)}`)];
   if (ids.approvalId !== null) needles.push(Buffer.from(`"approval_id":${JSON.stringify(ids.approvalId)}`));
   const opened = openPrivateFile(auditLogPath(home), constants.O_RDONLY);
   if (opened === undefined) return excerpt;
+  let last: Buffer | undefined;
   try {
     for (const line of readAuditLines(opened.fd)) {
-      if (line.number > head.seq || !line.complete) break;
+      if (!line.complete) break;
+      // A copy: the reader reuses its buffer.
+      last = Buffer.from(line.bytes);
       if (line.tooLong || !needles.some((needle) => line.bytes.includes(needle))) continue;
       const record = parseRecord(line.bytes);
       if (record === undefined || !names(record, ids)) continue;
@@ -47,6 +49,8 @@ export function readAuditExcerpt(home: string, ids: { policyId: string; approval
   } finally {
     closeSync(opened.fd);
   }
+  const end = last === undefined ? undefined : parseRecord(last);
+  if (last !== undefined && end !== undefined) excerpt.log_end = { seq: end.seq, sha256: lineHash(last) };
   return excerpt;
 }
 

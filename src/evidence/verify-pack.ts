@@ -14,7 +14,7 @@ import { requestValue } from './request-view.js';
 import { checkWindowTerms } from './window-terms.js';
 
 /** What verifyEvidence found: everything holds, or the first thing that does not. */
-export type EvidenceVerdict = { ok: true; policyId: string } | { ok: false; problem: string };
+export type EvidenceVerdict = { ok: true; policyId: string; keyId: string } | { ok: false; problem: string };
 
 type Json = Record<string, unknown>;
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -27,13 +27,13 @@ const APPROVAL_STATUSES: ReadonlySet<string> = new Set(['approved', 'failed']);
 export function verifyEvidence(pack: string | Uint8Array | object): EvidenceVerdict {
   try {
     const problem = check(pack);
-    return typeof problem === 'string' ? { ok: false, problem } : { ok: true, policyId: problem.policyId };
+    return typeof problem === 'string' ? { ok: false, problem } : { ok: true, ...problem };
   } catch {
     return { ok: false, problem: 'the pack could not be read' };
   }
 }
 
-function check(input: string | Uint8Array | object): string | { policyId: string } {
+function check(input: string | Uint8Array | object): string | { policyId: string; keyId: string } {
   const text = packText(input);
   if (text === undefined) return 'the pack is not UTF-8 text of at most 4 MiB';
   let parsed: unknown;
@@ -91,7 +91,7 @@ function check(input: string | Uint8Array | object): string | { policyId: string
   const cloud = checkCloud(pack['cloud'], payload, policyId);
   if (cloud !== undefined) return cloud;
   if (typeof pack['exported_at'] !== 'string' || parseIsoSeconds(pack['exported_at']) === undefined) return 'exported_at is not an ISO time';
-  return { policyId };
+  return { policyId, keyId: key.kid };
 }
 
 function packText(input: string | Uint8Array | object): string | undefined {
@@ -152,7 +152,7 @@ interface AuditContext {
  * or its approval and names no other request; and the window's own line is among them.
  */
 function checkAudit(audit: unknown, context: AuditContext): string | undefined {
-  if (!isObject(audit) || !Array.isArray(audit['lines']) || !Array.isArray(audit['line_sha256'])) return 'audit is not {lines, line_sha256, head}';
+  if (!isObject(audit) || !Array.isArray(audit['lines']) || !Array.isArray(audit['line_sha256'])) return 'audit is not {lines, line_sha256, log_end}';
   const lines = audit['lines'] as unknown[];
   const hashes = audit['line_sha256'] as unknown[];
   if (lines.length !== hashes.length) return 'audit.line_sha256 does not list one hash per line';
@@ -180,10 +180,10 @@ function checkAudit(audit: unknown, context: AuditContext): string | undefined {
     if (isWindowLine(record, context)) windowLine = true;
   }
   if (!windowLine) return "no audit line records the window's signature with these terms";
-  const head = audit['head'];
-  if (!isObject(head) || !Number.isSafeInteger(head['seq']) || typeof head['sha256'] !== 'string' || !HEX64.test(head['sha256'])) return 'audit.head is not {seq, sha256}';
-  if (previous !== undefined && (head['seq'] as number) < previous.seq) return 'audit.head is before the last line';
-  if (previous !== undefined && head['seq'] === previous.seq && head['sha256'] !== previous.hash) return "audit.head names the last line with another hash";
+  const end = audit['log_end'];
+  if (!isObject(end) || !Number.isSafeInteger(end['seq']) || typeof end['sha256'] !== 'string' || !HEX64.test(end['sha256'])) return 'audit.log_end is not {seq, sha256}';
+  if (previous !== undefined && (end['seq'] as number) < previous.seq) return 'audit.log_end is before the last line';
+  if (previous !== undefined && end['seq'] === previous.seq && end['sha256'] !== previous.hash) return 'audit.log_end names the last line with another hash';
   return undefined;
 }
 
