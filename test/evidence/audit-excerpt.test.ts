@@ -43,10 +43,10 @@ test('every line about the authorization or its approval, wherever the chunks en
   // About 3.5 MB: the 1 MiB reads end inside lines, some of them the ones looked for.
   for (let n = 0; n < 9_000; n++) {
     const roll = random.int(100);
-    if (roll < 2) entries.push({ operation: 'authorize', policy_id: POLICY, merchant: 'shop.example.com', amount: '1.00', currency: 'USD', user_agent: 'x'.repeat(random.int(200)) });
-    else if (roll < 3) entries.push({ operation: 'approval_requested', approval_id: APPROVAL, request_sha256: 'a'.repeat(64) });
+    if (roll < 40) entries.push({ operation: 'authorize', policy_id: POLICY, merchant: 'shop.example.com', amount: '1.00', currency: 'USD', user_agent: 'x'.repeat(random.int(200)) });
+    else if (roll < 45) entries.push({ operation: 'approval_requested', approval_id: APPROVAL, request_sha256: 'a'.repeat(64) });
     // Mentions the ids in another field: a text match, not a line about them.
-    else if (roll < 4) entries.push({ operation: 'sign_request', user_agent: `"policy_id":"${POLICY}"`, path: `/v1/authorizations/${POLICY}` });
+    else if (roll < 50) entries.push({ operation: 'sign_request', user_agent: `"policy_id":"${POLICY}"`, path: `/v1/authorizations/${POLICY}` });
     else entries.push({ operation: 'authorize', policy_id: `pw_other${n.toString().padStart(20, '0')}`, merchant: 'shop.example.com', user_agent: 'y'.repeat(random.int(300)) });
   }
   const dir = home();
@@ -58,6 +58,14 @@ test('every line about the authorization or its approval, wherever the chunks en
   });
   const excerpt = readAuditExcerpt(dir, { policyId: POLICY, approvalId: APPROVAL });
   assert.ok(expected.length > 100);
+  // The test has power only if lines looked for cross the reader's chunk ends: check that they do.
+  let offset = 0;
+  const crossing = lines.filter((line) => {
+    const start = offset;
+    offset += Buffer.byteLength(line) + 1;
+    return Math.floor(start / (1024 * 1024)) !== Math.floor((offset - 1) / (1024 * 1024));
+  });
+  assert.ok(crossing.some((line) => expected.includes(line)), 'a line looked for crosses a 1 MiB boundary');
   assert.deepEqual(excerpt.lines, expected);
   assert.deepEqual(excerpt.line_sha256, expected.map((line) => lineHash(Buffer.from(line))));
   const last = lines[lines.length - 1] as string;
