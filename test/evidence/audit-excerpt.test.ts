@@ -39,15 +39,17 @@ function writeLog(dir: string, entries: AuditEntry[]): string[] {
 
 test('every line about the authorization or its approval, wherever the chunks end, and the last line', () => {
   const random = new SeededRandom(26);
+  // Long lines (notes of up to 500 characters), so that 2,000 lines make about 4 MB: the 1 MiB
+  // reads end inside lines, and the lines looked for stay under the excerpt's 1,000.
+  const notes = (): AuditEntry => Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`note${i}`, 'z'.repeat(random.int(500))])) as AuditEntry;
   const entries: AuditEntry[] = [];
-  // About 3.5 MB: the 1 MiB reads end inside lines, some of them the ones looked for.
-  for (let n = 0; n < 9_000; n++) {
+  for (let n = 0; n < 2_000; n++) {
     const roll = random.int(100);
-    if (roll < 40) entries.push({ operation: 'authorize', policy_id: POLICY, merchant: 'shop.example.com', amount: '1.00', currency: 'USD', user_agent: 'x'.repeat(random.int(200)) });
-    else if (roll < 45) entries.push({ operation: 'approval_requested', approval_id: APPROVAL, request_sha256: 'a'.repeat(64) });
+    if (roll < 30) entries.push({ ...notes(), operation: 'authorize', policy_id: POLICY, merchant: 'shop.example.com', amount: '1.00', currency: 'USD' });
+    else if (roll < 35) entries.push({ ...notes(), operation: 'approval_requested', approval_id: APPROVAL, request_sha256: 'a'.repeat(64) });
     // Mentions the ids in another field: a text match, not a line about them.
-    else if (roll < 50) entries.push({ operation: 'sign_request', user_agent: `"policy_id":"${POLICY}"`, path: `/v1/authorizations/${POLICY}` });
-    else entries.push({ operation: 'authorize', policy_id: `pw_other${n.toString().padStart(20, '0')}`, merchant: 'shop.example.com', user_agent: 'y'.repeat(random.int(300)) });
+    else if (roll < 40) entries.push({ ...notes(), operation: 'sign_request', user_agent: `"policy_id":"${POLICY}"`, path: `/v1/authorizations/${POLICY}` });
+    else entries.push({ ...notes(), operation: 'authorize', policy_id: `pw_other${n.toString().padStart(20, '0')}`, merchant: 'shop.example.com' });
   }
   const dir = home();
   const lines = writeLog(dir, entries);
