@@ -19,6 +19,8 @@ export type EvidenceVerdict = { ok: true; policyId: string; keyId: string } | { 
 type Json = Record<string, unknown>;
 const HEX64 = /^[0-9a-f]{64}$/;
 const APPROVAL_STATUSES: ReadonlySet<string> = new Set(['approved', 'failed']);
+/** How far the device's idea of the cloud's clock (a window's `iat`) may be off: the cloud's own bound. */
+const CLOCK_SKEW_SECONDS = 300;
 
 /**
  * verifyEvidence checks a pack: its exact text (a string or the file's bytes), or the parsed
@@ -227,7 +229,9 @@ function checkCloud(cloud: unknown, payload: Json, policyId: string): string | u
     if (payload['authorization_type'] === 'exact' && amount !== windowMinor) return `${where} is not the window's exact amount`;
     if (transaction['currency'] !== payload['currency'] || transaction['merchant'] !== payload['merchant']) return `${where} is at another merchant or in another currency than the window`;
     if (payload['card_id'] !== undefined && transaction['card_id'] !== payload['card_id']) return `${where} is on another card than the window`;
-    if (at === undefined || at < (payload['not_before'] as number) || at > (payload['not_after'] as number)) return `${where} is outside the window's time`;
+    // The cloud dates the window's own transaction (the hold) at registration, which may precede
+    // a recurring window's start; no transaction can predate the window's signature or follow its end.
+    if (at === undefined || at < (payload['iat'] as number) - CLOCK_SKEW_SECONDS || at > (payload['not_after'] as number)) return `${where} is outside the window's time`;
   }
   const chargesMax = payload['kind'] === 'recurring' ? ((payload['max_charges'] as number | undefined) ?? Number.POSITIVE_INFINITY) : 1;
   if (charges > chargesMax) return 'the cloud reports more charges than the window allows';

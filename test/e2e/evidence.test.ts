@@ -10,6 +10,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as jose from 'jose';
 import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
+import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
+import { loadDeviceKey } from '../../src/datadir/device-key.js';
 import { readToken } from '../../src/datadir/token.js';
 import { verifyEvidence } from '../../src/index.js';
 import { assertError } from '../support/e2e-assert.js';
@@ -17,6 +19,7 @@ import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.j
 
 // Amounts of 5.00 and above wait for the owner; below, the policy allows at once.
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'large', min_amount: '5.00', decision: 'ask' }] };
+const PASSPHRASE = 'evidence horse battery';
 
 let stack: Stack;
 let shopper: JsonClient;
@@ -44,7 +47,8 @@ before(async () => {
   // An agent's request the policy asks the owner about, approved by the owner.
   const asked = await shopper.post('/authorize', { card_id: stack.cards[1].card_id, amount: '6.00', merchant_name: 'big.example.com' });
   assert.equal(asked.status, 202, asked.text);
-  const decided = await stack.a.post(`/approvals/${asked.body.approval_id}/approve`, {});
+  setApprovalPassphrase(stack.home, PASSPHRASE);
+  const decided = await stack.a.post(`/approvals/${asked.body.approval_id}/approve`, { passphrase: PASSPHRASE });
   assert.equal(decided.status, 200, decided.text);
   const policyId = decided.body.authorization.policy_id as string;
   const approvedPack = await stack.a.get(`/authorizations/${policyId}/evidence`);
@@ -126,12 +130,40 @@ describe('what a pack holds', () => {
   });
 
   test('no token, passphrase or private key is in any pack', () => {
-    const secrets = [readToken(stack.home), readAgentToken(stack.home, 'shopper'), readAgentToken(stack.home, 'travel')];
-    const deviceKey = readFileSync(path.join(stack.home, 'device.key'), 'utf8');
+    const key = loadDeviceKey(stack.home);
+    assert.ok(key !== undefined);
+    const secrets = [
+      readToken(stack.home),
+      readAgentToken(stack.home, 'shopper'),
+      readAgentToken(stack.home, 'travel'),
+      PASSPHRASE,
+      Buffer.from(key.secretKey).toString('base64url'),
+      Buffer.from(key.secretKey).toString('base64'),
+      Buffer.from(key.secretKey).toString('hex'),
+    ];
     for (const text of [charged.text, approved.text]) {
-      for (const secret of secrets) assert.ok(!text.includes(secret));
-      assert.ok(!text.includes(deviceKey.trim().slice(0, 40)));
-      assert.ok(!/"d"\s*:/.test(text), 'no private JWK member');
+      for (const secret of secrets) assert.ok(!text.includes(secret), 'a secret is in a pack');
+      assert.ok(!/"d":/.test(text), 'no private JWK member');
+    }
+  });
+});
+
+describe('every kind of authorization', () => {
+  test('a merchant verification and recurring authorizations (defaults, and every term) have packs that hold', async () => {
+    const startsAt = Math.floor(Date.now() / 1000) + 3600;
+    const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+    const requests: Array<[string, Record<string, unknown>]> = [
+      ['/merchant-bind', { card_id: stack.cards[0].card_id, merchant_name: 'verify.example.com' }],
+      ['/recurring', { card_id: stack.cards[1].card_id, merchant_name: 'stream.example.com', amount: '1.99', interval: 'month' }],
+      ['/recurring', { card_id: stack.cards[1].card_id, merchant_name: 'gym.example.com', amount: 2, authorization_type: 'ceiling', interval: 'week', interval_count: 2, starts_at: iso(startsAt), ends_at: iso(startsAt + 90 * 86_400), max_charges: 6, reference: 'plan-7' }],
+    ];
+    for (const [route, body] of requests) {
+      const created = await shopper.post(route, body);
+      assert.equal(created.status, 200, created.text);
+      const pack = await shopper.get(`/authorizations/${created.body.policy_id}/evidence`);
+      assert.equal(pack.status, 200, pack.text);
+      assert.deepEqual(verifyEvidence(pack.text), { ok: true, policyId: created.body.policy_id, keyId: pack.body.jwks.keys[0].kid }, `${route} ${JSON.stringify(body)}`);
+      assert.equal(pack.body.request.kind, route === '/merchant-bind' ? 'merchant_verification' : 'recurring');
     }
   });
 });
@@ -169,5 +201,20 @@ describe('the command line', () => {
     const tampered = await runLatch(['evidence', 'verify', file], offline);
     assert.equal(tampered.code, 6);
     assert.match(tampered.stderr + tampered.stdout, /jws payload is not the pack's members/);
+  });
+
+  test('latch evidence PW writes the pack to stdout, exactly as served; verify needs a file', async () => {
+    const env = { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` };
+    const printed = await runLatch(['evidence', charged.policyId, '--agent', 'shopper'], env);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.equal(verifyEvidence(printed.stdout).ok, true);
+    const other = await runLatch(['evidence', charged.policyId, '--agent', 'travel'], env);
+    assert.equal(other.code, 7);
+    assert.match(other.stderr, /authorization_not_found/);
+    const offline = { LATCH_HOME: path.join(stack.root, 'no-such-home') };
+    assert.equal((await runLatch(['evidence', 'verify'], offline)).code, 2);
+    assert.equal((await runLatch(['evidence', 'not-an-id'], env)).code, 2);
+    const missing = await runLatch(['evidence', 'verify', path.join(stack.root, 'no-such-pack.json')], offline);
+    assert.equal(missing.code, 1);
   });
 });
