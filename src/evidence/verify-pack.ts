@@ -7,6 +7,7 @@ import { requestSha256 } from '../core/approval.js';
 import { jwkThumbprint, publicKeyFromJwk, type Ed25519PublicJwk } from '../crypto/jwk.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { lineHash } from '../datadir/audit-lines.js';
+import { APPROVAL_ID_PATTERN, POLICY_ID_PATTERN } from '../ids/wire-ids.js';
 import { parseIsoSeconds } from '../time/iso-time.js';
 import { EVIDENCE_BYTES_MAX, EVIDENCE_JWS_TYP, EVIDENCE_TYPE, PACK_MEMBERS } from './pack.js';
 import { verifyCompact } from './pack-jws.js';
@@ -54,7 +55,7 @@ function check(input: string | Uint8Array | object): string | { policyId: string
   if (members.length !== PACK_MEMBERS.length || members.some((name, index) => name !== PACK_MEMBERS[index])) return `the pack's members are not exactly ${PACK_MEMBERS.join(', ')}, in that order`;
   if (pack['v'] !== 1 || pack['type'] !== EVIDENCE_TYPE) return `the pack is not a v1 ${EVIDENCE_TYPE}`;
   const policyId = pack['policy_id'];
-  if (typeof policyId !== 'string' || !/^pw_[a-z0-9]{1,64}$/.test(policyId)) return 'policy_id is not an authorization id';
+  if (typeof policyId !== 'string' || !POLICY_ID_PATTERN.test(policyId)) return 'policy_id is not an authorization id';
 
   const key = packKey(pack['jwks']);
   if (typeof key === 'string') return key;
@@ -133,7 +134,7 @@ function checkDecision(decision: unknown, approval: unknown): string | undefined
 function checkApproval(approval: unknown, requestSha: unknown): string | undefined {
   if (approval === null) return undefined;
   if (!isObject(approval)) return 'approval is neither null nor an object';
-  if (typeof approval['approval_id'] !== 'string' || !approval['approval_id'].startsWith('ap_')) return 'approval.approval_id is not an approval id';
+  if (typeof approval['approval_id'] !== 'string' || !APPROVAL_ID_PATTERN.test(approval['approval_id'])) return 'approval.approval_id is not an approval id';
   if (!APPROVAL_STATUSES.has(String(approval['status']))) return 'approval.status is not approved (nor failed at the cloud)';
   if (approval['decided_at'] !== null && parseIsoSeconds(String(approval['decided_at'])) === undefined) return 'approval.decided_at is not an ISO time';
   if (approval['request_sha256'] !== requestSha) return "approval.request_sha256 is not the request's sha256";
