@@ -168,6 +168,20 @@ describe('every kind of authorization', () => {
   });
 });
 
+describe('a revoked authorization', () => {
+  test('its pack holds, shows the revocation line and the cloud status revoked', async () => {
+    const created = await shopper.post('/authorize', { card_id: stack.cards[0].card_id, amount: '1.25', merchant_name: 'cancel.example.com' });
+    assert.equal(created.status, 200, created.text);
+    const cancelled = await shopper.post(`/authorizations/${created.body.policy_id}/cancel`, { reason: 'changed my mind' });
+    assert.equal(cancelled.status, 200, cancelled.text);
+    const pack = await shopper.get(`/authorizations/${created.body.policy_id}/evidence`);
+    assert.equal(pack.status, 200, pack.text);
+    assert.equal(verifyEvidence(pack.text).ok, true);
+    assert.equal(pack.body.cloud.status, 'revoked');
+    assert.ok(pack.body.audit.lines.some((line: string) => JSON.parse(line).operation === 'sign_revocation'));
+  });
+});
+
 describe('who gets a pack', () => {
   test('another agent gets 404 authorization_not_found, as for an id that does not exist', async () => {
     assertError(await travel.get(`/authorizations/${charged.policyId}/evidence`), 404, 'authorization_not_found');
