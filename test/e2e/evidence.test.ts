@@ -195,6 +195,19 @@ describe('who gets a pack', () => {
     assert.equal(verifyEvidence(answer.text).ok, true);
   });
 
+  test('while signing is paused, a pack is still made (it authorizes nothing)', async () => {
+    const env = { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` };
+    assert.equal((await runLatch(['pause', '--reason', 'disputed charge'], env)).code, 0);
+    try {
+      assertError(await stack.a.post('/authorize', { card_id: stack.cards[0].card_id, amount: '1.00', merchant_name: 'shop.example.com' }), 409, 'daemon_paused');
+      const answer = await stack.a.get(`/authorizations/${charged.policyId}/evidence`);
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal(verifyEvidence(answer.text).ok, true);
+    } finally {
+      assert.equal((await runLatch(['resume'], env)).code, 0);
+    }
+  });
+
   test('an unknown query parameter is refused', async () => {
     assertError(await stack.a.get(`/authorizations/${charged.policyId}/evidence?x=1`), 400, 'invalid_request');
   });
