@@ -5,6 +5,7 @@ import type { VariantADeps } from '../variant-a/routes.js';
 import type { VariantBDeps } from '../variant-b/routes.js';
 import type { CoreBinding } from './core-binding.js';
 import { createCredentials, type Credentials } from './credentials.js';
+import { evidenceOperations } from './evidence-binding.js';
 import { healthReport } from './health.js';
 import { signEd25519 } from '../crypto/ed25519.js';
 import type { ProofKey } from '../http/daemon-proof.js';
@@ -20,6 +21,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: 
       operations,
       authorizations,
       approvals: approvalOperations(core.deps),
+      evidence: evidenceOperations(services, core),
       health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core) }),
       policy: core.policy,
       proxyUpstream: core.proxyUpstream,

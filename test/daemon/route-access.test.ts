@@ -80,6 +80,7 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'GET /authorizations': { path: '/authorizations' },
   'GET /authorizations/:policy_id': { path: '/authorizations/pw_abc123' },
   'POST /authorizations/:policy_id/cancel': { path: '/authorizations/pw_abc123/cancel', body: {} },
+  'GET /authorizations/:policy_id/evidence': { path: '/authorizations/pw_abc123/evidence' },
   'GET /cards': { path: '/cards' },
   'GET /cards/:card_id': { path: '/cards/card_a' },
   'GET /health': { path: '/health' },
@@ -178,6 +179,7 @@ function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[
         approve: (...args: unknown[]) => seenCall(callers, args, { ...approval, status: 'denied' as const }),
         deny: (...args: unknown[]) => seenCall(callers, args, { ...approval, status: 'denied' as const }),
       },
+      evidence: { exportEvidence: (...args: unknown[]) => seenCall(callers, args, '{}\n') },
       health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null, cloudClockSkewSeconds: null, ownerPresence: 'none' }),
       policy: {
         effective: () => DEFAULT_POLICY,
