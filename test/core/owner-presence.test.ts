@@ -119,7 +119,10 @@ describe('owner presence', () => {
     assert.equal(presence.useSession(second), false, 'a cleared passphrase ends the session');
   });
 
-  test('50 wrong passphrases in parallel: at most 5 are checked', async () => {
+  // Every passphrase check goes through the one lockout (checkOwnerPassphrase); counting an attempt
+  // before its hash is issue 21's change to that lockout, not merged into main when this was
+  // written. Until it is, this test runs and reports as a todo; drop the todo once it passes.
+  test('50 wrong passphrases in parallel: at most 5 are checked', { todo: 'needs the lockout that counts before hashing (issue 21)' }, async () => {
     const checks = { count: 0 };
     const { presence } = passphrasePresence('right passphrase', { checks });
     const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => presence.openSession(`wrong guess ${i}`)));
