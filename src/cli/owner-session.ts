@@ -6,6 +6,8 @@
  * key, opens an owner session and calls again. The session lives in this process's memory only
  * and is ended when the command finishes.
  */
+import { existsSync } from 'node:fs';
+import { pinnedKeyPath } from '../client/pinned-key.js';
 import type { LatchClient } from '../client/latch-client.js';
 import { LatchClientError } from '../client/client-errors.js';
 import { readToken } from '../datadir/token.js';
@@ -26,6 +28,15 @@ export function hasDaemonToken(home: string): boolean {
 /** canAsk reports whether standard input is a terminal to ask the passphrase on. */
 function canAsk(io: CliIo): boolean {
   return io.stdin !== undefined && (io.stdin as NodeJS.ReadStream).isTTY === true;
+}
+
+/**
+ * isOwnerHomeOfAnotherDaemon reports whether home is an owner's own data directory in the
+ * separate-user setup: a daemon key is pinned there, and there is no daemon token this user can
+ * read. Commands that would write the daemon's files then go through its API (docs/decisions.md §21.7).
+ */
+export function isOwnerHomeOfAnotherDaemon(home: string): boolean {
+  return existsSync(pinnedKeyPath(home)) && !hasDaemonToken(home);
 }
 
 /** askOwnerPassphrase reads the owner passphrase from standard input or the terminal; it is never echoed. */

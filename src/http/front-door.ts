@@ -157,7 +157,8 @@ async function admitAndHandle(
   }
   let ownerPresent = session !== undefined;
   if (route.access === 'owner_present') {
-    const inline = inlinePassphrase(request.rawHeaders, body);
+    // Only a POST's JSON body may carry the passphrase; PUT /policy's body is the policy itself.
+    const inline = inlinePassphrase(request.rawHeaders, method === 'POST' ? body : undefined);
     if (inline.fromBody) body = withoutPassphrase(body);
     if (!ownerPresent && options.presence.configured()) {
       if (inline.passphrase === undefined) throw new LatchError('owner_presence_required');

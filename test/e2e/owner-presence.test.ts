@@ -236,6 +236,8 @@ describe('with the owner passphrase set (owner-presence §1, §2, §4)', () => {
     assertError(invalid, 400, 'policy_invalid', 'default');
     assert.equal((await stack.a.get('/policy')).body.sha256, beforeSha, 'nothing changed');
     assertError(await putPolicy({ v: 1, default: 'allow' }, { 'latch-owner-passphrase': 'a wrong passphrase' }), 401, 'invalid_passphrase');
+    // The body is the policy: a `passphrase` member in it is no proof of presence.
+    assertError(await putPolicy({ v: 1, default: 'allow', passphrase: PASSPHRASE }), 403, 'owner_presence_required');
     const text = '{"v":1,"default":"allow","new_merchant":"ask"}';
     const changed = await stack.a.request('PUT', '/policy', text, { 'latch-owner-passphrase': PASSPHRASE });
     assert.equal(changed.status, 200, changed.text);

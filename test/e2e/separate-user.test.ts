@@ -192,6 +192,14 @@ describe('the separate-user setup with real users', { skip }, () => {
     assert.match(cards.stdout, /Groceries/);
     // The agent was made by the daemon, as the service user, in the data directory.
     assert.equal(statSync(path.join(home, 'agents', 'helper.token')).uid, service.uid);
+    // The brake through the API: pause and resume from the owner account.
+    const paused = await runAs(owner, ['pause', '--reason', 'away', '--passphrase-stdin'], env, `${PASSPHRASE}\n`);
+    assert.equal(paused.status, 0, paused.stderr + paused.stdout);
+    assert.ok(existsSync(path.join(home, 'paused')), 'the daemon pulled its own brake');
+    const resumed = await runAs(owner, ['resume', '--passphrase-stdin'], env, `${PASSPHRASE}\n`);
+    assert.equal(resumed.status, 0, resumed.stderr + resumed.stdout);
+    assert.match(resumed.stdout, /Signing resumed/);
+    assert.ok(!existsSync(path.join(home, 'paused')));
     // With no passphrase, the owner account has nothing to call with: no token, no session.
     const refused = await runAs(owner, ['agent', 'add', 'another', '--passphrase-stdin'], env, 'not the passphrase\n');
     assert.notEqual(refused.status, 0);

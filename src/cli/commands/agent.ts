@@ -8,8 +8,7 @@ import { LatchClient } from '../../client/latch-client.js';
 import { existsSync } from 'node:fs';
 import { addAgent, AgentNameError, agentTokenPath, assertAgentName, ensureAgentsDir, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
 import { createExclusive } from '../../datadir/atomic-file.js';
-import { hasDaemonToken, withOwnerPresence } from '../owner-session.js';
-import { pinnedKeyPath } from '../../client/pinned-key.js';
+import { isOwnerHomeOfAnotherDaemon, withOwnerPresence } from '../owner-session.js';
 import { latchVersion } from '../../version.js';
 import { reportCallError } from '../daemon-calls/daemon-call-command.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
@@ -65,16 +64,6 @@ ${EXIT_CODES}`,
       return EXIT.ok;
     }),
 };
-
-/**
- * isOwnerHomeOfAnotherDaemon reports whether home is an owner's own data directory in the
- * separate-user setup: a daemon key is pinned there, and there is no daemon token this user can
- * read. Agents are then made by the daemon (docs/decisions.md §21.7); anywhere else the token file
- * is written here, with or without a running daemon, as before.
- */
-function isOwnerHomeOfAnotherDaemon(home: string): boolean {
-  return existsSync(pinnedKeyPath(home)) && !hasDaemonToken(home);
-}
 
 /**
  * addAgentThroughApi creates the agent with POST /agents (the owner with presence) and writes the
