@@ -10,15 +10,12 @@ import { lstatSync, mkdirSync, readdirSync, unlinkSync, utimesSync } from 'node:
 import path from 'node:path';
 import { createExclusive, fsyncDirectory, writeFileAtomic } from './atomic-file.js';
 import { DataDirError } from './data-dir-error.js';
-import { HOME_DIR_MODE } from './home.js';
+import { AGENTS_DIR, AGENT_NAME_PATTERN, HOME_DIR_MODE } from './home.js';
 import { assertPrivateStats } from './permissions.js';
 import { readPrivateFile, readPrivateFileWithStats } from './read-private-file.js';
 import { newToken, parseTokenText } from './token.js';
 
-/** The folder of agent files inside the data directory. */
-export const AGENTS_DIR = 'agents';
-/** An agent's name: lower-case letters, digits, `_` and `-`, starting with a letter or digit. */
-export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+export { AGENTS_DIR, AGENT_NAME_PATTERN };
 /** At most this many agents: every request compares its token against each of them. */
 export const AGENTS_MAX = 64;
 /** `owner` names the daemon token's holder in audit lines and policies, so no agent may take it. */
