@@ -1,4 +1,5 @@
 import { passphraseFromEnv } from '../datadir/device-key.js';
+import { agentFiles } from '../datadir/agents.js';
 import { ensureHome } from '../datadir/home.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';
 import { regenerateCredentials } from '../datadir/regenerate-credentials.js';
@@ -170,7 +171,8 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
  */
 function prepareDataDir(services: DaemonServices, passphrase: string | undefined): void {
   ensureHome(services.home);
-  assertDataDirSecure(services.home);
+  // Agent tokens are secrets like daemon_token: an exposed one stops the start (docs/decisions.md §20).
+  assertDataDirSecure(services.home, agentFiles(services.home));
   ensureToken(services.home);
   // A key that a stopped `latch setup` staged and config.json already names is put in place.
   finishKeyRollover(services.home, passphrase, services.config().key_id, { discardUnnamed: false });
