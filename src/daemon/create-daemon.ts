@@ -108,7 +108,8 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
     });
     listeners.push({ name, server });
   };
-  const deps = listenerDeps(services, bindCore(services));
+  const core = bindCore(services);
+  const deps = listenerDeps(services, core);
   if (serveA) addListener('a', options.portA ?? DEFAULT_PORT_A, variantARoutes(deps.a));
   if (serveB) addListener('b', options.portB ?? DEFAULT_PORT_B, variantBRoutes(deps.b));
 
@@ -132,6 +133,15 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
         // Remembered state is back in memory before the first request can need it.
         await services.stateStore.open();
       } catch (error) {
+        lock.release();
+        state = 'closed';
+        throw error;
+      }
+      try {
+        // A deleted, emptied or shortened audit.log stops the start (docs/decisions.md §20).
+        await core.auditAnchor.confirm();
+      } catch (error) {
+        await services.stateStore.close();
         lock.release();
         state = 'closed';
         throw error;
@@ -168,6 +178,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
       state = 'closed';
       await closeAll(closeOptions.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS);
       // After the listeners: a request that finished in time has its state record written.
+      if (wasListening) await core.auditAnchor.flush();
       await services.stateStore.close();
       // Last: until the journal is closed, another daemon must not open it.
       lock?.release();
