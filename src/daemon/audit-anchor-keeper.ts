@@ -3,7 +3,7 @@
  * keeps the latest anchor in state.journal, checks the log against it at start, and moves it
  * forward as the daemon's own lines reach the disk.
  */
-import { AUDIT_ANCHOR_RECORD, assertAuditAnchored, parseAnchor, type AuditAnchor } from '../datadir/audit-anchor.js';
+import { AUDIT_ANCHOR_RECORD, assertAuditAnchored, parseAnchor, raiseAuditFloor, type AuditAnchor } from '../datadir/audit-anchor.js';
 import type { StateRecord, StateStore } from '../store/state-store.js';
 
 /** AuditAnchorKeeper owns the `audit_anchor` records of one daemon's state.journal. */
@@ -60,6 +60,7 @@ export function auditAnchorKeeper(home: string, store: StateStore): AuditAnchorK
         return; // The store refuses while closing or when the disk fails; the next note tries again.
       }
       if (stored === undefined || next.seq > stored.seq) stored = next;
+      raiseAuditFloor(home, next);
     }
   };
   const writeNow = (): Promise<void> => {
@@ -72,6 +73,7 @@ export function auditAnchorKeeper(home: string, store: StateStore): AuditAnchorK
   return {
     async confirm() {
       const end = assertAuditAnchored(home, stored);
+      if (stored !== undefined) raiseAuditFloor(home, stored);
       if (end.seq >= 1) {
         wanted = { seq: end.seq, hash: end.hash };
         await writeNow();

@@ -2,6 +2,7 @@
  * The rule of the audit chain's anchors (see audit-anchor.ts), apart from the code that reads
  * them, so that the appenders in audit-log.ts can apply it too.
  */
+import path from 'node:path';
 import { loadConfig } from './config.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
 import { DATA_FILES, dataFilePath } from './home.js';
@@ -36,8 +37,24 @@ export function anchorProblem(lines: number, enrolled: string | undefined, ancho
   return undefined;
 }
 
-/** assertNotOrphaned refuses to start a new chain (an empty log) on an enrolled device; appenders call it. */
-export function assertNotOrphaned(home: string, tailSeq: number): void {
+/** The anchors this process's daemons have recorded, per data directory: the log may not end before them. */
+const floors = new Map<string, AuditAnchor>();
+
+/** raiseAuditFloor tells appenders in this process that the log reaches anchor (the daemon recorded it). */
+export function raiseAuditFloor(home: string, anchor: AuditAnchor): void {
+  const key = path.resolve(home);
+  const current = floors.get(key);
+  if (current === undefined || anchor.seq > current.seq) floors.set(key, anchor);
+}
+
+/**
+ * assertAnchoredTail refuses, before anything is appended, a log that ends at tailSeq when that
+ * would start a new chain on an enrolled device, or when the log ends before the anchor a daemon
+ * of this process recorded (it was cut while the daemon ran, and audit.head rewritten to match).
+ */
+export function assertAnchoredTail(home: string, tailSeq: number): void {
+  const floor = floors.get(path.resolve(home));
+  if (floor !== undefined && tailSeq < floor.seq) throw unanchored(home, anchorProblem(tailSeq, undefined, floor, () => undefined) as string);
   if (tailSeq !== 0) return;
   const enrolled = loadConfig(home).device_id;
   const problem = anchorProblem(0, enrolled, undefined, () => undefined);

@@ -9,12 +9,13 @@
  *   (at each start, and after its appends), so the log must reach that line, unchanged.
  *
  * A log that is missing, empty, shorter than the anchor or different at the anchored line is
- * refused: nothing is signed and `latch audit verify` fails. Neither fact is keyed: a process
+ * refused: nothing is signed and `latch audit verify` fails. While a daemon runs, its appenders
+ * also refuse a log that ends before the anchor it recorded (audit-anchor-rule.ts). Neither fact is keyed: a process
  * running as the user can rewrite config.json and state.journal too (SECURITY.md says so).
  */
 import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { readFrames } from '../store/journal-read.js';
-import { AUDIT_ANCHOR_RECORD, anchorProblem, parseAnchor, unanchored, type AuditAnchor } from './audit-anchor-rule.js';
+import { AUDIT_ANCHOR_RECORD, anchorProblem, parseAnchor, raiseAuditFloor, unanchored, type AuditAnchor } from './audit-anchor-rule.js';
 import { assertAuditAppendable, auditLogPath, hashOfLineBefore, readTail, type Tail } from './audit-log.js';
 import { GENESIS_HASH } from './audit-lines.js';
 import { loadConfig } from './config.js';
@@ -22,7 +23,7 @@ import { DataDirError } from './data-dir-error.js';
 import { DATA_FILES, dataFilePath } from './home.js';
 import { openPrivateFile } from './read-private-file.js';
 
-export { AUDIT_ANCHOR_RECORD, anchorProblem, parseAnchor, type AuditAnchor };
+export { AUDIT_ANCHOR_RECORD, anchorProblem, parseAnchor, raiseAuditFloor, type AuditAnchor };
 
 /**
  * assertAuditAnchored checks, at the daemon's start, that audit.log ends with a whole line that

@@ -5,7 +5,7 @@ import { HEAD_FILE_BYTES, parseHeadFile, writeHeadSync, type AuditHead, type Aud
 import { auditFields, type AuditEntry, type AuditRecord, type AuditValue } from './audit-entry.js';
 import { AUDIT_LINE_BYTES_MAX, GENESIS_HASH, lineHash, readAuditLines } from './audit-lines.js';
 export { AUDIT_BATCH_ENTRIES_MAX, parseHead, type AuditHead, type AuditHeadState } from './audit-head.js';
-import { assertNotOrphaned } from './audit-anchor-rule.js';
+import { assertAnchoredTail } from './audit-anchor-rule.js';
 import { withAuditLockSync } from './audit-lock.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
 import { DATA_FILES, PRIVATE_FILE_MODE, dataFilePath } from './home.js';
@@ -92,8 +92,9 @@ export function openForAppend(home: string): { fd: number; tail: Tail; head: Aud
     if (stats.size === 0 && process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
     const tail = readTail(fd, stats.size, file);
     const headState = assertHeadMatches(home, tail, { fd, size: stats.size });
-    // Deleting both files must not start a new chain that verifies (audit-anchor.ts).
-    assertNotOrphaned(home, tail.seq);
+    // Deleting both files, or cutting the log and rewriting the head, must not start a new chain
+    // that verifies (audit-anchor.ts).
+    assertAnchoredTail(home, tail.seq);
     return { fd, tail, head: headState?.head, headState };
   } catch (error) {
     closeSync(fd);

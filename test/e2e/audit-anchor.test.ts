@@ -156,3 +156,37 @@ test('while the daemon runs, deleting both files stops signing: no new chain is 
     restore();
   }
 });
+
+test('while the daemon runs, cutting the log and rewriting audit.head to match stops signing once the anchor has passed the cut', async () => {
+  restore();
+  const daemon = createDaemon({ home: stack.home, portA: 0, variantB: false, env: { LATCH_HOME: stack.home }, logStream: process.stderr });
+  const ports = await daemon.listen();
+  const token = readFileSync(path.join(stack.home, 'daemon_token'), 'utf8');
+  const signRevocation = (policyId: string) =>
+    fetch(`http://127.0.0.1:${ports.portA}/sign-revocation`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ policy_id: policyId }),
+    });
+  try {
+    assert.equal((await signRevocation('pw_four')).status, 200);
+    const lines = readFileSync(logFile, 'utf8').split('\n').filter((line) => line !== '').length;
+    // The anchor follows the daemon's lines within a second or so.
+    const deadline = Date.now() + 30_000;
+    while ((readJournalAnchor(stack.home)?.seq ?? 0) < lines) {
+      assert.ok(Date.now() < deadline, `state.journal's anchor did not reach line ${lines} within 30 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    writeChain(originalRecords().slice(0, 2));
+    const cut = readFileSync(logFile, 'utf8');
+    const answer = await signRevocation('pw_five');
+    const body = (await answer.json()) as { error?: { code?: string }; jws?: string };
+    assert.equal(answer.status, 503);
+    assert.equal(body.error?.code, 'data_directory_unavailable');
+    assert.equal(body.jws, undefined);
+    assert.equal(readFileSync(logFile, 'utf8'), cut, 'nothing appended to the cut log');
+  } finally {
+    await daemon.close({ deadlineMs: 1000 });
+    restore();
+  }
+});
