@@ -132,15 +132,10 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
       try {
         // Remembered state is back in memory before the first request can need it.
         await services.stateStore.open();
-      } catch (error) {
-        lock.release();
-        state = 'closed';
-        throw error;
-      }
-      try {
         // A deleted, emptied or shortened audit.log stops the start (docs/decisions.md §20).
         await core.auditAnchor.confirm();
       } catch (error) {
+        // Closing a store that did not open is a no-op.
         await services.stateStore.close();
         lock.release();
         state = 'closed';
