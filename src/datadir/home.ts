@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { removeStaleTemporaries } from './stale-temporaries.js';
@@ -85,7 +85,18 @@ export function ensureHome(home: string): void {
  * there, and of nothing else. It returns how many it removed.
  */
 export function removeDataDirTemporaries(home: string, nowMs: number = Date.now()): number {
-  return removeStaleTemporaries(home, (name) => WRITTEN_FILES.has(name), nowMs) + removeStaleTemporaries(path.join(home, AGENTS_DIR), (name) => AGENT_FILE_NAME.test(name), nowMs);
+  const removed = removeStaleTemporaries(home, (name) => WRITTEN_FILES.has(name), nowMs);
+  // Only a real folder: an agents link (refused later) could point at someone else's files.
+  const agents = path.join(home, AGENTS_DIR);
+  return isRealDirectory(agents) ? removed + removeStaleTemporaries(agents, (name) => AGENT_FILE_NAME.test(name), nowMs) : removed;
+}
+
+function isRealDirectory(target: string): boolean {
+  try {
+    return lstatSync(target).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** dataFilePath returns the absolute path of a known file in the data directory. */

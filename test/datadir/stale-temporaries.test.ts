@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -76,4 +76,17 @@ test('the temporary of every file Latch writes is cleaned, in the data directory
   ensureHome(home);
   assert.deepEqual(readdirSync(home).sort(), ['agents']);
   assert.deepEqual(readdirSync(path.join(home, 'agents')), ['.notes.0123456789abcdef.tmp']);
+});
+
+test('an agents link is not followed: what it points at is left alone', () => {
+  const home = path.join(root, 'linked');
+  const elsewhere = path.join(root, 'elsewhere');
+  mkdirSync(home, { mode: 0o700 });
+  mkdirSync(elsewhere, { mode: 0o700 });
+  const temporary = path.join(elsewhere, '.shopper.token.0123456789abcdef.tmp');
+  writeFileSync(temporary, 'not through a link', { mode: 0o600 });
+  utimesSync(temporary, OLD, OLD);
+  symlinkSync(elsewhere, path.join(home, 'agents'));
+  assert.equal(removeDataDirTemporaries(home), 0);
+  assert.deepEqual(readdirSync(elsewhere), ['.shopper.token.0123456789abcdef.tmp']);
 });
