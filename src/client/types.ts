@@ -21,7 +21,8 @@ export interface Health {
   uptime_seconds: number;
   signing_key: SigningKeyInfo | null;
   /** The owner's emergency brake (`latch pause`): since when and why, or null (absent from older daemons). */
-  paused?: { since: string; reason: string | null } | null;
+  /** Whether the owner paused signing, since when; the owner's note (`reason`) is not shown on the public /health. */
+  paused?: { since: string; reason?: string | null } | null;
   /** How far the cloud's clock runs ahead of this device's, as the daemon last saw it (absent from older daemons). */
   cloud_clock_skew_seconds?: number | null;
 }

@@ -187,20 +187,46 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
   try {
     const current = approvals.book.get(id);
     if (current === undefined || current.status !== 'pending_approval') throw notPending();
-    await approvals.audit({ operation: 'approval_approved', approval: current, caller: context.caller, principal: context.principal });
     const signingContext: OperationContext = { principal: current.principal, caller: context.caller, idempotencyKey: current.idempotencyKey };
     let decided: Approval;
     try {
       const created = await signApproved(current.request, signingContext, current.id);
       decided = { ...current, status: 'approved', decidedAtSeconds: deps.nowSeconds(), authorization: created.authorization, window: created.window };
     } catch (error) {
-      if (!definiteRefusal(error)) throw error;
+      if (!definiteRefusal(error)) {
+        await auditNotApplied(approvals, current, context, error);
+        throw error;
+      }
       decided = { ...current, status: 'failed', decidedAtSeconds: deps.nowSeconds(), error: { code: error.code, message: error.message } };
     }
     await approvals.book.update(decided);
+    // The line says what happened, once it has: approved (with the authorization's policy_id), or
+    // approved but refused by the cloud (docs/decisions.md §20).
+    await approvals.audit({
+      operation: decided.status === 'approved' ? 'approval_approved' : 'approval_failed',
+      approval: decided,
+      caller: context.caller,
+      principal: context.principal,
+      ...(decided.error !== null && { code: decided.error.code }),
+    });
     return decided;
   } finally {
     approvals.book.release(id);
+  }
+}
+
+/**
+ * auditNotApplied records an approval that was given but not applied (paused, not enrolled, the
+ * cloud unreachable): the approval stays pending, and the line names the error, so the log never
+ * shows an approval as approved that was not. The signing error is the caller's answer either way;
+ * a failure to write this line is reported by the audit log's own appender.
+ */
+async function auditNotApplied(approvals: ApprovalDeps, approval: Approval, context: OperationContext, error: unknown): Promise<void> {
+  const code = error instanceof LatchError ? error.code : 'internal_error';
+  try {
+    await approvals.audit({ operation: 'approval_not_applied', approval, caller: context.caller, principal: context.principal, code });
+  } catch {
+    // See above: the caller gets the signing error, which is what happened to the approval.
   }
 }
 

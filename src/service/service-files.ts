@@ -21,6 +21,15 @@ export interface ServiceSpec {
   home: string;
 }
 
+/**
+ * The environment the service never passes on to the daemon (SECURITY.md, "A hostile environment
+ * at start"): NODE_OPTIONS and NODE_PATH load code into node, and NODE_EXTRA_CA_CERTS and
+ * NODE_TLS_REJECT_UNAUTHORIZED change which certificates the cloud connection trusts. A user's
+ * service manager passes its own environment (`systemctl --user set-environment`, `launchctl
+ * setenv`) to every service unless the service says otherwise (docs/decisions.md §20).
+ */
+export const CLEARED_ENVIRONMENT = ['NODE_OPTIONS', 'NODE_PATH', 'NODE_EXTRA_CA_CERTS', 'NODE_TLS_REJECT_UNAUTHORIZED'] as const;
+
 /** The systemd user unit's name. */
 export const SYSTEMD_UNIT_NAME = 'latch.service';
 /** The launchd agent's label (and file name without `.plist`). */
@@ -51,6 +60,10 @@ export function systemdUnit(spec: ServiceSpec): string {
     '[Service]',
     'Type=simple',
     `Environment=${systemdWord(`LATCH_HOME=${spec.home}`)}`,
+    // Empty, so that node ignores them, even under a systemd older than 235 (no UnsetEnvironment=);
+    // UnsetEnvironment= then removes them altogether, whatever set them.
+    ...CLEARED_ENVIRONMENT.map((name) => `Environment=${name}=`),
+    `UnsetEnvironment=${CLEARED_ENVIRONMENT.join(' ')}`,
     `ExecStart=${execStart}`,
     'Restart=on-failure',
     'RestartSec=2',
@@ -87,6 +100,8 @@ export function launchdPlist(spec: ServiceSpec): string {
     '  <dict>',
     '    <key>LATCH_HOME</key>',
     `    <string>${xmlText(spec.home)}</string>`,
+    // launchd has no way to unset a variable; node treats each of these as absent when empty.
+    ...CLEARED_ENVIRONMENT.flatMap((name) => [`    <key>${name}</key>`, '    <string></string>']),
     '  </dict>',
     '  <key>Umask</key>',
     '  <integer>63</integer>',

@@ -99,7 +99,8 @@ function healthAnswer(health: HealthFacts) {
       version: health.version,
       uptime_seconds: health.uptimeSeconds,
       signing_key: key === null ? null : { key_id: key.keyId, algorithm: 'Ed25519', public_key: toBase64Url(key.publicKey) },
-      paused: health.paused,
+      // Public: that signing is paused and since when, never the owner's note (docs/decisions.md §20).
+      paused: health.paused === null ? null : { since: health.paused.since },
       cloud_clock_skew_seconds: health.cloudClockSkewSeconds,
     },
   };

@@ -8,6 +8,7 @@ import { EXIT } from '../../src/cli/exit-codes.js';
 import { serviceKindFor } from '../../src/cli/commands/service.js';
 import { currentLatchCommand } from '../../src/service/latch-command.js';
 import { launchdPlist, launchdPlistPath, systemdUnit, systemdUnitPath, systemdWord } from '../../src/service/service-files.js';
+import { spawnSync } from 'node:child_process';
 import { captureIo } from '../cli/cli-io.js';
 
 const SPEC = { command: { program: '/usr/local/bin/latch', args: [] }, home: '/home/ann/.latch' };
@@ -57,6 +58,35 @@ test('the launchd agent has the label, arguments, LATCH_HOME, RunAtLoad and a cr
   assert.equal(launchdPlistPath('/Users/ann'), '/Users/ann/Library/LaunchAgents/dev.latch.daemon.plist');
 });
 
+/** The variables that load code into node or change what TLS trusts (SECURITY.md: a hostile environment at start). */
+const HOSTILE = ['NODE_OPTIONS', 'NODE_PATH', 'NODE_EXTRA_CA_CERTS', 'NODE_TLS_REJECT_UNAUTHORIZED'];
+
+/** plistEnvironment reads the EnvironmentVariables dictionary of a launchd property list. */
+function plistEnvironment(plist: string): Map<string, string> {
+  const dict = /<key>EnvironmentVariables<\/key>\s*<dict>([\s\S]*?)<\/dict>/.exec(plist)?.[1] ?? '';
+  return new Map([...dict.matchAll(/<key>([^<]*)<\/key>\s*<string>([^<]*)<\/string>/g)].map((match) => [match[1] as string, match[2] as string]));
+}
+
+test('the systemd unit and the launchd agent clear NODE_OPTIONS, NODE_PATH and the TLS trust variables', () => {
+  const lines = systemdUnit(SPEC).split('\n');
+  const unset = lines.find((line) => line.startsWith('UnsetEnvironment='))?.slice('UnsetEnvironment='.length).split(' ') ?? [];
+  const plist = plistEnvironment(launchdPlist(SPEC));
+  for (const name of HOSTILE) {
+    assert.ok(unset.includes(name), `systemd: UnsetEnvironment= lists ${name}`);
+    assert.ok(lines.includes(`Environment=${name}=`), `systemd: ${name} is empty even without UnsetEnvironment=`);
+    assert.equal(plist.get(name), '', `launchd: ${name} is set to the empty string`);
+  }
+  assert.equal(plist.get('LATCH_HOME'), '/home/ann/.latch');
+  // launchd can only set them empty: node must take empty values for absent ones (no code
+  // loaded, no certificate file read, certificates still checked).
+  const child = spawnSync(process.execPath, ['-e', 'require("node:tls"); process.stdout.write(String(require("node:https").globalAgent.options.rejectUnauthorized !== false))'], {
+    env: { PATH: process.env['PATH'] ?? '', ...Object.fromEntries(HOSTILE.map((name) => [name, ''])) },
+    encoding: 'utf8',
+  });
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(child.stderr, '', 'no warning about an extra certificate file or an insecure TLS setting');
+});
+
 test('paths: XDG_CONFIG_HOME when absolute, else ~/.config; platforms without a manager are refused', () => {
   assert.equal(systemdUnitPath({}, '/home/ann'), '/home/ann/.config/systemd/user/latch.service');
   assert.equal(systemdUnitPath({ XDG_CONFIG_HOME: '/x/cfg' }, '/home/ann'), '/x/cfg/systemd/user/latch.service');
@@ -83,6 +113,7 @@ test('latch service install writes the unit once, --force replaces it, uninstall
     assert.match(install.stdout.text, /systemctl --user daemon-reload && systemctl --user enable --now latch/);
     const unit = readFileSync(file, 'utf8');
     assert.ok(unit.includes(`Environment=LATCH_HOME=${env.LATCH_HOME}\n`));
+    assert.ok(unit.includes(`\nUnsetEnvironment=${HOSTILE.join(' ')}\n`), 'the installed unit clears the hostile variables');
     assert.equal(statSync(file).mode & 0o777, 0o644);
 
     const again = captureIo(env);

@@ -10,7 +10,9 @@ const USAGE = `Usage: latch audit verify
 
 Checks the hash chain of $LATCH_HOME/audit.log (default ~/.latch): every line must chain to the
 one before it and the last line must match audit.head, so an edited, deleted or inserted line
-is reported with the first line where the chain breaks.
+is reported with the first line where the chain breaks. On an enrolled device a missing or empty
+log, or one shorter than (or different at) the line state.journal records as written, is broken
+too: the record was deleted or replaced.
 
 Exit codes: 0 intact; 6 broken; 2 bad usage; 3 unsafe or broken data directory; 1 anything else.`;
 
