@@ -29,6 +29,8 @@ export interface HealthFacts {
   paused: { since: string; reason: string | null } | null;
   /** How far the cloud's clock runs ahead of this device's, as last seen; null before any answer. */
   cloudClockSkewSeconds: number | null;
+  /** How long approving stays locked after wrong passphrases (0 when it is not), for latch doctor (docs/decisions.md §19). */
+  approvalsLockedSeconds: number;
 }
 
 /** What Variant A's routes call. */
@@ -97,6 +99,7 @@ function healthAnswer(health: HealthFacts) {
       signing_key: key === null ? null : { key_id: key.keyId, algorithm: 'Ed25519', public_key: toBase64Url(key.publicKey) },
       paused: health.paused,
       cloud_clock_skew_seconds: health.cloudClockSkewSeconds,
+      approvals_locked_seconds: health.approvalsLockedSeconds,
     },
   };
 }

@@ -66,7 +66,7 @@ function tables(): { a: Route[]; b: Route[] } {
       authorizations: {} as AuthorizationListOperations,
       approvals: {} as ApprovalOperations,
       policy: {} as PolicyOperations,
-      health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null }),
+      health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null, approvalsLockedSeconds: 0 }),
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');
       },

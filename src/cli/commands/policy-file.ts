@@ -9,6 +9,7 @@ import { DataDirError } from '../../datadir/data-dir-error.js';
 import { resolveHome } from '../../datadir/home.js';
 import { loadPolicyFile, policyPath } from '../../daemon/policy-source.js';
 import { parsePolicyBytes, POLICY_FILE_BYTES_MAX } from '../../policy/policy-file.js';
+import { policySummary } from '../../policy/policy-summary.js';
 import { PolicyInvalidError } from '../../policy/policy-invalid-error.js';
 import type { Policy } from '../../policy/policy-types.js';
 import { STARTER_POLICY_TEXT } from '../../policy/starter-policy.js';
@@ -66,7 +67,7 @@ function checkNamedFile(file: string, io: CliIo): number {
 }
 
 function reportValid(policy: Policy, io: CliIo): number {
-  writeLine(io.stdout, `OK: ${policy.rules.length} rules, ${policy.budgets.length} budgets, ${policy.velocity.length} velocity limits; sha256 ${policy.sha256}`);
+  writeLine(io.stdout, `OK: ${policySummary(policy)}; sha256 ${policy.sha256}`);
   return EXIT.ok;
 }
 
@@ -126,7 +127,7 @@ Exit codes: 0 written; 3 a policy.json already exists (left unchanged) or the da
         throw error;
       }
       const policy = parsePolicyBytes(new TextEncoder().encode(STARTER_POLICY_TEXT));
-      writeLine(io.stdout, `Wrote ${file} (0600): ${policy.rules.length} rules, ${policy.budgets.length} budgets, ${policy.velocity.length} velocity limits.`);
+      writeLine(io.stdout, `Wrote ${file} (0600): ${policySummary(policy)}.`);
       writeLine(io.stdout, 'A running daemon applies it now. Edit it to suit you (see docs/policy.md), then run: latch policy check-file');
       writeLine(io.stdout, 'To see what it decides: latch policy check --card card_… --merchant shop.example --amount 12.00 [--agent NAME]');
       return EXIT.ok;
