@@ -53,8 +53,10 @@ export const approvalsPassphraseClearCommand: Command = {
   usage: `Usage: latch approvals passphrase clear
 
 Removes $LATCH_HOME/approval_passphrase: approving then needs only the owner's daemon token (and a
-[y/N] on the terminal, or --yes). Anyone who can run latch as you can do this, so the passphrase
-protects against agents that hold only an agent token, not against your own user account.
+[y/N] on the terminal, or --yes). What the passphrase protects against: a program that holds the
+daemon token (a copy of $LATCH_HOME/daemon_token) but cannot run commands as you. Agent tokens
+cannot approve at all, with or without it. It does not protect against a program that runs as
+your user: such a program can remove the file, as this command does.
 
 Exit codes: 0 removed (or none was set); 2 bad usage; 3 unsafe data directory.`,
   async run(args, io) {
