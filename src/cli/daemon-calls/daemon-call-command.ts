@@ -8,6 +8,7 @@ import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import type { FlagKind } from '../flags.js';
 import { reportError } from '../report-error.js';
+import { usageWithCommonOptions } from '../common-options.js';
 import { cliRemedy } from './cli-remedies.js';
 import { parseCommandArgs, stringFlag, type CommandArgs } from './command-args.js';
 import { exitCodeForClientError } from './exit-for-error.js';
@@ -47,7 +48,7 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
   return {
     name: call.name,
     summary: call.summary,
-    usage: call.usage,
+    usage: usageWithCommonOptions(call.usage),
     async run(args, io) {
       let client: LatchClient | undefined;
       let json = false;
