@@ -1,3 +1,4 @@
+import { removeListenFile, writeListenFile, type ListenRecord } from '../datadir/listen-file.js';
 import { passphraseFromEnv } from '../datadir/device-key.js';
 import { ensureHome } from '../datadir/home.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';
@@ -111,6 +112,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
   if (serveB) addListener('b', options.portB ?? DEFAULT_PORT_B, variantBRoutes(deps.b));
 
   let state: 'new' | 'listening' | 'closed' = 'new';
+  let listening: ListenRecord | undefined;
   const closeAll = (deadlineMs: number): Promise<void> => Promise.all(listeners.map((l) => l.server.close(deadlineMs))).then(() => undefined);
 
   return {
@@ -149,12 +151,16 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
         throw error;
       }
       logger.info('daemon_listening', { port_a: ports.portA ?? null, port_b: ports.portB ?? null, version: services.version });
+      // For clients of this data directory that have no LATCH_URL (docs/decisions.md §19).
+      listening = { pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null, started_at: new Date().toISOString() };
+      writeListenFile(services.home, listening);
       return ports;
     },
     async close(closeOptions = {}) {
       if (state === 'closed') return;
       const wasListening = state === 'listening';
       state = 'closed';
+      if (listening !== undefined) removeListenFile(services.home, listening);
       await closeAll(closeOptions.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS);
       // After the listeners: a request that finished in time has its state record written.
       await services.stateStore.close();

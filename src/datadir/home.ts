@@ -21,6 +21,8 @@ export const DATA_FILES = {
   policy: 'policy.json',
   // The scrypt hash of the owner's approval passphrase (see approval-passphrase.ts).
   approvalPassphrase: 'approval_passphrase',
+  // Where the running daemon listens, for clients without LATCH_URL (see listen-file.ts).
+  listen: 'listen.json',
 } as const;
 
 /** The name of one known data-directory file. */
