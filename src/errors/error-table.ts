@@ -26,8 +26,8 @@ export const ERROR_TABLE = {
   invalid_bearer_token: {
     status: 401,
     specClass: 'Missing bearer token',
-    message: 'The bearer token is not the daemon token.',
-    remedy: 'Re-read the daemon_token file (it may have been rotated) and retry once.',
+    message: "The bearer token is neither the daemon token nor a current agent's token.",
+    remedy: "Re-read the token file and retry once: daemon_token (it may have been rotated), or an agent's agents/NAME.token (rotated, or the agent was removed: latch agent list).",
   },
   clock_skew: {
     status: 502,
