@@ -98,6 +98,7 @@ describe('latch doctor and what blocks payments, on a real daemon', () => {
       const refused = await authorize();
       assert.equal(refused.status, 503, refused.text);
       assert.equal(refused.body.error.code, 'policy_invalid');
+      assert.doesNotMatch(refused.body.error.message, /\.\./, 'one full stop, not two');
       // Nothing was signed: the CLI says the data directory needs fixing (3), not "may have taken effect" (1).
       const cli = await runLatch(['authorize', '--card', stack.cards[0].card_id, '--amount', '1.00', '--merchant', 'doctor.example.com'], env());
       assert.equal(cli.code, EXIT.dataDir, cli.stderr);
