@@ -26,7 +26,7 @@ const OWNER_ONLY = new Set([
 
 /** Positional arguments a command needs before it looks at its flags. */
 const POSITIONALS: Readonly<Record<string, string[]>> = {
-  approve: ['ap_walk'], deny: ['ap_walk'], 'agent add': ['walker'], 'agent rotate': ['walker'], 'agent remove': ['walker'],
+  approve: ['ap_walk'], deny: ['ap_walk'], 'evidence verify': ['no-such-pack.json'], 'agent add': ['walker'], 'agent rotate': ['walker'], 'agent remove': ['walker'],
 };
 
 const FLAG_COMPLAINT = /unknown flag|unexpected argument|takes no value|given twice/;
