@@ -25,6 +25,8 @@ export interface Health {
   paused?: { since: string; reason?: string | null } | null;
   /** How far the cloud's clock runs ahead of this device's, as the daemon last saw it (absent from older daemons). */
   cloud_clock_skew_seconds?: number | null;
+  /** How many seconds approving stays locked after wrong passphrases; 0 when it is not (absent from older daemons). */
+  approvals_locked_seconds?: number;
 }
 
 /** A card in GET /cards: safe metadata only, never a card number. */

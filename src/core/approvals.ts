@@ -235,11 +235,17 @@ async function auditNotApplied(approvals: ApprovalDeps, approval: Approval, cont
  * approval that created nothing: the owner's denial, the expiry, or the cloud's refusal.
  */
 export function outcomeError(approval: Approval): LatchError {
+  // The rule that asked and its reasons, as the 202 carried them, so the agent can tell the user (issue 30 item 5).
+  const why = { rule: approval.rule, reasons: approval.reasons };
   switch (approval.status) {
     case 'denied':
-      return new LatchError('approval_denied', { message: `The owner denied this request (approval ${approval.id}); nothing was signed.` });
+      return new LatchError('approval_denied', {
+        ...why,
+        reason: approval.reason,
+        message: `The owner denied this request (approval ${approval.id})${approval.reason === null ? ' without a reason' : `, saying ${JSON.stringify(approval.reason)}`}; nothing was signed.`,
+      });
     case 'expired':
-      return new LatchError('approval_denied', { message: `The owner did not decide on this request in time (approval ${approval.id} expired); nothing was signed.` });
+      return new LatchError('approval_denied', { ...why, reason: null, message: `The owner did not decide on this request in time (approval ${approval.id} expired); nothing was signed.` });
     case 'failed': {
       const code = approval.error?.code ?? 'internal_error';
       return Object.hasOwn(ERROR_TABLE, code) ? new LatchError(code as ErrorCode, { message: approval.error?.message ?? '' }) : new LatchError('internal_error');

@@ -1,3 +1,4 @@
+import { removeListenFile, writeListenFile, type ListenRecord } from '../datadir/listen-file.js';
 import { passphraseFromEnv } from '../datadir/device-key.js';
 import { agentFiles } from '../datadir/agents.js';
 import { lockDataDir, type DaemonLock } from '../datadir/daemon-lock.js';
@@ -116,6 +117,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
   let state: 'new' | 'listening' | 'closed' = 'new';
   // daemon.lock, held from the start of listen() until close() (docs/decisions.md §20).
   let lock: DaemonLock | undefined;
+  let listening: ListenRecord | undefined;
   const closeAll = (deadlineMs: number): Promise<void> => Promise.all(listeners.map((l) => l.server.close(deadlineMs))).then(() => undefined);
 
   return {
@@ -165,12 +167,16 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
         throw error;
       }
       logger.info('daemon_listening', { port_a: ports.portA ?? null, port_b: ports.portB ?? null, version: services.version });
+      // For clients of this data directory that have no LATCH_URL (docs/decisions.md §19).
+      listening = { pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null, started_at: new Date().toISOString() };
+      writeListenFile(services.home, listening);
       return ports;
     },
     async close(closeOptions = {}) {
       if (state === 'closed') return;
       const wasListening = state === 'listening';
       state = 'closed';
+      if (listening !== undefined) removeListenFile(services.home, listening);
       await closeAll(closeOptions.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS);
       // After the listeners: a request that finished in time has its state record written.
       if (wasListening) await core.auditAnchor.flush();

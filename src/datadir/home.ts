@@ -23,6 +23,8 @@ export const DATA_FILES = {
   approvalPassphrase: 'approval_passphrase',
   // Held by the one daemon serving this directory, for its life (see daemon-lock.ts).
   daemonLock: 'daemon.lock',
+  // Where the running daemon listens, for clients without LATCH_URL (see listen-file.ts).
+  listen: 'listen.json',
 } as const;
 
 /** The folder of agent files inside the data directory (see agents.ts). */

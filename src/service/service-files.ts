@@ -19,6 +19,8 @@ export interface ServiceSpec {
   command: LatchCommand;
   /** The absolute data directory (LATCH_HOME). */
   home: string;
+  /** Arguments after `daemon`: the port flags `latch service install` was given (docs/decisions.md §19). */
+  daemonArgs?: readonly string[];
 }
 
 /**
@@ -51,7 +53,7 @@ export function launchdPlistPath(userHome: string): string {
  * with spaces survive; `%` is doubled since systemd expands specifiers in ExecStart.
  */
 export function systemdUnit(spec: ServiceSpec): string {
-  const execStart = [spec.command.program, ...spec.command.args, 'daemon'].map(systemdWord).join(' ');
+  const execStart = [spec.command.program, ...spec.command.args, 'daemon', ...(spec.daemonArgs ?? [])].map(systemdWord).join(' ');
   return [
     '# Written by `latch service install`; remove with `latch service uninstall`.',
     '[Unit]',
@@ -83,7 +85,7 @@ export function systemdUnit(spec: ServiceSpec): string {
 
 /** launchdPlist returns the launch agent's property list. */
 export function launchdPlist(spec: ServiceSpec): string {
-  const argumentsXml = [spec.command.program, ...spec.command.args, 'daemon'].map((word) => `    <string>${xmlText(word)}</string>`);
+  const argumentsXml = [spec.command.program, ...spec.command.args, 'daemon', ...(spec.daemonArgs ?? [])].map((word) => `    <string>${xmlText(word)}</string>`);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',

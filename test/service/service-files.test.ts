@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../src/cli/main.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { serviceKindFor } from '../../src/cli/commands/service.js';
+import { serviceKindFor, underPrivateTmp } from '../../src/cli/commands/service.js';
 import { currentLatchCommand } from '../../src/service/latch-command.js';
 import { launchdPlist, launchdPlistPath, systemdUnit, systemdUnitPath, systemdWord } from '../../src/service/service-files.js';
 import { spawnSync } from 'node:child_process';
@@ -103,8 +103,12 @@ test('the service runs the Latch that installed it: node, its loader flags and t
   assert.ok(path.isAbsolute(command.args[command.args.length - 1] as string));
 });
 
-test('latch service install writes the unit once, --force replaces it, uninstall removes it', { skip: process.platform !== 'linux' && 'systemd units are written on Linux only' }, async () => {
-  const userHome = mkdtempSync(path.join(os.tmpdir(), 'latch-service-'));
+// The unit's PrivateTmp=yes hides /tmp, so install refuses a LATCH_HOME there; these tests keep theirs in /dev/shm.
+const NOT_TMP = '/dev/shm';
+const linuxOnly = { skip: (process.platform !== 'linux' && 'systemd units are written on Linux only') || (!existsSync(NOT_TMP) && `no ${NOT_TMP} here`) };
+
+test('latch service install writes the unit once, --force replaces it, uninstall removes it', linuxOnly, async () => {
+  const userHome = mkdtempSync(path.join(NOT_TMP, 'latch-service-'));
   try {
     const env = { HOME: userHome, LATCH_HOME: path.join(userHome, 'data') };
     const install = captureIo(env);
@@ -132,6 +136,39 @@ test('latch service install writes the unit once, --force replaces it, uninstall
     const nothing = captureIo(env);
     assert.equal(await runCli(['service', 'uninstall'], nothing), EXIT.ok);
     assert.match(nothing.stdout.text, /Nothing to remove/);
+  } finally {
+    rmSync(userHome, { recursive: true, force: true });
+  }
+});
+
+test('latch service install refuses a LATCH_HOME under /tmp or /var/tmp, which PrivateTmp=yes would hide', { skip: process.platform !== 'linux' && 'systemd units are written on Linux only' }, async () => {
+  const userHome = mkdtempSync(path.join('/tmp', 'latch-service-'));
+  try {
+    for (const dataDir of [path.join(userHome, 'data'), '/var/tmp/latch-data', '/tmp']) {
+      const io = captureIo({ HOME: userHome, LATCH_HOME: dataDir });
+      assert.equal(await runCli(['service', 'install'], io), EXIT.usage, dataDir);
+      assert.match(io.stderr.text, /PrivateTmp=yes/);
+      assert.equal(existsSync(path.join(userHome, '.config', 'systemd', 'user', 'latch.service')), false);
+    }
+  } finally {
+    rmSync(userHome, { recursive: true, force: true });
+  }
+  assert.equal(underPrivateTmp('/tmpfoo/latch'), false);
+  assert.equal(underPrivateTmp('/home/ann/.latch'), false);
+  assert.equal(underPrivateTmp('/var/tmp'), true);
+});
+
+test('latch service install --port-a/--port-b: the service runs latch daemon on those ports', linuxOnly, async () => {
+  const userHome = mkdtempSync(path.join(NOT_TMP, 'latch-service-'));
+  try {
+    const env = { HOME: userHome, LATCH_HOME: path.join(userHome, 'data') };
+    const printed = captureIo(env);
+    assert.equal(await runCli(['service', 'install', '--port-a', '9123', '--port-b', '9124', '--print'], printed), EXIT.ok, printed.stderr.text);
+    assert.match(printed.stdout.text, /^ExecStart=.* daemon --port-a 9123 --port-b 9124$/m);
+    const bad = captureIo(env);
+    assert.equal(await runCli(['service', 'install', '--port-a', '70000'], bad), EXIT.usage);
+    assert.match(bad.stderr.text, /--port-a must be a port number/);
+    assert.match(launchdPlist({ command: { program: '/bin/latch', args: [] }, home: '/h', daemonArgs: ['--port-a', '9123'] }), /<string>daemon<\/string>\n {4}<string>--port-a<\/string>\n {4}<string>9123<\/string>/);
   } finally {
     rmSync(userHome, { recursive: true, force: true });
   }
