@@ -22,13 +22,18 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: 
       authorizations,
       approvals: approvalOperations(core.deps),
       evidence: evidenceOperations(services, core),
-      health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core) }),
+      health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core), approvalsLockedSeconds: approvalsLockedSeconds(core) }),
       policy: core.policy,
       proxyUpstream: core.proxyUpstream,
       owner: bindOwner(services, core, authorizations),
     },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
+}
+
+/** approvalsLockedSeconds is how long the passphrase lockout still refuses every approval (0 when it does not). */
+function approvalsLockedSeconds(core: CoreBinding): number {
+  return core.deps.approvals?.lockout.lockedForSeconds(core.deps.nowSeconds()) ?? 0;
 }
 
 /**

@@ -26,8 +26,8 @@ export const ERROR_TABLE = {
   invalid_bearer_token: {
     status: 401,
     specClass: 'Missing bearer token',
-    message: 'The bearer token is not the daemon token.',
-    remedy: 'Re-read the daemon_token file (it may have been rotated) and retry once.',
+    message: "The bearer token is neither the daemon token nor a current agent's token.",
+    remedy: "Re-read the token file and retry once: daemon_token (it may have been rotated), or an agent's agents/NAME.token (rotated, or the agent was removed: latch agent list).",
   },
   clock_skew: {
     status: 502,
@@ -105,7 +105,7 @@ export const ERROR_TABLE = {
     status: 429,
     specClass: 'Too many attempts',
     message: 'Too many wrong owner passphrases: every passphrase check is refused until 15 minutes after the first of them.',
-    remedy: 'Wait for the lockout to end (Retry-After says when), then send the right passphrase.',
+    remedy: 'Wait for the lockout to end (Retry-After says when), then send the right passphrase; the lockout holds even when the passphrase was cleared or changed meanwhile.',
   },
   card_not_found: {
     status: 404,
@@ -250,7 +250,7 @@ export const ERROR_TABLE = {
     status: 503,
     // 400 when the owner sends an invalid policy to PUT /policy: nothing changes (docs/decisions.md §21).
     alternateStatuses: [400],
-    specClass: 'Local daemon unavailable',
+    specClass: 'Policy invalid',
     message: 'policy.json is invalid; nothing it governs is signed until it is fixed.',
     remedy: 'Ask the owner to fix the field named in param (latch policy check-file shows it); retry after that.',
   },

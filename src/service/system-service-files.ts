@@ -15,6 +15,8 @@ export interface SystemServiceSpec {
   user: string;
   /** The absolute data directory (the service user's home). */
   home: string;
+  /** Arguments after `daemon` (the ports, when chosen). */
+  daemonArgs?: string[];
 }
 
 /** Where the system unit lives. */
@@ -24,7 +26,7 @@ export const LAUNCH_DAEMON_PATH = `/Library/LaunchDaemons/${LAUNCHD_LABEL}.plist
 
 /** systemdSystemUnit returns the system unit's text. */
 export function systemdSystemUnit(spec: SystemServiceSpec): string {
-  const execStart = [spec.command.program, ...spec.command.args, 'daemon'].map(systemdWord).join(' ');
+  const execStart = [spec.command.program, ...spec.command.args, 'daemon', ...(spec.daemonArgs ?? [])].map(systemdWord).join(' ');
   return [
     '# Written by `latch service install --system`.',
     '[Unit]',
@@ -58,7 +60,7 @@ export function systemdSystemUnit(spec: SystemServiceSpec): string {
 /** launchdDaemonPlist returns the launch daemon's property list (runs as UserName). */
 export function launchdDaemonPlist(spec: SystemServiceSpec): string {
   const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  const argumentsXml = [spec.command.program, ...spec.command.args, 'daemon'].map((word) => `    <string>${xml(word)}</string>`);
+  const argumentsXml = [spec.command.program, ...spec.command.args, 'daemon', ...(spec.daemonArgs ?? [])].map((word) => `    <string>${xml(word)}</string>`);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',

@@ -18,7 +18,7 @@ import { EXIT } from '../exit-codes.js';
 type Step = { kind: 'run'; argv: string[] } | { kind: 'write'; file: string; text: string; mode: number; owner?: { uid: number; gid: number } } | { kind: 'mkdir'; dir: string } | { kind: 'note'; text: string };
 
 /** installSystemService plans the steps, prints them, and (without --dry-run) takes them. */
-export async function installSystemService(io: CliIo, options: { user: string; dryRun: boolean; force: boolean }): Promise<number> {
+export async function installSystemService(io: CliIo, options: { user: string; dryRun: boolean; force: boolean; daemonArgs?: string[] }): Promise<number> {
   if (!validUserName(options.user)) throw new UsageError(`--user "${options.user}" is not a user name Latch accepts`);
   if (process.platform !== 'linux' && process.platform !== 'darwin') throw new UsageError('latch service install --system supports Linux (systemd) and macOS (launchd)');
   if (!options.dryRun) {
@@ -31,7 +31,7 @@ export async function installSystemService(io: CliIo, options: { user: string; d
   const linux = process.platform === 'linux';
   const home = linux ? SYSTEM_DATA_DIR : '/usr/local/var/latch';
   const command = currentLatchCommand();
-  const spec = { command, user: options.user, home };
+  const spec = { command, user: options.user, home, daemonArgs: options.daemonArgs ?? [] };
   const unitFile = linux ? SYSTEM_UNIT_PATH : LAUNCH_DAEMON_PATH;
   const steps: Step[] = [];
   const existing = lookUpUser(options.user);
