@@ -105,7 +105,7 @@ export const ERROR_TABLE = {
     status: 429,
     specClass: 'Too many attempts',
     message: 'Too many wrong owner passphrases: every passphrase check is refused until 15 minutes after the first of them.',
-    remedy: 'Wait for the lockout to end (Retry-After says when), then send the right passphrase; the lockout holds even when the passphrase was cleared or changed meanwhile.',
+    remedy: 'Wait for the lockout to end (Retry-After says when), then try again, with the owner passphrase if one is set; the lockout holds even when the passphrase was cleared or changed meanwhile.',
   },
   card_not_found: {
     status: 404,
