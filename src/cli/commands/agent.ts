@@ -6,6 +6,7 @@
  */
 import { LatchClient } from '../../client/latch-client.js';
 import { addAgent, AgentNameError, assertAgentName, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
+import { rotateIdentityKey } from '../../identity/identity-keys.js';
 import { latchVersion } from '../../version.js';
 import { reportCallError } from '../daemon-calls/daemon-call-command.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
@@ -90,16 +91,26 @@ ${EXIT_CODES}`,
 export const agentRotateCommand: Command = {
   name: 'agent rotate',
   summary: "Replace an agent's token (the old one stops working at once)",
-  usage: `Usage: latch agent rotate NAME
+  usage: `Usage: latch agent rotate NAME [--identity]
 
 Replaces the token in $LATCH_HOME/agents/NAME.token atomically. A running daemon refuses the old
 token from its next request; the agent's client re-reads the file and goes on.
+
+  --identity   replace the agent's Web Bot Auth identity key (agents/NAME.identity) instead of its
+               token: its next signature uses the new key, and the old key id leaves the key
+               directory at once (republish it: latch identity directory --out FILE).
 
 ${EXIT_CODES}`,
   run: (args, io) =>
     runAgentCommand('agent rotate', io, () => {
       const { name, rest } = nameAndFlags(args, 'agent rotate');
-      parseFlags(rest, {});
+      const identity = parseFlags(rest, { identity: 'boolean' })['identity'] === true;
+      if (identity) {
+        assertAgentName(name);
+        const key = rotateIdentityKey(privateHome(io.env), name);
+        writeLine(io.stdout, `Replaced the identity key of agent ${name}; its key id is now ${key.keyId}.`);
+        return EXIT.ok;
+      }
       const file = rotateAgent(privateHome(io.env), name);
       writeLine(io.stdout, `Rotated the token of agent ${name} in ${file}.`);
       return EXIT.ok;
