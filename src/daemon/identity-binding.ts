@@ -8,13 +8,22 @@ import { DataDirError } from '../datadir/data-dir-error.js';
 import { identityKeyring } from '../identity/identity-keyring.js';
 import { identityOperations, type IdentityOperations } from '../identity/identity-operations.js';
 import type { CoreBinding } from './core-binding.js';
+import { directoryRegistrar, type DirectoryRegistrar } from './identity-registration.js';
 import type { DaemonServices } from './services.js';
 
-/** bindIdentity returns the identity operations of one daemon. */
-export function bindIdentity(services: DaemonServices, core: CoreBinding, keysSeen?: () => void): IdentityOperations {
+/** A daemon's identity: the operations its routes call, and the registrar of its keys with the cloud. */
+export interface IdentityBinding {
+  operations: IdentityOperations;
+  registrar: DirectoryRegistrar;
+}
+
+/** bindIdentity returns the identity operations of one daemon and its cloud registrar. */
+export function bindIdentity(services: DaemonServices, core: CoreBinding): IdentityBinding {
   const writer = sharedAuditWriter(services.home);
-  return identityOperations({
-    keys: identityKeyring(services.home),
+  const keys = identityKeyring(services.home);
+  const registrar = directoryRegistrar({ keys, upstream: core.proxyUpstream, cloudNowSeconds: () => core.cloudClock.nowSeconds(), logger: services.logger });
+  const operations = identityOperations({
+    keys,
     cloudNowSeconds: () => core.cloudClock.nowSeconds(),
     policy: () => core.policy.effective(),
     directoryUrl: () => services.config().identity_directory_url,
@@ -26,6 +35,8 @@ export function bindIdentity(services: DaemonServices, core: CoreBinding, keysSe
         throw error;
       }
     },
-    ...(keysSeen !== undefined && { keysSeen }),
+    // The cloud's copy of the directory follows the keys this daemon uses.
+    keysSeen: () => registrar.check(),
   });
+  return { operations, registrar };
 }

@@ -3,6 +3,7 @@
  * the file changes (one lstat per use, as for the daemon token), so a rotation or a removal takes
  * effect at the next signature, while an unchanged key keeps the expanded form signing reuses.
  */
+import { existsSync } from 'node:fs';
 import type { SigningKey } from '../crypto/signing-key.js';
 import { reloadOnChange } from '../daemon/reload-on-change.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
@@ -16,6 +17,8 @@ export interface IdentityKeyring {
   keyOf(holder: IdentityHolder): SigningKey;
   /** all returns every current holder's key: the owner first, then the agents, sorted. */
   all(): Array<{ holder: IdentityHolder; key: SigningKey }>;
+  /** existing is like all, but makes no key: only the holders whose key file exists already. */
+  existing(): Array<{ holder: IdentityHolder; key: SigningKey }>;
 }
 
 /** identityKeyring builds the keyring of a data directory. */
@@ -38,11 +41,10 @@ export function identityKeyring(home: string): IdentityKeyring {
       throw error;
     }
   };
-  return {
-    keyOf,
-    all: () => {
+  const collect = (onlyExisting: boolean) => {
       const keys: Array<{ holder: IdentityHolder; key: SigningKey }> = [];
       for (const holder of identityHolders(home)) {
+        if (onlyExisting && !existsSync(identityKeyPath(home, holder))) continue;
         try {
           keys.push({ holder, key: keyOf(holder) });
         } catch (error) {
@@ -52,6 +54,6 @@ export function identityKeyring(home: string): IdentityKeyring {
         }
       }
       return keys;
-    },
   };
+  return { keyOf, all: () => collect(false), existing: () => collect(true) };
 }

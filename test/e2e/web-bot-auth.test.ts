@@ -309,3 +309,80 @@ describe('cloud time', () => {
     }
   });
 });
+
+/** waitFor polls until check holds, or fails with message after deadlineMs. */
+async function waitFor(check: () => Promise<boolean>, message: string, deadlineMs = 30_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(message);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function sandboxDirectory(): Promise<{ answer: Response; text: string; keys: Jwk[] }> {
+  const answer = await fetch(`${stack.sandbox.url}/.well-known/http-message-signatures-directory`);
+  const text = await answer.text();
+  return { answer, text, keys: answer.status === 200 ? (JSON.parse(text) as { keys: Jwk[] }).keys : [] };
+}
+
+describe('the sandbox cloud serves the directory of the devices it knows', () => {
+  test('the daemon registers its keys with a signed request; each served key carries its own proof, verified by http-message-sig', async () => {
+    const signed = await sign(shopper, { method: 'GET', url: 'https://shop.example.com/' });
+    await waitFor(async () => (await sandboxDirectory()).keys.some((key) => key.kid === signed.key_id), 'the sandbox serves the agent\'s key');
+    const { answer, keys } = await sandboxDirectory();
+    assert.equal(answer.headers.get('content-type'), 'application/http-message-signatures-directory+json');
+    const inputs = (answer.headers.get('signature-input') as string).split(', ');
+    const signatures = (answer.headers.get('signature') as string).split(', ');
+    assert.equal(inputs.length, keys.length, 'one proof per key');
+    for (const [index, input] of inputs.entries()) {
+      const keyId = /keyid="([^"]+)"/.exec(input)?.[1] as string;
+      const jwk = keys.find((key) => key.kid === keyId);
+      assert.ok(jwk !== undefined, 'each proof names a served key');
+      assert.equal(await jwkToKeyID({ kty: jwk.kty, crv: jwk.crv, x: jwk.x }, helpers.WEBCRYPTO_SHA256, helpers.BASE64URL_DECODE), keyId);
+      const response = { status: 200, headers: { 'signature-input': input, signature: signatures[index] as string } };
+      const request = { method: 'GET', url: `${stack.sandbox.url}/.well-known/http-message-signatures-directory`, headers: {} };
+      await httpsig.verify({ request, response }, ed25519Verifier(jwk, keyId, 'http-message-signatures-directory'));
+      await assert.rejects(httpsig.verify({ request: { ...request, url: 'https://evil.example/' }, response }, ed25519Verifier(jwk, keyId, 'http-message-signatures-directory')), /does not verify/);
+    }
+  });
+
+  test('a removed agent leaves the sandbox directory once the daemon sees the change', async () => {
+    addAgent(stack.home, 'leaver');
+    const leaver = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => (existsSync(path.join(stack.home, 'agents', 'leaver.token')) ? readAgentToken(stack.home, 'leaver') : 'x'.repeat(43)));
+    const signed = await sign(leaver, { method: 'GET', url: 'https://shop.example.com/' });
+    await waitFor(async () => (await sandboxDirectory()).keys.some((key) => key.kid === signed.key_id), 'the sandbox serves the key');
+    removeAgent(stack.home, 'leaver');
+    // Any directory request (or the minute's check) makes the daemon register the new set.
+    assert.ok(!(await directory()).keys.some((key) => key.kid === signed.key_id));
+    await waitFor(async () => !(await sandboxDirectory()).keys.some((key) => key.kid === signed.key_id), 'the removed key left the sandbox directory');
+  });
+
+
+  test('registration refuses a key whose kid is not its thumbprint, whose proof does not verify, or names another authority', async () => {
+    const { signMessage } = await import('../../src/identity/message-signature.js');
+    const { proofComponents, proofParams } = await import('../../src/identity/directory-proof.js');
+    const { signingKeyOf } = await import('../../src/identity/identity-key-file.js');
+    const { directoryKey } = await import('../../src/identity/key-directory.js');
+    const key = signingKeyOf(new Uint8Array(32).fill(7));
+    const authority = new URL(stack.sandbox.url).host;
+    const now = Math.floor(Date.now() / 1000);
+    const entry = (overrides: Record<string, unknown> = {}, signWith = key.secretKey, signedAuthority = authority) => ({
+      jwk: directoryKey(key),
+      authority,
+      created: now,
+      expires: now + 3600,
+      signature: signMessage('b', proofComponents(signedAuthority), proofParams(key.keyId, now, now + 3600), signWith).signature.slice(3, -1),
+      ...overrides,
+    });
+    const put = (body: unknown) => stack.a.request('PUT', '/v1/devices/identity-directory', body);
+    refusedWith(await put({ keys: [entry({ jwk: { ...directoryKey(key), kid: 'NFcWBst6DXG-N35nHdzMrioWntdzNZghQSkjHNMMSjw' } })] }), 400, 'invalid_request', 'keys[0].jwk');
+    refusedWith(await put({ keys: [entry({}, new Uint8Array(32).fill(8))] }), 400, 'invalid_request', 'keys[0].signature');
+    refusedWith(await put({ keys: [entry({ authority: 'evil.example' }, key.secretKey, 'evil.example')] }), 400, 'invalid_request', 'keys[0].authority');
+    refusedWith(await put({ keys: [entry({ expires: now + 40 * 3600 })] }), 400, 'invalid_request', 'keys[0].expires');
+    refusedWith(await put({ keys: [entry({ jwk: { ...directoryKey(key), d: 'secret' } })] }), 400, 'invalid_request', 'keys[0].jwk');
+    refusedWith(await put({ keys: 'all' }), 400, 'invalid_request', 'keys');
+    // Without the device's signature the cloud refuses it before reading anything.
+    const unsigned = await fetch(`${stack.sandbox.url}/v1/devices/identity-directory`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ keys: [entry()] }) });
+    assert.equal(unsigned.status, 401);
+  });
+});
