@@ -11,6 +11,9 @@ import type { CoreBinding } from './core-binding.js';
 import { directoryRegistrar, type DirectoryRegistrar } from './identity-registration.js';
 import type { DaemonServices } from './services.js';
 
+/** How often a signature may make the daemon look for a changed key set. */
+const KEYS_SEEN_CHECK_INTERVAL_MS = 1000;
+
 /** A daemon's identity: the operations its routes call, and the registrar of its keys with the cloud. */
 export interface IdentityBinding {
   operations: IdentityOperations;
@@ -22,6 +25,7 @@ export function bindIdentity(services: DaemonServices, core: CoreBinding): Ident
   const writer = sharedAuditWriter(services.home);
   const keys = identityKeyring(services.home);
   const registrar = directoryRegistrar({ keys, upstream: core.proxyUpstream, cloudNowSeconds: () => core.cloudClock.nowSeconds(), logger: services.logger });
+  let lastCheckMs = Number.NEGATIVE_INFINITY;
   const operations = identityOperations({
     keys,
     cloudNowSeconds: () => core.cloudClock.nowSeconds(),
@@ -35,8 +39,14 @@ export function bindIdentity(services: DaemonServices, core: CoreBinding): Ident
         throw error;
       }
     },
-    // The cloud's copy of the directory follows the keys this daemon uses.
-    keysSeen: () => registrar.check(),
+    // The cloud's copy of the directory follows the keys this daemon uses: at every directory
+    // request, and at most once a second for signatures, so a burst does not list the agents folder each time.
+    keysSeen: (listed) => {
+      const nowMs = Date.now();
+      if (!listed && nowMs - lastCheckMs < KEYS_SEEN_CHECK_INTERVAL_MS) return;
+      lastCheckMs = nowMs;
+      registrar.check();
+    },
   });
   return { operations, registrar };
 }

@@ -27,8 +27,8 @@ export interface IdentityDeps {
   directoryUrl(): string | undefined;
   /** audit appends a line to audit.log and resolves once it is on disk. */
   audit(entry: AuditEntry): Promise<void>;
-  /** Told after a key was used or listed, so the cloud's copy of the directory can follow. */
-  keysSeen?(): void;
+  /** Told after a key was used (listed false) or the directory listed (true), so the cloud's copy can follow. */
+  keysSeen?(listed: boolean): void;
 }
 
 /** A checked request to sign. */
@@ -101,7 +101,7 @@ export function identityOperations(deps: IdentityDeps): IdentityOperations {
         tag: request.tag,
         created,
       });
-      deps.keysSeen?.();
+      deps.keysSeen?.(false);
       return { headers, keyId: key.keyId, created, expires };
     },
     directory(authority) {
@@ -109,7 +109,7 @@ export function identityOperations(deps: IdentityDeps): IdentityOperations {
       const body = directoryBody(keys);
       const created = deps.cloudNowSeconds();
       const headers = signDirectory(body, keys, authority, created, created + DIRECTORY_SIGNATURE_SECONDS);
-      deps.keysSeen?.();
+      deps.keysSeen?.(true);
       return { body, headers: { ...headers } };
     },
   };
