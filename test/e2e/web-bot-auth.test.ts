@@ -320,6 +320,9 @@ async function waitFor(check: () => Promise<boolean>, message: string, deadlineM
 }
 
 async function sandboxDirectory(): Promise<{ answer: Response; text: string; keys: Jwk[] }> {
+  // A request for the daemon's own directory makes it register a changed key set at once
+  // (signatures do at most once a second, and the daemon looks by itself once a minute).
+  await directory();
   const answer = await fetch(`${stack.sandbox.url}/.well-known/http-message-signatures-directory`);
   const text = await answer.text();
   return { answer, text, keys: answer.status === 200 ? (JSON.parse(text) as { keys: Jwk[] }).keys : [] };
