@@ -1,5 +1,5 @@
 /**
- * Section 9, agent identity: POST /web-bot-auth/sign at 8 concurrent clients. Each answer is one
+ * Section 10, agent identity: POST /web-bot-auth/sign at 8 concurrent clients. Each answer is one
  * Ed25519 signature with the caller's identity key (in the cloud-corrected clock, with a fresh
  * 64-byte nonce) and its audit line, fsynced (group-committed) before the answer. The baseline is
  * noble's signature rate on one thread, from the floor measured in the same run; the goal is at
@@ -33,7 +33,7 @@ export async function measureWebBotAuth(shape: RunShape, targets: { daemon: Daem
   if (sign === undefined) throw new Error('web-bot-auth: missing result');
   return [
     figure({
-      section: 9,
+      section: 10,
       name: labelled(`POST /web-bot-auth/sign, ${WEB_BOT_AUTH_CLIENTS} clients: signatures/s`, daemon.label),
       unit: 'req/s',
       value: sign.requestsPerSecond,

@@ -5,6 +5,7 @@ import type { VariantADeps } from '../variant-a/routes.js';
 import type { VariantBDeps } from '../variant-b/routes.js';
 import type { CoreBinding } from './core-binding.js';
 import { createCredentials, type Credentials } from './credentials.js';
+import { evidenceOperations } from './evidence-binding.js';
 import { healthReport } from './health.js';
 import { bindIdentity } from './identity-binding.js';
 import type { DirectoryRegistrar } from './identity-registration.js';
@@ -16,7 +17,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: 
   const identity = bindIdentity(services, core);
   return {
     registrar: identity.registrar,
-    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null }), policy: core.policy, proxyUpstream: core.proxyUpstream, identity: identity.operations },
+    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), evidence: evidenceOperations(services, core), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null }), policy: core.policy, proxyUpstream: core.proxyUpstream, identity: identity.operations },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
 }
