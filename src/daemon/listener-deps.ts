@@ -17,9 +17,14 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: 
   const identity = bindIdentity(services, core);
   return {
     registrar: identity.registrar,
-    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), evidence: evidenceOperations(services, core), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null }), policy: core.policy, proxyUpstream: core.proxyUpstream, identity: identity.operations },
+    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), evidence: evidenceOperations(services, core), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, approvalsLockedSeconds: approvalsLockedSeconds(core) }), policy: core.policy, proxyUpstream: core.proxyUpstream, identity: identity.operations },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
+}
+
+/** approvalsLockedSeconds is how long the passphrase lockout still refuses every approval (0 when it does not). */
+function approvalsLockedSeconds(core: CoreBinding): number {
+  return core.deps.approvals?.lockout.lockedForSeconds(core.deps.nowSeconds()) ?? 0;
 }
 
 /**
