@@ -219,12 +219,14 @@ function readAgentMeta(home: string, name: string): { createdAt: Date; lastUsedA
 }
 
 /**
- * agentFiles returns the token and record file of every agent, for the start's checks of the data
- * directory; a loose or foreign agents folder is refused here first.
+ * agentFiles returns the token, record and identity key file of every agent, and the owner's
+ * identity key, for the start's checks of the data directory; a loose or foreign agents folder is
+ * refused here first.
  */
 export function agentFiles(home: string): string[] {
   assertAgentsDirPrivate(home);
-  return listAgentNames(home).flatMap((name) => [agentTokenPath(home, name), agentMetaPath(home, name)]);
+  const identity = (holder: string) => identityKeyFile(agentsDir(home), holder);
+  return [...listAgentNames(home).flatMap((name) => [agentTokenPath(home, name), agentMetaPath(home, name), identity(name)]), identity('owner')];
 }
 
 /**
