@@ -35,12 +35,14 @@ import type {
   ProxyAnswer,
   RecurringInput,
   RevocationInput,
+  SignWebRequestInput,
   SignedPolicyWindow,
   SignedRevocation,
   TransactionDetail,
   TransactionPage,
   TransactionQuery,
   Wallet,
+  WebRequestSignature,
   WriteOptions,
 } from './types.js';
 
@@ -294,6 +296,14 @@ export class LatchClient {
   /** wallet returns the wallet balance: usdt, allocated, available. */
   async wallet(): Promise<Wallet> {
     return expectShape(await this.call('GET', '/wallet/balance'), ['usdt', 'allocated', 'available']);
+  }
+
+  /**
+   * signWebRequest asks for the Web Bot Auth (or Visa TAP) signature headers of a request the
+   * caller is about to send, made with its own identity key (docs/agent-identity.md).
+   */
+  async signWebRequest(input: SignWebRequestInput): Promise<WebRequestSignature> {
+    return expectShape(await this.call('POST', '/web-bot-auth/sign', { body: input }), ['headers', 'key_id', 'created', 'expires']);
   }
 
   /** allocate moves wallet funds to a card. */

@@ -17,6 +17,7 @@ import { variantBRoutes } from '../variant-b/routes.js';
 import { createServices, type DaemonServices } from './services.js';
 import { bindCore } from './core-binding.js';
 import { daemonCredentials, listenerDeps, proofTokenFor } from './listener-deps.js';
+import { REGISTRATION_CHECK_MS } from './identity-registration.js';
 
 /** The canonical listener's default port (Variant A). */
 export const DEFAULT_PORT_A = 7723;
@@ -118,6 +119,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
   // daemon.lock, held from the start of listen() until close() (docs/decisions.md §20).
   let lock: DaemonLock | undefined;
   let listening: ListenRecord | undefined;
+  let registrationTimer: NodeJS.Timeout | undefined;
   const closeAll = (deadlineMs: number): Promise<void> => Promise.all(listeners.map((l) => l.server.close(deadlineMs))).then(() => undefined);
 
   return {
@@ -158,6 +160,10 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
         regenerateCredentials(services.home);
         services.token();
         openGate();
+        // The cloud's copy of the agents' key directory (docs/decisions.md §23.6); never blocks the start.
+        deps.registrar.check();
+        registrationTimer = setInterval(() => deps.registrar.check(), REGISTRATION_CHECK_MS);
+        registrationTimer.unref();
       } catch (error) {
         failGate(error);
         await closeAll(0);
@@ -177,6 +183,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
       const wasListening = state === 'listening';
       state = 'closed';
       if (listening !== undefined) removeListenFile(services.home, listening);
+      clearInterval(registrationTimer);
       await closeAll(closeOptions.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS);
       // After the listeners: a request that finished in time has its state record written.
       if (wasListening) await core.auditAnchor.flush();

@@ -6,6 +6,7 @@ import type { EventLog } from '../http/event-log.js';
 import { Router } from '../http/router.js';
 import { loadOrCreateAdminKey } from './admin-key.js';
 import { adminRoutes } from './http/admin-routes.js';
+import { identityDirectoryRoutes } from './http/identity-directory-routes.js';
 import { cloudRoutes } from './http/cloud-routes.js';
 import { FairTurns } from './http/fair-turns.js';
 import type { SandboxContext } from './http/sandbox-context.js';
@@ -98,7 +99,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     ownAuthorities: new Set(),
   };
   const shutdown = new AbortController();
-  const router = new Router([...cloudRoutes(sandbox), ...adminRoutes(sandbox)]);
+  // Agent key directories the devices registered (docs/decisions.md §23.6), in memory only.
+  const router = new Router([...cloudRoutes(sandbox), ...adminRoutes(sandbox), ...identityDirectoryRoutes(sandbox, new Map())]);
   const server = createSandboxServer(router, options.log, shutdown.signal, () => ledger.now());
   try {
     await new Promise<void>((resolve, reject) => {
