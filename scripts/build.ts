@@ -35,8 +35,9 @@ async function main(): Promise<void> {
   if (values.sea === true) {
     const workDir = mkdtempSync(path.join(tmpdir(), 'latch-sea-'));
     try {
-      const bytes = buildSea({ script: cli.file, outFile: path.join(DIST, 'latch'), workDir, strip: values['no-strip'] !== true, useCodeCache: values['no-code-cache'] !== true });
-      console.log(`dist/latch  ${bytes} bytes (Node ${process.version} single executable)`);
+      const sea = buildSea({ script: cli.file, outFile: path.join(DIST, 'latch'), workDir, strip: values['no-strip'] !== true, useCodeCache: values['no-code-cache'] !== true });
+      console.log(`dist/latch  ${sea.bytes} bytes (Node ${process.version} single executable)`);
+      console.log(`dist/latch  sha256 ${sea.sha256}`);
     } finally {
       rmSync(workDir, { recursive: true, force: true });
     }
