@@ -4,6 +4,9 @@ import { assertDataDirSecure } from '../datadir/permissions.js';
 import { regenerateCredentials } from '../datadir/regenerate-credentials.js';
 import { ensureToken } from '../datadir/token.js';
 import { finishKeyRollover } from '../datadir/key-rollover.js';
+import { sharedAuditWriter } from '../datadir/audit-writer.js';
+import { asDataDirError } from '../datadir/filesystem-error.js';
+import { assertFetchCanRun } from '../runtime/wasm-memory.js';
 import { createFrontDoor } from '../http/front-door.js';
 import { createLocalServer, type LocalServer, type ServerLimits } from '../http/local-server.js';
 import type { Route } from '../http/route.js';
@@ -19,8 +22,12 @@ import { daemonCredentials, listenerDeps, proofTokenFor } from './listener-deps.
 export const DEFAULT_PORT_A = 7723;
 /** The compatibility listener's default port (Variant B). */
 export const DEFAULT_PORT_B = 7732;
-/** How long close() lets in-flight requests finish, by default. */
-export const DEFAULT_CLOSE_DEADLINE_MS = 10_000;
+/**
+ * How long close() lets in-flight requests finish, by default: well inside the 10 s Docker and
+ * the 90 s systemd give before SIGKILL (docs/decisions.md §24.3). Requests holding on for an
+ * owner's decision are answered at once when a stop begins, so only signing and cloud calls use it.
+ */
+export const DEFAULT_CLOSE_DEADLINE_MS = 5_000;
 
 export interface DaemonOptions {
   /** The data directory (resolve `LATCH_HOME` with resolveHome before calling). */
@@ -52,13 +59,19 @@ export interface DaemonPorts {
 /** A daemon that is not listening yet; several can run in one process. */
 export interface DaemonHandle {
   /**
-   * listen checks and prepares the data directory, opens state.journal, then binds the listeners. It rejects with a
-   * DataDirError (unsafe or broken data directory) or the listen error (EADDRINUSE ...); on
-   * rejection nothing stays bound.
+   * listen checks that this process can run the cloud client (LatchError fetch_unavailable under a
+   * small `ulimit -v`), checks and prepares the data directory, opens state.journal, then binds the
+   * listeners. It rejects with that LatchError, a DataDirError (unsafe, broken or unwritable data
+   * directory) or the listen error (EADDRINUSE ...); on rejection nothing stays bound. It may be
+   * called once: again, or after close(), it rejects.
    */
   listen(): Promise<DaemonPorts>;
-  /** close stops accepting, lets in-flight requests finish within deadlineMs, then drops the rest. */
-  close(options?: { deadlineMs?: number }): Promise<void>;
+  /**
+   * close stops accepting, answers requests holding on for an owner's decision at once (202 with
+   * the pending approval), lets the other in-flight requests finish within deadlineMs, then drops
+   * the rest. It resolves once state.journal, audit.log and audit.head are closed.
+   */
+  close(options?: { deadlineMs?: number; reason?: string }): Promise<void>;
   /** addresses lists the bound address of each listening listener (empty before listen). */
   addresses(): Array<{ listener: 'a' | 'b'; address: string; port: number }>;
   readonly services: DaemonServices;
@@ -121,11 +134,18 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
         return bound === undefined ? [] : [{ listener: name, ...bound }];
       }),
     async listen() {
-      if (state !== 'new') throw new Error('listen() may be called once');
+      if (state !== 'new') throw new Error(state === 'closed' ? 'listen() after close(): create a new daemon' : 'listen() may be called once');
       state = 'listening';
-      prepareDataDir(services, passphrase);
-      // Remembered state is back in memory before the first request can need it.
-      await services.stateStore.open();
+      try {
+        // Before anything is bound or written: fetch must not crash the process later (wasm-memory.ts).
+        assertFetchCanRun();
+        prepareDataDir(services, passphrase);
+        // Remembered state is back in memory before the first request can need it.
+        await services.stateStore.open();
+      } catch (error) {
+        state = 'closed';
+        throw asDataDirError(error, services.home) ?? error;
+      }
       const ports: DaemonPorts = {};
       try {
         for (const { name, server } of listeners) {
@@ -146,7 +166,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
         await closeAll(0);
         await services.stateStore.close();
         state = 'closed';
-        throw error;
+        throw asDataDirError(error, services.home) ?? error;
       }
       logger.info('daemon_listening', { port_a: ports.portA ?? null, port_b: ports.portB ?? null, version: services.version });
       return ports;
@@ -155,9 +175,13 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
       if (state === 'closed') return;
       const wasListening = state === 'listening';
       state = 'closed';
-      await closeAll(closeOptions.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS);
+      const deadlineMs = closeOptions.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS;
+      if (wasListening) logger.info('daemon_stopping', { deadline_ms: deadlineMs, ...(closeOptions.reason !== undefined && { reason: closeOptions.reason }) });
+      await closeAll(deadlineMs);
       // After the listeners: a request that finished in time has its state record written.
       await services.stateStore.close();
+      // And its audit lines: the writer closes audit.log and brings audit.head up to the end.
+      await sharedAuditWriter(services.home).idle();
       if (wasListening) logger.info('daemon_stopped', {});
     },
   };

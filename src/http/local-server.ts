@@ -97,6 +97,8 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
   if (!isLoopbackAddress(host)) throw new Error(`refusing to listen on ${host}: the local API listens on loopback only`);
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   const shutdown = new AbortController();
+  // Aborted when close() begins: holds for an owner's decision answer at once (docs/decisions.md §24.3).
+  const stopping = new AbortController();
   let closing = false;
   let boundPort = 0;
   let openConnections = 0;
@@ -134,7 +136,7 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
     if (options.proofToken !== undefined) attachProof(request, response, options.proofToken);
     // The front door answers every failure itself; this catch is the last guard against a bug
     // in writing an answer taking the process down.
-    options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal }).catch(() => response.destroy());
+    options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal, stopping: stopping.signal }).catch(() => response.destroy());
   }
   // A request refused before the front door: the same error body, request id and log line, and
   // the connection closes, since its body (if any) is not read.
@@ -254,6 +256,7 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
       }),
     close: async (deadlineMs) => {
       closing = true;
+      stopping.abort();
       const listening = servers.filter((server) => server.listening);
       if (listening.length === 0) return;
       // In-flight answers end their connection, so that nothing waits on keep-alive afterwards.
