@@ -7,8 +7,10 @@ import { finishKeyRollover } from '../datadir/key-rollover.js';
 import { sharedAuditWriter } from '../datadir/audit-writer.js';
 import { asDataDirError } from '../datadir/filesystem-error.js';
 import { assertFetchCanRun } from '../runtime/wasm-memory.js';
+import { connectionsMaxFor } from '../runtime/descriptor-budget.js';
+import { readProcessLimits } from '../runtime/process-limits.js';
 import { createFrontDoor } from '../http/front-door.js';
-import { createLocalServer, type LocalServer, type ServerLimits } from '../http/local-server.js';
+import { createLocalServer, DEFAULT_SERVER_LIMITS, type LocalServer, type ServerLimits } from '../http/local-server.js';
 import type { Route } from '../http/route.js';
 import { Router } from '../http/router.js';
 import { createLogger } from '../log/logger.js';
@@ -46,7 +48,10 @@ export interface DaemonOptions {
   logStream?: NodeJS.WritableStream;
   /** The device key's passphrase; default LATCH_KEY_PASSPHRASE from env. */
   passphrase?: string;
-  /** Connection limits of both listeners (tests shorten them). */
+  /**
+   * Connection limits of both listeners (tests shorten them). The connection cap is lowered further
+   * when `ulimit -n` cannot hold it (runtime/descriptor-budget.ts).
+   */
   limits?: Partial<ServerLimits>;
 }
 
@@ -104,6 +109,10 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
   // One credential set for both listeners: an agent's last use is one record.
   const credentials = daemonCredentials(services);
   const listeners: Array<{ name: 'a' | 'b'; server: LocalServer }> = [];
+  const wantedConnections = options.limits?.connectionsMax ?? DEFAULT_SERVER_LIMITS.connectionsMax;
+  const openFiles = readProcessLimits().openFiles;
+  const connectionsMax = connectionsMaxFor(openFiles, (serveA ? 1 : 0) + (serveB ? 1 : 0), wantedConnections);
+  const limits: Partial<ServerLimits> = { ...options.limits, connectionsMax };
   const addListener = (name: 'a' | 'b', port: number, routes: Route[]): void => {
     const router = new Router(routes);
     const frontDoor = createFrontDoor({ listener: name, router, credentials: credentials.list, noteCaller: credentials.noteUse, log: logger });
@@ -115,7 +124,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
       ready,
       // Variant A's public /health is where clients check the daemon's identity (daemon-proof.ts).
       ...(name === 'a' && { proofToken: proofTokenFor(services, credentials) }),
-      ...(options.limits ? { limits: options.limits } : {}),
+      limits,
     });
     listeners.push({ name, server });
   };
@@ -168,7 +177,8 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
         state = 'closed';
         throw asDataDirError(error, services.home) ?? error;
       }
-      logger.info('daemon_listening', { port_a: ports.portA ?? null, port_b: ports.portB ?? null, version: services.version });
+      if (connectionsMax < wantedConnections) logger.warn('connections_max_lowered', { open_files: openFiles, connections_max: connectionsMax, wanted: wantedConnections });
+      logger.info('daemon_listening', { port_a: ports.portA ?? null, port_b: ports.portB ?? null, version: services.version, connections_max: connectionsMax });
       return ports;
     },
     async close(closeOptions = {}) {
