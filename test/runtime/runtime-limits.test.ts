@@ -18,7 +18,7 @@ Max address space         2147483648           unlimited            bytes
 test('readProcessLimits reads the soft limits, unlimited, and nothing from text it does not know', () => {
   assert.deepEqual(readProcessLimits(LIMITS), { addressSpaceBytes: 2147483648, openFiles: 64 });
   assert.deepEqual(readProcessLimits(LIMITS.replace('2147483648', 'unlimited  ')), { addressSpaceBytes: 'unlimited', openFiles: 64 });
-  assert.deepEqual(readProcessLimits(undefined), { addressSpaceBytes: undefined, openFiles: undefined });
+  assert.deepEqual(readProcessLimits(''), { addressSpaceBytes: undefined, openFiles: undefined });
   assert.deepEqual(readProcessLimits('Max open files  -1 x\nMax address space 1e9 x\n'), { addressSpaceBytes: undefined, openFiles: undefined });
   // This machine's own /proc/self/limits, where it exists, gives numbers or unlimited.
   if (process.platform === 'linux') assert.notEqual(readProcessLimits().openFiles, undefined);
