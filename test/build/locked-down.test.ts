@@ -241,9 +241,13 @@ describe('stderr is JSON lines, failures included', () => {
     assert.doesNotMatch(daemon.stderr(), /\n\s+at /, 'no stack trace');
   });
 
-  test('SIGHUP stops it gracefully: exit 0, with daemon_stopping (reason SIGHUP) and daemon_stopped logged', async () => {
+  test('SIGUSR1 leaves the inspector closed; SIGHUP stops it gracefully: exit 0, with daemon_stopping (reason SIGHUP) and daemon_stopped logged', async () => {
     const daemon = startLatch(plain(), ['daemon', '--port-a', '0', '--no-variant-b'], { env: env(freshHome()) });
-    await daemon.ready;
+    const ready = await daemon.ready;
+    daemon.child.kill('SIGUSR1');
+    await waitFor('a signal_ignored log line', () => jsonLines(daemon.stderr()).some((line) => line['event'] === 'signal_ignored'));
+    assert.doesNotMatch(daemon.stderr(), /Debugger listening/);
+    assert.equal(await health(Number(ready['port_a'])), 200);
     daemon.child.kill('SIGHUP');
     assert.deepEqual(await daemon.stop(), { code: 0, signal: null }, daemon.stderr());
     const events = jsonLines(daemon.stderr());

@@ -69,6 +69,7 @@ export const daemonCommand: Command = {
       return reportErrorAsLog(error, logger, 'daemon', 'daemon_start_failed');
     }
     const crashes = reportCrashes(logger);
+    const inspector = keepInspectorClosed(logger);
     // Listening for signals before binding means a SIGTERM during startup still closes cleanly.
     const stop = stopSignal();
     let ports;
@@ -77,12 +78,14 @@ export const daemonCommand: Command = {
     } catch (error) {
       stop.dispose();
       crashes.dispose();
+      inspector.dispose();
       return reportListenErrorAsLog(error, logger);
     }
     writeLine(io.stdout, JSON.stringify({ event: 'daemon_listening', pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null }));
     const signal = await stop.received;
     await daemon.close({ deadlineMs: stopTimeoutMs, reason: signal });
     crashes.dispose();
+    inspector.dispose();
     return EXIT.ok;
   },
 };
@@ -115,6 +118,17 @@ function reportCrashes(logger: Logger): { dispose(): void } {
       process.off('unhandledRejection', crash);
     },
   };
+}
+
+/**
+ * keepInspectorClosed answers SIGUSR1 with a log line. Without a listener, Node opens its inspector
+ * on 127.0.0.1:9229 at SIGUSR1, where any local user can attach and run code inside the daemon,
+ * which holds the token and the device key (docs/decisions.md §24.4).
+ */
+function keepInspectorClosed(logger: Logger): { dispose(): void } {
+  const ignore = (): void => logger.warn('signal_ignored', { signal: 'SIGUSR1', reason: 'the inspector stays closed' });
+  process.on('SIGUSR1', ignore);
+  return { dispose: () => process.off('SIGUSR1', ignore) };
 }
 
 /** reportListenErrorAsLog is reportListenError as one JSON log line. */
