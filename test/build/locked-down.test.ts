@@ -84,6 +84,11 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ti
   }
 }
 
+/** exited waits for the process to end on its own, so that stop()'s SIGTERM cannot be what ended it. */
+function exited(daemon: RunningLatch, what: string): Promise<void> {
+  return waitFor(`the daemon's exit ${what}`, () => daemon.child.exitCode !== null || daemon.child.signalCode !== null);
+}
+
 async function health(port: number, token?: string): Promise<number> {
   const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
   const response = await fetch(`http://127.0.0.1:${port}/health`, { headers, signal: AbortSignal.timeout(5_000) });
@@ -233,6 +238,7 @@ describe('stderr is JSON lines, failures included', () => {
     const daemon = startLatch(plain(), ['daemon', '--port-a', '0', '--no-variant-b'], { env: env(freshHome(), { NODE_OPTIONS: `--require ${crasher}` }) });
     await daemon.ready;
     daemon.child.kill('SIGUSR2');
+    await exited(daemon, 'after SIGUSR2');
     const exit = await daemon.stop();
     assert.deepEqual(exit, { code: EXIT.failure, signal: null });
     const last = jsonLines(daemon.stderr()).at(-1);
@@ -249,6 +255,7 @@ describe('stderr is JSON lines, failures included', () => {
     assert.doesNotMatch(daemon.stderr(), /Debugger listening/);
     assert.equal(await health(Number(ready['port_a'])), 200);
     daemon.child.kill('SIGHUP');
+    await exited(daemon, 'after SIGHUP');
     assert.deepEqual(await daemon.stop(), { code: 0, signal: null }, daemon.stderr());
     const events = jsonLines(daemon.stderr());
     assert.equal(events.find((line) => line['event'] === 'daemon_stopping')?.['reason'], 'SIGHUP');
