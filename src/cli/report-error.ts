@@ -1,5 +1,7 @@
+import { LatchClientError } from '../client/client-errors.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { asDataDirError } from '../datadir/filesystem-error.js';
+import { exitCodeForClientError } from './daemon-calls/exit-for-error.js';
 import { ERROR_TABLE } from '../errors/error-table.js';
 import { LatchError, remedyFor } from '../errors/latch-error.js';
 import type { Logger } from '../log/logger.js';
@@ -9,9 +11,9 @@ import { UsageError, writeLine, type CliIo } from './command.js';
 /** A command's failure, described once for both ways of telling it (text and a JSON log line). */
 export interface FailureReport {
   exitCode: number;
-  /** A stable code: a LatchError's or DataDirError's code, `usage`, or `unexpected`. */
+  /** A stable code: a LatchError's, LatchClientError's or DataDirError's code, `usage`, or `unexpected`. */
   code: string;
-  /** The error class of the error table, for a LatchError. */
+  /** The error class of the error table, for a LatchError or LatchClientError. */
   errorClass?: string;
   message: string;
   /** What to do about it (a DataDirError's fix, a code's remedy, the usage hint). */
@@ -32,6 +34,9 @@ export function describeFailure(error: unknown, commandName: string): FailureRep
   const dataDirError = error instanceof DataDirError ? error : asDataDirError(error);
   if (dataDirError !== undefined) {
     return { exitCode: EXIT.dataDir, code: dataDirError.code, message: dataDirError.message, remedy: dataDirError.fix, file: dataDirError.file };
+  }
+  if (error instanceof LatchClientError) {
+    return { exitCode: exitCodeForClientError(error), code: error.code, errorClass: error.specClass, message: error.message, remedy: error.remedy };
   }
   if (error instanceof LatchError) {
     return { exitCode: exitCodeFor(error), code: error.code, errorClass: ERROR_TABLE[error.code].specClass, message: error.message, remedy: remedyFor(error.code) };

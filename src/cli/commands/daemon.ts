@@ -4,6 +4,8 @@ import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { createLogger, type Logger } from '../../log/logger.js';
 import { parseFlags, portFlag, type Flags } from '../flags.js';
+import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from '../common-options.js';
+import { stringFlag } from '../daemon-calls/command-args.js';
 import { reportError, reportErrorAsLog } from '../report-error.js';
 import { stopSignal } from '../stop-signal.js';
 
@@ -34,13 +36,16 @@ Signals: SIGTERM, SIGINT and SIGHUP stop it gracefully (exit 0); a second one ex
 Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe, broken or unwritable data directory;
 4 port in use; 5 could not listen; 11 the process's limits leave no room to run; 1 anything else.`;
 
-const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean', 'stop-timeout': 'value' } as const;
+/** What --json means for a server whose stdout is JSON lines already. */
+export const DAEMON_JSON_OPTION = '  --json         accepted: stdout already carries only the JSON line above';
+
+const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean', 'stop-timeout': 'value', json: 'boolean', agent: 'value' } as const;
 
 /** `latch daemon` runs the daemon in the foreground until a stop signal. */
 export const daemonCommand: Command = {
   name: 'daemon',
   summary: 'Run the local API (both listeners) in the foreground',
-  usage: USAGE,
+  usage: usageWithCommonOptions(USAGE, OWNER_ONLY_AGENT_OPTION, DAEMON_JSON_OPTION),
   async run(args, io) {
     // Everything this command writes to stderr is a JSON line, its failures too (docs/decisions.md §24.6).
     let logger = createLogger({ stream: io.stderr });
@@ -48,6 +53,7 @@ export const daemonCommand: Command = {
     let stopTimeoutMs: number;
     try {
       const flags = parseFlags(args, FLAGS);
+      refuseAgentFlag('daemon', stringFlag(flags, 'agent'));
       const variantA = flags['no-variant-a'] !== true;
       const variantB = flags['no-variant-b'] !== true;
       if (!variantA && !variantB) throw new UsageError('--no-variant-a and --no-variant-b together leave nothing to serve');
