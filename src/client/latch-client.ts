@@ -97,8 +97,11 @@ const BEARER_CODES: ReadonlySet<string> = new Set(['missing_bearer_token', 'inva
  * - every failure is a LatchClientError with a stable `code` and the table's `remedy`.
  *
  * @example
+ *   import { isPendingApproval, LatchClient } from 'latch';
  *   const latch = new LatchClient();
  *   const auth = await latch.authorize({ card_id: 'card_…', amount: '12.50', merchant_name: 'shop.example.com' });
+ *   if (isPendingApproval(auth)) console.log('waiting for the owner:', auth.approval_id);
+ *   else console.log(auth.policy_id, auth.expires_at);
  *   latch.close();
  */
 export class LatchClient {

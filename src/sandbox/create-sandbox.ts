@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { assertPrivate } from '../datadir/permissions.js';
@@ -82,7 +82,9 @@ export interface Sandbox {
  * or when the directory or admin key file is readable by others (DataDirError).
  */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
-  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  // A umask such as 0277 leaves a new directory 0500, where the admin key cannot be written; the
+  // directory is new and only ours, so it gets its 0700 in full (docs/decisions.md §24.8).
+  if (mkdirSync(options.dataDir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(options.dataDir, 0o700);
   assertPrivate(options.dataDir, 'dir');
   const { adminKey, adminKeyPath } = loadOrCreateAdminKey(options.dataDir);
   const journalPath = path.join(options.dataDir, JOURNAL_FILE);
