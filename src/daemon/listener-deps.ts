@@ -10,13 +10,17 @@ import { healthReport } from './health.js';
 import { signEd25519 } from '../crypto/ed25519.js';
 import type { ProofKey } from '../http/daemon-proof.js';
 import { bindOwner } from './owner-binding.js';
+import { bindIdentity } from './identity-binding.js';
+import type { DirectoryRegistrar } from './identity-registration.js';
 import type { DaemonServices } from './services.js';
 
 /** listenerDeps gives each listener's route table exactly what it calls, from one daemon's state. */
-export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps } {
+export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps; registrar: DirectoryRegistrar } {
   const operations = coreOperations(core.deps);
   const authorizations = authorizationListOperations(core.deps, core.authorizationLedger);
+  const identity = bindIdentity(services, core);
   return {
+    registrar: identity.registrar,
     a: {
       operations,
       authorizations,
@@ -25,6 +29,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: 
       health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core), approvalsLockedSeconds: approvalsLockedSeconds(core) }),
       policy: core.policy,
       proxyUpstream: core.proxyUpstream,
+      identity: identity.operations,
       owner: bindOwner(services, core, authorizations),
     },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },

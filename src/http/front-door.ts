@@ -45,10 +45,16 @@ export interface FrontDoorOptions {
 /** The request header that carries the owner passphrase where the body cannot (PUT /policy, the /v1 proxy). */
 export const OWNER_PASSPHRASE_HEADER = 'latch-owner-passphrase';
 
-/** Per-request facts only the server knows: its actual port and its shutdown signal. */
+/** Per-request facts only the server knows: its actual port, its shutdown and stopping signals. */
 export interface ListenerState {
   port: number;
+  /** Aborted when the stop's deadline has passed: everything still running is cut off. */
   shutdown: AbortSignal;
+  /**
+   * Aborted as soon as a stop begins: a request holding on for the owner's decision answers at
+   * once with the approval as it stands (docs/decisions.md §24.3).
+   */
+  stopping?: AbortSignal;
 }
 
 /** A request handler for one listener. It never rejects: every failure becomes an answer. */
@@ -167,6 +173,7 @@ async function admitAndHandle(
     }
   }
 
+  const signal = requestSignal(response, state.shutdown);
   const context: RequestContext = {
     method,
     path,
@@ -181,7 +188,8 @@ async function admitAndHandle(
     ownerPresent,
     ...(session !== undefined && { endOwnerSession: () => options.presence.endSession(session) }),
     userAgent: request.headers['user-agent'] ?? '',
-    signal: requestSignal(response, state.shutdown),
+    signal,
+    holdSignal: state.stopping === undefined ? signal : AbortSignal.any([signal, state.stopping]),
   };
   return route.handler(context);
 }

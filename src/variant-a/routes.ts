@@ -1,7 +1,7 @@
 /**
  * The route table of the canonical listener (127.0.0.1:7723, docs/decisions.md §2): every route of
- * Variant A, with its method, pattern, who may call it, and its handler. GET /health and POST
- * /owner/sessions are public; the owner's routes are those docs/decisions.md §15.1 and §21 name,
+ * Variant A, with its method, pattern, who may call it, and its handler. GET /health, POST
+ * /owner/sessions and the key directory GET /web-bot-auth/directory (docs/decisions.md §23.5) are public; the owner's routes are those docs/decisions.md §15.1 and §21 name,
  * 'owner_present' where the route could move money or widen what agents may do (approving,
  * resuming, PUT /policy, agents, the signing primitives, wallet allocation, proxy writes) and
  * 'owner' where it can only stop money or read; every other route admits the owner and agents.
@@ -15,7 +15,9 @@ import type { Route } from '../http/route.js';
 import { signingProxyRoutes, type ProxyUpstream } from '../proxy/signing-proxy.js';
 import { readHandlers } from '../variant-common/read-routes.js';
 import { allocateHandler } from '../variant-common/wallet-allocation.js';
+import type { IdentityOperations } from '../identity/identity-operations.js';
 import { approvalHandlers } from './approval-routes.js';
+import { identityHandlers } from './identity-routes.js';
 import { authorizationHandlers } from './authorization-routes.js';
 import { evidenceHandler, type EvidenceOperations } from './evidence-routes.js';
 import { signingHandlers } from './handlers.js';
@@ -56,6 +58,8 @@ export interface VariantADeps {
   proxyUpstream: () => ProxyUpstream;
   /** Owner sessions, the brake, the policy and agents through the API (docs/decisions.md §21). */
   owner: OwnerOperations;
+  /** Agent identity: Web Bot Auth signatures and the key directory (docs/decisions.md §23). */
+  identity: IdentityOperations;
 }
 
 /** variantARoutes is Variant A's route table. */
@@ -66,6 +70,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
   const policy = policyHandlers(deps.policy);
   const approvals = approvalHandlers(deps.approvals);
   const owner = ownerHandlers(deps.owner);
+  const identity = identityHandlers(deps.identity);
   const reads = readHandlers(operations, {
     cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
     cardDetail: cardDetailA,
@@ -107,6 +112,8 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     ...signingProxyRoutes(deps.proxyUpstream),
     { method: 'POST', pattern: '/wallet/allocate', access: 'owner_present', handler: allocateHandler(operations, allocationA) },
     { method: 'GET', pattern: '/wallet/balance', access: 'agents', handler: reads.walletBalance },
+    { method: 'GET', pattern: '/web-bot-auth/directory', access: 'public', handler: identity.directory },
+    { method: 'POST', pattern: '/web-bot-auth/sign', access: 'agents', handler: identity.sign },
   ];
 }
 

@@ -111,6 +111,8 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'PUT /policy': { path: '/policy', body: { v: 1, default: 'allow' } },
   'POST /wallet/allocate': { path: '/wallet/allocate', body: { card_id: 'card_a', amount: 1 } },
   'GET /wallet/balance': { path: '/wallet/balance' },
+  'GET /web-bot-auth/directory': { path: '/web-bot-auth/directory' },
+  'POST /web-bot-auth/sign': { path: '/web-bot-auth/sign', body: { method: 'GET', url: 'https://shop.example.com/' } },
 };
 
 /** B's /authorize names its fields differently. */
@@ -192,6 +194,13 @@ function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[
       owner: fakeOwner(callers, presence),
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');
+      },
+      identity: {
+        signWebRequest: (_request, caller) => {
+          callers.push(caller.principal);
+          return Promise.resolve({ headers: { 'signature-input': 'sig1=()', signature: 'sig1=::' }, keyId: 'k', created: NOW, expires: NOW + 60 });
+        },
+        directory: () => ({ body: new TextEncoder().encode('{"keys":[]}'), headers: { 'content-type': 'application/http-message-signatures-directory+json' } }),
       },
     }),
     b: variantBRoutes({ operations, health: () => ({ version: '0.0.0', uptimeSeconds: 1 }) }),

@@ -23,9 +23,9 @@ describe('route tables', () => {
     });
   }
 
-  test('on Variant A only GET /health and POST /owner/sessions are public', () => {
+  test('on Variant A only GET /health, the public key directory and POST /owner/sessions are public', () => {
     const publicRoutes = tables.a.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.pattern}`);
-    assert.deepEqual(publicRoutes, ['GET /health', 'POST /owner/sessions']);
+    assert.deepEqual(publicRoutes, ['GET /health', 'POST /owner/sessions', 'GET /web-bot-auth/directory']);
   });
 
   test('on Variant B every route needs the token, /health included', () => {
@@ -51,6 +51,7 @@ describe('route tables', () => {
       'GET /transactions/:tx_id',
       'GET /v1/*',
       'GET /wallet/balance',
+      'GET /web-bot-auth/directory',
       'HEAD /v1/*',
       'PATCH /v1/*',
       'POST /agents',
@@ -71,6 +72,7 @@ describe('route tables', () => {
       'POST /v1/*',
       'POST /v1/authorizations/:policy_id/revoke',
       'POST /wallet/allocate',
+      'POST /web-bot-auth/sign',
       'PUT /policy',
       'PUT /v1/*',
     ]);
