@@ -42,7 +42,9 @@ function account(name: string): Account {
  */
 function runAs(who: Account, args: string[], env: Record<string, string>, input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LATCH, ...args], { uid: who.uid, gid: who.gid, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Node hands NODE_V8_COVERAGE to every child unless its env names it; under c8 another user
+    // could not write the coverage folder. Empty turns it off.
+    const child = spawn(process.execPath, [LATCH, ...args], { uid: who.uid, gid: who.gid, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', NODE_V8_COVERAGE: '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -114,7 +116,7 @@ describe('the separate-user setup with real users', { skip }, () => {
     const groups = process.getgroups?.() ?? [];
     process.setgroups?.([owner.gid]);
     try {
-      daemon = spawn(process.execPath, [LATCH, 'daemon', '--user', SERVICE, '--port-a', '0', '--port-b', '0'], { env: { PATH: process.env['PATH'] ?? '', LATCH_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+      daemon = spawn(process.execPath, [LATCH, 'daemon', '--user', SERVICE, '--port-a', '0', '--port-b', '0'], { env: { PATH: process.env['PATH'] ?? '', LATCH_HOME: home, NODE_V8_COVERAGE: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     } finally {
       process.setgroups?.(groups);
     }
