@@ -175,14 +175,7 @@ export async function denyApproval(deps: CoreDeps, id: string, reason: string | 
 export async function approveApproval(deps: CoreDeps, signApproved: SignApproved, id: string, passphrase: string | undefined, context: OperationContext): Promise<Approval> {
   const approvals = approvalDeps(deps);
   await decidable(deps, approvals, id);
-  approvals.lockout.refuseWhileLocked(deps.nowSeconds());
-  const check = await approvals.checkPassphrase(passphrase);
-  if (check === 'missing') throw new LatchError('invalid_passphrase', { message: 'An approval passphrase is set: send it as {"passphrase": "..."} to approve.' });
-  if (check === 'wrong') {
-    // Durable before the answer, so a restart gives no fresh guesses.
-    await approvals.lockout.recordFailure(deps.nowSeconds());
-    throw new LatchError('invalid_passphrase');
-  }
+  await requirePassphrase(deps, approvals, passphrase);
   if (!approvals.book.claim(id)) throw notPending();
   try {
     const current = approvals.book.get(id);
@@ -202,6 +195,20 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
   } finally {
     approvals.book.release(id);
   }
+}
+
+/**
+ * requirePassphrase passes when no passphrase is set or the right one was presented. Every check
+ * goes through the lockout, which counts it before the slow hash starts (docs/decisions.md §17.3);
+ * a missing passphrase is refused without counting as a guess.
+ */
+async function requirePassphrase(deps: CoreDeps, approvals: ApprovalDeps, candidate: string | undefined): Promise<void> {
+  const stored = approvals.passphrase();
+  if (stored === undefined) return;
+  const nowSeconds = deps.nowSeconds();
+  approvals.lockout.refuseWhileLocked(nowSeconds, stored.id);
+  if (candidate === undefined) throw new LatchError('invalid_passphrase', { message: 'An approval passphrase is set: send it as {"passphrase": "..."} to approve.' });
+  if (!(await approvals.lockout.check(nowSeconds, stored.id, () => stored.verify(candidate)))) throw new LatchError('invalid_passphrase');
 }
 
 /**

@@ -76,8 +76,11 @@ export const AUTHORIZATION_PAGE_LIMIT_MAX = 100;
 
 const STATES: ReadonlySet<string> = new Set(['active', 'used', 'expired', 'revoked', 'failed', 'unregistered']);
 const INTERVALS: ReadonlySet<string> = new Set(['day', 'week', 'month', 'year']);
-/** States in which a window never reached the cloud and must never be sent to it. */
-const NEVER_SENT: ReadonlySet<string> = new Set(['failed', 'unregistered']);
+/**
+ * The state of a window rolled back, never to be sent. A `failed` one may be sent again: the
+ * cloud refused it under its Idempotency-Key and replays that refusal.
+ */
+const NEVER_SENT: ReadonlySet<string> = new Set(['unregistered']);
 const KINDS: ReadonlySet<string> = new Set(['one_time', 'merchant_verification', 'recurring']);
 const TYPES: ReadonlySet<string> = new Set(['exact', 'ceiling']);
 
@@ -209,7 +212,7 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
 
   /**
    * beginRegistration is called right before a window is sent to the cloud, in the same turn as
-   * the check that lets it go: it answers false for a window rolled back (failed or unregistered),
+   * the check that lets it go: it answers false for a window rolled back (unregistered),
    * which must never be sent, and otherwise marks it on its way, so markUnregistered leaves it be.
    * Memory only: a restart ends every send (docs/decisions.md §17.1).
    */

@@ -239,8 +239,9 @@ async function registerOnce(deps: CoreDeps, device: EnrolledDevice, signed: Sign
     return authorization;
   } catch (error) {
     if (error instanceof WindowNotRecorded) {
-      // Nothing left the device: the reservation is given back, and the write's error answered.
-      await deps.authorizations?.noteStatus(policyId, 'failed');
+      // Nothing left the device: the reservation is given back, the window is never sent (a
+      // retry decides afresh, docs/decisions.md §17.1), and the write's error answered.
+      await deps.authorizations?.noteStatus(policyId, 'unregistered');
       throw error.cause;
     }
     const refused = error instanceof LatchError && error.status < 500;
