@@ -60,6 +60,7 @@ export const COMMAND_LIST: readonly ListedCommand[] = [
   listed('agent remove', async () => (await import('./commands/agent.js')).agentRemoveCommand),
   listed('policy init', async () => (await import('./commands/policy-file.js')).policyInitCommand),
   listed('policy check-file', async () => (await import('./commands/policy-file.js')).policyCheckFileCommand),
+  listed('policy remove', async () => (await import('./commands/policy-file.js')).policyRemoveCommand),
   listed('policy check', async () => (await import('./commands/policy-check.js')).policyCheckCommand),
   listed('policy show', async () => (await import('./commands/policy-check.js')).policyShowCommand),
   listed('mcp', async () => (await import('./commands/mcp.js')).mcpCommand),
