@@ -38,6 +38,8 @@ export interface ApprovalDeps {
   passphrase(): OwnerPassphrase | undefined;
   /** Appends an approval line to the audit log durably. */
   audit(record: ApprovalAudit): Promise<void>;
+  /** How many pending approvals one caller may have (config.json's approvals_pending_max_per_agent; 20 when absent). */
+  pendingMaxPerCaller?(): number;
   /** Tells the owner a new approval waits (best effort: never throws, never blocks). */
   notify?(approval: Approval): void;
 }

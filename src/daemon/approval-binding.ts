@@ -9,7 +9,8 @@ import { principalName } from '../core/principal.js';
 import { approvalPassphraseId, readApprovalPassphrase, verifyApprovalPassphraseAsync } from '../datadir/approval-passphrase.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
 import { formatMinor } from '../money/amount.js';
-import { notifyApproval } from './approval-notify.js';
+import { approvalNotifier } from './approval-notify.js';
+import { APPROVALS_PENDING_MAX_PER_AGENT_DEFAULT } from '../datadir/config.js';
 import type { DaemonServices } from './services.js';
 
 /** bindApprovals makes the approval dependencies; call it before the state store opens. */
@@ -21,7 +22,8 @@ export function bindApprovals(services: DaemonServices, appendAudit: (entry: Aud
     audit: async (record) => {
       await appendAudit(approvalAuditEntry(record));
     },
-    notify: (approval) => notifyApproval(services, approval),
+    pendingMaxPerCaller: () => services.config().approvals_pending_max_per_agent ?? APPROVALS_PENDING_MAX_PER_AGENT_DEFAULT,
+    notify: approvalNotifier(services),
   };
 }
 

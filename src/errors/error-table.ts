@@ -83,6 +83,12 @@ export const ERROR_TABLE = {
     message: 'Too many wrong approval passphrases: every approval is refused until 15 minutes after the first of them.',
     remedy: 'Wait for the lockout to end (Retry-After says when), then approve with the right passphrase.',
   },
+  too_many_pending_approvals: {
+    status: 429,
+    specClass: 'Too many attempts',
+    message: 'This caller already has as many pending approvals as the owner allows (approvals_pending_max_per_agent).',
+    remedy: 'Wait for the owner to decide the pending ones (GET /approvals) before asking again; do not retry with other terms.',
+  },
   card_not_found: {
     status: 404,
     specClass: 'Card not found',

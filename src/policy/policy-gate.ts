@@ -76,6 +76,9 @@ export class PolicyGate {
     };
     if (facts.approvalId !== undefined) return this.decideApproved(policy, policyRequest, usage, entry, request, agent);
     const evaluation = evaluateAndReserve(policy, policyRequest, usage, entry);
+    // An ask counts for velocity (docs/decisions.md §17.6): asking is itself something an agent
+    // does to the owner, and a flood of asks must meet the same limit as a flood of requests.
+    if (evaluation.decision === 'ask') usage.reserve({ ...entry, id: `ask:${facts.policyId}`, amountMinor: 0 });
     return { ...this.answer(evaluation, request, agent), ...(evaluation.decision === 'ask' && { approvalTtlSeconds: policy.approvalTtlSeconds }) };
   };
 
