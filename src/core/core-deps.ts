@@ -78,6 +78,8 @@ export interface CoreDeps {
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */
 export interface AuthorizationRecorder {
   record(entry: AuthorizationEntry): Promise<void>;
+  /** The entry of a window this device signed (who asked for it), if it is still kept. */
+  get(policyId: string): AuthorizationEntry | undefined;
   noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void>;
   /** Right before a window is sent: false when it was rolled back and must never be sent (docs/decisions.md §17.1). */
   beginRegistration(policyId: string): boolean;

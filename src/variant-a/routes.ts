@@ -70,7 +70,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'POST', pattern: '/authorize', access: 'agents', handler: signing.authorize },
     { method: 'GET', pattern: '/cards', access: 'agents', handler: reads.listCards },
     { method: 'GET', pattern: '/cards/:card_id', access: 'agents', handler: reads.getCard },
-    { method: 'GET', pattern: '/health', access: 'public', handler: () => healthAnswer(deps.health()) },
+    { method: 'GET', pattern: '/health', access: 'public', handler: (request) => healthAnswer(deps.health(), request.principal !== undefined) },
     { method: 'POST', pattern: '/merchant-bind', access: 'agents', handler: signing.merchantBind },
     { method: 'GET', pattern: '/policy', access: 'owner', handler: policy.show },
     { method: 'POST', pattern: '/policy/check', access: 'agents', handler: policy.check },
@@ -86,8 +86,13 @@ export function variantARoutes(deps: VariantADeps): Route[] {
   ];
 }
 
-function healthAnswer(health: HealthFacts) {
+/**
+ * healthAnswer is A's /health. The pause shows its time to everyone, its reason only to a caller
+ * with a token (docs/decisions.md §17.9): the owner's note may say more than a stranger should learn.
+ */
+function healthAnswer(health: HealthFacts, authenticated: boolean) {
   const key = health.signingKey;
+  const paused = health.paused === null || authenticated ? health.paused : { since: health.paused.since };
   return {
     status: 200,
     body: {
@@ -95,7 +100,7 @@ function healthAnswer(health: HealthFacts) {
       version: health.version,
       uptime_seconds: health.uptimeSeconds,
       signing_key: key === null ? null : { key_id: key.keyId, algorithm: 'Ed25519', public_key: toBase64Url(key.publicKey) },
-      paused: health.paused,
+      paused,
       cloud_clock_skew_seconds: health.cloudClockSkewSeconds,
     },
   };
