@@ -55,7 +55,8 @@ export class PassphraseLockout {
     const counted = this.counted(nowSeconds, passphraseId);
     if (counted.length + (this.inFlight.get(passphraseId) ?? 0) < PASSPHRASE_ATTEMPTS_MAX) return 0;
     // Slots held by checks in flight free within a hash's time; wrong ones 15 minutes after the first.
-    const first = counted[Math.max(0, counted.length - PASSPHRASE_ATTEMPTS_MAX)]?.at ?? nowSeconds;
+    if (counted.length < PASSPHRASE_ATTEMPTS_MAX) return 1;
+    const first = (counted[counted.length - PASSPHRASE_ATTEMPTS_MAX] as Failure).at;
     return Math.max(1, first + PASSPHRASE_WINDOW_SECONDS - nowSeconds);
   }
 
