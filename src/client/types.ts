@@ -20,8 +20,11 @@ export interface Health {
   version: string;
   uptime_seconds: number;
   signing_key: SigningKeyInfo | null;
-  /** The owner's emergency brake (`latch pause`): since when and why, or null (absent from older daemons). */
-  paused?: { since: string; reason: string | null } | null;
+  /**
+   * The owner's emergency brake (`latch pause`): since when and why, or null (absent from older
+   * daemons); the reason only for a caller that sent its token (docs/decisions.md §17.9).
+   */
+  paused?: { since: string; reason?: string | null } | null;
   /** How far the cloud's clock runs ahead of this device's, as the daemon last saw it (absent from older daemons). */
   cloud_clock_skew_seconds?: number | null;
 }
