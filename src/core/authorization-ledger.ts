@@ -11,6 +11,7 @@
  */
 import type { RecordStore, StateRecord } from './record-store.js';
 import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
+import { decisionRecordJson, parseDecisionRecord, type DecisionRecord } from './decision-record.js';
 
 /** A recurring entry's schedule, kept so that budgets count every charge it allows (docs/decisions.md §17.2). */
 export interface EntrySchedule {
@@ -39,6 +40,8 @@ export interface AuthorizationEntry {
   usedMinor: number | null;
   /** Set for recurring entries (absent in records written before it existed). */
   schedule?: EntrySchedule;
+  /** What the evidence pack needs, kept at decision time (docs/decisions.md §22); absent on older entries. */
+  evidence?: DecisionRecord;
 }
 
 export type AuthorizationEntryState = AuthorizationEntry['state'];
@@ -348,6 +351,7 @@ function entryRecord(entry: AuthorizationEntry): StateRecord {
     state: entry.state,
     used_minor: entry.usedMinor,
     ...(entry.schedule !== undefined && { schedule: { interval: entry.schedule.interval, interval_count: entry.schedule.intervalCount, max_charges: entry.schedule.maxCharges } }),
+    ...(entry.evidence !== undefined && { evidence: decisionRecordJson(entry.evidence) }),
   };
 }
 
@@ -372,6 +376,7 @@ function parseEntryRecord(record: StateRecord): AuthorizationEntry {
     if (typeof schedule !== 'object' || schedule === null) throw new Error('malformed authorization entry');
     entry.schedule = { interval: schedule['interval'] as RecurringInterval, intervalCount: schedule['interval_count'] as number, maxCharges: schedule['max_charges'] as number | null };
   }
+  if (record['evidence'] !== undefined) entry.evidence = parseDecisionRecord(record['evidence']);
   checkEntry(entry);
   return entry;
 }

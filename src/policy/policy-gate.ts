@@ -79,7 +79,7 @@ export class PolicyGate {
     // An ask counts for velocity (docs/decisions.md §17.6): asking is itself something an agent
     // does to the owner, and a flood of asks must meet the same limit as a flood of requests.
     if (evaluation.decision === 'ask') usage.reserve({ ...entry, id: `ask:${facts.policyId}`, amountMinor: 0 });
-    return { ...this.answer(evaluation, request, agent), ...(evaluation.decision === 'ask' && { approvalTtlSeconds: policy.approvalTtlSeconds }) };
+    return { ...this.answer(evaluation, request, agent, policy), ...(evaluation.decision === 'ask' && { approvalTtlSeconds: policy.approvalTtlSeconds }) };
   };
 
   /**
@@ -91,7 +91,7 @@ export class PolicyGate {
   private decideReplay(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, facts: { policyId: string; approvalId?: string }, request: AuthorizationRequest, agent: string): AuthorizationDecision {
     const evaluation = evaluatePolicy(policy, policyRequest, usage.excluding(facts.policyId));
     if (facts.approvalId !== undefined && evaluation.decision !== 'deny') return { decision: 'allow' };
-    return this.answer(evaluation, request, agent);
+    return this.answer(evaluation, request, agent, policy);
   }
 
   /**
@@ -102,11 +102,11 @@ export class PolicyGate {
    */
   private async decideApproved(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, entry: Parameters<UsageLedger['reserve']>[0], request: AuthorizationRequest, agent: string): Promise<AuthorizationDecision> {
     const evaluation = evaluatePolicy(policy, policyRequest, usage);
-    if (evaluation.decision === 'deny') return this.answer(evaluation, request, agent);
+    if (evaluation.decision === 'deny') return this.answer(evaluation, request, agent, policy);
     usage.reserve(entry);
     // Losing this write only makes new_merchant ask again: the safe direction.
     await this.markMerchantKnown(request.merchant).catch((error: unknown) => this.options.log?.('known_merchant_not_recorded', { reason: (error as Error).name }));
-    return { decision: 'allow' };
+    return { decision: 'allow', basis: { decision: evaluation.decision, rule: evaluation.rule, reasons: [...evaluation.reasons], policySha256: policy.sha256 } };
   }
 
   /**
@@ -139,8 +139,9 @@ export class PolicyGate {
     await this.options.store?.append({ type: KNOWN_MERCHANT_RECORD_TYPE, merchant });
   }
 
-  private answer(evaluation: PolicyEvaluation, request: AuthorizationRequest, agent: string): AuthorizationDecision {
-    if (evaluation.decision === 'allow') return { decision: 'allow' };
+  private answer(evaluation: PolicyEvaluation, request: AuthorizationRequest, agent: string, policy: Policy): AuthorizationDecision {
+    // The basis is kept with the authorization for its evidence pack (docs/decisions.md §22).
+    if (evaluation.decision === 'allow') return { decision: 'allow', basis: { decision: 'allow', rule: evaluation.rule, reasons: [...evaluation.reasons], policySha256: policy.sha256 } };
     if (evaluation.decision === 'deny') {
       this.options.log?.('policy_denied', { rule: evaluation.rule, agent, kind: request.kind, merchant: request.merchant, card_id: request.cardId });
     }
