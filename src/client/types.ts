@@ -22,11 +22,13 @@ export interface Health {
   signing_key: SigningKeyInfo | null;
   /**
    * The owner's emergency brake (`latch pause`): since when and why, or null (absent from older
-   * daemons); the reason only for a caller that sent its token (docs/decisions.md §17.9).
+   * daemons); the owner's note (`reason`) only for a caller that sent its token (docs/decisions.md §17.9).
    */
   paused?: { since: string; reason?: string | null } | null;
   /** How far the cloud's clock runs ahead of this device's, as the daemon last saw it (absent from older daemons). */
   cloud_clock_skew_seconds?: number | null;
+  /** How many seconds approving stays locked after wrong passphrases; 0 when it is not (absent from older daemons). */
+  approvals_locked_seconds?: number;
 }
 
 /** A card in GET /cards: safe metadata only, never a card number. */

@@ -13,9 +13,26 @@ import type { DaemonServices } from './services.js';
 export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps } {
   const operations = coreOperations(core.deps);
   return {
-    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), evidence: evidenceOperations(services, core), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null }), policy: core.policy, proxyUpstream: core.proxyUpstream },
+    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), evidence: evidenceOperations(services, core), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, approvalsLockedSeconds: approvalsLockedSeconds(core) }), policy: core.policy, proxyUpstream: core.proxyUpstream },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
+}
+
+/**
+ * approvalsLockedSeconds is how long the passphrase lockout still refuses every approval (0 when it
+ * does not, or no passphrase is set: the count belongs to the passphrase, docs/decisions.md §17.11).
+ */
+function approvalsLockedSeconds(core: CoreBinding): number {
+  const approvals = core.deps.approvals;
+  if (approvals === undefined) return 0;
+  let passphrase: ReturnType<typeof approvals.passphrase>;
+  try {
+    passphrase = approvals.passphrase();
+  } catch {
+    // An unsafe or damaged passphrase file refuses every approval on its own; /health stays up.
+    return 0;
+  }
+  return passphrase === undefined ? 0 : approvals.lockout.lockedForSeconds(core.deps.nowSeconds(), passphrase.id);
 }
 
 /**

@@ -51,6 +51,5 @@ async function healthWithReason(client: LatchClient): Promise<Health> {
 
 function pausedText(paused: Health['paused']): string {
   if (paused === null || paused === undefined) return 'active';
-  const reason = paused.reason === null || paused.reason === undefined ? '' : ` (${paused.reason})`;
-  return `PAUSED since ${paused.since}${reason}: nothing is signed until latch resume`;
+  return `PAUSED since ${paused.since}${typeof paused.reason === 'string' ? ` (${paused.reason})` : ''}: nothing is signed until latch resume`;
 }
