@@ -136,14 +136,6 @@ export class LatchClient {
     return expectShape(await this.call('GET', '/health', { auth: false }), ['status', 'version', 'signing_key']);
   }
 
-  /**
-   * healthAsCaller is GET /health with the token (after the daemon's proof): the same answer, and
-   * the pause's reason, which the daemon shows only to a caller with a token (docs/decisions.md §17.9).
-   */
-  async healthAsCaller(): Promise<Health> {
-    return expectShape(await this.call('GET', '/health', { auth: true }), ['status', 'version', 'signing_key']);
-  }
-
   /** cards lists the account's cards (safe metadata only). */
   async cards(): Promise<CardList> {
     return expectShape(await this.call('GET', '/cards'), ['cards']);

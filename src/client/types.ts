@@ -20,10 +20,8 @@ export interface Health {
   version: string;
   uptime_seconds: number;
   signing_key: SigningKeyInfo | null;
-  /**
-   * The owner's emergency brake (`latch pause`): since when and why, or null (absent from older
-   * daemons); the owner's note (`reason`) only for a caller that sent its token (docs/decisions.md §17.9).
-   */
+  /** The owner's emergency brake (`latch pause`): since when and why, or null (absent from older daemons). */
+  /** Whether the owner paused signing, since when; the owner's note (`reason`) is not shown on the public /health. */
   paused?: { since: string; reason?: string | null } | null;
   /** How far the cloud's clock runs ahead of this device's, as the daemon last saw it (absent from older daemons). */
   cloud_clock_skew_seconds?: number | null;

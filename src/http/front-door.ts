@@ -122,7 +122,7 @@ async function admitAndHandle(
   } catch (error) {
     miss = error;
   }
-  const principal = match?.route.access === 'public' ? optionalBearer(request.rawHeaders, options.credentials) : checkBearer(request.rawHeaders, options.credentials());
+  const principal = match?.route.access === 'public' ? undefined : checkBearer(request.rawHeaders, options.credentials());
   if (principal !== undefined) options.noteCaller?.(principal);
   if (match === undefined) throw miss;
   trace.route = match.route.pattern;
@@ -217,17 +217,4 @@ export function errorKind(error: unknown): string {
   const safeCode = typeof code === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(code) ? `:${code}` : '';
   const safeName = /^[A-Za-z0-9_]{1,64}$/.test(error.name) ? error.name : 'Error';
   return `${safeName}${safeCode}`;
-}
-
-/**
- * optionalBearer names the caller of a public route when it sent a valid token, so that /health
- * can show an authenticated caller what it hides from everyone else (docs/decisions.md §17.9). A
- * public route needs no token: none, a wrong one or unreadable token files leave it anonymous.
- */
-function optionalBearer(rawHeaders: readonly string[], credentials: () => ReadonlyArray<Credential>): Principal | undefined {
-  try {
-    return checkBearer(rawHeaders, credentials());
-  } catch {
-    return undefined;
-  }
 }

@@ -76,7 +76,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'POST', pattern: '/authorize', access: 'agents', handler: signing.authorize },
     { method: 'GET', pattern: '/cards', access: 'agents', handler: reads.listCards },
     { method: 'GET', pattern: '/cards/:card_id', access: 'agents', handler: reads.getCard },
-    { method: 'GET', pattern: '/health', access: 'public', handler: (request) => healthAnswer(deps.health(), request.principal !== undefined) },
+    { method: 'GET', pattern: '/health', access: 'public', handler: () => healthAnswer(deps.health()) },
     { method: 'POST', pattern: '/merchant-bind', access: 'agents', handler: signing.merchantBind },
     { method: 'GET', pattern: '/policy', access: 'owner', handler: policy.show },
     { method: 'POST', pattern: '/policy/check', access: 'agents', handler: policy.check },
@@ -92,13 +92,8 @@ export function variantARoutes(deps: VariantADeps): Route[] {
   ];
 }
 
-/**
- * healthAnswer is A's /health. The pause shows its time to everyone, its reason only to a caller
- * with a token (docs/decisions.md §17.9): the owner's note may say more than a stranger should learn.
- */
-function healthAnswer(health: HealthFacts, authenticated: boolean) {
+function healthAnswer(health: HealthFacts) {
   const key = health.signingKey;
-  const paused = health.paused === null || authenticated ? health.paused : { since: health.paused.since };
   return {
     status: 200,
     body: {
@@ -106,9 +101,8 @@ function healthAnswer(health: HealthFacts, authenticated: boolean) {
       version: health.version,
       uptime_seconds: health.uptimeSeconds,
       signing_key: key === null ? null : { key_id: key.keyId, algorithm: 'Ed25519', public_key: toBase64Url(key.publicKey) },
-      // Public: that signing is paused and since when; the owner's note only to a caller with a
-      // token (docs/decisions.md §17.9, §20).
-      paused,
+      // Public: that signing is paused and since when, never the owner's note (docs/decisions.md §20).
+      paused: health.paused === null ? null : { since: health.paused.since },
       cloud_clock_skew_seconds: health.cloudClockSkewSeconds,
       approvals_locked_seconds: health.approvalsLockedSeconds,
     },

@@ -71,7 +71,7 @@ test("item 8: one agent's Idempotency-Key does not spoil another's request or th
   assert.equal(replay.body.policy_id, alice.body.policy_id, 'a retry still gets the same window');
 });
 
-test('item 9: /health answers a daemon proof alike for a known and an unknown Latch-Agent, and shows the pause reason only to callers with a token', async () => {
+test('item 9: /health answers a daemon proof alike for a known and an unknown Latch-Agent, and keeps the pause reason for callers with a token', async () => {
   const challenge = Buffer.alloc(32, 7).toString('base64url');
   const probe = (agent: string) => fetch(`http://127.0.0.1:${stack.portA}/health`, { headers: { 'latch-challenge': challenge, 'latch-agent': agent } });
   const known = await probe('alice');
@@ -86,9 +86,11 @@ test('item 9: /health answers a daemon proof alike for a known and an unknown La
     const anonymous = await fetch(`http://127.0.0.1:${stack.portA}/health`);
     const text = await anonymous.text();
     assert.ok(!text.includes('airport'), `public /health hides the reason: ${text}`);
-    assert.ok(JSON.parse(text).paused !== undefined, 'but says it is paused');
-    assert.equal((await stack.a.get('/health')).body.paused.reason, 'card stolen at the airport', 'the owner sees it');
-    assert.equal((await as('alice').a.get('/health')).body.paused.reason, 'card stolen at the airport', 'an agent with its token sees it');
+    assert.ok(JSON.parse(text).paused?.since !== undefined, 'but says it is paused');
+    // A caller with a token learns the reason where it is refused (docs/decisions.md §17.9, §20.8).
+    const refused = await as('alice').a.post('/authorize', { card_id: stack.cards[0].card_id, amount: '1.00', merchant_name: 'paused.example.com' });
+    assert.equal(refused.body?.error?.code, 'daemon_paused');
+    assert.match(refused.body.error.message, /card stolen at the airport/);
   } finally {
     await runLatch(['resume'], { LATCH_HOME: stack.home });
   }

@@ -1,4 +1,3 @@
-import type { LatchClient } from '../../client/latch-client.js';
 import type { Health } from '../../client/types.js';
 import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
 import { fields } from '../daemon-calls/views.js';
@@ -24,7 +23,7 @@ export const statusCommand = daemonCallCommand<Health & { url: string }>({
   usage: USAGE,
   flags: {},
   positionalsMax: 0,
-  prepare: () => async (client) => ({ ...(await healthWithReason(client)), url: client.baseUrl }),
+  prepare: () => async (client) => ({ ...(await client.health()), url: client.baseUrl }),
   human: (health) => [
     `Latch daemon ${health.version} is up at ${health.url} (uptime ${health.uptime_seconds} s).`,
     ...fields([
@@ -33,21 +32,6 @@ export const statusCommand = daemonCallCommand<Health & { url: string }>({
     ]),
   ],
 });
-
-/**
- * healthWithReason asks anonymously, and, when signing is paused, again with the token for the
- * pause's reason (shown only to a caller with a token); without a usable token the anonymous
- * answer stands.
- */
-async function healthWithReason(client: LatchClient): Promise<Health> {
-  const health = await client.health();
-  if (health.paused === null || health.paused === undefined) return health;
-  try {
-    return await client.healthAsCaller();
-  } catch {
-    return health;
-  }
-}
 
 function pausedText(paused: Health['paused']): string {
   if (paused === null || paused === undefined) return 'active';
