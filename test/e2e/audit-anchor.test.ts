@@ -115,7 +115,7 @@ for (const [name, spoil, reason] of spoilings) {
 
       const verify = await runLatch(['audit', 'verify'], { LATCH_HOME: stack.home });
       assert.equal(verify.code, EXIT.verifyFailed, verify.stdout + verify.stderr);
-      assert.match(verify.stderr, reason);
+      assert.match(verify.stdout + verify.stderr, reason);
     } finally {
       restore();
     }
