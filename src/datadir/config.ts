@@ -22,6 +22,11 @@ export interface LatchConfig {
    * ask is 429 too_many_pending_approvals (docs/decisions.md §17.6). 1 to 1000; 20 when absent.
    */
   approvals_pending_max_per_agent?: number;
+  /**
+   * Where the owner publishes the agents' key directory (`latch identity directory`), an `https`
+   * URL; Web Bot Auth signatures name it in Signature-Agent (docs/decisions.md §23.2).
+   */
+  identity_directory_url?: string;
 }
 
 /** The pending approvals one caller may have when config.json does not say. */
@@ -47,6 +52,7 @@ const FIELD_CHECKS: Record<StringField, Check> = {
   key_id: (value) => (KEY_ID_SHAPE.test(value) ? value : undefined),
   account_id: (value) => (ID_SHAPE.test(value) ? value : undefined),
   device_name: (value) => (validDeviceName(value) ? value : undefined),
+  identity_directory_url: normalizeDirectoryUrl,
 };
 
 /** configPath returns the path of config.json. */
@@ -146,6 +152,25 @@ export function effectiveCloudUrl(config: LatchConfig, env: NodeJS.ProcessEnv = 
 /** normalizeCloudUrl returns the origin of a usable cloud URL, or undefined (see cloudOrigin, the one rule). */
 export function normalizeCloudUrl(text: string): string | undefined {
   return cloudOrigin(text);
+}
+
+/** The longest identity_directory_url, in characters. */
+const DIRECTORY_URL_CHARS_MAX = 2048;
+
+/**
+ * normalizeDirectoryUrl returns an absolute `https` URL without user info or fragment, as the URL
+ * parser writes it (so it holds no quote or backslash that would break the Signature-Agent string), or undefined.
+ */
+export function normalizeDirectoryUrl(text: string): string | undefined {
+  if (text.length > DIRECTORY_URL_CHARS_MAX || text.includes('#') || /[\s\x00-\x1f\x7f]/.test(text)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' || url.username !== '' || url.password !== '' || url.hostname === '') return undefined;
+  return /["\\]/.test(url.href) || url.href.length > DIRECTORY_URL_CHARS_MAX ? undefined : url.href;
 }
 
 function validDeviceName(value: string): boolean {
