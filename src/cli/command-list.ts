@@ -65,6 +65,7 @@ export const COMMAND_LIST: readonly ListedCommand[] = [
   listed('policy init', async () => (await import('./commands/policy-file.js')).policyInitCommand),
   listed('policy check-file', async () => (await import('./commands/policy-file.js')).policyCheckFileCommand),
   listed('policy apply', async () => (await import('./commands/policy-file.js')).policyApplyCommand),
+  listed('policy remove', async () => (await import('./commands/policy-file.js')).policyRemoveCommand),
   listed('policy check', async () => (await import('./commands/policy-check.js')).policyCheckCommand),
   listed('policy show', async () => (await import('./commands/policy-check.js')).policyShowCommand),
   listed('mcp', async () => (await import('./commands/mcp.js')).mcpCommand),

@@ -81,6 +81,7 @@ export async function createApproval(
     callerKey: context.idempotencyKey !== undefined,
     fingerprintSha256: fingerprintSha256(fingerprint),
   };
+  refuseOverPendingCap(approvals, candidate, nowSeconds);
   const kept = await approvals.book.add(candidate);
   if (kept !== candidate) {
     if (kept.fingerprintSha256 !== candidate.fingerprintSha256) throw new LatchError('idempotency_key_reused');
@@ -90,6 +91,28 @@ export async function createApproval(
   approvals.notify?.(kept);
   return kept;
 }
+
+/**
+ * refuseOverPendingCap refuses a new approval when its caller already has as many pending ones
+ * as the owner allows (docs/decisions.md §17.6), so one agent cannot flood the owner's queue. It
+ * runs in the same synchronous step as the book's insertion, so concurrent asks cannot overshoot.
+ * A retry of an approval that exists is not a new one and always gets it.
+ */
+function refuseOverPendingCap(approvals: ApprovalDeps, candidate: Approval, nowSeconds: number): void {
+  if (candidate.callerKey && approvals.book.findByCallerKey(candidate.principal, candidate.idempotencyKey) !== undefined) return;
+  const caller = principalName(candidate.principal);
+  const max = approvals.pendingMaxPerCaller?.() ?? APPROVALS_PENDING_MAX_PER_CALLER_DEFAULT;
+  let pending = 0;
+  for (const approval of approvals.book.pending()) {
+    if (approval.expiresAtSeconds > nowSeconds && principalName(approval.principal) === caller) pending++;
+  }
+  if (pending >= max) {
+    throw new LatchError('too_many_pending_approvals', { message: `${caller} already has ${pending} pending approvals, as many as the owner allows; wait for the owner to decide them.` });
+  }
+}
+
+/** How many pending approvals one caller may have when the daemon does not say (config: approvals_pending_max_per_agent). */
+export const APPROVALS_PENDING_MAX_PER_CALLER_DEFAULT = 20;
 
 /**
  * awaitDecision holds on up to waitSeconds (at most 60) for the owner's decision, and returns
@@ -178,7 +201,7 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
   await decidable(deps, approvals, id);
   // The front door proved presence (a session, or this passphrase) when it says so; otherwise the
   // one passphrase check runs here (docs/decisions.md §21).
-  if (context.ownerPresent !== true) await checkOwnerPassphrase({ lockout: approvals.lockout, checkPassphrase: approvals.checkPassphrase, nowSeconds: deps.nowSeconds }, passphrase);
+  if (context.ownerPresent !== true) await requirePassphrase(deps, approvals, passphrase);
   if (!approvals.book.claim(id)) throw notPending();
   try {
     const current = approvals.book.get(id);
@@ -209,6 +232,16 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
   } finally {
     approvals.book.release(id);
   }
+}
+
+/**
+ * requirePassphrase passes when no passphrase is set or the right one was presented: the daemon's
+ * one passphrase check (checkOwnerPassphrase, docs/decisions.md §21), through the lockout, which
+ * counts it before the slow hash starts (§17.3); a missing passphrase is 403
+ * owner_presence_required, not counted as a guess.
+ */
+async function requirePassphrase(deps: CoreDeps, approvals: ApprovalDeps, candidate: string | undefined): Promise<void> {
+  await checkOwnerPassphrase({ lockout: approvals.lockout, passphrase: approvals.passphrase, nowSeconds: deps.nowSeconds }, candidate);
 }
 
 /**

@@ -42,6 +42,12 @@ export interface DecisionFacts {
    * (docs/decisions.md §21).
    */
   ownerPresent?: true;
+  /**
+   * Set when the window was signed earlier under this policy id and is about to be sent again from
+   * the signed-window cache (docs/decisions.md §17.1): decide against the policy now, without the
+   * window's own reservation, and reserve nothing.
+   */
+  replay?: true;
 }
 
 /**

@@ -17,7 +17,6 @@ import { PolicyGate } from '../policy/policy-gate.js';
 import { OwnerPresence } from '../core/owner-presence.js';
 import { HeldWindows } from '../core/held-windows.js';
 import { OwnerSessions, OWNER_SESSION_SECONDS_MAX } from '../core/owner-sessions.js';
-import { readApprovalPassphrase } from '../datadir/approval-passphrase.js';
 import { bindApprovals } from './approval-binding.js';
 import { auditAnchorKeeper, type AuditAnchorKeeper } from './audit-anchor-keeper.js';
 import { outcomeEntry, requestAuditEntries, signatureEntry } from './audit-records.js';
@@ -133,9 +132,9 @@ export function bindCore(services: DaemonServices): CoreBinding {
   const presence = new OwnerPresence({
     // The passphrase file is read at each question, so `latch approvals passphrase set|clear`
     // applies at once; an unsafe or damaged file throws (503), never "no factor".
-    factors: [{ name: 'passphrase', configured: () => readApprovalPassphrase(services.home) !== undefined, generation: () => readApprovalPassphrase(services.home)?.salt }],
+    factors: [{ name: 'passphrase', configured: () => approvals.passphrase() !== undefined, generation: () => approvals.passphrase()?.id }],
     lockout: approvals.lockout,
-    checkPassphrase: approvals.checkPassphrase,
+    passphrase: approvals.passphrase,
     sessions: new OwnerSessions(() => services.config().owner_session_seconds ?? OWNER_SESSION_SECONDS_MAX),
     nowSeconds,
   });
