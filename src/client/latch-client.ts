@@ -23,11 +23,11 @@ import type {
   AuthorizeOptions,
   DenyInput,
   PendingApproval,
-  Cancellation,
   CardDetail,
   CardList,
   Health,
   MerchantBindInput,
+  OwnedAuthorization,
   PolicyCheck,
   PolicyCheckInput,
   PolicyView,
@@ -212,47 +212,33 @@ export class LatchClient {
     return expectShape(await this.call('POST', '/sign-card-policy-window', { body: input }), ['policy_window', 'jws', 'key_id']);
   }
 
-  /** signRevocation signs a revocation of a policy window; revoke() also submits it. */
+  /** signRevocation signs a revocation of a policy window and submits nothing (a primitive; revoke() is how to revoke). */
   async signRevocation(input: RevocationInput): Promise<SignedRevocation> {
     return expectShape(await this.call('POST', '/sign-revocation', { body: input }), ['revocation', 'jws', 'key_id']);
-  }
-
-  /**
-   * revoke revokes an authorization: it signs the revocation locally, then submits it with
-   * POST /v1/authorizations/:id/revoke through the signing proxy, as docs/decisions.md §5 prescribes. A
-   * second revoke of the same authorization succeeds and returns it as it is.
-   */
-  async revoke(input: RevocationInput, options: WriteOptions = {}): Promise<Cancellation> {
-    const revocation = await this.signRevocation(input);
-    const path = `/v1/authorizations/${encodeURIComponent(input.policy_id)}`;
-    try {
-      const submitted = await this.proxy('POST', `${path}/revoke`, { jws: revocation.jws }, options);
-      return { revocation, authorization: expectShape<Authorization>(submitted.body as Record<string, unknown>, ['policy_id', 'status']) };
-    } catch (error) {
-      // Revoking is idempotent: an authorization that is already revoked is the outcome asked
-      // for, so it is returned as it is. A used or expired one stays a refusal.
-      if (!(error instanceof LatchClientError) || error.code !== 'authorization_not_active') throw error;
-      const current = expectShape<Authorization>((await this.proxy('GET', path)).body as Record<string, unknown>, ['policy_id', 'status']);
-      if (current.status !== 'revoked') throw error;
-      return { revocation, authorization: current };
-    }
   }
 
   /**
    * authorizations lists the authorizations this device signed, newest first, each with the
    * `agent` that asked for it (an agent's client sees only its own).
    */
-  async authorizations(query: { limit?: number; starting_after?: string; status?: string; card_id?: string; agent?: string } = {}): Promise<{ authorizations: Array<Authorization & { agent: string }>; has_more: boolean }> {
+  async authorizations(query: { limit?: number; starting_after?: string; status?: string; card_id?: string; agent?: string } = {}): Promise<{ authorizations: OwnedAuthorization[]; has_more: boolean }> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
     const text = params.toString();
     return expectShape(await this.call('GET', `/authorizations${text === '' ? '' : `?${text}`}`), ['authorizations', 'has_more']);
   }
 
-  /** cancelAuthorization signs and submits the revocation of one of the caller's authorizations. */
-  async cancelAuthorization(policyId: string, reason?: string, options: WriteOptions = {}): Promise<Authorization & { agent: string }> {
-    const target = `/authorizations/${encodeURIComponent(policyId)}/cancel`;
-    return expectShape(await this.write(target, reason === undefined ? {} : { reason }, options), ['policy_id', 'status', 'agent']);
+  /**
+   * revoke revokes one of the caller's authorizations before it is used: POST
+   * /authorizations/:policy_id/cancel, where the daemon signs the revocation, submits it and
+   * releases the budget it held at once (docs/decisions.md §18.2). It works for the owner and
+   * for an agent (its own authorizations). A second revoke of the same authorization succeeds
+   * and returns it as it is; a used or expired one is refused (authorization_not_active).
+   */
+  async revoke(input: RevocationInput, options: WriteOptions = {}): Promise<OwnedAuthorization> {
+    const target = `/authorizations/${encodeURIComponent(input.policy_id)}/cancel`;
+    const body = input.reason === undefined ? {} : { reason: input.reason };
+    return expectShape(await this.write(target, body, options), ['policy_id', 'status', 'agent']);
   }
 
   /** policy is GET /policy (owner only): the effective spending policy, its SHA-256 and source. */

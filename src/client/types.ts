@@ -221,11 +221,8 @@ export interface AuthorizeOptions extends WriteOptions {
   waitSeconds?: number;
 }
 
-/** The result of cancelling: the signed revocation and the authorization as the cloud now has it. */
-export interface Cancellation {
-  revocation: SignedRevocation;
-  authorization: Authorization;
-}
+/** An authorization with the caller that asked for it: GET /authorizations and revoke() answer these. */
+export type OwnedAuthorization = Authorization & { agent: string };
 
 /** An answer of the raw /v1/* proxy. */
 export interface ProxyAnswer {

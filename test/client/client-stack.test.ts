@@ -123,8 +123,9 @@ describe('client calls, against the daemon', () => {
     const allocation = await client.allocate({ card_id: card, amount: '1.00' });
     assert.equal(allocation.allocated, '1.00');
     const cancelled = await client.revoke({ policy_id: recurring.policy_id, reason: 'user cancelled' });
-    assert.equal(cancelled.authorization.status, 'revoked');
-    assert.equal(cancelled.revocation.revocation['policy_id'], recurring.policy_id);
+    assert.equal(cancelled.status, 'revoked');
+    assert.equal(cancelled.policy_id, recurring.policy_id);
+    assert.equal(cancelled.agent, 'owner');
     const page = await client.transactions({ limit: 1 });
     assert.equal(page.transactions.length, 1);
     const one = await client.transaction(page.transactions[0]?.id ?? '');

@@ -10,6 +10,7 @@ import { OUTPUT_SCHEMAS, type OutputSchema } from '../../src/mcp/output-schemas.
 import { TOOLS } from '../../src/mcp/tools.js';
 import { approvalWire, requestWire } from '../../src/variant-common/approval-shape.js';
 import type { Approval } from '../../src/core/approval.js';
+import { ownedAuthorizationA } from '../../src/variant-a/authorization-routes.js';
 import { allocationA, authorizationA, cardDetailA, cardSummaryA, transactionA, walletA } from '../../src/variant-a/shapes.js';
 import { schemaErrors } from '../support/json-schema-check.js';
 
@@ -79,7 +80,8 @@ const SAMPLES: Array<[keyof typeof OUTPUT_SCHEMAS, string, Record<string, unknow
   ['latch_get_approval', 'an approved one with its authorization', approvalWire({ ...asked, status: 'approved', decidedAtSeconds: 1_700_000_100, authorization: oneTime })],
   ['latch_get_approval', 'a denied one with a reason', approvalWire({ ...asked, status: 'denied', decidedAtSeconds: 1_700_000_100, reason: 'too much' })],
   ['latch_get_approval', 'a failed one with the cloud error', approvalWire({ ...askedRecurring, status: 'failed', decidedAtSeconds: 1_700_000_100, error: { code: 'insufficient_funds', message: 'no' } })],
-  ['latch_revoke', 'a revocation', { revocation: { revocation: { typ: 'revocation' }, jws: 'a.b.c', key_id: 'kid' }, authorization: authorizationA({ ...oneTime, status: 'revoked' }) }],
+  ['latch_revoke', 'a revoked authorization with its agent', ownedAuthorizationA({ authorization: { ...oneTime, status: 'revoked' }, agent: 'shopper' })],
+  ['latch_revoke', 'a revoked recurring authorization', ownedAuthorizationA({ authorization: { ...recurring, status: 'revoked' }, agent: 'owner' })],
   ['latch_wallet_balance', 'the wallet', walletA({ usdtMinor: 40_000, allocatedMinor: 15_000, availableMinor: 25_000 })],
   ['latch_allocate', 'an allocation', allocationA({ cardId: 'card_a', allocatedMinor: 200, newBalanceMinor: 10_200 })],
   ['latch_list_transactions', 'a page', { transactions: [transactionA(settled), transactionA(declined)], has_more: false }],
@@ -126,7 +128,7 @@ describe('outputSchema', () => {
     ['latch_authorize', 'neither an authorization nor an approval', { status: 'pending_approval', approval_id: 'ap_a' }],
     ['latch_get_approval', 'an unknown status', { ...approvalWire(asked), status: 'maybe' }],
     ['latch_get_approval', 'an amount as a number', { ...approvalWire(asked), request: { ...requestOf(asked), amount: 60 } }],
-    ['latch_revoke', 'no authorization', { revocation: { revocation: {}, jws: 'a', key_id: 'k' } }],
+    ['latch_revoke', 'no agent', authorizationA({ ...oneTime, status: 'revoked' })],
   ];
   for (const [tool, name, value] of broken) {
     test(`${tool}: ${name} does not conform`, () => assert.notDeepEqual(schemaErrors(OUTPUT_SCHEMAS[tool], value), []));
