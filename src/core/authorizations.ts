@@ -7,7 +7,7 @@ import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type Ac
 import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type OperationContext, type SignatureAudit } from './core-deps.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { WindowNotRecorded } from './signature-audit.js';
-import { allowEverything, type AuthorizationDecision } from './decision.js';
+import type { AuthorizationDecision } from './decision.js';
 import { LatchError } from '../errors/latch-error.js';
 import type { Authorization } from './model.js';
 import type { Approval } from './approval.js';
@@ -22,13 +22,10 @@ export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
 
 /**
  * What requestAuthorization answers: a created authorization, or, for a policy decision of
- * `ask`, the request with the decision, signed by nobody. Callers switch on `outcome` so that a
+ * `ask`, the pending approval that holds the request, signed by nobody. Callers switch on `outcome` so that a
  * case cannot be ignored silently.
  */
-export type AuthorizationResult =
-  | ({ outcome: 'created' } & CreatedAuthorization)
-  | { outcome: 'approval_pending'; approval: Approval }
-  | { outcome: 'approval_required'; request: AuthorizationRequest; decision: Extract<AuthorizationDecision, { decision: 'ask' }> };
+export type AuthorizationResult = ({ outcome: 'created' } & CreatedAuthorization) | { outcome: 'approval_pending'; approval: Approval };
 
 /** A registered authorization together with the window that was signed for it. */
 export interface CreatedAuthorization {
@@ -44,7 +41,7 @@ export interface CreatedAuthorization {
  *    signed the first time, so the cloud sees the same body under the same key and replays its
  *    first answer (docs/decisions.md §9), and the steps below do not run again for it;
  * 3. decision: whether this caller may have this request signed (the spending policy: allow,
- *    ask — answered as `approval_required`, nothing signed — or deny: policy_denied);
+ *    ask — kept as a pending approval for the owner, nothing signed — or deny: policy_denied);
  * 4. record and sign: the authorization ledger holds the entry durably, and the device key signs
  *    the window;
  * 5. register: the window is submitted to the cloud in a request signed by the same resolved key;
@@ -63,7 +60,6 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
     signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context));
   } catch (error) {
     if (!(error instanceof ApprovalRequired)) throw error;
-    if (deps.approvals === undefined) return { outcome: 'approval_required', request, decision: error.decision };
     return approvalResult(deps, await createApproval(deps, deps.approvals, request, context, error.decision, fingerprint), context);
   }
   const authorization = await register(deps, device, signed, operation, context);
@@ -73,9 +69,12 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
 /**
  * signApprovedRequest signs and registers exactly a stored request the owner approved: the same
  * steps as requestAuthorization, with the decision step told of the approval (so an `ask` is
- * satisfied and budgets still reserve). The window's time starts now, at approval.
+ * satisfied and budgets still reserve). The window's time starts now, at approval, so the request's
+ * business rules are checked again now: a schedule that has started or ended while the owner
+ * decided is refused, not signed.
  */
 export async function signApprovedRequest(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext, approvalId: string): Promise<CreatedAuthorization> {
+  checkRequest(request, windowNow(deps));
   const device = deps.device();
   const operation = AUDIT_OPERATION[request.kind];
   const signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context, approvalId));
@@ -123,7 +122,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
   const signedAt = windowNow(deps);
   const terms = windowTerms(request, signedAt);
   const payload = buildWindowPayload(terms, device.deviceId, signedAt);
-  const decision = await (deps.decide ?? allowEverything)(request, context, { policyId: payload.policy_id, nowSeconds, ...(approvalId !== undefined && { approvalId }) });
+  const decision = await deps.decide(request, context, { policyId: payload.policy_id, nowSeconds, ...(approvalId !== undefined && { approvalId }) });
   switch (decision.decision) {
     case 'deny':
       throw new LatchError('policy_denied', { rule: decision.rule, message: `The spending policy refuses this request (rule ${decision.rule}).` });
@@ -134,7 +133,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
     case 'allow':
       break;
   }
-  await deps.authorizations?.record({
+  await deps.authorizations.record({
     policyId: payload.policy_id,
     agent: principalName(context.principal),
     cardId: terms.cardId,
@@ -152,7 +151,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
     // Audited with the request that carries it to the cloud, in one line (see register).
     return { payload, jws: signPayload(payload, device.key), keyId: device.key.keyId };
   } catch (error) {
-    await deps.authorizations?.noteStatus(payload.policy_id, 'failed');
+    await deps.authorizations.noteStatus(payload.policy_id, 'failed');
     throw error;
   }
 }
@@ -195,11 +194,11 @@ async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWi
   } catch (error) {
     if (error instanceof WindowNotRecorded) {
       // Nothing left the device: the reservation is given back, and the write's error answered.
-      await deps.authorizations?.noteStatus(policyId, 'failed');
+      await deps.authorizations.noteStatus(policyId, 'failed');
       throw error.cause;
     }
     const refused = error instanceof LatchError && error.status < 500;
-    if (refused) await deps.authorizations?.noteStatus(policyId, 'failed');
+    if (refused) await deps.authorizations.noteStatus(policyId, 'failed');
     // A refusal is final; a timeout or an unavailable cloud leaves the outcome unknown.
     deps.outcome?.({ policyId, outcome: refused ? 'refused' : 'unknown', code: error instanceof LatchError ? error.code : null, principal: context.principal });
     throw error;
