@@ -9,6 +9,7 @@ import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { WindowNotRecorded } from './signature-audit.js';
 import type { AuthorizationDecision } from './decision.js';
 import { LatchError } from '../errors/latch-error.js';
+import { isoSeconds } from '../time/iso-time.js';
 import type { Authorization } from './model.js';
 import type { Approval } from './approval.js';
 import { awaitDecision, createApproval, earlierApproval, outcomeError } from './approvals.js';
@@ -201,8 +202,34 @@ async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWi
     if (refused) await deps.authorizations.noteStatus(policyId, 'failed');
     // A refusal is final; a timeout or an unavailable cloud leaves the outcome unknown.
     deps.outcome?.({ policyId, outcome: refused ? 'refused' : 'unknown', code: error instanceof LatchError ? error.code : null, principal: context.principal });
-    throw error;
+    throw clockMoved(deps, signed.payload, error) ?? error;
   }
+}
+
+/** How far ahead of the cloud's clock a one-time window may start (the cloud's leeway, docs/cloud.md). */
+const NOT_BEFORE_LEEWAY_SECONDS = 300;
+
+/**
+ * clockMoved turns the cloud's refusal of a window's times into clock_skew naming both clocks, when
+ * the cloud's clock has moved since the window was signed (a sandbox clock advance, a laptop waking
+ * from sleep). The caller never sends not_before or not_after, so a field error about them would
+ * name a field it cannot fix. It is judged by the window's own times against the cloud's clock as
+ * the refusal's Date header taught it, never by the refusal's words; the next window is signed in
+ * the cloud's new time (docs/decisions.md §18.4).
+ */
+function clockMoved(deps: CoreDeps, payload: PolicyWindowPayload, error: unknown): LatchError | undefined {
+  if (!(error instanceof LatchError) || error.code !== 'invalid_request') return undefined;
+  if (error.param !== 'not_after' && error.param !== 'not_before') return undefined;
+  const cloudNow = deps.cloudNowSeconds?.();
+  if (cloudNow === undefined) return undefined;
+  const over = payload.not_after <= cloudNow;
+  const early = payload.kind !== 'recurring' && payload.not_before > cloudNow + NOT_BEFORE_LEEWAY_SECONDS;
+  if (!over && !early) return undefined;
+  return new LatchError('clock_skew', {
+    message:
+      `The cloud refused the window's times because its clock moved after the daemon last heard it: the cloud's clock reads ${isoSeconds(cloudNow)}, this device's ${isoSeconds(deps.nowSeconds())}. ` +
+      'Nothing was authorized. The daemon now signs in the cloud\'s time: repeat the request, with a new Idempotency-Key if it had one.',
+  });
 }
 
 /**
