@@ -15,7 +15,7 @@ export interface DiagnosisCheck {
   detail: string;
 }
 
-/** The first problem found: the spec's error class, the code, what was seen and what to do. */
+/** The first problem found: the error class, the code, what was seen and what to do. */
 export interface DiagnosisProblem {
   check: DiagnosisCheckName;
   spec_class: string;
@@ -41,7 +41,7 @@ const DAEMON_DOWN_REMEDY =
   'Start the daemon: latch daemon (or latch start for the sandbox quick start), or point LATCH_URL at the daemon that runs. No payment was attempted or failed.';
 
 /**
- * diagnose applies the spec's rules in order (docs/decisions.md §7 rules 1–2, docs/decisions.md §10): first GET
+ * diagnose applies these rules in order (docs/decisions.md §7 rules 1–2, docs/decisions.md §10): first GET
  * /health, whose failure means the local daemon is unavailable and nothing about payments; then
  * the token file; then whether a device key is enrolled; then one server-backed call (GET
  * /cards), whose failure while health is fine lies in the cloud (Upstream API unavailable) or in

@@ -6,8 +6,6 @@ import { memberPath, refuse } from './policy-invalid-error.js';
 import { readChoice, readList, readPattern } from './policy-json-reader.js';
 import type { AuthorizationKind, PolicyScope } from './policy-types.js';
 
-/** Agent names as `latch agent add` makes them; `owner` and `*` have their own meaning. */
-export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 /** The daemon token's holder, in `agents`. */
 export const OWNER_AGENT = 'owner';
 /** Any agent (never the owner), in `agents`. */

@@ -21,9 +21,6 @@ export const authorizeRulesB = {
   ttl: parsedStr(parseTtlString, { default: 30 * 60 }),
 };
 
-/** B's /wallet/allocate: the shared rule (card_id and amount, a JSON number or decimal string). */
-export const allocateRulesB = allocateRules;
-
 /** authorizeHandlerB is B's POST /authorize: always a one-time exact authorization. */
 export function authorizeHandlerB(operations: Pick<CoreOperations, 'requestAuthorization'>): RouteHandler {
   return async (request) => {

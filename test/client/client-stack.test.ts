@@ -1,5 +1,5 @@
 /**
- * The client module against the real daemon and sandbox: the spec §5 retry-once, proven by a token
+ * The client module against the real daemon and sandbox: the retry-once of docs/decisions.md §10, proven by a token
  * rotated between two calls and by a token file that does not exist yet at the first call.
  */
 import assert from 'node:assert/strict';

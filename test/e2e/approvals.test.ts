@@ -1,5 +1,5 @@
 /**
- * Human approval end to end (owner-control §4), on the real daemon and sandbox: an agent's
+ * Human approval end to end (docs/decisions.md §15.4), on the real daemon and sandbox: an agent's
  * request that the policy answers `ask` is a 202 pending approval on both listeners; the owner
  * approves or denies it once; approving signs exactly the stored request; retries with the same
  * key never create a second approval; the passphrase and its lockout hold across a restart.

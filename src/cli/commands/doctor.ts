@@ -28,7 +28,7 @@ Exit codes: 0 all checks pass; 8 the daemon is not running or not verified; 3 th
 7 not enrolled, key not recognized or token refused; 9 the cloud is unavailable; 1 another
 failure of the server-backed call; 2 bad usage.`;
 
-/** `latch doctor` diagnoses the daemon, token, enrollment, cloud and key, in the spec's order. */
+/** `latch doctor` diagnoses the daemon, token, enrollment, cloud and key, in that order (DIAGNOSIS_CHECKS, docs/decisions.md §10). */
 export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'Diagnose: daemon, token, enrollment, cloud, device key in order',
