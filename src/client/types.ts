@@ -3,6 +3,9 @@
  * sends. Money is always decimal text with the currency's decimals ("12.50"), times are ISO 8601
  * UTC; field names are the wire names, so the API reference applies unchanged.
  */
+import type { TransactionStatus } from '../core/model.js';
+
+export type { TransactionStatus } from '../core/model.js';
 
 /** An amount in a request: decimal text ("12.50", exact) or a JSON number (sent as JavaScript prints it). */
 export type AmountInput = string | number;
@@ -196,7 +199,7 @@ export interface TransactionQuery {
   limit?: number;
   starting_after?: string;
   card_id?: string;
-  status?: 'authorized' | 'settled' | 'expired' | 'revoked' | 'declined';
+  status?: TransactionStatus;
 }
 
 /** Options of a money-moving POST. */

@@ -14,11 +14,12 @@ import { HOME_DIR_MODE } from './home.js';
 import { assertPrivateStats } from './permissions.js';
 import { readPrivateFile, readPrivateFileWithStats } from './read-private-file.js';
 import { newToken, parseTokenText } from './token.js';
+import { AGENT_NAME_PATTERN } from '../ids/agent-name.js';
 
 /** The folder of agent files inside the data directory. */
 export const AGENTS_DIR = 'agents';
-/** An agent's name: lower-case letters, digits, `_` and `-`, starting with a letter or digit. */
-export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+/** An agent's name (src/ids/agent-name.ts), re-exported for the data directory's callers. */
+export { AGENT_NAME_PATTERN } from '../ids/agent-name.js';
 /** At most this many agents: every request compares its token against each of them. */
 export const AGENTS_MAX = 64;
 /** `owner` names the daemon token's holder in audit lines and policies, so no agent may take it. */

@@ -6,6 +6,8 @@
  * test checks every tool's real result, so the two cannot drift apart.
  */
 
+import { TRANSACTION_STATUSES } from '../core/model.js';
+
 /** The JSON Schema keywords the output schemas use. */
 export interface OutputSchema {
   readonly type: string | readonly string[];
@@ -122,7 +124,7 @@ const transactionFields = {
   amount: money,
   currency: text,
   merchant: text,
-  status: { type: 'string', enum: ['authorized', 'settled', 'expired', 'revoked', 'declined'] },
+  status: { type: 'string', enum: TRANSACTION_STATUSES },
   created_at: time,
   policy_id: textOrNull,
   decline_code: text,

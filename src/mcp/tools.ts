@@ -5,12 +5,13 @@
  */
 import type { LatchClient } from '../client/latch-client.js';
 import { cardIdField, transactionIdField } from '../requests/common-fields.js';
-import { allocateRules, approvalLookupRules, authorizeRules, merchantBindRules, recurringRules, revocationRules, transactionQueryRules } from '../variant-a/requests.js';
+import { allocateRules, approvalLookupRules, authorizeRules, merchantBindRules, recurringRules, revocationRules, transactionQueryRules } from '../requests/request-rules.js';
 import type { RuleSet } from '../validate/field-rule.js';
 import type { InputSchema, ToolArguments } from './tool-input.js';
 import { OUTPUT_SCHEMAS, type OutputSchema } from './output-schemas.js';
 import { approvalRefusal } from './approval-guidance.js';
 import { toolInput, type ToolArgument } from './tool-schema.js';
+import type { TransactionStatus } from '../core/model.js';
 
 /** The part of the client the tools use; tests pass a fake with the same shape. */
 export type ToolClient = Pick<
@@ -275,7 +276,7 @@ export const TOOLS: readonly ToolDefinition[] = [
           limit: whole(args, 'limit'),
           starting_after: text(args, 'starting_after'),
           card_id: text(args, 'card_id'),
-          status: text(args, 'status') as 'authorized' | undefined,
+          status: text(args, 'status') as TransactionStatus | undefined,
         }),
       ),
   },

@@ -9,7 +9,6 @@ import { cardIdField, currencyField, merchantField } from '../requests/common-fi
 import { parseTtlString } from '../validate/ttl.js';
 import { amount, parsedStr, validateBody } from '../validate/schema.js';
 import { authorizationAnswer, operationContext } from '../variant-common/operation-context.js';
-import { allocateRules } from '../variant-common/wallet-allocation.js';
 import { authorizationResultB } from './shapes.js';
 
 /** B's /authorize: card_id, amount and merchant are required; currency defaults to USD, ttl to 30m. */

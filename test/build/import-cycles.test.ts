@@ -35,3 +35,27 @@ test('src/ has no import circle', () => {
   const cycle = findCycle(graph);
   assert.equal(cycle?.map((file) => path.relative(SRC, file)).join(' → '), undefined);
 });
+
+/** folderGraph is the import graph between src/'s top-level folders (a file's own folder left out). */
+function folderGraph(): Map<string, string[]> {
+  const folder = (file: string) => path.relative(SRC, file).split('/')[0] as string;
+  const graph = new Map<string, Set<string>>();
+  for (const [file, imports] of srcImportGraph()) {
+    const from = folder(file);
+    const edges = graph.get(from) ?? new Set<string>();
+    for (const imported of imports) if (folder(imported) !== from) edges.add(folder(imported));
+    graph.set(from, edges);
+  }
+  return new Map([...graph].map(([from, edges]) => [from, [...edges]]));
+}
+
+test('src/ folders import each other without a circle (variant-a ↔ variant-common was one)', () => {
+  const graph = folderGraph();
+  assert.ok(graph.size > 10, 'the walker sees the folders');
+  assert.equal(findCycle(graph)?.join(' → '), undefined);
+});
+
+test('the MCP bridge reaches the daemon through the client and the shared request rules, never a route table', () => {
+  const reached = folderGraph().get('mcp') ?? [];
+  for (const routes of ['variant-a', 'variant-b', 'variant-common', 'http', 'daemon']) assert.ok(!reached.includes(routes), `mcp imports ${routes}`);
+});

@@ -1,7 +1,9 @@
 /**
  * The tools' outputSchemas against what Variant A's shape functions really write: every object a
  * shape produces conforms, every field it writes is described, and the checker refuses what the
- * schemas forbid (so a conforming result means something).
+ * schemas forbid (so a conforming result means something). docs/api.md's examples are held to the
+ * same schemas, and the client's types to the shapes by the compiler (the shape functions return
+ * them), so the four descriptions of A's answers cannot drift apart.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -13,6 +15,9 @@ import type { Approval } from '../../src/core/approval.js';
 import { ownedAuthorizationA } from '../../src/variant-a/authorization-routes.js';
 import { allocationA, authorizationA, cardDetailA, cardSummaryA, transactionA, walletA } from '../../src/variant-a/shapes.js';
 import { schemaErrors } from '../support/json-schema-check.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../support/paths.js';
 
 const card: Card = { cardId: 'card_a', label: 'Groceries', last4: '4242', status: 'active', balanceMinor: 10_000, heldMinor: 1_250, availableMinor: 8_750, currency: 'USD', dailyLimitMinor: 50_000, dailySpentMinor: 0 };
 const unreportedHolds: Card = { ...card, heldMinor: null, availableMinor: null };
@@ -67,7 +72,7 @@ const askedRecurring: Approval = {
 };
 
 /** What each tool returns, made by the very functions Variant A answers with. */
-const SAMPLES: Array<[keyof typeof OUTPUT_SCHEMAS, string, Record<string, unknown>]> = [
+const SAMPLES: Array<[keyof typeof OUTPUT_SCHEMAS, string, object]> = [
   ['latch_list_cards', 'cards', { cards: [cardSummaryA(card), cardSummaryA(unreportedHolds)] }],
   ['latch_get_card', 'a card', cardDetailA(card)],
   ['latch_get_card', 'a card without reported holds', cardDetailA(unreportedHolds)],
@@ -118,7 +123,7 @@ describe('outputSchema', () => {
     });
   }
 
-  const broken: Array<[keyof typeof OUTPUT_SCHEMAS, string, Record<string, unknown>]> = [
+  const broken: Array<[keyof typeof OUTPUT_SCHEMAS, string, object]> = [
     ['latch_get_card', 'money as a number', { ...cardDetailA(card), balance: 100 }],
     ['latch_get_card', 'a missing available', (({ available: _, ...rest }) => rest)(cardDetailA(card))],
     ['latch_get_card', 'money with three decimals', { ...cardDetailA(card), held: '1.250' }],
@@ -132,5 +137,35 @@ describe('outputSchema', () => {
   ];
   for (const [tool, name, value] of broken) {
     test(`${tool}: ${name} does not conform`, () => assert.notDeepEqual(schemaErrors(OUTPUT_SCHEMAS[tool], value), []));
+  }
+});
+
+/** The Variant A section of docs/api.md whose first JSON example each tool returns. */
+const DOCUMENTED: ReadonlyArray<[string, keyof typeof OUTPUT_SCHEMAS]> = [
+  ['### GET /health', 'latch_health'],
+  ['### GET /cards', 'latch_list_cards'],
+  ['### GET /cards/:card_id', 'latch_get_card'],
+  ['### POST /authorize', 'latch_authorize'],
+  ['### POST /merchant-bind', 'latch_merchant_bind'],
+  ['### POST /recurring', 'latch_recurring'],
+  ['### GET /transactions', 'latch_list_transactions'],
+  ['### GET /transactions/:tx_id', 'latch_get_transaction'],
+  ['### GET /wallet/balance', 'latch_wallet_balance'],
+  ['### POST /wallet/allocate', 'latch_allocate'],
+];
+
+describe('docs/api.md examples', () => {
+  const page = readFileSync(path.join(REPO_ROOT, 'docs', 'api.md'), 'utf8').split('\n');
+  for (const [heading, tool] of DOCUMENTED) {
+    test(`${heading}: the example conforms to ${tool}'s outputSchema and has no undescribed field`, () => {
+      const start = page.indexOf(heading);
+      assert.ok(start >= 0, `docs/api.md has ${heading}`);
+      const open = page.indexOf('```json', start);
+      const next = page.findIndex((line, index) => index > start && line.startsWith('### '));
+      assert.ok(open > start && (next === -1 || open < next), `${heading} has a JSON example`);
+      const example = JSON.parse(page.slice(open + 1, page.indexOf('```', open + 1)).join('\n')) as unknown;
+      assert.deepEqual(schemaErrors(OUTPUT_SCHEMAS[tool], example), [], heading);
+      assert.deepEqual(undescribed(OUTPUT_SCHEMAS[tool], example), [], heading);
+    });
   }
 });
