@@ -7,7 +7,8 @@
  *
  * `--json <file>` also writes the same figures, with the machine description, as JSON.
  * `--quick` runs one short round of everything (to try the harness, not to quote).
- * `--only` runs only the listed sections (1..7); `policy` names section 7, the spending policy.
+ * `--only` runs only the listed sections (1..7, 9); `policy` names section 7, the spending policy,
+ * and `evidence` section 9, evidence packs with 10,000 authorizations of history.
  * `--history` builds a history (an audit.log of 1,000,000 lines; a sandbox journal of 1,000,000
  * records and the daemon's state.journal of its authorizations; each bounded in bytes and time) and
  * measures section 8, flatness with history, alone.
@@ -27,6 +28,7 @@ import { measureAuditAppend } from './sections/audit-append.js';
 import { measureAuthorize } from './sections/authorize.js';
 import { measureCharges } from './sections/charges.js';
 import { measureColdStart } from './sections/cold-start.js';
+import { measureEvidence } from './sections/evidence.js';
 import { measureFloor } from './sections/floor.js';
 import { HISTORY_LINES, measureHistory } from './sections/history.js';
 import { measureOverhead } from './sections/daemon-overhead.js';
@@ -50,9 +52,9 @@ function readOptions(): Options {
     options: { json: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' }, compare: { type: 'string' }, history: { type: 'boolean', default: false } },
     strict: true,
   });
-  const names: Record<string, string> = { policy: '7', history: '8' };
-  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
-  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 8) throw new Error(`--only: ${section} is not a section (1..8, policy or history)`);
+  const names: Record<string, string> = { policy: '7', history: '8', evidence: '9' };
+  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7,9')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
+  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 9) throw new Error(`--only: ${section} is not a section (1..9, policy, history or evidence)`);
   return { json: values.json, compare: values.compare, shape: values.quick ? QUICK_SHAPE : FULL_SHAPE, sections };
 }
 
@@ -121,6 +123,11 @@ async function main(): Promise<void> {
       // Measured for this tree only: the history is seeded with this tree's record types.
       progress('7: spending policy');
       figures.push(...(await measurePolicy(options.shape, { stack, latch: stack.latches[0] as (typeof stack.latches)[0], starts: options.shape.rounds === 1 ? 3 : 10 })));
+    }
+    if (options.sections.has(9)) {
+      // Measured for this tree only: the history is seeded with this tree's record types.
+      progress('9: evidence packs');
+      figures.push(...(await measureEvidence(options.shape, { stack, latch: stack.latches[0] as (typeof stack.latches)[0] })));
     }
   } finally {
     await bare?.stop();

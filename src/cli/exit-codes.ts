@@ -15,7 +15,7 @@ export const EXIT = {
   portInUse: 4,
   /** A listener could not bind for another reason (EACCES, EADDRNOTAVAIL ...). */
   listenFailed: 5,
-  /** A verification found a problem (`latch audit verify`: the chain is broken). */
+  /** A verification found a problem (`latch audit verify`: the chain is broken; `latch evidence verify`: the pack does not hold). */
   verifyFailed: 6,
   /** The daemon or the cloud refused or declined the request (4xx: not found, insufficient funds, expired setup token ...). */
   refused: 7,

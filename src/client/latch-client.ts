@@ -216,6 +216,16 @@ export class LatchClient {
     return expectShape(await this.write(target, body, options), ['policy_id', 'status', 'agent']);
   }
 
+  /**
+   * evidence returns one authorization's evidence pack as the daemon signed it: the exact text, so
+   * that what is saved verifies (docs/evidence.md; verifyEvidence checks it offline).
+   */
+  async evidence(policyId: string): Promise<string> {
+    const answer = await this.wire.exchange('GET', `/authorizations/${encodeURIComponent(policyId)}/evidence`, {});
+    expectShape(interpretAnswer(answer, undefined), ['policy_id', 'jws']);
+    return answer.text;
+  }
+
   /** policy is GET /policy (owner only): the effective spending policy, its SHA-256 and source. */
   async policy(): Promise<PolicyView> {
     return expectShape(await this.call('GET', '/policy'), ['policy', 'sha256', 'source']);

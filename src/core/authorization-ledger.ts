@@ -11,6 +11,7 @@
  */
 import type { RecordStore, StateRecord } from './record-store.js';
 import type { AuthorizationKind, AuthorizationType } from './model.js';
+import { decisionRecordJson, parseDecisionRecord, type DecisionRecord } from './decision-record.js';
 
 export interface AuthorizationEntry {
   policyId: string;
@@ -26,6 +27,8 @@ export interface AuthorizationEntry {
   notAfterSeconds: number;
   state: 'active' | 'used' | 'expired' | 'revoked' | 'failed';
   usedMinor: number | null;
+  /** What the evidence pack needs, kept at decision time (docs/decisions.md §22); absent on older entries. */
+  evidence?: DecisionRecord;
 }
 
 export type AuthorizationEntryState = AuthorizationEntry['state'];
@@ -289,6 +292,7 @@ function entryRecord(entry: AuthorizationEntry): StateRecord {
     not_after: entry.notAfterSeconds,
     state: entry.state,
     used_minor: entry.usedMinor,
+    ...(entry.evidence !== undefined && { evidence: decisionRecordJson(entry.evidence) }),
   };
 }
 
@@ -308,6 +312,7 @@ function parseEntryRecord(record: StateRecord): AuthorizationEntry {
     state: record['state'] as AuthorizationEntryState,
     usedMinor: record['used_minor'] as number | null,
   };
+  if (record['evidence'] !== undefined) entry.evidence = parseDecisionRecord(record['evidence']);
   checkEntry(entry);
   return entry;
 }

@@ -17,6 +17,8 @@ import { refuseWhilePaused } from './signing-pause.js';
 import { principalName } from './principal.js';
 import { requestFingerprint } from './signed-window-cache.js';
 import { buildWindowPayload, signPayload, type PolicyWindowPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
+import { requestSha256 } from './approval.js';
+import type { DecisionRecord } from './decision-record.js';
 
 export type { SignedWindow } from './window-payload.js';
 export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
@@ -63,7 +65,7 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
     if (!(error instanceof ApprovalRequired)) throw error;
     return approvalResult(deps, await createApproval(deps, deps.approvals, request, context, error.decision, fingerprint), context);
   }
-  const authorization = await register(deps, device, signed, operation, context);
+  const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
   return { outcome: 'created', authorization, window: signed };
 }
 
@@ -79,7 +81,7 @@ export async function signApprovedRequest(deps: CoreDeps, request: Authorization
   const device = deps.device();
   const operation = AUDIT_OPERATION[request.kind];
   const signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context, approvalId));
-  const authorization = await register(deps, device, signed, operation, context);
+  const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
   return { authorization, window: signed };
 }
 
@@ -147,6 +149,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
     notAfterSeconds: terms.notAfter,
     state: 'active',
     usedMinor: null,
+    evidence: decisionRecord(deps, request, payload, device.key.keyId, decision, nowSeconds, approvalId),
   });
   try {
     // Audited with the request that carries it to the cloud, in one line (see register).
@@ -158,12 +161,30 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
 }
 
 /**
+ * decisionRecord is what the evidence pack needs of this authorization, kept with its ledger
+ * entry (docs/decisions.md §22). An approved request was received when its approval was created.
+ */
+function decisionRecord(deps: CoreDeps, request: AuthorizationRequest, payload: PolicyWindowPayload, keyId: string, decision: Extract<AuthorizationDecision, { decision: 'allow' }>, nowSeconds: number, approvalId: string | undefined): DecisionRecord {
+  const basis = decision.basis;
+  const approval = approvalId === undefined ? undefined : deps.approvals?.book.get(approvalId);
+  return {
+    request: { ...request },
+    requestSha256: requestSha256(request),
+    receivedAtSeconds: approval?.createdAtSeconds ?? nowSeconds,
+    window: payload,
+    keyId,
+    decision: basis === undefined ? { decision: 'allow', rule: null, reasons: [], policySha256: null } : { decision: basis.decision, rule: basis.rule, reasons: basis.reasons, policySha256: basis.policySha256 },
+    approvalId: approvalId ?? null,
+  };
+}
+
+/**
  * windowAudit is the audit record of a window, written in one line with the signature of the
  * request that sends it (docs/decisions.md §16.3): each time the window leaves the device, so a
  * window replayed under an Idempotency-Key is recorded again as it goes out. It is read from the
  * signed payload itself, the one thing a replay and a first signing share.
  */
-function windowAudit(operation: string, signed: SignedWindow, context: OperationContext): SignatureAudit {
+function windowAudit(operation: string, signed: SignedWindow, context: OperationContext, requestSha: string): SignatureAudit {
   const { payload } = signed;
   return {
     operation,
@@ -175,6 +196,7 @@ function windowAudit(operation: string, signed: SignedWindow, context: Operation
     keyId: signed.keyId,
     caller: context.caller,
     principal: context.principal,
+    requestSha256: requestSha,
     ...(payload.reference !== undefined && { reference: payload.reference }),
   };
 }
@@ -185,10 +207,10 @@ function windowAudit(operation: string, signed: SignedWindow, context: Operation
  * holds no authorization for it, so the ledger entry becomes `failed`; a timeout or an
  * unavailable cloud leaves it active, since the cloud may hold it after all.
  */
-async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, operation: string, context: OperationContext): Promise<Authorization> {
+async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, operation: string, context: OperationContext, requestSha: string): Promise<Authorization> {
   const policyId = signed.payload.policy_id;
   try {
-    const call = { ...cloudCall(device, context, idempotencyKeyOf(context)), window: windowAudit(operation, signed, context) };
+    const call = { ...cloudCall(device, context, idempotencyKeyOf(context)), window: windowAudit(operation, signed, context, requestSha) };
     const authorization = await device.cloud.registerAuthorization(signed.jws, call);
     deps.outcome?.({ policyId, outcome: 'registered', code: null, principal: context.principal });
     return authorization;

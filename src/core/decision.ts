@@ -8,9 +8,21 @@ import type { OperationContext } from './operation-context.js';
 
 /** What the decision step answers; ask and deny name the rule or limit that decided and why. */
 export type AuthorizationDecision =
-  | { decision: 'allow' }
+  | { decision: 'allow'; basis?: DecisionBasis }
   | { decision: 'ask'; rule: string; reasons: string[]; approvalTtlSeconds?: number }
   | { decision: 'deny'; rule: string; reasons: string[] };
+
+/**
+ * Why a request was allowed, as the evidence pack shows it (docs/decisions.md §22): what the
+ * policy answered (`ask` when the owner's approval satisfied it), the rule that decided, every
+ * reason, and the SHA-256 of the policy that decided.
+ */
+export interface DecisionBasis {
+  decision: 'allow' | 'ask';
+  rule: string;
+  reasons: string[];
+  policySha256: string;
+}
 
 /**
  * What the pipeline has fixed before deciding: the policy id the window will carry (an allowed

@@ -5,6 +5,7 @@ import type { VariantADeps } from '../variant-a/routes.js';
 import type { VariantBDeps } from '../variant-b/routes.js';
 import type { CoreBinding } from './core-binding.js';
 import { createCredentials, type Credentials } from './credentials.js';
+import { evidenceOperations } from './evidence-binding.js';
 import { healthReport } from './health.js';
 import type { DaemonServices } from './services.js';
 
@@ -12,7 +13,7 @@ import type { DaemonServices } from './services.js';
 export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps } {
   const operations = coreOperations(core.deps);
   return {
-    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null }), policy: core.policy, proxyUpstream: core.proxyUpstream },
+    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), evidence: evidenceOperations(services, core), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null }), policy: core.policy, proxyUpstream: core.proxyUpstream },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
 }

@@ -126,6 +126,12 @@ export const ERROR_TABLE = {
     message: 'The authorization is no longer active: it was used, expired or revoked.',
     remedy: 'Nothing is left to revoke; its status shows what happened to it. Create a new authorization only with the user\'s approval.',
   },
+  evidence_unavailable: {
+    status: 409,
+    specClass: 'Evidence unavailable',
+    message: 'No evidence pack can be made for this authorization: it was signed before this device kept evidence, or with a key it no longer holds.',
+    remedy: 'Use the audit log (latch audit) and the cloud\'s transactions for this authorization instead.',
+  },
   scope_mismatch: {
     status: 403,
     specClass: 'Scope mismatch',

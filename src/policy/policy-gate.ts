@@ -72,7 +72,7 @@ export class PolicyGate {
     };
     if (facts.approvalId !== undefined) return this.decideApproved(policy, policyRequest, usage, entry, request, agent);
     const evaluation = evaluateAndReserve(policy, policyRequest, usage, entry);
-    return { ...this.answer(evaluation, request, agent), ...(evaluation.decision === 'ask' && { approvalTtlSeconds: policy.approvalTtlSeconds }) };
+    return { ...this.answer(evaluation, request, agent, policy), ...(evaluation.decision === 'ask' && { approvalTtlSeconds: policy.approvalTtlSeconds }) };
   };
 
   /**
@@ -83,11 +83,11 @@ export class PolicyGate {
    */
   private async decideApproved(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, entry: Parameters<UsageLedger['reserve']>[0], request: AuthorizationRequest, agent: string): Promise<AuthorizationDecision> {
     const evaluation = evaluatePolicy(policy, policyRequest, usage);
-    if (evaluation.decision === 'deny') return this.answer(evaluation, request, agent);
+    if (evaluation.decision === 'deny') return this.answer(evaluation, request, agent, policy);
     usage.reserve(entry);
     // Losing this write only makes new_merchant ask again: the safe direction.
     await this.markMerchantKnown(request.merchant).catch((error: unknown) => this.options.log?.('known_merchant_not_recorded', { reason: (error as Error).name }));
-    return { decision: 'allow' };
+    return { decision: 'allow', basis: { decision: evaluation.decision, rule: evaluation.rule, reasons: [...evaluation.reasons], policySha256: policy.sha256 } };
   }
 
   /**
@@ -120,8 +120,9 @@ export class PolicyGate {
     await this.options.store?.append({ type: KNOWN_MERCHANT_RECORD_TYPE, merchant });
   }
 
-  private answer(evaluation: PolicyEvaluation, request: AuthorizationRequest, agent: string): AuthorizationDecision {
-    if (evaluation.decision === 'allow') return { decision: 'allow' };
+  private answer(evaluation: PolicyEvaluation, request: AuthorizationRequest, agent: string, policy: Policy): AuthorizationDecision {
+    // The basis is kept with the authorization for its evidence pack (docs/decisions.md §22).
+    if (evaluation.decision === 'allow') return { decision: 'allow', basis: { decision: 'allow', rule: evaluation.rule, reasons: [...evaluation.reasons], policySha256: policy.sha256 } };
     if (evaluation.decision === 'deny') {
       this.options.log?.('policy_denied', { rule: evaluation.rule, agent, kind: request.kind, merchant: request.merchant, card_id: request.cardId });
     }

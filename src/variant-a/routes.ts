@@ -15,6 +15,7 @@ import { readHandlers } from '../variant-common/read-routes.js';
 import { allocateHandler } from '../variant-common/wallet-allocation.js';
 import { approvalHandlers } from './approval-routes.js';
 import { authorizationHandlers } from './authorization-routes.js';
+import { evidenceHandler, type EvidenceOperations } from './evidence-routes.js';
 import { signingHandlers } from './handlers.js';
 import { policyHandlers, type PolicyOperations } from './policy-routes.js';
 import { allocationA, cardDetailA, cardSummaryA, transactionA, walletA } from './shapes.js';
@@ -38,6 +39,8 @@ export interface VariantADeps {
   authorizations: AuthorizationListOperations;
   /** Pending approvals and the owner's decisions (docs/decisions.md §15.4). */
   approvals: ApprovalOperations;
+  /** One authorization's evidence pack (docs/decisions.md §22). */
+  evidence: EvidenceOperations;
   health: () => HealthFacts;
   /** The spending policy: GET /policy and POST /policy/check (docs/decisions.md §15.3). */
   policy: PolicyOperations;
@@ -67,6 +70,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'GET', pattern: '/authorizations', access: 'agents', handler: signed.list },
     { method: 'GET', pattern: '/authorizations/:policy_id', access: 'agents', handler: signed.get },
     { method: 'POST', pattern: '/authorizations/:policy_id/cancel', access: 'agents', handler: signed.cancel },
+    { method: 'GET', pattern: '/authorizations/:policy_id/evidence', access: 'agents', handler: evidenceHandler(deps.evidence) },
     { method: 'POST', pattern: '/authorize', access: 'agents', handler: signing.authorize },
     { method: 'GET', pattern: '/cards', access: 'agents', handler: reads.listCards },
     { method: 'GET', pattern: '/cards/:card_id', access: 'agents', handler: reads.getCard },

@@ -14,6 +14,7 @@ import type { ApprovalOperations } from '../../src/core/approval-operations.js';
 import type { AuthorizationListOperations } from '../../src/core/authorization-list.js';
 import type { CoreOperations } from '../../src/core/operations.js';
 import { LatchError } from '../../src/errors/latch-error.js';
+import type { EvidenceOperations } from '../../src/variant-a/evidence-routes.js';
 import type { PolicyOperations } from '../../src/variant-a/policy-routes.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { REPO_ROOT } from '../support/paths.js';
@@ -128,6 +129,7 @@ test('the actor table names exactly the routes an agent\'s token can never reach
     authorizations: {} as AuthorizationListOperations,
     approvals: {} as ApprovalOperations,
     policy: {} as PolicyOperations,
+    evidence: {} as EvidenceOperations,
     health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null }),
     proxyUpstream: () => {
       throw new LatchError('device_not_enrolled');

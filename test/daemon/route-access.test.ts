@@ -77,6 +77,7 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'GET /authorizations': { path: '/authorizations' },
   'GET /authorizations/:policy_id': { path: '/authorizations/pw_abc123' },
   'POST /authorizations/:policy_id/cancel': { path: '/authorizations/pw_abc123/cancel', body: {} },
+  'GET /authorizations/:policy_id/evidence': { path: '/authorizations/pw_abc123/evidence' },
   'GET /cards': { path: '/cards' },
   'GET /cards/:card_id': { path: '/cards/card_a' },
   'GET /health': { path: '/health' },
@@ -122,6 +123,7 @@ function tablesWith(callers: Principal[]): { a: Route[]; b: Route[] } {
         approve: (...args: unknown[]) => seenCall(callers, args, { ...approval, status: 'denied' as const }),
         deny: (...args: unknown[]) => seenCall(callers, args, { ...approval, status: 'denied' as const }),
       },
+      evidence: { exportEvidence: (...args: unknown[]) => seenCall(callers, args, '{}\n') },
       health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null, cloudClockSkewSeconds: null }),
       policy: {
         effective: () => DEFAULT_POLICY,

@@ -32,13 +32,14 @@ describe('route tables', () => {
     assert.deepEqual(tables.b.filter((route) => route.access === 'public'), []);
   });
 
-  test('Variant A serves exactly the decided endpoint set (docs/decisions.md §2, §4, §15.2, §15.3, §15.4)', () => {
+  test('Variant A serves exactly the decided endpoint set (docs/decisions.md §2, §4, §15.2, §15.3, §15.4, §22)', () => {
     assert.deepEqual(tables.a.map((route) => `${route.method} ${route.pattern}`).sort(), [
       '* /v1/*',
       'GET /approvals',
       'GET /approvals/:approval_id',
       'GET /authorizations',
       'GET /authorizations/:policy_id',
+      'GET /authorizations/:policy_id/evidence',
       'GET /cards',
       'GET /cards/:card_id',
       'GET /health',

@@ -16,6 +16,7 @@ import type { Route } from '../../src/http/route.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
 import type { CoreOperations } from '../../src/core/operations.js';
+import type { EvidenceOperations } from '../../src/variant-a/evidence-routes.js';
 import type { ApprovalOperations } from '../../src/core/approval-operations.js';
 import type { AuthorizationListOperations } from '../../src/core/authorization-list.js';
 import type { PolicyOperations } from '../../src/variant-a/policy-routes.js';
@@ -65,6 +66,7 @@ function tables(): { a: Route[]; b: Route[] } {
       operations,
       authorizations: {} as AuthorizationListOperations,
       approvals: {} as ApprovalOperations,
+      evidence: {} as EvidenceOperations,
       policy: {} as PolicyOperations,
       health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null }),
       proxyUpstream: () => {

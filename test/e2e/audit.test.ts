@@ -140,6 +140,14 @@ describe('what is recorded', () => {
       ]);
       assert.equal(authorizeLines[0]?.['merchant'], 'retry.example.com');
       assert.equal(authorizeLines[0]?.['amount'], '4.00');
+      // The outcome line (`unknown`) joins a later commit, after the answer: wait for it, so that it
+      // does not land in the next test's count.
+      const policyId = authorizeLines[0]?.['policy_id'];
+      const deadline = Date.now() + 10_000;
+      while (!auditLines().some((line) => line['operation'] === 'authorization_outcome' && line['policy_id'] === policyId)) {
+        assert.ok(Date.now() < deadline, `no authorization_outcome line for ${policyId} within 10 s`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     } finally {
       await daemon.close();
       await cloud.close();
