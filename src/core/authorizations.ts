@@ -25,8 +25,8 @@ export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
 
 /**
  * What requestAuthorization answers: a created authorization, or, for a policy decision of
- * `ask`, the pending approval that holds the request, signed by nobody. Callers switch on `outcome` so that a
- * case cannot be ignored silently.
+ * `ask`, the pending approval that holds the request, signed by nobody. Callers switch on
+ * `outcome` so that a case cannot be ignored silently.
  */
 export type AuthorizationResult = ({ outcome: 'created' } & CreatedAuthorization) | { outcome: 'approval_pending'; approval: Approval };
 
