@@ -4,6 +4,7 @@ import { randomId } from '../ids/random-id.js';
 import { latchVersion } from '../version.js';
 import { expectShape, interpretAnswer } from './answer.js';
 import { resolveDaemonUrl } from './base-url.js';
+import { readListenFile } from '../datadir/listen-file.js';
 import { LatchClientError } from './client-errors.js';
 import { DaemonExchange, type CallOptions } from './daemon-exchange.js';
 import { isPendingApproval } from './pending-approval.js';
@@ -95,7 +96,7 @@ export class LatchClient {
   constructor(options: LatchClientOptions = {}) {
     const env = options.env ?? process.env;
     this.home = options.home ?? resolveHome(env);
-    this.baseUrl = resolveDaemonUrl(options.baseUrl, env);
+    this.baseUrl = resolveDaemonUrl(options.baseUrl, env, () => listeningUrl(this.home));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.agent = resolveAgent(options.agent, env);
     const userAgent = options.userAgent ?? `latch-client/${latchVersion()}`;
@@ -326,4 +327,10 @@ function resolveAgent(option: string | undefined, env: NodeJS.ProcessEnv): strin
   if (name === undefined || name === '') return undefined;
   if (!validAgentName(name)) throw new AgentNameError(name);
   return name;
+}
+
+/** listeningUrl is Variant A's address as the running daemon of home recorded it, or undefined. */
+function listeningUrl(home: string): string | undefined {
+  const port = readListenFile(home)?.port_a;
+  return port === undefined || port === null ? undefined : `http://127.0.0.1:${port}`;
 }

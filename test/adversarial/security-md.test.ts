@@ -130,7 +130,7 @@ test('the actor table names exactly the routes an agent\'s token can never reach
     approvals: {} as ApprovalOperations,
     policy: {} as PolicyOperations,
     evidence: {} as EvidenceOperations,
-    health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null }),
+    health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null, approvalsLockedSeconds: 0 }),
     proxyUpstream: () => {
       throw new LatchError('device_not_enrolled');
     },

@@ -143,6 +143,9 @@ describe('an ask through MCP', () => {
     const result = await shopper.call('latch_get_approval', { approval_id: id, wait_seconds: 0 });
     assert.equal(result.isError, true);
     assert.equal(toolErrorOf(result).code, 'approval_denied');
+    // The owner's reason and the policy's reasons are fields of the error object, not only words (issue 30 item 5).
+    assert.equal(toolErrorOf(result).reason, 'not this shop');
+    assert.ok(Array.isArray(toolErrorOf(result).reasons) && toolErrorOf(result).reasons.length > 0, JSON.stringify(toolErrorOf(result)));
     const text: string = result.content[0].text;
     assert.ok(text.includes('"not this shop"'), text);
     assert.match(text, /Do not retry with other terms/);

@@ -85,7 +85,11 @@ for (const { name, tool, args, rule } of denials) {
     assert.equal(result.isError, true);
     assert.equal(toolErrorOf(result).code, 'policy_denied');
     assert.equal(toolErrorOf(result).rule, rule);
+    // The readable reasons reach the agent as a field and in the text (issue 30 item 5).
+    const reasons: string[] = toolErrorOf(result).reasons;
+    assert.ok(Array.isArray(reasons) && reasons.length > 0, JSON.stringify(toolErrorOf(result)));
     const text: string = result.content[0].text;
+    assert.ok(text.includes(`Why: ${reasons.join('; ')}`), text);
     assert.ok(text.includes(`rule ${rule}`), text);
     assert.match(text, /must not retry with other terms/);
     assert.match(text, /another merchant.*smaller or split amount.*longer TTL/);
