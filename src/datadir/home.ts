@@ -14,7 +14,7 @@ export const DATA_FILES = {
   auditLog: 'audit.log',
   // The audit head records the last line's seq and hash, so truncating the log is detectable.
   auditHead: 'audit.head',
-  // The daemon's durable state (idempotency memory; see src/store/state-store.ts).
+  // The daemon's durable state (idempotency memory; see src/datadir/state-store.ts).
   stateJournal: 'state.journal',
   // The owner's emergency brake: while it exists nothing is signed (see pause.ts).
   paused: 'paused',

@@ -1,13 +1,12 @@
 /**
  * Variant A's wire shapes (docs/decisions.md §4): every money value is a decimal string with the
- * currency's decimals, times are ISO 8601 UTC. Each function returns the client's type of that
- * object (src/client/types.ts), so the compiler holds the typed client to what the daemon writes;
- * test/mcp/output-schemas.test.ts holds the MCP outputSchemas and docs/api.md's examples to it.
+ * currency's decimals, times are ISO 8601 UTC. test/client/wire-types.test.ts holds the client's
+ * types (src/client/types.ts) to what these functions return, field by field, at compile time;
+ * test/mcp/output-schemas.test.ts holds the MCP outputSchemas and docs/api.md's examples to them.
  */
 import type { Allocation, Authorization, Card, PolicyWindowView, Transaction, Wallet } from '../core/model.js';
 import { formatMinor } from '../money/amount.js';
 import { isoSeconds } from '../time/iso-time.js';
-import type * as Wire from '../client/types.js';
 
 const minorOrNull = (minor: number | null): string | null => (minor === null ? null : formatMinor(minor));
 
@@ -16,7 +15,7 @@ const minorOrNull = (minor: number | null): string | null => (minor === null ? n
  * (balance minus `held`, the amount active authorizations hold); both are null when the cloud
  * does not report holds.
  */
-export function cardSummaryA(card: Card): Wire.Card {
+export function cardSummaryA(card: Card) {
   return {
     card_id: card.cardId,
     label: card.label,
@@ -30,14 +29,14 @@ export function cardSummaryA(card: Card): Wire.Card {
 }
 
 /** cardDetailA is GET /cards/:card_id: the summary plus daily_limit and daily_spent. */
-export function cardDetailA(card: Card): Wire.CardDetail {
+export function cardDetailA(card: Card) {
   return { ...cardSummaryA(card), daily_limit: formatMinor(card.dailyLimitMinor), daily_spent: formatMinor(card.dailySpentMinor) };
 }
 
 export { authorizationA } from '../variant-common/authorization-shape.js';
 
 /** policyWindowA is the signed window shown on GET /transactions/:tx_id. */
-export function policyWindowA(window: PolicyWindowView): Wire.PolicyWindowView {
+export function policyWindowA(window: PolicyWindowView) {
   return {
     policy_id: window.policyId,
     card_id: window.cardId,
@@ -53,8 +52,8 @@ export function policyWindowA(window: PolicyWindowView): Wire.PolicyWindowView {
 }
 
 /** transactionA is a transaction; the single read adds policy_window. */
-export function transactionA(transaction: Transaction): Wire.Transaction | Wire.TransactionDetail {
-  const listed: Wire.Transaction = {
+export function transactionA(transaction: Transaction) {
+  const listed = {
     id: transaction.id,
     card_id: transaction.cardId,
     amount: formatMinor(transaction.amountMinor),
@@ -70,11 +69,11 @@ export function transactionA(transaction: Transaction): Wire.Transaction | Wire.
 }
 
 /** walletA is GET /wallet/balance. */
-export function walletA(wallet: Wallet): Wire.Wallet {
+export function walletA(wallet: Wallet) {
   return { usdt: formatMinor(wallet.usdtMinor), allocated: formatMinor(wallet.allocatedMinor), available: formatMinor(wallet.availableMinor) };
 }
 
 /** allocationA is POST /wallet/allocate. */
-export function allocationA(allocation: Allocation): Wire.Allocation {
+export function allocationA(allocation: Allocation) {
   return { card_id: allocation.cardId, allocated: formatMinor(allocation.allocatedMinor), new_balance: formatMinor(allocation.newBalanceMinor) };
 }

@@ -7,10 +7,9 @@
 import type { Authorization } from '../core/model.js';
 import { formatMinor } from '../money/amount.js';
 import { isoSeconds } from '../time/iso-time.js';
-import type * as Wire from '../client/types.js';
 
-/** authorizationA is the scoped authorization object; it returns the client's type of it (src/client/types.ts). */
-export function authorizationA(authorization: Authorization): Wire.Authorization {
+/** authorizationA is the scoped authorization object (test/client/wire-types.test.ts holds the client's type to it). */
+export function authorizationA(authorization: Authorization) {
   const r = authorization.recurring;
   return {
     policy_id: authorization.policyId,
