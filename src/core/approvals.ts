@@ -128,7 +128,7 @@ export async function getApproval(deps: CoreDeps, id: string, context: Operation
   const found = approvals.book.get(id);
   if (found === undefined || !visibleTo(found, context)) throw new LatchError('approval_not_found');
   const current = await refreshExpiry(deps, approvals, found);
-  if (context.approvalWaitSeconds !== undefined && context.approvalWaitSeconds > 0) return awaitDecision(deps, current, context.approvalWaitSeconds, context.signal);
+  if (context.approvalWaitSeconds !== undefined && context.approvalWaitSeconds > 0) return awaitDecision(deps, current, context.approvalWaitSeconds, context.waitSignal ?? context.signal);
   return current;
 }
 

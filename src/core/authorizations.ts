@@ -91,7 +91,7 @@ export async function signApprovedRequest(deps: CoreDeps, request: Authorization
  */
 async function approvalResult(deps: CoreDeps, approval: Approval, context: OperationContext): Promise<AuthorizationResult> {
   const wait = context.approvalWaitSeconds ?? 0;
-  const current = wait > 0 && approval.status === 'pending_approval' ? await awaitDecision(deps, approval, wait, context.signal) : approval;
+  const current = wait > 0 && approval.status === 'pending_approval' ? await awaitDecision(deps, approval, wait, context.waitSignal ?? context.signal) : approval;
   switch (current.status) {
     case 'pending_approval':
       return { outcome: 'approval_pending', approval: current };

@@ -17,6 +17,11 @@ export interface LatchConfig {
    * path and up to 15 arguments, e.g. `["/usr/bin/notify-send", "Latch"]` (docs/decisions.md §15.4).
    */
   approval_notify?: string[];
+  /**
+   * Where the owner publishes the agents' key directory (`latch identity directory`), an `https`
+   * URL; Web Bot Auth signatures name it in Signature-Agent (docs/decisions.md §23.2).
+   */
+  identity_directory_url?: string;
 }
 
 /** The environment variable that overrides config.json's cloud_url at use time. */
@@ -36,6 +41,7 @@ const FIELD_CHECKS: Record<Exclude<keyof LatchConfig, 'approval_notify'>, Check>
   key_id: (value) => (KEY_ID_SHAPE.test(value) ? value : undefined),
   account_id: (value) => (ID_SHAPE.test(value) ? value : undefined),
   device_name: (value) => (validDeviceName(value) ? value : undefined),
+  identity_directory_url: normalizeDirectoryUrl,
 };
 
 /** configPath returns the path of config.json. */
@@ -127,6 +133,25 @@ export function effectiveCloudUrl(config: LatchConfig, env: NodeJS.ProcessEnv = 
 /** normalizeCloudUrl returns the origin of a usable cloud URL, or undefined (see cloudOrigin, the one rule). */
 export function normalizeCloudUrl(text: string): string | undefined {
   return cloudOrigin(text);
+}
+
+/** The longest identity_directory_url, in characters. */
+const DIRECTORY_URL_CHARS_MAX = 2048;
+
+/**
+ * normalizeDirectoryUrl returns an absolute `https` URL without user info or fragment, as the URL
+ * parser writes it (so it holds no quote or backslash that would break the Signature-Agent string), or undefined.
+ */
+export function normalizeDirectoryUrl(text: string): string | undefined {
+  if (text.length > DIRECTORY_URL_CHARS_MAX || text.includes('#') || /[\s\x00-\x1f\x7f]/.test(text)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' || url.username !== '' || url.password !== '' || url.hostname === '') return undefined;
+  return /["\\]/.test(url.href) || url.href.length > DIRECTORY_URL_CHARS_MAX ? undefined : url.href;
 }
 
 function validDeviceName(value: string): boolean {

@@ -223,6 +223,12 @@ export const ERROR_TABLE = {
     message: "The daemon's data directory needs attention (a file became unsafe, corrupt or unwritable).",
     remedy: 'Run latch doctor on this machine; the daemon log names the file and the exact fix.',
   },
+  fetch_unavailable: {
+    status: 503,
+    specClass: 'Local daemon unavailable',
+    message: "This process's address-space limit (ulimit -v) leaves no room for fetch's WebAssembly HTTP parser, which the cloud client needs.",
+    remedy: 'Start Latch with NODE_OPTIONS=--disable-wasm-trap-handler (Node 20.15 or later; the single binary too), or raise the limit (ulimit -v unlimited, or at least 16 GiB).',
+  },
   policy_invalid: {
     status: 503,
     specClass: 'Policy invalid',

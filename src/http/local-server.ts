@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { performance } from 'node:perf_hooks';
 import { invalidRequest, LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
 import { PROOF_HEADER, proofForRequest, type ProofTokenFor } from './daemon-proof.js';
@@ -47,6 +48,8 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 // How often listen on port 0 picks another port when [::1] has the one picked for 127.0.0.1.
 const EPHEMERAL_BIND_ATTEMPTS = 5;
+// A flood of refused connections is logged once per this interval, with how many were refused.
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
 export interface LocalServerOptions {
   /** The listener's name in log lines (`a` or `b`). */
@@ -106,6 +109,8 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
  */
 class LoopbackListener implements LocalServer {
   private readonly shutdown = new AbortController();
+  // Aborted when close() begins: holds for an owner's decision answer at once (docs/decisions.md §24.3).
+  private readonly stopping = new AbortController();
   private readonly gate: ServingGate;
   private readonly budget: ConnectionBudget;
   private readonly servers: http.Server[];
@@ -120,7 +125,7 @@ class LoopbackListener implements LocalServer {
     private readonly limits: ServerLimits,
   ) {
     this.gate = new ServingGate(options.ready);
-    this.budget = new ConnectionBudget(limits.connectionsMax);
+    this.budget = new ConnectionBudget(limits.connectionsMax, new RefusalLog(options, limits.connectionsMax));
     this.servers = [this.makeServer()];
   }
 
@@ -147,6 +152,7 @@ class LoopbackListener implements LocalServer {
 
   async close(deadlineMs: number): Promise<void> {
     this.closing = true;
+    this.stopping.abort();
     const listening = this.servers.filter((server) => server.listening);
     if (listening.length === 0) return;
     // In-flight answers end their connection, so that nothing waits on keep-alive afterwards.
@@ -229,6 +235,8 @@ class LoopbackListener implements LocalServer {
     // CONNECT carries an authority-form target: never a request for this API.
     server.on('connect', (_request: http.IncomingMessage, socket: Duplex) => this.refuseSocket(socket, new LatchError('forbidden_host'), 'CONNECT'));
     server.on('connection', (socket: Socket) => this.budget.admit(socket));
+    // Node closes a connection beyond this server's maxConnections itself, and says so here.
+    server.on('drop', () => this.budget.refusals.note());
     return server;
   }
 
@@ -247,7 +255,7 @@ class LoopbackListener implements LocalServer {
     if (this.options.proofToken !== undefined) attachProof(request, response, this.options.proofToken);
     // The front door answers every failure itself; this catch is the last guard against a bug
     // in writing an answer taking the process down.
-    const state = { port: this.boundPort, shutdown: this.shutdown.signal, headersCountMax: this.limits.headersCountMax };
+    const state = { port: this.boundPort, shutdown: this.shutdown.signal, stopping: this.stopping.signal, headersCountMax: this.limits.headersCountMax };
     this.options.frontDoor(request, response, state).catch(() => response.destroy());
   }
 
@@ -296,13 +304,39 @@ class ServingGate {
 class ConnectionBudget {
   private open = 0;
 
-  constructor(private readonly connectionsMax: number) {}
+  constructor(
+    private readonly connectionsMax: number,
+    readonly refusals: RefusalLog,
+  ) {}
 
   admit(socket: Socket): void {
     // One budget for both families: each server's own maxConnections counts only its sockets.
     this.open++;
     socket.once('close', () => this.open--);
-    if (this.open > this.connectionsMax) socket.destroy();
+    if (this.open > this.connectionsMax) {
+      socket.destroy();
+      this.refusals.note();
+    }
+  }
+}
+
+/** RefusalLog logs connections refused at the cap at most once per REFUSAL_LOG_INTERVAL_MS, with how many. */
+class RefusalLog {
+  private sinceLog = 0;
+  private loggedAtMs = -Infinity;
+
+  constructor(
+    private readonly options: LocalServerOptions,
+    private readonly connectionsMax: number,
+  ) {}
+
+  note(): void {
+    this.sinceLog++;
+    const nowMs = performance.now();
+    if (nowMs - this.loggedAtMs < REFUSAL_LOG_INTERVAL_MS) return;
+    this.options.log.warn('connections_refused', { listener: this.options.listener, reason: 'connections_max', connections_max: this.connectionsMax, refused: this.sinceLog });
+    this.loggedAtMs = nowMs;
+    this.sinceLog = 0;
   }
 }
 

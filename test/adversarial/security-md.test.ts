@@ -15,6 +15,7 @@ import type { AuthorizationListOperations } from '../../src/core/authorization-l
 import type { CoreOperations } from '../../src/core/operations.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import type { EvidenceOperations } from '../../src/variant-a/evidence-routes.js';
+import type { IdentityOperations } from '../../src/identity/identity-operations.js';
 import type { PolicyOperations } from '../../src/variant-a/policy-routes.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { REPO_ROOT } from '../support/paths.js';
@@ -130,6 +131,7 @@ test('the actor table names exactly the routes an agent\'s token can never reach
     approvals: {} as ApprovalOperations,
     policy: {} as PolicyOperations,
     evidence: {} as EvidenceOperations,
+    identity: {} as IdentityOperations,
     health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null, approvalsLockedSeconds: 0 }),
     proxyUpstream: () => {
       throw new LatchError('device_not_enrolled');

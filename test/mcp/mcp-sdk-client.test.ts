@@ -98,6 +98,7 @@ describe('the official MCP SDK client', () => {
     assert.equal((await success('latch_allocate', { card_id: subscriptions, amount: '2.00' })).allocated, '2.00');
     assert.equal((await success('latch_merchant_bind', { card_id: subscriptions, merchant_domain: 'verify.example.com' })).kind, 'merchant_verification');
     assert.equal((await success('latch_recurring', { card_id: subscriptions, merchant_domain: 'video.example.com', amount: '9.99', interval: 'month' })).kind, 'recurring');
+    assert.match((await success('latch_sign_web_request', { method: 'GET', url: 'https://shop.example.com/products?id=1' })).headers['signature-input'], /tag="web-bot-auth"/);
 
     const policyFile = path.join(stack.home, 'policy.json');
     writeFileSync(policyFile, JSON.stringify({ v: 1, rules: [{ id: 'ask-here', merchants: ['ask.example.com'], decision: 'ask' }, { id: 'no-casino', merchants: ['casino.example.com'], decision: 'deny' }] }), { mode: 0o600 });
@@ -124,6 +125,7 @@ describe('the official MCP SDK client', () => {
       ['latch_allocate', { card_id: subscriptions, amount: '100000.00' }, 'insufficient_funds'],
       ['latch_list_transactions', { status: 'lost' }, 'invalid_request', 'status'],
       ['latch_get_transaction', { tx_id: 'tx_doesnotexist00000000000' }, 'transaction_not_found'],
+      ['latch_sign_web_request', { method: 'GET', url: 'http://shop.example.com/' }, 'invalid_request'],
     ];
     for (const [name, args, code, param] of refusals) {
       const result = await call(mcp.client, name, args);
@@ -157,6 +159,7 @@ describe('the official MCP SDK client', () => {
     assert.equal(revoked.agent, 'shopper');
     assert.equal(ok(await call(mcp.client, 'latch_merchant_bind', { card_id: card, merchant_domain: 'verify2.example.com' }), 'latch_merchant_bind').kind, 'merchant_verification');
     assert.equal(ok(await call(mcp.client, 'latch_recurring', { card_id: card, merchant_domain: 'news.example.com', amount: '1.00', interval: 'month' }), 'latch_recurring').kind, 'recurring');
+    ok(await call(mcp.client, 'latch_sign_web_request', { method: 'GET', url: 'https://shop.example.com/' }), 'latch_sign_web_request');
 
     // The owner's authorization is not the agent's to revoke, nor even to see.
     const owners = await stack.a.post('/authorize', { card_id: card, merchant_name: 'owner.example.com', amount: '1.00' }, { 'idempotency-key': 'owner-auth-for-agent-test' });
@@ -182,6 +185,7 @@ describe('the official MCP SDK client', () => {
       latch_revoke: { policy_id: 'pw_doesnotexist00000000000' },
       latch_allocate: { card_id: card, amount: '1.00' },
       latch_get_transaction: { tx_id: 'tx_doesnotexist00000000000' },
+      latch_sign_web_request: { method: 'GET', url: 'https://shop.example.com/' },
     };
     for (const tool of TOOLS) {
       const result = await call(mcp.client, tool.name, args[tool.name] ?? {});
