@@ -64,6 +64,7 @@ export const COMMAND_LIST: readonly ListedCommand[] = [
   listed('identity show', async () => (await import('./commands/identity.js')).identityShowCommand),
   listed('policy init', async () => (await import('./commands/policy-file.js')).policyInitCommand),
   listed('policy check-file', async () => (await import('./commands/policy-file.js')).policyCheckFileCommand),
+  listed('policy remove', async () => (await import('./commands/policy-file.js')).policyRemoveCommand),
   listed('policy check', async () => (await import('./commands/policy-check.js')).policyCheckCommand),
   listed('policy show', async () => (await import('./commands/policy-check.js')).policyShowCommand),
   listed('mcp', async () => (await import('./commands/mcp.js')).mcpCommand),

@@ -22,9 +22,20 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: 
   };
 }
 
-/** approvalsLockedSeconds is how long the passphrase lockout still refuses every approval (0 when it does not). */
+/**
+ * approvalsLockedSeconds is how long the passphrase lockout still refuses every approval (0 when it
+ * does not, or no passphrase is set: the count belongs to the passphrase, docs/decisions.md §17.11).
+ */
 function approvalsLockedSeconds(core: CoreBinding): number {
-  return core.deps.approvals?.lockout.lockedForSeconds(core.deps.nowSeconds()) ?? 0;
+  const approvals = core.deps.approvals;
+  let passphrase: ReturnType<typeof approvals.passphrase>;
+  try {
+    passphrase = approvals.passphrase();
+  } catch {
+    // An unsafe or damaged passphrase file refuses every approval on its own; /health stays up.
+    return 0;
+  }
+  return passphrase === undefined ? 0 : approvals.lockout.lockedForSeconds(core.deps.nowSeconds(), passphrase.id);
 }
 
 /**

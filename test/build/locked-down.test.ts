@@ -198,12 +198,14 @@ describe('the data directory cannot be written', () => {
   const canSwitchUser = !isRoot || spawnSync('setpriv', ['--version']).status === 0;
   test('HOME is not writable and LATCH_HOME is unset: exit 3, one JSON line that names the path and LATCH_HOME', { skip: canSwitchUser ? false : 'as root this runs as nobody, through setpriv (util-linux)' }, async () => {
     // As nobody when this runs as root (root writes anywhere); otherwise a directory without write permission.
+    // Node hands NODE_V8_COVERAGE to every child unless the child's env names it: under c8, nobody
+    // could not write the coverage folder and would say so on stderr. Empty turns it off.
     const parent = path.join(root, isRoot ? 'root-owned' : 'read-only');
     mkdirSync(parent, { mode: 0o755 });
     if (!isRoot) chmodSync(parent, 0o555);
     const home = path.join(parent, 'nonexistent');
     const program: LatchProgram = isRoot ? { name: 'nobody', program: 'setpriv', prefix: ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cliFile] } : plain();
-    const run = await runLatch(program, ['daemon', '--port-a', '0', '--port-b', '0'], { env: { PATH: process.env['PATH'] ?? '', HOME: home }, cwd: '/', timeoutMs: 30_000 });
+    const run = await runLatch(program, ['daemon', '--port-a', '0', '--port-b', '0'], { env: { PATH: process.env['PATH'] ?? '', HOME: home, NODE_V8_COVERAGE: '' }, cwd: '/', timeoutMs: 30_000 });
     assert.equal(run.code, EXIT.dataDir, run.stderr);
     const line = onlyError(run, 'daemon_start_failed');
     assert.equal(line['code'], 'write_failed');

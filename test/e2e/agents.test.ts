@@ -197,13 +197,15 @@ describe('the client, CLI and daemon proof as an agent', () => {
     }
   });
 
-  test('an unknown agent gets no proof from the daemon', async () => {
+  test('an unknown agent gets a decoy proof it cannot check, told apart from nothing (docs/decisions.md §17.9)', async () => {
     const challenge = 'A'.repeat(43);
     const known = await fetch(`http://127.0.0.1:${stack.portA}/health`, { headers: { 'latch-challenge': challenge, 'latch-agent': 'shopper' } });
     const unknown = await fetch(`http://127.0.0.1:${stack.portA}/health`, { headers: { 'latch-challenge': challenge, 'latch-agent': 'ghost' } });
     const owner = await fetch(`http://127.0.0.1:${stack.portA}/health`, { headers: { 'latch-challenge': challenge } });
     assert.match(known.headers.get('latch-proof') ?? '', /^[A-Za-z0-9_-]{43}$/);
-    assert.equal(unknown.headers.get('latch-proof'), null);
+    // A decoy of the same form, so that names cannot be probed; it is not the proof a real agent gets.
+    assert.match(unknown.headers.get('latch-proof') ?? '', /^[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(unknown.headers.get('latch-proof'), known.headers.get('latch-proof'));
     assert.notEqual(known.headers.get('latch-proof'), owner.headers.get('latch-proof'), 'the agent proof is keyed by the agent token');
   });
 

@@ -16,5 +16,5 @@ export function approvalsNeverAsked(): ApprovalDeps {
   const fail = (): never => {
     throw new Error('this test expects no approval to be asked for or decided');
   };
-  return { book: new ApprovalBook(), lockout: new PassphraseLockout(), checkPassphrase: fail, audit: fail };
+  return { book: new ApprovalBook(), lockout: new PassphraseLockout(), passphrase: fail, audit: fail };
 }
