@@ -1,4 +1,6 @@
+import { LatchClientError } from '../client/client-errors.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
+import { exitCodeForClientError } from './daemon-calls/exit-for-error.js';
 import { ERROR_TABLE } from '../errors/error-table.js';
 import { LatchError, remedyFor } from '../errors/latch-error.js';
 import { EXIT } from './exit-codes.js';
@@ -18,6 +20,11 @@ export function reportError(error: unknown, io: CliIo, commandName: string): num
   if (error instanceof DataDirError) {
     writeLine(io.stderr, `latch ${commandName}: ${error.message}`);
     return EXIT.dataDir;
+  }
+  if (error instanceof LatchClientError) {
+    writeLine(io.stderr, `latch ${commandName}: ${error.specClass} (${error.code}): ${error.message}`);
+    writeLine(io.stderr, `What to do: ${error.remedy}`);
+    return exitCodeForClientError(error);
   }
   if (error instanceof LatchError) {
     writeLine(io.stderr, `latch ${commandName}: ${ERROR_TABLE[error.code].specClass} (${error.code}): ${error.message}`);

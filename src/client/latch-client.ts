@@ -4,6 +4,7 @@ import { randomId } from '../ids/random-id.js';
 import { latchVersion } from '../version.js';
 import { errorFields, expectShape, interpretAnswer, parseAnswerJson } from './answer.js';
 import { resolveDaemonUrl } from './base-url.js';
+import { readListenFile } from '../datadir/listen-file.js';
 import { LatchClientError } from './client-errors.js';
 import { DaemonVerifier } from './daemon-verification.js';
 import { HttpTransport, TransportFailure, type TransportAnswer } from './http-transport.js';
@@ -112,7 +113,7 @@ export class LatchClient {
   constructor(options: LatchClientOptions = {}) {
     const env = options.env ?? process.env;
     this.home = options.home ?? resolveHome(env);
-    this.baseUrl = resolveDaemonUrl(options.baseUrl, env);
+    this.baseUrl = resolveDaemonUrl(options.baseUrl, env, () => listeningUrl(this.home));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.userAgent = options.userAgent ?? `latch-client/${latchVersion()}`;
     this.agent = resolveAgent(options.agent, env);
@@ -443,4 +444,10 @@ function failureToError(error: unknown, method: string, baseUrl: string, idempot
     ...(reads && { remedy: 'Check the daemon with latch doctor, then repeat the read.' }),
     ...extra,
   });
+}
+
+/** listeningUrl is Variant A's address as the running daemon of home recorded it, or undefined. */
+function listeningUrl(home: string): string | undefined {
+  const port = readListenFile(home)?.port_a;
+  return port === undefined || port === null ? undefined : `http://127.0.0.1:${port}`;
 }

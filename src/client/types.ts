@@ -21,9 +21,12 @@ export interface Health {
   uptime_seconds: number;
   signing_key: SigningKeyInfo | null;
   /** The owner's emergency brake (`latch pause`): since when and why, or null (absent from older daemons). */
-  paused?: { since: string; reason: string | null } | null;
+  /** Whether the owner paused signing, since when; the owner's note (`reason`) is not shown on the public /health. */
+  paused?: { since: string; reason?: string | null } | null;
   /** How far the cloud's clock runs ahead of this device's, as the daemon last saw it (absent from older daemons). */
   cloud_clock_skew_seconds?: number | null;
+  /** How many seconds approving stays locked after wrong passphrases; 0 when it is not (absent from older daemons). */
+  approvals_locked_seconds?: number;
 }
 
 /** A card in GET /cards: safe metadata only, never a card number. */

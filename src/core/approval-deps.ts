@@ -9,8 +9,12 @@ import type { LocalCaller } from './operation-context.js';
 import type { PassphraseLockout } from './passphrase-lockout.js';
 import type { Principal } from './principal.js';
 
-/** The four audit lines of docs/decisions.md §15.4. */
-export type ApprovalAuditOperation = 'approval_requested' | 'approval_approved' | 'approval_denied' | 'approval_expired';
+/**
+ * The audit lines of docs/decisions.md §15.4, and the two of §20: an approval the cloud refused
+ * (`approval_failed`) and one given but not applied (`approval_not_applied`, still pending).
+ * `approval_approved` is written only once the approved request is signed and registered.
+ */
+export type ApprovalAuditOperation = 'approval_requested' | 'approval_approved' | 'approval_failed' | 'approval_not_applied' | 'approval_denied' | 'approval_expired';
 
 /** One approval audit line: what happened to which approval, and who made it happen. */
 export interface ApprovalAudit {
@@ -20,6 +24,8 @@ export interface ApprovalAudit {
   caller: LocalCaller | undefined;
   /** Who acted: the agent that asked, or the owner that decided (expiry: the owner's policy). */
   principal: Principal;
+  /** Why an approval failed or was not applied: the error code. */
+  code?: string;
 }
 
 /** What the owner's approval passphrase says about a presented one. */

@@ -187,20 +187,46 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
   try {
     const current = approvals.book.get(id);
     if (current === undefined || current.status !== 'pending_approval') throw notPending();
-    await approvals.audit({ operation: 'approval_approved', approval: current, caller: context.caller, principal: context.principal });
     const signingContext: OperationContext = { principal: current.principal, caller: context.caller, idempotencyKey: current.idempotencyKey };
     let decided: Approval;
     try {
       const created = await signApproved(current.request, signingContext, current.id);
       decided = { ...current, status: 'approved', decidedAtSeconds: deps.nowSeconds(), authorization: created.authorization, window: created.window };
     } catch (error) {
-      if (!definiteRefusal(error)) throw error;
+      if (!definiteRefusal(error)) {
+        await auditNotApplied(approvals, current, context, error);
+        throw error;
+      }
       decided = { ...current, status: 'failed', decidedAtSeconds: deps.nowSeconds(), error: { code: error.code, message: error.message } };
     }
     await approvals.book.update(decided);
+    // The line says what happened, once it has: approved (with the authorization's policy_id), or
+    // approved but refused by the cloud (docs/decisions.md §20).
+    await approvals.audit({
+      operation: decided.status === 'approved' ? 'approval_approved' : 'approval_failed',
+      approval: decided,
+      caller: context.caller,
+      principal: context.principal,
+      ...(decided.error !== null && { code: decided.error.code }),
+    });
     return decided;
   } finally {
     approvals.book.release(id);
+  }
+}
+
+/**
+ * auditNotApplied records an approval that was given but not applied (paused, not enrolled, the
+ * cloud unreachable): the approval stays pending, and the line names the error, so the log never
+ * shows an approval as approved that was not. The signing error is the caller's answer either way;
+ * a failure to write this line is reported by the audit log's own appender.
+ */
+async function auditNotApplied(approvals: ApprovalDeps, approval: Approval, context: OperationContext, error: unknown): Promise<void> {
+  const code = error instanceof LatchError ? error.code : 'internal_error';
+  try {
+    await approvals.audit({ operation: 'approval_not_applied', approval, caller: context.caller, principal: context.principal, code });
+  } catch {
+    // See above: the caller gets the signing error, which is what happened to the approval.
   }
 }
 
@@ -209,11 +235,17 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
  * approval that created nothing: the owner's denial, the expiry, or the cloud's refusal.
  */
 export function outcomeError(approval: Approval): LatchError {
+  // The rule that asked and its reasons, as the 202 carried them, so the agent can tell the user (issue 30 item 5).
+  const why = { rule: approval.rule, reasons: approval.reasons };
   switch (approval.status) {
     case 'denied':
-      return new LatchError('approval_denied', { message: `The owner denied this request (approval ${approval.id}); nothing was signed.` });
+      return new LatchError('approval_denied', {
+        ...why,
+        reason: approval.reason,
+        message: `The owner denied this request (approval ${approval.id})${approval.reason === null ? ' without a reason' : `, saying ${JSON.stringify(approval.reason)}`}; nothing was signed.`,
+      });
     case 'expired':
-      return new LatchError('approval_denied', { message: `The owner did not decide on this request in time (approval ${approval.id} expired); nothing was signed.` });
+      return new LatchError('approval_denied', { ...why, reason: null, message: `The owner did not decide on this request in time (approval ${approval.id} expired); nothing was signed.` });
     case 'failed': {
       const code = approval.error?.code ?? 'internal_error';
       return Object.hasOwn(ERROR_TABLE, code) ? new LatchError(code as ErrorCode, { message: approval.error?.message ?? '' }) : new LatchError('internal_error');

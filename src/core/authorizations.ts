@@ -128,7 +128,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
   const decision = await (deps.decide ?? allowEverything)(request, context, { policyId: payload.policy_id, nowSeconds, ...(approvalId !== undefined && { approvalId }) });
   switch (decision.decision) {
     case 'deny':
-      throw new LatchError('policy_denied', { rule: decision.rule, message: `The spending policy refuses this request (rule ${decision.rule}).` });
+      throw new LatchError('policy_denied', { rule: decision.rule, reasons: decision.reasons, message: `The spending policy refuses this request (rule ${decision.rule}).` });
     case 'ask':
       // An approved request asked again means the decision step ignored the approval: a bug.
       if (approvalId !== undefined) throw new Error('decideAndSign: the decision step asked again for an approved request');

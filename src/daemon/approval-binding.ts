@@ -52,5 +52,6 @@ export function approvalAuditEntry(record: ApprovalAudit): AuditEntry {
     requested_by: principalName(approval.principal),
     kind: approval.request.kind,
     rule: approval.rule,
+    ...(record.code !== undefined && { code: record.code }),
   };
 }

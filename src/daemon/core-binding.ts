@@ -15,6 +15,7 @@ import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
 import { PolicyGate } from '../policy/policy-gate.js';
 import { bindApprovals } from './approval-binding.js';
+import { auditAnchorKeeper, type AuditAnchorKeeper } from './audit-anchor-keeper.js';
 import { outcomeEntry, requestAuditEntries, signatureEntry } from './audit-records.js';
 import { WindowNotRecorded } from '../core/signature-audit.js';
 import type { DaemonServices } from './services.js';
@@ -30,6 +31,8 @@ export interface CoreBinding {
   deps: CoreDeps;
   /** Every authorization this device signed for registration, in state.journal (GET /authorizations reads it). */
   authorizationLedger: StoredAuthorizationLedger;
+  /** The audit chain's anchor in state.journal: confirmed at start, moved forward by every append. */
+  auditAnchor: AuditAnchorKeeper;
   /** The spending policy: the decision step of every authorization, and GET /policy, POST /policy/check. */
   policy: PolicyGate;
   /** The cloud's clock as learned from its answers (skew shown by /health and latch doctor). */
@@ -64,9 +67,13 @@ export function bindCore(services: DaemonServices): CoreBinding {
    * what to do, since the DataDirError's message names both.
    */
   const writer = sharedAuditWriter(services.home);
+  const auditAnchor = auditAnchorKeeper(services.home, services.stateStore);
   const appendRecord = async (entry: AuditEntry): Promise<AuditAppendResult> => {
     try {
-      return await writer.append(entry);
+      const appended = await writer.append(entry);
+      // The line is on disk: the log must reach it from now on (docs/decisions.md §20).
+      auditAnchor.note({ seq: appended.record.seq, hash: appended.hash });
+      return appended;
     } catch (error) {
       if (error instanceof DataDirError) services.logger.error('audit_append_refused', { reason: error.code, detail: error.message });
       throw error;
@@ -141,6 +148,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
   return {
     deps,
     authorizationLedger,
+    auditAnchor,
     policy,
     get cloudClock() {
       return cloudClock;

@@ -1,4 +1,7 @@
+import { removeListenFile, writeListenFile, type ListenRecord } from '../datadir/listen-file.js';
 import { passphraseFromEnv } from '../datadir/device-key.js';
+import { agentFiles } from '../datadir/agents.js';
+import { lockDataDir, type DaemonLock } from '../datadir/daemon-lock.js';
 import { ensureHome } from '../datadir/home.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';
 import { regenerateCredentials } from '../datadir/regenerate-credentials.js';
@@ -106,11 +109,15 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
     });
     listeners.push({ name, server });
   };
-  const deps = listenerDeps(services, bindCore(services));
+  const core = bindCore(services);
+  const deps = listenerDeps(services, core);
   if (serveA) addListener('a', options.portA ?? DEFAULT_PORT_A, variantARoutes(deps.a));
   if (serveB) addListener('b', options.portB ?? DEFAULT_PORT_B, variantBRoutes(deps.b));
 
   let state: 'new' | 'listening' | 'closed' = 'new';
+  // daemon.lock, held from the start of listen() until close() (docs/decisions.md §20).
+  let lock: DaemonLock | undefined;
+  let listening: ListenRecord | undefined;
   const closeAll = (deadlineMs: number): Promise<void> => Promise.all(listeners.map((l) => l.server.close(deadlineMs))).then(() => undefined);
 
   return {
@@ -123,9 +130,19 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
     async listen() {
       if (state !== 'new') throw new Error('listen() may be called once');
       state = 'listening';
-      prepareDataDir(services, passphrase);
-      // Remembered state is back in memory before the first request can need it.
-      await services.stateStore.open();
+      lock = prepareDataDir(services, passphrase);
+      try {
+        // Remembered state is back in memory before the first request can need it.
+        await services.stateStore.open();
+        // A deleted, emptied or shortened audit.log stops the start (docs/decisions.md §20).
+        await core.auditAnchor.confirm();
+      } catch (error) {
+        // Closing a store that did not open is a no-op.
+        await services.stateStore.close();
+        lock.release();
+        state = 'closed';
+        throw error;
+      }
       const ports: DaemonPorts = {};
       try {
         for (const { name, server } of listeners) {
@@ -145,19 +162,27 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
         failGate(error);
         await closeAll(0);
         await services.stateStore.close();
+        lock.release();
         state = 'closed';
         throw error;
       }
       logger.info('daemon_listening', { port_a: ports.portA ?? null, port_b: ports.portB ?? null, version: services.version });
+      // For clients of this data directory that have no LATCH_URL (docs/decisions.md §19).
+      listening = { pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null, started_at: new Date().toISOString() };
+      writeListenFile(services.home, listening);
       return ports;
     },
     async close(closeOptions = {}) {
       if (state === 'closed') return;
       const wasListening = state === 'listening';
       state = 'closed';
+      if (listening !== undefined) removeListenFile(services.home, listening);
       await closeAll(closeOptions.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS);
       // After the listeners: a request that finished in time has its state record written.
+      if (wasListening) await core.auditAnchor.flush();
       await services.stateStore.close();
+      // Last: until the journal is closed, another daemon must not open it.
+      lock?.release();
       if (wasListening) logger.info('daemon_stopped', {});
     },
   };
@@ -165,12 +190,26 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
 
 /**
  * prepareDataDir runs the startup checks in the order that reads no secret from an unsafe place:
- * create the directory if missing, refuse any unsafe file, then create or read the token, and
- * load the device key and config so that a wrong passphrase or a corrupt file stops the start.
+ * create the directory if missing, refuse any unsafe file, take the directory's lock (a second
+ * daemon stops here, before it writes anything), then create or read the token, and load the
+ * device key and config so that a wrong passphrase or a corrupt file stops the start. It returns
+ * the lock, held; on failure nothing is held.
  */
-function prepareDataDir(services: DaemonServices, passphrase: string | undefined): void {
+function prepareDataDir(services: DaemonServices, passphrase: string | undefined): DaemonLock {
   ensureHome(services.home);
-  assertDataDirSecure(services.home);
+  // Agent tokens are secrets like daemon_token: an exposed one stops the start (docs/decisions.md §20).
+  assertDataDirSecure(services.home, agentFiles(services.home));
+  const lock = lockDataDir(services.home);
+  try {
+    loadDataDir(services, passphrase);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  return lock;
+}
+
+function loadDataDir(services: DaemonServices, passphrase: string | undefined): void {
   ensureToken(services.home);
   // A key that a stopped `latch setup` staged and config.json already names is put in place.
   finishKeyRollover(services.home, passphrase, services.config().key_id, { discardUnnamed: false });

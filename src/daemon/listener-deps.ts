@@ -13,9 +13,14 @@ import type { DaemonServices } from './services.js';
 export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps } {
   const operations = coreOperations(core.deps);
   return {
-    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), evidence: evidenceOperations(services, core), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null }), policy: core.policy, proxyUpstream: core.proxyUpstream },
+    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), evidence: evidenceOperations(services, core), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, approvalsLockedSeconds: approvalsLockedSeconds(core) }), policy: core.policy, proxyUpstream: core.proxyUpstream },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
+}
+
+/** approvalsLockedSeconds is how long the passphrase lockout still refuses every approval (0 when it does not). */
+function approvalsLockedSeconds(core: CoreBinding): number {
+  return core.deps.approvals?.lockout.lockedForSeconds(core.deps.nowSeconds()) ?? 0;
 }
 
 /**

@@ -26,8 +26,8 @@ export const ERROR_TABLE = {
   invalid_bearer_token: {
     status: 401,
     specClass: 'Missing bearer token',
-    message: 'The bearer token is not the daemon token.',
-    remedy: 'Re-read the daemon_token file (it may have been rotated) and retry once.',
+    message: "The bearer token is neither the daemon token nor a current agent's token.",
+    remedy: "Re-read the token file and retry once: daemon_token (it may have been rotated), or an agent's agents/NAME.token (rotated, or the agent was removed: latch agent list).",
   },
   clock_skew: {
     status: 502,
@@ -81,7 +81,7 @@ export const ERROR_TABLE = {
     status: 429,
     specClass: 'Too many attempts',
     message: 'Too many wrong approval passphrases: every approval is refused until 15 minutes after the first of them.',
-    remedy: 'Wait for the lockout to end (Retry-After says when), then approve with the right passphrase.',
+    remedy: 'Wait for the lockout to end (Retry-After says when), then approve again, with the approval passphrase if one is set; the lockout holds even when the passphrase was cleared or changed meanwhile.',
   },
   card_not_found: {
     status: 404,
@@ -224,7 +224,7 @@ export const ERROR_TABLE = {
   },
   policy_invalid: {
     status: 503,
-    specClass: 'Local daemon unavailable',
+    specClass: 'Policy invalid',
     message: 'policy.json is invalid; nothing it governs is signed until it is fixed.',
     remedy: 'Ask the owner to fix the field named in param (latch policy check-file shows it); retry after that.',
   },

@@ -107,7 +107,7 @@ export class PolicyGate {
     try {
       return this.options.policy();
     } catch (error) {
-      if (error instanceof PolicyInvalidError) throw new LatchError('policy_invalid', { param: error.field, message: `${error.message}. Nothing the policy governs is signed until policy.json is fixed.` });
+      if (error instanceof PolicyInvalidError) throw new LatchError('policy_invalid', { param: error.field, message: `${error.message.replace(/\.$/, '')}. Nothing the policy governs is signed until policy.json is fixed.` });
       throw error;
     }
   }

@@ -30,6 +30,8 @@ export interface HealthFacts {
   paused: { since: string; reason: string | null } | null;
   /** How far the cloud's clock runs ahead of this device's, as last seen; null before any answer. */
   cloudClockSkewSeconds: number | null;
+  /** How long approving stays locked after wrong passphrases (0 when it is not), for latch doctor (docs/decisions.md §19). */
+  approvalsLockedSeconds: number;
 }
 
 /** What Variant A's routes call. */
@@ -99,8 +101,10 @@ function healthAnswer(health: HealthFacts) {
       version: health.version,
       uptime_seconds: health.uptimeSeconds,
       signing_key: key === null ? null : { key_id: key.keyId, algorithm: 'Ed25519', public_key: toBase64Url(key.publicKey) },
-      paused: health.paused,
+      // Public: that signing is paused and since when, never the owner's note (docs/decisions.md §20).
+      paused: health.paused === null ? null : { since: health.paused.since },
       cloud_clock_skew_seconds: health.cloudClockSkewSeconds,
+      approvals_locked_seconds: health.approvalsLockedSeconds,
     },
   };
 }

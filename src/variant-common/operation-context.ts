@@ -34,6 +34,7 @@ export function authorizationAnswer(result: AuthorizationResult, created: (creat
       // Only a daemon wired without approvals answers an `ask` like this: refused, naming the rule.
       throw new LatchError('policy_denied', {
         rule: result.decision.rule,
+        reasons: result.decision.reasons,
         message: `This request needs the owner's approval (rule ${result.decision.rule}), and approvals are not available here; nothing was signed.`,
       });
   }

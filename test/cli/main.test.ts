@@ -184,7 +184,7 @@ describe('latch audit verify', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('pw_test1', 'pw_test9'));
     const io = captureIo({ LATCH_HOME: dir });
     assert.equal(await runCli(['audit', 'verify'], io), EXIT.verifyFailed);
-    assert.match(io.stderr.text, /broken at line 2/);
+    assert.match(io.stdout.text, /broken at line 2/);
   });
 
   test('a deleted line is detected', async () => {

@@ -124,7 +124,7 @@ function tablesWith(callers: Principal[]): { a: Route[]; b: Route[] } {
         deny: (...args: unknown[]) => seenCall(callers, args, { ...approval, status: 'denied' as const }),
       },
       evidence: { exportEvidence: (...args: unknown[]) => seenCall(callers, args, '{}\n') },
-      health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null, cloudClockSkewSeconds: null }),
+      health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null, cloudClockSkewSeconds: null, approvalsLockedSeconds: 0 }),
       policy: {
         effective: () => DEFAULT_POLICY,
         // The policy sees whom the check is for; an agent's check is always for itself.

@@ -68,7 +68,7 @@ function tables(): { a: Route[]; b: Route[] } {
       approvals: {} as ApprovalOperations,
       evidence: {} as EvidenceOperations,
       policy: {} as PolicyOperations,
-      health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null }),
+      health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null, approvalsLockedSeconds: 0 }),
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');
       },
@@ -283,10 +283,26 @@ describe('latch agent remove --revoke', () => {
     const result = await runLatch(['agent', 'remove', 'leaver', '--revoke'], { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
     assert.equal(result.code, EXIT.ok, result.stdout + result.stderr);
     assert.match(result.stdout, new RegExp(`Cancelled ${made.body.policy_id}`));
+    // It says how many it revoked (issue 30 item 7).
+    assert.match(result.stdout, /Removed agent leaver and revoked 1 active authorization it held\./);
     const after = await stack.a.get(`/authorizations/${made.body.policy_id}`);
     assert.equal(after.body.status, 'revoked');
     const refused = await new JsonClient(`http://127.0.0.1:${stack.portA}`, () => oldToken).get('/cards');
     assert.equal(refused.status, 401);
+    // A removed agent's token is not told it is "not the daemon token": the message covers agents.
+    assert.equal(refused.body.error.code, 'invalid_bearer_token');
+    assert.doesNotMatch(refused.body.error.message, /not the daemon token/);
+    assert.match(refused.body.error.message, /agent's token/);
+  });
+
+  test('--revoke --json lists what it revoked; with nothing held it says 0', async () => {
+    addAgent(stack.home, 'idle');
+    const result = await runLatch(['agent', 'remove', 'idle', '--revoke', '--json'], { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
+    assert.equal(result.code, EXIT.ok, result.stdout + result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { agent: 'idle', removed: true, revoked: [], already_ended: [] });
+    addAgent(stack.home, 'idle2');
+    const human = await runLatch(['agent', 'remove', 'idle2', '--revoke'], { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
+    assert.match(human.stdout, /revoked 0 active authorizations/);
   });
 });
 

@@ -8,10 +8,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EXIT } from '../../src/cli/exit-codes.js';
+import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
 import { loadDeviceKey } from '../../src/datadir/device-key.js';
 import { startExtraDaemon } from '../support/extra-daemon.js';
 import { jsonAnswer, startRecordingServer } from '../support/recording-server.js';
-import { runLatch, startStack, type HttpAnswer, type Stack } from '../support/stack.js';
+import { JsonClient, runLatch, startStack, type HttpAnswer, type Stack } from '../support/stack.js';
 
 let stack: Stack;
 before(async () => {
@@ -169,13 +170,23 @@ describe('integrity and secrecy', () => {
     assert.match(result.stdout, /hash chain intact/);
   });
 
-  test('no secret is in the log: not the token, the device key, the admin key or a JWS signature', async () => {
+  test('no secret is in the audit log or the daemon log: not the token, an agent token, the device key, the admin key or a JWS signature', async () => {
+    // An agent that works, is refused and sends its token where it does not belong.
+    addAgent(stack.home, 'auditor');
+    const agentToken = readAgentToken(stack.home, 'auditor');
+    const agent = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => agentToken);
+    assert.equal((await agent.get('/cards')).status, 200);
+    assert.equal((await agent.post('/wallet/allocate', { card_id: stack.cards[0].card_id, amount: 1 })).status, 403);
+    assert.equal((await agent.post('/authorize', { card_id: stack.cards[0].card_id, amount: 1, merchant_name: agentToken })).status, 400);
+    assert.equal((await agent.get(`/cards?token=${agentToken}`)).status, 400);
+    assert.equal((await stack.a.get('/cards', { authorization: `Bearer ${agentToken}x` })).status, 401);
     const text = readFileSync(path.join(stack.home, 'audit.log'), 'utf8');
     const key = loadDeviceKey(stack.home);
     assert.ok(key !== undefined);
     const secretKey = Buffer.from(key.secretKey);
-    for (const secret of [stack.token(), stack.sandbox.adminKey, secretKey.toString('base64url'), secretKey.toString('base64'), secretKey.toString('hex')]) {
-      assert.ok(!text.includes(secret));
+    for (const secret of [stack.token(), agentToken, stack.sandbox.adminKey, secretKey.toString('base64url'), secretKey.toString('base64'), secretKey.toString('hex')]) {
+      assert.ok(!text.includes(secret), 'not in audit.log');
+      assert.ok(!stack.logs().includes(secret), 'not in the daemon log');
     }
     const signed = await stack.a.post('/sign-revocation', { policy_id: 'pw_abc' });
     const signature = (signed.body.jws as string).split('.')[2] as string;

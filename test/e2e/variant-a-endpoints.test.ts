@@ -53,7 +53,7 @@ describe('reads', () => {
   test('GET /health: status, version, uptime and the public signing key only', async () => {
     const answer = await stack.a.request('GET', '/health', undefined, { authorization: '' });
     assert.equal(answer.status, 200);
-    assertKeys(answer.body, ['status', 'version', 'uptime_seconds', 'signing_key', 'paused', 'cloud_clock_skew_seconds']);
+    assertKeys(answer.body, ['status', 'version', 'uptime_seconds', 'signing_key', 'paused', 'cloud_clock_skew_seconds', 'approvals_locked_seconds']);
     assert.equal(answer.body.status, 'ok');
     assert.match(answer.body.version, /^\d+\.\d+\.\d+/);
     assert.ok(Number.isSafeInteger(answer.body.uptime_seconds) && answer.body.uptime_seconds >= 0);

@@ -142,6 +142,9 @@ describe('an ask through MCP', () => {
     const result = await shopper.call('latch_get_approval', { approval_id: id, wait_seconds: 0 });
     assert.equal(result.isError, true);
     assert.equal(result.structuredContent.error.code, 'approval_denied');
+    // The owner's reason and the policy's reasons are fields of the error object, not only words (issue 30 item 5).
+    assert.equal(result.structuredContent.error.reason, 'not this shop');
+    assert.ok(Array.isArray(result.structuredContent.error.reasons) && result.structuredContent.error.reasons.length > 0, JSON.stringify(result.structuredContent.error));
     const text: string = result.content[0].text;
     assert.ok(text.includes('"not this shop"'), text);
     assert.match(text, /Do not retry with other terms/);

@@ -84,7 +84,11 @@ for (const { name, tool, args, rule } of denials) {
     assert.equal(result.isError, true);
     assert.equal(result.structuredContent.error.code, 'policy_denied');
     assert.equal(result.structuredContent.error.rule, rule);
+    // The readable reasons reach the agent as a field and in the text (issue 30 item 5).
+    const reasons: string[] = result.structuredContent.error.reasons;
+    assert.ok(Array.isArray(reasons) && reasons.length > 0, JSON.stringify(result.structuredContent.error));
     const text: string = result.content[0].text;
+    assert.ok(text.includes(`Why: ${reasons.join('; ')}`), text);
     assert.ok(text.includes(`rule ${rule}`), text);
     assert.match(text, /must not retry with other terms/);
     assert.match(text, /another merchant.*smaller or split amount.*longer TTL/);

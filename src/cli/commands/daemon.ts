@@ -3,6 +3,8 @@ import { resolveHome } from '../../datadir/home.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags, portFlag } from '../flags.js';
+import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from '../common-options.js';
+import { stringFlag } from '../daemon-calls/command-args.js';
 import { reportError } from '../report-error.js';
 import { stopSignal } from '../stop-signal.js';
 
@@ -25,17 +27,21 @@ Logs are JSON lines on stderr. The data directory is LATCH_HOME (default ~/.latc
 Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe or broken data directory;
 4 port in use; 5 could not listen; 1 anything else.`;
 
-const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean' } as const;
+/** What --json means for a server whose stdout is JSON lines already. */
+export const DAEMON_JSON_OPTION = '  --json         accepted: stdout already carries only the JSON line above';
+
+const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean', json: 'boolean', agent: 'value' } as const;
 
 /** `latch daemon` runs the daemon in the foreground until a stop signal. */
 export const daemonCommand: Command = {
   name: 'daemon',
   summary: 'Run the local API (both listeners) in the foreground',
-  usage: USAGE,
+  usage: usageWithCommonOptions(USAGE, OWNER_ONLY_AGENT_OPTION, DAEMON_JSON_OPTION),
   async run(args, io) {
     let daemon: DaemonHandle;
     try {
       const flags = parseFlags(args, FLAGS);
+      refuseAgentFlag('daemon', stringFlag(flags, 'agent'));
       const variantA = flags['no-variant-a'] !== true;
       const variantB = flags['no-variant-b'] !== true;
       if (!variantA && !variantB) throw new UsageError('--no-variant-a and --no-variant-b together leave nothing to serve');

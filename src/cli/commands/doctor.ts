@@ -19,14 +19,25 @@ Finds out why Latch does not work, checking in this order:
                  fine, the cloud is unavailable (Upstream API unavailable).
   5. device key  the cloud recognizes the key (else: Local key not recognized, fixed with
                  latch setup --reconnect).
-It stops at the first problem and prints its error class and what to do. It changes nothing.
+These stop at the first problem. Then what can stop payments although all of the above works
+(read from the data directory, so checked even when the daemon is down):
+  6. policy      $LATCH_HOME/policy.json is private and valid (else every authorization is refused:
+                 503 data_directory_unavailable or 503 policy_invalid), with the exact fix.
+  7. pause       latch pause is not in force (else who paused, since when, why; fix: latch resume).
+  8. approvals   approving is not locked after wrong passphrases, and what approvals wait for you
+                 (asked of the daemon; pending approvals are a warning, not a failure).
+  9. presence    with agents, an approval passphrase is set (a warning when it is not).
+It prints the first problem's error class and what to do, and each warning's fix. It changes nothing.
 
 Options:
-  --json    print {ok, url, home, checks: [{name, status, detail}], problem}
+  --json    print {ok, url, home, checks: [{name, status, detail, fix}], problem}
+  --agent NAME  check as this agent (its token; pending approvals are then its own only)
 
-Exit codes: 0 all checks pass; 8 the daemon is not running or not verified; 3 the token file is unusable;
-7 not enrolled, key not recognized or token refused; 9 the cloud is unavailable; 1 another
-failure of the server-backed call; 2 bad usage.`;
+Exit codes: 0 nothing blocks payments (warnings allowed); 8 the daemon is not running or not
+verified; 3 the token file, policy.json, the pause file or the passphrase file is unusable; 6
+policy.json is invalid; 7 not enrolled, key not recognized, token refused, signing paused or
+approving locked; 9 the cloud is unavailable; 1 another failure of the server-backed call; 2 bad
+usage.`;
 
 /** `latch doctor` diagnoses the daemon, token, enrollment, cloud and key, in the spec's order. */
 export const doctorCommand: Command = {
@@ -56,6 +67,8 @@ export const doctorCommand: Command = {
  * server-backed call, 7 every refusal (not enrolled, key not recognized, token refused).
  */
 function exitFor(problem: DiagnosisProblem): number {
+  const payment = PAYMENT_EXIT[problem.code];
+  if (payment !== undefined) return payment;
   if (problem.check === 'daemon' || problem.code === 'daemon_unreachable' || problem.code === 'daemon_no_answer') return EXIT.daemonUnreachable;
   if (problem.code === 'token_unreadable') return EXIT.dataDir;
   if (problem.code === 'upstream_unavailable') return EXIT.upstreamUnavailable;
@@ -63,17 +76,31 @@ function exitFor(problem: DiagnosisProblem): number {
   return EXIT.refused;
 }
 
+/** The exit codes of the payment checks' failures (docs/decisions.md §19): an unusable file is the data directory's, an invalid policy a verification failure, the rest refusals. */
+const PAYMENT_EXIT: Readonly<Record<string, number>> = {
+  policy_unsafe: EXIT.dataDir,
+  pause_unreadable: EXIT.dataDir,
+  passphrase_unreadable: EXIT.dataDir,
+  policy_invalid: EXIT.verifyFailed,
+  daemon_paused: EXIT.refused,
+  too_many_attempts: EXIT.refused,
+};
+
 function report(diagnosis: Diagnosis): string[] {
   const lines = [`Latch doctor: daemon ${diagnosis.url}, data directory ${diagnosis.home}`];
   for (const check of diagnosis.checks) {
     lines.push(`  ${check.status.padEnd(7)}  ${check.name.replace('_', ' ').padEnd(10)}  ${check.detail}`);
   }
+  const warnings = diagnosis.checks.filter((check) => check.status === 'warning');
+  for (const warning of warnings) lines.push(`Warning (${warning.name}): ${warning.fix ?? warning.detail}`);
   const problem = diagnosis.problem;
   if (problem === null) {
-    lines.push('All checks passed.');
+    lines.push(warnings.length === 0 ? 'All checks passed.' : 'Nothing blocks payments.');
     return lines;
   }
   lines.push(`Problem: ${problem.spec_class} (${problem.code})`);
   lines.push(`What to do: ${problem.remedy}`);
+  const more = diagnosis.checks.filter((check) => check.status === 'failed' && check.name !== problem.check);
+  for (const check of more) lines.push(`Also (${check.name}): ${check.fix ?? check.detail}`);
   return lines;
 }

@@ -19,6 +19,8 @@ import { reportError } from '../report-error.js';
 import { stopSignal } from '../stop-signal.js';
 import { DEFAULT_SANDBOX_PORT } from './sandbox.js';
 import { reportListenError } from './daemon.js';
+import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from '../common-options.js';
+import { stringFlag } from '../daemon-calls/command-args.js';
 
 const USAGE = `Usage: latch start [--port-a N] [--port-b N] [--sandbox-port N]
 
@@ -34,18 +36,24 @@ Options:
   --sandbox-port N  the sandbox cloud's port (default ${DEFAULT_SANDBOX_PORT}; it is part of the
                     enrolled cloud_url, so keep it the same between runs)`;
 
-const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'sandbox-port': 'value' } as const;
+const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'sandbox-port': 'value', json: 'boolean', agent: 'value' } as const;
 
 /** `latch start` is the quick start: sandbox + enrollment + daemon. */
 export const startCommand: Command = {
   name: 'start',
   summary: 'Quick start: the sandbox cloud and the daemon together, enrolled and ready',
-  usage: USAGE,
+  usage: usageWithCommonOptions(USAGE, OWNER_ONLY_AGENT_OPTION, '  --json         print only the JSON line {"event":"latch_started", ...}, not the tour'),
   async run(args, io) {
     const stop = stopSignal();
     let sandbox: Sandbox | undefined;
     try {
       const flags = parseFlags(args, FLAGS);
+      refuseAgentFlag('start', stringFlag(flags, 'agent'));
+      const json = flags['json'] === true;
+      // With --json stdout carries the one JSON line; the words for people are left out.
+      const say = (line: string): void => {
+        if (!json) writeLine(io.stdout, line);
+      };
       const portA = portFlag(flags, 'port-a') ?? DEFAULT_PORT_A;
       const portB = portFlag(flags, 'port-b') ?? DEFAULT_PORT_B;
       const sandboxPort = portFlag(flags, 'sandbox-port') ?? DEFAULT_SANDBOX_PORT;
@@ -77,14 +85,14 @@ export const startCommand: Command = {
         const account = await createDemoAccount(adminApi(sandbox.url, sandbox.adminKey));
         const reconnect = config.device_id !== undefined;
         if (!reconnect) {
-          writeLine(io.stdout, `Created sandbox account ${account.accountId} with two cards and wallet funds; enrolling this device with latch setup…`);
+          say(`Created sandbox account ${account.accountId} with two cards and wallet funds; enrolling this device with latch setup…`);
         } else {
-          writeLine(io.stdout, `The sandbox no longer knows device ${config.device_id}; created sandbox account ${account.accountId} and reconnecting with latch setup --reconnect…`);
+          say(`The sandbox no longer knows device ${config.device_id}; created sandbox account ${account.accountId} and reconnecting with latch setup --reconnect…`);
         }
         try {
           // The same workflow as `latch setup --token … --cloud <sandbox> [--reconnect]`.
           const enrolled = await enrollThisDevice({ home, env: io.env, setupToken: account.setupToken, cloudUrl: sandbox.url, reconnect });
-          writeLine(io.stdout, enrolledLine(enrolled));
+          say(enrolledLine(enrolled));
         } catch (error) {
           await sandbox.close();
           stop.dispose();
@@ -110,7 +118,7 @@ export const startCommand: Command = {
       writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, cloud_url: sandbox.url }));
       const homeIsDefault = home === resolveHome({});
       const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
-      writeLine(io.stdout, bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
+      say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
       await stop.received;
       await daemon.close();
       await sandbox.close();

@@ -8,6 +8,8 @@ import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import type { FlagKind } from '../flags.js';
 import { reportError } from '../report-error.js';
+import { usageWithCommonOptions } from '../common-options.js';
+import { cliRemedy } from './cli-remedies.js';
 import { parseCommandArgs, stringFlag, type CommandArgs } from './command-args.js';
 import { exitCodeForClientError } from './exit-for-error.js';
 import { flagFor } from './flag-names.js';
@@ -46,7 +48,7 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
   return {
     name: call.name,
     summary: call.summary,
-    usage: call.usage,
+    usage: usageWithCommonOptions(call.usage),
     async run(args, io) {
       let client: LatchClient | undefined;
       let json = false;
@@ -99,7 +101,7 @@ export function reportCallError(error: unknown, io: CliIo, commandName: string, 
     const message = flag === undefined || error.param === undefined ? error.message : messageNaming(error.message, error.param, flag);
     const where = flag !== undefined ? ` [flag: ${flag}]` : error.param === undefined ? '' : ` [param: ${error.param}]`;
     writeLine(io.stderr, `latch ${commandName}: ${error.specClass} (${error.code}): ${message}${where}`);
-    writeLine(io.stderr, `What to do: ${error.remedy}`);
+    writeLine(io.stderr, `What to do: ${cliRemedy(error)}`);
     if (error.code === 'daemon_no_answer' && error.idempotencyKey !== undefined) {
       writeLine(io.stderr, `To retry safely, repeat the command with --idempotency-key ${error.idempotencyKey}`);
     }
