@@ -36,6 +36,8 @@ export interface AuditWriterOptions {
   onAnnounce?: (entries: number) => void;
   /** Called after each successful commit with its number of entries (for tests and benchmarks). */
   onCommit?: (entries: number) => void;
+  /** Called when the head is settled to name the last line, once per burst (for tests). */
+  onSettle?: () => void;
   /** Makes the written lines durable; fdatasync off the event loop unless a test injects a failure. */
   sync?: (fd: number) => Promise<void>;
 }
@@ -49,6 +51,15 @@ export const AUDIT_PENDING_ENTRIES_MAX = 4096;
  * the queue empties) so that a CLI command's append waits for a burst, not for a busy daemon.
  */
 export const AUDIT_LOCK_HOLD_COMMITS_MAX = 32;
+
+/**
+ * How long a burst whose announced reservation still has room waits for another append before it
+ * settles audit.head and lets go of audit.lock (docs/decisions.md §26.3). Concurrent HTTP callers
+ * answered by one commit send their next request a loopback round trip later; waiting this long
+ * lets it join the burst (one fdatasync) instead of paying a head settle, a lock and an
+ * announcement again (three).
+ */
+export const AUDIT_LINGER_MS = 2;
 
 interface PendingEntry {
   entry: SerializedFields;
@@ -84,6 +95,20 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
    * it really is (assertAuditAppendable) before anything more is signed.
    */
   let broken: unknown;
+  /** Ends the burst's wait for another append (set while it lingers). */
+  let wakeLinger: (() => void) | undefined;
+
+  /** linger resolves after AUDIT_LINGER_MS, or as soon as an entry is appended. */
+  const linger = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wakeLinger = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, AUDIT_LINGER_MS);
+      wakeLinger = done;
+    });
 
   /**
    * commitBurst commits what is queued, up to AUDIT_LOCK_HOLD_COMMITS_MAX commits, under one
@@ -111,8 +136,12 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         // Callers that were waiting on this commit often append again at once; one turn of the
         // event loop lets them join the next commit instead of each starting a commit alone.
         await new Promise<void>((resolve) => setImmediate(resolve));
+        // Only while the head's reservation covers the next line: then a commit that joins costs
+        // one fdatasync. A lone line after a settled head needs no announcement, so a burst
+        // without a reservation settles at once rather than make its next commit announce.
+        if (pending.length === 0 && reservationHasRoom(log)) await linger();
       }
-      await settleHead(home, log);
+      await settleHead(home, log, options);
     } finally {
       closeSync(log.fd);
     }
@@ -147,6 +176,7 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         if (broken !== undefined) throw broken;
         if (pending.length >= AUDIT_PENDING_ENTRIES_MAX) throw new Error(`more than ${AUDIT_PENDING_ENTRIES_MAX} audit entries are waiting for the disk`);
         pending.push({ entry: serialized, resolve, reject });
+        wakeLinger?.();
         if (!running) void run();
       });
     },
@@ -206,16 +236,23 @@ function headCovers(head: AuditHead | undefined, end: number): boolean {
   return end <= head.seq + head.pending;
 }
 
+/** reservationHasRoom says whether audit.head announced a reservation that covers the log's next line. */
+function reservationHasRoom(log: OpenLog): boolean {
+  const head = log.headState?.head;
+  return head?.pending !== undefined && log.tail.seq + 1 <= head.seq + head.pending;
+}
+
 /**
  * settleHead makes audit.head name the log's last line once the writer has nothing to do (or
  * lets go of the lock). A failure is left for the next commit to meet and report: the head it
  * leaves is one a crash could have left, which the checks accept.
  */
-async function settleHead(home: string, log: OpenLog): Promise<void> {
+async function settleHead(home: string, log: OpenLog, options: AuditWriterOptions): Promise<void> {
   const head = log.headState?.head;
   if (log.tail.seq === 0 || (head?.seq === log.tail.seq && head.pending === undefined)) return;
   try {
     await writeHead(auditHeadPath(home), log.headState, { seq: log.tail.seq, hash: log.tail.hash });
+    options.onSettle?.();
   } catch {
     // See above: the next burst checks the files again and fails closed.
   }

@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 import { fdatasync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { AuditEntry } from '../../src/datadir/audit-entry.js';
-import { createAuditWriter } from '../../src/datadir/audit-writer.js';
-import { assertAuditAppendable, auditLogPath, type AuditAppendResult } from '../../src/datadir/audit-log.js';
+import { AUDIT_LINGER_MS, createAuditWriter } from '../../src/datadir/audit-writer.js';
+import { assertAuditAppendable, auditLogPath, readAuditHead, type AuditAppendResult } from '../../src/datadir/audit-log.js';
 import { verifyAudit } from '../../src/datadir/audit-verify.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { tempHome } from './temp-home.js';
@@ -157,4 +157,38 @@ test('the chain keeps the order of the calls across commits of every size', asyn
     assert.equal(result.hash, prev);
   });
   assert.deepEqual(verifyAudit(home), { ok: true, lines: calls.length });
+});
+
+test('an append that arrives a moment after an announced commit joins the burst: one fdatasync, no second settle', async () => {
+  const cases = [
+    // Within the linger: the burst goes on, and its head is settled once at the end.
+    { name: 'after 1 ms', delayMs: 1, settles: 1 },
+    // Long after it: the burst settled and let go; the lone line after it needs no announcement.
+    { name: `after ${AUDIT_LINGER_MS * 25} ms`, delayMs: AUDIT_LINGER_MS * 25, settles: 2 },
+  ];
+  for (const { name, delayMs, settles } of cases) {
+    const home = tempHome();
+    let settled = 0;
+    let announced = 0;
+    let syncs = 0;
+    const writer = createAuditWriter(home, {
+      onSettle: () => (settled += 1),
+      onAnnounce: () => (announced += 1),
+      sync: (fd) => {
+        syncs += 1;
+        return realSync(fd);
+      },
+    });
+    // Five concurrent callers: a commit of one, then one of four, announced once (a reservation).
+    await Promise.all([1, 2, 3, 4, 5].map((n) => writer.append(entry(n), NOW)));
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    await writer.append(entry(6), NOW);
+    await writer.idle();
+    assert.equal(settled, settles, `${name}: head settles`);
+    assert.equal(announced, 1, `${name}: announcements`);
+    assert.equal(syncs, 3, `${name}: fdatasyncs of the log`);
+    const head = readAuditHead(home);
+    assert.ok(head?.seq === 6 && head.pending === undefined, `${name}: the head names the last line once idle: ${JSON.stringify(head)}`);
+    assert.deepEqual(verifyAudit(home), { ok: true, lines: 6 });
+  }
 });
