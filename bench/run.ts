@@ -7,8 +7,9 @@
  *
  * `--json <file>` also writes the same figures, with the machine description, as JSON.
  * `--quick` runs one short round of everything (to try the harness, not to quote).
- * `--only` runs only the listed sections (1..7, 9); `policy` names section 7, the spending policy,
- * and `evidence` section 9, evidence packs with 10,000 authorizations of history.
+ * `--only` runs only the listed sections (1..10); `policy` names section 7, the spending policy,
+ * `evidence` section 9, evidence packs with 10,000 authorizations of history, and `web-bot-auth`
+ * section 10, agent identity signing.
  * `--history` builds a history (an audit.log of 1,000,000 lines; a sandbox journal of 1,000,000
  * records and the daemon's state.journal of its authorizations; each bounded in bytes and time) and
  * measures section 8, flatness with history, alone.
@@ -37,6 +38,7 @@ import { measurePolicy } from './sections/policy.js';
 import { measureSandboxHistory } from './sections/sandbox-history.js';
 import { SANDBOX_HISTORY_RECORDS_MAX as SANDBOX_HISTORY_RECORDS } from './sandbox-history-builder.js';
 import { measureProxy } from './sections/proxy.js';
+import { measureWebBotAuth } from './sections/web-bot-auth.js';
 import { renderTable } from './table.js';
 
 const BENCH_CARDS = 4;
@@ -53,9 +55,9 @@ function readOptions(): Options {
     options: { json: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' }, compare: { type: 'string' }, history: { type: 'boolean', default: false } },
     strict: true,
   });
-  const names: Record<string, string> = { policy: '7', history: '8', evidence: '9' };
-  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7,9')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
-  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 9) throw new Error(`--only: ${section} is not a section (1..9, policy, history or evidence)`);
+  const names: Record<string, string> = { policy: '7', history: '8', evidence: '9', 'web-bot-auth': '10' };
+  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7,9,10')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
+  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 10) throw new Error(`--only: ${section} is not a section (1..10, policy, history, evidence or web-bot-auth)`);
   return { json: values.json, compare: values.compare, shape: values.quick ? QUICK_SHAPE : FULL_SHAPE, sections };
 }
 
@@ -94,6 +96,10 @@ async function main(): Promise<void> {
         progress('4: sandbox charges after the authorizations');
         figures.push(...(await measureCharges(options.shape, { ...chargeTargets, ledger: `${authorize.authorized} windows made` })));
       }
+    }
+    if (options.sections.has(10)) {
+      progress('10: agent identity, POST /web-bot-auth/sign');
+      figures.push(...(await measureWebBotAuth(options.shape, { daemon: daemons[0] as (typeof daemons)[0], floor })));
     }
     for (const { server } of started) await server.stop();
     if (options.sections.has(3)) {

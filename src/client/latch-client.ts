@@ -35,12 +35,14 @@ import type {
   ProxyAnswer,
   RecurringInput,
   RevocationInput,
+  SignWebRequestInput,
   SignedPolicyWindow,
   SignedRevocation,
   TransactionDetail,
   TransactionPage,
   TransactionQuery,
   Wallet,
+  WebRequestSignature,
   WriteOptions,
 } from './types.js';
 
@@ -95,8 +97,11 @@ const BEARER_CODES: ReadonlySet<string> = new Set(['missing_bearer_token', 'inva
  * - every failure is a LatchClientError with a stable `code` and the table's `remedy`.
  *
  * @example
+ *   import { isPendingApproval, LatchClient } from 'latch';
  *   const latch = new LatchClient();
  *   const auth = await latch.authorize({ card_id: 'card_…', amount: '12.50', merchant_name: 'shop.example.com' });
+ *   if (isPendingApproval(auth)) console.log('waiting for the owner:', auth.approval_id);
+ *   else console.log(auth.policy_id, auth.expires_at);
  *   latch.close();
  */
 export class LatchClient {
@@ -294,6 +299,14 @@ export class LatchClient {
   /** wallet returns the wallet balance: usdt, allocated, available. */
   async wallet(): Promise<Wallet> {
     return expectShape(await this.call('GET', '/wallet/balance'), ['usdt', 'allocated', 'available']);
+  }
+
+  /**
+   * signWebRequest asks for the Web Bot Auth (or Visa TAP) signature headers of a request the
+   * caller is about to send, made with its own identity key (docs/agent-identity.md).
+   */
+  async signWebRequest(input: SignWebRequestInput): Promise<WebRequestSignature> {
+    return expectShape(await this.call('POST', '/web-bot-auth/sign', { body: input }), ['headers', 'key_id', 'created', 'expires']);
   }
 
   /** allocate moves wallet funds to a card. */

@@ -339,3 +339,21 @@ export interface ApproveInput {
 export interface DenyInput {
   reason?: string;
 }
+
+/** POST /web-bot-auth/sign: a request the agent is about to send (docs/agent-identity.md). */
+export interface SignWebRequestInput {
+  method: string;
+  url: string;
+  /** Only content-digest (RFC 9530) is taken; when given it is covered. */
+  headers?: { 'content-digest'?: string };
+  tag?: 'web-bot-auth' | 'agent-browser-auth' | 'agent-payer-auth';
+  expires_in_seconds?: number;
+}
+
+/** The headers to add to that request unchanged, the key id and the signature's lifetime (Unix seconds). */
+export interface WebRequestSignature {
+  headers: { 'signature-input': string; signature: string; 'signature-agent'?: string };
+  key_id: string;
+  created: number;
+  expires: number;
+}

@@ -28,17 +28,24 @@ export interface ApprovalAudit {
   code?: string;
 }
 
-/** What the owner's approval passphrase says about a presented one. */
-/** `missing`: one is set but none was presented (refused, not counted as a guess). */
-export type PassphraseCheck = 'not_set' | 'right' | 'wrong' | 'missing';
+/**
+ * The owner's passphrase as it is set now: an id that names it (from its salt; neither the
+ * passphrase nor its hash) and a check of a presented one (slow; never logs or keeps it).
+ */
+export interface OwnerPassphrase {
+  id: string;
+  verify(candidate: string): Promise<boolean>;
+}
 
 export interface ApprovalDeps {
   book: ApprovalBook;
   lockout: PassphraseLockout;
-  /** Checks a presented passphrase against the stored hash (never logs or keeps it). */
-  checkPassphrase(candidate: string | undefined): Promise<PassphraseCheck>;
+  /** The owner's passphrase now, or undefined when none is set (read at each approval). */
+  passphrase(): OwnerPassphrase | undefined;
   /** Appends an approval line to the audit log durably. */
   audit(record: ApprovalAudit): Promise<void>;
+  /** How many pending approvals one caller may have (config.json's approvals_pending_max_per_agent; 20 when absent). */
+  pendingMaxPerCaller?(): number;
   /** Tells the owner a new approval waits (best effort: never throws, never blocks). */
   notify?(approval: Approval): void;
 }

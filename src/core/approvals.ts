@@ -80,6 +80,7 @@ export async function createApproval(
     callerKey: context.idempotencyKey !== undefined,
     fingerprintSha256: fingerprintSha256(fingerprint),
   };
+  refuseOverPendingCap(approvals, candidate, nowSeconds);
   const kept = await approvals.book.add(candidate);
   if (kept !== candidate) {
     if (kept.fingerprintSha256 !== candidate.fingerprintSha256) throw new LatchError('idempotency_key_reused');
@@ -89,6 +90,28 @@ export async function createApproval(
   approvals.notify?.(kept);
   return kept;
 }
+
+/**
+ * refuseOverPendingCap refuses a new approval when its caller already has as many pending ones
+ * as the owner allows (docs/decisions.md §17.6), so one agent cannot flood the owner's queue. It
+ * runs in the same synchronous step as the book's insertion, so concurrent asks cannot overshoot.
+ * A retry of an approval that exists is not a new one and always gets it.
+ */
+function refuseOverPendingCap(approvals: ApprovalDeps, candidate: Approval, nowSeconds: number): void {
+  if (candidate.callerKey && approvals.book.findByCallerKey(candidate.principal, candidate.idempotencyKey) !== undefined) return;
+  const caller = principalName(candidate.principal);
+  const max = approvals.pendingMaxPerCaller?.() ?? APPROVALS_PENDING_MAX_PER_CALLER_DEFAULT;
+  let pending = 0;
+  for (const approval of approvals.book.pending()) {
+    if (approval.expiresAtSeconds > nowSeconds && principalName(approval.principal) === caller) pending++;
+  }
+  if (pending >= max) {
+    throw new LatchError('too_many_pending_approvals', { message: `${caller} already has ${pending} pending approvals, as many as the owner allows; wait for the owner to decide them.` });
+  }
+}
+
+/** How many pending approvals one caller may have when the daemon does not say (config: approvals_pending_max_per_agent). */
+export const APPROVALS_PENDING_MAX_PER_CALLER_DEFAULT = 20;
 
 /**
  * awaitDecision holds on up to waitSeconds (at most 60) for the owner's decision, and returns
@@ -134,7 +157,7 @@ export async function getApproval(deps: CoreDeps, id: string, context: Operation
   const found = approvals.book.get(id);
   if (found === undefined || !visibleTo(found, context)) throw new LatchError('approval_not_found');
   const current = await refreshExpiry(deps, approvals, found);
-  if (context.approvalWaitSeconds !== undefined && context.approvalWaitSeconds > 0) return awaitDecision(deps, current, context.approvalWaitSeconds, context.signal);
+  if (context.approvalWaitSeconds !== undefined && context.approvalWaitSeconds > 0) return awaitDecision(deps, current, context.approvalWaitSeconds, context.waitSignal ?? context.signal);
   return current;
 }
 
@@ -175,14 +198,7 @@ export async function denyApproval(deps: CoreDeps, id: string, reason: string | 
 export async function approveApproval(deps: CoreDeps, signApproved: SignApproved, id: string, passphrase: string | undefined, context: OperationContext): Promise<Approval> {
   const approvals = approvalDeps(deps);
   await decidable(deps, approvals, id);
-  approvals.lockout.refuseWhileLocked(deps.nowSeconds());
-  const check = await approvals.checkPassphrase(passphrase);
-  if (check === 'missing') throw new LatchError('invalid_passphrase', { message: 'An approval passphrase is set: send it as {"passphrase": "..."} to approve.' });
-  if (check === 'wrong') {
-    // Durable before the answer, so a restart gives no fresh guesses.
-    await approvals.lockout.recordFailure(deps.nowSeconds());
-    throw new LatchError('invalid_passphrase');
-  }
+  await requirePassphrase(deps, approvals, passphrase);
   if (!approvals.book.claim(id)) throw notPending();
   try {
     const current = approvals.book.get(id);
@@ -213,6 +229,20 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
   } finally {
     approvals.book.release(id);
   }
+}
+
+/**
+ * requirePassphrase passes when no passphrase is set or the right one was presented. Every check
+ * goes through the lockout, which counts it before the slow hash starts (docs/decisions.md §17.3);
+ * a missing passphrase is refused without counting as a guess.
+ */
+async function requirePassphrase(deps: CoreDeps, approvals: ApprovalDeps, candidate: string | undefined): Promise<void> {
+  const stored = approvals.passphrase();
+  if (stored === undefined) return;
+  const nowSeconds = deps.nowSeconds();
+  approvals.lockout.refuseWhileLocked(nowSeconds, stored.id);
+  if (candidate === undefined) throw new LatchError('invalid_passphrase', { message: 'An approval passphrase is set: send it as {"passphrase": "..."} to approve.' });
+  if (!(await approvals.lockout.check(nowSeconds, stored.id, () => stored.verify(candidate)))) throw new LatchError('invalid_passphrase');
 }
 
 /**

@@ -60,16 +60,23 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
   // A retry of a POST that needed approval gets that approval, or its outcome, never a second one.
   const earlier = await earlierApproval(deps, context, fingerprint);
   if (earlier !== undefined) return approvalResult(deps, earlier, context);
-  let signed: SignedWindow;
-  try {
-    signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context));
-  } catch (error) {
-    if (!(error instanceof ApprovalRequired)) throw error;
-    if (deps.approvals === undefined) return { outcome: 'approval_required', request, decision: error.decision };
-    return approvalResult(deps, await createApproval(deps, deps.approvals, request, context, error.decision, fingerprint), context);
+  // Twice at most: a remembered window that was rolled back is forgotten, and the request is
+  // decided afresh, as if it were new (docs/decisions.md §17.1).
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context));
+      const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
+      return { outcome: 'created', authorization, window: signed };
+    } catch (error) {
+      if (error instanceof WindowRolledBack && attempt === 0) {
+        forgetWindow(deps, device, context, error.policyId);
+        continue;
+      }
+      if (!(error instanceof ApprovalRequired)) throw error;
+      if (deps.approvals === undefined) return { outcome: 'approval_required', request, decision: error.decision };
+      return approvalResult(deps, await createApproval(deps, deps.approvals, request, context, error.decision, fingerprint), context);
+    }
   }
-  const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
-  return { outcome: 'created', authorization, window: signed };
 }
 
 /**
@@ -80,9 +87,16 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
 export async function signApprovedRequest(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext, approvalId: string): Promise<CreatedAuthorization> {
   const device = deps.device();
   const operation = AUDIT_OPERATION[request.kind];
-  const signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context, approvalId));
-  const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
-  return { authorization, window: signed };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context, approvalId), approvalId);
+      const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
+      return { authorization, window: signed };
+    } catch (error) {
+      if (!(error instanceof WindowRolledBack) || attempt > 0) throw error;
+      forgetWindow(deps, device, context, error.policyId);
+    }
+  }
 }
 
 /**
@@ -91,7 +105,7 @@ export async function signApprovedRequest(deps: CoreDeps, request: Authorization
  */
 async function approvalResult(deps: CoreDeps, approval: Approval, context: OperationContext): Promise<AuthorizationResult> {
   const wait = context.approvalWaitSeconds ?? 0;
-  const current = wait > 0 && approval.status === 'pending_approval' ? await awaitDecision(deps, approval, wait, context.signal) : approval;
+  const current = wait > 0 && approval.status === 'pending_approval' ? await awaitDecision(deps, approval, wait, context.waitSignal ?? context.signal) : approval;
   switch (current.status) {
     case 'pending_approval':
       return { outcome: 'approval_pending', approval: current };
@@ -101,6 +115,21 @@ async function approvalResult(deps: CoreDeps, approval: Approval, context: Opera
     default:
       throw outcomeError(current);
   }
+}
+
+/**
+ * Thrown when a remembered window turns out to have been rolled back (never registered, and now
+ * never to be sent): the caller forgets it and decides the request afresh.
+ */
+class WindowRolledBack extends Error {
+  constructor(readonly policyId: string) {
+    super('window rolled back');
+  }
+}
+
+/** forgetWindow drops a rolled-back window from the signed-window cache. */
+function forgetWindow(deps: CoreDeps, device: EnrolledDevice, context: OperationContext, policyId: string): void {
+  if (context.idempotencyKey !== undefined) deps.signedWindows?.forget(windowScope(device, context), context.idempotencyKey, policyId);
 }
 
 /** Thrown inside the idempotent step for a decision of `ask`, so nothing is remembered as signed. */
@@ -149,6 +178,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
     notAfterSeconds: terms.notAfter,
     state: 'active',
     usedMinor: null,
+    ...(terms.recurring !== undefined && { schedule: terms.recurring }),
     evidence: decisionRecord(deps, request, payload, device.key.keyId, decision, nowSeconds, approvalId),
   });
   try {
@@ -209,15 +239,31 @@ function windowAudit(operation: string, signed: SignedWindow, context: Operation
  */
 async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, operation: string, context: OperationContext, requestSha: string): Promise<Authorization> {
   const policyId = signed.payload.policy_id;
+  // In the same turn as the ledger is asked: a rolled-back window is never sent, and one on its
+  // way is never rolled back (docs/decisions.md §17.1).
+  if (deps.authorizations !== undefined && !deps.authorizations.beginRegistration(policyId)) throw new WindowRolledBack(policyId);
   try {
-    const call = { ...cloudCall(device, context, idempotencyKeyOf(context)), window: windowAudit(operation, signed, context, requestSha) };
+    return await registerOnce(deps, device, signed, operation, context, requestSha);
+  } finally {
+    deps.authorizations?.endRegistration(policyId);
+  }
+}
+
+async function registerOnce(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, operation: string, context: OperationContext, requestSha: string): Promise<Authorization> {
+  const policyId = signed.payload.policy_id;
+  try {
+    // Without the caller's signal: a client that hangs up must not leave a window half-done, so
+    // the registration finishes (within the cloud client's own deadline) either way (§17.1).
+    const { signal: _callerSignal, ...finishing } = context;
+    const call = { ...cloudCall(device, finishing, idempotencyKeyOf(context)), window: windowAudit(operation, signed, context, requestSha) };
     const authorization = await device.cloud.registerAuthorization(signed.jws, call);
     deps.outcome?.({ policyId, outcome: 'registered', code: null, principal: context.principal });
     return authorization;
   } catch (error) {
     if (error instanceof WindowNotRecorded) {
-      // Nothing left the device: the reservation is given back, and the write's error answered.
-      await deps.authorizations?.noteStatus(policyId, 'failed');
+      // Nothing left the device: the reservation is given back, the window is never sent (a
+      // retry decides afresh, docs/decisions.md §17.1), and the write's error answered.
+      await deps.authorizations?.noteStatus(policyId, 'unregistered');
       throw error.cause;
     }
     const refused = error instanceof LatchError && error.status < 500;
@@ -255,17 +301,55 @@ async function signBuilt(deps: CoreDeps, device: EnrolledDevice, payload: Policy
   return { payload, jws, keyId: device.key.keyId };
 }
 
-function signIdempotently(
+/**
+ * signIdempotently signs once per caller and Idempotency-Key (docs/decisions.md §9). A window
+ * remembered from an earlier request is decided again before it can be sent (§17.1): the brake
+ * and the policy as they are now, against everything but the window's own reservation.
+ */
+async function signIdempotently(
   deps: CoreDeps,
   device: EnrolledDevice,
   operation: string,
   request: AuthorizationRequest,
   context: OperationContext,
   sign: () => Promise<SignedWindow>,
+  approvalId?: string,
 ): Promise<SignedWindow> {
   const cache = deps.signedWindows;
   if (cache === undefined || context.idempotencyKey === undefined) return sign();
-  return cache.signOnce(device.key.keyId, context.idempotencyKey, requestFingerprint(operation, request), deps.nowSeconds(), sign);
+  let fresh = false;
+  const signed = await cache.signOnce(windowScope(device, context), context.idempotencyKey, requestFingerprint(operation, request), deps.nowSeconds(), () => {
+    fresh = true;
+    return sign();
+  });
+  if (!fresh) await decideReplay(deps, request, signed, context, approvalId);
+  return signed;
+}
+
+/**
+ * windowScope is whose Idempotency-Keys a remembered window is filed under: this device key and
+ * the caller, so that one caller's key never meets another's (docs/decisions.md §17.8).
+ */
+function windowScope(device: EnrolledDevice, context: OperationContext): string {
+  return `${device.key.keyId}\u0000${principalName(context.principal)}`;
+}
+
+/** decideReplay passes a remembered window through the brake and the policy again, or throws. */
+async function decideReplay(deps: CoreDeps, request: AuthorizationRequest, signed: SignedWindow, context: OperationContext, approvalId?: string): Promise<void> {
+  refuseWhilePaused(deps.paused);
+  const facts = { policyId: signed.payload.policy_id, nowSeconds: deps.nowSeconds(), replay: true as const, ...(approvalId !== undefined && { approvalId }) };
+  const decision = await (deps.decide ?? allowEverything)(request, context, facts);
+  switch (decision.decision) {
+    case 'allow':
+      return;
+    case 'deny':
+      throw new LatchError('policy_denied', { rule: decision.rule, message: `The spending policy refuses this request (rule ${decision.rule}); the window signed for it earlier is not sent.` });
+    case 'ask':
+      throw new LatchError('policy_denied', {
+        rule: decision.rule,
+        message: `The spending policy now needs the owner's approval for this request (rule ${decision.rule}); the window signed for it earlier is not sent. Ask again with a new Idempotency-Key.`,
+      });
+  }
 }
 
 /** signCardWindow signs what /authorize would for a one-time request, and contacts nobody. */

@@ -1,4 +1,6 @@
 import type { SigningKey } from '../crypto/signing-key.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { toBase64Url } from '../crypto/base64url.js';
 import { randomId } from '../ids/random-id.js';
 import type { ApprovalDeps } from './approval-deps.js';
 import type { AuthorizationEntry, AuthorizationEntryState } from './authorization-ledger.js';
@@ -76,7 +78,12 @@ export interface CoreDeps {
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */
 export interface AuthorizationRecorder {
   record(entry: AuthorizationEntry): Promise<void>;
+  /** The entry of a window this device signed (who asked for it), if it is still kept. */
+  get(policyId: string): AuthorizationEntry | undefined;
   noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void>;
+  /** Right before a window is sent: false when it was rolled back and must never be sent (docs/decisions.md §17.1). */
+  beginRegistration(policyId: string): boolean;
+  endRegistration(policyId: string): void;
 }
 
 /**
@@ -84,7 +91,18 @@ export interface AuthorizationRecorder {
  * bounded retry of a money-moving request can never apply it twice (docs/decisions.md §9).
  */
 export function idempotencyKeyOf(context: OperationContext): string {
-  return context.idempotencyKey ?? randomId('idem');
+  if (context.idempotencyKey === undefined) return randomId('idem');
+  return cloudIdempotencyKey(context.principal, context.idempotencyKey);
+}
+
+/**
+ * cloudIdempotencyKey is the key the cloud sees for a caller's key: the owner's as given, an
+ * agent's filed under its name (a SHA-256 of the key, so it stays within 255 characters), so that
+ * one caller's key never spoils another's request at the cloud (docs/decisions.md §17.8).
+ */
+export function cloudIdempotencyKey(principal: Principal, idempotencyKey: string): string {
+  if (principal.kind === 'owner') return idempotencyKey;
+  return `agent_${principal.name}_${toBase64Url(sha256(new TextEncoder().encode(idempotencyKey)))}`;
 }
 
 /** cloudCall is how an operation's cloud requests are made: signed with the device's key, on behalf of the caller. */

@@ -36,6 +36,12 @@ export interface DecisionFacts {
    * `ask`, so the step must reserve and allow unless something now denies it outright.
    */
   approvalId?: string;
+  /**
+   * Set when the window was signed earlier under this policy id and is about to be sent again from
+   * the signed-window cache (docs/decisions.md §17.1): decide against the policy now, without the
+   * window's own reservation, and reserve nothing.
+   */
+  replay?: true;
 }
 
 /**

@@ -7,20 +7,36 @@ import type { CoreBinding } from './core-binding.js';
 import { createCredentials, type Credentials } from './credentials.js';
 import { evidenceOperations } from './evidence-binding.js';
 import { healthReport } from './health.js';
+import { bindIdentity } from './identity-binding.js';
+import type { DirectoryRegistrar } from './identity-registration.js';
 import type { DaemonServices } from './services.js';
 
 /** listenerDeps gives each listener's route table exactly what it calls, from one daemon's state. */
-export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps } {
+export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps; registrar: DirectoryRegistrar } {
   const operations = coreOperations(core.deps);
+  const identity = bindIdentity(services, core);
   return {
-    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), evidence: evidenceOperations(services, core), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, approvalsLockedSeconds: approvalsLockedSeconds(core) }), policy: core.policy, proxyUpstream: core.proxyUpstream },
+    registrar: identity.registrar,
+    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), evidence: evidenceOperations(services, core), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, approvalsLockedSeconds: approvalsLockedSeconds(core) }), policy: core.policy, proxyUpstream: core.proxyUpstream, identity: identity.operations },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
 }
 
-/** approvalsLockedSeconds is how long the passphrase lockout still refuses every approval (0 when it does not). */
+/**
+ * approvalsLockedSeconds is how long the passphrase lockout still refuses every approval (0 when it
+ * does not, or no passphrase is set: the count belongs to the passphrase, docs/decisions.md §17.11).
+ */
 function approvalsLockedSeconds(core: CoreBinding): number {
-  return core.deps.approvals?.lockout.lockedForSeconds(core.deps.nowSeconds()) ?? 0;
+  const approvals = core.deps.approvals;
+  if (approvals === undefined) return 0;
+  let passphrase: ReturnType<typeof approvals.passphrase>;
+  try {
+    passphrase = approvals.passphrase();
+  } catch {
+    // An unsafe or damaged passphrase file refuses every approval on its own; /health stays up.
+    return 0;
+  }
+  return passphrase === undefined ? 0 : approvals.lockout.lockedForSeconds(core.deps.nowSeconds(), passphrase.id);
 }
 
 /**

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { createExclusive, fsyncDirectory, writeFileAtomic } from './atomic-file.js';
 import { DataDirError } from './data-dir-error.js';
 import { AGENTS_DIR, AGENT_NAME_PATTERN, HOME_DIR_MODE } from './home.js';
+import { createIdentityKeyFile, destroyIdentityKeyFile, identityKeyFile } from '../identity/identity-key-file.js';
 import { assertPrivate, assertPrivateStats } from './permissions.js';
 import { readPrivateFile, readPrivateFileWithStats } from './read-private-file.js';
 import { newToken, parseTokenText } from './token.js';
@@ -113,6 +114,8 @@ export function addAgent(home: string, name: string, now: Date = new Date()): st
     throw new DataDirError('invalid_value', agentsDir(home), `There are already ${AGENTS_MAX} agents, the most Latch keeps`, 'remove an agent you no longer use: latch agent remove NAME');
   }
   const tokenFile = agentTokenPath(home, name);
+  // A key left by an agent of this name that was removed half-way is not passed on to this one.
+  if (!exists(tokenFile)) destroyIdentityKeyFile(identityKeyFile(agentsDir(home), name));
   // The record first: an agent whose token exists always has a creation time.
   writeFileAtomic(agentMetaPath(home, name), JSON.stringify({ v: 1, name, created_at: now.toISOString() }));
   try {
@@ -123,6 +126,8 @@ export function addAgent(home: string, name: string, now: Date = new Date()): st
     }
     throw error;
   }
+  // Its Web Bot Auth identity key (docs/decisions.md §23.1).
+  createIdentityKeyFile(identityKeyFile(agentsDir(home), name));
   return tokenFile;
 }
 
@@ -149,6 +154,8 @@ export function removeAgent(home: string, name: string): void {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw missingAgent(home, name);
     throw error;
   }
+  // Removing an agent destroys its identity key: it signs nothing more and leaves the key directory.
+  destroyIdentityKeyFile(identityKeyFile(agentsDir(home), name));
   try {
     unlinkSync(agentMetaPath(home, name));
   } catch (error) {
@@ -212,12 +219,14 @@ function readAgentMeta(home: string, name: string): { createdAt: Date; lastUsedA
 }
 
 /**
- * agentFiles returns the token and record file of every agent, for the start's checks of the data
- * directory; a loose or foreign agents folder is refused here first.
+ * agentFiles returns the token, record and identity key file of every agent, and the owner's
+ * identity key, for the start's checks of the data directory; a loose or foreign agents folder is
+ * refused here first.
  */
 export function agentFiles(home: string): string[] {
   assertAgentsDirPrivate(home);
-  return listAgentNames(home).flatMap((name) => [agentTokenPath(home, name), agentMetaPath(home, name)]);
+  const identity = (holder: string) => identityKeyFile(agentsDir(home), holder);
+  return [...listAgentNames(home).flatMap((name) => [agentTokenPath(home, name), agentMetaPath(home, name), identity(name)]), identity('owner')];
 }
 
 /**

@@ -13,6 +13,8 @@
  */
 import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { fromBase64Url, toBase64Url } from '../crypto/base64url.js';
 import { writeFileAtomic, fsyncDirectory } from './atomic-file.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
@@ -108,6 +110,15 @@ export function readApprovalPassphrase(home: string): StoredApprovalPassphrase |
     throw new DataDirError('corrupt', file, 'The approval passphrase file is not one Latch wrote', `set it again with latch approvals passphrase set, or rm ${shellQuote(file)}`);
   }
   return stored;
+}
+
+/**
+ * approvalPassphraseId names a stored passphrase for its lockout (docs/decisions.md §17.11): a
+ * digest of its random salt, so a new passphrase (or none) starts a new count. It reveals nothing
+ * of the passphrase or its hash.
+ */
+export function approvalPassphraseId(stored: StoredApprovalPassphrase): string {
+  return bytesToHex(sha256(new TextEncoder().encode(`latch approval passphrase id\u0000${stored.salt}`))).slice(0, 32);
 }
 
 /** verifyApprovalPassphrase reports whether candidate is the stored passphrase (constant-time compare). */

@@ -19,6 +19,8 @@ export const DATA_FILES = {
   paused: 'paused',
   // The owner's spending policy (docs/decisions.md §15.3); absent means allow everything.
   policy: 'policy.json',
+  // Written by `latch policy remove`: the owner meant policy.json to be gone (docs/decisions.md §17.4).
+  policyRemoved: 'policy.removed',
   // The scrypt hash of the owner's approval passphrase (see approval-passphrase.ts).
   approvalPassphrase: 'approval_passphrase',
   // Held by the one daemon serving this directory, for its life (see daemon-lock.ts).

@@ -81,7 +81,13 @@ export const ERROR_TABLE = {
     status: 429,
     specClass: 'Too many attempts',
     message: 'Too many wrong approval passphrases: every approval is refused until 15 minutes after the first of them.',
-    remedy: 'Wait for the lockout to end (Retry-After says when), then approve again, with the approval passphrase if one is set; the lockout holds even when the passphrase was cleared or changed meanwhile.',
+    remedy: 'Wait for the lockout to end (Retry-After says when), then approve again, with the approval passphrase if one is set; the lockout ends when the passphrase is cleared or changed.',
+  },
+  too_many_pending_approvals: {
+    status: 429,
+    specClass: 'Too many attempts',
+    message: 'This caller already has as many pending approvals as the owner allows (approvals_pending_max_per_agent).',
+    remedy: 'Wait for the owner to decide the pending ones (GET /approvals) before asking again; do not retry with other terms.',
   },
   card_not_found: {
     status: 404,
@@ -221,6 +227,12 @@ export const ERROR_TABLE = {
     specClass: 'Local daemon unavailable',
     message: "The daemon's data directory needs attention (a file became unsafe, corrupt or unwritable).",
     remedy: 'Run latch doctor on this machine; the daemon log names the file and the exact fix.',
+  },
+  fetch_unavailable: {
+    status: 503,
+    specClass: 'Local daemon unavailable',
+    message: "This process's address-space limit (ulimit -v) leaves no room for fetch's WebAssembly HTTP parser, which the cloud client needs.",
+    remedy: 'Start Latch with NODE_OPTIONS=--disable-wasm-trap-handler (Node 20.15 or later; the single binary too), or raise the limit (ulimit -v unlimited, or at least 16 GiB).',
   },
   policy_invalid: {
     status: 503,

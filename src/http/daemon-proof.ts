@@ -11,8 +11,10 @@
  * An agent's client must verify the daemon too, without reading daemon_token (which it should not
  * be able to read). It sends `Latch-Agent: NAME` beside the challenge: a name is not a secret. The
  * daemon then keys the proof with that agent's own token and binds the name into the message; for
- * an unknown agent it gives no proof, so the client sends nothing. Either way no token travels
- * before the proof is checked.
+ * an unknown agent it answers a decoy proof, keyed by a secret derived from the daemon token, that
+ * no client can check and nobody can tell from a real one, so names cannot be probed
+ * (docs/decisions.md §17.9); the client's check fails and it sends nothing. Either way no token
+ * travels before the proof is checked.
  */
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -29,6 +31,8 @@ export const CHALLENGE_BYTES = 32;
 
 // The label separates this key and message from every other use of the token.
 const PROOF_LABEL = 'latch-daemon-proof-v1';
+// Keys the decoy proof for an unknown agent name: derived from the daemon token, used for nothing else.
+const DECOY_LABEL = 'latch-daemon-proof-decoy-v1\u0000';
 
 /**
  * proofKey derives the HMAC key from the token, so that the raw token is never used as a key
@@ -92,9 +96,13 @@ export function proofForRequest(request: ChallengedRequest, tokenFor: ProofToken
   if (agent !== undefined && !AGENT_NAME_SHAPE.test(agent)) return undefined;
   const { localAddress, localPort } = request.socket;
   if (localAddress === undefined || localPort === undefined) return undefined;
+  const address = proofAddress(localAddress, localPort);
   const token = tokenFor(agent);
-  if (token === undefined) return undefined;
-  return daemonProof(token, challenge, proofAddress(localAddress, localPort), agent);
+  if (token !== undefined) return daemonProof(token, challenge, address, agent);
+  if (agent === undefined) return undefined;
+  // An unknown agent: the same kind of answer as for a known one, so the name's existence is not told.
+  const ownerToken = tokenFor(undefined);
+  return ownerToken === undefined ? undefined : daemonProof(`${DECOY_LABEL}${ownerToken}`, challenge, address, agent);
 }
 
 function headerValues(rawHeaders: readonly string[], name: string): string[] {

@@ -33,10 +33,16 @@ export interface FrontDoorOptions {
   log: EventLog;
 }
 
-/** Per-request facts only the server knows: its actual port and its shutdown signal. */
+/** Per-request facts only the server knows: its actual port, its shutdown and stopping signals. */
 export interface ListenerState {
   port: number;
+  /** Aborted when the stop's deadline has passed: everything still running is cut off. */
   shutdown: AbortSignal;
+  /**
+   * Aborted as soon as a stop begins: a request holding on for the owner's decision answers at
+   * once with the approval as it stands (docs/decisions.md §24.3).
+   */
+  stopping?: AbortSignal;
 }
 
 /** A request handler for one listener. It never rejects: every failure becomes an answer. */
@@ -131,6 +137,7 @@ async function admitAndHandle(
   const { rawBody, body } = await readRequestBody(request, match.route.bodyBytesMax);
   assertNoCardData({ path, query: rawQuery, body, headerValues: storedHeaderValues(request.headers) });
 
+  const signal = requestSignal(response, state.shutdown);
   const context: RequestContext = {
     method,
     path,
@@ -143,7 +150,8 @@ async function admitAndHandle(
     requestId,
     principal,
     userAgent: request.headers['user-agent'] ?? '',
-    signal: requestSignal(response, state.shutdown),
+    signal,
+    holdSignal: state.stopping === undefined ? signal : AbortSignal.any([signal, state.stopping]),
   };
   return match.route.handler(context);
 }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { performance } from 'node:perf_hooks';
 import { invalidRequest, LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
 import { PROOF_HEADER, proofForRequest, type ProofTokenFor } from './daemon-proof.js';
@@ -47,6 +48,8 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 // How often listen on port 0 picks another port when [::1] has the one picked for 127.0.0.1.
 const EPHEMERAL_BIND_ATTEMPTS = 5;
+// A flood of refused connections is logged once per this interval, with how many were refused.
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
 export interface LocalServerOptions {
   /** The listener's name in log lines (`a` or `b`). */
@@ -97,6 +100,8 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
   if (!isLoopbackAddress(host)) throw new Error(`refusing to listen on ${host}: the local API listens on loopback only`);
   const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
   const shutdown = new AbortController();
+  // Aborted when close() begins: holds for an owner's decision answer at once (docs/decisions.md §24.3).
+  const stopping = new AbortController();
   let closing = false;
   let boundPort = 0;
   let openConnections = 0;
@@ -134,7 +139,7 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
     if (options.proofToken !== undefined) attachProof(request, response, options.proofToken);
     // The front door answers every failure itself; this catch is the last guard against a bug
     // in writing an answer taking the process down.
-    options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal }).catch(() => response.destroy());
+    options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal, stopping: stopping.signal }).catch(() => response.destroy());
   }
   // A request refused before the front door: the same error body, request id and log line, and
   // the connection closes, since its body (if any) is not read.
@@ -145,6 +150,17 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
     sendError(response, error, requestId, { close: true });
     options.log.info('request', { listener: options.listener, method: 'other', route: null, status: error.status, request_id: requestId, code: error.code });
   }
+  // Connections refused at the cap, logged at most once per REFUSAL_LOG_INTERVAL_MS.
+  let refusedSinceLog = 0;
+  let refusalLoggedAtMs = -Infinity;
+  const noteCapRefusal = (): void => {
+    refusedSinceLog++;
+    const nowMs = performance.now();
+    if (nowMs - refusalLoggedAtMs < REFUSAL_LOG_INTERVAL_MS) return;
+    options.log.warn('connections_refused', { listener: options.listener, reason: 'connections_max', connections_max: limits.connectionsMax, refused: refusedSinceLog });
+    refusalLoggedAtMs = nowMs;
+    refusedSinceLog = 0;
+  };
   const refuse = (socket: Duplex, error: LatchError, event: string): void => {
     const requestId = randomId('req');
     writeSocketError(socket, error, requestId);
@@ -199,8 +215,13 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
     server.on('connection', (socket: Socket) => {
       openConnections++;
       socket.once('close', () => openConnections--);
-      if (openConnections > limits.connectionsMax) socket.destroy();
+      if (openConnections > limits.connectionsMax) {
+        socket.destroy();
+        noteCapRefusal();
+      }
     });
+    // Node closes a connection beyond this server's maxConnections itself, and says so here.
+    server.on('drop', noteCapRefusal);
     return server;
   }
 
@@ -254,6 +275,7 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
       }),
     close: async (deadlineMs) => {
       closing = true;
+      stopping.abort();
       const listening = servers.filter((server) => server.listening);
       if (listening.length === 0) return;
       // In-flight answers end their connection, so that nothing waits on keep-alive afterwards.

@@ -157,6 +157,12 @@ export const OUTPUT_SCHEMAS = {
   latch_allocate: object({ card_id: text, allocated: money, new_balance: money }),
   latch_list_transactions: object({ transactions: { type: 'array', items: transaction }, has_more: { type: 'boolean' } }),
   latch_get_transaction: transactionDetail,
+  latch_sign_web_request: object({
+    headers: object({ 'signature-input': text, signature: text, 'signature-agent': text }, ['signature-agent']),
+    key_id: text,
+    created: integer,
+    expires: integer,
+  }),
 } as const satisfies Record<string, OutputSchema>;
 
 export type ToolName = keyof typeof OUTPUT_SCHEMAS;

@@ -5,6 +5,7 @@
  */
 import type { LatchClient } from '../client/latch-client.js';
 import { cardIdField, transactionIdField } from '../requests/common-fields.js';
+import { signWebRequestRules } from '../identity/sign-request-rules.js';
 import { allocateRules, approvalLookupRules, authorizeRules, merchantBindRules, recurringRules, revocationRules, transactionQueryRules } from '../variant-a/requests.js';
 import type { RuleSet } from '../validate/field-rule.js';
 import type { InputSchema, ToolArguments } from './tool-input.js';
@@ -15,7 +16,7 @@ import { toolInput, type ToolArgument } from './tool-schema.js';
 /** The part of the client the tools use; tests pass a fake with the same shape. */
 export type ToolClient = Pick<
   LatchClient,
-  'health' | 'cards' | 'card' | 'authorize' | 'merchantBind' | 'recurring' | 'approval' | 'revoke' | 'wallet' | 'allocate' | 'transactions' | 'transaction'
+  'health' | 'cards' | 'card' | 'authorize' | 'merchantBind' | 'recurring' | 'approval' | 'revoke' | 'wallet' | 'allocate' | 'transactions' | 'transaction' | 'signWebRequest'
 >;
 
 /** MCP tool annotations (hints for the client's UI; never trusted for security). */
@@ -270,6 +271,33 @@ export const TOOLS: readonly ToolDefinition[] = [
     annotations: READ,
     outputSchema: OUTPUT_SCHEMAS.latch_get_transaction,
     run: (client, args) => client.transaction(required(args, 'tx_id')),
+  },
+  {
+    name: 'latch_sign_web_request',
+    title: 'Sign a web request as this agent',
+    description:
+      'Get the Web Bot Auth signature headers for one HTTP request you are about to send, so a merchant or its CDN can tell you are this user\'s trusted agent: add the returned headers (signature-input, signature and, when present, signature-agent) to that request unchanged. The signature is made on this device with your own identity key, which you never hold; it is bound to the URL\'s host (and, for the agent-browser-auth and agent-payer-auth tags of Visa\'s Trusted Agent Protocol, to its path and query) and expires after expires_in_seconds. Ask for a fresh one for every request; never reuse one for another host. A host the owner\'s policy denies is refused (policy_denied). Never put card numbers, CVVs or expiry dates in the URL.',
+    ...toolInput(signWebRequestRules, {
+      method: 'The HTTP method of the request, e.g. GET or POST.',
+      url: 'The absolute https URL the request goes to, without user info or fragment (plain http only to a loopback host).',
+      headers: 'Optional: {"content-digest": "sha-256=:…:"}, the RFC 9530 digest of the body you will send; it is then covered. No other header is taken.',
+      tag: 'web-bot-auth (default) for browsing; agent-browser-auth or agent-payer-auth for a merchant that uses Visa\'s Trusted Agent Protocol (payer at checkout).',
+      expires_in_seconds: 'How long the signature stays valid, 1 to 480 seconds; default 60.',
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    outputSchema: OUTPUT_SCHEMAS.latch_sign_web_request,
+    run: (client, args) => {
+      const headers = args['headers'];
+      return client.signWebRequest(
+        defined({
+          method: required(args, 'method'),
+          url: required(args, 'url'),
+          headers: typeof headers === 'object' ? (headers as { 'content-digest'?: string }) : undefined,
+          tag: text(args, 'tag') as 'web-bot-auth' | undefined,
+          expires_in_seconds: whole(args, 'expires_in_seconds'),
+        }),
+      );
+    },
   },
 ];
 

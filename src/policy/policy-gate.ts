@@ -17,6 +17,7 @@ import { PolicyInvalidError } from './policy-invalid-error.js';
 import { OWNER_AGENT } from './policy-scope-fields.js';
 import { POLICY_WINDOW_SECONDS_MAX, type Policy } from './policy-types.js';
 import { UsageLedger } from './usage-ledger.js';
+import { chargeSchedule, type ChargeSchedule } from './recurring-exposure.js';
 
 /** What the gate reads of the authorization ledger. */
 export interface AuthorizationHistory {
@@ -61,6 +62,8 @@ export class PolicyGate {
     const usage = this.usageFor(policy);
     const agent = context.principal.kind === 'owner' ? OWNER_AGENT : context.principal.name;
     const policyRequest = toPolicyRequest(request, agent, facts.nowSeconds);
+    if (facts.replay === true) return this.decideReplay(policy, policyRequest, usage, facts, request, agent);
+    const schedule = requestSchedule(request);
     const entry = {
       id: facts.policyId,
       agent,
@@ -69,11 +72,27 @@ export class PolicyGate {
       currency: request.currency,
       amountMinor: request.amountMinor,
       atSeconds: facts.nowSeconds,
+      ...(schedule !== undefined && { schedule }),
     };
     if (facts.approvalId !== undefined) return this.decideApproved(policy, policyRequest, usage, entry, request, agent);
     const evaluation = evaluateAndReserve(policy, policyRequest, usage, entry);
+    // An ask counts for velocity (docs/decisions.md §17.6): asking is itself something an agent
+    // does to the owner, and a flood of asks must meet the same limit as a flood of requests.
+    if (evaluation.decision === 'ask') usage.reserve({ ...entry, id: `ask:${facts.policyId}`, amountMinor: 0 });
     return { ...this.answer(evaluation, request, agent, policy), ...(evaluation.decision === 'ask' && { approvalTtlSeconds: policy.approvalTtlSeconds }) };
   };
+
+  /**
+   * decideReplay decides again a window signed earlier and about to be sent again from the
+   * signed-window cache (docs/decisions.md §17.1): against the policy now, and against the usage
+   * of everything but the window itself (already reserved under its policy id), reserving
+   * nothing. An approved request still passes unless the policy now denies it outright.
+   */
+  private decideReplay(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, facts: { policyId: string; approvalId?: string }, request: AuthorizationRequest, agent: string): AuthorizationDecision {
+    const evaluation = evaluatePolicy(policy, policyRequest, usage.excluding(facts.policyId));
+    if (facts.approvalId !== undefined && evaluation.decision !== 'deny') return { decision: 'allow' };
+    return this.answer(evaluation, request, agent, policy);
+  }
 
   /**
    * decideApproved decides a request the owner approved: the approval satisfies `ask`, so the
@@ -141,7 +160,7 @@ export class PolicyGate {
       for (const merchant of this.knownMerchants) usage.markMerchantKnown(merchant);
       for (const entry of this.options.authorizations.since(0)) {
         if (entry.state === 'used') usage.markMerchantKnown(entry.merchant);
-        if (entry.state === 'failed' || entry.signedAtSeconds <= cutoff) continue;
+        if (entry.state === 'failed' || entry.state === 'unregistered' || entry.signedAtSeconds <= cutoff) continue;
         usage.reserve(ledgerEntry(entry));
         applyState(usage, entry);
       }
@@ -183,17 +202,36 @@ function applyState(usage: UsageLedger, entry: Readonly<AuthorizationEntry>): vo
       usage.release(entry.policyId);
       return;
     case 'failed':
+    case 'unregistered':
+      // Never reached the cloud: nothing can be charged, and it is no authorization for velocity.
       usage.cancelReservation(entry.policyId);
       return;
   }
 }
 
 function ledgerEntry(entry: Readonly<AuthorizationEntry>) {
-  return { id: entry.policyId, agent: entry.agent, cardId: entry.cardId, merchant: entry.merchant, currency: entry.currency, amountMinor: entry.amountMinor, atSeconds: entry.signedAtSeconds };
+  const schedule = entry.schedule === undefined ? undefined : chargeSchedule(entry.schedule.interval, entry.schedule.intervalCount, entry.schedule.maxCharges);
+  return {
+    id: entry.policyId,
+    agent: entry.agent,
+    cardId: entry.cardId,
+    merchant: entry.merchant,
+    currency: entry.currency,
+    amountMinor: entry.amountMinor,
+    atSeconds: entry.signedAtSeconds,
+    ...(schedule !== undefined && { schedule }),
+  };
+}
+
+/** requestSchedule is a recurring request's charging schedule, undefined for the other kinds. */
+function requestSchedule(request: AuthorizationRequest): ChargeSchedule | undefined {
+  return request.kind === 'recurring' ? chargeSchedule(request.interval, request.intervalCount, request.maxCharges) : undefined;
 }
 
 function toPolicyRequest(request: AuthorizationRequest, agent: string, nowSeconds: number): PolicyRequest {
+  const schedule = requestSchedule(request);
   return {
+    ...(schedule !== undefined && { schedule }),
     agent,
     isOwner: agent === OWNER_AGENT,
     kind: request.kind,

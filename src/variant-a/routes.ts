@@ -1,7 +1,7 @@
 /**
  * The route table of the canonical listener (127.0.0.1:7723, docs/decisions.md §2): every route of
- * Variant A, with its method, pattern, who may call it, and its handler. Only GET /health is
- * public; the owner-only routes are those docs/decisions.md §15.1 names (the signing primitives, the
+ * Variant A, with its method, pattern, who may call it, and its handler. Only GET /health and the
+ * public key directory GET /web-bot-auth/directory (docs/decisions.md §23.5) are public; the owner-only routes are those docs/decisions.md §15.1 names (the signing primitives, the
  * /v1/* proxy, wallet allocation and GET /policy); every other route admits the owner and agents. Kept sorted
  * by pattern, then method (a test checks it).
  */
@@ -13,7 +13,9 @@ import type { Route } from '../http/route.js';
 import { signingProxyRoute, type ProxyUpstream } from '../proxy/signing-proxy.js';
 import { readHandlers } from '../variant-common/read-routes.js';
 import { allocateHandler } from '../variant-common/wallet-allocation.js';
+import type { IdentityOperations } from '../identity/identity-operations.js';
 import { approvalHandlers } from './approval-routes.js';
+import { identityHandlers } from './identity-routes.js';
 import { authorizationHandlers } from './authorization-routes.js';
 import { evidenceHandler, type EvidenceOperations } from './evidence-routes.js';
 import { signingHandlers } from './handlers.js';
@@ -48,6 +50,8 @@ export interface VariantADeps {
   policy: PolicyOperations;
   /** The cloud client and device key for one proxied request, resolved together. */
   proxyUpstream: () => ProxyUpstream;
+  /** Agent identity: Web Bot Auth signatures and the key directory (docs/decisions.md §23). */
+  identity: IdentityOperations;
 }
 
 /** variantARoutes is Variant A's route table. */
@@ -57,6 +61,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
   const signed = authorizationHandlers(deps.authorizations);
   const policy = policyHandlers(deps.policy);
   const approvals = approvalHandlers(deps.approvals);
+  const identity = identityHandlers(deps.identity);
   const reads = readHandlers(operations, {
     cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
     cardDetail: cardDetailA,
@@ -89,6 +94,8 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     signingProxyRoute(deps.proxyUpstream),
     { method: 'POST', pattern: '/wallet/allocate', access: 'owner', handler: allocateHandler(operations, allocationA) },
     { method: 'GET', pattern: '/wallet/balance', access: 'agents', handler: reads.walletBalance },
+    { method: 'GET', pattern: '/web-bot-auth/directory', access: 'public', handler: identity.directory },
+    { method: 'POST', pattern: '/web-bot-auth/sign', access: 'agents', handler: identity.sign },
   ];
 }
 

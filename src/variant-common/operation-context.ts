@@ -12,6 +12,7 @@ export function operationContext(request: RequestContext): OperationContext {
     caller: { requestId: request.requestId, userAgent: request.userAgent },
     idempotencyKey: readIdempotencyKey(request.headers),
     signal: request.signal,
+    waitSignal: request.holdSignal ?? request.signal,
     approvalWaitSeconds: preferWaitSeconds(request.headers),
   };
 }

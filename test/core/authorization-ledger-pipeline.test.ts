@@ -80,9 +80,9 @@ test('what the cloud answered decides the entry: refused is failed, unknown stay
   }
 });
 
-test('a signature whose audit line fails is recorded failed and never registered', async () => {
+test('a signature whose audit line fails is recorded unregistered (never to be sent) and never registered', async () => {
   const { deps, ledger, statesAtRegistration } = setup(accepted, () => Promise.reject(new Error('disk full')));
   await assert.rejects(requestAuthorization(deps, oneTime, agentContext), /disk full/);
   assert.deepEqual(statesAtRegistration, []);
-  assert.equal(ledger.page({ limit: 1 }).entries[0]?.state, 'failed');
+  assert.equal(ledger.page({ limit: 1 }).entries[0]?.state, 'unregistered');
 });

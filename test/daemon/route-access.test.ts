@@ -93,6 +93,8 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   '* /v1/*': { path: '/v1/wallet' },
   'POST /wallet/allocate': { path: '/wallet/allocate', body: { card_id: 'card_a', amount: 1 } },
   'GET /wallet/balance': { path: '/wallet/balance' },
+  'GET /web-bot-auth/directory': { path: '/web-bot-auth/directory' },
+  'POST /web-bot-auth/sign': { path: '/web-bot-auth/sign', body: { method: 'GET', url: 'https://shop.example.com/' } },
 };
 
 /** B's /authorize names its fields differently. */
@@ -135,6 +137,13 @@ function tablesWith(callers: Principal[]): { a: Route[]; b: Route[] } {
       },
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');
+      },
+      identity: {
+        signWebRequest: (_request, caller) => {
+          callers.push(caller.principal);
+          return Promise.resolve({ headers: { 'signature-input': 'sig1=()', signature: 'sig1=::' }, keyId: 'k', created: NOW, expires: NOW + 60 });
+        },
+        directory: () => ({ body: new TextEncoder().encode('{"keys":[]}'), headers: { 'content-type': 'application/http-message-signatures-directory+json' } }),
       },
     }),
     b: variantBRoutes({ operations, health: () => ({ version: '0.0.0', uptimeSeconds: 1 }) }),
@@ -213,7 +222,7 @@ describe('an agent token on both listeners', () => {
           callers.length = 0;
           const admitted = await call(listener, route, AGENT_TOKEN);
           assert.equal(admitted.status, 200, `${name}: ${JSON.stringify(admitted.body)}`);
-          const expected = route.pattern === '/health' ? [] : [SHOPPER];
+          const expected = route.access === 'public' || route.pattern === '/health' ? [] : [SHOPPER];
           assert.deepEqual(callers, expected);
         });
       }

@@ -23,9 +23,9 @@ describe('route tables', () => {
     });
   }
 
-  test('on Variant A only GET /health is public', () => {
+  test('on Variant A only GET /health and the public key directory are public', () => {
     const publicRoutes = tables.a.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.pattern}`);
-    assert.deepEqual(publicRoutes, ['GET /health']);
+    assert.deepEqual(publicRoutes, ['GET /health', 'GET /web-bot-auth/directory']);
   });
 
   test('on Variant B every route needs the token, /health included', () => {
@@ -47,6 +47,7 @@ describe('route tables', () => {
       'GET /transactions',
       'GET /transactions/:tx_id',
       'GET /wallet/balance',
+      'GET /web-bot-auth/directory',
       'POST /approvals/:approval_id/approve',
       'POST /approvals/:approval_id/deny',
       'POST /authorizations/:policy_id/cancel',
@@ -58,6 +59,7 @@ describe('route tables', () => {
       'POST /sign-policy-window',
       'POST /sign-revocation',
       'POST /wallet/allocate',
+      'POST /web-bot-auth/sign',
     ]);
   });
 

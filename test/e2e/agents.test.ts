@@ -20,6 +20,7 @@ import type { EvidenceOperations } from '../../src/variant-a/evidence-routes.js'
 import type { ApprovalOperations } from '../../src/core/approval-operations.js';
 import type { AuthorizationListOperations } from '../../src/core/authorization-list.js';
 import type { PolicyOperations } from '../../src/variant-a/policy-routes.js';
+import type { IdentityOperations } from '../../src/identity/identity-operations.js';
 import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;
@@ -72,6 +73,7 @@ function tables(): { a: Route[]; b: Route[] } {
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');
       },
+      identity: {} as IdentityOperations,
     }),
     b: variantBRoutes({ operations, health: () => ({ version: '0', uptimeSeconds: 0 }) }),
   };
@@ -90,7 +92,7 @@ describe('roles on every route of both listeners, with a real agent token file',
         const method = route.method === '*' ? 'GET' : route.method;
         const answer = await client.request(method, targetOf(route.pattern), method === 'POST' ? {} : undefined);
         if (route.access === 'public') {
-          assert.equal(routeName(route), 'GET /health', 'only /health is public');
+          assert.ok(['GET /health', 'GET /web-bot-auth/directory'].includes(routeName(route)), 'only /health and the key directory are public');
           assert.equal(answer.status, 200);
           return;
         }
@@ -195,13 +197,15 @@ describe('the client, CLI and daemon proof as an agent', () => {
     }
   });
 
-  test('an unknown agent gets no proof from the daemon', async () => {
+  test('an unknown agent gets a decoy proof it cannot check, told apart from nothing (docs/decisions.md §17.9)', async () => {
     const challenge = 'A'.repeat(43);
     const known = await fetch(`http://127.0.0.1:${stack.portA}/health`, { headers: { 'latch-challenge': challenge, 'latch-agent': 'shopper' } });
     const unknown = await fetch(`http://127.0.0.1:${stack.portA}/health`, { headers: { 'latch-challenge': challenge, 'latch-agent': 'ghost' } });
     const owner = await fetch(`http://127.0.0.1:${stack.portA}/health`, { headers: { 'latch-challenge': challenge } });
     assert.match(known.headers.get('latch-proof') ?? '', /^[A-Za-z0-9_-]{43}$/);
-    assert.equal(unknown.headers.get('latch-proof'), null);
+    // A decoy of the same form, so that names cannot be probed; it is not the proof a real agent gets.
+    assert.match(unknown.headers.get('latch-proof') ?? '', /^[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(unknown.headers.get('latch-proof'), known.headers.get('latch-proof'));
     assert.notEqual(known.headers.get('latch-proof'), owner.headers.get('latch-proof'), 'the agent proof is keyed by the agent token');
   });
 

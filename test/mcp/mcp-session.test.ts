@@ -53,6 +53,7 @@ function fakeClient(calls: Call[]): ToolClient {
     allocate: record('allocate', () => ({ card_id: 'card_a', allocated: '1.00', new_balance: '2.00' })),
     transactions: record('transactions', () => ({ transactions: [], has_more: false })),
     transaction: record('transaction', () => ({ id: 'tx_a' })),
+    signWebRequest: record('signWebRequest', () => ({ headers: { 'signature-input': 'sig1=("@authority")', signature: 'sig1=:AA==:' }, key_id: 'k', created: 1, expires: 61 })),
     approval: record('approval', (id: string) => ({ ...APPROVALS[id], approval_id: id, agent: 'shopper', expires_at: '2026-01-01T00:15:00Z', request: { amount: '60.00', currency: 'USD', merchant_name: 'shop.example.com' } })),
   } as unknown as ToolClient;
 }
@@ -170,7 +171,7 @@ describe('tools', () => {
   test('tools/list: every tool with a closed input schema', async () => {
     const { responses } = await exchange([...start, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }]);
     const tools = byId(responses, 1).result.tools;
-    assert.equal(tools.length, 12);
+    assert.equal(tools.length, 13);
     for (const tool of tools) {
       assert.match(tool.name, /^latch_[a-z_]+$/);
       assert.equal(tool.inputSchema.additionalProperties, false);

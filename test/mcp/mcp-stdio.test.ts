@@ -98,7 +98,7 @@ describe('latch mcp over stdio', () => {
     mcp.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 
     const listed = await mcp.request(2, 'tools/list', {});
-    assert.equal(listed.result.tools.length, 12);
+    assert.equal(listed.result.tools.length, 13);
 
     const health = await mcp.tool(3, 'latch_health');
     assert.equal(health.isError, false);
@@ -136,6 +136,13 @@ describe('latch mcp over stdio', () => {
     assert.equal((await mcp.tool(12, 'latch_allocate', { card_id: subscriptions, amount: '2.00' })).structuredContent.allocated, '2.00');
     assert.equal((await mcp.tool(13, 'latch_merchant_bind', { card_id: subscriptions, merchant_domain: 'verify.example.com' })).structuredContent.kind, 'merchant_verification');
     assert.equal((await mcp.tool(14, 'latch_recurring', { card_id: subscriptions, merchant_domain: 'video.example.com', amount: '9.99', interval: 'month' })).structuredContent.kind, 'recurring');
+
+    const webSigned = await mcp.tool(15, 'latch_sign_web_request', { method: 'GET', url: 'https://shop.example.com/products?id=1' });
+    assert.equal(webSigned.isError, false, JSON.stringify(webSigned));
+    assert.match(webSigned.structuredContent.headers['signature-input'], /^sig1=\("@authority"\);created=\d+;expires=\d+;keyid="[A-Za-z0-9_-]{43}";nonce="[^"]+";tag="web-bot-auth"$/);
+    const badUrl = await mcp.tool(16, 'latch_sign_web_request', { method: 'GET', url: 'http://shop.example.com/' });
+    assert.equal(badUrl.isError, true);
+    assert.equal(badUrl.structuredContent.error.code, 'invalid_request');
 
     // A rule that asks the owner: the ask is a result, and latch_get_approval reports it.
     writeFileSync(path.join(stack.home, 'policy.json'), JSON.stringify({ v: 1, rules: [{ id: 'ask-here', merchants: ['ask.example.com'], decision: 'ask' }] }), { mode: 0o600 });

@@ -6,6 +6,7 @@
  */
 import { LatchClient } from '../../client/latch-client.js';
 import { addAgent, assertAgentName, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
+import { rotateIdentityKey } from '../../identity/identity-keys.js';
 import { countOf } from '../../policy/policy-summary.js';
 import { latchVersion } from '../../version.js';
 import { UsageError, type CliIo } from '../command.js';
@@ -80,23 +81,31 @@ ${EXIT_CODES}`,
 });
 
 /** `latch agent rotate NAME` replaces an agent's token. */
-export const agentRotateCommand = localCommand<{ agent: string; token_file: string }>({
+export const agentRotateCommand = localCommand<{ agent: string; token_file?: string; key_id?: string }>({
   name: 'agent rotate',
-  summary: "Replace an agent's token (the old one stops working at once)",
-  usage: `Usage: latch agent rotate NAME [--json]
+  summary: "Replace an agent's token (the old one stops working at once), or with --identity its identity key",
+  usage: `Usage: latch agent rotate NAME [--identity] [--json]
 
 Replaces the token in $LATCH_HOME/agents/NAME.token atomically. A running daemon refuses the old
 token from its next request; the agent's client re-reads the file and goes on. --json prints
 {"agent", "token_file"}.
 
+  --identity   replace the agent's Web Bot Auth identity key (agents/NAME.identity) instead of its
+               token: its next signature uses the new key, and the old key id leaves the key
+               directory at once (republish it: latch identity directory --out FILE). --json
+               prints {"agent", "key_id"}.
+
 ${EXIT_CODES}`,
-  flags: {},
+  flags: { identity: 'boolean' },
   positionalsMax: 1,
   perform(args, io) {
     const name = agentName(args, 'agent rotate');
+    // The token and the identity key are revoked for different reasons: each rotates alone (docs/decisions.md §23.1).
+    if (args.flags['identity'] === true) return { agent: name, key_id: rotateIdentityKey(privateHome(io.env), name).keyId };
     return { agent: name, token_file: rotateAgent(privateHome(io.env), name) };
   },
-  human: ({ agent, token_file }) => [`Rotated the token of agent ${agent} in ${token_file}.`],
+  human: ({ agent, token_file, key_id }) =>
+    key_id !== undefined ? [`Replaced the identity key of agent ${agent}; its key id is now ${key_id}.`] : [`Rotated the token of agent ${agent} in ${token_file}.`],
 });
 
 interface AgentRemoval {

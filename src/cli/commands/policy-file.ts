@@ -1,13 +1,14 @@
 /**
- * `latch policy check-file` and `latch policy init`: the owner's policy.json without a daemon.
- * check-file parses a file exactly as the daemon does; init writes the starter policy, never
- * over an existing one.
+ * `latch policy check-file`, `latch policy init` and `latch policy remove`: the owner's policy.json
+ * without a daemon. check-file parses a file exactly as the daemon does; init writes the starter
+ * policy, never over an existing one; remove takes it away explicitly, audited.
  */
-import { closeSync, constants, openSync, readSync } from 'node:fs';
-import { createExclusive } from '../../datadir/atomic-file.js';
+import { closeSync, constants, openSync, readSync, unlinkSync } from 'node:fs';
+import { createExclusive, writeFileAtomic } from '../../datadir/atomic-file.js';
+import { sharedAuditWriter } from '../../datadir/audit-writer.js';
 import { DataDirError } from '../../datadir/data-dir-error.js';
 import { resolveHome } from '../../datadir/home.js';
-import { loadPolicyFile, policyPath } from '../../daemon/policy-source.js';
+import { loadPolicyFile, policyPath, policyRemovedPath } from '../../daemon/policy-source.js';
 import { parsePolicyBytes, POLICY_FILE_BYTES_MAX } from '../../policy/policy-file.js';
 import { policySummary } from '../../policy/policy-summary.js';
 import { PolicyInvalidError } from '../../policy/policy-invalid-error.js';
@@ -138,4 +139,39 @@ Exit codes: 0 written; 3 a policy.json already exists (left unchanged) or the da
     'A running daemon applies it now. Edit it to suit you (see docs/policy.md), then run: latch policy check-file',
     'To see what it decides: latch policy check --card card_… --merchant shop.example --amount 12.00 [--agent NAME]',
   ],
+});
+
+/** `latch policy remove` takes the owner's policy away, explicitly and audited. */
+export const policyRemoveCommand = localCommand<{ file: string; removed: boolean; sha256: string | null }>({
+  name: 'policy remove',
+  summary: 'Remove policy.json: the daemon then allows every request (audited)',
+  usage: `Usage: latch policy remove [--json]
+
+Removes $LATCH_HOME/policy.json and tells a running daemon that you meant it: from the next request
+on every request is allowed, as with no policy at all. Deleting policy.json any other way (an
+editor saving by rename, rm) does not do that: a daemon that has loaded a policy keeps it until
+this command runs (docs/decisions.md §17.4). The audit log gets a policy_removed line with the
+removed policy's SHA-256. --json prints {"file", "removed", "sha256"}.
+
+Exit codes: 0 removed (or there was none); 3 unsafe data directory; 7 --agent given; 1 anything else.`,
+  flags: {},
+  positionalsMax: 0,
+  async perform(_args, io) {
+    const home = privateHome(io.env);
+    const file = policyPath(home);
+    const loaded = loadPolicyFile(file);
+    const sha256 = 'policy' in loaded && loaded.policy.source === 'file' ? loaded.policy.sha256 : null;
+    let removed = true;
+    try {
+      unlinkSync(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      removed = false;
+    }
+    // After the unlink: a marker newer than a policy still in place would end it at its next save.
+    writeFileAtomic(policyRemovedPath(home), `${JSON.stringify({ v: 1, removed_at: new Date().toISOString() })}\n`);
+    await sharedAuditWriter(home).append({ operation: 'policy_removed', agent: 'owner', policy_sha256: sha256 });
+    return { file, removed, sha256 };
+  },
+  human: ({ file, removed }) => [removed ? `Removed ${file}: the daemon now allows every request (no policy).` : `There was no ${file}; a running daemon now applies no policy either.`],
 });
