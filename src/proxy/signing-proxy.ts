@@ -52,8 +52,8 @@ function idempotencyKeyFor(context: RequestContext): string | undefined {
 export interface ProxyUpstream {
   client: CloudClient;
   key: SigningKey;
-  /** The owner's emergency brake; while pulled, only reads and revocations are forwarded. */
-  paused?: () => SigningPause | undefined;
+  /** The owner's emergency brake; while pulled, only reads and revocations are forwarded. Required: no absent form lets everything through. */
+  paused: () => SigningPause | undefined;
 }
 
 /** A revocation only takes authority away, so the brake lets it through. */

@@ -103,7 +103,7 @@ const REQUESTS_B: Record<string, { path: string; body?: unknown }> = {
   'POST /authorize': { path: '/authorize', body: { card_id: 'card_a', amount: 1, merchant: 'shop.example.com' } },
 };
 
-/** The owner-only routes of owner-control §1, per listener. */
+/** The owner-only routes of docs/decisions.md §15.1, per listener. */
 const OWNER_ONLY = {
   a: ['* /v1/*', 'GET /policy', 'POST /approvals/:approval_id/approve', 'POST /approvals/:approval_id/deny', 'POST /sign-card-policy-window', 'POST /sign-policy-window', 'POST /sign-revocation', 'POST /wallet/allocate'],
   b: ['POST /wallet/allocate'],
@@ -163,7 +163,7 @@ describe('route tables: declared access, order', () => {
       const sorted = [...keys].sort((x, y) => (x[0] === y[0] ? (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0) : x[0] < y[0] ? -1 : 1));
       assert.deepEqual(keys, sorted);
     });
-    test(`Variant ${listener.toUpperCase()}: the owner-only routes are exactly those of owner-control §1`, () => {
+    test(`Variant ${listener.toUpperCase()}: the owner-only routes are exactly those of docs/decisions.md §15.1`, () => {
       assert.deepEqual(routes.filter((route) => route.access === 'owner').map(routeName).sort(), OWNER_ONLY[listener as 'a' | 'b']);
     });
   }
