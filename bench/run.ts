@@ -26,6 +26,7 @@ import type { Figure } from './figures.js';
 import { describeMachine } from './machine.js';
 import { FULL_SHAPE, QUICK_SHAPE, type RunShape } from './rounds.js';
 import { measureAuditAppend } from './sections/audit-append.js';
+import { measureJournalAppend } from './sections/journal-append.js';
 import { measureAuthorize } from './sections/authorize.js';
 import { measureCharges } from './sections/charges.js';
 import { measureColdStart } from './sections/cold-start.js';
@@ -117,8 +118,9 @@ async function main(): Promise<void> {
       figures.push(...(await measureColdStart({ latches: freshLatches, env: stack.env, cardIds: stack.cardIds, runDir: stack.root, progress, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
     }
     if (options.sections.has(6)) {
-      progress('6: audit log appends');
+      progress('6: audit log and state.journal appends');
       figures.push(...(await measureAuditAppend(options.shape, stack.root)));
+      figures.push(...(await measureJournalAppend(options.shape, stack.root)));
     }
     if (options.sections.has(8)) {
       const quick = options.shape.rounds === 1;

@@ -24,6 +24,8 @@ import { measureAlternating, type RunShape } from '../rounds.js';
 
 /** Audit lines written before the measured authorization in the history home. */
 export const EVIDENCE_HISTORY_AUDIT_LINES = 3 * HISTORY_AUTHORIZATIONS;
+/** The evidence pack goal of issue 27: a pack with 10,000 authorizations in the ledger in at most 50 ms (p50). */
+export const EVIDENCE_P50_MS_MAX = 50;
 
 export interface EvidenceTargets {
   stack: BenchStack;
@@ -82,6 +84,7 @@ export async function measureEvidence(shape: RunShape, targets: EvidenceTargets)
       value: withHistory.p50Ms,
       baseline: without.p50Ms,
       baselineName: 'same daemon, no history',
+      goal: { kind: 'value_at_most', limit: EVIDENCE_P50_MS_MAX },
       note: `${HISTORY_AUTHORIZATIONS} ledger entries and ${EVIDENCE_HISTORY_AUDIT_LINES} audit lines (${(audit.bytes / 1e6).toFixed(1)} MB) before the authorization; p99 ${withHistory.p99Ms.toFixed(1)} ms against ${without.p99Ms.toFixed(1)} ms; each pack makes two cloud requests and three audit appends`,
     }),
   ];

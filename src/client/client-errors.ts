@@ -57,7 +57,7 @@ export function isClientErrorCode(code: string): code is ClientErrorCode {
   return Object.hasOwn(CLIENT_ERROR_TABLE, code);
 }
 
-/** specClassOf returns the spec's error class of a code, or "Unknown" for a code this client does not know. */
+/** specClassOf returns the error class of a code (docs/errors.md), or "Unknown" for a code this client does not know. */
 export function specClassOf(code: string): string {
   if (isErrorCode(code)) return ERROR_TABLE[code].specClass;
   if (isClientErrorCode(code)) return CLIENT_ERROR_TABLE[code].specClass;

@@ -21,7 +21,7 @@ export interface DiagnosisCheck {
   fix: string | null;
 }
 
-/** The first problem found: the spec's error class, the code, what was seen and what to do. */
+/** The first problem found: the error class, the code, what was seen and what to do. */
 export interface DiagnosisProblem {
   check: DiagnosisCheckName;
   spec_class: string;
@@ -87,7 +87,7 @@ function paymentProblem(check: DiagnosisCheckName, code: PaymentBlockCode | unde
 }
 
 /**
- * diagnoseConnection applies the spec's rules in order (docs/decisions.md §7 rules 1–2, docs/decisions.md §10): first GET
+ * diagnoseConnection applies these rules in order (docs/decisions.md §7 rules 1–2, docs/decisions.md §10): first GET
  * /health, whose failure means the local daemon is unavailable and nothing about payments; then
  * the token file; then whether a device key is enrolled; then one server-backed call (GET
  * /cards), whose failure while health is fine lies in the cloud (Upstream API unavailable) or in

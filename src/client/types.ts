@@ -3,6 +3,9 @@
  * sends. Money is always decimal text with the currency's decimals ("12.50"), times are ISO 8601
  * UTC; field names are the wire names, so the API reference applies unchanged.
  */
+import type { TransactionStatus } from '../core/model.js';
+
+export type { TransactionStatus } from '../core/model.js';
 
 /** An amount in a request: decimal text ("12.50", exact) or a JSON number (sent as JavaScript prints it). */
 export type AmountInput = string | number;
@@ -201,7 +204,7 @@ export interface TransactionQuery {
   limit?: number;
   starting_after?: string;
   card_id?: string;
-  status?: 'authorized' | 'settled' | 'expired' | 'revoked' | 'declined';
+  status?: TransactionStatus;
 }
 
 /** Options of a money-moving POST. */
@@ -226,11 +229,8 @@ export interface AuthorizeOptions extends WriteOptions {
   waitSeconds?: number;
 }
 
-/** The result of cancelling: the signed revocation and the authorization as the cloud now has it. */
-export interface Cancellation {
-  revocation: SignedRevocation;
-  authorization: Authorization;
-}
+/** An authorization with the caller that asked for it: GET /authorizations and revoke() answer these. */
+export type OwnedAuthorization = Authorization & { agent: string };
 
 /** An answer of the raw /v1/* proxy. */
 export interface ProxyAnswer {

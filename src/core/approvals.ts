@@ -26,12 +26,6 @@ export const APPROVAL_WAIT_SECONDS_MAX = 60;
 /** What signing an approved request gives back: the registered authorization and its window. */
 export type SignApproved = (request: AuthorizationRequest, context: OperationContext, approvalId: string) => Promise<{ authorization: Authorization; window: SignedWindow }>;
 
-/** approvalDeps returns the approval dependencies, or throws when approvals are not wired in. */
-export function approvalDeps(deps: CoreDeps): ApprovalDeps {
-  if (deps.approvals === undefined) throw new LatchError('approval_not_found');
-  return deps.approvals;
-}
-
 /** fingerprintSha256 is how an approval remembers the POST that created it. */
 export function fingerprintSha256(fingerprint: string): string {
   return bytesToHex(sha256(new TextEncoder().encode(fingerprint)));
@@ -42,7 +36,7 @@ export function fingerprintSha256(fingerprint: string): string {
  * and body) created; the same key with another body is idempotency_key_reused.
  */
 export async function earlierApproval(deps: CoreDeps, context: OperationContext, fingerprint: string): Promise<Approval | undefined> {
-  if (deps.approvals === undefined || context.idempotencyKey === undefined) return undefined;
+  if (context.idempotencyKey === undefined) return undefined;
   const found = deps.approvals.book.findByCallerKey(context.principal, context.idempotencyKey);
   if (found === undefined) return undefined;
   if (found.fingerprintSha256 !== fingerprintSha256(fingerprint)) throw new LatchError('idempotency_key_reused');
@@ -119,7 +113,7 @@ export const APPROVALS_PENDING_MAX_PER_CALLER_DEFAULT = 20;
  * the approval as it then is. It never outlasts the approval's expiry.
  */
 export async function awaitDecision(deps: CoreDeps, approval: Approval, waitSeconds: number, signal?: AbortSignal): Promise<Approval> {
-  const approvals = approvalDeps(deps);
+  const approvals = deps.approvals;
   const deadlineMs = Date.now() + Math.min(Math.max(0, waitSeconds), APPROVAL_WAIT_SECONDS_MAX) * 1000;
   let current = await refreshExpiry(deps, approvals, approval);
   while (current.status === 'pending_approval' && signal?.aborted !== true) {
@@ -154,7 +148,7 @@ export async function refreshExpiry(deps: CoreDeps, approvals: ApprovalDeps, app
 
 /** getApproval returns one approval: the owner sees all, an agent only its own (another's is not found). */
 export async function getApproval(deps: CoreDeps, id: string, context: OperationContext): Promise<Approval> {
-  const approvals = approvalDeps(deps);
+  const approvals = deps.approvals;
   const found = approvals.book.get(id);
   if (found === undefined || !visibleTo(found, context)) throw new LatchError('approval_not_found');
   const current = await refreshExpiry(deps, approvals, found);
@@ -164,7 +158,7 @@ export async function getApproval(deps: CoreDeps, id: string, context: Operation
 
 /** listApprovals lists approvals newest first: the owner's all, an agent's only its own. */
 export async function listApprovals(deps: CoreDeps, query: { status?: ApprovalStatus; limit: number; startingAfter?: string }, context: OperationContext): Promise<ApprovalPage> {
-  const approvals = approvalDeps(deps);
+  const approvals = deps.approvals;
   for (const pending of approvals.book.pending()) await refreshExpiry(deps, approvals, pending);
   const agent = context.principal.kind === 'owner' ? undefined : context.principal.name;
   return approvals.book.page({ ...query, ...(agent !== undefined && { agent }) });
@@ -175,7 +169,7 @@ export async function listApprovals(deps: CoreDeps, query: { status?: ApprovalSt
  * under way, is approval_not_pending.
  */
 export async function denyApproval(deps: CoreDeps, id: string, reason: string | undefined, context: OperationContext): Promise<Approval> {
-  const approvals = approvalDeps(deps);
+  const approvals = deps.approvals;
   const found = await decidable(deps, approvals, id);
   if (!approvals.book.claim(id)) throw notPending();
   try {
@@ -197,7 +191,7 @@ export async function denyApproval(deps: CoreDeps, id: string, reason: string | 
  * pending, so approving again re-sends the same window and the cloud replays its answer.
  */
 export async function approveApproval(deps: CoreDeps, signApproved: SignApproved, id: string, passphrase: string | undefined, context: OperationContext): Promise<Approval> {
-  const approvals = approvalDeps(deps);
+  const approvals = deps.approvals;
   await decidable(deps, approvals, id);
   // The front door proved presence (a session, or this passphrase) when it says so; otherwise the
   // one passphrase check runs here (docs/decisions.md §21).

@@ -106,7 +106,11 @@ export async function getOwnedAuthorization(deps: CoreDeps, ledger: LedgerView, 
 
 /**
  * cancelAuthorization signs a revocation of one of the caller's authorizations and submits it to
- * the cloud, as `latch revoke` does; the cloud's answer (revoked, or its refusal) is the result.
+ * the cloud; the cloud's answer is the result, and the ledger notes it at once, so the budget the
+ * authorization held is released now rather than at the next listing. It is the one way anything
+ * revokes (docs/decisions.md §18.2): `latch revoke`, the client's revoke() and MCP's latch_revoke
+ * all come here, for the owner and for agents alike. Cancelling one that is already revoked is the
+ * outcome asked for and returns it as it is; a used or expired one stays a refusal.
  */
 export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, policyId: string, reason: string | undefined, context: OperationContext): Promise<OwnedAuthorization> {
   const entry = visibleEntry(ledger, policyId, context.principal);
@@ -118,15 +122,21 @@ export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, po
     return { authorization: ledgerAuthorization(entry, 'revoked'), agent: entry.agent, registered: false };
   }
   if (entry.state === 'unregistered') return unregisteredView(entry);
-  const signed = await signRevocation(deps, policyId, reason, context);
   const device = deps.device();
+  const signed = await signRevocation(deps, device, policyId, reason, context);
   let authorization: Authorization;
   try {
     authorization = await device.cloud.revokeAuthorization(policyId, signed.jws, cloudCall(device, context, idempotencyKeyOf(context)));
   } catch (error) {
     // The cloud never held it: cancelling rolls it back, so it is never sent (docs/decisions.md §17.1).
     if (notAtCloud(error) && (await ledger.markUnregistered(policyId))) return unregisteredView(entry);
-    throw error;
+    if (!(error instanceof LatchError) || error.code !== 'authorization_not_active') throw error;
+    // The refusal does not say what the authorization became; the cloud's record does.
+    authorization = await device.cloud.getAuthorization(policyId, cloudCall(device, context));
+    if (authorization.status !== 'revoked') {
+      await ledger.noteStatus(policyId, authorization.status);
+      throw error;
+    }
   }
   await ledger.noteStatus(policyId, authorization.status);
   return { authorization, agent: entry.agent, registered: true };

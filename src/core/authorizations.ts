@@ -7,8 +7,9 @@ import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type Ac
 import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type OperationContext, type SignatureAudit } from './core-deps.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { WindowNotRecorded } from './signature-audit.js';
-import { allowEverything, type AuthorizationDecision, type DecisionRequest } from './decision.js';
+import type { AuthorizationDecision, DecisionRequest } from './decision.js';
 import { LatchError } from '../errors/latch-error.js';
+import { isoSeconds } from '../time/iso-time.js';
 import type { Authorization } from './model.js';
 import type { Approval } from './approval.js';
 import { awaitDecision, createApproval, earlierApproval, outcomeError } from './approvals.js';
@@ -24,13 +25,10 @@ export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
 
 /**
  * What requestAuthorization answers: a created authorization, or, for a policy decision of
- * `ask`, the request with the decision, signed by nobody. Callers switch on `outcome` so that a
- * case cannot be ignored silently.
+ * `ask`, the pending approval that holds the request, signed by nobody. Callers switch on
+ * `outcome` so that a case cannot be ignored silently.
  */
-export type AuthorizationResult =
-  | ({ outcome: 'created' } & CreatedAuthorization)
-  | { outcome: 'approval_pending'; approval: Approval }
-  | { outcome: 'approval_required'; request: AuthorizationRequest; decision: Extract<AuthorizationDecision, { decision: 'ask' }> };
+export type AuthorizationResult = ({ outcome: 'created' } & CreatedAuthorization) | { outcome: 'approval_pending'; approval: Approval };
 
 /** A registered authorization together with the window that was signed for it. */
 export interface CreatedAuthorization {
@@ -46,7 +44,7 @@ export interface CreatedAuthorization {
  *    signed the first time, so the cloud sees the same body under the same key and replays its
  *    first answer (docs/decisions.md §9), and the steps below do not run again for it;
  * 3. decision: whether this caller may have this request signed (the spending policy: allow,
- *    ask — answered as `approval_required`, nothing signed — or deny: policy_denied);
+ *    ask — kept as a pending approval for the owner, nothing signed — or deny: policy_denied);
  * 4. record and sign: the authorization ledger holds the entry durably, and the device key signs
  *    the window;
  * 5. register: the window is submitted to the cloud in a request signed by the same resolved key;
@@ -73,7 +71,6 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
         continue;
       }
       if (!(error instanceof ApprovalRequired)) throw error;
-      if (deps.approvals === undefined) return { outcome: 'approval_required', request, decision: error.decision };
       return approvalResult(deps, await createApproval(deps, deps.approvals, request, context, error.decision, fingerprint), context);
     }
   }
@@ -82,9 +79,12 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
 /**
  * signApprovedRequest signs and registers exactly a stored request the owner approved: the same
  * steps as requestAuthorization, with the decision step told of the approval (so an `ask` is
- * satisfied and budgets still reserve). The window's time starts now, at approval.
+ * satisfied and budgets still reserve). The window's time starts now, at approval, so the request's
+ * business rules are checked again now: a schedule that has started or ended while the owner
+ * decided is refused, not signed.
  */
 export async function signApprovedRequest(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext, approvalId: string): Promise<CreatedAuthorization> {
+  checkRequest(request, windowNow(deps));
   const device = deps.device();
   const operation = AUDIT_OPERATION[request.kind];
   for (let attempt = 0; ; attempt++) {
@@ -154,7 +154,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
   const signedAt = windowNow(deps);
   const terms = windowTerms(request, signedAt);
   const payload = buildWindowPayload(terms, device.deviceId, signedAt);
-  const decision = await (deps.decide ?? allowEverything)(request, context, { policyId: payload.policy_id, nowSeconds, ...(approvalId !== undefined && { approvalId }) });
+  const decision = await deps.decide(request, context, { policyId: payload.policy_id, nowSeconds, ...(approvalId !== undefined && { approvalId }) });
   switch (decision.decision) {
     case 'deny':
       throw new LatchError('policy_denied', { rule: decision.rule, reasons: decision.reasons, message: `The spending policy refuses this request (rule ${decision.rule}).` });
@@ -165,7 +165,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
     case 'allow':
       break;
   }
-  await deps.authorizations?.record({
+  await deps.authorizations.record({
     policyId: payload.policy_id,
     agent: principalName(context.principal),
     cardId: terms.cardId,
@@ -185,7 +185,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
     // Audited with the request that carries it to the cloud, in one line (see register).
     return { payload, jws: signPayload(payload, device.key), keyId: device.key.keyId };
   } catch (error) {
-    await deps.authorizations?.noteStatus(payload.policy_id, 'failed');
+    await deps.authorizations.noteStatus(payload.policy_id, 'failed');
     throw error;
   }
 }
@@ -196,7 +196,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
  */
 function decisionRecord(deps: CoreDeps, request: AuthorizationRequest, payload: PolicyWindowPayload, keyId: string, decision: Extract<AuthorizationDecision, { decision: 'allow' }>, nowSeconds: number, approvalId: string | undefined): DecisionRecord {
   const basis = decision.basis;
-  const approval = approvalId === undefined ? undefined : deps.approvals?.book.get(approvalId);
+  const approval = approvalId === undefined ? undefined : deps.approvals.book.get(approvalId);
   return {
     request: { ...request },
     requestSha256: requestSha256(request),
@@ -245,7 +245,7 @@ async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWi
   try {
     return await registerOnce(deps, device, signed, operation, context, requestSha);
   } finally {
-    deps.authorizations?.endRegistration(policyId);
+    deps.authorizations.endRegistration(policyId);
   }
 }
 
@@ -263,15 +263,41 @@ async function registerOnce(deps: CoreDeps, device: EnrolledDevice, signed: Sign
     if (error instanceof WindowNotRecorded) {
       // Nothing left the device: the reservation is given back, the window is never sent (a
       // retry decides afresh, docs/decisions.md §17.1), and the write's error answered.
-      await deps.authorizations?.noteStatus(policyId, 'unregistered');
+      await deps.authorizations.noteStatus(policyId, 'unregistered');
       throw error.cause;
     }
     const refused = error instanceof LatchError && error.status < 500;
-    if (refused) await deps.authorizations?.noteStatus(policyId, 'failed');
+    if (refused) await deps.authorizations.noteStatus(policyId, 'failed');
     // A refusal is final; a timeout or an unavailable cloud leaves the outcome unknown.
     deps.outcome?.({ policyId, outcome: refused ? 'refused' : 'unknown', code: error instanceof LatchError ? error.code : null, principal: context.principal });
-    throw error;
+    throw clockMoved(deps, signed.payload, error) ?? error;
   }
+}
+
+/** How far ahead of the cloud's clock a one-time window may start (the cloud's leeway, docs/cloud.md). */
+const NOT_BEFORE_LEEWAY_SECONDS = 300;
+
+/**
+ * clockMoved turns the cloud's refusal of a window's times into clock_skew naming both clocks, when
+ * the cloud's clock has moved since the window was signed (a sandbox clock advance, a laptop waking
+ * from sleep). The caller never sends not_before or not_after, so a field error about them would
+ * name a field it cannot fix. It is judged by the window's own times against the cloud's clock as
+ * the refusal's Date header taught it, never by the refusal's words; the next window is signed in
+ * the cloud's new time (docs/decisions.md §18.4).
+ */
+function clockMoved(deps: CoreDeps, payload: PolicyWindowPayload, error: unknown): LatchError | undefined {
+  if (!(error instanceof LatchError) || error.code !== 'invalid_request') return undefined;
+  if (error.param !== 'not_after' && error.param !== 'not_before') return undefined;
+  const cloudNow = deps.cloudNowSeconds?.();
+  if (cloudNow === undefined) return undefined;
+  const over = payload.not_after <= cloudNow;
+  const early = payload.kind !== 'recurring' && payload.not_before > cloudNow + NOT_BEFORE_LEEWAY_SECONDS;
+  if (!over && !early) return undefined;
+  return new LatchError('clock_skew', {
+    message:
+      `The cloud refused the window's times because its clock moved after the daemon last heard it: the cloud's clock reads ${isoSeconds(cloudNow)}, this device's ${isoSeconds(deps.nowSeconds())}. ` +
+      'Nothing was authorized. The daemon now signs in the cloud\'s time: repeat the request, with a new Idempotency-Key if it had one.',
+  });
 }
 
 /**
@@ -286,12 +312,12 @@ async function signPrimitive(deps: CoreDeps, device: EnrolledDevice, terms: Wind
   refuseWhilePaused(deps.paused);
   const nowSeconds = deps.nowSeconds();
   const payload = buildWindowPayload(terms, device.deviceId, windowNow(deps));
-  const decision = await (deps.decide ?? allowEverything)(decided, context, { policyId: payload.policy_id, nowSeconds, ownerPresent: true });
+  const decision = await deps.decide(decided, context, { policyId: payload.policy_id, nowSeconds, ownerPresent: true });
   if (decision.decision === 'deny') {
     throw new LatchError('policy_denied', { rule: decision.rule, message: `The spending policy refuses this window (rule ${decision.rule}); change the policy first.` });
   }
   if (decision.decision === 'ask') throw new Error('signPrimitive: the decision step asked although the owner is present');
-  await deps.authorizations?.record({
+  await deps.authorizations.record({
     policyId: payload.policy_id,
     agent: principalName(context.principal),
     cardId: terms.cardId,
@@ -311,7 +337,7 @@ async function signPrimitive(deps: CoreDeps, device: EnrolledDevice, terms: Wind
     return signed;
   } catch (error) {
     // Not signed, not audited or not held: the reservation is given back and nothing is answered.
-    await deps.authorizations?.noteStatus(payload.policy_id, 'failed');
+    await deps.authorizations.noteStatus(payload.policy_id, 'failed');
     throw error;
   }
 }
@@ -370,7 +396,7 @@ function windowScope(device: EnrolledDevice, context: OperationContext): string 
 async function decideReplay(deps: CoreDeps, request: AuthorizationRequest, signed: SignedWindow, context: OperationContext, approvalId?: string): Promise<void> {
   refuseWhilePaused(deps.paused);
   const facts = { policyId: signed.payload.policy_id, nowSeconds: deps.nowSeconds(), replay: true as const, ...(approvalId !== undefined && { approvalId }) };
-  const decision = await (deps.decide ?? allowEverything)(request, context, facts);
+  const decision = await deps.decide(request, context, facts);
   switch (decision.decision) {
     case 'allow':
       return;

@@ -60,20 +60,21 @@ export interface CoreDeps {
    * window; without it every request signs afresh.
    */
   signedWindows?: SignedWindowCache;
+  /*
+   * The safety steps below are required: none has an absent form that allows everything (docs/decisions.md
+   * §18.3). A test that wants "allow all" passes allowEverything or neverPaused by name.
+   */
   /** The owner's emergency brake (`latch pause`): while it returns a pause, nothing is signed. */
-  paused?: () => SigningPause | undefined;
-  /** The decision step of every authorization; absent, every request is allowed (as today). */
-  decide?: DecideAuthorization;
+  paused: () => SigningPause | undefined;
+  /** The decision step of every authorization: the spending policy in the daemon. */
+  decide: DecideAuthorization;
   /**
    * The authorization ledger: every window signed for registration is recorded here before it
    * is signed, and marked `failed` when signing fails or the cloud refuses it.
    */
-  authorizations?: AuthorizationRecorder;
-  /**
-   * Human approval (docs/decisions.md §15.4): an `ask` becomes a durable pending approval. Absent, an
-   * `ask` is answered as `approval_required` and nothing is kept.
-   */
-  approvals?: ApprovalDeps;
+  authorizations: AuthorizationRecorder;
+  /** Human approval (docs/decisions.md §15.4): an `ask` becomes a durable pending approval. */
+  approvals: ApprovalDeps;
   /**
    * The windows the owner's signing primitives made, held unregistered for the /v1 proxy to
    * forward once (docs/decisions.md §21). Absent, such a window can never be registered through

@@ -63,5 +63,5 @@ export type DecisionRequest = AuthorizationRequest | (AccountWindowRequest & { k
  */
 export type DecideAuthorization = (request: DecisionRequest, context: OperationContext, facts: DecisionFacts) => AuthorizationDecision | Promise<AuthorizationDecision>;
 
-/** allowEverything is the decision when no policy is configured: every request is allowed. */
+/** allowEverything allows every request: a decision step for a caller (a test) that says so by name. */
 export const allowEverything: DecideAuthorization = () => ({ decision: 'allow' });

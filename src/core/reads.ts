@@ -60,7 +60,7 @@ export async function getTransaction(deps: CoreDeps, transactionId: string, cont
 function ownTransaction(deps: CoreDeps, transaction: Transaction, context: OperationContext): boolean {
   if (context.principal.kind === 'owner') return true;
   if (transaction.policyId === null) return false;
-  return deps.authorizations?.get(transaction.policyId)?.agent === context.principal.name;
+  return deps.authorizations.get(transaction.policyId)?.agent === context.principal.name;
 }
 
 /** getWallet returns the wallet balance. */

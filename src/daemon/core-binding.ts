@@ -1,7 +1,7 @@
 import { CloudClock } from '../cloud/cloud-clock.js';
 import { CloudClient, UPSTREAM_TIMEOUT_MS } from '../cloud/cloud-client.js';
 import { httpCloudGateway } from '../cloud/http-cloud-gateway.js';
-import type { SigningKey } from '../crypto/signing-key.js';
+import type { ProxyUpstream } from '../proxy/signing-proxy.js';
 import type { CloudGateway } from '../core/cloud-gateway.js';
 import { StoredAuthorizationLedger } from '../core/authorization-ledger.js';
 import { observingGateway } from '../core/authorization-status.js';
@@ -23,7 +23,6 @@ import { outcomeEntry, requestAuditEntries, signatureEntry } from './audit-recor
 import { WindowNotRecorded } from '../core/signature-audit.js';
 import type { DaemonServices } from './services.js';
 
-import type { ProxyUpstream } from '../proxy/signing-proxy.js';
 export type { ProxyUpstream } from '../proxy/signing-proxy.js';
 
 /** The daemon's bound core: the CoreDeps its handlers use, and the upstream the proxy uses. */

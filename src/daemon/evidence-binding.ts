@@ -13,7 +13,7 @@ export function evidenceOperations(services: DaemonServices, core: CoreBinding):
   const sources = {
     deps: core.deps,
     ledger: core.authorizationLedger,
-    approval: (id: string) => core.deps.approvals?.book.get(id),
+    approval: (id: string) => core.deps.approvals.book.get(id),
     auditExcerpt: (ids: { policyId: string; approvalId: string | null }) => readAuditExcerpt(services.home, ids),
   };
   return { exportEvidence: (policyId, context) => exportEvidence(sources, policyId, context) };

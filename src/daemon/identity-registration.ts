@@ -12,7 +12,7 @@ import { directoryKey } from '../identity/key-directory.js';
 import { signMessage } from '../identity/message-signature.js';
 import { IDENTITY_DIRECTORY_PATH, proofComponents, proofParams } from '../identity/directory-proof.js';
 import type { Logger } from '../log/logger.js';
-import type { ProxyUpstream } from './core-binding.js';
+import type { ProxyUpstream } from '../proxy/signing-proxy.js';
 
 /** How long a registered proof holds; registration is renewed after half of it. */
 const PROOF_SECONDS = 24 * 3600;

@@ -42,7 +42,6 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: 
  */
 function approvalsLockedSeconds(core: CoreBinding): number {
   const approvals = core.deps.approvals;
-  if (approvals === undefined) return 0;
   let passphrase: ReturnType<typeof approvals.passphrase>;
   try {
     passphrase = approvals.passphrase();

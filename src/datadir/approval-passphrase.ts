@@ -9,7 +9,7 @@
  * @example
  *   setApprovalPassphrase(home, 'correct horse battery');
  *   const stored = readApprovalPassphrase(home);
- *   stored !== undefined && verifyApprovalPassphrase(stored, presented);
+ *   stored !== undefined && (await verifyApprovalPassphraseAsync(stored, presented));
  */
 import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
@@ -121,15 +121,10 @@ export function approvalPassphraseId(stored: StoredApprovalPassphrase): string {
   return bytesToHex(sha256(new TextEncoder().encode(`latch approval passphrase id\u0000${stored.salt}`))).slice(0, 32);
 }
 
-/** verifyApprovalPassphrase reports whether candidate is the stored passphrase (constant-time compare). */
-export function verifyApprovalPassphrase(stored: StoredApprovalPassphrase, candidate: string): boolean {
-  if (!plausibleCandidate(candidate)) return false;
-  return hashesEqual(stored, derive(candidate, decoded(stored.salt), stored));
-}
-
 /**
- * verifyApprovalPassphraseAsync is verifyApprovalPassphrase off the event loop, for the daemon:
- * scrypt takes about 0.1 s, which must not stall every other request.
+ * verifyApprovalPassphraseAsync reports whether candidate is the stored passphrase (constant-time
+ * compare), hashing off the event loop: scrypt takes about 0.1 s, which must not stall every other
+ * request of the daemon.
  */
 export async function verifyApprovalPassphraseAsync(stored: StoredApprovalPassphrase, candidate: string): Promise<boolean> {
   if (!plausibleCandidate(candidate)) return false;

@@ -2,6 +2,7 @@ import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { removeStaleTemporaries } from './stale-temporaries.js';
+import { AGENT_NAME_PATTERN, AGENT_NAME_TEXT } from '../ids/agent-name.js';
 
 /** The names of the files Latch keeps in its data directory (docs/decisions.md §1). */
 export const DATA_FILES = {
@@ -13,7 +14,7 @@ export const DATA_FILES = {
   auditLog: 'audit.log',
   // The audit head records the last line's seq and hash, so truncating the log is detectable.
   auditHead: 'audit.head',
-  // The daemon's durable state (idempotency memory; see src/store/state-store.ts).
+  // The daemon's durable state (idempotency memory; see src/datadir/state-store.ts).
   stateJournal: 'state.journal',
   // The owner's emergency brake: while it exists nothing is signed (see pause.ts).
   paused: 'paused',
@@ -31,10 +32,10 @@ export const DATA_FILES = {
 
 /** The folder of agent files inside the data directory (see agents.ts). */
 export const AGENTS_DIR = 'agents';
-/** An agent's name: lower-case letters, digits, `_` and `-`, starting with a letter or digit. */
-export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+/** An agent's name (the one pattern is in src/ids/agent-name.ts). */
+export { AGENT_NAME_PATTERN };
 /** The files of one agent in AGENTS_DIR: its token and its record. */
-const AGENT_FILE_NAME = /^[a-z0-9][a-z0-9_-]{0,31}\.(?:token|json)$/;
+const AGENT_FILE_NAME = new RegExp(`^${AGENT_NAME_TEXT}\\.(?:token|json)$`);
 
 /**
  * Every file Latch may write in the data directory by write-to-temporary and rename, or lock by

@@ -1,18 +1,19 @@
 /**
- * The one table of error codes: code → HTTP status → the spec's error class → remedy.
+ * The one table of error codes: code → HTTP status → error class → remedy (docs/decisions.md §7).
  * Every surface (Variant A, Variant B, the signing proxy, the sandbox cloud) answers with these
- * codes, and README.md's error table is checked against this object by a test.
+ * codes, and docs/errors.md's table is checked against this object by
+ * test/errors/docs-error-table.test.ts.
  */
 export interface ErrorSpec {
   /** Default HTTP status. */
   readonly status: number;
   /** Other statuses the same code may carry (only `upstream_unavailable`: 503 and 504). */
   readonly alternateStatuses?: readonly number[];
-  /** The spec's descriptive error class, or the Latch class for codes the spec does not name. */
+  /** The error's descriptive class, which callers and `latch doctor` show (docs/errors.md's Class column). */
   readonly specClass: string;
   /** Default human message; never contains secrets or card data. */
   readonly message: string;
-  /** What the caller should do next (spec section 7's "expected client behavior"). */
+  /** What the caller should do next (docs/errors.md's Remedy column). */
   readonly remedy: string;
 }
 

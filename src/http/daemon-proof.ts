@@ -19,6 +19,7 @@
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { fromBase64Url, toBase64Url, utf8 } from '../crypto/base64url.js';
+import { isAgentNameShape } from '../ids/agent-name.js';
 
 /** The request header carrying the client's challenge. */
 export const CHALLENGE_HEADER = 'latch-challenge';
@@ -68,8 +69,6 @@ export function daemonProof(token: string, challenge: string, address: string, a
 /** A token source for the proof: the daemon token for no agent, the agent's token, or undefined (no proof). */
 export type ProofTokenFor = (agent: string | undefined) => string | undefined;
 
-/** An agent name as the header may carry it; anything else gets no proof. */
-const AGENT_NAME_SHAPE = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 /** What proofForRequest reads of a request: its method, target, raw headers and socket. */
 export interface ChallengedRequest {
@@ -93,7 +92,7 @@ export function proofForRequest(request: ChallengedRequest, tokenFor: ProofToken
   if (challenges.length !== 1 || challenge === undefined || !validChallenge(challenge)) return undefined;
   if (agents.length > 1) return undefined;
   const [agent] = agents;
-  if (agent !== undefined && !AGENT_NAME_SHAPE.test(agent)) return undefined;
+  if (agent !== undefined && !isAgentNameShape(agent)) return undefined;
   const { localAddress, localPort } = request.socket;
   if (localAddress === undefined || localPort === undefined) return undefined;
   const address = proofAddress(localAddress, localPort);

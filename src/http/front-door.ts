@@ -10,6 +10,7 @@ import { randomId } from '../ids/random-id.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
 import { checkBearer, type Credential } from './bearer-token.js';
 import { fromBrowser } from './browser-check.js';
+import { framingFault } from './message-framing.js';
 import type { EventLog } from './event-log.js';
 import { originFormTarget, validHost } from './host-check.js';
 import { declaresBody, readRequestBody } from './request-body.js';
@@ -45,11 +46,13 @@ export interface FrontDoorOptions {
 /** The request header that carries the owner passphrase where the body cannot (PUT /policy, the /v1 proxy). */
 export const OWNER_PASSPHRASE_HEADER = 'latch-owner-passphrase';
 
-/** Per-request facts only the server knows: its actual port, its shutdown and stopping signals. */
+/** Per-request facts only the server knows: its actual port, its shutdown and stopping signals, its header-count limit. */
 export interface ListenerState {
   port: number;
   /** Aborted when the stop's deadline has passed: everything still running is cut off. */
   shutdown: AbortSignal;
+  /** The most header fields a request may carry (the server has Node keep one more, so a longer list is seen). */
+  headersCountMax: number;
   /**
    * Aborted as soon as a stop begins: a request holding on for the owner's decision answers at
    * once with the approval as it stands (docs/decisions.md §24.3).
@@ -64,6 +67,8 @@ export type FrontDoor = (request: IncomingMessage, response: ServerResponse, sta
  * createFrontDoor returns the one function every request of a listener passes (docs/decisions.md §8).
  * The checks run in this order, and the first that fails answers:
  *
+ * 0. Framing: HTTP/1.x only, no Transfer-Encoding in HTTP/1.0, at most headersCountMax header
+ *    fields (400 invalid_request, connection closed; message-framing.ts).
  * 1. Host: exactly one Host header naming loopback and this port; origin-form target (403 forbidden_host).
  * 2. Browser signs: Origin, Referer, Sec-Fetch-Site other than `none` (403 forbidden_origin).
  * 3. Method: OPTIONS is a CORS preflight (403 forbidden_origin); unknown methods are 405.
@@ -93,6 +98,14 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
     const trace: RequestTrace = { route: undefined, code: undefined };
     response.setHeader('x-request-id', requestId);
     response.once('close', () => logRequest(options, request, response, requestId, startedMs, trace));
+    const fault = framingFault(request, state.headersCountMax);
+    if (fault !== undefined) {
+      // The body, if any, is not read: nothing after this request on the connection can be trusted.
+      trace.code = fault.code;
+      request.resume();
+      sendError(response, fault, requestId, { close: true });
+      return;
+    }
     try {
       const result = await admitAndHandle(options, request, response, state, requestId, trace);
       writeResult(response, result);

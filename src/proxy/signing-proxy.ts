@@ -61,8 +61,8 @@ function idempotencyKeyFor(context: RequestContext): string | undefined {
 export interface ProxyUpstream {
   client: CloudClient;
   key: SigningKey;
-  /** The owner's emergency brake; while pulled, only reads and revocations are forwarded. */
-  paused?: () => SigningPause | undefined;
+  /** The owner's emergency brake; while pulled, only reads and revocations are forwarded. Required: no absent form lets everything through. */
+  paused: () => SigningPause | undefined;
   /**
    * The windows the signing primitives made and hold (docs/decisions.md §21): a registration is
    * forwarded only for one of them. Absent, no registration is forwarded at all.

@@ -32,12 +32,5 @@ export function authorizationAnswer(result: AuthorizationResult, created: (creat
     case 'approval_pending':
       // 202 Accepted: the owner has been asked; nothing is signed until they approve.
       return pendingAnswer(result.approval, Math.floor(Date.now() / 1000));
-    case 'approval_required':
-      // Only a daemon wired without approvals answers an `ask` like this: refused, naming the rule.
-      throw new LatchError('policy_denied', {
-        rule: result.decision.rule,
-        reasons: result.decision.reasons,
-        message: `This request needs the owner's approval (rule ${result.decision.rule}), and approvals are not available here; nothing was signed.`,
-      });
   }
 }

@@ -1,5 +1,5 @@
 /**
- * A stand-in daemon that keeps approvals the way owner-control §4 describes them: list, get,
+ * A stand-in daemon that keeps approvals the way docs/decisions.md §15.4 describes them: list, get,
  * approve (with the passphrase when one is set) and deny, with the real error codes. It proves the
  * data directory's token like the real daemon, so the real client talks to it unchanged.
  */

@@ -1,6 +1,6 @@
 /**
  * `latch doctor` names the spec's error class and remedy for each way Latch can be broken
- * (spec §7 rules 1–2): no daemon, an unusable token file, no enrollment, the cloud down while
+ * (docs/decisions.md §7 rules 1–2): no daemon, an unusable token file, no enrollment, the cloud down while
  * the daemon is fine, and a key the cloud no longer recognizes.
  */
 import assert from 'node:assert/strict';

@@ -42,7 +42,7 @@ function fake(health: Health | LatchClientError, cards: CardList | LatchClientEr
 
 const refusal = (code: string, status: number | null = 401) => new LatchClientError({ code, status });
 
-describe('diagnose classifies a failed server-backed call after a good /health (spec §7 rule 2)', () => {
+describe('diagnose classifies a failed server-backed call after a good /health (docs/decisions.md §7 rule 2)', () => {
   const cases: Array<[string, number | null, string, string]> = [
     ['upstream_unavailable', 502, 'cloud', 'Upstream API unavailable'],
     ['upstream_unavailable', 504, 'cloud', 'Upstream API unavailable'],

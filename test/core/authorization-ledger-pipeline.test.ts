@@ -16,6 +16,9 @@ import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { WindowNotRecorded } from '../../src/core/signature-audit.js';
+import { allowEverything } from '../../src/core/decision.js';
+import { neverPaused } from '../../src/core/signing-pause.js';
+import { approvalsNeverAsked } from '../support/core-deps.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
@@ -39,7 +42,15 @@ function setup(register: (policyId: string) => Promise<Authorization>, audit: ()
     revokeAuthorization: unexpected, getAuthorization: unexpected, listAuthorizations: unexpected, listCards: unexpected, getCard: unexpected,
     listTransactions: unexpected, getTransaction: unexpected, wallet: unexpected, allocate: unexpected, enrollDevice: unexpected,
   };
-  const deps: CoreDeps = { device: () => ({ key, deviceId: 'dev_test', cloud }), audit, nowSeconds: () => NOW, authorizations: ledger };
+  const deps: CoreDeps = {
+    device: () => ({ key, deviceId: 'dev_test', cloud }),
+    audit,
+    nowSeconds: () => NOW,
+    authorizations: ledger,
+    paused: neverPaused,
+    decide: allowEverything,
+    approvals: approvalsNeverAsked(),
+  };
   return { deps, ledger, statesAtRegistration };
 }
 

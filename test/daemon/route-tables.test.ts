@@ -32,7 +32,7 @@ describe('route tables', () => {
     assert.deepEqual(tables.b.filter((route) => route.access === 'public'), []);
   });
 
-  test('Variant A serves exactly the decided endpoint set (decisions §2, §4, §22; owner-control §2, §3, §4)', () => {
+  test('Variant A serves exactly the decided endpoint set (docs/decisions.md §2, §4, §15.2, §15.3, §15.4, §22)', () => {
     assert.deepEqual(tables.a.map((route) => `${route.method} ${route.pattern}`).sort(), [
       'DELETE /agents/:name',
       'DELETE /owner/sessions/current',

@@ -45,7 +45,7 @@ before(async () => {
 after(() => stack.close());
 
 /**
- * The owner-only surfaces of owner-control §1, by `METHOD pattern`, on either listener: a route
+ * The owner-only surfaces of docs/decisions.md §15.1, by `METHOD pattern`, on either listener: a route
  * of that name must be owner-only, and every other route (but A's /health) must admit agents.
  * Routes added later by other parts (GET /policy, approval decisions) are covered once they exist.
  */
@@ -119,7 +119,7 @@ describe('roles on every route of both listeners, with a real agent token file',
           // A HEAD answer has no body to name the code.
           if (method !== 'HEAD') assert.equal(answer.body?.error?.code, 'agent_not_permitted');
         } else {
-          assert.equal(route.access, 'agents', `${name} must admit agents (owner-control §1)`);
+          assert.equal(route.access, 'agents', `${name} must admit agents (docs/decisions.md §15.1)`);
           assert.ok(answer.status !== 401 && answer.body?.error?.code !== 'agent_not_permitted', `${name}: ${answer.text}`);
           assert.ok(answer.status < 500, `${name}: ${answer.text}`);
         }

@@ -146,7 +146,7 @@ describe('local_key_not_recognized', () => {
       assertError(answer, 401, 'local_key_not_recognized');
       assert.match(answer.body.error.message, /latch setup --reconnect/, target);
     }
-    // Health is local and stays fine (spec §7 rule 1).
+    // Health is local and stays fine (docs/decisions.md §7 rule 1).
     assert.equal((await stack.a.get('/health')).status, 200);
 
     // A refused reconnect (expired token) keeps the old key exactly as it was.

@@ -17,6 +17,8 @@ import type { RecordStore, StateRecord, StateRecordOwner } from '../../src/core/
 import { signPayload } from '../../src/core/window-payload.js';
 import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
+import { neverPaused } from '../../src/core/signing-pause.js';
+import { approvalsNeverAsked } from '../support/core-deps.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
@@ -54,6 +56,8 @@ function pipeline(store: MemoryStore) {
     audit: async () => undefined,
     nowSeconds: () => NOW,
     authorizations: ledger,
+    paused: neverPaused,
+    approvals: approvalsNeverAsked(),
     decide: () => ({ decision: 'allow', basis: { decision: 'allow', rule: 'groceries', reasons: ['rule groceries (allow): shop.example.com'], policySha256: POLICY_SHA } }),
   };
   return { deps, ledger, sent };

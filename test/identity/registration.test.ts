@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { directoryRegistrar } from '../../src/daemon/identity-registration.js';
-import type { ProxyUpstream } from '../../src/daemon/core-binding.js';
+import type { ProxyUpstream } from '../../src/proxy/signing-proxy.js';
 import { addAgent, removeAgent } from '../../src/datadir/agents.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { identityKeyring } from '../../src/identity/identity-keyring.js';

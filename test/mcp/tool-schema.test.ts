@@ -77,7 +77,7 @@ function mcpAccepts(tool: ToolDefinition, args: JsonObject): boolean {
 }
 
 const toolNamed = (name: string): ToolDefinition => {
-  const tool = findTool(name);
+  const tool = findTool(name, 'owner');
   assert.ok(tool, name);
   return tool;
 };

@@ -6,7 +6,7 @@ import { findTool, TOOLS } from '../../src/mcp/tools.js';
 
 const args = (text: string): JsonObject => parseJson(text) as JsonObject;
 const schemaOf = (name: string): InputSchema => {
-  const tool = findTool(name);
+  const tool = findTool(name, 'owner');
   assert.ok(tool, name);
   return tool.inputSchema;
 };
@@ -57,7 +57,7 @@ describe('the tool catalog', () => {
 
   test('the money tools tell the agent the spec\'s rules', () => {
     for (const name of ['latch_authorize', 'latch_merchant_bind', 'latch_recurring', 'latch_allocate']) {
-      const description = findTool(name)?.description ?? '';
+      const description = findTool(name, 'owner')?.description ?? '';
       assert.match(description, /never retry with a larger amount, another merchant, a longer TTL/, name);
       assert.match(description, /user/, name);
       assert.match(description, /card numbers/, name);

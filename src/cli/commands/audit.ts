@@ -8,6 +8,7 @@ import type { Flags } from '../flags.js';
 import { table } from '../daemon-calls/views.js';
 import { EXIT } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
+import { isAgentNameShape } from '../../ids/agent-name.js';
 
 const USAGE = `Usage: latch audit [--operation NAMES] [--agent NAME] [--since WHEN] [--limit N] [--reads] [--json]
        latch audit verify
@@ -78,7 +79,7 @@ function auditFilter(flags: Flags): AuditFilter {
   if (operation !== undefined) filter.operations = parseOperations(operation);
   const agent = stringFlag(flags, 'agent');
   if (agent !== undefined) {
-    if (agent !== 'owner' && !/^[a-z0-9][a-z0-9_-]{0,31}$/.test(agent)) throw new UsageError('--agent must be an agent name (see latch agent list) or owner');
+    if (agent !== 'owner' && !isAgentNameShape(agent)) throw new UsageError('--agent must be an agent name (see latch agent list) or owner');
     filter.agent = agent;
   }
   const since = stringFlag(flags, 'since');

@@ -43,7 +43,7 @@ policy.json is invalid; 7 not enrolled, key not recognized, token refused, signi
 approving locked; 9 the cloud is unavailable; 1 another failure of the server-backed call; 2 bad
 usage.`;
 
-/** `latch doctor` diagnoses the daemon, token, enrollment, cloud and key, in the spec's order. */
+/** `latch doctor` diagnoses the daemon, token, enrollment, cloud and key, in that order (DIAGNOSIS_CHECKS, docs/decisions.md §10). */
 export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'Diagnose: daemon, token, enrollment, cloud, device key in order',

@@ -58,6 +58,7 @@ export const mcpCommand: Command = {
       const session = new McpSession({
         serverVersion: latchVersion(),
         log,
+        caller: chosen === '' ? 'owner' : 'agent',
         makeClient: (userAgent) => (client = new LatchClient({ env: io.env, userAgent, ...(agent !== undefined && { agent }) })),
       });
       log.info('mcp_started', { pid: process.pid });
