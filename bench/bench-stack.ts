@@ -15,7 +15,7 @@ const LARGE_AMOUNT = '100000000.00';
 /**
  * One Latch under test: the source tree its daemon runs from and the data directory it uses.
  * A second Latch (`--compare`) gets a copy of the enrolled home, same device key and token but
- * its own audit log, because two daemons appending to one log would fork its chain.
+ * its own copy of the audit log, because two daemons appending to one log would fork its chain.
  */
 export interface LatchUnderTest {
   /** '' for a run of one Latch; `before` and `after` when comparing two trees. */
@@ -24,8 +24,12 @@ export interface LatchUnderTest {
   home: string;
 }
 
-/** The files a cloned home shares with the enrolled one (not the audit log). */
-const CLONED_FILES = ['daemon_token', 'device.key', 'config.json'];
+/**
+ * The files a cloned home copies from the enrolled one. The audit log and its head are copied,
+ * not shared: an enrolled device's log holds at least its enrollment, and a daemon refuses an
+ * enrolled home without one (docs/decisions.md §20).
+ */
+const CLONED_FILES = ['daemon_token', 'device.key', 'config.json', 'audit.log', 'audit.head'];
 
 export interface BenchStack {
   root: string;
@@ -48,7 +52,7 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-/** cloneHome copies an enrolled home's key, token and config (modes kept) into a new home. */
+/** cloneHome copies an enrolled home's key, token, config and audit record (modes kept) into a new home. */
 export function cloneHome(home: string, clone: string): string {
   mkdirSync(clone, { mode: 0o700 });
   for (const name of CLONED_FILES) copyFileSync(path.join(home, name), path.join(clone, name));

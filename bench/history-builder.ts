@@ -32,11 +32,14 @@ function windowEntry(n: number): AuditEntry {
   };
 }
 
-/** buildAuditHistory writes `lines` chained lines to home's audit.log and a head naming the last. */
+/**
+ * buildAuditHistory writes `lines` chained lines to home's audit.log, in place of what a cloned
+ * home's log held, and a head naming the last.
+ */
 export function buildAuditHistory(home: string, lines: number): { bytes: number; buildMs: number } {
   if (!Number.isSafeInteger(lines) || lines < 1 || lines > HISTORY_LINES_MAX) throw new RangeError(`history: 1..${HISTORY_LINES_MAX} lines`);
   const startMs = performance.now();
-  const fd = openSync(path.join(home, 'audit.log'), 'wx', 0o600);
+  const fd = openSync(path.join(home, 'audit.log'), 'w', 0o600);
   let tail = { seq: 0, hash: GENESIS_HASH, prev: undefined as string | undefined };
   let bytes = 0;
   const time = new Date('2024-01-01T00:00:00Z');
@@ -55,6 +58,6 @@ export function buildAuditHistory(home: string, lines: number): { bytes: number;
   } finally {
     closeSync(fd);
   }
-  writeFileSync(path.join(home, 'audit.head'), `${JSON.stringify({ seq: tail.seq, hash: tail.hash })}\n`, { mode: 0o600, flag: 'wx' });
+  writeFileSync(path.join(home, 'audit.head'), `${JSON.stringify({ seq: tail.seq, hash: tail.hash })}\n`, { mode: 0o600, flag: 'w' });
   return { bytes, buildMs: performance.now() - startMs };
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { StoredAuthorizationLedger } from '../src/core/authorization-ledger.js';
 import { DATA_FILES, dataFilePath } from '../src/datadir/home.js';
 import { randomId } from '../src/ids/random-id.js';
-import { StateStore } from '../src/store/state-store.js';
+import { StateStore } from '../src/datadir/state-store.js';
 import { BENCH_MERCHANT } from './requests.js';
 
 export const POLICY_RULES = 100;

@@ -7,7 +7,9 @@
  *
  * `--json <file>` also writes the same figures, with the machine description, as JSON.
  * `--quick` runs one short round of everything (to try the harness, not to quote).
- * `--only` runs only the listed sections (1..7); `policy` names section 7, the spending policy.
+ * `--only` runs only the listed sections (1..10); `policy` names section 7, the spending policy,
+ * `evidence` section 9, evidence packs with 10,000 authorizations of history, and `web-bot-auth`
+ * section 10, agent identity signing.
  * `--history` builds a history (an audit.log of 1,000,000 lines; a sandbox journal of 1,000,000
  * records and the daemon's state.journal of its authorizations; each bounded in bytes and time) and
  * measures section 8, flatness with history, alone.
@@ -24,9 +26,11 @@ import type { Figure } from './figures.js';
 import { describeMachine } from './machine.js';
 import { FULL_SHAPE, QUICK_SHAPE, type RunShape } from './rounds.js';
 import { measureAuditAppend } from './sections/audit-append.js';
+import { measureJournalAppend } from './sections/journal-append.js';
 import { measureAuthorize } from './sections/authorize.js';
 import { measureCharges } from './sections/charges.js';
 import { measureColdStart } from './sections/cold-start.js';
+import { measureEvidence } from './sections/evidence.js';
 import { measureFloor } from './sections/floor.js';
 import { HISTORY_LINES, measureHistory } from './sections/history.js';
 import { measureOverhead } from './sections/daemon-overhead.js';
@@ -34,6 +38,7 @@ import { measurePolicy } from './sections/policy.js';
 import { measureSandboxHistory } from './sections/sandbox-history.js';
 import { SANDBOX_HISTORY_RECORDS_MAX as SANDBOX_HISTORY_RECORDS } from './sandbox-history-builder.js';
 import { measureProxy } from './sections/proxy.js';
+import { measureWebBotAuth } from './sections/web-bot-auth.js';
 import { renderTable } from './table.js';
 
 const BENCH_CARDS = 4;
@@ -50,9 +55,9 @@ function readOptions(): Options {
     options: { json: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' }, compare: { type: 'string' }, history: { type: 'boolean', default: false } },
     strict: true,
   });
-  const names: Record<string, string> = { policy: '7', history: '8' };
-  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
-  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 8) throw new Error(`--only: ${section} is not a section (1..8, policy or history)`);
+  const names: Record<string, string> = { policy: '7', history: '8', evidence: '9', 'web-bot-auth': '10' };
+  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7,9,10')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
+  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 10) throw new Error(`--only: ${section} is not a section (1..10, policy, history, evidence or web-bot-auth)`);
   return { json: values.json, compare: values.compare, shape: values.quick ? QUICK_SHAPE : FULL_SHAPE, sections };
 }
 
@@ -92,6 +97,10 @@ async function main(): Promise<void> {
         figures.push(...(await measureCharges(options.shape, { ...chargeTargets, ledger: `${authorize.authorized} windows made` })));
       }
     }
+    if (options.sections.has(10)) {
+      progress('10: agent identity, POST /web-bot-auth/sign');
+      figures.push(...(await measureWebBotAuth(options.shape, { daemon: daemons[0] as (typeof daemons)[0], floor })));
+    }
     for (const { server } of started) await server.stop();
     if (options.sections.has(3)) {
       progress('3: /v1 proxy');
@@ -109,8 +118,9 @@ async function main(): Promise<void> {
       figures.push(...(await measureColdStart({ latches: freshLatches, env: stack.env, cardIds: stack.cardIds, runDir: stack.root, progress, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
     }
     if (options.sections.has(6)) {
-      progress('6: audit log appends');
+      progress('6: audit log and state.journal appends');
       figures.push(...(await measureAuditAppend(options.shape, stack.root)));
+      figures.push(...(await measureJournalAppend(options.shape, stack.root)));
     }
     if (options.sections.has(8)) {
       const quick = options.shape.rounds === 1;
@@ -121,6 +131,11 @@ async function main(): Promise<void> {
       // Measured for this tree only: the history is seeded with this tree's record types.
       progress('7: spending policy');
       figures.push(...(await measurePolicy(options.shape, { stack, latch: stack.latches[0] as (typeof stack.latches)[0], starts: options.shape.rounds === 1 ? 3 : 10 })));
+    }
+    if (options.sections.has(9)) {
+      // Measured for this tree only: the history is seeded with this tree's record types.
+      progress('9: evidence packs');
+      figures.push(...(await measureEvidence(options.shape, { stack, latch: stack.latches[0] as (typeof stack.latches)[0] })));
     }
   } finally {
     await bare?.stop();

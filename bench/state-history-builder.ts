@@ -10,7 +10,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { AUTHORIZATION_RECORD_TYPE } from '../src/core/authorization-ledger.js';
 import { encodeFrame } from '../src/store/frame.js';
-import { STATE_JOURNAL_LIMITS } from '../src/store/state-store.js';
+import { STATE_JOURNAL_LIMITS } from '../src/datadir/state-store.js';
 import type { HistoryAuthorization } from './sandbox-history-builder.js';
 
 /** The state journal's file name in the daemon's home. */

@@ -80,17 +80,35 @@ export async function bundleScript(entry: string, outFile: string, root = REPO_R
 
 /** bundleLibrary writes the embedding entry (src/index.ts) as one ES module to outFile. */
 export async function bundleLibrary(outFile: string): Promise<BundleReport> {
+  return bundleModule(path.join(REPO_ROOT, 'src/index.ts'), outFile);
+}
+
+/**
+ * bundleSandbox writes the sandbox entry for embedders' tests (src/sandbox/index.ts, the package's
+ * `latch/sandbox`) as one ES module to outFile.
+ */
+export async function bundleSandbox(outFile: string): Promise<BundleReport> {
+  return bundleModule(path.join(REPO_ROOT, 'src/sandbox/index.ts'), outFile);
+}
+
+async function bundleModule(entry: string, outFile: string): Promise<BundleReport> {
   return bundle(outFile, {
-    entryPoints: [path.join(REPO_ROOT, 'src/index.ts')],
+    entryPoints: [entry],
     format: 'esm',
     // Embedders get the noble packages through npm, where they are deduplicated and audited.
     external: ['@noble/ed25519', '@noble/hashes', '@noble/hashes/*'],
   });
 }
 
+/** The package's entries whose declarations ship: 'latch' and 'latch/sandbox'. */
+export const TYPED_ENTRIES = ['src/index.ts', 'src/sandbox/index.ts'] as const;
+
 /**
- * emitTypes writes the library's declaration files under outDir (index.d.ts and the files it
- * refers to), with the same compiler settings as tsconfig.json, and returns their paths.
+ * emitTypes writes the declaration files of the package's entries under outDir (index.d.ts,
+ * sandbox/index.d.ts and the files their declarations import), with the same compiler settings
+ * as tsconfig.json, and returns their paths. The compiler emits a declaration for every module
+ * the entries import; those that no public type refers to (the front door, the router ...) are
+ * left out.
  */
 export function emitTypes(outDir: string): string[] {
   const configFile = ts.readConfigFile(path.join(REPO_ROOT, 'tsconfig.json'), (file) => ts.sys.readFile(file));
@@ -104,18 +122,41 @@ export function emitTypes(outDir: string): string[] {
     rootDir: path.join(REPO_ROOT, 'src'),
     outDir,
   };
-  const program = ts.createProgram([path.join(REPO_ROOT, 'src/index.ts')], options);
-  const written: string[] = [];
-  const result = program.emit(undefined, (file, text) => {
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, text);
-    written.push(file);
-  });
+  const program = ts.createProgram(
+    TYPED_ENTRIES.map((entry) => path.join(REPO_ROOT, entry)),
+    options,
+  );
+  const emitted = new Map<string, string>();
+  const result = program.emit(undefined, (file, text) => emitted.set(path.resolve(file), text));
   const diagnostics = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
   if (diagnostics.length > 0) {
     throw new Error(ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => REPO_ROOT, getNewLine: () => '\n' }));
   }
-  return written;
+  const written: string[] = [];
+  for (const file of reachableDeclarations(emitted, TYPED_ENTRIES.map((entry) => path.join(outDir, path.relative('src', entry).replace(/\.ts$/, '.d.ts'))))) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, emitted.get(file) as string);
+    written.push(file);
+  }
+  return written.sort();
+}
+
+/** reachableDeclarations lists the declaration files the roots import, directly or not. */
+function reachableDeclarations(emitted: ReadonlyMap<string, string>, roots: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const queue = roots.map((root) => path.resolve(root));
+  while (queue.length > 0) {
+    const file = queue.pop() as string;
+    if (seen.has(file)) continue;
+    const text = emitted.get(file);
+    if (text === undefined) throw new Error(`emitTypes: no declaration emitted for ${file}`);
+    seen.add(file);
+    // import/export ... from '...' and import('...') types; only relative specifiers are ours.
+    for (const match of text.matchAll(/(?:from\s+|import\()\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      queue.push(path.resolve(path.dirname(file), (match[1] as string).replace(/\.js$/, '.d.ts')));
+    }
+  }
+  return [...seen];
 }
 
 async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints' | 'format' | 'external' | 'supported'>, root = REPO_ROOT): Promise<BundleReport> {

@@ -9,7 +9,7 @@
  * the installed package by name. A watchdog ends everything after five minutes.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { packageVersion, REPO_ROOT } from './build-bundles.js';
@@ -36,6 +36,26 @@ await daemon.close({ deadlineMs: 1000 });
 console.log(JSON.stringify({ status: health.status, version: health.version, library: latchVersion() }));
 `;
 
+// CommonJS gets the ES-module entries through require(esm): unflagged from Node 20.19.
+const COMMONJS_PROGRAM = `
+const { createDaemon, latchVersion } = require('latch');
+const { createSandbox } = require('latch/sandbox');
+console.log(JSON.stringify({ createDaemon: typeof createDaemon, createSandbox: typeof createSandbox, version: latchVersion() }));
+`;
+
+/**
+ * packedSizesInDocs reads the sentence in docs/packaging.md that states the tarball's size and its
+ * unpacked size: "The npm tarball is N kB (M MB unpacked".
+ */
+function packedSizesInDocs(): { packedKb: number; unpackedMb: number } {
+  const match = /The npm tarball is ([0-9]+) kB \(([0-9.]+) MB unpacked/.exec(readFileSync(path.join(REPO_ROOT, 'docs', 'packaging.md'), 'utf8'));
+  if (match === null) throw new Error('docs/packaging.md does not state the tarball size');
+  return { packedKb: Number(match[1]), unpackedMb: Number(match[2]) };
+}
+
+/** near reports whether actual is within 10% of stated. */
+const near = (actual: number, stated: number): boolean => Math.abs(actual - stated) <= stated * 0.1;
+
 const TYPESCRIPT_CONSUMER = `
 import { createDaemon, LatchClient, LatchClientError, resolveHome, type DaemonOptions, type Health } from 'latch';
 const options: DaemonOptions = { home: resolveHome(), portA: 0, variantB: false };
@@ -55,8 +75,11 @@ async function main(): Promise<number> {
     const tarball = await checks.check('npm pack builds the bundles and packs them without sources or tests', () => {
       const out = run('npm', ['pack', '--json', '--pack-destination', root], { cwd: REPO_ROOT, timeoutMs: 180_000 });
       // The prepack build's own lines come first on stdout; npm's JSON report starts at a line '['.
-      const [report] = JSON.parse(out.slice(out.search(/^\[$/m))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+      const [report] = JSON.parse(out.slice(out.search(/^\[$/m))) as Array<{ filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> }>;
       expect(report !== undefined, 'npm pack report');
+      const stated = packedSizesInDocs();
+      const measured = `${Math.round(report.size / 1000)} kB packed, ${(report.unpackedSize / 1e6).toFixed(2)} MB unpacked`;
+      expect(near(report.size / 1000, stated.packedKb) && near(report.unpackedSize / 1e6, stated.unpackedMb), `docs/packaging.md states the tarball's sizes (measured ${measured})`, stated);
       const files = report.files.map((f) => f.path);
       for (const needed of ['bin/latch.js', 'dist/latch.cjs', 'dist/index.js', 'dist/types/index.d.ts', 'package.json']) expect(files.includes(needed), `${needed} is packed`, files);
       expect(!files.some((f) => /^(src|test|scripts|bench)\//.test(f)), 'no sources, tests or scripts', files);
@@ -83,6 +106,11 @@ async function main(): Promise<number> {
       const out = run(process.execPath, ['embed.mjs', path.join(root, 'embedded-home')], { cwd: app, env: { HOME: root, PATH: nodeOnlyPath }, timeoutMs: 30_000 });
       const version = packageVersion();
       expect(out.trim() === JSON.stringify({ status: 'ok', version, library: version }), 'embedding output', out);
+    });
+    await checks.check("a CommonJS program require()s 'latch' and 'latch/sandbox' (Node 20.19 or later)", () => {
+      writeFileSync(path.join(app, 'embed.cjs'), COMMONJS_PROGRAM);
+      const out = run(process.execPath, ['embed.cjs'], { cwd: app, env: { HOME: root, PATH: nodeOnlyPath }, timeoutMs: 30_000 });
+      expect(out.trim() === JSON.stringify({ createDaemon: 'function', createSandbox: 'function', version: packageVersion() }), 'require output', out);
     });
     await checks.check("TypeScript type-checks a consumer against the package's declarations", () => {
       writeFileSync(path.join(app, 'consumer.ts'), TYPESCRIPT_CONSUMER);

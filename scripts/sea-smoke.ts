@@ -1,7 +1,7 @@
 /**
  * The single binary's smoke test (CI runs it after `npm run build:sea`):
  *
- *     tsx scripts/sea-smoke.ts [--binary dist/latch]
+ *     tsx scripts/sea-smoke.ts [--binary dist/latch] [--node-options '--disable-wasm-trap-handler']
  *
  * The binary is copied alone into an empty temporary directory and run there with an empty PATH
  * and no NODE_OPTIONS, so it can use no node_modules, no tsx and no other node. The sandbox cloud
@@ -17,7 +17,10 @@ import { smokeFlow } from './smoke-flow.js';
 import { Checklist, watchdog } from './smoke-kit.js';
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { binary: { type: 'string', default: path.join(REPO_ROOT, 'dist', 'latch') } }, strict: true });
+  const { values } = parseArgs({
+    options: { binary: { type: 'string', default: path.join(REPO_ROOT, 'dist', 'latch') }, 'node-options': { type: 'string' } },
+    strict: true,
+  });
   const disarm = watchdog(120_000, 'sea smoke');
   const root = mkdtempSync(path.join(tmpdir(), 'latch-sea-smoke-'));
   chmodSync(root, 0o700);
@@ -27,7 +30,9 @@ async function main(): Promise<number> {
     const binary = path.join(root, 'bin', 'latch');
     copyFileSync(path.resolve(values.binary ?? ''), binary);
     chmodSync(binary, 0o755);
-    await smokeFlow(checks, { latch: binaryProgram(binary), root, env: { HOME: root, PATH: '' } });
+    // --node-options sets NODE_OPTIONS for the binary only (docs/packaging.md, locked-down deployment).
+    const nodeOptions = values['node-options'] === undefined ? {} : { NODE_OPTIONS: values['node-options'] };
+    await smokeFlow(checks, { latch: binaryProgram(binary), root, env: { HOME: root, PATH: '', ...nodeOptions } });
   } catch (error) {
     checks.settle(error);
   } finally {

@@ -1,6 +1,6 @@
 /**
  * Section 8, flat with history (`npm run bench -- --history`): the same enrolled device with an
- * audit.log of HISTORY_LINES lines (bench/history-builder.ts) and with none.
+ * audit.log of HISTORY_LINES lines (bench/history-builder.ts) and with only the enrollment line.
  *
  * - `latch audit verify` (verifyAudit, in this process, the file in the page cache) in MB/s
  *   against the machine's SHA-256 over the same file (node:crypto, the same bytes, 1 MiB reads):
@@ -133,7 +133,7 @@ export async function measureHistory(stack: BenchStack, options: { lines: number
       unit: 'ms',
       value: median(withHistory),
       baseline: median(withNone),
-      baselineName: 'the same daemon start with no audit.log',
+      baselineName: 'the same daemon start with only the enrollment line',
       goal: { kind: 'ratio_at_most', limit: 1.2 },
     }),
   ];

@@ -6,6 +6,13 @@ export interface AuditFilter {
   operations?: ReadonlySet<string>;
   agent?: string;
   sinceMs?: number;
+  /** Leave out signed upstream reads (sign_request GET/HEAD), which would bury the spending. */
+  hideReads?: boolean;
+}
+
+/** isSignedRead reports whether a line is a signed upstream read: sign_request with GET or HEAD. */
+export function isSignedRead(record: AuditRecord): boolean {
+  return record.operation === 'sign_request' && (record['method'] === 'GET' || record['method'] === 'HEAD');
 }
 
 const RELATIVE_SINCE = /^([1-9][0-9]{0,5})(m|h|d)$/;
@@ -44,5 +51,6 @@ export function matchesAuditFilter(record: AuditRecord, filter: AuditFilter): bo
   if (filter.operations !== undefined && !filter.operations.has(record.operation)) return false;
   if (filter.agent !== undefined && auditAgentOf(record) !== filter.agent) return false;
   if (filter.sinceMs !== undefined && !(Date.parse(record.time) >= filter.sinceMs)) return false;
+  if (filter.hideReads === true && isSignedRead(record)) return false;
   return true;
 }

@@ -3,10 +3,12 @@
  * script inside the single binary dist/latch). It always runs the CLI: main.ts decides whether it
  * is the program from import.meta.url, which a CommonJS bundle and a Node single executable lack.
  */
+import { ignoreClosedPipes } from './closed-pipe.js';
 import { processIo } from './command.js';
 import { EXIT } from './exit-codes.js';
 import { runCli } from './main.js';
 
+ignoreClosedPipes();
 runCli(process.argv.slice(2), processIo()).then(
   (code) => {
     process.exitCode = code;

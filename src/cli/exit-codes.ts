@@ -15,7 +15,7 @@ export const EXIT = {
   portInUse: 4,
   /** A listener could not bind for another reason (EACCES, EADDRNOTAVAIL ...). */
   listenFailed: 5,
-  /** A verification found a problem (`latch audit verify`: the chain is broken). */
+  /** A verification found a problem (`latch audit verify`: the chain is broken; `latch evidence verify`: the pack does not hold). */
   verifyFailed: 6,
   /** The daemon or the cloud refused or declined the request (4xx: not found, insufficient funds, expired setup token ...). */
   refused: 7,
@@ -25,6 +25,11 @@ export const EXIT = {
   upstreamUnavailable: 9,
   /** Not refused, not yet authorized: the spending policy asked the owner, whose decision is pending (`ap_…`). */
   pendingApproval: 10,
+  /**
+   * The process's limits leave Latch no room to run: an address-space limit (`ulimit -v`) too small
+   * for fetch (fetch_unavailable, docs/decisions.md §24.1).
+   */
+  processLimits: 11,
   /** Interrupted at a prompt with Ctrl-C (128 + SIGINT, as shells report it). */
   interrupted: 130,
 } as const;

@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { latchVersion } from '../version.js';
 import { processIo, writeLine, type CliIo, type Command } from './command.js';
+import { ignoreClosedPipes } from './closed-pipe.js';
 import { COMMAND_LIST, loadCommands } from './command-list.js';
 import { EXIT } from './exit-codes.js';
 
@@ -83,6 +84,7 @@ function isEntryPoint(): boolean {
 // CommonJS build (scripts/build.ts), where top-level await does not exist. In that bundle
 // import.meta is empty, this check is false, and src/cli/bin-entry.ts runs the CLI instead.
 if (isEntryPoint()) {
+  ignoreClosedPipes();
   void runCli(process.argv.slice(2), processIo()).then((code) => {
     process.exitCode = code;
   });

@@ -12,7 +12,14 @@ export interface ErrorFields {
   requestId?: string;
   /** The policy rule or limit that decided a policy_denied. */
   rule?: string;
+  /** policy_denied, approval_denied: why the policy decided, in words. */
+  reasons?: string[];
+  /** approval_denied: the owner's reason, or null. */
+  reason?: string | null;
 }
+
+// A policy's reasons are one per rule, budget or velocity limit that contributed; bound them.
+const REASONS_MAX = 32;
 
 /** parseAnswerJson parses an answer's body, or returns undefined when it is not JSON. */
 export function parseAnswerJson(answer: TransportAnswer): unknown {
@@ -35,6 +42,10 @@ export function errorFields(body: unknown): ErrorFields | undefined {
   if (typeof error['param'] === 'string') fields.param = cleanText(error['param']).slice(0, 64);
   if (typeof error['request_id'] === 'string') fields.requestId = cleanText(error['request_id']).slice(0, 64);
   if (typeof error['rule'] === 'string') fields.rule = cleanText(error['rule']).slice(0, 64);
+  const reasons = error['reasons'];
+  if (Array.isArray(reasons)) fields.reasons = reasons.filter((reason): reason is string => typeof reason === 'string').slice(0, REASONS_MAX).map(cleanText);
+  if (typeof error['reason'] === 'string') fields.reason = cleanText(error['reason']);
+  else if (error['reason'] === null) fields.reason = null;
   return fields;
 }
 
@@ -59,6 +70,8 @@ export function interpretAnswer(answer: TransportAnswer, idempotencyKey: string 
     ...(fields.param !== undefined && { param: fields.param }),
     ...(fields.requestId !== undefined && { requestId: fields.requestId }),
     ...(fields.rule !== undefined && { rule: fields.rule }),
+    ...(fields.reasons !== undefined && { reasons: fields.reasons }),
+    ...(fields.reason !== undefined && { reason: fields.reason }),
     ...extra,
   });
 }

@@ -36,13 +36,16 @@ export class DaemonUrlError extends Error {
 }
 
 /**
- * resolveDaemonUrl picks the daemon origin: the explicit option, else LATCH_URL, else
- * http://127.0.0.1:7723. An unusable value throws a DaemonUrlError naming where it came from,
- * rather than silently falling back to the default.
+ * resolveDaemonUrl picks the daemon origin: the explicit option, else LATCH_URL, else where the
+ * running daemon of this data directory says it listens (`discovered`, from listen.json:
+ * docs/decisions.md §19), else http://127.0.0.1:7723. An unusable value throws a DaemonUrlError
+ * naming where it came from, rather than silently falling back to the default.
  */
-export function resolveDaemonUrl(option: string | undefined, env: NodeJS.ProcessEnv): string {
+export function resolveDaemonUrl(option: string | undefined, env: NodeJS.ProcessEnv, discovered: () => string | undefined = () => undefined): string {
   const fromEnv = env[DAEMON_URL_ENV];
-  const [text, source] = option !== undefined ? [option, 'baseUrl'] : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, DAEMON_URL_ENV] : [DEFAULT_DAEMON_URL, 'default'];
+  const found = option === undefined && (fromEnv === undefined || fromEnv === '') ? discovered() : undefined;
+  const [text, source] =
+    option !== undefined ? [option, 'baseUrl'] : fromEnv !== undefined && fromEnv !== '' ? [fromEnv, DAEMON_URL_ENV] : found !== undefined ? [found, 'listen.json'] : [DEFAULT_DAEMON_URL, 'default'];
   const origin = daemonOrigin(text);
   if (origin === undefined) {
     throw new DaemonUrlError(`${source} must be an http URL on 127.0.0.1, localhost or [::1] with an optional port and no path, like ${DEFAULT_DAEMON_URL}`);

@@ -57,7 +57,7 @@ export function isClientErrorCode(code: string): code is ClientErrorCode {
   return Object.hasOwn(CLIENT_ERROR_TABLE, code);
 }
 
-/** specClassOf returns the spec's error class of a code, or "Unknown" for a code this client does not know. */
+/** specClassOf returns the error class of a code (docs/errors.md), or "Unknown" for a code this client does not know. */
 export function specClassOf(code: string): string {
   if (isErrorCode(code)) return ERROR_TABLE[code].specClass;
   if (isClientErrorCode(code)) return CLIENT_ERROR_TABLE[code].specClass;
@@ -85,6 +85,10 @@ export interface LatchClientErrorFields {
   idempotencyKey?: string;
   /** For policy_denied: the policy rule or limit that decided. */
   rule?: string;
+  /** For policy_denied and approval_denied: why the policy decided, in words. */
+  reasons?: readonly string[];
+  /** For approval_denied: the owner's reason (null when none was given). */
+  reason?: string | null;
 }
 
 /**
@@ -101,6 +105,10 @@ export class LatchClientError extends Error {
   readonly idempotencyKey: string | undefined;
   /** For policy_denied: the policy rule or limit that decided. */
   readonly rule: string | undefined;
+  /** For policy_denied and approval_denied: why the policy decided, in words. */
+  readonly reasons: readonly string[] | undefined;
+  /** For approval_denied: the owner's reason (null when none was given). */
+  readonly reason: string | null | undefined;
 
   constructor(fields: LatchClientErrorFields) {
     super(fields.message ?? defaultMessage(fields.code));
@@ -113,6 +121,8 @@ export class LatchClientError extends Error {
     this.requestId = fields.requestId;
     this.idempotencyKey = fields.idempotencyKey;
     this.rule = fields.rule;
+    this.reasons = fields.reasons;
+    this.reason = fields.reason;
   }
 
   /** toJSON is the error as the CLI's --json output and the MCP bridge show it. */
@@ -122,6 +132,8 @@ export class LatchClientError extends Error {
     if (this.requestId !== undefined) out['request_id'] = this.requestId;
     if (this.idempotencyKey !== undefined) out['idempotency_key'] = this.idempotencyKey;
     if (this.rule !== undefined) out['rule'] = this.rule;
+    if (this.reasons !== undefined) out['reasons'] = [...this.reasons];
+    if (this.reason !== undefined) out['reason'] = this.reason;
     return out;
   }
 }

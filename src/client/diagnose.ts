@@ -3,19 +3,25 @@ import { readToken } from '../datadir/token.js';
 import { ERROR_TABLE } from '../errors/error-table.js';
 import { CLIENT_ERROR_TABLE, LatchClientError } from './client-errors.js';
 import type { LatchClient } from './latch-client.js';
+import { PAYMENT_CHECK_NAMES, runPaymentChecks, type PaymentBlockCode, type PaymentCheckInput } from './payment-checks.js';
 import type { Health } from './types.js';
 
-/** The checks of a diagnosis, in the order they run; each needs the ones before it. */
-export const DIAGNOSIS_CHECKS = ['daemon', 'token', 'enrollment', 'cloud', 'device_key'] as const;
+/** The connection checks, in the order they run; each needs the ones before it. */
+export const CONNECTION_CHECKS = ['daemon', 'token', 'enrollment', 'cloud', 'device_key'] as const;
+/** Every check of a diagnosis: the connection, then what the owner set up that can stop payments (payment-checks.ts). */
+export const DIAGNOSIS_CHECKS = [...CONNECTION_CHECKS, ...PAYMENT_CHECK_NAMES] as const;
 export type DiagnosisCheckName = (typeof DIAGNOSIS_CHECKS)[number];
 
 export interface DiagnosisCheck {
   name: DiagnosisCheckName;
-  status: 'ok' | 'failed' | 'skipped';
+  /** `failed` blocks payments (or the connection); `warning` blocks nothing but needs the owner. */
+  status: 'ok' | 'warning' | 'failed' | 'skipped';
   detail: string;
+  /** What fixes a failure or a warning; null when nothing needs fixing. */
+  fix: string | null;
 }
 
-/** The first problem found: the spec's error class, the code, what was seen and what to do. */
+/** The first problem found: the error class, the code, what was seen and what to do. */
 export interface DiagnosisProblem {
   check: DiagnosisCheckName;
   spec_class: string;
@@ -25,7 +31,7 @@ export interface DiagnosisProblem {
 }
 
 /** The part of LatchClient a diagnosis uses (tests pass a fake). */
-export type DiagnosableClient = Pick<LatchClient, 'health' | 'verifyDaemon' | 'cards' | 'baseUrl' | 'home'>;
+export type DiagnosableClient = Pick<LatchClient, 'health' | 'verifyDaemon' | 'cards' | 'approvals' | 'baseUrl' | 'home'>;
 
 export interface Diagnosis {
   ok: boolean;
@@ -41,23 +47,72 @@ const DAEMON_DOWN_REMEDY =
   'Start the daemon: latch daemon (or latch start for the sandbox quick start), or point LATCH_URL at the daemon that runs. No payment was attempted or failed.';
 
 /**
- * diagnose applies the spec's rules in order (docs/decisions.md §7 rules 1–2, docs/decisions.md §10): first GET
+ * diagnose runs the connection checks, then the payment checks (payment-checks.ts); the problem
+ * is the first failure, a connection one before a payment one. It reads, and never changes, anything.
+ */
+export async function diagnose(client: DiagnosableClient): Promise<Diagnosis> {
+  const connection = await diagnoseConnection(client);
+  const daemon = connection.usable === undefined ? undefined : { health: connection.usable, client };
+  const payment = await paymentChecks({ home: client.home, daemon });
+  const checks = [...connection.diagnosis.checks, ...payment.map(({ name, status, detail, fix }): DiagnosisCheck => ({ name, status, detail, fix }))];
+  const blocking = payment.find((check) => check.status === 'failed');
+  const problem = connection.diagnosis.problem ?? (blocking === undefined ? null : paymentProblem(blocking.name, blocking.code, blocking.detail, blocking.fix));
+  return { ...connection.diagnosis, ok: problem === null, checks, problem };
+}
+
+/** paymentChecks runs the payment checks; a daemon that fails the approvals read midway leaves that check skipped, with the reason. */
+async function paymentChecks(input: PaymentCheckInput) {
+  try {
+    return await runPaymentChecks(input);
+  } catch (error) {
+    if (!(error instanceof LatchClientError) || input.daemon === undefined) throw error;
+    const findings = await runPaymentChecks({ home: input.home });
+    return findings.map((finding) => (finding.name === 'approvals' ? { ...finding, detail: `not checked: GET /approvals failed: ${error.message}` } : finding));
+  }
+}
+
+/** The spec class each payment block is reported under; the code is the one the daemon answers with. */
+const PAYMENT_BLOCK_CLASS: Readonly<Record<PaymentBlockCode, string>> = {
+  policy_unsafe: ERROR_TABLE.data_directory_unavailable.specClass,
+  pause_unreadable: ERROR_TABLE.data_directory_unavailable.specClass,
+  passphrase_unreadable: ERROR_TABLE.data_directory_unavailable.specClass,
+  policy_invalid: ERROR_TABLE.policy_invalid.specClass,
+  daemon_paused: ERROR_TABLE.daemon_paused.specClass,
+  too_many_attempts: ERROR_TABLE.too_many_attempts.specClass,
+};
+
+function paymentProblem(check: DiagnosisCheckName, code: PaymentBlockCode | undefined, detail: string, fix: string | null): DiagnosisProblem {
+  const known = code ?? 'policy_unsafe';
+  return { check, spec_class: PAYMENT_BLOCK_CLASS[known], code: known, message: detail, remedy: fix ?? 'see latch doctor --help' };
+}
+
+/**
+ * diagnoseConnection applies these rules in order (docs/decisions.md §7 rules 1–2, docs/decisions.md §10): first GET
  * /health, whose failure means the local daemon is unavailable and nothing about payments; then
  * the token file; then whether a device key is enrolled; then one server-backed call (GET
  * /cards), whose failure while health is fine lies in the cloud (Upstream API unavailable) or in
  * the cloud's view of this device (Local key not recognized). It stops at the first problem and
- * names its class and remedy. It reads, and never changes, anything.
+ * names its class and remedy. With it comes the daemon's /health when the daemon and the token
+ * passed, for the payment checks that ask the daemon.
  */
-export async function diagnose(client: DiagnosableClient): Promise<Diagnosis> {
+async function diagnoseConnection(client: DiagnosableClient): Promise<{ diagnosis: Diagnosis; usable?: Health }> {
+  let usable: Health | undefined;
+  const diagnosis = await connectionChecks(client, (health) => {
+    usable = health;
+  });
+  return usable === undefined ? { diagnosis } : { diagnosis, usable };
+}
+
+async function connectionChecks(client: DiagnosableClient, tokenUsable: (health: Health) => void): Promise<Diagnosis> {
   const checks: DiagnosisCheck[] = [];
   const finish = (problem: DiagnosisProblem | null): Diagnosis => {
-    for (const name of DIAGNOSIS_CHECKS) {
-      if (!checks.some((check) => check.name === name)) checks.push({ name, status: 'skipped', detail: 'not checked: an earlier check failed' });
+    for (const name of CONNECTION_CHECKS) {
+      if (!checks.some((check) => check.name === name)) checks.push({ name, status: 'skipped', detail: 'not checked: an earlier check failed', fix: null });
     }
     return { ok: problem === null, url: client.baseUrl, home: client.home, checks, problem };
   };
   const fail = (name: DiagnosisCheckName, problem: Omit<DiagnosisProblem, 'check'>): Diagnosis => {
-    checks.push({ name, status: 'failed', detail: problem.message });
+    checks.push({ name, status: 'failed', detail: problem.message, fix: problem.remedy });
     return finish({ check: name, ...problem });
   };
 
@@ -79,7 +134,7 @@ export async function diagnose(client: DiagnosableClient): Promise<Diagnosis> {
   }
   const unverified = await unverifiedPeer(client);
   if (unverified !== undefined) return fail('daemon', unverified);
-  checks.push({ name: 'daemon', status: 'ok', detail: `Latch ${health.version} answers GET /health at ${client.baseUrl} (up ${health.uptime_seconds} s)` });
+  checks.push({ name: 'daemon', status: 'ok', detail: `Latch ${health.version} answers GET /health at ${client.baseUrl} (up ${health.uptime_seconds} s)`, fix: null });
 
   try {
     readToken(client.home);
@@ -92,17 +147,18 @@ export async function diagnose(client: DiagnosableClient): Promise<Diagnosis> {
       remedy: dataDir?.fix ?? CLIENT_ERROR_TABLE.token_unreadable.remedy,
     });
   }
-  checks.push({ name: 'token', status: 'ok', detail: `${client.home}/daemon_token is private and well-formed` });
+  checks.push({ name: 'token', status: 'ok', detail: `${client.home}/daemon_token is private and well-formed`, fix: null });
+  tokenUsable(health);
 
   if (health.signing_key === null) return fail('enrollment', notEnrolled('GET /health reports no signing key: this device is not enrolled with a cloud.'));
-  checks.push({ name: 'enrollment', status: 'ok', detail: `signing key ${health.signing_key.key_id} (${health.signing_key.algorithm}) is loaded` });
+  checks.push({ name: 'enrollment', status: 'ok', detail: `signing key ${health.signing_key.key_id} (${health.signing_key.algorithm}) is loaded`, fix: null });
 
   try {
     const { cards } = await client.cards();
     // The daemon learned the cloud's clock from that answer; /health reports it without a cloud call.
     const skew = (await client.health().catch(() => health)).cloud_clock_skew_seconds;
-    checks.push({ name: 'cloud', status: 'ok', detail: `the cloud answered a signed request (GET /cards through the daemon)${clockDetail(skew)}` });
-    checks.push({ name: 'device_key', status: 'ok', detail: `the cloud recognizes this device key (${cards.length} ${cards.length === 1 ? 'card' : 'cards'} visible)` });
+    checks.push({ name: 'cloud', status: 'ok', detail: `the cloud answered a signed request (GET /cards through the daemon)${clockDetail(skew)}`, fix: null });
+    checks.push({ name: 'device_key', status: 'ok', detail: `the cloud recognizes this device key (${cards.length} ${cards.length === 1 ? 'card' : 'cards'} visible)`, fix: null });
     return finish(null);
   } catch (error) {
     if (!(error instanceof LatchClientError)) throw error;
@@ -135,7 +191,7 @@ function serverBackedFailure(
     default:
       if (error.specClass === 'Local key not recognized') {
         // The cloud answered, so it is reachable; what it refused is this device's key or signature.
-        checks.push({ name: 'cloud', status: 'ok', detail: 'the cloud answered' });
+        checks.push({ name: 'cloud', status: 'ok', detail: 'the cloud answered', fix: null });
         return fail('device_key', { ...seen, message: `The cloud refused this device: ${error.message}` });
       }
       return fail('cloud', { ...seen, message: `A server-backed call (GET /cards) failed: ${error.message}` });

@@ -2,12 +2,11 @@ import { AgentNameError, validAgentName } from '../datadir/agents.js';
 import { resolveHome } from '../datadir/home.js';
 import { randomId } from '../ids/random-id.js';
 import { latchVersion } from '../version.js';
-import { errorFields, expectShape, interpretAnswer, parseAnswerJson } from './answer.js';
+import { expectShape, interpretAnswer } from './answer.js';
 import { resolveDaemonUrl } from './base-url.js';
+import { readListenFile } from '../datadir/listen-file.js';
 import { LatchClientError } from './client-errors.js';
-import { DaemonVerifier } from './daemon-verification.js';
-import { HttpTransport, TransportFailure, type TransportAnswer } from './http-transport.js';
-import { TokenSource } from './token-source.js';
+import { DaemonExchange, type CallOptions } from './daemon-exchange.js';
 import { isPendingApproval } from './pending-approval.js';
 import type {
   AccountWindowInput,
@@ -23,23 +22,25 @@ import type {
   AuthorizeOptions,
   DenyInput,
   PendingApproval,
-  Cancellation,
   CardDetail,
   CardList,
   Health,
   MerchantBindInput,
+  OwnedAuthorization,
   PolicyCheck,
   PolicyCheckInput,
   PolicyView,
   ProxyAnswer,
   RecurringInput,
   RevocationInput,
+  SignWebRequestInput,
   SignedPolicyWindow,
   SignedRevocation,
   TransactionDetail,
   TransactionPage,
   TransactionQuery,
   Wallet,
+  WebRequestSignature,
   WriteOptions,
 } from './types.js';
 
@@ -64,23 +65,11 @@ export interface LatchClientOptions {
   agent?: string;
 }
 
-interface CallOptions {
-  body?: unknown;
-  /** Whether the endpoint needs the bearer token (everything but GET /health). */
-  auth?: boolean;
-  idempotencyKey?: string;
-  /** The Prefer header (RFC 7240), e.g. `wait=30`. */
-  prefer?: string;
-  /** This call's deadline when it must outlast the default (a held answer). */
-  timeoutMs?: number;
-}
 
 /** The longest `Prefer: wait` the daemon honours (docs/decisions.md §15.4). */
 export const APPROVAL_WAIT_SECONDS_MAX = 60;
 // A held answer may take the whole wait; the call's deadline leaves room for signing after it.
 const WAIT_MARGIN_MS = 30_000;
-
-const BEARER_CODES: ReadonlySet<string> = new Set(['missing_bearer_token', 'invalid_bearer_token']);
 
 /**
  * LatchClient is the typed client of the daemon's Variant A API, used by the CLI and the MCP
@@ -94,8 +83,11 @@ const BEARER_CODES: ReadonlySet<string> = new Set(['missing_bearer_token', 'inva
  * - every failure is a LatchClientError with a stable `code` and the table's `remedy`.
  *
  * @example
+ *   import { isPendingApproval, LatchClient } from 'latch';
  *   const latch = new LatchClient();
  *   const auth = await latch.authorize({ card_id: 'card_…', amount: '12.50', merchant_name: 'shop.example.com' });
+ *   if (isPendingApproval(auth)) console.log('waiting for the owner:', auth.approval_id);
+ *   else console.log(auth.policy_id, auth.expires_at);
  *   latch.close();
  */
 export class LatchClient {
@@ -104,21 +96,16 @@ export class LatchClient {
   /** The agent this client calls as, or undefined for the owner (the daemon token). */
   readonly agent: string | undefined;
   private readonly timeoutMs: number;
-  private readonly userAgent: string;
-  private readonly tokens: TokenSource;
-  private readonly transport: HttpTransport;
-  private readonly verifier: DaemonVerifier;
+  private readonly wire: DaemonExchange;
 
   constructor(options: LatchClientOptions = {}) {
     const env = options.env ?? process.env;
     this.home = options.home ?? resolveHome(env);
-    this.baseUrl = resolveDaemonUrl(options.baseUrl, env);
+    this.baseUrl = resolveDaemonUrl(options.baseUrl, env, () => listeningUrl(this.home));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
-    this.userAgent = options.userAgent ?? `latch-client/${latchVersion()}`;
     this.agent = resolveAgent(options.agent, env);
-    this.tokens = new TokenSource(this.home, this.agent);
-    this.transport = new HttpTransport(this.baseUrl);
-    this.verifier = new DaemonVerifier(this.transport, this.baseUrl, () => ({ accept: 'application/json', 'user-agent': this.userAgent }), this.timeoutMs, this.agent);
+    const userAgent = options.userAgent ?? `latch-client/${latchVersion()}`;
+    this.wire = new DaemonExchange({ home: this.home, baseUrl: this.baseUrl, agent: this.agent, userAgent, timeoutMs: this.timeoutMs });
   }
 
   /**
@@ -127,7 +114,87 @@ export class LatchClient {
    * that sends the token does this first; doctor calls it on its own to report the result.
    */
   async verifyDaemon(): Promise<void> {
-    await this.verifier.verify(this.tokens.current() ?? this.tokens.reload());
+    await this.wire.verifyDaemon();
+  }
+
+  /**
+   * verifyPinnedKey checks that the peer signs a fresh challenge with the daemon key pinned in
+   * this data directory (daemon_key.pub, or config.json's key_id); nothing secret is sent. Every
+   * call that sends a passphrase or a session does this first; it is remembered for the client's
+   * lifetime.
+   */
+  async verifyPinnedKey(): Promise<void> {
+    await this.wire.verifyPinnedKey();
+  }
+
+  /**
+   * openOwnerSession proves the daemon against the pinned key, then trades the passphrase for an
+   * owner session (POST /owner/sessions), which this client then presents instead of the daemon
+   * token: the owner with presence, for up to an hour (300 s idle). It lives in memory only.
+   */
+  async openOwnerSession(passphrase: string): Promise<{ expires_at: string }> {
+    await this.verifyPinnedKey();
+    const answer = await this.call('POST', '/owner/sessions', { auth: false, body: { passphrase } });
+    const token = answer['token'];
+    if (typeof token !== 'string' || !token.startsWith('los_')) throw new LatchClientError({ code: 'invalid_response', status: 201, message: 'The daemon answered without an owner session.' });
+    this.wire.useSession(token);
+    return { expires_at: String(answer['expires_at']) };
+  }
+
+  /** hasOwnerSession reports whether this client holds an owner session. */
+  hasOwnerSession(): boolean {
+    return this.wire.hasSession();
+  }
+
+  /** endOwnerSession ends the owner session this client holds (DELETE /owner/sessions/current). */
+  async endOwnerSession(): Promise<void> {
+    if (!this.wire.hasSession()) return;
+    try {
+      await this.call('DELETE', '/owner/sessions/current');
+    } finally {
+      this.wire.useSession(undefined);
+    }
+  }
+
+  /** pause pulls the brake through the API (POST /pause; the owner's token or session). */
+  async pause(reason?: string): Promise<Record<string, unknown>> {
+    return this.call('POST', '/pause', { body: reason === undefined ? {} : { reason } });
+  }
+
+  /** resume releases the brake (POST /resume): the owner with presence once a passphrase is set. */
+  async resume(): Promise<Record<string, unknown>> {
+    return this.call('POST', '/resume', { body: {} });
+  }
+
+  /**
+   * putPolicy replaces policy.json with exactly text (PUT /policy); the daemon validates it like
+   * the file. The passphrase, when given, goes in Latch-Owner-Passphrase after the pinned key is proved.
+   */
+  async putPolicy(text: string, options: { passphrase?: string } = {}): Promise<{ sha256: string; previous_sha256: string | null }> {
+    if (options.passphrase !== undefined) await this.verifyPinnedKey();
+    const answer = await this.call('PUT', '/policy', { rawBody: text, ...(options.passphrase !== undefined && { ownerPassphrase: options.passphrase }) });
+    return expectShape(answer, ['sha256']);
+  }
+
+  /** addAgent creates an agent through the API; the answer is the only time its token is shown. */
+  async addAgent(name: string, options: { passphrase?: string } = {}): Promise<{ name: string; token: string; created_at: string }> {
+    if (options.passphrase !== undefined) await this.verifyPinnedKey();
+    return expectShape(await this.call('POST', '/agents', { body: { name, ...(options.passphrase !== undefined && { passphrase: options.passphrase }) } }), ['name', 'token', 'created_at']);
+  }
+
+  /** listAgents is GET /agents (never tokens). */
+  async listAgents(): Promise<{ agents: Array<{ name: string; created_at: string; last_used_at: string | null }>; has_more: boolean }> {
+    return expectShape(await this.call('GET', '/agents'), ['agents', 'has_more']);
+  }
+
+  /** rotateAgent gives an agent a new token through the API and returns it. */
+  async rotateAgent(name: string): Promise<{ name: string; token: string }> {
+    return expectShape(await this.call('POST', `/agents/${encodeURIComponent(name)}/rotate`, { body: {} }), ['name', 'token']);
+  }
+
+  /** removeAgent deletes an agent through the API; with revoke, its active authorizations too. */
+  async removeAgent(name: string, options: { revoke?: boolean } = {}): Promise<void> {
+    await this.call('DELETE', `/agents/${encodeURIComponent(name)}${options.revoke === true ? '?revoke=true' : ''}`);
   }
 
   /** health is GET /health: local availability and the loaded signing key; no token needed. */
@@ -167,10 +234,7 @@ export class LatchClient {
 
   /** approvals lists approvals, newest first (an agent's client sees only its own); filter with status. */
   async approvals(query: ApprovalQuery = {}): Promise<ApprovalList> {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
-    const text = params.toString();
-    return expectShape(await this.call('GET', `/approvals${text === '' ? '' : `?${text}`}`), ['approvals', 'has_more']);
+    return expectShape(await this.call('GET', withQuery('/approvals', query)), ['approvals', 'has_more']);
   }
 
   /**
@@ -192,6 +256,8 @@ export class LatchClient {
    * passphrase, when one is set, goes in the body and nowhere else: no error carries it.
    */
   async approve(approvalId: string, input: ApproveInput = {}, options: WriteOptions = {}): Promise<Approval> {
+    // Never send a secret to an unproven peer (owner-presence §2).
+    if (input.passphrase !== undefined) await this.verifyPinnedKey();
     const body = input.passphrase === undefined ? {} : { passphrase: input.passphrase };
     return expectShape(await this.write(`/approvals/${encodeURIComponent(approvalId)}/approve`, body, options), APPROVAL_FIELDS);
   }
@@ -212,47 +278,40 @@ export class LatchClient {
     return expectShape(await this.call('POST', '/sign-card-policy-window', { body: input }), ['policy_window', 'jws', 'key_id']);
   }
 
-  /** signRevocation signs a revocation of a policy window; revoke() also submits it. */
+  /** signRevocation signs a revocation of a policy window and submits nothing (a primitive; revoke() is how to revoke). */
   async signRevocation(input: RevocationInput): Promise<SignedRevocation> {
     return expectShape(await this.call('POST', '/sign-revocation', { body: input }), ['revocation', 'jws', 'key_id']);
-  }
-
-  /**
-   * revoke revokes an authorization: it signs the revocation locally, then submits it with
-   * POST /v1/authorizations/:id/revoke through the signing proxy, as docs/decisions.md §5 prescribes. A
-   * second revoke of the same authorization succeeds and returns it as it is.
-   */
-  async revoke(input: RevocationInput, options: WriteOptions = {}): Promise<Cancellation> {
-    const revocation = await this.signRevocation(input);
-    const path = `/v1/authorizations/${encodeURIComponent(input.policy_id)}`;
-    try {
-      const submitted = await this.proxy('POST', `${path}/revoke`, { jws: revocation.jws }, options);
-      return { revocation, authorization: expectShape<Authorization>(submitted.body as Record<string, unknown>, ['policy_id', 'status']) };
-    } catch (error) {
-      // Revoking is idempotent: an authorization that is already revoked is the outcome asked
-      // for, so it is returned as it is. A used or expired one stays a refusal.
-      if (!(error instanceof LatchClientError) || error.code !== 'authorization_not_active') throw error;
-      const current = expectShape<Authorization>((await this.proxy('GET', path)).body as Record<string, unknown>, ['policy_id', 'status']);
-      if (current.status !== 'revoked') throw error;
-      return { revocation, authorization: current };
-    }
   }
 
   /**
    * authorizations lists the authorizations this device signed, newest first, each with the
    * `agent` that asked for it (an agent's client sees only its own).
    */
-  async authorizations(query: { limit?: number; starting_after?: string; status?: string; card_id?: string; agent?: string } = {}): Promise<{ authorizations: Array<Authorization & { agent: string }>; has_more: boolean }> {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
-    const text = params.toString();
-    return expectShape(await this.call('GET', `/authorizations${text === '' ? '' : `?${text}`}`), ['authorizations', 'has_more']);
+  async authorizations(query: { limit?: number; starting_after?: string; status?: string; card_id?: string; agent?: string } = {}): Promise<{ authorizations: OwnedAuthorization[]; has_more: boolean }> {
+    return expectShape(await this.call('GET', withQuery('/authorizations', query)), ['authorizations', 'has_more']);
   }
 
-  /** cancelAuthorization signs and submits the revocation of one of the caller's authorizations. */
-  async cancelAuthorization(policyId: string, reason?: string, options: WriteOptions = {}): Promise<Authorization & { agent: string }> {
-    const target = `/authorizations/${encodeURIComponent(policyId)}/cancel`;
-    return expectShape(await this.write(target, reason === undefined ? {} : { reason }, options), ['policy_id', 'status', 'agent']);
+  /**
+   * revoke revokes one of the caller's authorizations before it is used: POST
+   * /authorizations/:policy_id/cancel, where the daemon signs the revocation, submits it and
+   * releases the budget it held at once (docs/decisions.md §18.2). It works for the owner and
+   * for an agent (its own authorizations). A second revoke of the same authorization succeeds
+   * and returns it as it is; a used or expired one is refused (authorization_not_active).
+   */
+  async revoke(input: RevocationInput, options: WriteOptions = {}): Promise<OwnedAuthorization> {
+    const target = `/authorizations/${encodeURIComponent(input.policy_id)}/cancel`;
+    const body = input.reason === undefined ? {} : { reason: input.reason };
+    return expectShape(await this.write(target, body, options), ['policy_id', 'status', 'agent']);
+  }
+
+  /**
+   * evidence returns one authorization's evidence pack as the daemon signed it: the exact text, so
+   * that what is saved verifies (docs/evidence.md; verifyEvidence checks it offline).
+   */
+  async evidence(policyId: string): Promise<string> {
+    const answer = await this.wire.exchange('GET', `/authorizations/${encodeURIComponent(policyId)}/evidence`, {});
+    expectShape(interpretAnswer(answer, undefined), ['policy_id', 'jws']);
+    return answer.text;
   }
 
   /** policy is GET /policy (owner only): the effective spending policy, its SHA-256 and source. */
@@ -272,12 +331,7 @@ export class LatchClient {
 
   /** transactions lists transactions, newest first, with has_more and a starting_after cursor. */
   async transactions(query: TransactionQuery = {}): Promise<TransactionPage> {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) {
-      if (value !== undefined) params.set(name, String(value));
-    }
-    const search = params.toString();
-    return expectShape(await this.call('GET', search === '' ? '/transactions' : `/transactions?${search}`), ['transactions', 'has_more']);
+    return expectShape(await this.call('GET', withQuery('/transactions', query)), ['transactions', 'has_more']);
   }
 
   /** transaction returns one transaction with the signed policy window it was made under. */
@@ -288,6 +342,14 @@ export class LatchClient {
   /** wallet returns the wallet balance: usdt, allocated, available. */
   async wallet(): Promise<Wallet> {
     return expectShape(await this.call('GET', '/wallet/balance'), ['usdt', 'allocated', 'available']);
+  }
+
+  /**
+   * signWebRequest asks for the Web Bot Auth (or Visa TAP) signature headers of a request the
+   * caller is about to send, made with its own identity key (docs/agent-identity.md).
+   */
+  async signWebRequest(input: SignWebRequestInput): Promise<WebRequestSignature> {
+    return expectShape(await this.call('POST', '/web-bot-auth/sign', { body: input }), ['headers', 'key_id', 'created', 'expires']);
   }
 
   /** allocate moves wallet funds to a card. */
@@ -308,13 +370,13 @@ export class LatchClient {
     }
     const reads = verb === 'GET' || verb === 'HEAD';
     const idempotencyKey = reads ? options.idempotencyKey : (options.idempotencyKey ?? randomId('idem'));
-    const result = await this.exchange(verb, path, { ...(body !== undefined && { body }), ...(idempotencyKey !== undefined && { idempotencyKey }) });
+    const result = await this.wire.exchange(verb, path, { ...(body !== undefined && { body }), ...(idempotencyKey !== undefined && { idempotencyKey }) });
     return { status: result.status, body: interpretAnswer(result, idempotencyKey) };
   }
 
   /** close drops idle keep-alive connections; the client stays usable and reconnects on the next call. */
   close(): void {
-    this.transport.close();
+    this.wire.close();
   }
 
   /**
@@ -328,7 +390,7 @@ export class LatchClient {
       throw new LatchClientError({ code: 'invalid_request', status: null, param: 'waitSeconds', message: `waitSeconds must be a whole number from 1 to ${APPROVAL_WAIT_SECONDS_MAX}.` });
     }
     const held = wait === undefined ? {} : { prefer: `wait=${wait}`, timeoutMs: Math.max(this.timeoutMs, wait * 1000 + WAIT_MARGIN_MS) };
-    const answer = await this.exchange('POST', target, { body, idempotencyKey, ...held });
+    const answer = await this.wire.exchange('POST', target, { body, idempotencyKey, ...held });
     const result = interpretAnswer(answer, idempotencyKey);
     if (answer.status !== 202) return expectShape<Authorization>(result, ['policy_id', 'amount']);
     const pending = expectShape<PendingApproval>(result, APPROVAL_FIELDS);
@@ -341,66 +403,19 @@ export class LatchClient {
   }
 
   private async call(method: string, target: string, options: CallOptions = {}): Promise<Record<string, unknown>> {
-    return interpretAnswer(await this.exchange(method, target, options), options.idempotencyKey);
+    const answer = await this.wire.exchange(method, target, options);
+    // 204 No Content (ending a session, removing an agent) has no body to read.
+    if (answer.status === 204) return {};
+    return interpretAnswer(answer, options.idempotencyKey);
   }
+}
 
-  /**
-   * exchange sends a request and, when the daemon refuses the bearer token, reads the token file
-   * again and sends the identical request once more (docs/decisions.md §10). The refusal happens at the front
-   * door, before any route runs, so the first attempt had no effect and the repeat is safe.
-   * A token goes only to a peer that has proven it is this daemon (verifyTokenPeer); after a
-   * refusal the proof is asked for again, since a refusal is also what a squatter would answer.
-   */
-  private async exchange(method: string, target: string, options: CallOptions): Promise<TransportAnswer> {
-    const auth = options.auth ?? true;
-    const bodyText = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const token = auth ? this.tokens.current() : undefined;
-    if (token !== undefined) await this.verifyTokenPeer(token, options.idempotencyKey);
-    const first = await this.attempt(method, target, bodyText, token, options);
-    if (!auth || first.status !== 401 || !BEARER_CODES.has(errorFields(parseAnswerJson(first))?.code ?? '')) return first;
-    const reread = this.tokens.reload();
-    this.verifier.forget();
-    await this.verifyTokenPeer(reread, options.idempotencyKey);
-    const second = await this.attempt(method, target, bodyText, reread, options);
-    if (second.status === 401 && BEARER_CODES.has(errorFields(parseAnswerJson(second))?.code ?? '')) {
-      throw new LatchClientError({
-        code: errorFields(parseAnswerJson(second))?.code ?? 'invalid_bearer_token',
-        status: 401,
-        message: `The daemon refused the token from the ${this.agent === undefined ? 'daemon_token file' : `token file of agent "${this.agent}"`}, also after reading the file again.`,
-        remedy:
-          this.agent === undefined
-            ? `The daemon at ${this.baseUrl} probably uses another data directory than ${this.home}: run the client with the daemon's LATCH_HOME (or LATCH_URL of the daemon that uses this one).`
-            : `The agent "${this.agent}" may have been removed (latch agent list shows the agents), or the daemon at ${this.baseUrl} uses another data directory than ${this.home}.`,
-      });
-    }
-    return second;
-  }
-
-  /** verifyTokenPeer is verifyDaemon for a token about to be sent; its errors keep the request's Idempotency-Key. */
-  private async verifyTokenPeer(token: string, idempotencyKey: string | undefined): Promise<void> {
-    try {
-      await this.verifier.verify(token);
-    } catch (error) {
-      if (error instanceof LatchClientError && idempotencyKey !== undefined) {
-        throw new LatchClientError({ code: error.code, status: error.status, message: error.message, remedy: error.remedy, idempotencyKey });
-      }
-      throw error;
-    }
-  }
-
-  private async attempt(method: string, target: string, body: string | undefined, token: string | undefined, options: CallOptions): Promise<TransportAnswer> {
-    const idempotencyKey = options.idempotencyKey;
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
-    if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
-    if (options.prefer !== undefined) headers['prefer'] = options.prefer;
-    try {
-      return await this.transport.send({ method, target, headers, ...(body !== undefined && { body }), timeoutMs: options.timeoutMs ?? this.timeoutMs });
-    } catch (error) {
-      throw failureToError(error, method, this.baseUrl, idempotencyKey);
-    }
-  }
+/** withQuery appends the defined members of query to path as a query string. */
+function withQuery(path: string, query: object): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const text = params.toString();
+  return text === '' ? path : `${path}?${text}`;
 }
 
 /** The fields every approval object has; an answer without them is not the Latch API. */
@@ -417,25 +432,8 @@ function resolveAgent(option: string | undefined, env: NodeJS.ProcessEnv): strin
   return name;
 }
 
-/** failureToError turns a transport failure into the client's error; the token is never part of it. */
-function failureToError(error: unknown, method: string, baseUrl: string, idempotencyKey: string | undefined): LatchClientError {
-  const extra = idempotencyKey === undefined ? {} : { idempotencyKey };
-  if (!(error instanceof TransportFailure)) {
-    return new LatchClientError({ code: 'daemon_no_answer', status: null, message: `The request to ${baseUrl} failed unexpectedly.`, ...extra });
-  }
-  if (error.kind === 'refused') {
-    return new LatchClientError({ code: 'daemon_unreachable', status: null, message: `No Latch daemon answers at ${baseUrl} (${error.reason}).`, ...extra });
-  }
-  if (error.kind === 'too_large') {
-    return new LatchClientError({ code: 'invalid_response', status: null, message: 'The daemon\'s answer was larger than any Latch answer can be.', ...extra });
-  }
-  const reads = method === 'GET' || method === 'HEAD';
-  return new LatchClientError({
-    code: 'daemon_no_answer',
-    status: null,
-    message: `The daemon at ${baseUrl} did not answer (${error.reason}).`,
-    // A read had no effect, so it may simply be repeated; a write may have taken effect.
-    ...(reads && { remedy: 'Check the daemon with latch doctor, then repeat the read.' }),
-    ...extra,
-  });
+/** listeningUrl is Variant A's address as the running daemon of home recorded it, or undefined. */
+function listeningUrl(home: string): string | undefined {
+  const port = readListenFile(home)?.port_a;
+  return port === undefined || port === null ? undefined : `http://127.0.0.1:${port}`;
 }

@@ -5,8 +5,12 @@ import type { Authorization, PendingApproval } from './types.js';
  * has been asked; docs/decisions.md §15.4) from an authorization.
  *
  * @example
- *   const result = await latch.authorize(input);
+ *   import { isPendingApproval, LatchClient } from 'latch';
+ *   const latch = new LatchClient();
+ *   const result = await latch.authorize({ card_id: 'card_…', amount: '12.50', merchant_name: 'shop.example.com' });
  *   if (isPendingApproval(result)) console.log(`waiting for the owner: ${result.approval_id}`);
+ *   else console.log(result.authorization_id);
+ *   latch.close();
  */
 export function isPendingApproval(result: Authorization | PendingApproval | unknown): result is PendingApproval {
   if (typeof result !== 'object' || result === null) return false;

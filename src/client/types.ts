@@ -3,6 +3,9 @@
  * sends. Money is always decimal text with the currency's decimals ("12.50"), times are ISO 8601
  * UTC; field names are the wire names, so the API reference applies unchanged.
  */
+import type { TransactionStatus } from '../core/model.js';
+
+export type { TransactionStatus } from '../core/model.js';
 
 /** An amount in a request: decimal text ("12.50", exact) or a JSON number (sent as JavaScript prints it). */
 export type AmountInput = string | number;
@@ -21,9 +24,14 @@ export interface Health {
   uptime_seconds: number;
   signing_key: SigningKeyInfo | null;
   /** The owner's emergency brake (`latch pause`): since when and why, or null (absent from older daemons). */
-  paused?: { since: string; reason: string | null } | null;
+  /** Whether the owner paused signing, since when; the owner's note (`reason`) is not shown on the public /health. */
+  paused?: { since: string; reason?: string | null } | null;
   /** How far the cloud's clock runs ahead of this device's, as the daemon last saw it (absent from older daemons). */
   cloud_clock_skew_seconds?: number | null;
+  /** The configured presence factors: `none`, `passphrase`, ... (absent from older daemons; docs/decisions.md §21). */
+  owner_presence?: string;
+  /** How many seconds approving stays locked after wrong passphrases; 0 when it is not (absent from older daemons). */
+  approvals_locked_seconds?: number;
 }
 
 /** A card in GET /cards: safe metadata only, never a card number. */
@@ -196,7 +204,7 @@ export interface TransactionQuery {
   limit?: number;
   starting_after?: string;
   card_id?: string;
-  status?: 'authorized' | 'settled' | 'expired' | 'revoked' | 'declined';
+  status?: TransactionStatus;
 }
 
 /** Options of a money-moving POST. */
@@ -221,11 +229,8 @@ export interface AuthorizeOptions extends WriteOptions {
   waitSeconds?: number;
 }
 
-/** The result of cancelling: the signed revocation and the authorization as the cloud now has it. */
-export interface Cancellation {
-  revocation: SignedRevocation;
-  authorization: Authorization;
-}
+/** An authorization with the caller that asked for it: GET /authorizations and revoke() answer these. */
+export type OwnedAuthorization = Authorization & { agent: string };
 
 /** An answer of the raw /v1/* proxy. */
 export interface ProxyAnswer {
@@ -335,4 +340,22 @@ export interface ApproveInput {
 /** POST /approvals/:approval_id/deny: an optional reason the agent is told. */
 export interface DenyInput {
   reason?: string;
+}
+
+/** POST /web-bot-auth/sign: a request the agent is about to send (docs/agent-identity.md). */
+export interface SignWebRequestInput {
+  method: string;
+  url: string;
+  /** Only content-digest (RFC 9530) is taken; when given it is covered. */
+  headers?: { 'content-digest'?: string };
+  tag?: 'web-bot-auth' | 'agent-browser-auth' | 'agent-payer-auth';
+  expires_in_seconds?: number;
+}
+
+/** The headers to add to that request unchanged, the key id and the signature's lifetime (Unix seconds). */
+export interface WebRequestSignature {
+  headers: { 'signature-input': string; signature: string; 'signature-agent'?: string };
+  key_id: string;
+  created: number;
+  expires: number;
 }

@@ -6,6 +6,7 @@ import { SIGNATURE_SKEW_SECONDS_MAX, type CloudClock } from './cloud-clock.js';
 import { cloudOrigin } from './cloud-origin.js';
 import { signatureHeaders } from './sign-upstream.js';
 import type { SigningKey } from '../crypto/signing-key.js';
+import { assertFetchCanRun } from '../runtime/wasm-memory.js';
 
 /** Upstream timeout per attempt and overall (docs/decisions.md §13). */
 export const UPSTREAM_TIMEOUT_MS = 10_000;
@@ -101,6 +102,8 @@ export class CloudClient {
 
   /** send performs one logical request (with safe retries) and returns the cloud's answer. */
   async send(request: CloudRequest): Promise<CloudResponse> {
+    // Node's fetch would crash the process where it cannot make its WebAssembly parser (wasm-memory.ts).
+    if (this.options.fetch === undefined) assertFetchCanRun();
     const key = request.key;
     if (key === undefined) throw new LatchError('device_not_enrolled');
     const url = upstreamUrl(this.origin, request.pathAndQuery);

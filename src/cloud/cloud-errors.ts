@@ -6,7 +6,7 @@ const CLOUD_MESSAGE_CHARS_MAX = 300;
 
 /**
  * errorFromCloud turns a cloud error response into a LatchError. The cloud's own code passes
- * through when it is one of ours (spec rule 2); the cloud's device_key_not_recognized becomes
+ * through when it is one of ours (docs/decisions.md §7 rule 2); the cloud's device_key_not_recognized becomes
  * local_key_not_recognized with the reconnect remedy; 5xx and unknown answers become
  * upstream_unavailable.
  */
@@ -34,7 +34,7 @@ export function errorFromCloud(response: CloudResponse): LatchError {
 }
 
 /**
- * localKeyNotRecognized is the spec's "Local key not recognized" class. Its message carries the
+ * localKeyNotRecognized is the "Local key not recognized" error class (docs/errors.md). Its message carries the
  * remedy, because the caller seeing it (an agent, a script) must tell the user to reconnect.
  */
 export function localKeyNotRecognized(): LatchError {

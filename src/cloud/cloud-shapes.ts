@@ -18,6 +18,7 @@ import type {
   Wallet,
 } from '../core/model.js';
 import { unexpectedShape } from './cloud-errors.js';
+import { TRANSACTION_STATUSES } from '../core/model.js';
 
 type Json = Record<string, unknown>;
 
@@ -166,7 +167,7 @@ export function readTransaction(value: unknown): Transaction {
     amountMinor: money(o, 'amount'),
     currency: str(o, 'currency'),
     merchant: str(o, 'merchant'),
-    status: oneOf<TransactionStatus>(o, 'status', ['authorized', 'settled', 'expired', 'revoked', 'declined']),
+    status: oneOf<TransactionStatus>(o, 'status', TRANSACTION_STATUSES),
     createdAt: time(o, 'created_at'),
     policyId: strOrNull(o, 'policy_id'),
     declineCode: strOrNull(o, 'decline_code'),

@@ -9,8 +9,12 @@ import type { LocalCaller } from './operation-context.js';
 import type { PassphraseLockout } from './passphrase-lockout.js';
 import type { Principal } from './principal.js';
 
-/** The four audit lines of docs/decisions.md §15.4. */
-export type ApprovalAuditOperation = 'approval_requested' | 'approval_approved' | 'approval_denied' | 'approval_expired';
+/**
+ * The audit lines of docs/decisions.md §15.4, and the two of §20: an approval the cloud refused
+ * (`approval_failed`) and one given but not applied (`approval_not_applied`, still pending).
+ * `approval_approved` is written only once the approved request is signed and registered.
+ */
+export type ApprovalAuditOperation = 'approval_requested' | 'approval_approved' | 'approval_failed' | 'approval_not_applied' | 'approval_denied' | 'approval_expired';
 
 /** One approval audit line: what happened to which approval, and who made it happen. */
 export interface ApprovalAudit {
@@ -22,19 +26,28 @@ export interface ApprovalAudit {
   principal: Principal;
   /** The passkey that proved the owner's presence for this decision (the owner console), when one did. */
   presenceCredentialId?: string;
+  /** Why an approval failed or was not applied: the error code. */
+  code?: string;
 }
 
-/** What the owner's approval passphrase says about a presented one. */
-/** `missing`: one is set but none was presented (refused, not counted as a guess). */
-export type PassphraseCheck = 'not_set' | 'right' | 'wrong' | 'missing';
+/**
+ * The owner's passphrase as it is set now: an id that names it (from its salt; neither the
+ * passphrase nor its hash) and a check of a presented one (slow; never logs or keeps it).
+ */
+export interface OwnerPassphrase {
+  id: string;
+  verify(candidate: string): Promise<boolean>;
+}
 
 export interface ApprovalDeps {
   book: ApprovalBook;
   lockout: PassphraseLockout;
-  /** Checks a presented passphrase against the stored hash (never logs or keeps it). */
-  checkPassphrase(candidate: string | undefined): Promise<PassphraseCheck>;
+  /** The owner's passphrase now, or undefined when none is set (read at each approval). */
+  passphrase(): OwnerPassphrase | undefined;
   /** Appends an approval line to the audit log durably. */
   audit(record: ApprovalAudit): Promise<void>;
+  /** How many pending approvals one caller may have (config.json's approvals_pending_max_per_agent; 20 when absent). */
+  pendingMaxPerCaller?(): number;
   /** Tells the owner a new approval waits (best effort: never throws, never blocks). */
   notify?(approval: Approval): void;
 }

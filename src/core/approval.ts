@@ -67,8 +67,3 @@ export function canonicalJson(value: unknown): string {
 export function requestSha256(request: AuthorizationRequest): string {
   return bytesToHex(sha256(new TextEncoder().encode(canonicalJson(request))));
 }
-
-/** isDecided reports whether an approval's state is final. */
-export function isDecided(approval: Approval): boolean {
-  return approval.status !== 'pending_approval';
-}

@@ -26,12 +26,6 @@ export const APPROVAL_WAIT_SECONDS_MAX = 60;
 /** What signing an approved request gives back: the registered authorization and its window. */
 export type SignApproved = (request: AuthorizationRequest, context: OperationContext, approvalId: string) => Promise<{ authorization: Authorization; window: SignedWindow }>;
 
-/** approvalDeps returns the approval dependencies, or throws when approvals are not wired in. */
-export function approvalDeps(deps: CoreDeps): ApprovalDeps {
-  if (deps.approvals === undefined) throw new LatchError('approval_not_found');
-  return deps.approvals;
-}
-
 /** fingerprintSha256 is how an approval remembers the POST that created it. */
 export function fingerprintSha256(fingerprint: string): string {
   return bytesToHex(sha256(new TextEncoder().encode(fingerprint)));
@@ -42,7 +36,7 @@ export function fingerprintSha256(fingerprint: string): string {
  * and body) created; the same key with another body is idempotency_key_reused.
  */
 export async function earlierApproval(deps: CoreDeps, context: OperationContext, fingerprint: string): Promise<Approval | undefined> {
-  if (deps.approvals === undefined || context.idempotencyKey === undefined) return undefined;
+  if (context.idempotencyKey === undefined) return undefined;
   const found = deps.approvals.book.findByCallerKey(context.principal, context.idempotencyKey);
   if (found === undefined) return undefined;
   if (found.fingerprintSha256 !== fingerprintSha256(fingerprint)) throw new LatchError('idempotency_key_reused');
@@ -81,6 +75,7 @@ export async function createApproval(
     callerKey: context.idempotencyKey !== undefined,
     fingerprintSha256: fingerprintSha256(fingerprint),
   };
+  refuseOverPendingCap(approvals, candidate, nowSeconds);
   const kept = await approvals.book.add(candidate);
   if (kept !== candidate) {
     if (kept.fingerprintSha256 !== candidate.fingerprintSha256) throw new LatchError('idempotency_key_reused');
@@ -92,11 +87,33 @@ export async function createApproval(
 }
 
 /**
+ * refuseOverPendingCap refuses a new approval when its caller already has as many pending ones
+ * as the owner allows (docs/decisions.md §17.6), so one agent cannot flood the owner's queue. It
+ * runs in the same synchronous step as the book's insertion, so concurrent asks cannot overshoot.
+ * A retry of an approval that exists is not a new one and always gets it.
+ */
+function refuseOverPendingCap(approvals: ApprovalDeps, candidate: Approval, nowSeconds: number): void {
+  if (candidate.callerKey && approvals.book.findByCallerKey(candidate.principal, candidate.idempotencyKey) !== undefined) return;
+  const caller = principalName(candidate.principal);
+  const max = approvals.pendingMaxPerCaller?.() ?? APPROVALS_PENDING_MAX_PER_CALLER_DEFAULT;
+  let pending = 0;
+  for (const approval of approvals.book.pending()) {
+    if (approval.expiresAtSeconds > nowSeconds && principalName(approval.principal) === caller) pending++;
+  }
+  if (pending >= max) {
+    throw new LatchError('too_many_pending_approvals', { message: `${caller} already has ${pending} pending approvals, as many as the owner allows; wait for the owner to decide them.` });
+  }
+}
+
+/** How many pending approvals one caller may have when the daemon does not say (config: approvals_pending_max_per_agent). */
+export const APPROVALS_PENDING_MAX_PER_CALLER_DEFAULT = 20;
+
+/**
  * awaitDecision holds on up to waitSeconds (at most 60) for the owner's decision, and returns
  * the approval as it then is. It never outlasts the approval's expiry.
  */
 export async function awaitDecision(deps: CoreDeps, approval: Approval, waitSeconds: number, signal?: AbortSignal): Promise<Approval> {
-  const approvals = approvalDeps(deps);
+  const approvals = deps.approvals;
   const deadlineMs = Date.now() + Math.min(Math.max(0, waitSeconds), APPROVAL_WAIT_SECONDS_MAX) * 1000;
   let current = await refreshExpiry(deps, approvals, approval);
   while (current.status === 'pending_approval' && signal?.aborted !== true) {
@@ -131,17 +148,17 @@ export async function refreshExpiry(deps: CoreDeps, approvals: ApprovalDeps, app
 
 /** getApproval returns one approval: the owner sees all, an agent only its own (another's is not found). */
 export async function getApproval(deps: CoreDeps, id: string, context: OperationContext): Promise<Approval> {
-  const approvals = approvalDeps(deps);
+  const approvals = deps.approvals;
   const found = approvals.book.get(id);
   if (found === undefined || !visibleTo(found, context)) throw new LatchError('approval_not_found');
   const current = await refreshExpiry(deps, approvals, found);
-  if (context.approvalWaitSeconds !== undefined && context.approvalWaitSeconds > 0) return awaitDecision(deps, current, context.approvalWaitSeconds, context.signal);
+  if (context.approvalWaitSeconds !== undefined && context.approvalWaitSeconds > 0) return awaitDecision(deps, current, context.approvalWaitSeconds, context.waitSignal ?? context.signal);
   return current;
 }
 
 /** listApprovals lists approvals newest first: the owner's all, an agent's only its own. */
 export async function listApprovals(deps: CoreDeps, query: { status?: ApprovalStatus; limit: number; startingAfter?: string }, context: OperationContext): Promise<ApprovalPage> {
-  const approvals = approvalDeps(deps);
+  const approvals = deps.approvals;
   for (const pending of approvals.book.pending()) await refreshExpiry(deps, approvals, pending);
   const agent = context.principal.kind === 'owner' ? undefined : context.principal.name;
   return approvals.book.page({ ...query, ...(agent !== undefined && { agent }) });
@@ -152,7 +169,7 @@ export async function listApprovals(deps: CoreDeps, query: { status?: ApprovalSt
  * under way, is approval_not_pending.
  */
 export async function denyApproval(deps: CoreDeps, id: string, reason: string | undefined, context: OperationContext): Promise<Approval> {
-  const approvals = approvalDeps(deps);
+  const approvals = deps.approvals;
   const found = await decidable(deps, approvals, id);
   if (!approvals.book.claim(id)) throw notPending();
   try {
@@ -174,29 +191,66 @@ export async function denyApproval(deps: CoreDeps, id: string, reason: string | 
  * pending, so approving again re-sends the same window and the cloud replays its answer.
  */
 export async function approveApproval(deps: CoreDeps, signApproved: SignApproved, id: string, passphrase: string | undefined, context: OperationContext): Promise<Approval> {
-  const approvals = approvalDeps(deps);
+  const approvals = deps.approvals;
   await decidable(deps, approvals, id);
   // The front door proved presence (a session, or this passphrase) when it says so; otherwise the
   // one passphrase check runs here (docs/decisions.md §21).
-  if (context.ownerPresent !== true) await checkOwnerPassphrase({ lockout: approvals.lockout, checkPassphrase: approvals.checkPassphrase, nowSeconds: deps.nowSeconds }, passphrase);
+  if (context.ownerPresent !== true) await requirePassphrase(deps, approvals, passphrase);
   if (!approvals.book.claim(id)) throw notPending();
   try {
     const current = approvals.book.get(id);
     if (current === undefined || current.status !== 'pending_approval') throw notPending();
-    await approvals.audit({ operation: 'approval_approved', approval: current, caller: context.caller, principal: context.principal, ...(context.presenceCredentialId !== undefined && { presenceCredentialId: context.presenceCredentialId }) });
     const signingContext: OperationContext = { principal: current.principal, caller: context.caller, idempotencyKey: current.idempotencyKey };
     let decided: Approval;
     try {
       const created = await signApproved(current.request, signingContext, current.id);
       decided = { ...current, status: 'approved', decidedAtSeconds: deps.nowSeconds(), authorization: created.authorization, window: created.window };
     } catch (error) {
-      if (!definiteRefusal(error)) throw error;
+      if (!definiteRefusal(error)) {
+        await auditNotApplied(approvals, current, context, error);
+        throw error;
+      }
       decided = { ...current, status: 'failed', decidedAtSeconds: deps.nowSeconds(), error: { code: error.code, message: error.message } };
     }
     await approvals.book.update(decided);
+    // The line says what happened, once it has: approved (with the authorization's policy_id), or
+    // approved but refused by the cloud (docs/decisions.md §20).
+    await approvals.audit({
+      operation: decided.status === 'approved' ? 'approval_approved' : 'approval_failed',
+      approval: decided,
+      caller: context.caller,
+      principal: context.principal,
+      ...(decided.error !== null && { code: decided.error.code }),
+      ...(context.presenceCredentialId !== undefined && { presenceCredentialId: context.presenceCredentialId }),
+    });
     return decided;
   } finally {
     approvals.book.release(id);
+  }
+}
+
+/**
+ * requirePassphrase passes when no passphrase is set or the right one was presented: the daemon's
+ * one passphrase check (checkOwnerPassphrase, docs/decisions.md §21), through the lockout, which
+ * counts it before the slow hash starts (§17.3); a missing passphrase is 403
+ * owner_presence_required, not counted as a guess.
+ */
+async function requirePassphrase(deps: CoreDeps, approvals: ApprovalDeps, candidate: string | undefined): Promise<void> {
+  await checkOwnerPassphrase({ lockout: approvals.lockout, passphrase: approvals.passphrase, nowSeconds: deps.nowSeconds }, candidate);
+}
+
+/**
+ * auditNotApplied records an approval that was given but not applied (paused, not enrolled, the
+ * cloud unreachable): the approval stays pending, and the line names the error, so the log never
+ * shows an approval as approved that was not. The signing error is the caller's answer either way;
+ * a failure to write this line is reported by the audit log's own appender.
+ */
+async function auditNotApplied(approvals: ApprovalDeps, approval: Approval, context: OperationContext, error: unknown): Promise<void> {
+  const code = error instanceof LatchError ? error.code : 'internal_error';
+  try {
+    await approvals.audit({ operation: 'approval_not_applied', approval, caller: context.caller, principal: context.principal, code });
+  } catch {
+    // See above: the caller gets the signing error, which is what happened to the approval.
   }
 }
 
@@ -205,11 +259,17 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
  * approval that created nothing: the owner's denial, the expiry, or the cloud's refusal.
  */
 export function outcomeError(approval: Approval): LatchError {
+  // The rule that asked and its reasons, as the 202 carried them, so the agent can tell the user (issue 30 item 5).
+  const why = { rule: approval.rule, reasons: approval.reasons };
   switch (approval.status) {
     case 'denied':
-      return new LatchError('approval_denied', { message: `The owner denied this request (approval ${approval.id}); nothing was signed.` });
+      return new LatchError('approval_denied', {
+        ...why,
+        reason: approval.reason,
+        message: `The owner denied this request (approval ${approval.id})${approval.reason === null ? ' without a reason' : `, saying ${JSON.stringify(approval.reason)}`}; nothing was signed.`,
+      });
     case 'expired':
-      return new LatchError('approval_denied', { message: `The owner did not decide on this request in time (approval ${approval.id} expired); nothing was signed.` });
+      return new LatchError('approval_denied', { ...why, reason: null, message: `The owner did not decide on this request in time (approval ${approval.id} expired); nothing was signed.` });
     case 'failed': {
       const code = approval.error?.code ?? 'internal_error';
       return Object.hasOwn(ERROR_TABLE, code) ? new LatchError(code as ErrorCode, { message: approval.error?.message ?? '' }) : new LatchError('internal_error');

@@ -10,7 +10,15 @@
  * and a cursor lookup O(1), never a scan of history.
  */
 import type { RecordStore, StateRecord } from './record-store.js';
-import type { AuthorizationKind, AuthorizationType } from './model.js';
+import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
+import { decisionRecordJson, parseDecisionRecord, type DecisionRecord } from './decision-record.js';
+
+/** A recurring entry's schedule, kept so that budgets count every charge it allows (docs/decisions.md §17.2). */
+export interface EntrySchedule {
+  interval: RecurringInterval;
+  intervalCount: number;
+  maxCharges: number | null;
+}
 
 export interface AuthorizationEntry {
   policyId: string;
@@ -24,8 +32,16 @@ export interface AuthorizationEntry {
   authorizationType: AuthorizationType;
   signedAtSeconds: number;
   notAfterSeconds: number;
-  state: 'active' | 'used' | 'expired' | 'revoked' | 'failed';
+  /**
+   * `unregistered`: signed but, the cloud said, never registered, and now never sent (a cancel by
+   * the owner, or a cloud 404 for an entry not being registered; docs/decisions.md §17.1).
+   */
+  state: 'active' | 'used' | 'expired' | 'revoked' | 'failed' | 'unregistered';
   usedMinor: number | null;
+  /** Set for recurring entries (absent in records written before it existed). */
+  schedule?: EntrySchedule;
+  /** What the evidence pack needs, kept at decision time (docs/decisions.md §22); absent on older entries. */
+  evidence?: DecisionRecord;
 }
 
 export type AuthorizationEntryState = AuthorizationEntry['state'];
@@ -36,6 +52,12 @@ export interface AuthorizationLedger {
   page(query: { agent?: string; cardId?: string; limit: number; startingAfter?: string }): { entries: AuthorizationEntry[]; hasMore: boolean };
   /** what the cloud reported: used (with the charged amount), expired, revoked; durable; releases budget exposure */
   noteStatus(policyId: string, state: AuthorizationEntry['state'], usedMinor?: number | null): Promise<void>;
+  /** beginRegistration marks a window as on its way to the cloud; false when it must never be sent. */
+  beginRegistration(policyId: string): boolean;
+  /** endRegistration ends what beginRegistration began. */
+  endRegistration(policyId: string): void;
+  /** markUnregistered rolls back an active entry the cloud does not hold and that is not on its way there. */
+  markUnregistered(policyId: string): Promise<boolean>;
 }
 
 /** Called after an entry's state changed durably (and while replaying), so budgets can follow. */
@@ -55,7 +77,13 @@ export const AUTHORIZATION_RETENTION_SECONDS = 90 * 86_400;
 /** The most entries one page may ask for. */
 export const AUTHORIZATION_PAGE_LIMIT_MAX = 100;
 
-const STATES: ReadonlySet<string> = new Set(['active', 'used', 'expired', 'revoked', 'failed']);
+const STATES: ReadonlySet<string> = new Set(['active', 'used', 'expired', 'revoked', 'failed', 'unregistered']);
+const INTERVALS: ReadonlySet<string> = new Set(['day', 'week', 'month', 'year']);
+/**
+ * The state of a window rolled back, never to be sent. A `failed` one may be sent again: the
+ * cloud refused it under its Idempotency-Key and replays that refusal.
+ */
+const NEVER_SENT: ReadonlySet<string> = new Set(['unregistered']);
 const KINDS: ReadonlySet<string> = new Set(['one_time', 'merchant_verification', 'recurring']);
 const TYPES: ReadonlySet<string> = new Set(['exact', 'ceiling']);
 
@@ -97,6 +125,8 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
   private readonly byAgent = new Map<string, SigningOrderIndex>();
   private readonly byCard = new Map<string, SigningOrderIndex>();
   private readonly listeners: AuthorizationStatusListener[] = [];
+  /** Windows on their way to the cloud in this process, with how many sends of each are under way. */
+  private readonly registering = new Map<string, number>();
 
   constructor(
     private readonly store?: RecordStore,
@@ -181,6 +211,37 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     if (used !== null && (!Number.isSafeInteger(used) || used < 0)) throw new Error('AuthorizationLedger.noteStatus: usedMinor must be a non-negative safe integer');
     this.apply(entry, state, used);
     await this.store?.append({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
+  }
+
+  /**
+   * beginRegistration is called right before a window is sent to the cloud, in the same turn as
+   * the check that lets it go: it answers false for a window rolled back (unregistered),
+   * which must never be sent, and otherwise marks it on its way, so markUnregistered leaves it be.
+   * Memory only: a restart ends every send (docs/decisions.md §17.1).
+   */
+  beginRegistration(policyId: string): boolean {
+    const entry = this.entries.get(policyId);
+    if (entry !== undefined && NEVER_SENT.has(entry.state)) return false;
+    this.registering.set(policyId, (this.registering.get(policyId) ?? 0) + 1);
+    return true;
+  }
+
+  endRegistration(policyId: string): void {
+    const sends = this.registering.get(policyId) ?? 0;
+    if (sends <= 1) this.registering.delete(policyId);
+    else this.registering.set(policyId, sends - 1);
+  }
+
+  /**
+   * markUnregistered records, durably, that an active entry the cloud answered 404 for was never
+   * registered: its reservation is released and its window is never sent afterwards. It does
+   * nothing (false) for an entry on its way to the cloud or no longer active.
+   */
+  async markUnregistered(policyId: string): Promise<boolean> {
+    const entry = this.entries.get(policyId);
+    if (entry === undefined || entry.state !== 'active' || this.registering.has(policyId)) return entry?.state === 'unregistered';
+    await this.noteStatus(policyId, 'unregistered');
+    return true;
   }
 
   /** since lists the entries signed at or after atSeconds, oldest first (to rebuild budgets). */
@@ -289,6 +350,8 @@ function entryRecord(entry: AuthorizationEntry): StateRecord {
     not_after: entry.notAfterSeconds,
     state: entry.state,
     used_minor: entry.usedMinor,
+    ...(entry.schedule !== undefined && { schedule: { interval: entry.schedule.interval, interval_count: entry.schedule.intervalCount, max_charges: entry.schedule.maxCharges } }),
+    ...(entry.evidence !== undefined && { evidence: decisionRecordJson(entry.evidence) }),
   };
 }
 
@@ -308,6 +371,12 @@ function parseEntryRecord(record: StateRecord): AuthorizationEntry {
     state: record['state'] as AuthorizationEntryState,
     usedMinor: record['used_minor'] as number | null,
   };
+  const schedule = record['schedule'] as Record<string, unknown> | undefined;
+  if (schedule !== undefined) {
+    if (typeof schedule !== 'object' || schedule === null) throw new Error('malformed authorization entry');
+    entry.schedule = { interval: schedule['interval'] as RecurringInterval, intervalCount: schedule['interval_count'] as number, maxCharges: schedule['max_charges'] as number | null };
+  }
+  if (record['evidence'] !== undefined) entry.evidence = parseDecisionRecord(record['evidence']);
   checkEntry(entry);
   return entry;
 }
@@ -327,6 +396,8 @@ function checkEntry(entry: AuthorizationEntry): void {
     whole(entry.signedAtSeconds) &&
     whole(entry.notAfterSeconds) &&
     STATES.has(entry.state) &&
-    (entry.usedMinor === null || whole(entry.usedMinor));
+    (entry.usedMinor === null || whole(entry.usedMinor)) &&
+    (entry.schedule === undefined ||
+      (INTERVALS.has(entry.schedule.interval) && whole(entry.schedule.intervalCount) && entry.schedule.intervalCount > 0 && (entry.schedule.maxCharges === null || whole(entry.schedule.maxCharges))));
   if (!ok) throw new Error('malformed authorization entry');
 }

@@ -9,7 +9,7 @@
  */
 import { LatchError } from '../errors/latch-error.js';
 import { cloudCall, idempotencyKeyOf, type CoreDeps, type OperationContext } from './core-deps.js';
-import type { Authorization, AuthorizationStatus } from './model.js';
+import type { Authorization, AuthorizationKind, AuthorizationStatus, AuthorizationType } from './model.js';
 import { principalName, type Principal } from './principal.js';
 import { signRevocation } from './revocation.js';
 
@@ -22,14 +22,14 @@ export interface LedgerEntryView {
   policyId: string;
   agent: string;
   cardId: string | null;
-  state: 'active' | 'used' | 'expired' | 'revoked' | 'failed';
-  merchant?: string;
-  currency?: string;
-  amountMinor?: number;
-  kind?: Authorization['kind'];
-  authorizationType?: Authorization['authorizationType'];
-  signedAtSeconds?: number;
-  notAfterSeconds?: number;
+  merchant: string;
+  currency: string;
+  amountMinor: number;
+  kind: AuthorizationKind;
+  authorizationType: AuthorizationType;
+  signedAtSeconds: number;
+  notAfterSeconds: number;
+  state: 'active' | 'used' | 'expired' | 'revoked' | 'failed' | 'unregistered';
 }
 
 /** The ledger operations this module uses (a subset of AuthorizationLedger). */
@@ -37,12 +37,18 @@ export interface LedgerView {
   get(policyId: string): LedgerEntryView | undefined;
   page(query: { agent?: string; cardId?: string; limit: number; startingAfter?: string }): { entries: LedgerEntryView[]; hasMore: boolean };
   noteStatus(policyId: string, state: AuthorizationStatus): Promise<void>;
+  markUnregistered(policyId: string): Promise<boolean>;
 }
 
-/** One authorization with the caller that asked for it. */
+/**
+ * One authorization with the caller that asked for it. `registered` is false for a window this
+ * device signed that the cloud does not hold (docs/decisions.md §17.1): `active` while it may still
+ * be on its way, `revoked` once rolled back (it is never sent afterwards).
+ */
 export interface OwnedAuthorization {
   authorization: Authorization;
   agent: string;
+  registered?: boolean;
 }
 
 export interface AuthorizationListQuery {
@@ -100,7 +106,11 @@ export async function getOwnedAuthorization(deps: CoreDeps, ledger: LedgerView, 
 
 /**
  * cancelAuthorization signs a revocation of one of the caller's authorizations and submits it to
- * the cloud, as `latch revoke` does; the cloud's answer (revoked, or its refusal) is the result.
+ * the cloud; the cloud's answer is the result, and the ledger notes it at once, so the budget the
+ * authorization held is released now rather than at the next listing. It is the one way anything
+ * revokes (docs/decisions.md §18.2): `latch revoke`, the client's revoke() and MCP's latch_revoke
+ * all come here, for the owner and for agents alike. Cancelling one that is already revoked is the
+ * outcome asked for and returns it as it is; a used or expired one stays a refusal.
  */
 export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, policyId: string, reason: string | undefined, context: OperationContext): Promise<OwnedAuthorization> {
   const entry = visibleEntry(ledger, policyId, context.principal);
@@ -109,13 +119,27 @@ export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, po
   if (deps.heldWindows?.isHeld(policyId) === true) {
     await deps.heldWindows.drop(policyId);
     await ledger.noteStatus(policyId, 'revoked');
-    return { authorization: heldAuthorization(entry, 'revoked'), agent: entry.agent };
+    return { authorization: ledgerAuthorization(entry, 'revoked'), agent: entry.agent, registered: false };
   }
-  const signed = await signRevocation(deps, policyId, reason, context);
+  if (entry.state === 'unregistered') return unregisteredView(entry);
   const device = deps.device();
-  const authorization = await device.cloud.revokeAuthorization(policyId, signed.jws, cloudCall(device, context, idempotencyKeyOf(context)));
+  const signed = await signRevocation(deps, device, policyId, reason, context);
+  let authorization: Authorization;
+  try {
+    authorization = await device.cloud.revokeAuthorization(policyId, signed.jws, cloudCall(device, context, idempotencyKeyOf(context)));
+  } catch (error) {
+    // The cloud never held it: cancelling rolls it back, so it is never sent (docs/decisions.md §17.1).
+    if (notAtCloud(error) && (await ledger.markUnregistered(policyId))) return unregisteredView(entry);
+    if (!(error instanceof LatchError) || error.code !== 'authorization_not_active') throw error;
+    // The refusal does not say what the authorization became; the cloud's record does.
+    authorization = await device.cloud.getAuthorization(policyId, cloudCall(device, context));
+    if (authorization.status !== 'revoked') {
+      await ledger.noteStatus(policyId, authorization.status);
+      throw error;
+    }
+  }
   await ledger.noteStatus(policyId, authorization.status);
-  return { authorization, agent: entry.agent };
+  return { authorization, agent: entry.agent, registered: true };
 }
 
 /**
@@ -136,7 +160,12 @@ function visibleEntry(ledger: LedgerView, policyId: string, principal: Principal
   return entry;
 }
 
-/** lookUp asks the cloud for each entry's current state, a few at a time, and notes changes. */
+/**
+ * lookUp asks the cloud for each entry's current state, a few at a time, and notes changes. A
+ * cloud 404 does not fail the list (docs/decisions.md §17.1): an entry not on its way to the cloud
+ * was never registered, so it is rolled back (its reservation released, its window never sent)
+ * and shown as such; one still on its way is shown from the ledger.
+ */
 async function lookUp(deps: CoreDeps, ledger: LedgerView, entries: readonly LedgerEntryView[], context: OperationContext): Promise<OwnedAuthorization[]> {
   if (entries.length === 0) return [];
   const device = deps.device();
@@ -148,33 +177,56 @@ async function lookUp(deps: CoreDeps, ledger: LedgerView, entries: readonly Ledg
       const entry = entries[index] as LedgerEntryView;
       if (deps.heldWindows?.isHeld(entry.policyId) === true) {
         // Signed by the owner's primitive and held, not registered: the cloud does not know it yet.
-        results[index] = { authorization: heldAuthorization(entry, 'active'), agent: entry.agent };
+        results[index] = { authorization: ledgerAuthorization(entry, 'active'), agent: entry.agent, registered: false };
         continue;
       }
-      const authorization = await device.cloud.getAuthorization(entry.policyId, cloudCall(device, context));
+      if (entry.state === 'unregistered') {
+        results[index] = unregisteredView(entry);
+        continue;
+      }
+      let authorization: Authorization;
+      try {
+        authorization = await device.cloud.getAuthorization(entry.policyId, cloudCall(device, context));
+      } catch (error) {
+        if (!notAtCloud(error)) throw error;
+        results[index] = (await ledger.markUnregistered(entry.policyId)) ? unregisteredView(entry) : { authorization: ledgerAuthorization(entry, 'active'), agent: entry.agent, registered: false };
+        continue;
+      }
       if (authorization.status !== entry.state) await ledger.noteStatus(entry.policyId, authorization.status);
-      results[index] = { authorization, agent: entry.agent };
+      results[index] = { authorization, agent: entry.agent, registered: true };
     }
   };
   await Promise.all(Array.from({ length: Math.min(LOOKUPS_PARALLEL, entries.length) }, worker));
   return results;
 }
 
-/** heldAuthorization shows a held, unregistered window from its ledger entry. */
-function heldAuthorization(entry: LedgerEntryView, status: AuthorizationStatus): Authorization {
-  const signedAt = entry.signedAtSeconds ?? 0;
+/** notAtCloud reports whether the cloud answered that it holds no such authorization. */
+function notAtCloud(error: unknown): boolean {
+  return error instanceof LatchError && error.code === 'authorization_not_found';
+}
+
+/** unregisteredView shows a rolled-back window: revoked, never registered. */
+function unregisteredView(entry: LedgerEntryView): OwnedAuthorization {
+  return { authorization: ledgerAuthorization(entry, 'revoked'), agent: entry.agent, registered: false };
+}
+
+/**
+ * ledgerAuthorization is what the ledger knows of a window the cloud does not hold: its terms as
+ * signed (the start is taken as the signing time; recurring terms are not kept).
+ */
+function ledgerAuthorization(entry: LedgerEntryView, status: AuthorizationStatus): Authorization {
   return {
     policyId: entry.policyId,
     cardId: entry.cardId,
-    merchant: entry.merchant ?? '',
-    amountMinor: entry.amountMinor ?? 0,
-    currency: entry.currency ?? '',
-    authorizationType: entry.authorizationType ?? 'exact',
-    kind: entry.kind ?? 'one_time',
-    notBefore: signedAt,
-    expiresAt: entry.notAfterSeconds ?? signedAt,
+    merchant: entry.merchant,
+    amountMinor: entry.amountMinor,
+    currency: entry.currency,
+    authorizationType: entry.authorizationType,
+    kind: entry.kind,
+    notBefore: entry.signedAtSeconds,
+    expiresAt: entry.notAfterSeconds,
     status,
-    createdAt: signedAt,
+    createdAt: entry.signedAtSeconds,
     transactionId: null,
     recurring: null,
   };

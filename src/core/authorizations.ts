@@ -7,8 +7,9 @@ import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type Ac
 import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type OperationContext, type SignatureAudit } from './core-deps.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { WindowNotRecorded } from './signature-audit.js';
-import { allowEverything, type AuthorizationDecision, type DecisionRequest } from './decision.js';
+import type { AuthorizationDecision, DecisionRequest } from './decision.js';
 import { LatchError } from '../errors/latch-error.js';
+import { isoSeconds } from '../time/iso-time.js';
 import type { Authorization } from './model.js';
 import type { Approval } from './approval.js';
 import { awaitDecision, createApproval, earlierApproval, outcomeError } from './approvals.js';
@@ -16,19 +17,18 @@ import { refuseWhilePaused } from './signing-pause.js';
 import { principalName } from './principal.js';
 import { requestFingerprint } from './signed-window-cache.js';
 import { buildWindowPayload, signPayload, type PolicyWindowPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
+import { requestSha256 } from './approval.js';
+import type { DecisionRecord } from './decision-record.js';
 
 export type { SignedWindow } from './window-payload.js';
 export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
 
 /**
  * What requestAuthorization answers: a created authorization, or, for a policy decision of
- * `ask`, the request with the decision, signed by nobody. Callers switch on `outcome` so that a
- * case cannot be ignored silently.
+ * `ask`, the pending approval that holds the request, signed by nobody. Callers switch on
+ * `outcome` so that a case cannot be ignored silently.
  */
-export type AuthorizationResult =
-  | ({ outcome: 'created' } & CreatedAuthorization)
-  | { outcome: 'approval_pending'; approval: Approval }
-  | { outcome: 'approval_required'; request: AuthorizationRequest; decision: Extract<AuthorizationDecision, { decision: 'ask' }> };
+export type AuthorizationResult = ({ outcome: 'created' } & CreatedAuthorization) | { outcome: 'approval_pending'; approval: Approval };
 
 /** A registered authorization together with the window that was signed for it. */
 export interface CreatedAuthorization {
@@ -44,7 +44,7 @@ export interface CreatedAuthorization {
  *    signed the first time, so the cloud sees the same body under the same key and replays its
  *    first answer (docs/decisions.md §9), and the steps below do not run again for it;
  * 3. decision: whether this caller may have this request signed (the spending policy: allow,
- *    ask — answered as `approval_required`, nothing signed — or deny: policy_denied);
+ *    ask — kept as a pending approval for the owner, nothing signed — or deny: policy_denied);
  * 4. record and sign: the authorization ledger holds the entry durably, and the device key signs
  *    the window;
  * 5. register: the window is submitted to the cloud in a request signed by the same resolved key;
@@ -58,29 +58,45 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
   // A retry of a POST that needed approval gets that approval, or its outcome, never a second one.
   const earlier = await earlierApproval(deps, context, fingerprint);
   if (earlier !== undefined) return approvalResult(deps, earlier, context);
-  let signed: SignedWindow;
-  try {
-    signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context));
-  } catch (error) {
-    if (!(error instanceof ApprovalRequired)) throw error;
-    if (deps.approvals === undefined) return { outcome: 'approval_required', request, decision: error.decision };
-    return approvalResult(deps, await createApproval(deps, deps.approvals, request, context, error.decision, fingerprint), context);
+  // Twice at most: a remembered window that was rolled back is forgotten, and the request is
+  // decided afresh, as if it were new (docs/decisions.md §17.1).
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context));
+      const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
+      return { outcome: 'created', authorization, window: signed };
+    } catch (error) {
+      if (error instanceof WindowRolledBack && attempt === 0) {
+        forgetWindow(deps, device, context, error.policyId);
+        continue;
+      }
+      if (!(error instanceof ApprovalRequired)) throw error;
+      return approvalResult(deps, await createApproval(deps, deps.approvals, request, context, error.decision, fingerprint), context);
+    }
   }
-  const authorization = await register(deps, device, signed, operation, context);
-  return { outcome: 'created', authorization, window: signed };
 }
 
 /**
  * signApprovedRequest signs and registers exactly a stored request the owner approved: the same
  * steps as requestAuthorization, with the decision step told of the approval (so an `ask` is
- * satisfied and budgets still reserve). The window's time starts now, at approval.
+ * satisfied and budgets still reserve). The window's time starts now, at approval, so the request's
+ * business rules are checked again now: a schedule that has started or ended while the owner
+ * decided is refused, not signed.
  */
 export async function signApprovedRequest(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext, approvalId: string): Promise<CreatedAuthorization> {
+  checkRequest(request, windowNow(deps));
   const device = deps.device();
   const operation = AUDIT_OPERATION[request.kind];
-  const signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context, approvalId));
-  const authorization = await register(deps, device, signed, operation, context);
-  return { authorization, window: signed };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context, approvalId), approvalId);
+      const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
+      return { authorization, window: signed };
+    } catch (error) {
+      if (!(error instanceof WindowRolledBack) || attempt > 0) throw error;
+      forgetWindow(deps, device, context, error.policyId);
+    }
+  }
 }
 
 /**
@@ -89,7 +105,7 @@ export async function signApprovedRequest(deps: CoreDeps, request: Authorization
  */
 async function approvalResult(deps: CoreDeps, approval: Approval, context: OperationContext): Promise<AuthorizationResult> {
   const wait = context.approvalWaitSeconds ?? 0;
-  const current = wait > 0 && approval.status === 'pending_approval' ? await awaitDecision(deps, approval, wait, context.signal) : approval;
+  const current = wait > 0 && approval.status === 'pending_approval' ? await awaitDecision(deps, approval, wait, context.waitSignal ?? context.signal) : approval;
   switch (current.status) {
     case 'pending_approval':
       return { outcome: 'approval_pending', approval: current };
@@ -99,6 +115,21 @@ async function approvalResult(deps: CoreDeps, approval: Approval, context: Opera
     default:
       throw outcomeError(current);
   }
+}
+
+/**
+ * Thrown when a remembered window turns out to have been rolled back (never registered, and now
+ * never to be sent): the caller forgets it and decides the request afresh.
+ */
+class WindowRolledBack extends Error {
+  constructor(readonly policyId: string) {
+    super('window rolled back');
+  }
+}
+
+/** forgetWindow drops a rolled-back window from the signed-window cache. */
+function forgetWindow(deps: CoreDeps, device: EnrolledDevice, context: OperationContext, policyId: string): void {
+  if (context.idempotencyKey !== undefined) deps.signedWindows?.forget(windowScope(device, context), context.idempotencyKey, policyId);
 }
 
 /** Thrown inside the idempotent step for a decision of `ask`, so nothing is remembered as signed. */
@@ -123,10 +154,10 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
   const signedAt = windowNow(deps);
   const terms = windowTerms(request, signedAt);
   const payload = buildWindowPayload(terms, device.deviceId, signedAt);
-  const decision = await (deps.decide ?? allowEverything)(request, context, { policyId: payload.policy_id, nowSeconds, ...(approvalId !== undefined && { approvalId }) });
+  const decision = await deps.decide(request, context, { policyId: payload.policy_id, nowSeconds, ...(approvalId !== undefined && { approvalId }) });
   switch (decision.decision) {
     case 'deny':
-      throw new LatchError('policy_denied', { rule: decision.rule, message: `The spending policy refuses this request (rule ${decision.rule}).` });
+      throw new LatchError('policy_denied', { rule: decision.rule, reasons: decision.reasons, message: `The spending policy refuses this request (rule ${decision.rule}).` });
     case 'ask':
       // An approved request asked again means the decision step ignored the approval: a bug.
       if (approvalId !== undefined) throw new Error('decideAndSign: the decision step asked again for an approved request');
@@ -134,7 +165,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
     case 'allow':
       break;
   }
-  await deps.authorizations?.record({
+  await deps.authorizations.record({
     policyId: payload.policy_id,
     agent: principalName(context.principal),
     cardId: terms.cardId,
@@ -147,14 +178,34 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
     notAfterSeconds: terms.notAfter,
     state: 'active',
     usedMinor: null,
+    ...(terms.recurring !== undefined && { schedule: terms.recurring }),
+    evidence: decisionRecord(deps, request, payload, device.key.keyId, decision, nowSeconds, approvalId),
   });
   try {
     // Audited with the request that carries it to the cloud, in one line (see register).
     return { payload, jws: signPayload(payload, device.key), keyId: device.key.keyId };
   } catch (error) {
-    await deps.authorizations?.noteStatus(payload.policy_id, 'failed');
+    await deps.authorizations.noteStatus(payload.policy_id, 'failed');
     throw error;
   }
+}
+
+/**
+ * decisionRecord is what the evidence pack needs of this authorization, kept with its ledger
+ * entry (docs/decisions.md §22). An approved request was received when its approval was created.
+ */
+function decisionRecord(deps: CoreDeps, request: AuthorizationRequest, payload: PolicyWindowPayload, keyId: string, decision: Extract<AuthorizationDecision, { decision: 'allow' }>, nowSeconds: number, approvalId: string | undefined): DecisionRecord {
+  const basis = decision.basis;
+  const approval = approvalId === undefined ? undefined : deps.approvals.book.get(approvalId);
+  return {
+    request: { ...request },
+    requestSha256: requestSha256(request),
+    receivedAtSeconds: approval?.createdAtSeconds ?? nowSeconds,
+    window: payload,
+    keyId,
+    decision: basis === undefined ? { decision: 'allow', rule: null, reasons: [], policySha256: null } : { decision: basis.decision, rule: basis.rule, reasons: basis.reasons, policySha256: basis.policySha256 },
+    approvalId: approvalId ?? null,
+  };
 }
 
 /**
@@ -163,7 +214,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
  * window replayed under an Idempotency-Key is recorded again as it goes out. It is read from the
  * signed payload itself, the one thing a replay and a first signing share.
  */
-function windowAudit(operation: string, signed: SignedWindow, context: OperationContext): SignatureAudit {
+function windowAudit(operation: string, signed: SignedWindow, context: OperationContext, requestSha: string): SignatureAudit {
   const { payload } = signed;
   return {
     operation,
@@ -175,6 +226,7 @@ function windowAudit(operation: string, signed: SignedWindow, context: Operation
     keyId: signed.keyId,
     caller: context.caller,
     principal: context.principal,
+    requestSha256: requestSha,
     ...(payload.reference !== undefined && { reference: payload.reference }),
   };
 }
@@ -185,25 +237,67 @@ function windowAudit(operation: string, signed: SignedWindow, context: Operation
  * holds no authorization for it, so the ledger entry becomes `failed`; a timeout or an
  * unavailable cloud leaves it active, since the cloud may hold it after all.
  */
-async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, operation: string, context: OperationContext): Promise<Authorization> {
+async function register(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, operation: string, context: OperationContext, requestSha: string): Promise<Authorization> {
+  const policyId = signed.payload.policy_id;
+  // In the same turn as the ledger is asked: a rolled-back window is never sent, and one on its
+  // way is never rolled back (docs/decisions.md §17.1).
+  if (deps.authorizations !== undefined && !deps.authorizations.beginRegistration(policyId)) throw new WindowRolledBack(policyId);
+  try {
+    return await registerOnce(deps, device, signed, operation, context, requestSha);
+  } finally {
+    deps.authorizations.endRegistration(policyId);
+  }
+}
+
+async function registerOnce(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, operation: string, context: OperationContext, requestSha: string): Promise<Authorization> {
   const policyId = signed.payload.policy_id;
   try {
-    const call = { ...cloudCall(device, context, idempotencyKeyOf(context)), window: windowAudit(operation, signed, context) };
+    // Without the caller's signal: a client that hangs up must not leave a window half-done, so
+    // the registration finishes (within the cloud client's own deadline) either way (§17.1).
+    const { signal: _callerSignal, ...finishing } = context;
+    const call = { ...cloudCall(device, finishing, idempotencyKeyOf(context)), window: windowAudit(operation, signed, context, requestSha) };
     const authorization = await device.cloud.registerAuthorization(signed.jws, call);
     deps.outcome?.({ policyId, outcome: 'registered', code: null, principal: context.principal });
     return authorization;
   } catch (error) {
     if (error instanceof WindowNotRecorded) {
-      // Nothing left the device: the reservation is given back, and the write's error answered.
-      await deps.authorizations?.noteStatus(policyId, 'failed');
+      // Nothing left the device: the reservation is given back, the window is never sent (a
+      // retry decides afresh, docs/decisions.md §17.1), and the write's error answered.
+      await deps.authorizations.noteStatus(policyId, 'unregistered');
       throw error.cause;
     }
     const refused = error instanceof LatchError && error.status < 500;
-    if (refused) await deps.authorizations?.noteStatus(policyId, 'failed');
+    if (refused) await deps.authorizations.noteStatus(policyId, 'failed');
     // A refusal is final; a timeout or an unavailable cloud leaves the outcome unknown.
     deps.outcome?.({ policyId, outcome: refused ? 'refused' : 'unknown', code: error instanceof LatchError ? error.code : null, principal: context.principal });
-    throw error;
+    throw clockMoved(deps, signed.payload, error) ?? error;
   }
+}
+
+/** How far ahead of the cloud's clock a one-time window may start (the cloud's leeway, docs/cloud.md). */
+const NOT_BEFORE_LEEWAY_SECONDS = 300;
+
+/**
+ * clockMoved turns the cloud's refusal of a window's times into clock_skew naming both clocks, when
+ * the cloud's clock has moved since the window was signed (a sandbox clock advance, a laptop waking
+ * from sleep). The caller never sends not_before or not_after, so a field error about them would
+ * name a field it cannot fix. It is judged by the window's own times against the cloud's clock as
+ * the refusal's Date header taught it, never by the refusal's words; the next window is signed in
+ * the cloud's new time (docs/decisions.md §18.4).
+ */
+function clockMoved(deps: CoreDeps, payload: PolicyWindowPayload, error: unknown): LatchError | undefined {
+  if (!(error instanceof LatchError) || error.code !== 'invalid_request') return undefined;
+  if (error.param !== 'not_after' && error.param !== 'not_before') return undefined;
+  const cloudNow = deps.cloudNowSeconds?.();
+  if (cloudNow === undefined) return undefined;
+  const over = payload.not_after <= cloudNow;
+  const early = payload.kind !== 'recurring' && payload.not_before > cloudNow + NOT_BEFORE_LEEWAY_SECONDS;
+  if (!over && !early) return undefined;
+  return new LatchError('clock_skew', {
+    message:
+      `The cloud refused the window's times because its clock moved after the daemon last heard it: the cloud's clock reads ${isoSeconds(cloudNow)}, this device's ${isoSeconds(deps.nowSeconds())}. ` +
+      'Nothing was authorized. The daemon now signs in the cloud\'s time: repeat the request, with a new Idempotency-Key if it had one.',
+  });
 }
 
 /**
@@ -218,12 +312,12 @@ async function signPrimitive(deps: CoreDeps, device: EnrolledDevice, terms: Wind
   refuseWhilePaused(deps.paused);
   const nowSeconds = deps.nowSeconds();
   const payload = buildWindowPayload(terms, device.deviceId, windowNow(deps));
-  const decision = await (deps.decide ?? allowEverything)(decided, context, { policyId: payload.policy_id, nowSeconds, ownerPresent: true });
+  const decision = await deps.decide(decided, context, { policyId: payload.policy_id, nowSeconds, ownerPresent: true });
   if (decision.decision === 'deny') {
     throw new LatchError('policy_denied', { rule: decision.rule, message: `The spending policy refuses this window (rule ${decision.rule}); change the policy first.` });
   }
   if (decision.decision === 'ask') throw new Error('signPrimitive: the decision step asked although the owner is present');
-  await deps.authorizations?.record({
+  await deps.authorizations.record({
     policyId: payload.policy_id,
     agent: principalName(context.principal),
     cardId: terms.cardId,
@@ -243,7 +337,7 @@ async function signPrimitive(deps: CoreDeps, device: EnrolledDevice, terms: Wind
     return signed;
   } catch (error) {
     // Not signed, not audited or not held: the reservation is given back and nothing is answered.
-    await deps.authorizations?.noteStatus(payload.policy_id, 'failed');
+    await deps.authorizations.noteStatus(payload.policy_id, 'failed');
     throw error;
   }
 }
@@ -265,17 +359,55 @@ async function signBuilt(deps: CoreDeps, device: EnrolledDevice, payload: Policy
   return { payload, jws, keyId: device.key.keyId };
 }
 
-function signIdempotently(
+/**
+ * signIdempotently signs once per caller and Idempotency-Key (docs/decisions.md §9). A window
+ * remembered from an earlier request is decided again before it can be sent (§17.1): the brake
+ * and the policy as they are now, against everything but the window's own reservation.
+ */
+async function signIdempotently(
   deps: CoreDeps,
   device: EnrolledDevice,
   operation: string,
   request: AuthorizationRequest,
   context: OperationContext,
   sign: () => Promise<SignedWindow>,
+  approvalId?: string,
 ): Promise<SignedWindow> {
   const cache = deps.signedWindows;
   if (cache === undefined || context.idempotencyKey === undefined) return sign();
-  return cache.signOnce(device.key.keyId, context.idempotencyKey, requestFingerprint(operation, request), deps.nowSeconds(), sign);
+  let fresh = false;
+  const signed = await cache.signOnce(windowScope(device, context), context.idempotencyKey, requestFingerprint(operation, request), deps.nowSeconds(), () => {
+    fresh = true;
+    return sign();
+  });
+  if (!fresh) await decideReplay(deps, request, signed, context, approvalId);
+  return signed;
+}
+
+/**
+ * windowScope is whose Idempotency-Keys a remembered window is filed under: this device key and
+ * the caller, so that one caller's key never meets another's (docs/decisions.md §17.8).
+ */
+function windowScope(device: EnrolledDevice, context: OperationContext): string {
+  return `${device.key.keyId}\u0000${principalName(context.principal)}`;
+}
+
+/** decideReplay passes a remembered window through the brake and the policy again, or throws. */
+async function decideReplay(deps: CoreDeps, request: AuthorizationRequest, signed: SignedWindow, context: OperationContext, approvalId?: string): Promise<void> {
+  refuseWhilePaused(deps.paused);
+  const facts = { policyId: signed.payload.policy_id, nowSeconds: deps.nowSeconds(), replay: true as const, ...(approvalId !== undefined && { approvalId }) };
+  const decision = await deps.decide(request, context, facts);
+  switch (decision.decision) {
+    case 'allow':
+      return;
+    case 'deny':
+      throw new LatchError('policy_denied', { rule: decision.rule, message: `The spending policy refuses this request (rule ${decision.rule}); the window signed for it earlier is not sent.` });
+    case 'ask':
+      throw new LatchError('policy_denied', {
+        rule: decision.rule,
+        message: `The spending policy now needs the owner's approval for this request (rule ${decision.rule}); the window signed for it earlier is not sent. Ask again with a new Idempotency-Key.`,
+      });
+  }
 }
 
 /** signCardWindow signs what /authorize would for a one-time request, through the pipeline, and contacts nobody. */

@@ -1,4 +1,6 @@
 import type { SigningKey } from '../crypto/signing-key.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { toBase64Url } from '../crypto/base64url.js';
 import { randomId } from '../ids/random-id.js';
 import type { ApprovalDeps } from './approval-deps.js';
 import type { AuthorizationEntry, AuthorizationEntryState } from './authorization-ledger.js';
@@ -58,20 +60,21 @@ export interface CoreDeps {
    * window; without it every request signs afresh.
    */
   signedWindows?: SignedWindowCache;
+  /*
+   * The safety steps below are required: none has an absent form that allows everything (docs/decisions.md
+   * §18.3). A test that wants "allow all" passes allowEverything or neverPaused by name.
+   */
   /** The owner's emergency brake (`latch pause`): while it returns a pause, nothing is signed. */
-  paused?: () => SigningPause | undefined;
-  /** The decision step of every authorization; absent, every request is allowed (as today). */
-  decide?: DecideAuthorization;
+  paused: () => SigningPause | undefined;
+  /** The decision step of every authorization: the spending policy in the daemon. */
+  decide: DecideAuthorization;
   /**
    * The authorization ledger: every window signed for registration is recorded here before it
    * is signed, and marked `failed` when signing fails or the cloud refuses it.
    */
-  authorizations?: AuthorizationRecorder;
-  /**
-   * Human approval (docs/decisions.md §15.4): an `ask` becomes a durable pending approval. Absent, an
-   * `ask` is answered as `approval_required` and nothing is kept.
-   */
-  approvals?: ApprovalDeps;
+  authorizations: AuthorizationRecorder;
+  /** Human approval (docs/decisions.md §15.4): an `ask` becomes a durable pending approval. */
+  approvals: ApprovalDeps;
   /**
    * The windows the owner's signing primitives made, held unregistered for the /v1 proxy to
    * forward once (docs/decisions.md §21). Absent, such a window can never be registered through
@@ -83,7 +86,12 @@ export interface CoreDeps {
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */
 export interface AuthorizationRecorder {
   record(entry: AuthorizationEntry): Promise<void>;
+  /** The entry of a window this device signed (who asked for it), if it is still kept. */
+  get(policyId: string): AuthorizationEntry | undefined;
   noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void>;
+  /** Right before a window is sent: false when it was rolled back and must never be sent (docs/decisions.md §17.1). */
+  beginRegistration(policyId: string): boolean;
+  endRegistration(policyId: string): void;
 }
 
 /**
@@ -91,7 +99,18 @@ export interface AuthorizationRecorder {
  * bounded retry of a money-moving request can never apply it twice (docs/decisions.md §9).
  */
 export function idempotencyKeyOf(context: OperationContext): string {
-  return context.idempotencyKey ?? randomId('idem');
+  if (context.idempotencyKey === undefined) return randomId('idem');
+  return cloudIdempotencyKey(context.principal, context.idempotencyKey);
+}
+
+/**
+ * cloudIdempotencyKey is the key the cloud sees for a caller's key: the owner's as given, an
+ * agent's filed under its name (a SHA-256 of the key, so it stays within 255 characters), so that
+ * one caller's key never spoils another's request at the cloud (docs/decisions.md §17.8).
+ */
+export function cloudIdempotencyKey(principal: Principal, idempotencyKey: string): string {
+  if (principal.kind === 'owner') return idempotencyKey;
+  return `agent_${principal.name}_${toBase64Url(sha256(new TextEncoder().encode(idempotencyKey)))}`;
 }
 
 /** cloudCall is how an operation's cloud requests are made: signed with the device's key, on behalf of the caller. */

@@ -8,9 +8,21 @@ import type { OperationContext } from './operation-context.js';
 
 /** What the decision step answers; ask and deny name the rule or limit that decided and why. */
 export type AuthorizationDecision =
-  | { decision: 'allow' }
+  | { decision: 'allow'; basis?: DecisionBasis }
   | { decision: 'ask'; rule: string; reasons: string[]; approvalTtlSeconds?: number }
   | { decision: 'deny'; rule: string; reasons: string[] };
+
+/**
+ * Why a request was allowed, as the evidence pack shows it (docs/decisions.md §22): what the
+ * policy answered (`ask` when the owner's approval satisfied it), the rule that decided, every
+ * reason, and the SHA-256 of the policy that decided.
+ */
+export interface DecisionBasis {
+  decision: 'allow' | 'ask';
+  rule: string;
+  reasons: string[];
+  policySha256: string;
+}
 
 /**
  * What the pipeline has fixed before deciding: the policy id the window will carry (an allowed
@@ -30,6 +42,12 @@ export interface DecisionFacts {
    * (docs/decisions.md §21).
    */
   ownerPresent?: true;
+  /**
+   * Set when the window was signed earlier under this policy id and is about to be sent again from
+   * the signed-window cache (docs/decisions.md §17.1): decide against the policy now, without the
+   * window's own reservation, and reserve nothing.
+   */
+  replay?: true;
 }
 
 /**
@@ -45,5 +63,5 @@ export type DecisionRequest = AuthorizationRequest | (AccountWindowRequest & { k
  */
 export type DecideAuthorization = (request: DecisionRequest, context: OperationContext, facts: DecisionFacts) => AuthorizationDecision | Promise<AuthorizationDecision>;
 
-/** allowEverything is the decision when no policy is configured: every request is allowed. */
+/** allowEverything allows every request: a decision step for a caller (a test) that says so by name. */
 export const allowEverything: DecideAuthorization = () => ({ decision: 'allow' });

@@ -51,7 +51,9 @@ export interface Authorization {
   recurring: RecurringTerms | null;
 }
 
-export type TransactionStatus = 'authorized' | 'settled' | 'expired' | 'revoked' | 'declined';
+/** Every state a transaction can be in, as the cloud reports it; validation, MCP schemas, the CLI and the client derive from this list. */
+export const TRANSACTION_STATUSES = ['authorized', 'settled', 'expired', 'revoked', 'declined'] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
 export interface PolicyWindowView {
   policyId: string;

@@ -12,6 +12,11 @@ export interface OperationContext {
   caller: LocalCaller;
   idempotencyKey: string | undefined;
   signal?: AbortSignal;
+  /**
+   * Ends a hold for the owner's decision early (the caller went away, or the daemon is stopping),
+   * which then answers with the approval as it stands; signal when absent.
+   */
+  waitSignal?: AbortSignal;
   /** How long the caller holds on for an owner's decision when its request needs approval (`Prefer: wait=N`). */
   approvalWaitSeconds?: number;
   /** True when the owner's presence was proved for this request (docs/decisions.md §21). */

@@ -34,7 +34,7 @@ export function coreOperations(deps: CoreDeps): CoreOperations {
     requestAuthorization: (request, context) => requestAuthorization(deps, request, context),
     signCardWindow: (request, context) => signCardWindow(deps, request, context),
     signAccountWindow: (request, context) => signAccountWindow(deps, request, context),
-    signRevocation: (policyId, reason, context) => signRevocation(deps, policyId, reason, context),
+    signRevocation: (policyId, reason, context) => signRevocation(deps, deps.device(), policyId, reason, context),
     listCards: (context) => listCards(deps, context),
     getCard: (cardId, context) => getCard(deps, cardId, context),
     listTransactions: (query, context) => listTransactions(deps, query, context),

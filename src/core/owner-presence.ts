@@ -14,7 +14,7 @@
  *   await presence.provePassphrase(body.passphrase); // 401 invalid_passphrase, 429 too_many_attempts
  */
 import { LatchError } from '../errors/latch-error.js';
-import type { PassphraseCheck } from './approval-deps.js';
+import type { OwnerPassphrase } from './approval-deps.js';
 import type { NewOwnerSession, OwnerSessions } from './owner-sessions.js';
 import type { PassphraseLockout } from './passphrase-lockout.js';
 
@@ -26,6 +26,12 @@ export interface PresenceFactor {
   name: PresenceFactorName;
   /** Read at each call, so setting or clearing the factor needs no restart. */
   configured(): boolean;
+  /**
+   * Names the factor's current secret without revealing it (the passphrase file's salt), or
+   * undefined when none is set. When it changes — the passphrase was set, changed or cleared —
+   * every owner session ends.
+   */
+  generation?(): string | undefined;
 }
 
 /** What OwnerPresence needs from the daemon. */
@@ -33,8 +39,8 @@ export interface OwnerPresenceDeps {
   factors: readonly PresenceFactor[];
   /** The one lockout of every passphrase check, durable in the state journal. */
   lockout: PassphraseLockout;
-  /** Checks a presented passphrase against the stored hash (never logs or keeps it). */
-  checkPassphrase(candidate: string | undefined): Promise<PassphraseCheck>;
+  /** The owner's passphrase now (its id and a slow check), or undefined when none is set. */
+  passphrase(): OwnerPassphrase | undefined;
   sessions: OwnerSessions;
   nowSeconds(): number;
 }
@@ -44,38 +50,37 @@ export const PRESENCE_REMEDY =
   'Confirm that you are the owner: send {"passphrase": "..."} in the body (the Latch-Owner-Passphrase header for PUT /policy and the /v1 proxy), or use an owner session from POST /owner/sessions.';
 
 /** What one passphrase check needs: the lockout, the stored hash's check, the clock. */
-export type PassphraseCheckDeps = Pick<OwnerPresenceDeps, 'lockout' | 'checkPassphrase' | 'nowSeconds'>;
+export type PassphraseCheckDeps = Pick<OwnerPresenceDeps, 'lockout' | 'passphrase' | 'nowSeconds'>;
 
 /**
- * checkOwnerPassphrase is the daemon's one passphrase check, whatever the route: the lockout
- * first (429 too_many_attempts), then the hash. A wrong passphrase is counted durably before the
- * answer (401 invalid_passphrase); none sent is 403 owner_presence_required (not a guess). It
+ * checkOwnerPassphrase is the daemon's one passphrase check, whatever the route: through the one
+ * lockout (429 too_many_attempts), which counts the attempt before the hash; a wrong passphrase is
+ * kept durably before the answer (401 invalid_passphrase); none sent is 403
+ * owner_presence_required (not a guess). It
  * resolves `right`, or `not_set` when no passphrase is configured (the caller decides what that
  * means: approving then needs none, a session cannot be opened).
  */
 export async function checkOwnerPassphrase(deps: PassphraseCheckDeps, candidate: string | undefined): Promise<'right' | 'not_set'> {
-  const { lockout } = deps;
-  lockout.refuseWhileLocked(deps.nowSeconds());
-  const check = await deps.checkPassphrase(candidate);
-  switch (check) {
-    case 'right':
-    case 'not_set':
-      return check;
-    case 'missing':
-      throw new LatchError('owner_presence_required', { message: 'This needs the owner passphrase or an owner session; neither was sent.' });
-    case 'wrong':
-      // Durable before the answer, so a restart gives no fresh guesses.
-      await lockout.recordFailure(deps.nowSeconds());
-      throw new LatchError('invalid_passphrase');
-  }
+  const stored = deps.passphrase();
+  if (stored === undefined) return 'not_set';
+  const nowSeconds = deps.nowSeconds();
+  deps.lockout.refuseWhileLocked(nowSeconds, stored.id);
+  if (candidate === undefined) throw new LatchError('owner_presence_required', { message: 'This needs the owner passphrase or an owner session; neither was sent.' });
+  // Counted before the slow hash starts, in-flight checks included (docs/decisions.md §17.3).
+  if (!(await deps.lockout.check(nowSeconds, stored.id, () => stored.verify(candidate)))) throw new LatchError('invalid_passphrase');
+  return 'right';
 }
 
 /** OwnerPresence answers whether presence is configured and checks its proofs. */
 export class OwnerPresence {
+  // The factors' generations when last looked at; undefined before the first look.
+  private generations: string | undefined;
+
   constructor(private readonly deps: OwnerPresenceDeps) {}
 
   /** factors lists the configured factors, e.g. ['passphrase']. */
   factors(): PresenceFactorName[] {
+    this.endSessionsIfChanged();
     return this.deps.factors.filter((factor) => factor.configured()).map((factor) => factor.name);
   }
 
@@ -110,7 +115,15 @@ export class OwnerPresence {
 
   /** useSession reports whether token is a live owner session, and counts the use. */
   useSession(token: string): boolean {
+    this.endSessionsIfChanged();
     return this.deps.sessions.use(token, this.deps.nowSeconds());
+  }
+
+  /** endSessionsIfChanged ends every session once a factor was set, changed or cleared since the last look. */
+  private endSessionsIfChanged(): void {
+    const now = JSON.stringify(this.deps.factors.map((factor) => factor.generation?.() ?? null));
+    if (this.generations !== undefined && this.generations !== now) this.deps.sessions.endAll();
+    this.generations = now;
   }
 
   /** endSession ends the session of token; it reports whether there was one. */

@@ -1,5 +1,5 @@
 /**
- * The durable record store as the core sees it: what src/store/state-store.ts's StateStore
+ * The durable record store as the core sees it: what src/datadir/state-store.ts's StateStore
  * offers, declared here so the core depends on no storage code (tests pass their own, or none).
  */
 

@@ -1,4 +1,4 @@
-import type { CoreDeps, OperationContext } from './core-deps.js';
+import type { CoreDeps, EnrolledDevice, OperationContext } from './core-deps.js';
 import { buildRevocationPayload, signPayload, type RevocationPayload } from './window-payload.js';
 
 /** A signed revocation; submitting it is POST /v1/authorizations/:id/revoke {jws}. */
@@ -8,9 +8,13 @@ export interface SignedRevocation {
   keyId: string;
 }
 
-/** signRevocation signs a revocation of policyId and records it in the audit log. */
-export async function signRevocation(deps: CoreDeps, policyId: string, reason: string | undefined, context: OperationContext): Promise<SignedRevocation> {
-  const { key, deviceId } = deps.device();
+/**
+ * signRevocation signs a revocation of policyId with the device the operation resolved (once per
+ * operation, so the revocation and the request that submits it name the same key) and records it
+ * in the audit log.
+ */
+export async function signRevocation(deps: CoreDeps, device: EnrolledDevice, policyId: string, reason: string | undefined, context: OperationContext): Promise<SignedRevocation> {
+  const { key, deviceId } = device;
   const payload = buildRevocationPayload(policyId, deviceId, deps.cloudNowSeconds?.() ?? deps.nowSeconds(), reason);
   const jws = signPayload(payload, key);
   await deps.audit({

@@ -14,6 +14,8 @@ export interface SignatureAudit {
   principal: Principal;
   /** The caller's purpose signed into the window, when given. */
   reference?: string;
+  /** The SHA-256 of the request the window was signed for (docs/decisions.md §22), for a registered window. */
+  requestSha256?: string;
 }
 
 /**

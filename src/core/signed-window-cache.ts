@@ -37,6 +37,8 @@ interface Entry {
   fingerprint: string;
   signed: Promise<SignedWindow>;
   storedAt: number;
+  /** The window's policy id, once it is signed. */
+  policyId?: string;
   /** The record handed to the store; set once its append is under way, so compaction keeps it. */
   record?: SignedWindowRecord;
 }
@@ -89,6 +91,17 @@ export class SignedWindowCache {
     return signed;
   }
 
+  /**
+   * forget drops the window remembered under this key if it is the one with policyId (a window
+   * rolled back, never to be sent: docs/decisions.md §17.1), so the next request with the key is
+   * decided and signed afresh. Memory only: the authorization ledger holds the rollback durably,
+   * and a window replayed after a restart is refused by it again.
+   */
+  forget(scope: string, idempotencyKey: string, policyId: string): void {
+    const id = entryId(scope, idempotencyKey);
+    if (this.entries.get(id)?.policyId === policyId) this.entries.delete(id);
+  }
+
   /** size is the number of remembered windows (for tests). */
   get size(): number {
     return this.entries.size;
@@ -96,6 +109,8 @@ export class SignedWindowCache {
 
   /** persist appends the window's record to the store, if any, before the window is handed out. */
   private async persist(id: string, signed: Promise<SignedWindow>, request: { scope: string; idempotencyKey: string; digest: string; nowSeconds: number }, window: SignedWindow): Promise<SignedWindow> {
+    const signedEntry = this.entries.get(id);
+    if (signedEntry?.signed === signed) signedEntry.policyId = window.payload.policy_id;
     if (this.store === undefined) return window;
     const record: SignedWindowRecord = {
       type: SIGNED_WINDOW_RECORD_TYPE,
@@ -124,7 +139,7 @@ export class SignedWindowCache {
     const window = parseRecord(record);
     if (window.stored_at + this.ttlSeconds <= nowSeconds) return;
     const signed: SignedWindow = { payload: window.window.payload, jws: window.window.jws, keyId: window.window.key_id };
-    this.remember(entryId(window.scope, window.idempotency_key), { fingerprint: window.fingerprint_sha256, signed: Promise.resolve(signed), storedAt: window.stored_at, record: window });
+    this.remember(entryId(window.scope, window.idempotency_key), { fingerprint: window.fingerprint_sha256, signed: Promise.resolve(signed), storedAt: window.stored_at, policyId: signed.payload.policy_id, record: window });
   }
 
   private live(nowSeconds: number): StateRecord[] {

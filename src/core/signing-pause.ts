@@ -12,9 +12,12 @@ export interface SigningPause {
   reason: string | null;
 }
 
+/** neverPaused is a brake that is never pulled, for a caller (a test) that says so by name. */
+export const neverPaused = (): SigningPause | undefined => undefined;
+
 /** refuseWhilePaused throws daemon_paused when the brake is pulled. */
-export function refuseWhilePaused(paused: (() => SigningPause | undefined) | undefined): void {
-  const pause = paused?.();
+export function refuseWhilePaused(paused: () => SigningPause | undefined): void {
+  const pause = paused();
   if (pause === undefined) return;
   const why = pause.reason === null ? '' : ` (${pause.reason})`;
   throw new LatchError('daemon_paused', {

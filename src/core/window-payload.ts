@@ -6,8 +6,6 @@ import { randomId } from '../ids/random-id.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
 
-export type WindowType = 'policy_window' | 'card_policy_window' | 'revocation';
-
 /**
  * The payload of a signed window (docs/decisions.md §5): what the device key signs for an authorization or
  * for /sign-*-policy-window. Times are Unix seconds.

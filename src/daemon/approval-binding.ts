@@ -3,13 +3,14 @@
  * journal, the owner's passphrase file, the audit lines and the notifier (docs/decisions.md §15.4).
  */
 import { ApprovalBook } from '../core/approval-book.js';
-import type { ApprovalAudit, ApprovalDeps, PassphraseCheck } from '../core/approval-deps.js';
+import type { ApprovalAudit, ApprovalDeps, OwnerPassphrase } from '../core/approval-deps.js';
 import { PassphraseLockout } from '../core/passphrase-lockout.js';
 import { principalName } from '../core/principal.js';
-import { readApprovalPassphrase, verifyApprovalPassphraseAsync } from '../datadir/approval-passphrase.js';
+import { approvalPassphraseId, readApprovalPassphrase, verifyApprovalPassphraseAsync } from '../datadir/approval-passphrase.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
 import { formatMinor } from '../money/amount.js';
-import { notifyApproval } from './approval-notify.js';
+import { approvalNotifier } from './approval-notify.js';
+import { APPROVALS_PENDING_MAX_PER_AGENT_DEFAULT } from '../datadir/config.js';
 import type { DaemonServices } from './services.js';
 
 /** bindApprovals makes the approval dependencies; call it before the state store opens. */
@@ -17,21 +18,21 @@ export function bindApprovals(services: DaemonServices, appendAudit: (entry: Aud
   return {
     book: new ApprovalBook(services.stateStore),
     lockout: new PassphraseLockout(services.stateStore),
-    checkPassphrase: (candidate) => checkPassphrase(services.home, candidate),
+    passphrase: () => ownerPassphrase(services.home),
     audit: async (record) => {
       await appendAudit(approvalAuditEntry(record));
     },
-    notify: (approval) => notifyApproval(services, approval),
+    pendingMaxPerCaller: () => services.config().approvals_pending_max_per_agent ?? APPROVALS_PENDING_MAX_PER_AGENT_DEFAULT,
+    notify: approvalNotifier(services),
   };
 }
 
-async function checkPassphrase(home: string, candidate: string | undefined): Promise<PassphraseCheck> {
+function ownerPassphrase(home: string): OwnerPassphrase | undefined {
   // Read at each approval, so `latch approvals passphrase set|clear` needs no restart; an unsafe
   // or damaged file throws (503), so approvals fail closed rather than needing no passphrase.
   const stored = readApprovalPassphrase(home);
-  if (stored === undefined) return 'not_set';
-  if (candidate === undefined) return 'missing';
-  return (await verifyApprovalPassphraseAsync(stored, candidate)) ? 'right' : 'wrong';
+  if (stored === undefined) return undefined;
+  return { id: approvalPassphraseId(stored), verify: (candidate) => verifyApprovalPassphraseAsync(stored, candidate) };
 }
 
 /** approvalAuditEntry is the audit line of an approval event: the id and the exact request's SHA-256, never a passphrase. */
@@ -53,5 +54,6 @@ export function approvalAuditEntry(record: ApprovalAudit): AuditEntry {
     kind: approval.request.kind,
     rule: approval.rule,
     ...(record.presenceCredentialId !== undefined && { passkey_id: record.presenceCredentialId }),
+    ...(record.code !== undefined && { code: record.code }),
   };
 }

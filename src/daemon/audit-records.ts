@@ -24,6 +24,7 @@ export function signatureEntry(signature: SignatureAudit): AuditEntry {
     user_agent: signature.caller.userAgent,
     agent: principalName(signature.principal),
     ...(signature.reference !== undefined && { reference: signature.reference }),
+    ...(signature.requestSha256 !== undefined && { request_sha256: signature.requestSha256 }),
   };
 }
 

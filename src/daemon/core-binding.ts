@@ -1,7 +1,7 @@
 import { CloudClock } from '../cloud/cloud-clock.js';
 import { CloudClient, UPSTREAM_TIMEOUT_MS } from '../cloud/cloud-client.js';
 import { httpCloudGateway } from '../cloud/http-cloud-gateway.js';
-import type { SigningKey } from '../crypto/signing-key.js';
+import type { ProxyUpstream } from '../proxy/signing-proxy.js';
 import type { CloudGateway } from '../core/cloud-gateway.js';
 import { StoredAuthorizationLedger } from '../core/authorization-ledger.js';
 import { observingGateway } from '../core/authorization-status.js';
@@ -18,13 +18,12 @@ import { OwnerPresence } from '../core/owner-presence.js';
 import { readPasskeys } from '../datadir/passkeys.js';
 import { HeldWindows } from '../core/held-windows.js';
 import { OwnerSessions, OWNER_SESSION_SECONDS_MAX } from '../core/owner-sessions.js';
-import { readApprovalPassphrase } from '../datadir/approval-passphrase.js';
 import { bindApprovals } from './approval-binding.js';
+import { auditAnchorKeeper, type AuditAnchorKeeper } from './audit-anchor-keeper.js';
 import { outcomeEntry, requestAuditEntries, signatureEntry } from './audit-records.js';
 import { WindowNotRecorded } from '../core/signature-audit.js';
 import type { DaemonServices } from './services.js';
 
-import type { ProxyUpstream } from '../proxy/signing-proxy.js';
 export type { ProxyUpstream } from '../proxy/signing-proxy.js';
 
 /** The daemon's bound core: the CoreDeps its handlers use, and the upstream the proxy uses. */
@@ -32,6 +31,8 @@ export interface CoreBinding {
   deps: CoreDeps;
   /** Every authorization this device signed for registration, in state.journal (GET /authorizations reads it). */
   authorizationLedger: StoredAuthorizationLedger;
+  /** The audit chain's anchor in state.journal: confirmed at start, moved forward by every append. */
+  auditAnchor: AuditAnchorKeeper;
   /** The spending policy: the decision step of every authorization, and GET /policy, POST /policy/check. */
   policy: PolicyGate;
   /** The cloud's clock as learned from its answers (skew shown by /health and latch doctor). */
@@ -70,9 +71,13 @@ export function bindCore(services: DaemonServices): CoreBinding {
    * what to do, since the DataDirError's message names both.
    */
   const writer = sharedAuditWriter(services.home);
+  const auditAnchor = auditAnchorKeeper(services.home, services.stateStore);
   const appendRecord = async (entry: AuditEntry): Promise<AuditAppendResult> => {
     try {
-      return await writer.append(entry);
+      const appended = await writer.append(entry);
+      // The line is on disk: the log must reach it from now on (docs/decisions.md §20).
+      auditAnchor.note({ seq: appended.record.seq, hash: appended.hash });
+      return appended;
     } catch (error) {
       if (error instanceof DataDirError) services.logger.error('audit_append_refused', { reason: error.code, detail: error.message });
       throw error;
@@ -128,12 +133,13 @@ export function bindCore(services: DaemonServices): CoreBinding {
     // The passphrase file is read at each question, so `latch approvals passphrase set|clear`
     // applies at once; an unsafe or damaged file throws (503), never "no factor".
     factors: [
-      { name: 'passphrase', configured: () => readApprovalPassphrase(services.home) !== undefined },
-      // A registered passkey (the owner console) is a factor like the passphrase (docs/decisions.md §25).
-      { name: 'passkey', configured: () => readPasskeys(services.home).length > 0 },
+      { name: 'passphrase', configured: () => approvals.passphrase() !== undefined, generation: () => approvals.passphrase()?.id },
+      // A registered passkey (the owner console) is a factor like the passphrase (docs/decisions.md §25);
+      // its generation is the set of credential ids, so removing or adding one ends owner sessions.
+      { name: 'passkey', configured: () => readPasskeys(services.home).length > 0, generation: () => passkeyGeneration(services.home) },
     ],
     lockout: approvals.lockout,
-    checkPassphrase: approvals.checkPassphrase,
+    passphrase: approvals.passphrase,
     sessions: new OwnerSessions(() => services.config().owner_session_seconds ?? OWNER_SESSION_SECONDS_MAX),
     nowSeconds,
   });
@@ -163,6 +169,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
   return {
     deps,
     authorizationLedger,
+    auditAnchor,
     policy,
     presence,
     appendAudit: appendRecord,
@@ -192,4 +199,10 @@ export function upstreamTimeoutMs(env: NodeJS.ProcessEnv): number {
     throw new Error(`${UPSTREAM_TIMEOUT_ENV} must be a whole number of milliseconds from 1 to ${UPSTREAM_TIMEOUT_MS_MAX}`);
   }
   return Number(text);
+}
+
+/** passkeyGeneration names the registered passkeys without revealing anything secret (they are public keys). */
+function passkeyGeneration(home: string): string | undefined {
+  const ids = readPasskeys(home).map((key) => key.id);
+  return ids.length === 0 ? undefined : ids.sort().join(',');
 }

@@ -5,27 +5,52 @@ import type { VariantADeps } from '../variant-a/routes.js';
 import type { VariantBDeps } from '../variant-b/routes.js';
 import type { CoreBinding } from './core-binding.js';
 import { createCredentials, type Credentials } from './credentials.js';
+import { evidenceOperations } from './evidence-binding.js';
 import { healthReport } from './health.js';
+import { signEd25519 } from '../crypto/ed25519.js';
+import type { ProofKey } from '../http/daemon-proof.js';
 import { bindOwner } from './owner-binding.js';
+import { bindIdentity } from './identity-binding.js';
+import type { DirectoryRegistrar } from './identity-registration.js';
 import type { DaemonServices } from './services.js';
 
 /** listenerDeps gives each listener's route table exactly what it calls, from one daemon's state. */
-export function listenerDeps(services: DaemonServices, core: CoreBinding, consoleLoginLink: () => { url: string; expires_at: string }): { a: VariantADeps; b: VariantBDeps } {
+export function listenerDeps(services: DaemonServices, core: CoreBinding, consoleLoginLink: () => { url: string; expires_at: string }): { a: VariantADeps; b: VariantBDeps; registrar: DirectoryRegistrar } {
   const operations = coreOperations(core.deps);
   const authorizations = authorizationListOperations(core.deps, core.authorizationLedger);
+  const identity = bindIdentity(services, core);
   return {
+    registrar: identity.registrar,
     a: {
       operations,
       authorizations,
       approvals: approvalOperations(core.deps),
-      health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core) }),
+      evidence: evidenceOperations(services, core),
+      health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core), approvalsLockedSeconds: approvalsLockedSeconds(core) }),
       policy: core.policy,
       proxyUpstream: core.proxyUpstream,
+      identity: identity.operations,
       owner: bindOwner(services, core, authorizations),
       consoleLoginLink,
     },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
+}
+
+/**
+ * approvalsLockedSeconds is how long the passphrase lockout still refuses every approval (0 when it
+ * does not, or no passphrase is set: the count belongs to the passphrase, docs/decisions.md §17.11).
+ */
+function approvalsLockedSeconds(core: CoreBinding): number {
+  const approvals = core.deps.approvals;
+  let passphrase: ReturnType<typeof approvals.passphrase>;
+  try {
+    passphrase = approvals.passphrase();
+  } catch {
+    // An unsafe or damaged passphrase file refuses every approval on its own; /health stays up.
+    return 0;
+  }
+  return passphrase === undefined ? 0 : approvals.lockout.lockedForSeconds(core.deps.nowSeconds(), passphrase.id);
 }
 
 /**
@@ -61,4 +86,13 @@ function presenceForHealth(core: CoreBinding): string {
   } catch {
     return 'unavailable';
   }
+}
+
+/** proofKeyFor gives the device key for the key proof (daemon-proof.ts), or undefined before enrollment. */
+export function proofKeyFor(services: DaemonServices): () => ProofKey | undefined {
+  return () => {
+    const key = services.deviceKey();
+    if (key === undefined) return undefined;
+    return { keyId: key.keyId, publicKey: key.publicKey, sign: (message) => signEd25519(message, key.secretKey) };
+  };
 }

@@ -4,8 +4,13 @@
  * changes, without a restart. Absent, the built-in allow-all default applies, exactly as before
  * policies existed. Invalid, every governed request fails closed with 503 policy_invalid until
  * the file is fixed; the parse result, error included, is kept until the file changes again.
+ *
+ * Once a policy has been loaded, a missing file does not mean "no policy" (docs/decisions.md §17.4):
+ * editors save by rename-then-write or delete-then-write, and in that gap the daemon keeps the last
+ * good policy. Only `latch policy remove` (audited) ends it: it writes policy.removed, and the
+ * default applies when that marker is newer than the policy the daemon last loaded.
  */
-import { closeSync, constants, readSync } from 'node:fs';
+import { closeSync, constants, readSync, statSync } from 'node:fs';
 import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { openPrivateFile } from '../datadir/read-private-file.js';
 import { DEFAULT_POLICY, parsePolicyBytes, POLICY_FILE_BYTES_MAX } from '../policy/policy-file.js';
@@ -36,16 +41,43 @@ export function loadPolicyFile(file: string): Loaded {
   }
 }
 
+/** policyRemovedPath is `$LATCH_HOME/policy.removed`, the marker `latch policy remove` writes. */
+export function policyRemovedPath(home: string): string {
+  return dataFilePath(home, DATA_FILES.policyRemoved);
+}
+
 /** policySource returns a getter of the effective policy that throws PolicyInvalidError while the file is invalid. */
 export function policySource(home: string, checkHome: () => void = () => undefined): () => Policy {
   const file = policyPath(home);
-  const loaded = reloadOnChange(file, () => loadPolicyFile(file));
+  const marker = policyRemovedPath(home);
+  // The last policy loaded from the file, and when (ms): kept while the file is missing.
+  let lastGood: { policy: Policy; loadedAtMs: number } | undefined;
+  const loaded = reloadOnChange(file, () => ({ result: loadPolicyFile(file), atMs: Date.now() }));
   return () => {
     checkHome();
-    const result = loaded();
+    const { result, atMs } = loaded();
     if ('invalid' in result) throw result.invalid;
-    return result.policy;
+    if (result.policy.source === 'file') {
+      if (lastGood?.policy !== result.policy) lastGood = { policy: result.policy, loadedAtMs: atMs };
+      return result.policy;
+    }
+    if (lastGood === undefined) return result.policy;
+    if (removedSince(marker, lastGood.loadedAtMs)) {
+      lastGood = undefined;
+      return result.policy;
+    }
+    return lastGood.policy;
   };
+}
+
+/** removedSince reports whether `latch policy remove` wrote its marker at or after atMs. */
+function removedSince(marker: string, atMs: number): boolean {
+  try {
+    return statSync(marker).mtimeMs >= atMs;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
 }
 
 /** readPrivateBytes reads at most bytesMax bytes of a checked data file, or undefined when it is absent. */

@@ -8,7 +8,7 @@ import { pausePath, readPause, type PauseState } from '../datadir/pause.js';
 import { readToken, tokenPath } from '../datadir/token.js';
 import type { Logger } from '../log/logger.js';
 import type { Policy } from '../policy/policy-types.js';
-import { StateStore } from '../store/state-store.js';
+import { StateStore } from '../datadir/state-store.js';
 import { latchVersion } from '../version.js';
 import { policySource } from './policy-source.js';
 import { oncePerTurn, reloadOnChange } from './reload-on-change.js';

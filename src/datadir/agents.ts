@@ -10,15 +10,13 @@ import { lstatSync, mkdirSync, readdirSync, unlinkSync, utimesSync } from 'node:
 import path from 'node:path';
 import { createExclusive, fsyncDirectory, writeFileAtomic } from './atomic-file.js';
 import { DataDirError } from './data-dir-error.js';
-import { HOME_DIR_MODE } from './home.js';
-import { assertPrivateStats } from './permissions.js';
+import { AGENTS_DIR, AGENT_NAME_PATTERN, HOME_DIR_MODE } from './home.js';
+import { createIdentityKeyFile, destroyIdentityKeyFile, identityKeyFile } from '../identity/identity-key-file.js';
+import { assertPrivate, assertPrivateStats } from './permissions.js';
 import { readPrivateFile, readPrivateFileWithStats } from './read-private-file.js';
 import { newToken, parseTokenText } from './token.js';
 
-/** The folder of agent files inside the data directory. */
-export const AGENTS_DIR = 'agents';
-/** An agent's name: lower-case letters, digits, `_` and `-`, starting with a letter or digit. */
-export const AGENT_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+export { AGENTS_DIR, AGENT_NAME_PATTERN };
 /** At most this many agents: every request compares its token against each of them. */
 export const AGENTS_MAX = 64;
 /** `owner` names the daemon token's holder in audit lines and policies, so no agent may take it. */
@@ -116,6 +114,8 @@ export function addAgent(home: string, name: string, now: Date = new Date()): st
     throw new DataDirError('invalid_value', agentsDir(home), `There are already ${AGENTS_MAX} agents, the most Latch keeps`, 'remove an agent you no longer use: latch agent remove NAME');
   }
   const tokenFile = agentTokenPath(home, name);
+  // A key left by an agent of this name that was removed half-way is not passed on to this one.
+  if (!exists(tokenFile)) destroyIdentityKeyFile(identityKeyFile(agentsDir(home), name));
   // The record first: an agent whose token exists always has a creation time.
   writeFileAtomic(agentMetaPath(home, name), JSON.stringify({ v: 1, name, created_at: now.toISOString() }));
   try {
@@ -126,6 +126,8 @@ export function addAgent(home: string, name: string, now: Date = new Date()): st
     }
     throw error;
   }
+  // Its Web Bot Auth identity key (docs/decisions.md §23.1).
+  createIdentityKeyFile(identityKeyFile(agentsDir(home), name));
   return tokenFile;
 }
 
@@ -152,6 +154,8 @@ export function removeAgent(home: string, name: string): void {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw missingAgent(home, name);
     throw error;
   }
+  // Removing an agent destroys its identity key: it signs nothing more and leaves the key directory.
+  destroyIdentityKeyFile(identityKeyFile(agentsDir(home), name));
   try {
     unlinkSync(agentMetaPath(home, name));
   } catch (error) {
@@ -215,15 +219,29 @@ function readAgentMeta(home: string, name: string): { createdAt: Date; lastUsedA
 }
 
 /**
+ * agentFiles returns the token, record and identity key file of every agent, and the owner's
+ * identity key, for the start's checks of the data directory; a loose or foreign agents folder is
+ * refused here first.
+ */
+export function agentFiles(home: string): string[] {
+  assertAgentsDirPrivate(home);
+  const identity = (holder: string) => identityKeyFile(agentsDir(home), holder);
+  return [...listAgentNames(home).flatMap((name) => [agentTokenPath(home, name), agentMetaPath(home, name), identity(name)]), identity('owner')];
+}
+
+/**
  * regenerateAgentTokens gives every agent a fresh token, one atomic replacement per file. The
  * daemon calls it at each start with the daemon token's regeneration, so an agent token captured
- * while the daemon was down is dead too. A loose or foreign agents folder stops the start, as an
- * unsafe daemon_token does; a token file that is itself unsafe is replaced by a safe one. An agent
- * removed while this runs stays removed: its token is not brought back.
+ * while the daemon was down is dead too. A loose or foreign agents folder, or a token file that is
+ * itself unsafe (group- or world-readable, another user's, a link), stops the start as an unsafe
+ * daemon_token does, naming the file and the fix: replacing it silently would hide that the token
+ * was exposed (docs/decisions.md §20). An agent removed while this runs stays removed: its token
+ * is not brought back.
  */
 export function regenerateAgentTokens(home: string): void {
   assertAgentsDirPrivate(home);
   for (const name of listAgentNames(home)) {
+    assertPrivate(agentTokenPath(home, name), 'file');
     const hadRecord = exists(agentMetaPath(home, name));
     writeFileAtomic(agentTokenPath(home, name), newToken());
     if (hadRecord && !exists(agentMetaPath(home, name))) {

@@ -9,10 +9,12 @@
  * @example
  *   setApprovalPassphrase(home, 'correct horse battery');
  *   const stored = readApprovalPassphrase(home);
- *   stored !== undefined && verifyApprovalPassphrase(stored, presented);
+ *   stored !== undefined && (await verifyApprovalPassphraseAsync(stored, presented));
  */
 import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { fromBase64Url, toBase64Url } from '../crypto/base64url.js';
 import { writeFileAtomic, fsyncDirectory } from './atomic-file.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
@@ -110,15 +112,19 @@ export function readApprovalPassphrase(home: string): StoredApprovalPassphrase |
   return stored;
 }
 
-/** verifyApprovalPassphrase reports whether candidate is the stored passphrase (constant-time compare). */
-export function verifyApprovalPassphrase(stored: StoredApprovalPassphrase, candidate: string): boolean {
-  if (!plausibleCandidate(candidate)) return false;
-  return hashesEqual(stored, derive(candidate, decoded(stored.salt), stored));
+/**
+ * approvalPassphraseId names a stored passphrase for its lockout (docs/decisions.md §17.11): a
+ * digest of its random salt, so a new passphrase (or none) starts a new count. It reveals nothing
+ * of the passphrase or its hash.
+ */
+export function approvalPassphraseId(stored: StoredApprovalPassphrase): string {
+  return bytesToHex(sha256(new TextEncoder().encode(`latch approval passphrase id\u0000${stored.salt}`))).slice(0, 32);
 }
 
 /**
- * verifyApprovalPassphraseAsync is verifyApprovalPassphrase off the event loop, for the daemon:
- * scrypt takes about 0.1 s, which must not stall every other request.
+ * verifyApprovalPassphraseAsync reports whether candidate is the stored passphrase (constant-time
+ * compare), hashing off the event loop: scrypt takes about 0.1 s, which must not stall every other
+ * request of the daemon.
  */
 export async function verifyApprovalPassphraseAsync(stored: StoredApprovalPassphrase, candidate: string): Promise<boolean> {
   if (!plausibleCandidate(candidate)) return false;

@@ -102,7 +102,8 @@ function writeNewFile(target: string, data: string | Uint8Array, mode: number): 
   }
 }
 
-function temporaryPath(target: string): string {
+/** temporaryPath names the temporary file written beside target before it is renamed into place. */
+export function temporaryPath(target: string): string {
   // The name starts with a dot and carries random bytes, so that it cannot collide with a real
   // file or with a concurrent writer, and O_EXCL refuses anything planted there in advance.
   return path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(8).toString('hex')}.tmp`);

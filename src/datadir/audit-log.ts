@@ -5,6 +5,7 @@ import { HEAD_FILE_BYTES, parseHeadFile, writeHeadSync, type AuditHead, type Aud
 import { auditFields, type AuditEntry, type AuditRecord, type AuditValue } from './audit-entry.js';
 import { AUDIT_LINE_BYTES_MAX, GENESIS_HASH, lineHash, readAuditLines } from './audit-lines.js';
 export { AUDIT_BATCH_ENTRIES_MAX, parseHead, type AuditHead, type AuditHeadState } from './audit-head.js';
+import { assertAnchoredTail } from './audit-anchor-rule.js';
 import { withAuditLockSync } from './audit-lock.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
 import { DATA_FILES, PRIVATE_FILE_MODE, dataFilePath } from './home.js';
@@ -91,6 +92,9 @@ export function openForAppend(home: string): { fd: number; tail: Tail; head: Aud
     if (stats.size === 0 && process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
     const tail = readTail(fd, stats.size, file);
     const headState = assertHeadMatches(home, tail, { fd, size: stats.size });
+    // Deleting both files, or cutting the log and rewriting the head, must not start a new chain
+    // that verifies (audit-anchor.ts).
+    assertAnchoredTail(home, tail.seq);
     return { fd, tail, head: headState?.head, headState };
   } catch (error) {
     closeSync(fd);
@@ -228,7 +232,8 @@ export interface Tail {
   prev: string | undefined;
 }
 
-function readTail(fd: number, size: number, file: string): Tail {
+/** readTail reads the last line of an open audit.log of `size` bytes; a torn or invalid last line is a DataDirError. */
+export function readTail(fd: number, size: number, file: string): Tail {
   if (size === 0) return { seq: 0, hash: GENESIS_HASH, prev: undefined };
   // The last line, its newline and the newline before it fit in this many bytes.
   const length = Math.min(size, AUDIT_LINE_BYTES_MAX + 2);
@@ -267,7 +272,7 @@ function assertHeadMatches(home: string, tail: Tail, log?: { fd: number; size: n
  * most AUDIT_BATCH_ENTRIES_MAX lines, so this reads little however long the log is. The log ends
  * with a newline (readTail checked).
  */
-function hashOfLineBefore(fd: number, size: number, back: number): string | undefined {
+export function hashOfLineBefore(fd: number, size: number, back: number): string | undefined {
   // Newlines from the end: the 0th ends the last line, the back-th ends the line wanted, and the
   // (back + 1)-th (or the start of the file) comes just before it.
   const readMax = (back + 1) * (AUDIT_LINE_BYTES_MAX + 1) + 1;

@@ -4,6 +4,8 @@ import { auditHeadPath, auditLogPath, parseRecord, type AuditHead } from './audi
 import type { AuditRecord } from './audit-entry.js';
 import { GENESIS_HASH, lineHash, readAuditLines } from './audit-lines.js';
 import { openPrivateFile, readPrivateFile } from './read-private-file.js';
+import { anchorProblem, readJournalAnchor } from './audit-anchor.js';
+import { loadConfig } from './config.js';
 
 /** The result of verifyAudit: `ok`, how many lines were checked, and the first problem found. */
 export interface AuditVerification {
@@ -20,15 +22,24 @@ export interface AuditVerification {
  * head that is ahead of the log). The one state accepted besides a perfect match is a head one
  * line behind whose hash is the last line's `prev`: a crash between appending and updating the
  * head. Unsafe file permissions throw a DataDirError, as everywhere else.
+ *
+ * The log must also reach its anchors (audit-anchor.ts): an enrolled device's log is not empty,
+ * and it holds, unchanged, the line state.journal's anchor names; so deleting both files, or
+ * truncating the log and rewriting audit.head to match, is reported too.
  */
 export function verifyAudit(home: string): AuditVerification {
   const headText = readPrivateFile(auditHeadPath(home), HEAD_FILE_BYTES);
   const head = headText === undefined ? undefined : parseHeadFile(headText)?.head;
+  // What outside audit.log and audit.head says a record existed (audit-anchor.ts).
+  const enrolled = loadConfig(home).device_id;
+  const anchor = readJournalAnchor(home);
   const opened = openPrivateFile(auditLogPath(home), constants.O_RDONLY);
   if (opened === undefined) {
-    if (headText === undefined) return { ok: true, lines: 0 };
-    return { ok: false, lines: 0, problem: { line: 1, reason: 'audit.log is missing but audit.head records lines: the log was deleted' } };
+    if (headText !== undefined) return { ok: false, lines: 0, problem: { line: 1, reason: 'audit.log is missing but audit.head records lines: the log was deleted' } };
+    const problem = anchorProblem(0, enrolled, anchor, () => undefined);
+    return problem === undefined ? { ok: true, lines: 0 } : { ok: false, lines: 0, problem: { line: 1, reason: problem } };
   }
+  let anchoredHash: string | undefined;
   let lines = 0;
   let previousHash = GENESIS_HASH;
   let previousPrev: string | undefined;
@@ -42,12 +53,15 @@ export function verifyAudit(home: string): AuditVerification {
       previousPrev = record?.prev;
       previousHash = lineHash(line.bytes);
       if (line.number === head?.seq) headLineHash = previousHash;
+      if (line.number === anchor?.seq) anchoredHash = previousHash;
     }
   } finally {
     closeSync(opened.fd);
   }
   const problem = checkHead(headText, head, lines, previousHash, previousPrev, headLineHash);
-  return problem === undefined ? { ok: true, lines } : { ok: false, lines, problem };
+  if (problem !== undefined) return { ok: false, lines, problem };
+  const unanchored = anchorProblem(lines, enrolled, anchor, () => anchoredHash);
+  return unanchored === undefined ? { ok: true, lines } : { ok: false, lines, problem: { line: Math.min(lines + 1, anchor?.seq ?? 1), reason: unanchored } };
 }
 
 /** checkLine checks one line; record is the line parsed once by the caller (undefined when it is not one). */

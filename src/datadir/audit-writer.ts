@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import { writeAll } from './atomic-file.js';
 import { writeHead, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { auditFields, type AuditEntry, type AuditValue } from './audit-entry.js';
-import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, chainRecords, serializeFields, committing, openForAppend, type AuditAppendResult, type SerializedFields, type Tail } from './audit-log.js';
+import { DataDirError } from './data-dir-error.js';
+import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, auditLogPath, chainRecords, serializeFields, committing, openForAppend, type AuditAppendResult, type SerializedFields, type Tail } from './audit-log.js';
 
 export { AUDIT_BATCH_ENTRIES_MAX };
 import { AUDIT_LOCK_RETRY_MS, withAuditLock } from './audit-lock.js';
@@ -35,6 +36,10 @@ export interface AuditWriterOptions {
   onAnnounce?: (entries: number) => void;
   /** Called after each successful commit with its number of entries (for tests and benchmarks). */
   onCommit?: (entries: number) => void;
+  /** Called when the head is settled to name the last line, once per burst (for tests). */
+  onSettle?: () => void;
+  /** Makes the written lines durable; fdatasync off the event loop unless a test injects a failure. */
+  sync?: (fd: number) => Promise<void>;
 }
 
 /** The most entries waiting for a commit; beyond that append rejects rather than queue without bound. */
@@ -46,6 +51,15 @@ export const AUDIT_PENDING_ENTRIES_MAX = 4096;
  * the queue empties) so that a CLI command's append waits for a burst, not for a busy daemon.
  */
 export const AUDIT_LOCK_HOLD_COMMITS_MAX = 32;
+
+/**
+ * How long a burst whose announced reservation still has room waits for another append before it
+ * settles audit.head and lets go of audit.lock (docs/decisions.md §26.3). Concurrent HTTP callers
+ * answered by one commit send their next request a loopback round trip later; waiting this long
+ * lets it join the burst (one fdatasync) instead of paying a head settle, a lock and an
+ * announcement again (three).
+ */
+export const AUDIT_LINGER_MS = 2;
 
 interface PendingEntry {
   entry: SerializedFields;
@@ -73,6 +87,28 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
   const pending: PendingEntry[] = [];
   const idleWaiters: Array<() => void> = [];
   let running = false;
+  /**
+   * Set once a write or fdatasync of the log failed: from then on every append is refused until
+   * the process starts again (docs/decisions.md §26.1). After a failed fdatasync the kernel may
+   * have dropped the lines while a later fdatasync succeeds, so a later commit chained after them
+   * would be acknowledged on top of lines that may not be on disk; a restart reads the file as
+   * it really is (assertAuditAppendable) before anything more is signed.
+   */
+  let broken: unknown;
+  /** Ends the burst's wait for another append (set while it lingers). */
+  let wakeLinger: (() => void) | undefined;
+
+  /** linger resolves after AUDIT_LINGER_MS, or as soon as an entry is appended. */
+  const linger = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wakeLinger = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, AUDIT_LINGER_MS);
+      wakeLinger = done;
+    });
 
   /**
    * commitBurst commits what is queued, up to AUDIT_LOCK_HOLD_COMMITS_MAX commits, under one
@@ -87,7 +123,8 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
       for (let commits = 0; pending.length > 0 && commits < AUDIT_LOCK_HOLD_COMMITS_MAX; commits += 1) {
         const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
         try {
-          const committed = await commitBatch(home, log, batch.map((item) => item.entry), options);
+          if (broken !== undefined) throw broken;
+          const committed = await commitBatch(home, log, batch.map((item) => item.entry), options, (error) => (broken ??= error));
           log = committed.log;
           options.onCommit?.(batch.length);
           batch.forEach((item, index) => item.resolve(committed.results[index] as AuditAppendResult));
@@ -99,8 +136,12 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         // Callers that were waiting on this commit often append again at once; one turn of the
         // event loop lets them join the next commit instead of each starting a commit alone.
         await new Promise<void>((resolve) => setImmediate(resolve));
+        // Only while the head's reservation covers the next line: then a commit that joins costs
+        // one fdatasync. A lone line after a settled head needs no announcement, so a burst
+        // without a reservation settles at once rather than make its next commit announce.
+        if (pending.length === 0 && reservationHasRoom(log)) await linger();
       }
-      await settleHead(home, log);
+      await settleHead(home, log, options);
     } finally {
       closeSync(log.fd);
     }
@@ -111,10 +152,12 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
     try {
       while (pending.length > 0) {
         try {
+          if (broken !== undefined) throw broken;
           await exclusively(key, commitBurst);
         } catch (error) {
           // The lock was not to be had: the entries that would have gone first fail, as their commit would.
-          for (const item of pending.splice(0, AUDIT_BATCH_ENTRIES_MAX)) item.reject(error);
+          // A broken writer refuses everything queued, at once.
+          for (const item of pending.splice(0, broken === undefined ? AUDIT_BATCH_ENTRIES_MAX : pending.length)) item.reject(error);
         }
         // The lock was let go because the burst reached its bound: before taking it again, leave
         // another process (a CLI command polling for it) time to get in.
@@ -130,8 +173,10 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
     append(entry, now = new Date()) {
       return new Promise<AuditAppendResult>((resolve, reject) => {
         const serialized = serializeFields(auditFields(entry, now));
+        if (broken !== undefined) throw broken;
         if (pending.length >= AUDIT_PENDING_ENTRIES_MAX) throw new Error(`more than ${AUDIT_PENDING_ENTRIES_MAX} audit entries are waiting for the disk`);
         pending.push({ entry: serialized, resolve, reject });
+        wakeLinger?.();
         if (!running) void run();
       });
     },
@@ -156,7 +201,7 @@ interface OpenLog {
  * (headCovers); the announcement then reserves AUDIT_BATCH_ENTRIES_MAX lines, so the commits
  * that follow in the same burst need no head write until they pass it (docs/decisions.md §16.1).
  */
-async function commitBatch(home: string, log: OpenLog, fieldsList: SerializedFields[], options: AuditWriterOptions): Promise<{ log: OpenLog; results: AuditAppendResult[] }> {
+async function commitBatch(home: string, log: OpenLog, fieldsList: SerializedFields[], options: AuditWriterOptions, breakWriter: (error: unknown) => void): Promise<{ log: OpenLog; results: AuditAppendResult[] }> {
   const chained = chainRecords(log.tail, fieldsList);
   let headState = log.headState;
   if (!headCovers(headState?.head, log.tail.seq + fieldsList.length)) {
@@ -165,8 +210,17 @@ async function commitBatch(home: string, log: OpenLog, fieldsList: SerializedFie
   }
   // Writing to the page cache is quick; the fdatasync is what waits for the disk (it covers
   // the new size, which is all the metadata an append changes that a reader needs).
-  writeAll(log.fd, chained.bytes);
-  await fdatasyncAsync(log.fd);
+  // From the first byte written, what the file holds is no longer known if this fails: the
+  // writer stops rather than chain later lines after lines that may not be on disk.
+  try {
+    writeAll(log.fd, chained.bytes);
+    await (options.sync ?? fdatasyncAsync)(log.fd);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
+    const failed = new DataDirError('write_failed', auditLogPath(home), `audit.log could not be written (${code}); nothing more is signed until the daemon starts again`, 'check the disk (free space, errors), then restart the daemon, which checks audit.log before signing');
+    breakWriter(failed);
+    throw failed;
+  }
   const last = chained.results[chained.results.length - 1] as AuditAppendResult;
   return { log: { fd: log.fd, tail: { seq: last.record.seq, hash: last.hash, prev: last.record.prev }, headState }, results: chained.results };
 }
@@ -182,16 +236,23 @@ function headCovers(head: AuditHead | undefined, end: number): boolean {
   return end <= head.seq + head.pending;
 }
 
+/** reservationHasRoom says whether audit.head announced a reservation that covers the log's next line. */
+function reservationHasRoom(log: OpenLog): boolean {
+  const head = log.headState?.head;
+  return head?.pending !== undefined && log.tail.seq + 1 <= head.seq + head.pending;
+}
+
 /**
  * settleHead makes audit.head name the log's last line once the writer has nothing to do (or
  * lets go of the lock). A failure is left for the next commit to meet and report: the head it
  * leaves is one a crash could have left, which the checks accept.
  */
-async function settleHead(home: string, log: OpenLog): Promise<void> {
+async function settleHead(home: string, log: OpenLog, options: AuditWriterOptions): Promise<void> {
   const head = log.headState?.head;
   if (log.tail.seq === 0 || (head?.seq === log.tail.seq && head.pending === undefined)) return;
   try {
     await writeHead(auditHeadPath(home), log.headState, { seq: log.tail.seq, hash: log.tail.hash });
+    options.onSettle?.();
   } catch {
     // See above: the next burst checks the files again and fails closed.
   }

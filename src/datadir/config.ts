@@ -24,11 +24,24 @@ export interface LatchConfig {
   owner_session_seconds?: number;
   /** The owner console's port (docs/decisions.md §25); 7724 when absent. */
   console_port?: number;
+  /**
+   * How many pending approvals one caller (an agent, or the owner) may have at once; beyond it an
+   * ask is 429 too_many_pending_approvals (docs/decisions.md §17.6). 1 to 1000; 20 when absent.
+   */
+  approvals_pending_max_per_agent?: number;
+  /**
+   * Where the owner publishes the agents' key directory (`latch identity directory`), an `https`
+   * URL; Web Bot Auth signatures name it in Signature-Agent (docs/decisions.md §23.2).
+   */
+  identity_directory_url?: string;
 }
 
 /** The bounds of owner_session_seconds. */
 export const OWNER_SESSION_SECONDS_CONFIG_MIN = 60;
 export const OWNER_SESSION_SECONDS_CONFIG_MAX = 3600;
+/** The pending approvals one caller may have when config.json does not say. */
+export const APPROVALS_PENDING_MAX_PER_AGENT_DEFAULT = 20;
+const APPROVALS_PENDING_MAX_PER_AGENT_LIMIT = 1000;
 
 /** The environment variable that overrides config.json's cloud_url at use time. */
 export const CLOUD_URL_ENV = 'LATCH_CLOUD_URL';
@@ -41,12 +54,15 @@ const DEVICE_NAME_CHARS_MAX = 64;
 type Check = (value: string) => string | undefined;
 
 // Each check returns the value to store (normalized) or undefined when it is invalid.
-const FIELD_CHECKS: Record<Exclude<keyof LatchConfig, 'approval_notify' | 'owner_session_seconds' | 'console_port'>, Check> = {
+type StringField = Exclude<keyof LatchConfig, 'approval_notify' | 'approvals_pending_max_per_agent' | 'owner_session_seconds' | 'console_port'>;
+
+const FIELD_CHECKS: Record<StringField, Check> = {
   cloud_url: normalizeCloudUrl,
   device_id: (value) => (ID_SHAPE.test(value) ? value : undefined),
   key_id: (value) => (KEY_ID_SHAPE.test(value) ? value : undefined),
   account_id: (value) => (ID_SHAPE.test(value) ? value : undefined),
   device_name: (value) => (validDeviceName(value) ? value : undefined),
+  identity_directory_url: normalizeDirectoryUrl,
 };
 
 /** configPath returns the path of config.json. */
@@ -110,8 +126,16 @@ export function validateConfig(value: unknown, file: string, code: 'corrupt' | '
       config.console_port = fieldValue as number;
       continue;
     }
+    if (field === 'approvals_pending_max_per_agent') {
+      if (fieldValue === undefined) continue;
+      if (!Number.isSafeInteger(fieldValue) || (fieldValue as number) < 1 || (fieldValue as number) > APPROVALS_PENDING_MAX_PER_AGENT_LIMIT) {
+        throw invalid(file, `invalid value for "approvals_pending_max_per_agent" in config.json: it must be a whole number from 1 to ${APPROVALS_PENDING_MAX_PER_AGENT_LIMIT}`);
+      }
+      config.approvals_pending_max_per_agent = fieldValue as number;
+      continue;
+    }
     if (!Object.hasOwn(FIELD_CHECKS, field)) throw invalid(file, `unknown field "${printable(field)}" in config.json`);
-    const name = field as Exclude<keyof LatchConfig, 'approval_notify' | 'owner_session_seconds' | 'console_port'>;
+    const name = field as StringField;
     if (fieldValue === undefined) continue;
     const checked = typeof fieldValue === 'string' ? FIELD_CHECKS[name](fieldValue) : undefined;
     // The value is not echoed: config.json holds no secrets, but a pasted one must not spread.
@@ -152,6 +176,25 @@ export function effectiveCloudUrl(config: LatchConfig, env: NodeJS.ProcessEnv = 
 /** normalizeCloudUrl returns the origin of a usable cloud URL, or undefined (see cloudOrigin, the one rule). */
 export function normalizeCloudUrl(text: string): string | undefined {
   return cloudOrigin(text);
+}
+
+/** The longest identity_directory_url, in characters. */
+const DIRECTORY_URL_CHARS_MAX = 2048;
+
+/**
+ * normalizeDirectoryUrl returns an absolute `https` URL without user info or fragment, as the URL
+ * parser writes it (so it holds no quote or backslash that would break the Signature-Agent string), or undefined.
+ */
+export function normalizeDirectoryUrl(text: string): string | undefined {
+  if (text.length > DIRECTORY_URL_CHARS_MAX || text.includes('#') || /[\s\x00-\x1f\x7f]/.test(text)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' || url.username !== '' || url.password !== '' || url.hostname === '') return undefined;
+  return /["\\]/.test(url.href) || url.href.length > DIRECTORY_URL_CHARS_MAX ? undefined : url.href;
 }
 
 function validDeviceName(value: string): boolean {

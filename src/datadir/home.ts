@@ -1,7 +1,8 @@
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { removeStaleTemporaries } from './stale-temporaries.js';
+import { AGENT_NAME_PATTERN, AGENT_NAME_TEXT } from '../ids/agent-name.js';
 
 /** The names of the files Latch keeps in its data directory (docs/decisions.md §1). */
 export const DATA_FILES = {
@@ -13,17 +14,36 @@ export const DATA_FILES = {
   auditLog: 'audit.log',
   // The audit head records the last line's seq and hash, so truncating the log is detectable.
   auditHead: 'audit.head',
-  // The daemon's durable state (idempotency memory; see src/store/state-store.ts).
+  // The daemon's durable state (idempotency memory; see src/datadir/state-store.ts).
   stateJournal: 'state.journal',
   // The owner's emergency brake: while it exists nothing is signed (see pause.ts).
   paused: 'paused',
   // The owner's spending policy (docs/decisions.md §15.3); absent means allow everything.
   policy: 'policy.json',
+  // Written by `latch policy remove`: the owner meant policy.json to be gone (docs/decisions.md §17.4).
+  policyRemoved: 'policy.removed',
   // The scrypt hash of the owner's approval passphrase (see approval-passphrase.ts).
   approvalPassphrase: 'approval_passphrase',
+  // Held by the one daemon serving this directory, for its life (see daemon-lock.ts).
+  daemonLock: 'daemon.lock',
+  // Where the running daemon listens, for clients without LATCH_URL (see listen-file.ts).
+  listen: 'listen.json',
   // The owner's registered passkeys, public keys only (see passkeys.ts).
   passkeys: 'passkeys.json',
 } as const;
+
+/** The folder of agent files inside the data directory (see agents.ts). */
+export const AGENTS_DIR = 'agents';
+/** An agent's name (the one pattern is in src/ids/agent-name.ts). */
+export { AGENT_NAME_PATTERN };
+/** The files of one agent in AGENTS_DIR: its token and its record. */
+const AGENT_FILE_NAME = new RegExp(`^${AGENT_NAME_TEXT}\\.(?:token|json)$`);
+
+/**
+ * Every file Latch may write in the data directory by write-to-temporary and rename, or lock by
+ * link: the data files, the audit lock, and `latch start`'s note of its sandbox.
+ */
+const WRITTEN_FILES: ReadonlySet<string> = new Set([...Object.values(DATA_FILES), 'audit.lock', 'sandbox.json']);
 
 /** The name of one known data-directory file. */
 export type DataFileName = (typeof DATA_FILES)[keyof typeof DATA_FILES];
@@ -49,8 +69,8 @@ export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
  * ensureHome creates the data directory with mode 0700 when it does not exist. Missing parents are
  * created with the usual mode. An existing directory keeps its permissions: a directory with loose
  * permissions is refused by assertDataDirSecure rather than silently repaired, so that the user
- * learns someone may have read it. Temporary files abandoned in it by a crashed writer (which may
- * hold an unused token or key) are removed.
+ * learns someone may have read it. Temporary files abandoned in it, or in its agents folder, by a
+ * crashed writer (which may hold an unused token or key) are removed.
  */
 export function ensureHome(home: string): void {
   mkdirSync(path.dirname(home), { recursive: true });
@@ -58,12 +78,32 @@ export function ensureHome(home: string): void {
     mkdirSync(home, { mode: HOME_DIR_MODE });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    removeStaleTemporaries(home);
+    removeDataDirTemporaries(home);
     return;
   }
   // The umask can only remove bits, but a umask such as 0o277 would leave the owner unable to
   // write; we created the directory, so setting the exact mode is safe.
   chmodSync(home, HOME_DIR_MODE);
+}
+
+/**
+ * removeDataDirTemporaries removes the temporaries a crashed writer abandoned in the data
+ * directory and in its agents folder (see stale-temporaries.ts): of every file Latch writes
+ * there, and of nothing else. It returns how many it removed.
+ */
+export function removeDataDirTemporaries(home: string, nowMs: number = Date.now()): number {
+  const removed = removeStaleTemporaries(home, (name) => WRITTEN_FILES.has(name), nowMs);
+  // Only a real folder: an agents link (refused later) could point at someone else's files.
+  const agents = path.join(home, AGENTS_DIR);
+  return isRealDirectory(agents) ? removed + removeStaleTemporaries(agents, (name) => AGENT_FILE_NAME.test(name), nowMs) : removed;
+}
+
+function isRealDirectory(target: string): boolean {
+  try {
+    return lstatSync(target).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** dataFilePath returns the absolute path of a known file in the data directory. */

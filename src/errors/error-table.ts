@@ -1,18 +1,19 @@
 /**
- * The one table of error codes: code → HTTP status → the spec's error class → remedy.
+ * The one table of error codes: code → HTTP status → error class → remedy (docs/decisions.md §7).
  * Every surface (Variant A, Variant B, the signing proxy, the sandbox cloud) answers with these
- * codes, and README.md's error table is checked against this object by a test.
+ * codes, and docs/errors.md's table is checked against this object by
+ * test/errors/docs-error-table.test.ts.
  */
 export interface ErrorSpec {
   /** Default HTTP status. */
   readonly status: number;
   /** Other statuses the same code may carry (only `upstream_unavailable`: 503 and 504). */
   readonly alternateStatuses?: readonly number[];
-  /** The spec's descriptive error class, or the Latch class for codes the spec does not name. */
+  /** The error's descriptive class, which callers and `latch doctor` show (docs/errors.md's Class column). */
   readonly specClass: string;
   /** Default human message; never contains secrets or card data. */
   readonly message: string;
-  /** What the caller should do next (spec section 7's "expected client behavior"). */
+  /** What the caller should do next (docs/errors.md's Remedy column). */
   readonly remedy: string;
 }
 
@@ -26,8 +27,8 @@ export const ERROR_TABLE = {
   invalid_bearer_token: {
     status: 401,
     specClass: 'Missing bearer token',
-    message: 'The bearer token is not the daemon token.',
-    remedy: 'Re-read the daemon_token file (it may have been rotated) and retry once.',
+    message: "The bearer token is neither the daemon token nor a current agent's token.",
+    remedy: "Re-read the token file and retry once: daemon_token (it may have been rotated), or an agent's agents/NAME.token (rotated, or the agent was removed: latch agent list).",
   },
   clock_skew: {
     status: 502,
@@ -105,7 +106,13 @@ export const ERROR_TABLE = {
     status: 429,
     specClass: 'Too many attempts',
     message: 'Too many wrong owner passphrases: every passphrase check is refused until 15 minutes after the first of them.',
-    remedy: 'Wait for the lockout to end (Retry-After says when), then send the right passphrase.',
+    remedy: 'Wait for the lockout to end (Retry-After says when), then try again, with the owner passphrase if one is set; the lockout ends when the passphrase is cleared or changed.',
+  },
+  too_many_pending_approvals: {
+    status: 429,
+    specClass: 'Too many attempts',
+    message: 'This caller already has as many pending approvals as the owner allows (approvals_pending_max_per_agent).',
+    remedy: 'Wait for the owner to decide the pending ones (GET /approvals) before asking again; do not retry with other terms.',
   },
   card_not_found: {
     status: 404,
@@ -148,6 +155,12 @@ export const ERROR_TABLE = {
     specClass: 'Authorization not active',
     message: 'The authorization is no longer active: it was used, expired or revoked.',
     remedy: 'Nothing is left to revoke; its status shows what happened to it. Create a new authorization only with the user\'s approval.',
+  },
+  evidence_unavailable: {
+    status: 409,
+    specClass: 'Evidence unavailable',
+    message: 'No evidence pack can be made for this authorization: it was signed before this device kept evidence, or with a key it no longer holds.',
+    remedy: 'Use the audit log (latch audit) and the cloud\'s transactions for this authorization instead.',
   },
   scope_mismatch: {
     status: 403,
@@ -240,11 +253,17 @@ export const ERROR_TABLE = {
     message: "The daemon's data directory needs attention (a file became unsafe, corrupt or unwritable).",
     remedy: 'Run latch doctor on this machine; the daemon log names the file and the exact fix.',
   },
+  fetch_unavailable: {
+    status: 503,
+    specClass: 'Local daemon unavailable',
+    message: "This process's address-space limit (ulimit -v) leaves no room for fetch's WebAssembly HTTP parser, which the cloud client needs.",
+    remedy: 'Start Latch with NODE_OPTIONS=--disable-wasm-trap-handler (Node 20.15 or later; the single binary too), or raise the limit (ulimit -v unlimited, or at least 16 GiB).',
+  },
   policy_invalid: {
     status: 503,
     // 400 when the owner sends an invalid policy to PUT /policy: nothing changes (docs/decisions.md §21).
     alternateStatuses: [400],
-    specClass: 'Local daemon unavailable',
+    specClass: 'Policy invalid',
     message: 'policy.json is invalid; nothing it governs is signed until it is fixed.',
     remedy: 'Ask the owner to fix the field named in param (latch policy check-file shows it); retry after that.',
   },

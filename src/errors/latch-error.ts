@@ -1,7 +1,7 @@
 import { ERROR_TABLE, type ErrorCode } from './error-table.js';
 
 export interface ErrorBody {
-  error: { code: string; message: string; param?: string; rule?: string; request_id?: string };
+  error: { code: string; message: string; param?: string; rule?: string; reasons?: string[]; reason?: string | null; request_id?: string };
 }
 
 /**
@@ -14,16 +14,25 @@ export class LatchError extends Error {
   readonly param: string | undefined;
   /** Only policy_denied: the policy rule or limit that decided (docs/decisions.md §15.3). */
   readonly rule: string | undefined;
+  /** policy_denied and approval_denied: why the policy decided, in words, as the 202 and POST /policy/check carry them. */
+  readonly reasons: readonly string[] | undefined;
+  /** Only approval_denied: the owner's reason for denying (null when they gave none or did not decide). */
+  readonly reason: string | null | undefined;
   /** When a retry can succeed, in seconds (sent as Retry-After): too_many_attempts' lockout. */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, options: { message?: string; param?: string; status?: number; rule?: string; retryAfterSeconds?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    options: { message?: string; param?: string; status?: number; rule?: string; reasons?: readonly string[]; reason?: string | null; retryAfterSeconds?: number } = {},
+  ) {
     const spec = ERROR_TABLE[code];
     super(options.message ?? spec.message);
     this.name = 'LatchError';
     this.code = code;
     this.param = options.param;
     this.rule = options.rule;
+    this.reasons = options.reasons;
+    this.reason = options.reason;
     this.retryAfterSeconds = options.retryAfterSeconds;
     const alternates: readonly number[] = 'alternateStatuses' in spec ? spec.alternateStatuses : [];
     if (options.status !== undefined && options.status !== spec.status && !alternates.includes(options.status)) {
@@ -37,6 +46,8 @@ export class LatchError extends Error {
     const error: ErrorBody['error'] = { code: this.code, message: this.message };
     if (this.param !== undefined) error.param = this.param;
     if (this.rule !== undefined) error.rule = this.rule;
+    if (this.reasons !== undefined) error.reasons = [...this.reasons];
+    if (this.reason !== undefined) error.reason = this.reason;
     if (requestId !== undefined) error.request_id = requestId;
     return { error };
   }

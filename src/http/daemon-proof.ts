@@ -11,12 +11,15 @@
  * An agent's client must verify the daemon too, without reading daemon_token (which it should not
  * be able to read). It sends `Latch-Agent: NAME` beside the challenge: a name is not a secret. The
  * daemon then keys the proof with that agent's own token and binds the name into the message; for
- * an unknown agent it gives no proof, so the client sends nothing. Either way no token travels
- * before the proof is checked.
+ * an unknown agent it answers a decoy proof, keyed by a secret derived from the daemon token, that
+ * no client can check and nobody can tell from a real one, so names cannot be probed
+ * (docs/decisions.md §17.9); the client's check fails and it sends nothing. Either way no token
+ * travels before the proof is checked.
  */
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { fromBase64Url, toBase64Url, utf8 } from '../crypto/base64url.js';
+import { isAgentNameShape } from '../ids/agent-name.js';
 
 /** The request header carrying the client's challenge. */
 export const CHALLENGE_HEADER = 'latch-challenge';
@@ -29,6 +32,8 @@ export const CHALLENGE_BYTES = 32;
 
 // The label separates this key and message from every other use of the token.
 const PROOF_LABEL = 'latch-daemon-proof-v1';
+// Keys the decoy proof for an unknown agent name: derived from the daemon token, used for nothing else.
+const DECOY_LABEL = 'latch-daemon-proof-decoy-v1\u0000';
 
 /**
  * proofKey derives the HMAC key from the token, so that the raw token is never used as a key
@@ -64,8 +69,6 @@ export function daemonProof(token: string, challenge: string, address: string, a
 /** A token source for the proof: the daemon token for no agent, the agent's token, or undefined (no proof). */
 export type ProofTokenFor = (agent: string | undefined) => string | undefined;
 
-/** An agent name as the header may carry it; anything else gets no proof. */
-const AGENT_NAME_SHAPE = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 /** What proofForRequest reads of a request: its method, target, raw headers and socket. */
 export interface ChallengedRequest {
@@ -89,12 +92,16 @@ export function proofForRequest(request: ChallengedRequest, tokenFor: ProofToken
   if (challenges.length !== 1 || challenge === undefined || !validChallenge(challenge)) return undefined;
   if (agents.length > 1) return undefined;
   const [agent] = agents;
-  if (agent !== undefined && !AGENT_NAME_SHAPE.test(agent)) return undefined;
+  if (agent !== undefined && !isAgentNameShape(agent)) return undefined;
   const { localAddress, localPort } = request.socket;
   if (localAddress === undefined || localPort === undefined) return undefined;
+  const address = proofAddress(localAddress, localPort);
   const token = tokenFor(agent);
-  if (token === undefined) return undefined;
-  return daemonProof(token, challenge, proofAddress(localAddress, localPort), agent);
+  if (token !== undefined) return daemonProof(token, challenge, address, agent);
+  if (agent === undefined) return undefined;
+  // An unknown agent: the same kind of answer as for a known one, so the name's existence is not told.
+  const ownerToken = tokenFor(undefined);
+  return ownerToken === undefined ? undefined : daemonProof(`${DECOY_LABEL}${ownerToken}`, challenge, address, agent);
 }
 
 function headerValues(rawHeaders: readonly string[], name: string): string[] {
@@ -103,4 +110,46 @@ function headerValues(rawHeaders: readonly string[], name: string): string[] {
     if ((rawHeaders[i] as string).toLowerCase() === name) values.push(rawHeaders[i + 1] as string);
   }
   return values;
+}
+
+/**
+ * The key proof (docs/decisions.md §21): the daemon signs the client's challenge with its device
+ * key, so that a client holding no secret at all — an owner who cannot read daemon_token in the
+ * separate-user setup — can still tell this daemon from a port squatter, against a public key it
+ * pinned, before it sends a passphrase. The signed message is `latch-daemon-key-proof-v1`, the
+ * challenge and the address, one per line: it can be neither a JWS signing input (which starts
+ * with a base64url header) nor an RFC 9421 signature base (which starts with a quoted component),
+ * so the device key's other signatures cannot be replayed as proofs, nor a proof as one of them.
+ */
+export const KEY_PROOF_HEADER = 'latch-key-proof';
+const KEY_PROOF_LABEL = 'latch-daemon-key-proof-v1';
+
+/** keyProofMessage is the exact message the device key signs for a challenge on address. */
+export function keyProofMessage(challenge: string, address: string): Uint8Array {
+  return utf8(`${KEY_PROOF_LABEL}\n${challenge}\n${address}`);
+}
+
+/** What the key proof needs of the device key: its public half, its id, and a signature. */
+export interface ProofKey {
+  keyId: string;
+  publicKey: Uint8Array;
+  sign(message: Uint8Array): Uint8Array;
+}
+
+/**
+ * keyProofForRequest returns the Latch-Key-Proof value `<key_id>.<public key>.<signature>` (each
+ * base64url) for a GET /health with exactly one well-formed challenge, or undefined (no key
+ * enrolled, or any other request).
+ */
+export function keyProofForRequest(request: ChallengedRequest, key: () => ProofKey | undefined): string | undefined {
+  if (request.method !== 'GET' || request.url !== '/health') return undefined;
+  const challenges = headerValues(request.rawHeaders, CHALLENGE_HEADER);
+  const [challenge] = challenges;
+  if (challenges.length !== 1 || challenge === undefined || !validChallenge(challenge)) return undefined;
+  const { localAddress, localPort } = request.socket;
+  if (localAddress === undefined || localPort === undefined) return undefined;
+  const found = key();
+  if (found === undefined) return undefined;
+  const signature = found.sign(keyProofMessage(challenge, proofAddress(localAddress, localPort)));
+  return `${found.keyId}.${toBase64Url(found.publicKey)}.${toBase64Url(signature)}`;
 }

@@ -10,6 +10,7 @@ import { randomId } from '../ids/random-id.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
 import { checkBearer, type Credential } from './bearer-token.js';
 import { fromBrowser } from './browser-check.js';
+import { framingFault } from './message-framing.js';
 import type { EventLog } from './event-log.js';
 import { originFormTarget, validHost } from './host-check.js';
 import { declaresBody, readRequestBody } from './request-body.js';
@@ -45,10 +46,18 @@ export interface FrontDoorOptions {
 /** The request header that carries the owner passphrase where the body cannot (PUT /policy, the /v1 proxy). */
 export const OWNER_PASSPHRASE_HEADER = 'latch-owner-passphrase';
 
-/** Per-request facts only the server knows: its actual port and its shutdown signal. */
+/** Per-request facts only the server knows: its actual port, its shutdown and stopping signals, its header-count limit. */
 export interface ListenerState {
   port: number;
+  /** Aborted when the stop's deadline has passed: everything still running is cut off. */
   shutdown: AbortSignal;
+  /** The most header fields a request may carry (the server has Node keep one more, so a longer list is seen). */
+  headersCountMax: number;
+  /**
+   * Aborted as soon as a stop begins: a request holding on for the owner's decision answers at
+   * once with the approval as it stands (docs/decisions.md §24.3).
+   */
+  stopping?: AbortSignal;
 }
 
 /** A request handler for one listener. It never rejects: every failure becomes an answer. */
@@ -58,6 +67,8 @@ export type FrontDoor = (request: IncomingMessage, response: ServerResponse, sta
  * createFrontDoor returns the one function every request of a listener passes (docs/decisions.md §8).
  * The checks run in this order, and the first that fails answers:
  *
+ * 0. Framing: HTTP/1.x only, no Transfer-Encoding in HTTP/1.0, at most headersCountMax header
+ *    fields (400 invalid_request, connection closed; message-framing.ts).
  * 1. Host: exactly one Host header naming loopback and this port; origin-form target (403 forbidden_host).
  * 2. Browser signs: Origin, Referer, Sec-Fetch-Site other than `none` (403 forbidden_origin).
  * 3. Method: OPTIONS is a CORS preflight (403 forbidden_origin); unknown methods are 405.
@@ -87,6 +98,14 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
     const trace: RequestTrace = { route: undefined, code: undefined };
     response.setHeader('x-request-id', requestId);
     response.once('close', () => logRequest(options, request, response, requestId, startedMs, trace));
+    const fault = framingFault(request, state.headersCountMax);
+    if (fault !== undefined) {
+      // The body, if any, is not read: nothing after this request on the connection can be trusted.
+      trace.code = fault.code;
+      request.resume();
+      sendError(response, fault, requestId, { close: true });
+      return;
+    }
     try {
       const result = await admitAndHandle(options, request, response, state, requestId, trace);
       writeResult(response, result);
@@ -140,7 +159,7 @@ async function admitAndHandle(
     miss = error;
   }
   const session = match?.route.access === 'public' ? undefined : ownerSession(request.rawHeaders, options);
-  const principal = match?.route.access === 'public' ? undefined : session !== undefined ? OWNER : checkBearer(request.rawHeaders, options.credentials());
+  const principal = match?.route.access === 'public' ? undefined : session !== undefined ? OWNER : bearerPrincipal(request.rawHeaders, options);
   if (principal !== undefined) options.noteCaller?.(principal);
   if (match === undefined) throw miss;
   const { route } = match;
@@ -157,7 +176,8 @@ async function admitAndHandle(
   }
   let ownerPresent = session !== undefined;
   if (route.access === 'owner_present') {
-    const inline = inlinePassphrase(request.rawHeaders, body);
+    // Only a POST's JSON body may carry the passphrase; PUT /policy's body is the policy itself.
+    const inline = inlinePassphrase(request.rawHeaders, method === 'POST' ? body : undefined);
     if (inline.fromBody) body = withoutPassphrase(body);
     if (!ownerPresent && options.presence.configured()) {
       if (inline.passphrase === undefined) throw new LatchError('owner_presence_required');
@@ -166,6 +186,7 @@ async function admitAndHandle(
     }
   }
 
+  const signal = requestSignal(response, state.shutdown);
   const context: RequestContext = {
     method,
     path,
@@ -180,7 +201,8 @@ async function admitAndHandle(
     ownerPresent,
     ...(session !== undefined && { endOwnerSession: () => options.presence.endSession(session) }),
     userAgent: request.headers['user-agent'] ?? '',
-    signal: requestSignal(response, state.shutdown),
+    signal,
+    holdSignal: state.stopping === undefined ? signal : AbortSignal.any([signal, state.stopping]),
   };
   return route.handler(context);
 }
@@ -196,9 +218,25 @@ function ownerSession(rawHeaders: readonly string[], options: FrontDoorOptions):
   const space = value.indexOf(' ');
   if (space === -1 || value.slice(0, space).toLowerCase() !== 'bearer') return undefined;
   const token = value.slice(space + 1);
-  if (!token.startsWith(OWNER_SESSION_PREFIX)) return undefined;
-  if (!options.presence.useSession(token)) throw new LatchError('invalid_bearer_token', { message: 'The owner session has ended (it was idle, reached its lifetime, or the daemon restarted): open a new one.' });
+  if (!token.startsWith(OWNER_SESSION_PREFIX) || !options.presence.useSession(token)) return undefined;
   return token;
+}
+
+/**
+ * bearerPrincipal checks the bearer against the daemon's tokens. A `los_…` bearer that is no live
+ * session (and, by a one-in-2^24 chance, no token either) is refused saying that the session ended.
+ */
+function bearerPrincipal(rawHeaders: readonly string[], options: FrontDoorOptions): Principal {
+  try {
+    return checkBearer(rawHeaders, options.credentials());
+  } catch (error) {
+    const values = headerValues(rawHeaders, 'authorization');
+    const looksLikeSession = values.length === 1 && /^bearer los_/i.test(values[0] as string);
+    if (error instanceof LatchError && error.code === 'invalid_bearer_token' && looksLikeSession) {
+      throw new LatchError('invalid_bearer_token', { message: 'The owner session has ended (it was idle, reached its lifetime, or the daemon restarted): open a new one.' });
+    }
+    throw error;
+  }
 }
 
 /**

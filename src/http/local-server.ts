@@ -1,9 +1,10 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { performance } from 'node:perf_hooks';
 import { invalidRequest, LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
-import { PROOF_HEADER, proofForRequest, type ProofTokenFor } from './daemon-proof.js';
+import { KEY_PROOF_HEADER, keyProofForRequest, PROOF_HEADER, proofForRequest, type ProofKey, type ProofTokenFor } from './daemon-proof.js';
 import type { EventLog } from './event-log.js';
 import type { FrontDoor } from './front-door.js';
 import { isLoopbackAddress } from './loopback.js';
@@ -47,6 +48,8 @@ export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
 const TIMEOUT_CHECK_INTERVAL_MS = 1_000;
 // How often listen on port 0 picks another port when [::1] has the one picked for 127.0.0.1.
 const EPHEMERAL_BIND_ATTEMPTS = 5;
+// A flood of refused connections is logged once per this interval, with how many were refused.
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
 
 export interface LocalServerOptions {
   /** The listener's name in log lines (`a` or `b`). */
@@ -64,6 +67,8 @@ export interface LocalServerOptions {
    * listener only; see daemon-proof.ts).
    */
   proofToken?: ProofTokenFor;
+  /** The device key that signs the key proof on GET /health (docs/decisions.md §21); undefined before enrollment. */
+  proofKey?: () => ProofKey | undefined;
   /**
    * When given, requests are held until it resolves (and their connections dropped if it
    * rejects): the daemon binds its ports first and rotates its token before serving anything.
@@ -88,73 +93,117 @@ export interface LocalServer {
 
 /**
  * createLocalServer makes a node:http server that listens on loopback only, with the limits of
- * ServerLimits and the strict HTTP parser. Requests go to the front door; requests Node refuses
- * before there is a response object (malformed, too-large headers, timeouts, CONNECT) get the
- * same JSON error body and are logged the same way.
+ * ServerLimits and the strict HTTP parser. Every request goes to the front door, which refuses
+ * faulty framing first (its step 0); what Node refuses before there is a response object
+ * (malformed, too-large headers, timeouts, CONNECT, an unknown Expect) gets the same JSON error
+ * body and is logged the same way.
  */
 export function createLocalServer(options: LocalServerOptions): LocalServer {
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackAddress(host)) throw new Error(`refusing to listen on ${host}: the local API listens on loopback only`);
-  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
-  const shutdown = new AbortController();
-  let closing = false;
-  let boundPort = 0;
-  let openConnections = 0;
-  // Responses not yet finished, so that close() can mark them `Connection: close`.
-  const inFlight = new Set<http.ServerResponse>();
-  // Held requests wait on the gate; once it is open, requests are served without a detour.
-  let isReady = options.ready === undefined;
-  const ready = options.ready ?? Promise.resolve();
-  ready.then(
-    () => (isReady = true),
-    () => undefined,
-  );
+  return new LoopbackListener(options, host, { ...DEFAULT_SERVER_LIMITS, ...options.limits });
+}
 
-  function serve(request: http.IncomingMessage, response: http.ServerResponse): void {
-    // Node keeps only the first maxHeadersCount fields and drops the rest without a word, so a
-    // second Host, Authorization or an Origin hidden behind enough filler would never reach the
-    // front door's checks. Node is asked for one field more than the limit, and a request that
-    // reaches it is refused.
-    // llhttp takes a request line without a version for HTTP/0.9 and still reads headers and a
-    // body after it; only HTTP/1.0 and 1.1 are spoken here.
-    if (request.httpVersionMajor !== 1) {
-      refuseRequest(request, response, invalidRequest('version', 'Only HTTP/1.0 and HTTP/1.1 are supported.'));
-      return;
-    }
-    // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 message means the framing is faulty (a 1.0
-    // peer or intermediary may not know chunked and read the body differently); refuse and close.
-    if (request.httpVersionMinor === 0 && request.headers['transfer-encoding'] !== undefined) {
-      refuseRequest(request, response, invalidRequest('headers', 'Transfer-Encoding is not allowed in an HTTP/1.0 request.'));
-      return;
-    }
-    if (request.rawHeaders.length / 2 > limits.headersCountMax) {
-      refuseRequest(request, response, invalidRequest('headers', `A request may carry at most ${limits.headersCountMax} header fields.`));
-      return;
-    }
-    if (options.proofToken !== undefined) attachProof(request, response, options.proofToken);
-    // The front door answers every failure itself; this catch is the last guard against a bug
-    // in writing an answer taking the process down.
-    options.frontDoor(request, response, { port: boundPort, shutdown: shutdown.signal }).catch(() => response.destroy());
+/**
+ * LoopbackListener is one listener: a node:http server on 127.0.0.1 and, where the machine has it,
+ * another on [::1] at the same port, sharing the handler, the serving gate and the connection
+ * budget.
+ */
+class LoopbackListener implements LocalServer {
+  private readonly shutdown = new AbortController();
+  // Aborted when close() begins: holds for an owner's decision answer at once (docs/decisions.md §24.3).
+  private readonly stopping = new AbortController();
+  private readonly gate: ServingGate;
+  private readonly budget: ConnectionBudget;
+  private readonly servers: http.Server[];
+  // Responses not yet finished, so that close() can mark them `Connection: close`.
+  private readonly inFlight = new Set<http.ServerResponse>();
+  private closing = false;
+  private boundPort = 0;
+
+  constructor(
+    private readonly options: LocalServerOptions,
+    private readonly host: string,
+    private readonly limits: ServerLimits,
+  ) {
+    this.gate = new ServingGate(options.ready);
+    this.budget = new ConnectionBudget(limits.connectionsMax, new RefusalLog(options, limits.connectionsMax));
+    this.servers = [this.makeServer()];
   }
-  // A request refused before the front door: the same error body, request id and log line, and
-  // the connection closes, since its body (if any) is not read.
-  function refuseRequest(request: http.IncomingMessage, response: http.ServerResponse, error: LatchError): void {
-    const requestId = randomId('req');
-    request.resume();
-    response.setHeader('x-request-id', requestId);
-    sendError(response, error, requestId, { close: true });
-    options.log.info('request', { listener: options.listener, method: 'other', route: null, status: error.status, request_id: requestId, code: error.code });
+
+  async listen(): Promise<number> {
+    // With port 0 the kernel picks a port free on 127.0.0.1 only; if [::1] has it taken, pick again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.boundPort = await this.listenOnce();
+        return this.boundPort;
+      } catch (error) {
+        const retry = this.options.port === 0 && (error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < EPHEMERAL_BIND_ATTEMPTS;
+        if (!retry) throw error;
+      }
+    }
   }
-  const refuse = (socket: Duplex, error: LatchError, event: string): void => {
-    const requestId = randomId('req');
-    writeSocketError(socket, error, requestId);
-    options.log.info('request', { listener: options.listener, method: event, route: null, status: error.status, request_id: requestId, code: error.code });
-  };
+
+  address(): { address: string; port: number } | undefined {
+    return addressOf(this.servers[0] as http.Server);
+  }
+
+  addresses(): Array<{ address: string; port: number }> {
+    return this.servers.flatMap((server) => addressOf(server) ?? []);
+  }
+
+  async close(deadlineMs: number): Promise<void> {
+    this.closing = true;
+    this.stopping.abort();
+    const listening = this.servers.filter((server) => server.listening);
+    if (listening.length === 0) return;
+    // In-flight answers end their connection, so that nothing waits on keep-alive afterwards.
+    for (const response of this.inFlight) if (!response.headersSent) response.setHeader('connection', 'close');
+    const deadline = setTimeout(() => {
+      this.shutdown.abort();
+      for (const server of listening) server.closeAllConnections();
+    }, deadlineMs);
+    await Promise.all(
+      listening.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            server.closeIdleConnections();
+          }),
+      ),
+    );
+    clearTimeout(deadline);
+  }
+
   /**
-   * makeServer makes one node:http server with every limit and refusal; a listener has one per
-   * loopback family, sharing the handler, the gate and the connection budget.
+   * listenOnce binds 127.0.0.1 (or the given host) and, on 127.0.0.1, [::1] on the same port, so
+   * that no other program can hold the daemon's port on the other loopback family (a client whose
+   * "localhost" resolves to ::1 first would reach it, and hand it the token).
    */
-  function makeServer(): http.Server {
+  private async listenOnce(): Promise<number> {
+    const primary = this.servers[0] as http.Server;
+    await bind(primary, this.host, this.options.port);
+    const port = (primary.address() as { port: number }).port;
+    if (this.host !== '127.0.0.1') return port;
+    const secondary = this.makeServer();
+    try {
+      await bind(secondary, '::1', port);
+      this.servers.push(secondary);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT') {
+        this.options.log.warn('ipv6_loopback_unavailable', { listener: this.options.listener, port, problem: code });
+        return port;
+      }
+      await new Promise<void>((resolve) => primary.close(() => resolve()));
+      throw error;
+    }
+    return port;
+  }
+
+  /** makeServer makes one node:http server with every limit and refusal. */
+  private makeServer(): http.Server {
+    const limits = this.limits;
     const server = http.createServer(
       {
         insecureHTTPParser: false,
@@ -166,114 +215,137 @@ export function createLocalServer(options: LocalServerOptions): LocalServer {
         // The front door answers a missing Host with 403 forbidden_host, not Node's bare 400.
         requireHostHeader: false,
       },
-      (request, response) => {
-        if (closing) response.setHeader('connection', 'close');
-        inFlight.add(response);
-        response.once('close', () => inFlight.delete(response));
-        if (isReady) serve(request, response);
-        else ready.then(() => serve(request, response), () => response.destroy());
-      },
+      (request, response) => this.accept(request, response),
     );
-
+    // One field more than the limit, so that the front door sees a request that has too many.
     server.maxHeadersCount = limits.headersCountMax + 1;
     server.maxConnections = limits.connectionsMax;
     server.maxRequestsPerSocket = limits.requestsPerSocketMax;
     server.setTimeout(limits.socketIdleTimeoutMs, (socket: Socket) => socket.destroy());
-
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
       if (error.code === 'ECONNRESET' || !socket.writable) {
         socket.destroy();
         return;
       }
-      refuse(socket, clientErrorAnswer(error), 'other');
+      this.refuseSocket(socket, clientErrorAnswer(error), 'other');
     });
     // An Expect other than 100-continue: Node's own answer would be a bare 417 without the error
     // body or a request id, so the refusal is written here like every other one.
     server.on('checkExpectation', (request: http.IncomingMessage, response: http.ServerResponse) =>
-      refuseRequest(request, response, invalidRequest('expect', 'Only "Expect: 100-continue" is supported.')),
+      this.refuseRequest(request, response, invalidRequest('expect', 'Only "Expect: 100-continue" is supported.')),
     );
     // CONNECT carries an authority-form target: never a request for this API.
-    server.on('connect', (_request: http.IncomingMessage, socket: Duplex) => refuse(socket, new LatchError('forbidden_host'), 'CONNECT'));
-
-    // One budget for both families: each server's own maxConnections counts only its sockets.
-    server.on('connection', (socket: Socket) => {
-      openConnections++;
-      socket.once('close', () => openConnections--);
-      if (openConnections > limits.connectionsMax) socket.destroy();
-    });
+    server.on('connect', (_request: http.IncomingMessage, socket: Duplex) => this.refuseSocket(socket, new LatchError('forbidden_host'), 'CONNECT'));
+    server.on('connection', (socket: Socket) => this.budget.admit(socket));
+    // Node closes a connection beyond this server's maxConnections itself, and says so here.
+    server.on('drop', () => this.budget.refusals.note());
     return server;
   }
 
-  // The IPv4 socket; and [::1] on the same port when the listener is on 127.0.0.1, so that no
-  // other program can hold the daemon's port on the other loopback family (a client whose
-  // "localhost" resolves to ::1 first would reach it, and hand it the token).
-  const primary = makeServer();
-  const servers: http.Server[] = [primary];
-
-  async function listenOnce(): Promise<number> {
-    await bind(primary, host, options.port);
-    const port = (primary.address() as { port: number }).port;
-    if (host !== '127.0.0.1') return port;
-    const secondary = makeServer();
-    try {
-      await bind(secondary, '::1', port);
-      servers.push(secondary);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT') {
-        options.log.warn('ipv6_loopback_unavailable', { listener: options.listener, port, problem: code });
-        return port;
-      }
-      await new Promise<void>((resolve) => primary.close(() => resolve()));
-      throw error;
-    }
-    return port;
+  /** accept takes a request Node has parsed: held at the gate until the daemon is ready, then served. */
+  private accept(request: http.IncomingMessage, response: http.ServerResponse): void {
+    if (this.closing) response.setHeader('connection', 'close');
+    this.inFlight.add(response);
+    response.once('close', () => this.inFlight.delete(response));
+    this.gate.whenOpen(
+      () => this.serve(request, response),
+      () => response.destroy(),
+    );
   }
 
-  return {
-    listen: async () => {
-      // With port 0 the kernel picks a port free on 127.0.0.1 only; if [::1] has it taken, pick again.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          boundPort = await listenOnce();
-          return boundPort;
-        } catch (error) {
-          const retry = options.port === 0 && (error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < EPHEMERAL_BIND_ATTEMPTS;
-          if (!retry) throw error;
-        }
-      }
-    },
-    address: () => {
-      const address = primary.address();
-      return address !== null && typeof address === 'object' ? { address: address.address, port: address.port } : undefined;
-    },
-    addresses: () =>
-      servers.flatMap((server) => {
-        const address = server.address();
-        return address !== null && typeof address === 'object' ? [{ address: address.address, port: address.port }] : [];
-      }),
-    close: async (deadlineMs) => {
-      closing = true;
-      const listening = servers.filter((server) => server.listening);
-      if (listening.length === 0) return;
-      // In-flight answers end their connection, so that nothing waits on keep-alive afterwards.
-      for (const response of inFlight) if (!response.headersSent) response.setHeader('connection', 'close');
-      const deadline = setTimeout(() => {
-        shutdown.abort();
-        for (const server of listening) server.closeAllConnections();
-      }, deadlineMs);
-      await Promise.all(
-        listening.map(
-          (server) =>
-            new Promise<void>((resolve) => {
-              server.close(() => resolve());
-              server.closeIdleConnections();
-            }),
-        ),
-      );
-      clearTimeout(deadline);
-    },
-  };
+  private serve(request: http.IncomingMessage, response: http.ServerResponse): void {
+    if (this.options.proofToken !== undefined) attachProof(request, response, this.options.proofToken);
+    if (this.options.proofKey !== undefined) attachKeyProof(request, response, this.options.proofKey);
+    // The front door answers every failure itself; this catch is the last guard against a bug
+    // in writing an answer taking the process down.
+    const state = { port: this.boundPort, shutdown: this.shutdown.signal, stopping: this.stopping.signal, headersCountMax: this.limits.headersCountMax };
+    this.options.frontDoor(request, response, state).catch(() => response.destroy());
+  }
+
+  /**
+   * refuseRequest answers a request Node refuses before any handler (an unknown Expect): the same
+   * error body, request id and log line, and the connection closes, since its body is not read.
+   */
+  private refuseRequest(request: http.IncomingMessage, response: http.ServerResponse, error: LatchError): void {
+    const requestId = randomId('req');
+    request.resume();
+    response.setHeader('x-request-id', requestId);
+    sendError(response, error, requestId, { close: true });
+    this.options.log.info('request', { listener: this.options.listener, method: 'other', route: null, status: error.status, request_id: requestId, code: error.code });
+  }
+
+  /** refuseSocket answers on the raw socket where Node has no response object (parse errors, CONNECT). */
+  private refuseSocket(socket: Duplex, error: LatchError, event: string): void {
+    const requestId = randomId('req');
+    writeSocketError(socket, error, requestId);
+    this.options.log.info('request', { listener: this.options.listener, method: event, route: null, status: error.status, request_id: requestId, code: error.code });
+  }
+}
+
+/**
+ * ServingGate holds requests until the daemon is ready (its `ready` promise resolves); once open,
+ * requests are served without a detour, and if it fails, held requests are dropped.
+ */
+class ServingGate {
+  private open: boolean;
+
+  constructor(private readonly ready: Promise<void> | undefined) {
+    this.open = ready === undefined;
+    ready?.then(
+      () => (this.open = true),
+      () => undefined,
+    );
+  }
+
+  whenOpen(serve: () => void, drop: () => void): void {
+    if (this.open || this.ready === undefined) serve();
+    else this.ready.then(serve, drop);
+  }
+}
+
+/** ConnectionBudget counts the open connections of every server of a listener; past the cap, a new one is dropped at once. */
+class ConnectionBudget {
+  private open = 0;
+
+  constructor(
+    private readonly connectionsMax: number,
+    readonly refusals: RefusalLog,
+  ) {}
+
+  admit(socket: Socket): void {
+    // One budget for both families: each server's own maxConnections counts only its sockets.
+    this.open++;
+    socket.once('close', () => this.open--);
+    if (this.open > this.connectionsMax) {
+      socket.destroy();
+      this.refusals.note();
+    }
+  }
+}
+
+/** RefusalLog logs connections refused at the cap at most once per REFUSAL_LOG_INTERVAL_MS, with how many. */
+class RefusalLog {
+  private sinceLog = 0;
+  private loggedAtMs = -Infinity;
+
+  constructor(
+    private readonly options: LocalServerOptions,
+    private readonly connectionsMax: number,
+  ) {}
+
+  note(): void {
+    this.sinceLog++;
+    const nowMs = performance.now();
+    if (nowMs - this.loggedAtMs < REFUSAL_LOG_INTERVAL_MS) return;
+    this.options.log.warn('connections_refused', { listener: this.options.listener, reason: 'connections_max', connections_max: this.connectionsMax, refused: this.sinceLog });
+    this.loggedAtMs = nowMs;
+    this.sinceLog = 0;
+  }
+}
+
+function addressOf(server: http.Server): { address: string; port: number } | undefined {
+  const address = server.address();
+  return address !== null && typeof address === 'object' ? { address: address.address, port: address.port } : undefined;
 }
 
 /** bind listens on one address, exclusively (no port sharing with a cluster), IPv6 sockets IPv6 only. */
@@ -300,6 +372,16 @@ function attachProof(request: http.IncomingMessage, response: http.ServerRespons
     if (proof !== undefined) response.setHeader(PROOF_HEADER, proof);
   } catch {
     // No proof; see above.
+  }
+}
+
+/** attachKeyProof sets Latch-Key-Proof on a challenged GET /health; a key that cannot be read gives none. */
+function attachKeyProof(request: http.IncomingMessage, response: http.ServerResponse, key: () => ProofKey | undefined): void {
+  try {
+    const proof = keyProofForRequest(request, key);
+    if (proof !== undefined) response.setHeader(KEY_PROOF_HEADER, proof);
+  } catch {
+    // No proof: the client then sends no passphrase.
   }
 }
 

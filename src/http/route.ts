@@ -36,6 +36,11 @@ export interface RequestContext {
   userAgent: string;
   /** Aborted when the client goes away or the server shuts down. */
   signal: AbortSignal;
+  /**
+   * Ends a hold for the owner's decision (`Prefer: wait`) early: aborted with signal, and as soon
+   * as the daemon begins to stop. Absent, signal does.
+   */
+  holdSignal?: AbortSignal;
 }
 
 /** A JSON answer. */

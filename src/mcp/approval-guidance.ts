@@ -54,13 +54,15 @@ export function approvalSummary(result: unknown): string[] {
  */
 export function approvalRefusal(approval: Approval): LatchClientError | undefined {
   const id = approval.approval_id;
+  // The same fields as the daemon's approval_denied error object (issue 30 item 5).
+  const why = { ...(approval.rule !== null && { rule: approval.rule }), reasons: approval.reasons };
   switch (approval.status) {
     case 'denied': {
       const reason = typeof approval.reason === 'string' && approval.reason !== '' ? `, saying ${JSON.stringify(approval.reason)}` : ' without a reason';
-      return new LatchClientError({ code: 'approval_denied', status: 403, message: `The owner denied approval ${id} (${terms(approval)})${reason}; nothing was signed.` });
+      return new LatchClientError({ code: 'approval_denied', status: 403, ...why, reason: approval.reason ?? null, message: `The owner denied approval ${id} (${terms(approval)})${reason}; nothing was signed.` });
     }
     case 'expired':
-      return new LatchClientError({ code: 'approval_denied', status: 403, message: `The owner did not decide on approval ${id} (${terms(approval)}) in time: it expired, and nothing was signed.` });
+      return new LatchClientError({ code: 'approval_denied', status: 403, ...why, reason: null, message: `The owner did not decide on approval ${id} (${terms(approval)}) in time: it expired, and nothing was signed.` });
     case 'failed': {
       const code = typeof approval.error?.code === 'string' ? approval.error.code : 'upstream_unavailable';
       const detail = typeof approval.error?.message === 'string' ? `: ${approval.error.message}` : '';

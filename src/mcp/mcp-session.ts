@@ -10,12 +10,14 @@ import { errorLine, idKey, resultLine, RPC_ERROR, type Incoming, type RpcId } fr
 import { atLeast, negotiateVersion, type ProtocolVersion } from './protocol-version.js';
 import { toolErrorResult, toolSuccessResult } from './tool-results.js';
 import { ToolInputError, validateArguments } from './tool-input.js';
-import { AGENT_RULES, argumentOf, findTool, TOOLS, type ToolClient, type ToolDefinition } from './tools.js';
+import { AGENT_RULES, argumentOf, findTool, toolsFor, type ToolClient, type ToolDefinition } from './tools.js';
 
 /** What a session needs: a way to make the client once the MCP client has said who it is, a logger, the version. */
 export interface SessionOptions {
   /** makeClient is called once, at the first tool call, with a User-Agent naming the MCP client (audit.log records it). */
   makeClient(userAgent: string): ToolClient;
+  /** Who the client calls the daemon as: an agent's session lists only the tools agents may use. */
+  caller: 'owner' | 'agent';
   log: Logger;
   serverVersion: string;
 }
@@ -103,7 +105,7 @@ export class McpSession {
 
   private toolList(): Array<Record<string, unknown>> {
     const version = this.version as ProtocolVersion;
-    return TOOLS.map((tool) => {
+    return toolsFor(this.options.caller).map((tool) => {
       const listed: Record<string, unknown> = { name: tool.name };
       if (atLeast(version, '2025-06-18')) listed['title'] = tool.title;
       listed['description'] = tool.description;
@@ -119,7 +121,7 @@ export class McpSession {
     const name = params?.['name'];
     const args = params?.['arguments'];
     if (typeof name !== 'string') return errorLine(id, RPC_ERROR.invalidParams, 'tools/call needs params.name (a string).');
-    const tool = findTool(name);
+    const tool = findTool(name, this.options.caller);
     if (tool === undefined) return errorLine(id, RPC_ERROR.invalidParams, `Unknown tool: ${name.slice(0, 64)}`);
     if (args !== undefined && !isJsonObject(args)) {
       return errorLine(id, RPC_ERROR.invalidParams, 'tools/call params.arguments must be an object.');
@@ -133,11 +135,11 @@ export class McpSession {
     } catch (error) {
       if (error instanceof ToolInputError) {
         const refusal = new LatchClientError({ code: 'invalid_request', status: null, message: error.message, param: error.param });
-        return resultLine(id, toolErrorResult(refusal, structured));
+        return resultLine(id, toolErrorResult(refusal));
       }
       if (error instanceof LatchClientError) {
         this.options.log.info('mcp_tool_call', { tool: tool.name, outcome: 'error', code: error.code });
-        return resultLine(id, toolErrorResult(inToolTerms(error, tool), structured));
+        return resultLine(id, toolErrorResult(inToolTerms(error, tool)));
       }
       this.options.log.error('mcp_tool_failed', { tool: tool.name, error });
       return errorLine(id, RPC_ERROR.internalError, 'Internal error while running the tool.');

@@ -6,6 +6,8 @@
  * test checks every tool's real result, so the two cannot drift apart.
  */
 
+import { TRANSACTION_STATUSES } from '../core/model.js';
+
 /** The JSON Schema keywords the output schemas use. */
 export interface OutputSchema {
   readonly type: string | readonly string[];
@@ -50,28 +52,29 @@ const cardFields = {
 const card = object(cardFields);
 const cardDetail = object({ ...cardFields, daily_limit: money, daily_spent: money });
 
-const authorization = object(
-  {
-    policy_id: text,
-    authorization_id: text,
-    card_id: textOrNull,
-    merchant_name: text,
-    amount: money,
-    currency: text,
-    authorization_type: { type: 'string', enum: ['exact', 'ceiling'] },
-    kind: text,
-    expires_at: time,
-    status: text,
-    created_at: time,
-    transaction_id: textOrNull,
-    interval: text,
-    interval_count: integer,
-    max_charges: { type: ['integer', 'null'] },
-    current_period_start: timeOrNull,
-    current_period_end: timeOrNull,
-  },
-  ['interval', 'interval_count', 'max_charges', 'current_period_start', 'current_period_end'],
-);
+const authorizationFields = {
+  policy_id: text,
+  authorization_id: text,
+  card_id: textOrNull,
+  merchant_name: text,
+  amount: money,
+  currency: text,
+  authorization_type: { type: 'string', enum: ['exact', 'ceiling'] },
+  kind: text,
+  expires_at: time,
+  status: text,
+  created_at: time,
+  transaction_id: textOrNull,
+  interval: text,
+  interval_count: integer,
+  max_charges: { type: ['integer', 'null'] },
+  current_period_start: timeOrNull,
+  current_period_end: timeOrNull,
+} satisfies Record<string, OutputSchema>;
+const recurringOnly = ['interval', 'interval_count', 'max_charges', 'current_period_start', 'current_period_end'];
+const authorization = object(authorizationFields, recurringOnly);
+/** An authorization with the caller that asked for it (`owner` or the agent's name), as /authorizations answers. */
+const ownedAuthorization = object({ ...authorizationFields, agent: text }, recurringOnly);
 
 /** The approval object (docs/decisions.md §15.4): the exact request held for the owner, and its decision. */
 const approval = object(
@@ -115,15 +118,13 @@ const approval = object(
  */
 const authorizationOrApproval = (created: OutputSchema): OutputSchema => ({ type: 'object', anyOf: [created, approval] });
 
-const revocation = object({ revocation: object({ revocation: { type: 'object' }, jws: text, key_id: text }), authorization });
-
 const transactionFields = {
   id: text,
   card_id: text,
   amount: money,
   currency: text,
   merchant: text,
-  status: { type: 'string', enum: ['authorized', 'settled', 'expired', 'revoked', 'declined'] },
+  status: { type: 'string', enum: TRANSACTION_STATUSES },
   created_at: time,
   policy_id: textOrNull,
   decline_code: text,
@@ -152,11 +153,17 @@ export const OUTPUT_SCHEMAS = {
   latch_merchant_bind: authorizationOrApproval(authorization),
   latch_recurring: authorizationOrApproval(authorization),
   latch_get_approval: approval,
-  latch_revoke: revocation,
+  latch_revoke: ownedAuthorization,
   latch_wallet_balance: object({ usdt: money, allocated: money, available: money }),
   latch_allocate: object({ card_id: text, allocated: money, new_balance: money }),
   latch_list_transactions: object({ transactions: { type: 'array', items: transaction }, has_more: { type: 'boolean' } }),
   latch_get_transaction: transactionDetail,
+  latch_sign_web_request: object({
+    headers: object({ 'signature-input': text, signature: text, 'signature-agent': text }, ['signature-agent']),
+    key_id: text,
+    created: integer,
+    expires: integer,
+  }),
 } as const satisfies Record<string, OutputSchema>;
 
 export type ToolName = keyof typeof OUTPUT_SCHEMAS;

@@ -12,6 +12,7 @@ export function policyGuidance(error: LatchClientError): string[] {
     case 'policy_denied':
       return [
         `The owner's spending policy refused this request (rule ${error.rule ?? 'unknown'}). Nothing was signed.`,
+        ...(error.reasons === undefined || error.reasons.length === 0 ? [] : [`Why: ${error.reasons.join('; ')}`]),
         'You must not retry with other terms to get around it: not another merchant, not a smaller or split amount, not a longer TTL or another card.',
         `Tell the user that rule ${error.rule ?? 'unknown'} of their spending policy refused it; only the owner can change the policy.`,
       ];

@@ -3,7 +3,7 @@
  * the output stream, one message per line and nothing else on it (logs go to stderr).
  */
 import { LatchError } from '../errors/latch-error.js';
-import { parseJson, type JsonLimits } from '../json/parse-json.js';
+import { parseJson, type JsonLimits, type JsonValue } from '../json/parse-json.js';
 import type { Logger } from '../log/logger.js';
 import { classifyMessage, errorLine, RPC_ERROR, type Incoming, type RpcId } from './json-rpc.js';
 import { LineReader, LINE_BYTES_MAX } from './line-reader.js';
@@ -29,93 +29,129 @@ export interface StdioServerOptions {
  * resolves once every request in flight has been answered.
  */
 export function serveStdio(options: StdioServerOptions): Promise<void> {
-  const { input, output, session, log } = options;
-  const reader = new LineReader(options.lineBytesMax ?? LINE_BYTES_MAX);
-  const inFlight = new Set<Promise<void>>();
-  let outputClosed = false;
+  const lineBytesMax = options.lineBytesMax ?? LINE_BYTES_MAX;
+  const reader = new LineReader(lineBytesMax);
+  const dispatcher = new Dispatcher(options.session, outputLines(options.output, options.log), options.log);
+  return new Promise((resolve) => {
+    const finish = (): void => void dispatcher.drained().then(() => resolve());
+    options.input.on('data', (chunk: Buffer | string) => {
+      for (const event of reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
+        if (event.kind === 'line') dispatcher.line(event.text);
+        else dispatcher.write(errorLine(null, RPC_ERROR.parseError, `Parse error: a message line is longer than ${lineBytesMax} bytes.`));
+      }
+    });
+    options.input.on('end', () => {
+      for (const event of reader.end()) if (event.kind === 'line') dispatcher.line(event.text);
+      finish();
+    });
+    options.input.on('error', (error: NodeJS.ErrnoException) => {
+      options.log.warn('mcp_input_failed', { code: error.code ?? 'ERROR' });
+      finish();
+    });
+  });
+}
 
-  const write = (line: string): void => {
-    if (outputClosed) return;
-    output.write(`${line}\n`);
-  };
+/** outputLines writes one line per message until the client goes away (EPIPE), then nothing. */
+function outputLines(output: NodeJS.WritableStream, log: Logger): (line: string) => void {
+  let closed = false;
   output.on('error', (error: NodeJS.ErrnoException) => {
-    // The client went away (EPIPE); there is nobody left to answer.
-    outputClosed = true;
+    // The client went away; there is nobody left to answer.
+    closed = true;
     log.warn('mcp_output_closed', { code: error.code ?? 'ERROR' });
   });
-
-  // Requests being handled, counted one by one: a batch's members count like single messages, so a
-  // batch cannot carry more work past the limit than the same requests sent one per line.
-  let requestsInFlight = 0;
-  const busyLine = (id: RpcId | null): string => errorLine(id, RPC_ERROR.serverBusy, `Server busy: at most ${IN_FLIGHT_MAX} requests at once.`);
-  const handleCounted = (message: Incoming, inBatch: boolean): Promise<string | undefined> => {
-    if (message.kind !== 'request') return session.handle(message, inBatch);
-    if (requestsInFlight >= IN_FLIGHT_MAX) return Promise.resolve(busyLine(message.id));
-    requestsInFlight++;
-    return session.handle(message, inBatch).finally(() => requestsInFlight--);
+  return (line) => {
+    if (!closed) output.write(`${line}\n`);
   };
+}
 
-  const track = (work: Promise<string | undefined>): void => {
-    const done: Promise<void> = work.then(
-      (line) => {
-        if (line !== undefined) write(line);
-      },
-      (error: unknown) => log.error('mcp_handler_failed', { error }),
-    ).finally(() => inFlight.delete(done));
-    inFlight.add(done);
-  };
+/**
+ * Dispatcher turns input lines into session calls and their answers into output lines. Requests
+ * being handled are counted one by one: a batch's members count like single messages, so a batch
+ * cannot carry more work past IN_FLIGHT_MAX than the same requests sent one per line.
+ */
+class Dispatcher {
+  private requestsInFlight = 0;
+  private readonly pending = new Set<Promise<void>>();
 
-  const onLine = (line: string): void => {
-    if (line.trim() === '') return;
-    let value;
+  constructor(
+    private readonly session: McpSession,
+    readonly write: (line: string) => void,
+    private readonly log: Logger,
+  ) {}
+
+  /** line handles one input line: a message, a batch, or a parse error. */
+  line(text: string): void {
+    if (text.trim() === '') return;
+    let value: JsonValue;
     try {
-      value = parseJson(line, MESSAGE_JSON_LIMITS);
+      value = parseJson(text, MESSAGE_JSON_LIMITS);
     } catch (error) {
       const detail = error instanceof LatchError ? error.message.replace('The body is not valid JSON: ', '') : 'invalid JSON';
-      write(errorLine(null, RPC_ERROR.parseError, `Parse error: ${detail}`));
+      this.write(errorLine(null, RPC_ERROR.parseError, `Parse error: ${detail}`));
       return;
     }
-    if (!Array.isArray(value)) {
-      const message = classifyMessage(value);
-      // Notifications are always taken: they are cheap, and dropping notifications/initialized would stall the session.
-      if (message.kind === 'request' && requestsInFlight >= IN_FLIGHT_MAX) {
-        write(busyLine(message.id));
-        return;
-      }
-      track(handleCounted(message, false));
-      return;
-    }
-    if (requestsInFlight >= IN_FLIGHT_MAX) {
-      write(busyLine(null));
-      return;
-    }
-    if (value.length === 0 || value.length > BATCH_MESSAGES_MAX) {
-      write(errorLine(null, RPC_ERROR.invalidRequest, `Invalid Request: a batch holds 1 to ${BATCH_MESSAGES_MAX} messages.`));
-      return;
-    }
-    // Batches are answered with one array of the requests' responses (none for notifications only);
-    // members past the in-flight limit are answered "server busy", as single requests would be.
-    const answers = value.map((element) => handleCounted(classifyMessage(element), true));
-    track(Promise.all(answers).then((lines) => {
-      const present = lines.filter((line): line is string => line !== undefined);
-      return present.length === 0 ? undefined : `[${present.join(',')}]`;
-    }));
-  };
+    if (Array.isArray(value)) this.batch(value);
+    else this.single(classifyMessage(value));
+  }
 
-  return new Promise((resolve) => {
-    input.on('data', (chunk: Buffer | string) => {
-      for (const event of reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
-        if (event.kind === 'line') onLine(event.text);
-        else write(errorLine(null, RPC_ERROR.parseError, `Parse error: a message line is longer than ${options.lineBytesMax ?? LINE_BYTES_MAX} bytes.`));
-      }
-    });
-    input.on('end', () => {
-      for (const event of reader.end()) if (event.kind === 'line') onLine(event.text);
-      void Promise.allSettled([...inFlight]).then(() => resolve());
-    });
-    input.on('error', (error: NodeJS.ErrnoException) => {
-      log.warn('mcp_input_failed', { code: error.code ?? 'ERROR' });
-      void Promise.allSettled([...inFlight]).then(() => resolve());
-    });
-  });
+  /** drained resolves once every answer under way has been written. */
+  drained(): Promise<void> {
+    return Promise.allSettled([...this.pending]).then(() => undefined);
+  }
+
+  private single(message: Incoming): void {
+    // Notifications are always taken: they are cheap, and dropping notifications/initialized would stall the session.
+    if (message.kind === 'request' && this.requestsInFlight >= IN_FLIGHT_MAX) {
+      this.write(this.busyLine(message.id));
+      return;
+    }
+    this.track(this.counted(message, false));
+  }
+
+  /**
+   * batch answers with one array of the requests' responses (none for notifications only);
+   * members past the in-flight limit are answered "server busy", as single requests would be.
+   */
+  private batch(messages: JsonValue[]): void {
+    if (this.requestsInFlight >= IN_FLIGHT_MAX) {
+      this.write(this.busyLine(null));
+      return;
+    }
+    if (messages.length === 0 || messages.length > BATCH_MESSAGES_MAX) {
+      this.write(errorLine(null, RPC_ERROR.invalidRequest, `Invalid Request: a batch holds 1 to ${BATCH_MESSAGES_MAX} messages.`));
+      return;
+    }
+    const answers = messages.map((element) => this.counted(classifyMessage(element), true));
+    this.track(
+      Promise.all(answers).then((lines) => {
+        const present = lines.filter((line): line is string => line !== undefined);
+        return present.length === 0 ? undefined : `[${present.join(',')}]`;
+      }),
+    );
+  }
+
+  /** counted hands a message to the session, counting a request while it is handled (or refusing it when too many are). */
+  private counted(message: Incoming, inBatch: boolean): Promise<string | undefined> {
+    if (message.kind !== 'request') return this.session.handle(message, inBatch);
+    if (this.requestsInFlight >= IN_FLIGHT_MAX) return Promise.resolve(this.busyLine(message.id));
+    this.requestsInFlight++;
+    return this.session.handle(message, inBatch).finally(() => this.requestsInFlight--);
+  }
+
+  /** track writes an answer when it is ready and keeps it in `pending` until then. */
+  private track(work: Promise<string | undefined>): void {
+    const done: Promise<void> = work
+      .then(
+        (line) => {
+          if (line !== undefined) this.write(line);
+        },
+        (error: unknown) => this.log.error('mcp_handler_failed', { error }),
+      )
+      .finally(() => this.pending.delete(done));
+    this.pending.add(done);
+  }
+
+  private busyLine(id: RpcId | null): string {
+    return errorLine(id, RPC_ERROR.serverBusy, `Server busy: at most ${IN_FLIGHT_MAX} requests at once.`);
+  }
 }

@@ -4,7 +4,7 @@
  * object is what arguments are checked against, so the two cannot drift. Only the JSON Schema
  * keywords below are used (a test keeps it so).
  */
-import { JsonNumber, type JsonObject, type JsonValue } from '../json/parse-json.js';
+import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../json/parse-json.js';
 import { displayName } from '../validate/display-name.js';
 import type { RuleJsonSchema } from '../validate/rule-json-schema.js';
 
@@ -22,7 +22,7 @@ export interface InputSchema {
 }
 
 /** Validated arguments: strings stay strings, integers are numbers, amounts are their exact decimal text. */
-export type ToolArguments = Record<string, string | number | boolean>;
+export type ToolArguments = Record<string, string | number | boolean | Readonly<Record<string, string>>>;
 
 /** ToolInputError is an argument that does not fit the tool's schema; the agent can correct it. */
 export class ToolInputError extends Error {
@@ -67,7 +67,8 @@ function unknownArgument(name: string, allowed: readonly string[]): ToolInputErr
   return new ToolInputError(shown, `Unknown argument ${shown}; ${known}`);
 }
 
-function checkValue(name: string, property: PropertySchema, value: JsonValue): string | number | boolean {
+function checkValue(name: string, property: PropertySchema, value: JsonValue): string | number | boolean | Readonly<Record<string, string>> {
+  if (property.type === 'object') return checkObject(name, property, value);
   if (property.type === 'boolean') {
     if (typeof value !== 'boolean') throw new ToolInputError(name, `${name} must be true or false.`);
     return value;
@@ -87,6 +88,19 @@ function checkValue(name: string, property: PropertySchema, value: JsonValue): s
   if (property.enum !== undefined && !property.enum.includes(value)) throw new ToolInputError(name, `${name} must be one of ${property.enum.join(', ')}.`);
   if (property.pattern !== undefined && !new RegExp(property.pattern, 'u').test(value)) throw new ToolInputError(name, `${name} has the wrong form: ${property.description}`);
   return value;
+}
+
+/** checkObject checks an object of string members against its properties (a request's headers); no other member is allowed. */
+function checkObject(name: string, property: PropertySchema, value: JsonValue): Readonly<Record<string, string>> {
+  if (!isJsonObject(value)) throw new ToolInputError(name, `${name} must be an object.`);
+  const members = property.properties ?? {};
+  const out: Record<string, string> = {};
+  for (const [member, memberValue] of Object.entries(value)) {
+    const schema = Object.hasOwn(members, member) ? members[member] : undefined;
+    if (schema === undefined || schema.type !== 'string') throw new ToolInputError(name, `${name} may hold only ${Object.keys(members).join(', ') || 'nothing'}.`);
+    out[member] = checkValue(`${name}.${member}`, { ...schema, description: property.description }, memberValue) as string;
+  }
+  return out;
 }
 
 function checkBounds(name: string, property: PropertySchema, number: number): number {

@@ -18,16 +18,26 @@ export function toolSuccessResult(body: unknown, structured: boolean): Record<st
 
 /**
  * toolErrorResult is a tool execution error (isError: true) that the agent can act on: the code
- * to switch on, the spec's class, the message and the remedy, in words and as structured data.
+ * to switch on, the error's class, the message and the remedy in words, then the same fields as
+ * one JSON object `{"error": {...}}` in a second text block, the CLI's `--json` error.
+ *
+ * It carries no structuredContent. The MCP specification makes structuredContent conform to the
+ * tool's outputSchema, which describes the tool's result, and the official TypeScript SDK's
+ * client (1.x) validates any structuredContent present against that schema even when isError is
+ * true, rejecting the whole call with -32602: an error object there would hide the code and
+ * remedy from every agent using it (docs/decisions.md §18.1).
  */
-export function toolErrorResult(error: LatchClientError, structured: boolean): Record<string, unknown> {
+export function toolErrorResult(error: LatchClientError): Record<string, unknown> {
   const lines = [
     `Error ${error.code} (${error.specClass}): ${error.message}${error.param === undefined ? '' : ` [param: ${error.param}]`}`,
     `Remedy: ${error.remedy}`,
     ...policyGuidance(error),
   ];
-  const result: Record<string, unknown> = { content: [{ type: 'text', text: lines.join('\n') }] };
-  if (structured) result['structuredContent'] = { error: error.toJSON() };
-  result['isError'] = true;
-  return result;
+  return {
+    content: [
+      { type: 'text', text: lines.join('\n') },
+      { type: 'text', text: JSON.stringify({ error: error.toJSON() }) },
+    ],
+    isError: true,
+  };
 }

@@ -5,17 +5,19 @@
  */
 import type { LatchClient } from '../client/latch-client.js';
 import { cardIdField, transactionIdField } from '../requests/common-fields.js';
-import { allocateRules, approvalLookupRules, authorizeRules, merchantBindRules, recurringRules, revocationRules, transactionQueryRules } from '../variant-a/requests.js';
+import { signWebRequestRules } from '../identity/sign-request-rules.js';
+import { allocateRules, approvalLookupRules, authorizeRules, merchantBindRules, recurringRules, revocationRules, transactionQueryRules } from '../requests/request-rules.js';
 import type { RuleSet } from '../validate/field-rule.js';
 import type { InputSchema, ToolArguments } from './tool-input.js';
 import { OUTPUT_SCHEMAS, type OutputSchema } from './output-schemas.js';
 import { approvalRefusal } from './approval-guidance.js';
 import { toolInput, type ToolArgument } from './tool-schema.js';
+import type { TransactionStatus } from '../core/model.js';
 
 /** The part of the client the tools use; tests pass a fake with the same shape. */
 export type ToolClient = Pick<
   LatchClient,
-  'health' | 'cards' | 'card' | 'authorize' | 'merchantBind' | 'recurring' | 'approval' | 'revoke' | 'wallet' | 'allocate' | 'transactions' | 'transaction'
+  'health' | 'cards' | 'card' | 'authorize' | 'merchantBind' | 'recurring' | 'approval' | 'revoke' | 'wallet' | 'allocate' | 'transactions' | 'transaction' | 'signWebRequest'
 >;
 
 /** MCP tool annotations (hints for the client's UI; never trusted for security). */
@@ -37,6 +39,12 @@ export interface ToolDefinition {
   /** For each argument, the daemon's field it becomes. */
   fieldOf: Readonly<Record<string, string>>;
   annotations: ToolAnnotations;
+  /**
+   * Who may use the tool, as the daemon's route it calls admits: `agents` (the owner and agents)
+   * or `owner`. An agent's session does not list an owner-only tool, which would only ever answer
+   * agent_not_permitted; the daemon enforces access either way.
+   */
+  access: 'agents' | 'owner';
   /** The JSON Schema of the structuredContent a successful call returns. */
   outputSchema: OutputSchema;
   run(client: ToolClient, args: ToolArguments): Promise<unknown>;
@@ -81,6 +89,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Check that the local Latch daemon runs: version, uptime and the loaded signing key (null until the device is enrolled). It never contacts the cloud: if it fails, the problem is the local daemon, not a payment.',
     ...noInput,
     annotations: { readOnlyHint: true, openWorldHint: false },
+    access: 'agents',
     outputSchema: OUTPUT_SCHEMAS.latch_health,
     run: (client) => client.health(),
   },
@@ -90,6 +99,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: 'List the user\'s virtual cards: card_id, label, last four digits, status and balance (decimal strings). No card numbers are ever returned.',
     ...noInput,
     annotations: READ,
+    access: 'agents',
     outputSchema: OUTPUT_SCHEMAS.latch_list_cards,
     run: (client) => client.cards(),
   },
@@ -99,6 +109,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: 'Show one card with its balance, daily_limit and daily_spent. If the card is not found, list cards and ask the user to choose another.',
     ...toolInput({ card_id: cardIdField() }, { card_id: cardId }),
     annotations: READ,
+    access: 'agents',
     outputSchema: OUTPUT_SCHEMAS.latch_get_card,
     run: (client, args) => client.card(required(args, 'card_id')),
   },
@@ -117,6 +128,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       reference: REFERENCE,
     }),
     annotations: CREATE,
+    access: 'agents',
     outputSchema: OUTPUT_SCHEMAS.latch_authorize,
     run: (client, args) =>
       client.authorize(
@@ -144,6 +156,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       reference: REFERENCE,
     }),
     annotations: CREATE,
+    access: 'agents',
     outputSchema: OUTPUT_SCHEMAS.latch_merchant_bind,
     run: (client, args) =>
       client.merchantBind(
@@ -175,6 +188,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       reference: REFERENCE,
     }),
     annotations: CREATE,
+    access: 'agents',
     outputSchema: OUTPUT_SCHEMAS.latch_recurring,
     run: (client, args) =>
       client.recurring(
@@ -203,6 +217,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       wait_seconds: 'How long to wait for the owner\'s decision, 0 to 60 seconds; default 0 (answer at once).',
     }),
     annotations: READ,
+    access: 'agents',
     outputSchema: OUTPUT_SCHEMAS.latch_get_approval,
     run: async (client, args) => {
       const wait = whole(args, 'wait_seconds');
@@ -216,9 +231,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'latch_revoke',
     title: 'Revoke an authorization',
     description:
-      'Revoke an authorization by policy_id before it is used: the revocation is signed on this device and submitted to the cloud, and its hold is released. A revoked authorization approves no further charge. Revoking one that is already revoked succeeds and returns it as it is; one that was used or expired is refused (authorization_not_active). Revoke only what the user wants revoked.',
+      'Revoke an authorization by policy_id before it is used: the revocation is signed on this device and submitted to the cloud, and its hold is released. A revoked authorization approves no further charge. Revoking one that is already revoked succeeds and returns it as it is; one that was used or expired is refused (authorization_not_active). An agent can revoke only the authorizations it asked for. Revoke only what the user wants revoked.',
     ...toolInput(revocationRules, { policy_id: 'The authorization\'s policy_id, like pw_….', reason: 'Why, kept with the revocation; optional.' }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+    access: 'agents',
     outputSchema: OUTPUT_SCHEMAS.latch_revoke,
     run: (client, args) => client.revoke(defined({ policy_id: required(args, 'policy_id'), reason: text(args, 'reason') })),
   },
@@ -228,6 +244,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: 'Show the wallet: usdt (total), allocated (to cards) and available (decimal strings). Check it when a card has insufficient funds, then ask the user before allocating.',
     ...noInput,
     annotations: READ,
+    access: 'agents',
     outputSchema: OUTPUT_SCHEMAS.latch_wallet_balance,
     run: (client) => client.wallet(),
   },
@@ -237,6 +254,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: `Move funds from the wallet to a card (1 USDT to 1 USD). This moves the user's money: only with the user's explicit approval of the card and amount. ${AGENT_RULES}`,
     ...toolInput(allocateRules, { card_id: cardId, amount: amount('The amount to move, more than 0') }),
     annotations: CREATE,
+    access: 'owner',
     outputSchema: OUTPUT_SCHEMAS.latch_allocate,
     run: (client, args) => client.allocate({ card_id: required(args, 'card_id'), amount: required(args, 'amount') }),
   },
@@ -251,6 +269,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       status: 'Only transactions in this status.',
     }),
     annotations: READ,
+    access: 'agents',
     outputSchema: OUTPUT_SCHEMAS.latch_list_transactions,
     run: (client, args) =>
       client.transactions(
@@ -258,7 +277,7 @@ export const TOOLS: readonly ToolDefinition[] = [
           limit: whole(args, 'limit'),
           starting_after: text(args, 'starting_after'),
           card_id: text(args, 'card_id'),
-          status: text(args, 'status') as 'authorized' | undefined,
+          status: text(args, 'status') as TransactionStatus | undefined,
         }),
       ),
   },
@@ -268,8 +287,37 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: 'Show one transaction with the signed policy window it was made under (merchant, amount, time window, key id).',
     ...toolInput({ tx_id: transactionIdField() }, { tx_id: 'A transaction id, like tx_….' }),
     annotations: READ,
+    access: 'agents',
     outputSchema: OUTPUT_SCHEMAS.latch_get_transaction,
     run: (client, args) => client.transaction(required(args, 'tx_id')),
+  },
+  {
+    name: 'latch_sign_web_request',
+    title: 'Sign a web request as this agent',
+    description:
+      'Get the Web Bot Auth signature headers for one HTTP request you are about to send, so a merchant or its CDN can tell you are this user\'s trusted agent: add the returned headers (signature-input, signature and, when present, signature-agent) to that request unchanged. The signature is made on this device with your own identity key, which you never hold; it is bound to the URL\'s host (and, for the agent-browser-auth and agent-payer-auth tags of Visa\'s Trusted Agent Protocol, to its path and query) and expires after expires_in_seconds. Ask for a fresh one for every request; never reuse one for another host. A host the owner\'s policy denies is refused (policy_denied). Never put card numbers, CVVs or expiry dates in the URL.',
+    ...toolInput(signWebRequestRules, {
+      method: 'The HTTP method of the request, e.g. GET or POST.',
+      url: 'The absolute https URL the request goes to, without user info or fragment (plain http only to a loopback host).',
+      headers: 'Optional: {"content-digest": "sha-256=:…:"}, the RFC 9530 digest of the body you will send; it is then covered. No other header is taken.',
+      tag: 'web-bot-auth (default) for browsing; agent-browser-auth or agent-payer-auth for a merchant that uses Visa\'s Trusted Agent Protocol (payer at checkout).',
+      expires_in_seconds: 'How long the signature stays valid, 1 to 480 seconds; default 60.',
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    access: 'agents',
+    outputSchema: OUTPUT_SCHEMAS.latch_sign_web_request,
+    run: (client, args) => {
+      const headers = args['headers'];
+      return client.signWebRequest(
+        defined({
+          method: required(args, 'method'),
+          url: required(args, 'url'),
+          headers: typeof headers === 'object' ? (headers as { 'content-digest'?: string }) : undefined,
+          tag: text(args, 'tag') as 'web-bot-auth' | undefined,
+          expires_in_seconds: whole(args, 'expires_in_seconds'),
+        }),
+      );
+    },
   },
 ];
 
@@ -282,7 +330,12 @@ export function argumentOf(tool: ToolDefinition, param: string): string {
   return Object.entries(tool.fieldOf).find(([, field]) => field === param)?.[0] ?? param;
 }
 
-/** findTool returns the tool with this name, or undefined. */
-export function findTool(name: string): ToolDefinition | undefined {
-  return TOOLS.find((tool) => tool.name === name);
+/** toolsFor lists the tools this caller may use, in TOOLS' order. */
+export function toolsFor(caller: 'owner' | 'agent'): ToolDefinition[] {
+  return TOOLS.filter((tool) => caller === 'owner' || tool.access === 'agents');
+}
+
+/** findTool returns the tool with this name that this caller may use, or undefined. */
+export function findTool(name: string, caller: 'owner' | 'agent'): ToolDefinition | undefined {
+  return toolsFor(caller).find((tool) => tool.name === name);
 }

@@ -26,6 +26,8 @@ function assertEntryIsRequest(request: PolicyRequest, entry: LedgerEntry): void 
     entry.merchant === request.merchant &&
     entry.currency === request.currency &&
     entry.amountMinor === request.amountMinor &&
+    entry.schedule?.periodSeconds === request.schedule?.periodSeconds &&
+    entry.schedule?.maxCharges === request.schedule?.maxCharges &&
     entry.atSeconds === request.nowSeconds;
   if (!same) throw new Error('evaluateAndReserve: the ledger entry does not describe the request');
 }

@@ -1,6 +1,7 @@
 import { currencyDecimals, formatMinor } from '../money/amount.js';
 import { OWNER_AGENT } from './policy-scope-fields.js';
 import { scopeMatches, type ScopeFacts } from './scope-match.js';
+import { exposureWithin, type ChargeSchedule } from './recurring-exposure.js';
 import {
   DECISION_STRICTNESS,
   type AuthorizationKind,
@@ -18,6 +19,8 @@ export interface PolicyRequest extends ScopeFacts {
   readonly kind: AuthorizationKind;
   readonly amountMinor: number;
   readonly nowSeconds: number;
+  /** A recurring request's schedule: a budget counts every charge of it that fits its window. */
+  readonly schedule?: ChargeSchedule;
 }
 
 /** What evaluation needs to know about past authorizations; UsageLedger provides it. */
@@ -84,11 +87,14 @@ export function evaluatePolicy(policy: Policy, request: PolicyRequest, usage: Po
     if (!scopeMatches(budget, request)) continue;
     const exposure = usage.exposure(budget, request.nowSeconds);
     budgets.push({ id: budget.id, limit: budget.limitMinor, exposure, remaining: Math.max(0, budget.limitMinor - exposure) });
-    if (safeSum(exposure, request.amountMinor) > budget.limitMinor) {
+    // A recurring request counts every charge it allows inside the window (docs/decisions.md §17.2).
+    const requested = exposureWithin(request.amountMinor, request.schedule, budget.windowSeconds);
+    if (safeSum(exposure, requested) > budget.limitMinor) {
+      const what = requested === request.amountMinor ? money(requested) : `${money(requested)} (every charge of ${money(request.amountMinor)} that fits in a ${budget.per})`;
       contributions.push({
         decision: budget.over,
         rule: budget.id,
-        reason: `budget ${budget.id} (${budget.over}): ${money(exposure)} of ${money(budget.limitMinor)} used; ${money(request.amountMinor)} would exceed it`,
+        reason: `budget ${budget.id} (${budget.over}): ${money(exposure)} of ${money(budget.limitMinor)} used; ${what} would exceed it`,
       });
     }
   }

@@ -17,6 +17,7 @@ import { PolicyInvalidError } from './policy-invalid-error.js';
 import { OWNER_AGENT } from './policy-scope-fields.js';
 import { POLICY_WINDOW_SECONDS_MAX, type Policy, type PolicyBudget, type PolicyVelocity } from './policy-types.js';
 import { UsageLedger } from './usage-ledger.js';
+import { chargeSchedule, type ChargeSchedule } from './recurring-exposure.js';
 
 /** What the gate reads of the authorization ledger. */
 export interface AuthorizationHistory {
@@ -67,6 +68,8 @@ export class PolicyGate {
     const usage = this.usageFor(policy);
     const agent = context.principal.kind === 'owner' ? OWNER_AGENT : context.principal.name;
     const policyRequest = toPolicyRequest(request, agent, facts.nowSeconds);
+    if (facts.replay === true) return this.decideReplay(policy, policyRequest, usage, facts, request, agent);
+    const schedule = requestSchedule(request);
     const entry = {
       id: facts.policyId,
       agent,
@@ -75,11 +78,27 @@ export class PolicyGate {
       currency: request.currency,
       amountMinor: request.amountMinor,
       atSeconds: facts.nowSeconds,
+      ...(schedule !== undefined && { schedule }),
     };
     if (facts.approvalId !== undefined || facts.ownerPresent === true) return this.decideApproved(policy, policyRequest, usage, entry, request, agent);
     const evaluation = evaluateAndReserve(policy, policyRequest, usage, entry);
-    return { ...this.answer(evaluation, request, agent), ...(evaluation.decision === 'ask' && { approvalTtlSeconds: policy.approvalTtlSeconds }) };
+    // An ask counts for velocity (docs/decisions.md §17.6): asking is itself something an agent
+    // does to the owner, and a flood of asks must meet the same limit as a flood of requests.
+    if (evaluation.decision === 'ask') usage.reserve({ ...entry, id: `ask:${facts.policyId}`, amountMinor: 0 });
+    return { ...this.answer(evaluation, request, agent, policy), ...(evaluation.decision === 'ask' && { approvalTtlSeconds: policy.approvalTtlSeconds }) };
   };
+
+  /**
+   * decideReplay decides again a window signed earlier and about to be sent again from the
+   * signed-window cache (docs/decisions.md §17.1): against the policy now, and against the usage
+   * of everything but the window itself (already reserved under its policy id), reserving
+   * nothing. An approved request still passes unless the policy now denies it outright.
+   */
+  private decideReplay(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, facts: { policyId: string; approvalId?: string }, request: DecisionRequest, agent: string): AuthorizationDecision {
+    const evaluation = evaluatePolicy(policy, policyRequest, usage.excluding(facts.policyId));
+    if (facts.approvalId !== undefined && evaluation.decision !== 'deny') return { decision: 'allow' };
+    return this.answer(evaluation, request, agent, policy);
+  }
 
   /**
    * decideApproved decides a request the owner approved: the approval satisfies `ask`, so the
@@ -89,11 +108,11 @@ export class PolicyGate {
    */
   private async decideApproved(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, entry: Parameters<UsageLedger['reserve']>[0], request: DecisionRequest, agent: string): Promise<AuthorizationDecision> {
     const evaluation = evaluatePolicy(policy, policyRequest, usage);
-    if (evaluation.decision === 'deny') return this.answer(evaluation, request, agent);
+    if (evaluation.decision === 'deny') return this.answer(evaluation, request, agent, policy);
     usage.reserve(entry);
     // Losing this write only makes new_merchant ask again: the safe direction.
     await this.markMerchantKnown(request.merchant).catch((error: unknown) => this.options.log?.('known_merchant_not_recorded', { reason: (error as Error).name }));
-    return { decision: 'allow' };
+    return { decision: 'allow', basis: { decision: evaluation.decision, rule: evaluation.rule, reasons: [...evaluation.reasons], policySha256: policy.sha256 } };
   }
 
   /**
@@ -137,7 +156,7 @@ export class PolicyGate {
     try {
       return this.options.policy();
     } catch (error) {
-      if (error instanceof PolicyInvalidError) throw new LatchError('policy_invalid', { param: error.field, message: `${error.message}. Nothing the policy governs is signed until policy.json is fixed.` });
+      if (error instanceof PolicyInvalidError) throw new LatchError('policy_invalid', { param: error.field, message: `${error.message.replace(/\.$/, '')}. Nothing the policy governs is signed until policy.json is fixed.` });
       throw error;
     }
   }
@@ -150,8 +169,9 @@ export class PolicyGate {
     await this.options.store?.append({ type: KNOWN_MERCHANT_RECORD_TYPE, merchant });
   }
 
-  private answer(evaluation: PolicyEvaluation, request: DecisionRequest, agent: string): AuthorizationDecision {
-    if (evaluation.decision === 'allow') return { decision: 'allow' };
+  private answer(evaluation: PolicyEvaluation, request: DecisionRequest, agent: string, policy: Policy): AuthorizationDecision {
+    // The basis is kept with the authorization for its evidence pack (docs/decisions.md §22).
+    if (evaluation.decision === 'allow') return { decision: 'allow', basis: { decision: 'allow', rule: evaluation.rule, reasons: [...evaluation.reasons], policySha256: policy.sha256 } };
     if (evaluation.decision === 'deny') {
       this.options.log?.('policy_denied', { rule: evaluation.rule, agent, kind: request.kind, merchant: request.merchant, card_id: request.cardId });
     }
@@ -176,7 +196,7 @@ export class PolicyGate {
     for (const merchant of this.knownMerchants) usage.markMerchantKnown(merchant);
     for (const entry of this.options.authorizations.since(0)) {
       if (entry.state === 'used') usage.markMerchantKnown(entry.merchant);
-      if (entry.state === 'failed' || entry.signedAtSeconds <= cutoff) continue;
+      if (entry.state === 'failed' || entry.state === 'unregistered' || entry.signedAtSeconds <= cutoff) continue;
       usage.reserve(ledgerEntry(entry));
       applyState(usage, entry);
     }
@@ -215,17 +235,36 @@ function applyState(usage: UsageLedger, entry: Readonly<AuthorizationEntry>): vo
       usage.release(entry.policyId);
       return;
     case 'failed':
+    case 'unregistered':
+      // Never reached the cloud: nothing can be charged, and it is no authorization for velocity.
       usage.cancelReservation(entry.policyId);
       return;
   }
 }
 
 function ledgerEntry(entry: Readonly<AuthorizationEntry>) {
-  return { id: entry.policyId, agent: entry.agent, cardId: entry.cardId, merchant: entry.merchant, currency: entry.currency, amountMinor: entry.amountMinor, atSeconds: entry.signedAtSeconds };
+  const schedule = entry.schedule === undefined ? undefined : chargeSchedule(entry.schedule.interval, entry.schedule.intervalCount, entry.schedule.maxCharges);
+  return {
+    id: entry.policyId,
+    agent: entry.agent,
+    cardId: entry.cardId,
+    merchant: entry.merchant,
+    currency: entry.currency,
+    amountMinor: entry.amountMinor,
+    atSeconds: entry.signedAtSeconds,
+    ...(schedule !== undefined && { schedule }),
+  };
+}
+
+/** requestSchedule is a recurring request's charging schedule, undefined for the other kinds. */
+function requestSchedule(request: DecisionRequest): ChargeSchedule | undefined {
+  return request.kind === 'recurring' ? chargeSchedule(request.interval, request.intervalCount, request.maxCharges) : undefined;
 }
 
 function toPolicyRequest(request: DecisionRequest, agent: string, nowSeconds: number): PolicyRequest {
+  const schedule = requestSchedule(request);
   return {
+    ...(schedule !== undefined && { schedule }),
     agent,
     isOwner: agent === OWNER_AGENT,
     kind: request.kind,

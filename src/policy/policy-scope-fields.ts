@@ -5,15 +5,15 @@ import { normalizeMerchant } from '../validate/merchant.js';
 import { memberPath, refuse } from './policy-invalid-error.js';
 import { readChoice, readList, readPattern } from './policy-json-reader.js';
 import type { AuthorizationKind, PolicyScope } from './policy-types.js';
+import { AGENT_NAME_TEXT } from '../ids/agent-name.js';
+import { CARD_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
 
-/** Agent names as `latch agent add` makes them; `owner` and `*` have their own meaning. */
-export const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 /** The daemon token's holder, in `agents`. */
 export const OWNER_AGENT = 'owner';
 /** Any agent (never the owner), in `agents`. */
 export const ANY_AGENT = '*';
-/** Card ids as requests accept them (src/requests/common-fields.ts). */
-const CARD_ID = /^card_[a-z0-9]{1,64}$/;
+/** An entry of `agents`: an agent's name, `owner`, or `*`. */
+const AGENT_OR_ANY = new RegExp(`^(?:\\*|${AGENT_NAME_TEXT})$`);
 const CURRENCY = /^[A-Z]{3}$/;
 const WILDCARD_PREFIX = '*.';
 /** The decimals of amounts whose currency the policy does not pin: every currency Latch handles has 2. */
@@ -33,7 +33,7 @@ export function readScope(object: JsonObject, field: string): PolicyScope {
   const scope: { -readonly [K in keyof PolicyScope]: PolicyScope[K] } = {};
   if (object.agents !== undefined) scope.agents = readList(object.agents, memberPath(field, 'agents'), AGENTS_MAX, readAgent);
   if (object.cards !== undefined) {
-    scope.cards = readList(object.cards, memberPath(field, 'cards'), CARDS_MAX, (v, f) => readPattern(v, f, CARD_ID, 'a card id like card_…'));
+    scope.cards = readList(object.cards, memberPath(field, 'cards'), CARDS_MAX, (v, f) => readPattern(v, f, CARD_ID_PATTERN, wireIdWords('card')));
   }
   if (object.merchants !== undefined) scope.merchants = readList(object.merchants, memberPath(field, 'merchants'), MERCHANTS_MAX, readMerchantPattern);
   if (object.currencies !== undefined) {
@@ -50,7 +50,7 @@ export function readKinds(value: JsonValue, field: string): AuthorizationKind[] 
 }
 
 function readAgent(value: JsonValue, field: string): string {
-  return readPattern(value, field, /^(?:\*|[a-z0-9][a-z0-9_-]{0,31})$/, 'an agent name ([a-z0-9][a-z0-9_-]{0,31}), "owner" or "*"');
+  return readPattern(value, field, AGENT_OR_ANY, `an agent name (${AGENT_NAME_TEXT}), "owner" or "*"`);
 }
 
 /**

@@ -2,6 +2,7 @@ import { scopeMatches, type ScopeFacts } from './scope-match.js';
 import { WindowQueue, type HeadCounter, type WindowEntry } from './window-queue.js';
 import { POLICY_WINDOW_SECONDS_MAX, type Policy, type PolicyBudget, type PolicyScope, type PolicyVelocity } from './policy-types.js';
 import type { PolicyUsage } from './evaluate.js';
+import { chargesWithin, type ChargeSchedule } from './recurring-exposure.js';
 
 /** One authorization reserved against the policy's limits, as the daemon records it. */
 export interface LedgerEntry extends ScopeFacts {
@@ -9,10 +10,23 @@ export interface LedgerEntry extends ScopeFacts {
   readonly id: string;
   readonly amountMinor: number;
   readonly atSeconds: number;
+  /** A recurring authorization's schedule: a budget counts every charge that fits its window. */
+  readonly schedule?: ChargeSchedule;
+}
+
+/**
+ * One window's view of an entry: its own exposure (a recurring entry counts amount × the charges
+ * that fit that window, docs/decisions.md §17.2) and count, as the window sums them.
+ */
+interface WindowSlot {
+  window: WindowQueue;
+  item: WindowEntry;
+  /** How many times the entry's amount this window counts (1 but for recurring entries in budgets). */
+  multiple: number;
 }
 
 interface TrackedEntry extends LedgerEntry, WindowEntry {
-  windows: WindowQueue[];
+  slots: WindowSlot[];
 }
 
 /**
@@ -57,7 +71,7 @@ export class UsageLedger implements PolicyUsage {
     for (const velocity of policy.velocity) this.velocityWindows.set(velocity, this.newWindow(velocity.perSeconds));
     for (let i = this.historyHead; i < this.history.length; i++) {
       const entry = this.history[i] as TrackedEntry;
-      if (this.entries.get(entry.id) === entry) entry.windows = this.windowsFor(entry);
+      if (this.entries.get(entry.id) === entry) entry.slots = this.slotsFor(entry);
     }
   }
 
@@ -70,12 +84,12 @@ export class UsageLedger implements PolicyUsage {
     assertWhole(entry.atSeconds, 'atSeconds');
     if (this.entries.has(entry.id)) throw new Error('UsageLedger.reserve: this id is already reserved');
     this.prune(entry.atSeconds);
-    const tracked: TrackedEntry = { ...entry, exposureMinor: entry.amountMinor, counted: 1, windows: [] };
+    const tracked: TrackedEntry = { ...entry, exposureMinor: entry.amountMinor, counted: 1, slots: [] };
     // Older than any window can be: it can never count again, so it is not kept.
     if (entry.atSeconds <= this.latestSeconds - POLICY_WINDOW_SECONDS_MAX) return;
     this.insertHistory(tracked);
     this.entries.set(entry.id, tracked);
-    tracked.windows = this.windowsFor(tracked);
+    tracked.slots = this.slotsFor(tracked);
   }
 
   /** cancelReservation forgets a reservation whose signing or registration failed before reaching the cloud. */
@@ -117,6 +131,25 @@ export class UsageLedger implements PolicyUsage {
     return this.knownMerchants.has(merchant);
   }
 
+  /**
+   * excluding is this usage without one entry's own contribution: a window replayed from the
+   * signed-window cache is decided again (docs/decisions.md §17.1) against everything but itself,
+   * which is already reserved under its policy id.
+   */
+  excluding(id: string): PolicyUsage {
+    const entry = this.entries.get(id);
+    const own = (window: WindowQueue | undefined, nowSeconds: number, pick: (item: WindowEntry) => number): number => {
+      const slot = entry?.slots.find((candidate) => candidate.window === window);
+      if (slot === undefined || slot.item.atSeconds <= nowSeconds - slot.window.windowSeconds) return 0;
+      return pick(slot.item);
+    };
+    return {
+      merchantKnown: (merchant) => this.merchantKnown(merchant),
+      exposure: (budget, nowSeconds) => this.exposure(budget, nowSeconds) - own(this.budgetWindows.get(budget), nowSeconds, (item) => item.exposureMinor),
+      count: (velocity, nowSeconds) => this.count(velocity, nowSeconds) - own(this.velocityWindows.get(velocity), nowSeconds, (item) => item.counted),
+    };
+  }
+
   exposure(budget: PolicyBudget, nowSeconds: number): number {
     this.prune(nowSeconds);
     return this.windowOf(this.budgetWindows, budget).sumMinor(nowSeconds);
@@ -140,18 +173,25 @@ export class UsageLedger implements PolicyUsage {
     return window;
   }
 
-  private windowsFor(entry: TrackedEntry): WindowQueue[] {
-    const windows: WindowQueue[] = [];
-    const consider = (scope: PolicyScope, window: WindowQueue): void => {
-      if (scopeMatches(scope, entry) && window.add(entry)) windows.push(window);
+  private slotsFor(entry: TrackedEntry): WindowSlot[] {
+    const slots: WindowSlot[] = [];
+    const consider = (scope: PolicyScope, window: WindowQueue, multiple: number): void => {
+      if (!scopeMatches(scope, entry)) return;
+      const item: WindowEntry = { atSeconds: entry.atSeconds, exposureMinor: entry.exposureMinor * multiple, counted: entry.counted };
+      if (window.add(item)) slots.push({ window, item, multiple });
     };
-    for (const [budget, window] of this.budgetWindows) consider(budget, window);
-    for (const [velocity, window] of this.velocityWindows) consider(velocity, window);
-    return windows;
+    for (const [budget, window] of this.budgetWindows) consider(budget, window, chargesWithin(entry.schedule, budget.windowSeconds));
+    for (const [velocity, window] of this.velocityWindows) consider(velocity, window, 1);
+    return slots;
   }
 
   private change(entry: TrackedEntry, exposureDeltaMinor: number, countDelta: number): void {
-    for (const window of entry.windows) window.adjust(entry, exposureDeltaMinor, countDelta);
+    for (const slot of entry.slots) {
+      const delta = exposureDeltaMinor * slot.multiple;
+      slot.window.adjust(slot.item, delta, countDelta);
+      slot.item.exposureMinor += delta;
+      slot.item.counted = (slot.item.counted + countDelta) as 0 | 1;
+    }
     entry.exposureMinor += exposureDeltaMinor;
     entry.counted = (entry.counted + countDelta) as 0 | 1;
   }

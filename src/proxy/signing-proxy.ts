@@ -37,6 +37,9 @@ export async function proxyToCloud(upstream: ProxyUpstream, context: RequestCont
   });
   // A held window the cloud refused will never be spent: its budget reservation is given back.
   if (registered !== undefined && response.status >= 400 && response.status < 500) await upstream.ledger?.noteStatus(registered, 'failed');
+  // A revocation the cloud accepted frees its budget at once (owner-presence §3).
+  const revoked = context.method === 'POST' ? REVOCATION_PATH.exec(context.path) : null;
+  if (revoked !== null && response.status === 200) await noteRevoked(upstream, decodeURIComponent(revoked[1] as string));
   if (response.status === 401) {
     const error = errorFromCloud(response);
     if (error.code === 'local_key_not_recognized') throw error;
@@ -58,15 +61,15 @@ function idempotencyKeyFor(context: RequestContext): string | undefined {
 export interface ProxyUpstream {
   client: CloudClient;
   key: SigningKey;
-  /** The owner's emergency brake; while pulled, only reads and revocations are forwarded. */
-  paused?: () => SigningPause | undefined;
+  /** The owner's emergency brake; while pulled, only reads and revocations are forwarded. Required: no absent form lets everything through. */
+  paused: () => SigningPause | undefined;
   /**
    * The windows the signing primitives made and hold (docs/decisions.md §21): a registration is
    * forwarded only for one of them. Absent, no registration is forwarded at all.
    */
   heldWindows?: HeldWindows;
   /** The authorization ledger, told when the cloud refuses a held window. */
-  ledger?: { noteStatus(policyId: string, state: 'failed'): Promise<void> };
+  ledger?: { noteStatus(policyId: string, state: 'failed' | 'revoked'): Promise<void> };
   nowSeconds?: () => number;
 }
 
@@ -99,7 +102,16 @@ async function admitWindowChange(upstream: ProxyUpstream, context: RequestContex
 }
 
 /** A revocation only takes authority away, so the brake lets it through. */
-const REVOCATION_PATH = /^\/v1\/authorizations\/[^/]+\/revoke$/;
+const REVOCATION_PATH = /^\/v1\/authorizations\/([^/]+)\/revoke$/;
+
+/** noteRevoked records a revocation in the ledger; an id the ledger does not know is no error. */
+async function noteRevoked(upstream: ProxyUpstream, policyId: string): Promise<void> {
+  try {
+    await upstream.ledger?.noteStatus(policyId, 'revoked');
+  } catch {
+    // Not a window this daemon signed for registration, or already final: nothing to free.
+  }
+}
 
 /** refuseWhilePausedUnlessSafe lets reads and revocations through a pulled brake, nothing else. */
 function refuseWhilePausedUnlessSafe(upstream: ProxyUpstream, context: RequestContext): void {

@@ -36,6 +36,21 @@ export function mcpConfiguration(facts: BannerFacts): object {
   };
 }
 
+/**
+ * portsNote says how other programs reach a daemon on a non-default port: latch commands with the
+ * same LATCH_HOME read listen.json, everything else needs LATCH_URL (docs/decisions.md §19).
+ */
+function portsNote(facts: BannerFacts, a: string): string[] {
+  if (facts.portA === DEFAULT_PORT_A) return [];
+  const home = facts.homeIsDefault ? '' : `LATCH_HOME='${facts.home}' `;
+  return [
+    '',
+    `Variant A is not on the default port ${DEFAULT_PORT_A}. latch commands run with this data directory find it`,
+    `by themselves (${facts.home}/listen.json); anything else (another LATCH_HOME, a program of your own, an`,
+    `MCP client's configuration) needs:  export ${home}LATCH_URL=${a}`,
+  ];
+}
+
 /** bannerText never contains a secret: commands read the token and admin key from their files. */
 export function bannerText(facts: BannerFacts): string {
   const card = facts.firstCardId ?? 'card_…';
@@ -50,6 +65,7 @@ export function bannerText(facts: BannerFacts): string {
     `  Sandbox cloud              ${facts.cloudUrl}`,
     `  Daemon token               ${facts.tokenPath}`,
     `  Sandbox admin key          ${facts.adminKeyPath}`,
+    ...portsNote(facts, a),
     '',
     'Try it (copy and paste into another terminal):',
     '',

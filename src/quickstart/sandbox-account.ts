@@ -2,6 +2,7 @@
  * The quick start's sandbox account: what a user would do in a dashboard (create a setup token,
  * fund the wallet, issue two cards), done through the sandbox's admin API.
  */
+import { assertFetchCanRun } from '../runtime/wasm-memory.js';
 
 export interface AdminApi {
   post(path: string, body: unknown): Promise<{ status: number; body: unknown }>;
@@ -29,6 +30,7 @@ export const DEMO_WALLET_DEPOSIT = '250.00';
 /** adminApi is a small client for /v1/sandbox/* with the admin key. */
 export function adminApi(cloudUrl: string, adminKey: string): AdminApi {
   const request: AdminApi['request'] = async (method, path, body) => {
+    assertFetchCanRun();
     const response = await fetch(cloudUrl + path, {
       method,
       headers: { authorization: `Bearer ${adminKey}`, ...(body !== undefined && { 'content-type': 'application/json' }) },

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { assertPrivate } from '../datadir/permissions.js';
@@ -6,6 +6,7 @@ import type { EventLog } from '../http/event-log.js';
 import { Router } from '../http/router.js';
 import { loadOrCreateAdminKey } from './admin-key.js';
 import { adminRoutes } from './http/admin-routes.js';
+import { identityDirectoryRoutes } from './http/identity-directory-routes.js';
 import { cloudRoutes } from './http/cloud-routes.js';
 import { FairTurns } from './http/fair-turns.js';
 import type { SandboxContext } from './http/sandbox-context.js';
@@ -81,7 +82,9 @@ export interface Sandbox {
  * or when the directory or admin key file is readable by others (DataDirError).
  */
 export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
-  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  // A umask such as 0277 leaves a new directory 0500, where the admin key cannot be written; the
+  // directory is new and only ours, so it gets its 0700 in full (docs/decisions.md §24.8).
+  if (mkdirSync(options.dataDir, { recursive: true, mode: 0o700 }) !== undefined) chmodSync(options.dataDir, 0o700);
   assertPrivate(options.dataDir, 'dir');
   const { adminKey, adminKeyPath } = loadOrCreateAdminKey(options.dataDir);
   const journalPath = path.join(options.dataDir, JOURNAL_FILE);
@@ -98,7 +101,8 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     ownAuthorities: new Set(),
   };
   const shutdown = new AbortController();
-  const router = new Router([...cloudRoutes(sandbox), ...adminRoutes(sandbox)]);
+  // Agent key directories the devices registered (docs/decisions.md §23.6), in memory only.
+  const router = new Router([...cloudRoutes(sandbox), ...adminRoutes(sandbox), ...identityDirectoryRoutes(sandbox, new Map())]);
   const server = createSandboxServer(router, options.log, shutdown.signal, () => ledger.now());
   try {
     await new Promise<void>((resolve, reject) => {

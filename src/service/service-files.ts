@@ -19,7 +19,18 @@ export interface ServiceSpec {
   command: LatchCommand;
   /** The absolute data directory (LATCH_HOME). */
   home: string;
+  /** Arguments after `daemon`: the port flags `latch service install` was given (docs/decisions.md §19). */
+  daemonArgs?: readonly string[];
 }
+
+/**
+ * The environment the service never passes on to the daemon (SECURITY.md, "A hostile environment
+ * at start"): NODE_OPTIONS and NODE_PATH load code into node, and NODE_EXTRA_CA_CERTS and
+ * NODE_TLS_REJECT_UNAUTHORIZED change which certificates the cloud connection trusts. A user's
+ * service manager passes its own environment (`systemctl --user set-environment`, `launchctl
+ * setenv`) to every service unless the service says otherwise (docs/decisions.md §20).
+ */
+export const CLEARED_ENVIRONMENT = ['NODE_OPTIONS', 'NODE_PATH', 'NODE_EXTRA_CA_CERTS', 'NODE_TLS_REJECT_UNAUTHORIZED'] as const;
 
 /** The systemd user unit's name. */
 export const SYSTEMD_UNIT_NAME = 'latch.service';
@@ -42,7 +53,7 @@ export function launchdPlistPath(userHome: string): string {
  * with spaces survive; `%` is doubled since systemd expands specifiers in ExecStart.
  */
 export function systemdUnit(spec: ServiceSpec): string {
-  const execStart = [spec.command.program, ...spec.command.args, 'daemon'].map(systemdWord).join(' ');
+  const execStart = [spec.command.program, ...spec.command.args, 'daemon', ...(spec.daemonArgs ?? [])].map(systemdWord).join(' ');
   return [
     '# Written by `latch service install`; remove with `latch service uninstall`.',
     '[Unit]',
@@ -51,6 +62,10 @@ export function systemdUnit(spec: ServiceSpec): string {
     '[Service]',
     'Type=simple',
     `Environment=${systemdWord(`LATCH_HOME=${spec.home}`)}`,
+    // Empty, so that node ignores them, even under a systemd older than 235 (no UnsetEnvironment=);
+    // UnsetEnvironment= then removes them altogether, whatever set them.
+    ...CLEARED_ENVIRONMENT.map((name) => `Environment=${name}=`),
+    `UnsetEnvironment=${CLEARED_ENVIRONMENT.join(' ')}`,
     `ExecStart=${execStart}`,
     'Restart=on-failure',
     'RestartSec=2',
@@ -70,7 +85,7 @@ export function systemdUnit(spec: ServiceSpec): string {
 
 /** launchdPlist returns the launch agent's property list. */
 export function launchdPlist(spec: ServiceSpec): string {
-  const argumentsXml = [spec.command.program, ...spec.command.args, 'daemon'].map((word) => `    <string>${xmlText(word)}</string>`);
+  const argumentsXml = [spec.command.program, ...spec.command.args, 'daemon', ...(spec.daemonArgs ?? [])].map((word) => `    <string>${xmlText(word)}</string>`);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',
@@ -87,6 +102,8 @@ export function launchdPlist(spec: ServiceSpec): string {
     '  <dict>',
     '    <key>LATCH_HOME</key>',
     `    <string>${xmlText(spec.home)}</string>`,
+    // launchd has no way to unset a variable; node treats each of these as absent when empty.
+    ...CLEARED_ENVIRONMENT.flatMap((name) => [`    <key>${name}</key>`, '    <string></string>']),
     '  </dict>',
     '  <key>Umask</key>',
     '  <integer>63</integer>',

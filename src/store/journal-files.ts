@@ -44,6 +44,7 @@ export async function removeAbandonedTemporaries(journalPath: string): Promise<n
 export async function createIfMissing(journalPath: string): Promise<boolean> {
   try {
     const handle = await fs.open(journalPath, CREATE_NEW, JOURNAL_FILE_MODE);
+    await exactMode(handle);
     await handle.sync();
     await handle.close();
     return true;
@@ -51,6 +52,15 @@ export async function createIfMissing(journalPath: string): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
+}
+
+/**
+ * exactMode gives a file just created its 0600 in full: a umask such as 0277 would leave it 0400,
+ * and the next start could not open it for appending (docs/decisions.md §24.8). The file is new
+ * and only ours.
+ */
+async function exactMode(handle: fs.FileHandle): Promise<void> {
+  if (process.platform !== 'win32') await handle.chmod(JOURNAL_FILE_MODE);
 }
 
 /**
@@ -62,6 +72,7 @@ export async function writeTemporary(target: string, chunks: readonly Uint8Array
   const temporary = compactionTemporaryPath(target);
   const handle = await fs.open(temporary, CREATE_NEW, JOURNAL_FILE_MODE);
   try {
+    await exactMode(handle);
     for (const chunk of chunks) {
       for (let written = 0; written < chunk.byteLength; ) written += (await handle.write(chunk, written, chunk.byteLength - written)).bytesWritten;
     }

@@ -28,10 +28,3 @@ export function parseTtlString(text: string, param = 'ttl'): number {
   return seconds;
 }
 
-/** ttlMinutesToSeconds converts Variant A's validated ttl_minutes to seconds. */
-export function ttlMinutesToSeconds(minutes: number): number {
-  if (!Number.isInteger(minutes) || minutes < TTL_MINUTES_MIN || minutes > TTL_MINUTES_MAX) {
-    throw new Error('ttlMinutesToSeconds: ttl_minutes was not validated');
-  }
-  return minutes * 60;
-}

@@ -29,9 +29,12 @@ export interface AuthorizationHandlers {
   cancel: RouteHandler;
 }
 
-/** ownedAuthorizationA is the A authorization object with the caller that asked for it. */
+/**
+ * ownedAuthorizationA is the A authorization object with the caller that asked for it, and
+ * `registered: false` on a window the cloud does not hold (docs/decisions.md §17.1).
+ */
 export function ownedAuthorizationA(owned: OwnedAuthorization): Record<string, unknown> {
-  return { ...authorizationA(owned.authorization), agent: owned.agent };
+  return { ...authorizationA(owned.authorization), agent: owned.agent, ...(owned.registered === false && { registered: false }) };
 }
 
 /** authorizationHandlers maps the three routes to the core's listing operations. */

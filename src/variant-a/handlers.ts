@@ -8,7 +8,7 @@ import type { CoreOperations } from '../core/operations.js';
 import type { RouteHandler } from '../http/route.js';
 import { validateBody, type Validated } from '../validate/schema.js';
 import { authorizationAnswer, ok, operationContext } from '../variant-common/operation-context.js';
-import { accountWindowRules, authorizeRules, merchantBindRules, recurringRules, revocationRules } from './requests.js';
+import { accountWindowRules, authorizeRules, merchantBindRules, recurringRules, revocationRules } from '../requests/request-rules.js';
 import { authorizationA } from './shapes.js';
 
 /** oneTimeRequest maps A's validated /authorize fields (also /sign-card-policy-window, /policy/check) to the core's request. */

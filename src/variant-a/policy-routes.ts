@@ -17,7 +17,7 @@ import { OWNER_AGENT } from '../policy/policy-scope-fields.js';
 import { oneOf, str, validateBody, validateQuery } from '../validate/schema.js';
 import { ok } from '../variant-common/operation-context.js';
 import { merchantVerificationRequest, oneTimeRequest, recurringRequest } from './handlers.js';
-import { authorizeRules, merchantBindRules, recurringRules } from './requests.js';
+import { authorizeRules, merchantBindRules, recurringRules } from '../requests/request-rules.js';
 
 /** What the policy routes call; PolicyGate provides both. */
 export interface PolicyOperations {

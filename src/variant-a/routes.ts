@@ -1,7 +1,7 @@
 /**
  * The route table of the canonical listener (127.0.0.1:7723, docs/decisions.md §2): every route of
- * Variant A, with its method, pattern, who may call it, and its handler. GET /health and POST
- * /owner/sessions are public; the owner's routes are those docs/decisions.md §15.1 and §21 name,
+ * Variant A, with its method, pattern, who may call it, and its handler. GET /health, POST
+ * /owner/sessions and the key directory GET /web-bot-auth/directory (docs/decisions.md §23.5) are public; the owner's routes are those docs/decisions.md §15.1 and §21 name,
  * 'owner_present' where the route could move money or widen what agents may do (approving,
  * resuming, PUT /policy, agents, the signing primitives, wallet allocation, proxy writes) and
  * 'owner' where it can only stop money or read; every other route admits the owner and agents.
@@ -16,8 +16,11 @@ import { validateBody, validateQuery } from '../validate/schema.js';
 import { signingProxyRoutes, type ProxyUpstream } from '../proxy/signing-proxy.js';
 import { readHandlers } from '../variant-common/read-routes.js';
 import { allocateHandler } from '../variant-common/wallet-allocation.js';
+import type { IdentityOperations } from '../identity/identity-operations.js';
 import { approvalHandlers } from './approval-routes.js';
+import { identityHandlers } from './identity-routes.js';
 import { authorizationHandlers } from './authorization-routes.js';
+import { evidenceHandler, type EvidenceOperations } from './evidence-routes.js';
 import { signingHandlers } from './handlers.js';
 import { ownerHandlers, type OwnerOperations } from './owner-routes.js';
 import { policyHandlers, type PolicyOperations } from './policy-routes.js';
@@ -36,6 +39,8 @@ export interface HealthFacts {
   cloudClockSkewSeconds: number | null;
   /** The configured presence factors: `none`, `passphrase`, ... (docs/decisions.md §21). */
   ownerPresence: string;
+  /** How long approving stays locked after wrong passphrases (0 when it is not), for latch doctor (docs/decisions.md §19). */
+  approvalsLockedSeconds: number;
 }
 
 /** What Variant A's routes call. */
@@ -45,6 +50,8 @@ export interface VariantADeps {
   authorizations: AuthorizationListOperations;
   /** Pending approvals and the owner's decisions (docs/decisions.md §15.4). */
   approvals: ApprovalOperations;
+  /** One authorization's evidence pack (docs/decisions.md §22). */
+  evidence: EvidenceOperations;
   health: () => HealthFacts;
   /** The spending policy: GET /policy and POST /policy/check (docs/decisions.md §15.3). */
   policy: PolicyOperations;
@@ -54,6 +61,8 @@ export interface VariantADeps {
   owner: OwnerOperations;
   /** A one-time login link to the owner console (POST /console/login-code; docs/decisions.md §25). */
   consoleLoginLink: () => { url: string; expires_at: string };
+  /** Agent identity: Web Bot Auth signatures and the key directory (docs/decisions.md §23). */
+  identity: IdentityOperations;
 }
 
 /** variantARoutes is Variant A's route table. */
@@ -64,6 +73,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
   const policy = policyHandlers(deps.policy);
   const approvals = approvalHandlers(deps.approvals);
   const owner = ownerHandlers(deps.owner);
+  const identity = identityHandlers(deps.identity);
   const reads = readHandlers(operations, {
     cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
     cardDetail: cardDetailA,
@@ -83,6 +93,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'GET', pattern: '/authorizations', access: 'agents', handler: signed.list },
     { method: 'GET', pattern: '/authorizations/:policy_id', access: 'agents', handler: signed.get },
     { method: 'POST', pattern: '/authorizations/:policy_id/cancel', access: 'agents', handler: signed.cancel },
+    { method: 'GET', pattern: '/authorizations/:policy_id/evidence', access: 'agents', handler: evidenceHandler(deps.evidence) },
     { method: 'POST', pattern: '/authorize', access: 'agents', handler: signing.authorize },
     { method: 'GET', pattern: '/cards', access: 'agents', handler: reads.listCards },
     { method: 'GET', pattern: '/cards/:card_id', access: 'agents', handler: reads.getCard },
@@ -105,6 +116,8 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     ...signingProxyRoutes(deps.proxyUpstream),
     { method: 'POST', pattern: '/wallet/allocate', access: 'owner_present', handler: allocateHandler(operations, allocationA) },
     { method: 'GET', pattern: '/wallet/balance', access: 'agents', handler: reads.walletBalance },
+    { method: 'GET', pattern: '/web-bot-auth/directory', access: 'public', handler: identity.directory },
+    { method: 'POST', pattern: '/web-bot-auth/sign', access: 'agents', handler: identity.sign },
   ];
 }
 
@@ -117,9 +130,11 @@ function healthAnswer(health: HealthFacts) {
       version: health.version,
       uptime_seconds: health.uptimeSeconds,
       signing_key: key === null ? null : { key_id: key.keyId, algorithm: 'Ed25519', public_key: toBase64Url(key.publicKey) },
-      paused: health.paused,
+      // Public: that signing is paused and since when, never the owner's note (docs/decisions.md §20).
+      paused: health.paused === null ? null : { since: health.paused.since },
       cloud_clock_skew_seconds: health.cloudClockSkewSeconds,
       owner_presence: health.ownerPresence,
+      approvals_locked_seconds: health.approvalsLockedSeconds,
     },
   };
 }

@@ -1,6 +1,8 @@
 /**
  * Variant A's wire shapes (docs/decisions.md §4): every money value is a decimal string with the
- * currency's decimals, times are ISO 8601 UTC.
+ * currency's decimals, times are ISO 8601 UTC. test/client/wire-types.test.ts holds the client's
+ * types (src/client/types.ts) to what these functions return, field by field, at compile time;
+ * test/mcp/output-schemas.test.ts holds the MCP outputSchemas and docs/api.md's examples to them.
  */
 import type { Allocation, Authorization, Card, PolicyWindowView, Transaction, Wallet } from '../core/model.js';
 import { formatMinor } from '../money/amount.js';
@@ -13,7 +15,7 @@ const minorOrNull = (minor: number | null): string | null => (minor === null ? n
  * (balance minus `held`, the amount active authorizations hold); both are null when the cloud
  * does not report holds.
  */
-export function cardSummaryA(card: Card): Record<string, unknown> {
+export function cardSummaryA(card: Card) {
   return {
     card_id: card.cardId,
     label: card.label,
@@ -27,39 +29,14 @@ export function cardSummaryA(card: Card): Record<string, unknown> {
 }
 
 /** cardDetailA is GET /cards/:card_id: the summary plus daily_limit and daily_spent. */
-export function cardDetailA(card: Card): Record<string, unknown> {
+export function cardDetailA(card: Card) {
   return { ...cardSummaryA(card), daily_limit: formatMinor(card.dailyLimitMinor), daily_spent: formatMinor(card.dailySpentMinor) };
 }
 
-/** authorizationA is the scoped authorization object. */
-export function authorizationA(authorization: Authorization): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    policy_id: authorization.policyId,
-    authorization_id: authorization.policyId,
-    card_id: authorization.cardId,
-    merchant_name: authorization.merchant,
-    amount: formatMinor(authorization.amountMinor),
-    currency: authorization.currency,
-    authorization_type: authorization.authorizationType,
-    kind: authorization.kind,
-    expires_at: isoSeconds(authorization.expiresAt),
-    status: authorization.status,
-    created_at: isoSeconds(authorization.createdAt),
-    transaction_id: authorization.transactionId,
-  };
-  if (authorization.recurring !== null) {
-    const r = authorization.recurring;
-    out['interval'] = r.interval;
-    out['interval_count'] = r.intervalCount;
-    out['max_charges'] = r.maxCharges;
-    out['current_period_start'] = r.currentPeriodStart === null ? null : isoSeconds(r.currentPeriodStart);
-    out['current_period_end'] = r.currentPeriodEnd === null ? null : isoSeconds(r.currentPeriodEnd);
-  }
-  return out;
-}
+export { authorizationA } from '../variant-common/authorization-shape.js';
 
 /** policyWindowA is the signed window shown on GET /transactions/:tx_id. */
-export function policyWindowA(window: PolicyWindowView): Record<string, unknown> {
+export function policyWindowA(window: PolicyWindowView) {
   return {
     policy_id: window.policyId,
     card_id: window.cardId,
@@ -75,8 +52,8 @@ export function policyWindowA(window: PolicyWindowView): Record<string, unknown>
 }
 
 /** transactionA is a transaction; the single read adds policy_window. */
-export function transactionA(transaction: Transaction): Record<string, unknown> {
-  const out: Record<string, unknown> = {
+export function transactionA(transaction: Transaction) {
+  const listed = {
     id: transaction.id,
     card_id: transaction.cardId,
     amount: formatMinor(transaction.amountMinor),
@@ -85,20 +62,18 @@ export function transactionA(transaction: Transaction): Record<string, unknown> 
     status: transaction.status,
     created_at: isoSeconds(transaction.createdAt),
     policy_id: transaction.policyId,
+    ...(transaction.declineCode !== null && { decline_code: transaction.declineCode }),
   };
-  if (transaction.declineCode !== null) out['decline_code'] = transaction.declineCode;
-  if (transaction.policyWindow !== undefined) {
-    out['policy_window'] = transaction.policyWindow === null ? null : policyWindowA(transaction.policyWindow);
-  }
-  return out;
+  if (transaction.policyWindow === undefined) return listed;
+  return { ...listed, policy_window: transaction.policyWindow === null ? null : policyWindowA(transaction.policyWindow) };
 }
 
 /** walletA is GET /wallet/balance. */
-export function walletA(wallet: Wallet): Record<string, unknown> {
+export function walletA(wallet: Wallet) {
   return { usdt: formatMinor(wallet.usdtMinor), allocated: formatMinor(wallet.allocatedMinor), available: formatMinor(wallet.availableMinor) };
 }
 
 /** allocationA is POST /wallet/allocate. */
-export function allocationA(allocation: Allocation): Record<string, unknown> {
+export function allocationA(allocation: Allocation) {
   return { card_id: allocation.cardId, allocated: formatMinor(allocation.allocatedMinor), new_balance: formatMinor(allocation.newBalanceMinor) };
 }

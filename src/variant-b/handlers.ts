@@ -9,7 +9,6 @@ import { cardIdField, currencyField, merchantField } from '../requests/common-fi
 import { parseTtlString } from '../validate/ttl.js';
 import { amount, parsedStr, validateBody } from '../validate/schema.js';
 import { authorizationAnswer, operationContext } from '../variant-common/operation-context.js';
-import { allocateRules } from '../variant-common/wallet-allocation.js';
 import { authorizationResultB } from './shapes.js';
 
 /** B's /authorize: card_id, amount and merchant are required; currency defaults to USD, ttl to 30m. */
@@ -20,9 +19,6 @@ export const authorizeRulesB = {
   currency: currencyField(),
   ttl: parsedStr(parseTtlString, { default: 30 * 60 }),
 };
-
-/** B's /wallet/allocate: the shared rule (card_id and amount, a JSON number or decimal string). */
-export const allocateRulesB = allocateRules;
 
 /** authorizeHandlerB is B's POST /authorize: always a one-time exact authorization. */
 export function authorizeHandlerB(operations: Pick<CoreOperations, 'requestAuthorization'>): RouteHandler {

@@ -1,5 +1,5 @@
 /**
- * Variant B's wire shapes: exactly the spec's table for B, with money as JSON numbers
+ * Variant B's wire shapes: exactly the Variant B table of docs/api.md, with money as JSON numbers
  * (docs/decisions.md §3). The numbers are produced from exact decimal text, never from arithmetic.
  */
 import type { CreatedAuthorization } from '../core/authorizations.js';

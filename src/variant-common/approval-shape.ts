@@ -9,7 +9,7 @@ import { APPROVAL_WAIT_SECONDS_MAX } from '../core/approvals.js';
 import { principalName } from '../core/principal.js';
 import { formatMinor } from '../money/amount.js';
 import { isoSeconds } from '../time/iso-time.js';
-import { authorizationA } from '../variant-a/shapes.js';
+import { authorizationA } from './authorization-shape.js';
 
 /** How often a caller is told to look again while an approval is pending (Retry-After). */
 export const APPROVAL_POLL_SECONDS = 5;

@@ -12,6 +12,7 @@ export function operationContext(request: RequestContext): OperationContext {
     caller: { requestId: request.requestId, userAgent: request.userAgent },
     idempotencyKey: readIdempotencyKey(request.headers),
     signal: request.signal,
+    waitSignal: request.holdSignal ?? request.signal,
     approvalWaitSeconds: preferWaitSeconds(request.headers),
     ownerPresent: request.ownerPresent,
     ...(request.presenceCredentialId !== undefined && { presenceCredentialId: request.presenceCredentialId }),
@@ -32,11 +33,5 @@ export function authorizationAnswer(result: AuthorizationResult, created: (creat
     case 'approval_pending':
       // 202 Accepted: the owner has been asked; nothing is signed until they approve.
       return pendingAnswer(result.approval, Math.floor(Date.now() / 1000));
-    case 'approval_required':
-      // Only a daemon wired without approvals answers an `ask` like this: refused, naming the rule.
-      throw new LatchError('policy_denied', {
-        rule: result.decision.rule,
-        message: `This request needs the owner's approval (rule ${result.decision.rule}), and approvals are not available here; nothing was signed.`,
-      });
   }
 }

@@ -6,9 +6,9 @@
 import type { ReadOperations } from '../core/operations.js';
 import type { Card, Transaction, TransactionPage, Wallet } from '../core/model.js';
 import type { RouteHandler } from '../http/route.js';
-import { CARD_ID_PATTERN, TRANSACTION_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
 import { checkCardIdParam, checkTransactionIdParam } from '../requests/common-fields.js';
-import { int, oneOf, str, validateQuery } from '../validate/schema.js';
+import { validateQuery } from '../validate/schema.js';
+import { transactionQueryRules } from '../requests/request-rules.js';
 import { ok, operationContext } from './operation-context.js';
 
 /** How one variant writes the shared answers. */
@@ -19,14 +19,6 @@ export interface ReadShapes {
   transactionDetail(transaction: Transaction): unknown;
   wallet(wallet: Wallet): unknown;
 }
-
-/** GET /transactions on both variants (B keeps its response shape, without has_more). */
-export const transactionQueryRules = {
-  limit: int({ min: 1, max: 100, default: 20 }),
-  starting_after: str({ pattern: TRANSACTION_ID_PATTERN, describe: wireIdWords('tx') }),
-  card_id: str({ pattern: CARD_ID_PATTERN, describe: wireIdWords('card') }),
-  status: oneOf(['authorized', 'settled', 'expired', 'revoked', 'declined'] as const),
-};
 
 /** The shared read handlers of one variant, by what they answer. */
 export interface ReadHandlers {

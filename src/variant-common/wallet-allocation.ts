@@ -5,16 +5,9 @@
 import type { CoreOperations } from '../core/operations.js';
 import type { Allocation } from '../core/model.js';
 import type { RouteHandler } from '../http/route.js';
-import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../money/amount.js';
-import { cardIdField } from '../requests/common-fields.js';
-import { amount, validateBody } from '../validate/schema.js';
+import { allocateRules } from '../requests/request-rules.js';
+import { validateBody } from '../validate/schema.js';
 import { ok, operationContext } from './operation-context.js';
-
-/** /wallet/allocate on both variants: card_id and amount (a JSON number or decimal string). */
-export const allocateRules = {
-  card_id: cardIdField(),
-  amount: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR * 100 }),
-};
 
 /** allocateHandler is POST /wallet/allocate (owner only): it moves money, so it is no read. */
 export function allocateHandler(operations: Pick<CoreOperations, 'allocate'>, shape: (allocation: Allocation) => unknown): RouteHandler {

@@ -24,7 +24,7 @@ function blockingServer() {
       return new Promise((resolve) => releases.push(() => resolve({ status: 'ok', version: '0.1.0', uptime_seconds: 1, signing_key: null })));
     },
   } as unknown as ToolClient;
-  const session = new McpSession({ serverVersion: '0.1.0', log: createLogger({ stream: new CaptureStream() }), makeClient: () => client });
+  const session = new McpSession({ serverVersion: '0.1.0', log: createLogger({ stream: new CaptureStream() }), caller: 'owner', makeClient: () => client });
   const input = new PassThrough();
   const output = new PassThrough();
   let raw = '';

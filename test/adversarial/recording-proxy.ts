@@ -23,9 +23,10 @@ export interface RecordingProxy {
   /**
    * forward: pass requests on to the sandbox (default); keep: record only, answer 409;
    * strip-idempotency-key: pass each request on without its Idempotency-Key, keep the cloud's
-   * answer in `stripped` and tell the daemon 503, so that it retries.
+   * answer in `stripped` and tell the daemon 503, so that it retries; drop: record, forward
+   * nothing and hang up without an answer (the cloud unreachable, the outcome unknown to the daemon).
    */
-  mode: 'forward' | 'keep' | 'strip-idempotency-key';
+  mode: 'forward' | 'keep' | 'strip-idempotency-key' | 'drop';
   /** The cloud's answers to the requests forwarded in strip-idempotency-key mode. */
   stripped: Answer[];
   close(): Promise<void>;
@@ -40,6 +41,10 @@ export async function startRecordingProxy(upstreamUrl: string): Promise<Recordin
     request.on('end', () => {
       const captured: CapturedRequest = { method: request.method ?? '', target: request.url ?? '', headers: flatHeaders(request.headers), body: Buffer.concat(chunks) };
       proxy.captured.push(captured);
+      if (proxy.mode === 'drop') {
+        response.destroy();
+        return;
+      }
       if (proxy.mode === 'keep') {
         // 409 is an answer the daemon passes back without retrying, so each request is sent once.
         const text = JSON.stringify({ error: { code: 'idempotency_key_in_use', message: 'kept by the test proxy' } });

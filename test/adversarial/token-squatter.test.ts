@@ -23,6 +23,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { McpSession } from '../../src/mcp/mcp-session.js';
 import { serveStdio } from '../../src/mcp/stdio-server.js';
 import { runLatch } from '../support/stack.js';
+import { toolErrorOf } from '../support/mcp-result.js';
 
 /** What a squatter answers to every request it gets. */
 type Answer = (request: http.IncomingMessage, port: number) => { status: number; headers?: Record<string, string>; body: unknown };
@@ -210,7 +211,7 @@ describe('the CLI and the MCP bridge pointed at a squatter', () => {
     output.on('data', (chunk: Buffer) => (raw += chunk.toString()));
     const log = createLogger({ stream: new PassThrough() });
     let client: LatchClient | undefined;
-    const session = new McpSession({ serverVersion: '0.1.0', log, makeClient: (userAgent) => (client = new LatchClient({ home, baseUrl: squatter.url, env: {}, userAgent })) });
+    const session = new McpSession({ serverVersion: '0.1.0', log, caller: 'owner', makeClient: (userAgent) => (client = new LatchClient({ home, baseUrl: squatter.url, env: {}, userAgent })) });
     const done = serveStdio({ input, output, session, log });
     const lines = [
       { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'agent', version: '1' } } },
@@ -227,7 +228,7 @@ describe('the CLI and the MCP bridge pointed at a squatter', () => {
       .map((line) => JSON.parse(line))
       .find((message) => message.id === 1);
     assert.equal(result.result.isError, true);
-    assert.equal(result.result.structuredContent.error.code, 'daemon_not_verified');
+    assert.equal(toolErrorOf(result.result).code, 'daemon_not_verified');
     assert.deepEqual(squatter.authorizations, []);
   });
 });

@@ -4,13 +4,14 @@
  * daemon, and the declarations describe the library and nothing else.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import ts from 'typescript';
 import { asciiOnly, bundleCli, bundleLibrary, emitTypes, packageVersion, REPO_ROOT, type BundleReport } from '../../scripts/build-bundles.js';
 import { bundleProgram, killAll, runLatch, startLatch, type LatchProgram } from '../../scripts/latch-process.js';
 
@@ -155,16 +156,55 @@ describe('the library bundle', () => {
 });
 
 describe('the declarations', () => {
-  test('describe the library entry and none of the CLI or the sandbox', () => {
-    const outDir = path.join(root, 'types');
-    const files = emitTypes(outDir).map((file) => path.relative(outDir, file));
+  let outDir: string;
+  let files: string[];
+  before(() => {
+    outDir = path.join(root, 'types');
+    files = emitTypes(outDir).map((file) => path.relative(outDir, file));
+  });
+
+  test("describe the two entries, 'latch' without the CLI or the sandbox, and ship only what their types import", () => {
     assert.ok(files.includes('index.d.ts'));
+    assert.ok(files.includes(path.join('sandbox', 'index.d.ts')));
     const index = readFileSync(path.join(outDir, 'index.d.ts'), 'utf8');
     for (const name of ['createDaemon', 'resolveHome', 'LatchError', 'latchVersion', "'./client/index.js'"]) assert.ok(index.includes(name), `index.d.ts mentions ${name}`);
-    assert.deepEqual(
-      files.filter((file) => file.startsWith('cli/') || file.startsWith('sandbox/') || file.startsWith('quickstart/')),
-      [],
+    assert.doesNotMatch(index, /from '\.\/(sandbox|cli)\//);
+    // Modules no public type refers to are not shipped (the proxy, the route tables, MCP ...).
+    for (const internal of ['proxy', 'variant-a', 'variant-b', 'mcp', 'quickstart']) {
+      assert.ok(!files.some((file) => file.startsWith(internal)), `${internal} is not shipped`);
+    }
+    assert.ok(files.length < 60, `${files.length} declaration files`);
+  });
+
+  test('are complete: a strict consumer of both entries type-checks against them alone', () => {
+    const consumer = path.join(outDir, 'consumer.ts');
+    writeFileSync(
+      consumer,
+      `import { createDaemon, isPendingApproval, LatchClient, type DaemonOptions } from './index.js';
+import { createSandbox, enrollThisDevice } from './sandbox/index.js';
+const options: DaemonOptions = { home: '/tmp/h', portA: 0 };
+export const run = async (): Promise<void> => {
+  const sandbox = await createSandbox({ dataDir: '/tmp/s' });
+  await enrollThisDevice({ home: options.home, env: {}, setupToken: 'x', cloudUrl: sandbox.url, reconnect: false });
+  const daemon = createDaemon(options);
+  await daemon.listen();
+  const answer = await new LatchClient({ home: options.home }).authorize({ card_id: 'card_x', amount: '1.00', merchant_name: 'a.example' });
+  if (!isPendingApproval(answer)) console.log(answer.policy_id, daemon.services.home);
+};
+`,
     );
+    const program = ts.createProgram([consumer], {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      types: ['node'],
+      typeRoots: [path.join(REPO_ROOT, 'node_modules', '@types')],
+    });
+    const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n') + (d.file === undefined ? '' : ` (${path.relative(outDir, d.file.fileName)})`));
+    assert.deepEqual(problems, []);
   });
 });
 

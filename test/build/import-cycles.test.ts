@@ -35,3 +35,33 @@ test('src/ has no import circle', () => {
   const cycle = findCycle(graph);
   assert.equal(cycle?.map((file) => path.relative(SRC, file)).join(' → '), undefined);
 });
+
+/** reachedFolders lists the folders whose files the files of `from` reach by following imports. */
+function reachedFolders(from: string): Set<string> {
+  const graph = srcImportGraph();
+  const folder = (file: string) => path.relative(SRC, file).split('/')[0] as string;
+  const stack = [...graph.keys()].filter((file) => folder(file) === from);
+  const seen = new Set<string>(stack);
+  while (stack.length > 0) {
+    for (const imported of graph.get(stack.pop() as string) ?? []) {
+      if (seen.has(imported)) continue;
+      seen.add(imported);
+      stack.push(imported);
+    }
+  }
+  return new Set([...seen].map(folder));
+}
+
+test('the shared folders reach no variant: variant-common and the request rules import neither route table, even through others (variant-a ↔ variant-common was a circle)', () => {
+  for (const shared of ['variant-common', 'requests']) {
+    const reached = reachedFolders(shared);
+    assert.ok(reached.size > 3, `the walker follows ${shared}'s imports`);
+    for (const variant of ['variant-a', 'variant-b']) assert.ok(!reached.has(variant), `${shared} reaches ${variant}`);
+  }
+});
+
+test('the MCP bridge reaches the daemon through the client and the shared request rules, never a route table', () => {
+  const reached = reachedFolders('mcp');
+  assert.ok(reached.has('client') && reached.has('requests'), 'the walker follows mcp\'s imports');
+  for (const routes of ['variant-a', 'variant-b', 'variant-common']) assert.ok(!reached.has(routes), `mcp reaches ${routes}`);
+});

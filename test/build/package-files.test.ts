@@ -59,6 +59,22 @@ describe('the npm package', () => {
     );
   });
 
+  test('every relative link in the packed Markdown files points to a packed file', () => {
+    const markdown = packed.filter((file) => file.endsWith('.md'));
+    assert.ok(markdown.includes('README.md') && markdown.includes('docs/packaging.md'), markdown.join(', '));
+    const broken: string[] = [];
+    for (const file of markdown) {
+      const text = readFileSync(path.join(REPO_ROOT, file), 'utf8');
+      for (const match of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = (match[1] as string).split('#')[0] as string;
+        if (target === '' || /^[a-z]+:/.test(target)) continue;
+        const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target));
+        if (!packed.includes(resolved)) broken.push(`${file} -> ${target}`);
+      }
+    }
+    assert.deepEqual(broken, []);
+  });
+
   test('bin and every export target are inside the package', () => {
     const targets = [...Object.values(manifest.bin), ...Object.values(manifest.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)))];
     assert.ok(targets.length >= 4);

@@ -94,3 +94,47 @@ test('agent commands refuse an unsafe data directory or agents folder, naming th
   assert.equal(added.code, EXIT.dataDir);
   assert.match(added.stderr, /chmod 700/);
 });
+
+test('latch agent add makes an identity key; rotate --identity replaces only it; remove destroys it', async () => {
+  const home = tempHome();
+  await latch(home, 'agent', 'add', 'shopper');
+  const keyFile = path.join(home, 'agents', 'shopper.identity');
+  assert.equal(statSync(keyFile).mode & 0o777, 0o600);
+  const shown = await latch(home, 'identity', 'show', 'shopper');
+  assert.equal(shown.code, EXIT.ok, shown.stderr);
+  const first = JSON.parse(shown.stdout) as { name: string; key_id: string; jwk: Record<string, string> };
+  assert.deepEqual(Object.keys(first.jwk).sort(), ['crv', 'kid', 'kty', 'use', 'x'], 'never the secret key');
+  assert.equal(first.jwk['kid'], first.key_id);
+  const token = readAgentToken(home, 'shopper');
+  const rotated = await latch(home, 'agent', 'rotate', 'shopper', '--identity');
+  assert.equal(rotated.code, EXIT.ok, rotated.stderr);
+  const second = JSON.parse((await latch(home, 'identity', 'show', 'shopper')).stdout) as { key_id: string };
+  assert.notEqual(second.key_id, first.key_id);
+  assert.match(rotated.stdout, new RegExp(second.key_id));
+  assert.equal(readAgentToken(home, 'shopper'), token, '--identity leaves the token alone');
+  assert.equal((await latch(home, 'agent', 'remove', 'shopper')).code, EXIT.ok);
+  assert.throws(() => statSync(keyFile), /ENOENT/);
+  assert.equal((await latch(home, 'identity', 'show', 'shopper')).code, EXIT.dataDir, 'a removed agent has no key to show');
+  assert.equal((await latch(home, 'agent', 'rotate', 'ghost', '--identity')).code, EXIT.dataDir);
+  assert.equal((await latch(home, 'identity', 'show', 'Bad')).code, EXIT.usage);
+});
+
+test('latch identity directory lists the owner and every agent, kid = thumbprint, to stdout or --out', async () => {
+  const home = tempHome();
+  await latch(home, 'agent', 'add', 'shopper');
+  await latch(home, 'agent', 'add', 'travel');
+  const printed = await latch(home, 'identity', 'directory');
+  assert.equal(printed.code, EXIT.ok, printed.stderr);
+  const { keys } = JSON.parse(printed.stdout) as { keys: Array<{ kid: string; x: string }> };
+  assert.equal(keys.length, 3);
+  const { keyIdOf } = await import('../../src/crypto/jwk.js');
+  for (const key of keys) assert.equal(keyIdOf(new Uint8Array(Buffer.from(key.x, 'base64url'))), key.kid);
+  const owner = JSON.parse((await latch(home, 'identity', 'show', 'owner')).stdout) as { key_id: string };
+  assert.equal(keys[0]?.kid, owner.key_id, 'the owner first');
+  const out = path.join(home, 'published.json');
+  const written = await latch(home, 'identity', 'directory', '--out', out);
+  assert.equal(written.code, EXIT.ok, written.stderr);
+  const { readFileSync } = await import('node:fs');
+  assert.equal(readFileSync(out, 'utf8'), printed.stdout.trimEnd());
+  assert.doesNotMatch(readFileSync(out, 'utf8'), /"d"/, 'no private member');
+});

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { runCli } from '../../src/cli/main.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { readApprovalPassphrase, setApprovalPassphrase, verifyApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
+import { readApprovalPassphrase, setApprovalPassphrase, verifyApprovalPassphraseAsync } from '../../src/datadir/approval-passphrase.js';
 import { ensureHome } from '../../src/datadir/home.js';
 import { ensureToken } from '../../src/datadir/token.js';
 import { errorBody, startStubDaemon } from '../client/stub-daemon.js';
@@ -211,7 +211,7 @@ describe('latch approvals passphrase', () => {
     const run = await latch(['approvals', 'passphrase', 'set'], stdin, [[/New approval passphrase/, 'a long passphrase\r'], [/Repeat it/, 'a long passphrase\r']]);
     assert.equal(run.code, EXIT.ok, run.stderr);
     assert.ok(!(run.stdout + run.stderr).includes('long passphrase'));
-    assert.equal(verifyApprovalPassphrase(readApprovalPassphrase(home)!, 'a long passphrase'), true);
+    assert.equal(await verifyApprovalPassphraseAsync(readApprovalPassphrase(home)!, 'a long passphrase'), true);
     assert.match((await latch(['approvals', 'passphrase', 'clear'])).stdout, /removed/);
     assert.equal(readApprovalPassphrase(home), undefined);
     assert.match((await latch(['approvals', 'passphrase', 'clear'])).stdout, /No approval passphrase was set/);
@@ -237,7 +237,7 @@ describe('latch approvals passphrase', () => {
     const pipe = new PassThrough();
     pipe.end('piped passphrase\n');
     assert.equal((await latch(['approvals', 'passphrase', 'set', '--passphrase-stdin'], pipe)).code, EXIT.ok);
-    assert.equal(verifyApprovalPassphrase(readApprovalPassphrase(home)!, 'piped passphrase'), true);
+    assert.equal(await verifyApprovalPassphraseAsync(readApprovalPassphrase(home)!, 'piped passphrase'), true);
     const empty = new PassThrough();
     empty.end('');
     assert.equal((await latch(['approvals', 'passphrase', 'set', '--passphrase-stdin'], empty)).code, EXIT.usage);

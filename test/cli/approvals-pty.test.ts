@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { readApprovalPassphrase, setApprovalPassphrase, verifyApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
+import { readApprovalPassphrase, setApprovalPassphrase, verifyApprovalPassphraseAsync } from '../../src/datadir/approval-passphrase.js';
 import { ensureHome } from '../../src/datadir/home.js';
 import { ensureToken } from '../../src/datadir/token.js';
 import { pendingApproval, startApprovalsStub, type ApprovalsStub } from './approvals-stub-daemon.js';
@@ -114,8 +114,8 @@ describe('latch approvals passphrase set in a terminal', () => {
     assert.ok(!screen.includes('secret'), 'the passphrase never appears on the screen');
     const stored = readApprovalPassphrase(home);
     assert.ok(stored !== undefined);
-    assert.equal(verifyApprovalPassphrase(stored, 'pty secret phrase'), true);
-    assert.equal(verifyApprovalPassphrase(stored, 'pty secret phrasX'), false);
+    assert.equal(await verifyApprovalPassphraseAsync(stored, 'pty secret phrase'), true);
+    assert.equal(await verifyApprovalPassphraseAsync(stored, 'pty secret phrasX'), false);
   });
 
   test('Ctrl-C at the prompt exits 130 and changes nothing', async () => {
@@ -126,6 +126,6 @@ describe('latch approvals passphrase set in a terminal', () => {
     term.press('C-c');
     const screen = await term.waitFor(/EXIT=\d+/);
     assert.match(screen, /interrupted; nothing was sent\.\s+EXIT=130/);
-    assert.equal(verifyApprovalPassphrase(readApprovalPassphrase(home)!, 'the earlier passphrase'), true);
+    assert.equal(await verifyApprovalPassphraseAsync(readApprovalPassphrase(home)!, 'the earlier passphrase'), true);
   });
 });

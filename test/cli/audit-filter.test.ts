@@ -53,7 +53,11 @@ test('latch audit --operation --agent --since selects lines; --limit counts matc
     return (JSON.parse(io.stdout.text) as { records: AuditRecord[] }).records;
   };
   assert.deepEqual((await run('--operation', 'authorize')).map((r) => r.policy_id), ['pw_1', 'pw_2']);
-  assert.deepEqual((await run('--agent', 'shopper')).map((r) => r.operation), ['authorize', 'sign_request', 'sign_revocation']);
+  assert.deepEqual((await run('--agent', 'shopper', '--reads')).map((r) => r.operation), ['authorize', 'sign_request', 'sign_revocation']);
+  // By default the signed reads are left out, so the 30 GETs do not bury what moved money (issue 30 item 7).
+  assert.deepEqual((await run('--agent', 'shopper')).map((r) => r.operation), ['authorize', 'sign_revocation']);
+  assert.deepEqual((await run()).map((r) => r.policy_id), ['pw_1', 'pw_2', 'pw_1']);
+  assert.equal((await run('--reads')).length, 20);
   assert.deepEqual((await run('--agent', 'shopper', '--operation', 'authorize,sign_revocation', '--since', '2026-11-21')).map((r) => r.operation), ['sign_revocation']);
   assert.equal((await run('--operation', 'sign_request', '--limit', '5')).length, 5);
   assert.deepEqual(await run('--agent', 'nobody'), []);

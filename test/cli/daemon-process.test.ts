@@ -108,6 +108,12 @@ describe('latch daemon as a process', () => {
     ['daemon_token 0644', (home) => privateFile(home, 'daemon_token', 0o644), (file) => `chmod 600 ${file}`],
     ['device.key 0640', (home) => privateFile(home, 'device.key', 0o640), (file) => `chmod 600 ${file}`],
     ['audit.log 0606', (home) => privateFile(home, 'audit.log', 0o606), (file) => `chmod 600 ${file}`],
+    // Every secret file alike: an exposed agent token is refused, not silently regenerated.
+    ['agents/shopper.token 0644', (home) => agentFile(home, 'shopper.token', 0o644), (file) => `chmod 600 ${file}`],
+    ['agents/shopper.json 0604', (home) => (agentFile(home, 'shopper.token', 0o600), agentFile(home, 'shopper.json', 0o604)), (file) => `chmod 600 ${file}`],
+    ['agents/ 0750', (home) => { agentFile(home, 'shopper.token', 0o600); const folder = path.join(home, 'agents'); chmodSync(folder, 0o750); return folder; }, (file) => `chmod 700 ${file}`],
+    ['approval_passphrase 0640', (home) => privateFile(home, 'approval_passphrase', 0o640), (file) => `chmod 600 ${file}`],
+    ['device.key.next 0644', (home) => privateFile(home, 'device.key.next', 0o644), (file) => `chmod 600 ${file}`],
     ['device.key owned by uid 65534', (home) => { const file = privateFile(home, 'device.key', 0o600); chownSync(file, 65534, 65534); return file; }, () => 'chown '],
   ];
   for (const [name, spoil, fix] of refusals) {
@@ -125,6 +131,16 @@ describe('latch daemon as a process', () => {
     });
   }
 });
+
+/** agentFile writes agents/NAME (a well-formed token for a .token file) at mode. */
+function agentFile(home: string, name: string, mode: number): string {
+  const folder = path.join(home, 'agents');
+  mkdirSync(folder, { mode: 0o700, recursive: true });
+  const file = path.join(folder, name);
+  writeFileSync(file, name.endsWith('.token') ? `${'A'.repeat(43)}` : '{}', { mode: 0o600 });
+  chmodSync(file, mode);
+  return file;
+}
 
 function privateFile(home: string, name: string, mode: number): string {
   const file = path.join(home, name);

@@ -122,10 +122,16 @@ describe('flags', () => {
 
 describe('latch daemon (argument errors)', () => {
   for (const args of [['--bogus'], ['--port-a', '70000'], ['--no-variant-a', '--no-variant-b'], ['extra']]) {
-    test(`daemon ${args.join(' ')} exits 2`, async () => {
+    test(`daemon ${args.join(' ')} exits 2, with one JSON line on stderr`, async () => {
       const io = captureIo({ LATCH_HOME: home() });
       assert.equal(await runCli(['daemon', ...args], io), EXIT.usage);
-      assert.match(io.stderr.text, /latch daemon: /);
+      // The daemon's stderr carries only JSON lines, its usage errors too (docs/decisions.md §24.6).
+      const lines = io.stderr.text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      assert.equal(lines.length, 1, io.stderr.text);
+      assert.equal(lines[0]?.['event'], 'daemon_start_failed');
+      assert.equal(lines[0]?.['code'], 'usage');
+      assert.equal(lines[0]?.['exit_code'], EXIT.usage);
+      assert.match(String(lines[0]?.['remedy']), /latch daemon --help/);
     });
   }
 });
@@ -184,7 +190,7 @@ describe('latch audit verify', () => {
     writeFileSync(file, readFileSync(file, 'utf8').replace('pw_test1', 'pw_test9'));
     const io = captureIo({ LATCH_HOME: dir });
     assert.equal(await runCli(['audit', 'verify'], io), EXIT.verifyFailed);
-    assert.match(io.stderr.text, /broken at line 2/);
+    assert.match(io.stdout.text, /broken at line 2/);
   });
 
   test('a deleted line is detected', async () => {

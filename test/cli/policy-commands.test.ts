@@ -55,7 +55,7 @@ describe('latch policy init and check-file', () => {
     writePolicy(STARTER_POLICY_TEXT);
     const run = await latch(['policy', 'check-file']);
     assert.equal(run.code, EXIT.ok, run.stderr);
-    assert.match(run.stdout, /^OK: 3 rules, 1 budgets, 1 velocity limits; sha256 [0-9a-f]{64}\n$/);
+    assert.match(run.stdout, /^OK: 3 rules, 1 budget, 1 velocity limit; sha256 [0-9a-f]{64}\n$/);
   });
 
   const invalid: Array<{ text: string; field: string }> = [

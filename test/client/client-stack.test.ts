@@ -1,5 +1,5 @@
 /**
- * The client module against the real daemon and sandbox: the spec §5 retry-once, proven by a token
+ * The client module against the real daemon and sandbox: the retry-once of docs/decisions.md §10, proven by a token
  * rotated between two calls and by a token file that does not exist yet at the first call.
  */
 import assert from 'node:assert/strict';
@@ -123,8 +123,9 @@ describe('client calls, against the daemon', () => {
     const allocation = await client.allocate({ card_id: card, amount: '1.00' });
     assert.equal(allocation.allocated, '1.00');
     const cancelled = await client.revoke({ policy_id: recurring.policy_id, reason: 'user cancelled' });
-    assert.equal(cancelled.authorization.status, 'revoked');
-    assert.equal(cancelled.revocation.revocation['policy_id'], recurring.policy_id);
+    assert.equal(cancelled.status, 'revoked');
+    assert.equal(cancelled.policy_id, recurring.policy_id);
+    assert.equal(cancelled.agent, 'owner');
     const page = await client.transactions({ limit: 1 });
     assert.equal(page.transactions.length, 1);
     const one = await client.transaction(page.transactions[0]?.id ?? '');

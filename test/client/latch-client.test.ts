@@ -45,7 +45,7 @@ async function rejection(call: Promise<unknown>): Promise<LatchClientError> {
 const bearerOf = (index: number): string | undefined => stub.seen[index]?.headers['authorization'];
 const AUTHORIZATION = { policy_id: 'pw_abc', amount: '12.50' };
 
-describe('retry once after a bearer refusal (spec §5)', () => {
+describe('retry once after a bearer refusal (docs/decisions.md §10)', () => {
   const calls: Array<[string, (c: LatchClient) => Promise<unknown>]> = [
     ['POST /authorize', (c) => c.authorize({ card_id: 'card_a', amount: '12.50', merchant_name: 'shop.example.com' })],
     ['GET /cards', (c) => c.cards()],

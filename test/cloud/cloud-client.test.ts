@@ -141,3 +141,32 @@ test('cloud_url must be an origin; plain http only for loopback', () => {
     assert.throws(() => parseCloudOrigin(bad), LatchError, bad);
   }
 });
+
+test('a cloud_url of http://localhost reaches 127.0.0.1, never a listener on [::1] at the same port', async () => {
+  const cloud = await upstream(() => ({ status: 200, body: '{"ok":true}' }));
+  const port = Number(new URL(cloud.url).port);
+  // Another local user's program on the other loopback family (where this machine has one).
+  const squatted: string[] = [];
+  const squatter = http.createServer((request, response) => {
+    squatted.push(request.url ?? '');
+    response.end('{}');
+  });
+  const squatting = await new Promise<boolean>((resolve) => {
+    squatter.once('error', () => resolve(false));
+    squatter.listen(port, '::1', () => resolve(true));
+  });
+  try {
+    const response = await client(`http://localhost:${port}`).send({ method: 'GET', pathAndQuery: '/v1/cards' });
+    assert.equal(response.status, 200);
+    const received = cloud.seen[0] as Seen;
+    assert.equal(received.headers.host, `127.0.0.1:${port}`);
+    const parsed = parseSignature(received.headers['signature-input'] as string, received.headers['signature'] as string, 'latch');
+    assert.ok(parsed);
+    const signable = { method: 'GET', authority: `127.0.0.1:${port}`, path: '/v1/cards', query: '', headers: received.headers as Record<string, string> };
+    assert.equal(verifyRequestSignature(signable, parsed, publicKey), true, 'the signed @authority is 127.0.0.1');
+    assert.deepEqual(squatted, [], squatting ? 'nothing reached [::1]' : 'no ::1 here');
+  } finally {
+    if (squatting) await new Promise<void>((resolve) => squatter.close(() => resolve()));
+    await cloud.close();
+  }
+});

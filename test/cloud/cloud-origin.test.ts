@@ -12,7 +12,12 @@ const cases: Array<[string, string | undefined]> = [
   ['https://API.Latch.Example/', 'https://api.latch.example'],
   ['https://api.latch.example:443', 'https://api.latch.example'],
   ['http://127.0.0.1:7800', 'http://127.0.0.1:7800'],
-  ['http://localhost:7800/', 'http://localhost:7800'],
+  // Not wherever localhost resolves (::1 first on some machines, where another user may listen).
+  ['http://localhost:7800/', 'http://127.0.0.1:7800'],
+  ['http://LocalHost:7800', 'http://127.0.0.1:7800'],
+  ['http://localhost', 'http://127.0.0.1'],
+  // Over https the certificate is checked against the name, so it stays.
+  ['https://localhost:8443', 'https://localhost:8443'],
   ['http://[::1]:7800', 'http://[::1]:7800'],
   ['http://127.0.0.2:7800', undefined],
   ['http://127.1:7800', 'http://127.0.0.1:7800'],

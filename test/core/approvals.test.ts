@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApprovalBook } from '../../src/core/approval-book.js';
-import type { ApprovalAudit, ApprovalDeps, PassphraseCheck } from '../../src/core/approval-deps.js';
+import type { ApprovalAudit, ApprovalDeps, OwnerPassphrase } from '../../src/core/approval-deps.js';
 import { approveApproval, createApproval, denyApproval, getApproval, listApprovals, type SignApproved } from '../../src/core/approvals.js';
 import type { OneTimeRequest } from '../../src/core/authorization-request.js';
 import type { CoreDeps, OperationContext } from '../../src/core/core-deps.js';
@@ -28,13 +28,21 @@ class MemoryStore implements RecordStore {
   }
 }
 
+/** How the test's passphrase answers: none set, or one that is always right or always wrong. */
+type PassphraseCheck = 'not_set' | 'right' | 'wrong' | 'missing';
+
+function passphraseFor(check: PassphraseCheck): OwnerPassphrase | undefined {
+  if (check === 'not_set') return undefined;
+  return { id: 'p1', verify: async () => check === 'right' };
+}
+
 function setup(options: { check?: PassphraseCheck; store?: MemoryStore } = {}) {
   let now = 1_000;
   const audits: ApprovalAudit[] = [];
   const approvals: ApprovalDeps = {
     book: new ApprovalBook(options.store),
     lockout: new PassphraseLockout(options.store),
-    checkPassphrase: async () => options.check ?? 'not_set',
+    passphrase: () => passphraseFor(options.check ?? 'not_set'),
     audit: async (record) => {
       audits.push(record);
     },
@@ -138,7 +146,7 @@ describe('passphrase lockout', () => {
     const { deps } = setup({ check: 'missing' });
     const approval = await createApproval(deps, deps.approvals as ApprovalDeps, REQUEST, agent, { ...ASK, approvalTtlSeconds: 900 }, 'fp');
     for (let i = 0; i < 8; i++) await assert.rejects(approveApproval(deps, async () => signed, approval.id, undefined, owner), (e) => codeOf(e) === 'owner_presence_required');
-    assert.equal((deps.approvals as ApprovalDeps).lockout.lockedForSeconds(1_000), 0);
+    assert.equal((deps.approvals as ApprovalDeps).lockout.lockedForSeconds(1_000, 'p1'), 0);
   });
 });
 

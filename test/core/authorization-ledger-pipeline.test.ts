@@ -16,6 +16,9 @@ import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { WindowNotRecorded } from '../../src/core/signature-audit.js';
+import { allowEverything } from '../../src/core/decision.js';
+import { neverPaused } from '../../src/core/signing-pause.js';
+import { approvalsNeverAsked } from '../support/core-deps.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
@@ -39,7 +42,15 @@ function setup(register: (policyId: string) => Promise<Authorization>, audit: ()
     revokeAuthorization: unexpected, getAuthorization: unexpected, listAuthorizations: unexpected, listCards: unexpected, getCard: unexpected,
     listTransactions: unexpected, getTransaction: unexpected, wallet: unexpected, allocate: unexpected, enrollDevice: unexpected,
   };
-  const deps: CoreDeps = { device: () => ({ key, deviceId: 'dev_test', cloud }), audit, nowSeconds: () => NOW, authorizations: ledger };
+  const deps: CoreDeps = {
+    device: () => ({ key, deviceId: 'dev_test', cloud }),
+    audit,
+    nowSeconds: () => NOW,
+    authorizations: ledger,
+    paused: neverPaused,
+    decide: allowEverything,
+    approvals: approvalsNeverAsked(),
+  };
   return { deps, ledger, statesAtRegistration };
 }
 
@@ -60,10 +71,14 @@ test('every authorization kind is recorded, with the caller, before it is regist
   );
 });
 
-test('the low-level signing primitive registers nothing and records nothing', async () => {
-  const { deps, ledger } = setup(accepted);
-  await signCardWindow(deps, oneTime, agentContext);
-  assert.equal(ledger.size, 0);
+test('the low-level signing primitive registers nothing, and its window is in the ledger before it is answered (owner-presence §3)', async () => {
+  const { deps, ledger, statesAtRegistration } = setup(accepted);
+  const signed = await signCardWindow(deps, oneTime, agentContext);
+  assert.deepEqual(statesAtRegistration, [], 'nothing was sent to the cloud');
+  assert.equal(ledger.size, 1);
+  const entry = ledger.page({ limit: 1 }).entries[0];
+  assert.equal(entry?.policyId, signed.payload.policy_id);
+  assert.equal(entry?.state, 'active');
 });
 
 test('what the cloud answered decides the entry: refused is failed, unknown stays active', async () => {
@@ -80,9 +95,9 @@ test('what the cloud answered decides the entry: refused is failed, unknown stay
   }
 });
 
-test('a signature whose audit line fails is recorded failed and never registered', async () => {
+test('a signature whose audit line fails is recorded unregistered (never to be sent) and never registered', async () => {
   const { deps, ledger, statesAtRegistration } = setup(accepted, () => Promise.reject(new Error('disk full')));
   await assert.rejects(requestAuthorization(deps, oneTime, agentContext), /disk full/);
   assert.deepEqual(statesAtRegistration, []);
-  assert.equal(ledger.page({ limit: 1 }).entries[0]?.state, 'failed');
+  assert.equal(ledger.page({ limit: 1 }).entries[0]?.state, 'unregistered');
 });

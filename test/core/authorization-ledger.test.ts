@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, test } from 'node:test';
 import { StoredAuthorizationLedger, type AuthorizationEntry } from '../../src/core/authorization-ledger.js';
-import { StateStore } from '../../src/store/state-store.js';
+import { StateStore } from '../../src/datadir/state-store.js';
 
 const NOW = 1_800_000_000;
 const dirs: string[] = [];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { requestAuthorization, signAccountWindow, RECURRING_DEFAULT_SECONDS } from '../../src/core/authorizations.js';
+import { requestAuthorization, signAccountWindow, signApprovedRequest, RECURRING_DEFAULT_SECONDS } from '../../src/core/authorizations.js';
 import type { AuthorizationRequest, MerchantVerificationRequest, OneTimeRequest, RecurringRequest } from '../../src/core/authorization-request.js';
 import type { CloudCall, CloudGateway } from '../../src/core/cloud-gateway.js';
 import type { CoreDeps, OperationContext, SignatureAudit } from '../../src/core/core-deps.js';
@@ -12,6 +12,10 @@ import { keyIdOf } from '../../src/crypto/jwk.js';
 import { verifyJwsCompact } from '../../src/crypto/jws.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { parseAmountText } from '../../src/money/amount.js';
+import { allowEverything } from '../../src/core/decision.js';
+import { neverPaused } from '../../src/core/signing-pause.js';
+import { approvalsNeverAsked } from '../support/core-deps.js';
+import { StoredAuthorizationLedger } from '../../src/core/authorization-ledger.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
@@ -84,6 +88,10 @@ function fakeDeps(options: { cache?: boolean } = {}): Fake {
       events.push(`audit:${record.operation}`);
     },
     nowSeconds: () => NOW,
+    paused: neverPaused,
+    decide: allowEverything,
+    authorizations: new StoredAuthorizationLedger(undefined, () => NOW),
+    approvals: approvalsNeverAsked(),
     ...(options.cache === false ? {} : { signedWindows: new SignedWindowCache() }),
   };
   return { deps, sent, events, audits };
@@ -178,6 +186,19 @@ test('recurring: a schedule out of bounds is refused in the core, before anythin
     );
     assert.deepEqual(fake.events, [], param);
   }
+});
+
+test('an approved request is checked again when it is signed: a schedule that started while the owner decided is refused, unsent', async () => {
+  // signApprovedRequest skipped checkRequest, so an approval given late signed a schedule starting in the past.
+  const fake = fakeDeps();
+  const late: RecurringRequest = { kind: 'recurring', cardId: 'card_a', merchant: 'stream.example.com', amountMinor: 999, currency: 'USD', authorizationType: 'ceiling', interval: 'month', intervalCount: 1, startsAt: NOW - 3_600, endsAt: null, maxCharges: null };
+  await assert.rejects(
+    signApprovedRequest(fake.deps, late, context(), 'ap_late'),
+    (error: unknown) => error instanceof LatchError && error.code === 'invalid_request' && error.param === 'starts_at',
+  );
+  assert.deepEqual(fake.events, [], 'nothing signed or sent');
+  const onTime = await signApprovedRequest(fake.deps, { ...late, startsAt: NOW + 60 }, context(), 'ap_on_time');
+  assert.equal(onTime.window.payload.not_before, NOW + 60);
 });
 
 test('the decision step sees the exact request and the caller before anything is signed', async () => {

@@ -4,10 +4,11 @@ import { test } from 'node:test';
 import { SRC, srcImportGraph } from '../support/import-graph.js';
 
 // The core knows no HTTP, no daemon and no data directory, and reaches the cloud only through
-// its CloudGateway interface: it may import only these folders besides its own.
-const CORE_MAY_IMPORT = ['core', 'crypto', 'errors', 'ids', 'money'];
+// its CloudGateway interface: it may import only these folders besides its own (time: the ISO
+// formatting of clocks in messages, docs/decisions.md §18.4).
+const CORE_MAY_IMPORT = ['core', 'crypto', 'errors', 'ids', 'money', 'time'];
 
-test('src/core imports only core, crypto, errors, ids and money', () => {
+test('src/core imports only core, crypto, errors, ids, money and time', () => {
   const outside: string[] = [];
   for (const [file, imports] of srcImportGraph()) {
     if (!path.relative(SRC, file).startsWith('core/')) continue;

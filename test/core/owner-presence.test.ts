@@ -66,7 +66,7 @@ describe('owner presence', () => {
     const presence = new OwnerPresence({
       factors: [{ name: 'passphrase', configured: () => false }],
       lockout: new PassphraseLockout(),
-      checkPassphrase: async () => 'not_set',
+      passphrase: () => undefined,
       sessions: new OwnerSessions(),
       nowSeconds: () => T0,
     });
@@ -82,7 +82,7 @@ describe('owner presence', () => {
         { name: 'passkey', configured: () => true },
       ],
       lockout: new PassphraseLockout(),
-      checkPassphrase: async () => 'right',
+      passphrase: () => ({ id: 'p', verify: async () => true }),
       sessions: new OwnerSessions(),
       nowSeconds: () => T0,
     });
@@ -98,6 +98,25 @@ describe('owner presence', () => {
     assert.ok(lockout instanceof PassphraseLockout);
     now = T0 + 15 * 60;
     assert.match((await presence.openSession('right passphrase')).token, /^los_/);
+  });
+
+  test('setting, changing or clearing the passphrase ends every owner session', async () => {
+    let salt: string | undefined = 'salt-1';
+    const sessions = new OwnerSessions();
+    const presence = new OwnerPresence({
+      factors: [{ name: 'passphrase', configured: () => salt !== undefined, generation: () => salt }],
+      lockout: new PassphraseLockout(),
+      passphrase: () => (salt === undefined ? undefined : { id: salt, verify: async (candidate: string) => candidate === 'right passphrase' }),
+      sessions,
+      nowSeconds: () => T0,
+    });
+    const first = (await presence.openSession('right passphrase')).token;
+    assert.equal(presence.useSession(first), true);
+    salt = 'salt-2';
+    assert.equal(presence.useSession(first), false, 'a changed passphrase ends the session');
+    const second = (await presence.openSession('right passphrase')).token;
+    salt = undefined;
+    assert.equal(presence.useSession(second), false, 'a cleared passphrase ends the session');
   });
 
   test('50 wrong passphrases in parallel: at most 5 are checked', async () => {

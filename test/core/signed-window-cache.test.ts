@@ -7,7 +7,7 @@ import type { SignedWindow } from '../../src/core/authorizations.js';
 import { SignedWindowCache, requestFingerprint } from '../../src/core/signed-window-cache.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { LatchError } from '../../src/errors/latch-error.js';
-import { StateStore } from '../../src/store/state-store.js';
+import { StateStore } from '../../src/datadir/state-store.js';
 
 let signatures = 0;
 function signer(): () => Promise<SignedWindow> {

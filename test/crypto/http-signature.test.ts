@@ -1,9 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { createPublicKey, createPrivateKey } from 'node:crypto';
-import { SHARED_DIR } from '../support/paths.js';
 import { parseSignature, signRequest, signatureBase, verifyRequestSignature, type SignableRequest } from '../../src/crypto/http-signature.js';
 import { contentDigest, contentDigestMatches } from '../../src/crypto/content-digest.js';
 import { utf8 } from '../../src/crypto/base64url.js';
@@ -19,7 +17,9 @@ interface Vector {
   content_digest_sha256: string;
 }
 
-const vector = JSON.parse(readFileSync(path.join(SHARED_DIR, 'vectors', 'rfc9421-ed25519.json'), 'utf8')) as Vector;
+// RFC 9421 §B.2.6 (a public test vector), kept beside this test so that `npm test` needs nothing
+// outside the repository (test/support/self-contained.test.ts).
+const vector = JSON.parse(readFileSync(new URL('./vectors/rfc9421-ed25519.json', import.meta.url), 'utf8')) as Vector;
 
 function rawKeys(): { secretKey: Uint8Array; publicKey: Uint8Array } {
   // PKCS#8 and SPKI encodings of Ed25519 end with the raw 32-byte key.

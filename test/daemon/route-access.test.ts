@@ -80,6 +80,7 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'GET /authorizations': { path: '/authorizations' },
   'GET /authorizations/:policy_id': { path: '/authorizations/pw_abc123' },
   'POST /authorizations/:policy_id/cancel': { path: '/authorizations/pw_abc123/cancel', body: {} },
+  'GET /authorizations/:policy_id/evidence': { path: '/authorizations/pw_abc123/evidence' },
   'GET /cards': { path: '/cards' },
   'GET /cards/:card_id': { path: '/cards/card_a' },
   'GET /health': { path: '/health' },
@@ -111,6 +112,8 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'PUT /policy': { path: '/policy', body: { v: 1, default: 'allow' } },
   'POST /wallet/allocate': { path: '/wallet/allocate', body: { card_id: 'card_a', amount: 1 } },
   'GET /wallet/balance': { path: '/wallet/balance' },
+  'GET /web-bot-auth/directory': { path: '/web-bot-auth/directory' },
+  'POST /web-bot-auth/sign': { path: '/web-bot-auth/sign', body: { method: 'GET', url: 'https://shop.example.com/' } },
 };
 
 /** B's /authorize names its fields differently. */
@@ -183,7 +186,8 @@ function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[
         approve: (...args: unknown[]) => seenCall(callers, args, { ...approval, status: 'denied' as const }),
         deny: (...args: unknown[]) => seenCall(callers, args, { ...approval, status: 'denied' as const }),
       },
-      health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null, cloudClockSkewSeconds: null, ownerPresence: 'none' }),
+      evidence: { exportEvidence: (...args: unknown[]) => seenCall(callers, args, '{}\n') },
+      health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null, cloudClockSkewSeconds: null, ownerPresence: 'none', approvalsLockedSeconds: 0 }),
       policy: {
         effective: () => DEFAULT_POLICY,
         // The policy sees whom the check is for; an agent's check is always for itself.
@@ -195,6 +199,13 @@ function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[
       owner: fakeOwner(callers, presence),
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');
+      },
+      identity: {
+        signWebRequest: (_request, caller) => {
+          callers.push(caller.principal);
+          return Promise.resolve({ headers: { 'signature-input': 'sig1=()', signature: 'sig1=::' }, keyId: 'k', created: NOW, expires: NOW + 60 });
+        },
+        directory: () => ({ body: new TextEncoder().encode('{"keys":[]}'), headers: { 'content-type': 'application/http-message-signatures-directory+json' } }),
       },
     }),
     b: variantBRoutes({ operations, health: () => ({ version: '0.0.0', uptimeSeconds: 1 }) }),

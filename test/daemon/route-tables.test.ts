@@ -23,16 +23,16 @@ describe('route tables', () => {
     });
   }
 
-  test('on Variant A only GET /health and POST /owner/sessions are public', () => {
+  test('on Variant A only GET /health, the public key directory and POST /owner/sessions are public', () => {
     const publicRoutes = tables.a.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.pattern}`);
-    assert.deepEqual(publicRoutes, ['GET /health', 'POST /owner/sessions']);
+    assert.deepEqual(publicRoutes, ['GET /health', 'POST /owner/sessions', 'GET /web-bot-auth/directory']);
   });
 
   test('on Variant B every route needs the token, /health included', () => {
     assert.deepEqual(tables.b.filter((route) => route.access === 'public'), []);
   });
 
-  test('Variant A serves exactly the decided endpoint set (decisions §2, §4; owner-control §2, §3, §4)', () => {
+  test('Variant A serves exactly the decided endpoint set (docs/decisions.md §2, §4, §15.2, §15.3, §15.4, §22)', () => {
     assert.deepEqual(tables.a.map((route) => `${route.method} ${route.pattern}`).sort(), [
       'DELETE /agents/:name',
       'DELETE /owner/sessions/current',
@@ -42,6 +42,7 @@ describe('route tables', () => {
       'GET /approvals/:approval_id',
       'GET /authorizations',
       'GET /authorizations/:policy_id',
+      'GET /authorizations/:policy_id/evidence',
       'GET /cards',
       'GET /cards/:card_id',
       'GET /health',
@@ -50,6 +51,7 @@ describe('route tables', () => {
       'GET /transactions/:tx_id',
       'GET /v1/*',
       'GET /wallet/balance',
+      'GET /web-bot-auth/directory',
       'HEAD /v1/*',
       'PATCH /v1/*',
       'POST /agents',
@@ -71,6 +73,7 @@ describe('route tables', () => {
       'POST /v1/*',
       'POST /v1/authorizations/:policy_id/revoke',
       'POST /wallet/allocate',
+      'POST /web-bot-auth/sign',
       'PUT /policy',
       'PUT /v1/*',
     ]);

@@ -111,6 +111,16 @@ test('caller-controlled text is bounded, and card numbers in it are never stored
   assert.ok(!readFileSync(auditLogPath(home), 'utf8').includes('4111'));
 });
 
+test('a SHA-256 in a *_sha256 field is kept whole even when its digits hold a Luhn-valid run; anywhere else that text is redacted', () => {
+  const home = tempHome();
+  // 4111111111111111 between hex letters: what a random SHA-256 holds about once in 250.
+  const hash = `a4111111111111111b${'c'.repeat(46)}`;
+  const { record } = appendAudit(home, { ...entry(1), request_sha256: hash, note: hash, other_sha256: `${hash} ` }, NOW);
+  assert.equal(record['request_sha256'], hash);
+  assert.equal(record['note'], '[redacted]');
+  assert.equal(record['other_sha256'], '[redacted]', 'only an exact hash skips the scan');
+});
+
 test('appendAudit refuses a log with loose permissions or a symbolic link', () => {
   const home = tempHome();
   appendAudit(home, entry(1), NOW);

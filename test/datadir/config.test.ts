@@ -29,7 +29,7 @@ test('normalizeCloudUrl keeps origins and refuses everything else', () => {
     ['https://api.latch.example:443', 'https://api.latch.example'],
     ['https://api.latch.example:8443', 'https://api.latch.example:8443'],
     ['http://127.0.0.1:7800', 'http://127.0.0.1:7800'],
-    ['http://localhost:7800/', 'http://localhost:7800'],
+    ['http://localhost:7800/', 'http://127.0.0.1:7800'],
     ['http://[::1]:7800', 'http://[::1]:7800'],
     ['https://bücher.example', 'https://xn--bcher-kva.example'],
     ['http://api.latch.example', undefined],

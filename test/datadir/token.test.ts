@@ -1,12 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, readFileSync, readdirSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, readdirSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { ensureToken, readToken, rotateToken, tokenPath } from '../../src/datadir/token.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { tempHome } from './temp-home.js';
+import { waitUntil } from '../support/wait.js';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const execFileAsync = promisify(execFile);
@@ -94,15 +95,18 @@ test('ensureToken from several processes at once yields one token for all of the
   const home = tempHome();
   const tokenModule = new URL('../../src/datadir/token.ts', import.meta.url).href;
   const go = path.join(path.dirname(home), 'go');
-  // Each child imports first, then spins until the go file appears, so their creates race.
+  // Each child imports first and says so with a file, then spins until the go file appears, so
+  // their creates race: go is written only once every child is ready, however slow the machine.
   const script = `
-    const { existsSync } = await import('node:fs');
+    const { existsSync, writeFileSync } = await import('node:fs');
     const { ensureToken } = await import(${JSON.stringify(tokenModule)});
+    writeFileSync(process.env.READY_FILE, '');
     const pause = new Int32Array(new SharedArrayBuffer(4));
     while (!existsSync(${JSON.stringify(go)})) Atomics.wait(pause, 0, 0, 1);
     process.stdout.write(ensureToken(${JSON.stringify(home)}));`;
-  const children = Array.from({ length: 4 }, () => execFileAsync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]));
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const readyFiles = Array.from({ length: 4 }, (_, index) => path.join(path.dirname(home), `ready-${index}`));
+  const children = readyFiles.map((readyFile) => execFileAsync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, READY_FILE: readyFile } }));
+  await waitUntil(() => readyFiles.every((file) => existsSync(file)), 'all four children have imported ensureToken', 60_000);
   writeFileSync(go, '');
   const tokens = (await Promise.all(children)).map((result) => result.stdout);
   assert.equal(new Set(tokens).size, 1);

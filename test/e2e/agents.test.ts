@@ -17,9 +17,11 @@ import type { Route } from '../../src/http/route.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
 import type { CoreOperations } from '../../src/core/operations.js';
+import type { EvidenceOperations } from '../../src/variant-a/evidence-routes.js';
 import type { ApprovalOperations } from '../../src/core/approval-operations.js';
 import type { AuthorizationListOperations } from '../../src/core/authorization-list.js';
 import type { PolicyOperations } from '../../src/variant-a/policy-routes.js';
+import type { IdentityOperations } from '../../src/identity/identity-operations.js';
 import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;
@@ -43,7 +45,7 @@ before(async () => {
 after(() => stack.close());
 
 /**
- * The owner-only surfaces of owner-control §1, by `METHOD pattern`, on either listener: a route
+ * The owner-only surfaces of docs/decisions.md §15.1, by `METHOD pattern`, on either listener: a route
  * of that name must be owner-only, and every other route (but A's /health) must admit agents.
  * Routes added later by other parts (GET /policy, approval decisions) are covered once they exist.
  */
@@ -82,12 +84,14 @@ function tables(): { a: Route[]; b: Route[] } {
       consoleLoginLink: () => ({ url: 'http://localhost:7724/login#code', expires_at: '2026-01-01T00:00:00Z' }),
       authorizations: {} as AuthorizationListOperations,
       approvals: {} as ApprovalOperations,
+      evidence: {} as EvidenceOperations,
       policy: {} as PolicyOperations,
-      health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null, ownerPresence: 'none' }),
+      health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null, ownerPresence: 'none', approvalsLockedSeconds: 0 }),
       owner: {} as OwnerOperations,
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');
       },
+      identity: {} as IdentityOperations,
     }),
     b: variantBRoutes({ operations, health: () => ({ version: '0', uptimeSeconds: 0 }) }),
   };
@@ -106,7 +110,7 @@ describe('roles on every route of both listeners, with a real agent token file',
         const method = route.method === '*' ? 'GET' : route.method;
         const answer = await client.request(method, targetOf(route.pattern), method === 'POST' || method === 'PUT' ? {} : undefined);
         if (route.access === 'public') {
-          assert.ok(['GET /health', 'POST /owner/sessions'].includes(routeName(route)), 'only /health and opening an owner session are public');
+          assert.ok(['GET /health', 'GET /web-bot-auth/directory', 'POST /owner/sessions'].includes(routeName(route)), 'only /health, the key directory and opening an owner session are public');
           assert.ok(answer.status < 500, answer.text);
           return;
         }
@@ -116,7 +120,7 @@ describe('roles on every route of both listeners, with a real agent token file',
           // A HEAD answer has no body to name the code.
           if (method !== 'HEAD') assert.equal(answer.body?.error?.code, 'agent_not_permitted');
         } else {
-          assert.equal(route.access, 'agents', `${name} must admit agents (owner-control §1)`);
+          assert.equal(route.access, 'agents', `${name} must admit agents (docs/decisions.md §15.1)`);
           assert.ok(answer.status !== 401 && answer.body?.error?.code !== 'agent_not_permitted', `${name}: ${answer.text}`);
           assert.ok(answer.status < 500, `${name}: ${answer.text}`);
         }
@@ -212,13 +216,15 @@ describe('the client, CLI and daemon proof as an agent', () => {
     }
   });
 
-  test('an unknown agent gets no proof from the daemon', async () => {
+  test('an unknown agent gets a decoy proof it cannot check, told apart from nothing (docs/decisions.md §17.9)', async () => {
     const challenge = 'A'.repeat(43);
     const known = await fetch(`http://127.0.0.1:${stack.portA}/health`, { headers: { 'latch-challenge': challenge, 'latch-agent': 'shopper' } });
     const unknown = await fetch(`http://127.0.0.1:${stack.portA}/health`, { headers: { 'latch-challenge': challenge, 'latch-agent': 'ghost' } });
     const owner = await fetch(`http://127.0.0.1:${stack.portA}/health`, { headers: { 'latch-challenge': challenge } });
     assert.match(known.headers.get('latch-proof') ?? '', /^[A-Za-z0-9_-]{43}$/);
-    assert.equal(unknown.headers.get('latch-proof'), null);
+    // A decoy of the same form, so that names cannot be probed; it is not the proof a real agent gets.
+    assert.match(unknown.headers.get('latch-proof') ?? '', /^[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(unknown.headers.get('latch-proof'), known.headers.get('latch-proof'));
     assert.notEqual(known.headers.get('latch-proof'), owner.headers.get('latch-proof'), 'the agent proof is keyed by the agent token');
   });
 
@@ -300,10 +306,26 @@ describe('latch agent remove --revoke', () => {
     const result = await runLatch(['agent', 'remove', 'leaver', '--revoke'], { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
     assert.equal(result.code, EXIT.ok, result.stdout + result.stderr);
     assert.match(result.stdout, new RegExp(`Cancelled ${made.body.policy_id}`));
+    // It says how many it revoked (issue 30 item 7).
+    assert.match(result.stdout, /Removed agent leaver and revoked 1 active authorization it held\./);
     const after = await stack.a.get(`/authorizations/${made.body.policy_id}`);
     assert.equal(after.body.status, 'revoked');
     const refused = await new JsonClient(`http://127.0.0.1:${stack.portA}`, () => oldToken).get('/cards');
     assert.equal(refused.status, 401);
+    // A removed agent's token is not told it is "not the daemon token": the message covers agents.
+    assert.equal(refused.body.error.code, 'invalid_bearer_token');
+    assert.doesNotMatch(refused.body.error.message, /not the daemon token/);
+    assert.match(refused.body.error.message, /agent's token/);
+  });
+
+  test('--revoke --json lists what it revoked; with nothing held it says 0', async () => {
+    addAgent(stack.home, 'idle');
+    const result = await runLatch(['agent', 'remove', 'idle', '--revoke', '--json'], { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
+    assert.equal(result.code, EXIT.ok, result.stdout + result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { agent: 'idle', removed: true, revoked: [], already_ended: [] });
+    addAgent(stack.home, 'idle2');
+    const human = await runLatch(['agent', 'remove', 'idle2', '--revoke'], { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
+    assert.match(human.stdout, /revoked 0 active authorizations/);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * Approvals survive kill -9 (owner-control §4): with the daemon a child process on the real
+ * Approvals survive kill -9 (docs/decisions.md §15.4): with the daemon a child process on the real
  * sandbox, an acknowledged (202) approval is still pending, with the same request and hash, after
  * SIGKILL and a restart; an approval decided just before SIGKILL is still approved with its
  * authorization, and the agent's retry of its original POST gets that authorization (never a

@@ -1,5 +1,5 @@
 /**
- * Human approval end to end (owner-control §4), on the real daemon and sandbox: an agent's
+ * Human approval end to end (docs/decisions.md §15.4), on the real daemon and sandbox: an agent's
  * request that the policy answers `ask` is a 202 pending approval on both listeners; the owner
  * approves or denies it once; approving signs exactly the stored request; retries with the same
  * key never create a second approval; the passphrase and its lockout hold across a restart.
@@ -15,6 +15,7 @@ import { clearApprovalPassphrase, setApprovalPassphrase } from '../../src/datadi
 import { readToken } from '../../src/datadir/token.js';
 import { assertError } from '../support/e2e-assert.js';
 import { JsonClient, startStack, type HttpAnswer, type Stack } from '../support/stack.js';
+import { waitUntil } from '../support/wait.js';
 
 // Small amounts, so the sandbox cards' balances last through every approval below.
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'large', min_amount: '5.00', decision: 'ask' }] };
@@ -179,12 +180,10 @@ describe('the whole flow on A', () => {
   test('Prefer: wait=N holds the answer for the decision: approved → 200 with the authorization', async () => {
     const key = newKey();
     const held = shopper.post('/authorize', askBody('7.00'), { 'idempotency-key': key, prefer: 'wait=30' });
-    let id: string | undefined;
-    while (id === undefined) {
+    const id = await waitUntil(async () => {
       const pending = await owner.get('/approvals?status=pending_approval&limit=100');
-      id = pending.body.approvals.find((a: { request: { amount: string } }) => a.request.amount === '7.00')?.approval_id;
-      if (id === undefined) await new Promise((resolve) => setImmediate(resolve));
-    }
+      return pending.body.approvals.find((a: { request: { amount: string } }) => a.request.amount === '7.00')?.approval_id as string | undefined;
+    }, 'the held request\'s approval is listed as pending');
     const approved = await owner.post(`/approvals/${id}/approve`, {});
     assert.equal(approved.status, 200, approved.text);
     const answer = await held;
@@ -285,7 +284,7 @@ describe('notification', () => {
     chmodSync(configFile, 0o600);
     try {
       const { answer } = await ask();
-      while (!existsSync(out)) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitUntil(() => existsSync(out), 'the notifier has written its environment');
       const env = new Map(
         readFileSync(out, 'utf8')
           .trim()
@@ -308,7 +307,7 @@ describe('notification', () => {
     writeFileSync(configFile, JSON.stringify({ ...config, approval_notify: ['/nonexistent/notifier'] }), { mode: 0o600 });
     try {
       await ask();
-      while (!stack.logs().includes('approval_notify_failed')) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitUntil(() => stack.logs().includes('approval_notify_failed'), 'the daemon logs approval_notify_failed');
     } finally {
       writeFileSync(configFile, JSON.stringify(config), { mode: 0o600 });
     }
@@ -322,9 +321,9 @@ describe('durability', () => {
     await owner.post(`/approvals/${decided.answer.body.approval_id}/deny`, { reason: 'no' });
     setApprovalPassphrase(stack.home, PASSPHRASE);
     const target = pending.answer.body.approval_id as string;
-    // The passphrase test above made one wrong guess (a missing passphrase is not a guess), so
-    // four more lock approvals: five within 15 minutes.
-    for (let i = 0; i < 4; i++) assertError(await owner.post(`/approvals/${target}/approve`, { passphrase: `wrong guess ${i}` }), 401, 'invalid_passphrase');
+    // The passphrase test above made one wrong guess, but against a passphrase since cleared, which
+    // ended its count (docs/decisions.md §17.11): five wrong guesses at this one lock approvals.
+    for (let i = 0; i < 5; i++) assertError(await owner.post(`/approvals/${target}/approve`, { passphrase: `wrong guess ${i}` }), 401, 'invalid_passphrase');
     const locked = await owner.post(`/approvals/${target}/approve`, { passphrase: PASSPHRASE });
     assertError(locked, 429, 'too_many_attempts');
     assert.ok(Number(locked.headers.get('retry-after')) > 0);

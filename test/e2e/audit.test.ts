@@ -8,10 +8,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EXIT } from '../../src/cli/exit-codes.js';
+import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
 import { loadDeviceKey } from '../../src/datadir/device-key.js';
 import { startExtraDaemon } from '../support/extra-daemon.js';
 import { jsonAnswer, startRecordingServer } from '../support/recording-server.js';
-import { runLatch, startStack, type HttpAnswer, type Stack } from '../support/stack.js';
+import { JsonClient, runLatch, startStack, type HttpAnswer, type Stack } from '../support/stack.js';
 
 let stack: Stack;
 before(async () => {
@@ -140,12 +141,12 @@ describe('what is recorded', () => {
       ]);
       assert.equal(authorizeLines[0]?.['merchant'], 'retry.example.com');
       assert.equal(authorizeLines[0]?.['amount'], '4.00');
-      // The window's outcome (unknown: no answer) joins a later commit; wait for it, so that it
-      // is not counted by the next test.
+      // The outcome line (`unknown`) joins a later commit, after the answer: wait for it, so that it
+      // does not land in the next test's count.
       const policyId = authorizeLines[0]?.['policy_id'];
       const deadline = Date.now() + 10_000;
       while (!auditLines().some((line) => line['operation'] === 'authorization_outcome' && line['policy_id'] === policyId)) {
-        assert.ok(Date.now() < deadline, `the outcome line of ${String(policyId)} was never written`);
+        assert.ok(Date.now() < deadline, `no authorization_outcome line for ${policyId} within 10 s`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     } finally {
@@ -169,13 +170,23 @@ describe('integrity and secrecy', () => {
     assert.match(result.stdout, /hash chain intact/);
   });
 
-  test('no secret is in the log: not the token, the device key, the admin key or a JWS signature', async () => {
+  test('no secret is in the audit log or the daemon log: not the token, an agent token, the device key, the admin key or a JWS signature', async () => {
+    // An agent that works, is refused and sends its token where it does not belong.
+    addAgent(stack.home, 'auditor');
+    const agentToken = readAgentToken(stack.home, 'auditor');
+    const agent = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => agentToken);
+    assert.equal((await agent.get('/cards')).status, 200);
+    assert.equal((await agent.post('/wallet/allocate', { card_id: stack.cards[0].card_id, amount: 1 })).status, 403);
+    assert.equal((await agent.post('/authorize', { card_id: stack.cards[0].card_id, amount: 1, merchant_name: agentToken })).status, 400);
+    assert.equal((await agent.get(`/cards?token=${agentToken}`)).status, 400);
+    assert.equal((await stack.a.get('/cards', { authorization: `Bearer ${agentToken}x` })).status, 401);
     const text = readFileSync(path.join(stack.home, 'audit.log'), 'utf8');
     const key = loadDeviceKey(stack.home);
     assert.ok(key !== undefined);
     const secretKey = Buffer.from(key.secretKey);
-    for (const secret of [stack.token(), stack.sandbox.adminKey, secretKey.toString('base64url'), secretKey.toString('base64'), secretKey.toString('hex')]) {
-      assert.ok(!text.includes(secret));
+    for (const secret of [stack.token(), agentToken, stack.sandbox.adminKey, secretKey.toString('base64url'), secretKey.toString('base64'), secretKey.toString('hex')]) {
+      assert.ok(!text.includes(secret), 'not in audit.log');
+      assert.ok(!stack.logs().includes(secret), 'not in the daemon log');
     }
     const signed = await stack.a.post('/sign-revocation', { policy_id: 'pw_abc' });
     const signature = (signed.body.jws as string).split('.')[2] as string;
@@ -191,7 +202,8 @@ describe('integrity and secrecy', () => {
       writeFileSync(file, `${[lines[0], lines[1]?.replace('"operation":"', '"operation":"x'), ...lines.slice(2)].join('\n')}\n`);
       const verify = await runLatch(['audit', 'verify'], { LATCH_HOME: stack.home });
       assert.equal(verify.code, EXIT.verifyFailed);
-      assert.match(verify.stderr, /line 3/);
+      // latch audit verify prints its finding on stdout since it became a local command with --json.
+      assert.match(`${verify.stdout}${verify.stderr}`, /line 3/);
 
       writeFileSync(file, `${lines.slice(0, -1).join('\n')}\n`);
       const refused = await stack.a.post('/sign-card-policy-window', { card_id: stack.cards[0].card_id, amount: 1, merchant_name: 'shop.example.com' });

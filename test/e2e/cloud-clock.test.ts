@@ -52,3 +52,18 @@ test('after the sandbox clock moves 1900 s ahead, default authorizations still w
   assert.equal(again.status, 200, again.text);
   assert.equal((await stack.charge(card, 'shop.example.com', '1.00')).body.decision, 'approved');
 });
+
+test('the first authorization after the cloud clock jumps, with no answer in between, is clock_skew naming both clocks, never a field error; the next one works', async () => {
+  // Forward (a laptop waking from sleep), then back: each time the daemon still signs in the time it last heard.
+  for (const [move, label] of [[{ advance_seconds: 7200 }, 'forward'], [{ offset_seconds: 0 }, 'back']] as const) {
+    assert.equal((await stack.admin.post('/v1/sandbox/clock', move)).status, 200, label);
+    const first = await stack.a.post('/authorize', { card_id: card, amount: '1.00', merchant_name: `jump-${label}.example.com` });
+    assert.equal(first.status, 502, `${label}: ${first.text}`);
+    assert.equal(first.body.error.code, 'clock_skew', label);
+    assert.equal(first.body.error.param, undefined, `${label}: no field the caller did not send`);
+    assert.match(first.body.error.message, /the cloud's clock reads \d{4}-\d\d-\d\dT[\d:]+Z, this device's \d{4}-\d\d-\d\dT[\d:]+Z/, label);
+    const next = await stack.a.post('/authorize', { card_id: card, amount: '1.00', merchant_name: `jump-${label}.example.com` });
+    assert.equal(next.status, 200, `${label}: the daemon learned the clock from the refusal: ${next.text}`);
+    assert.equal((await stack.charge(card, `jump-${label}.example.com`, '1.00')).body.decision, 'approved', label);
+  }
+});

@@ -7,10 +7,13 @@
  * session. The policy and agents are managed through the API.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { runCli } from '../../src/cli/main.js';
+import { writePinnedKey } from '../../src/client/pinned-key.js';
 import { buildWindowPayload, signPayload } from '../../src/core/window-payload.js';
 import { createDaemon } from '../../src/daemon/create-daemon.js';
 import { clearApprovalPassphrase, setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
@@ -23,9 +26,13 @@ import { JsonClient, startStack, type Stack } from '../support/stack.js';
 const PASSPHRASE = 'the owner is right here';
 let stack: Stack;
 let card: string;
+// The restart test moves the daemon to a new port; later tests follow it.
+let portA = 0;
+const currentPort = () => portA;
 before(async () => {
   stack = await startStack();
   card = stack.cards[0].card_id;
+  portA = stack.portA;
 });
 after(() => stack.close());
 
@@ -97,12 +104,103 @@ describe('nothing signs around the ledger (owner-presence §3), with no presence
     assert.equal(cancelled.status, 200, cancelled.text);
     assert.equal(cancelled.body.status, 'revoked');
 
+    // A revocation through the proxy frees the window's budget at once (owner-presence §3); 0.70
+    // of earlier primitive windows still counts today.
+    assert.equal((await putPolicy({ v: 1, default: 'allow', budgets: [{ id: 'small', per: 'day', limit: '4.00', over: 'deny' }] })).status, 200);
+    const revocable = await stack.a.post('/sign-card-policy-window', { card_id: card, amount: '2.50', merchant_name: 'revoke.example.com' });
+    assert.equal(revocable.status, 200, revocable.text);
+    const revocableId = revocable.body.policy_window.policy_id as string;
+    assert.equal((await stack.a.post('/v1/authorizations', { jws: revocable.body.jws })).status, 201);
+    assertError(await stack.a.post('/authorize', { card_id: card, amount: '1.00', merchant_name: 'shop.example.com' }), 403, 'policy_denied');
+    const revocation = await stack.a.post('/sign-revocation', { policy_id: revocableId });
+    const revokedAnswer = await stack.a.post(`/v1/authorizations/${revocableId}/revoke`, { jws: revocation.body.jws });
+    assert.equal(revokedAnswer.status, 200, revokedAnswer.text);
+    const after = await stack.a.post('/authorize', { card_id: card, amount: '1.00', merchant_name: 'shop.example.com' });
+    assert.equal(after.status, 200, `the budget was freed by the revocation: ${after.text}`);
+    assert.equal((await putPolicy({ v: 1, default: 'allow' })).status, 200);
+
     // A held window the owner cancels is never sent.
     const another = await stack.a.post('/sign-card-policy-window', { card_id: card, amount: '1.00', merchant_name: 'held.example.com' });
     const anotherId = another.body.policy_window.policy_id as string;
     const cancelHeld = await stack.a.post(`/authorizations/${anotherId}/cancel`, {});
     assert.equal(cancelHeld.body.status, 'revoked', cancelHeld.text);
     assertError(await stack.a.post('/v1/authorizations', { jws: another.body.jws }), 403, 'proxy_route_not_allowed');
+  });
+});
+
+describe('latch doctor reports the owner protections (owner-presence §2, §5)', () => {
+  test('the pinned key id, presence, a warning when agents exist without a passphrase, and exit 3 when a file is readable by others', async () => {
+    const { runLatch } = await import('../support/stack.js');
+    const env = { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${currentPort()}` };
+    const added = await runLatch(['agent', 'add', 'doctor-agent'], env);
+    assert.equal(added.code, 0, added.stderr);
+    const report = await runLatch(['doctor', '--json'], env);
+    const parsed = JSON.parse(report.stdout) as { security: { pinned_key: { key_id: string; source: string }; owner_presence: string; data_directory: string; warnings: string[] } };
+    assert.equal(parsed.security.pinned_key.key_id, loadConfig(stack.home).key_id);
+    assert.equal(parsed.security.pinned_key.source, 'config.json');
+    assert.equal(parsed.security.owner_presence, 'none');
+    assert.equal(parsed.security.data_directory, 'private');
+    assert.ok(parsed.security.warnings.some((warning) => /no owner passphrase/.test(warning)), JSON.stringify(parsed.security.warnings));
+    assert.equal(report.code, 0, report.stderr);
+
+    const file = path.join(stack.home, 'agents', 'doctor-agent.json');
+    chmodSync(file, 0o644);
+    try {
+      const exposed = await runLatch(['doctor'], env);
+      assert.equal(exposed.code, 3, exposed.stdout);
+      assert.match(exposed.stdout, /EXPOSED/);
+      assert.ok(exposed.stdout.includes('doctor-agent.json'));
+    } finally {
+      chmodSync(file, 0o600);
+    }
+  });
+});
+
+describe('the CLI from an owner account that cannot read the daemon files (owner-presence §4, §5)', () => {
+  before(() => setApprovalPassphrase(stack.home, PASSPHRASE));
+  after(() => clearApprovalPassphrase(stack.home));
+
+  /** runOwnerCli runs the CLI with the given LATCH_HOME and the passphrase on standard input. */
+  const runOwnerCli = async (home: string, args: string[], input: string) => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    stdin.end(input);
+    const code = await runCli(args, { stdin: stdin as never, stdout, stderr, env: { LATCH_HOME: home, LATCH_URL: `http://127.0.0.1:${currentPort()}` } });
+    return { code, stdout: out, stderr: err };
+  };
+
+  test('latch agent add and latch policy apply go through the API with a session; the token lands in the owner\'s own 0600 file', async () => {
+    const own = mkdtempSync(path.join(tmpdir(), 'latch-owner-cli-'));
+    chmodSync(own, 0o700);
+    try {
+      const health = await fetch(`http://127.0.0.1:${currentPort()}/health`);
+      writePinnedKey(own, Buffer.from(((await health.json()) as { signing_key: { public_key: string } }).signing_key.public_key, 'base64url'));
+      const added = await runOwnerCli(own, ['agent', 'add', 'cli-helper', '--passphrase-stdin'], `${PASSPHRASE}\n`);
+      assert.equal(added.code, 0, added.stderr);
+      const file = path.join(own, 'agents', 'cli-helper.token');
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.ok(!added.stdout.includes(readFileSync(file, 'utf8')), 'the token is not printed');
+      const agent = new JsonClient(`http://127.0.0.1:${currentPort()}`, () => readFileSync(file, 'utf8').trim());
+      assert.equal((await agent.get('/cards')).status, 200, 'the agent token from the owner\'s file works');
+
+      const policyFile = path.join(own, 'new-policy.json');
+      writeFileSync(policyFile, '{"v":1,"default":"allow","new_merchant":"allow"}');
+      const applied = await runOwnerCli(own, ['policy', 'apply', policyFile, '--passphrase-stdin'], `${PASSPHRASE}\n`);
+      assert.equal(applied.code, 0, applied.stderr);
+      assert.equal(readFileSync(path.join(stack.home, 'policy.json'), 'utf8'), '{"v":1,"default":"allow","new_merchant":"allow"}');
+
+      const wrong = await runOwnerCli(own, ['policy', 'apply', policyFile, '--passphrase-stdin'], 'not the passphrase\n');
+      assert.notEqual(wrong.code, 0);
+      assert.match(wrong.stdout + wrong.stderr, /invalid_passphrase|wrong/i);
+      assert.ok(!(wrong.stdout + wrong.stderr).includes('not the passphrase'));
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });
 
@@ -138,6 +236,8 @@ describe('with the owner passphrase set (owner-presence §1, §2, §4)', () => {
     assertError(invalid, 400, 'policy_invalid', 'default');
     assert.equal((await stack.a.get('/policy')).body.sha256, beforeSha, 'nothing changed');
     assertError(await putPolicy({ v: 1, default: 'allow' }, { 'latch-owner-passphrase': 'a wrong passphrase' }), 401, 'invalid_passphrase');
+    // The body is the policy: a `passphrase` member in it is no proof of presence.
+    assertError(await putPolicy({ v: 1, default: 'allow', passphrase: PASSPHRASE }), 403, 'owner_presence_required');
     const text = '{"v":1,"default":"allow","new_merchant":"ask"}';
     const changed = await stack.a.request('PUT', '/policy', text, { 'latch-owner-passphrase': PASSPHRASE });
     assert.equal(changed.status, 200, changed.text);
@@ -185,6 +285,7 @@ describe('with the owner passphrase set (owner-presence §1, §2, §4)', () => {
     const restarted = createDaemon({ home: stack.home, portA: 0, portB: 0, env: { LATCH_HOME: stack.home }, logStream: new PassThrough().resume() });
     after(() => restarted.close({ deadlineMs: 1_000 }));
     const ports = await restarted.listen();
+    portA = ports.portA as number;
     const base = `http://127.0.0.1:${ports.portA}`;
     assertError(await new JsonClient(base, () => session).get('/agents'), 401, 'invalid_bearer_token');
     assert.equal((await new JsonClient(base, () => readToken(stack.home)).get('/agents')).status, 200, 'the daemon token still works');

@@ -138,14 +138,15 @@ describe('local_key_not_recognized', () => {
       ['GET', '/transactions', undefined],
       ['GET', '/wallet/balance', undefined],
       ['GET', '/v1/wallet', undefined],
-      ['POST', '/v1/authorizations', { jws: 'x.y.z' }],
+      // A proxy write (a window the daemon does not hold is refused before the cloud: owner-presence §3).
+      ['POST', '/v1/wallet/allocate', { card_id: card, amount: '1.00' }],
     ];
     for (const [method, target, body] of cases) {
       const answer = await stack.a.request(method, target, body);
       assertError(answer, 401, 'local_key_not_recognized');
       assert.match(answer.body.error.message, /latch setup --reconnect/, target);
     }
-    // Health is local and stays fine (spec §7 rule 1).
+    // Health is local and stays fine (docs/decisions.md §7 rule 1).
     assert.equal((await stack.a.get('/health')).status, 200);
 
     // A refused reconnect (expired token) keeps the old key exactly as it was.

@@ -1,5 +1,5 @@
 /**
- * The error classes of spec §7 as Variant A answers them, end to end (decisions §7): missing and
+ * The error classes of docs/decisions.md §7 as Variant A answers them, end to end (decisions §7): missing and
  * wrong tokens, card_not_found for another account's card, insufficient funds and the daily
  * limit, invalid_request naming the field, and card data refused wherever it appears.
  */

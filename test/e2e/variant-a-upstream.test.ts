@@ -1,5 +1,5 @@
 /**
- * "Upstream API unavailable" on Variant A (spec §7 rule 2, decisions §7, §9, §13): the cloud down
+ * "Upstream API unavailable" on Variant A (docs/decisions.md §7 rule 2, §7, §9, §13): the cloud down
  * → 502, too slow → 504, 5xx and off-shape answers → upstream_unavailable, safe retries only,
  * while /health and the local signing primitives keep working.
  */

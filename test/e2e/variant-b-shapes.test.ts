@@ -10,7 +10,7 @@ import { REPO_ROOT } from '../support/paths.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { assertKeys, assertMoney, expectError, newCard } from './variant-b-fixture.js';
 
-/** The exact key sets of Variant B (spec §4 "Variant B"; decisions §4 for policy_window). */
+/** The exact key sets of Variant B (docs/api.md "Variant B"; docs/decisions.md §4 for policy_window). */
 const B_SHAPES = {
   health: ['status', 'version', 'uptime_seconds'],
   cardList: ['cards'],

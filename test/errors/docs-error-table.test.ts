@@ -6,10 +6,10 @@ import { ERROR_TABLE, type ErrorCode } from '../../src/errors/error-table.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 /** Rows of the error table in docs/errors.md: | `code` | status | class | remedy | */
-function readmeRows(): Map<string, string> {
-  const readme = readFileSync(path.join(REPO_ROOT, 'docs', 'errors.md'), 'utf8');
+function docsRows(): Map<string, string> {
+  const page = readFileSync(path.join(REPO_ROOT, 'docs', 'errors.md'), 'utf8');
   const rows = new Map<string, string>();
-  for (const line of readme.split('\n')) {
+  for (const line of page.split('\n')) {
     const match = /^\| `([a-z_]+)` \| ([1-5][0-9]{2}(?: \/ [1-5][0-9]{2})*) \|/.exec(line);
     if (match !== null) rows.set(match[1] as string, (match[2] as string).trim());
   }
@@ -17,7 +17,7 @@ function readmeRows(): Map<string, string> {
 }
 
 test('docs/errors.md error table lists every code of the error table with its HTTP status', () => {
-  const rows = readmeRows();
+  const rows = docsRows();
   for (const [code, spec] of Object.entries(ERROR_TABLE) as Array<[ErrorCode, (typeof ERROR_TABLE)[ErrorCode]]>) {
     assert.ok(rows.has(code), `docs/errors.md error table misses ${code}`);
     const statuses = [spec.status, ...('alternateStatuses' in spec ? spec.alternateStatuses : [])].join(' / ');
@@ -26,7 +26,7 @@ test('docs/errors.md error table lists every code of the error table with its HT
 });
 
 test('docs/errors.md error table names no code the error table lacks', () => {
-  for (const code of readmeRows().keys()) {
+  for (const code of docsRows().keys()) {
     assert.ok(Object.hasOwn(ERROR_TABLE, code), `docs/errors.md lists unknown code ${code}`);
   }
 });
@@ -39,10 +39,10 @@ test('every error has a status, class, message and remedy', () => {
 });
 
 /** Whole rows of the error table in docs/errors.md: code → [class, remedy]. */
-function readmeClassesAndRemedies(): Map<string, [string, string]> {
-  const readme = readFileSync(path.join(REPO_ROOT, 'docs', 'errors.md'), 'utf8');
+function docsClassesAndRemedies(): Map<string, [string, string]> {
+  const page = readFileSync(path.join(REPO_ROOT, 'docs', 'errors.md'), 'utf8');
   const rows = new Map<string, [string, string]>();
-  for (const line of readme.split('\n')) {
+  for (const line of page.split('\n')) {
     const match = /^\| `([a-z_]+)` \| [0-9 /]+ \| ([^|]+) \| (.+) \|$/.exec(line);
     if (match !== null) rows.set(match[1] as string, [(match[2] as string).trim(), (match[3] as string).trim()]);
   }
@@ -50,7 +50,7 @@ function readmeClassesAndRemedies(): Map<string, [string, string]> {
 }
 
 test('docs/errors.md error table shows each code\'s class and remedy as the error table has them', () => {
-  const rows = readmeClassesAndRemedies();
+  const rows = docsClassesAndRemedies();
   for (const [code, spec] of Object.entries(ERROR_TABLE)) {
     assert.deepEqual(rows.get(code), [spec.specClass, spec.remedy], `docs/errors.md row of ${code}`);
   }

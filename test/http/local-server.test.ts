@@ -5,6 +5,7 @@ import { createLocalServer } from '../../src/http/local-server.js';
 import { isLoopbackAddress } from '../../src/http/loopback.js';
 import { CaptureLog, startFixture, TEST_TOKEN } from './front-door-fixture.js';
 import { errorCode, sendRaw } from './raw-client.js';
+import { waitUntil } from '../support/wait.js';
 
 const noFrontDoor = async (): Promise<void> => undefined;
 
@@ -60,10 +61,15 @@ describe('graceful shutdown', () => {
   test('close lets an in-flight request finish, then refuses new connections', async () => {
     const fixture = await startFixture();
     const inFlight = sendRaw(fixture.port, { ...authed(fixture.port, '/slow'), close: false });
-    await waitFor(() => fixture.handlerRuns.count === 1);
+    await waitUntil(() => fixture.handlerRuns.count === 1, 'the slow handler runs');
     let closed = false;
     const closing = fixture.server.close(10_000).then(() => (closed = true));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Once the listener refuses connections, close is under way; the handler is still held, so
+    // close cannot have finished unless it stopped waiting for the in-flight request.
+    await waitUntil(() => connect(fixture.port).then(
+      (socket) => void socket.destroy(),
+      (error: NodeJS.ErrnoException) => error.code === 'ECONNREFUSED',
+    ), 'the closing listener refuses new connections');
     assert.equal(closed, false, 'close waits for the in-flight request');
     fixture.releaseSlow();
     const response = await inFlight;
@@ -80,7 +86,7 @@ describe('graceful shutdown', () => {
       () => 'answered',
       () => 'dropped',
     );
-    await waitFor(() => fixture.hangSignals.length === 1);
+    await waitUntil(() => fixture.hangSignals.length === 1, 'the hanging handler runs');
     await fixture.server.close(100);
     assert.equal(fixture.hangSignals[0]?.aborted, true);
     assert.equal(await inFlight, 'dropped');
@@ -131,7 +137,12 @@ describe('limits', () => {
     const sockets: net.Socket[] = [];
     try {
       sockets.push(await connect(fixture.port), await connect(fixture.port));
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Each of the two is served a request, so the server has counted both before the third comes.
+      for (const socket of sockets) {
+        const answered = new Promise((resolve) => socket.once('data', resolve));
+        socket.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${fixture.port}\r\n\r\n`);
+        await answered;
+      }
       const third = await connect(fixture.port);
       sockets.push(third);
       const outcome = await new Promise<string>((resolve) => {
@@ -164,9 +175,4 @@ function connect(port: number): Promise<net.Socket> {
     socket.once('connect', () => resolve(socket));
     socket.once('error', reject);
   });
-}
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.ok(condition(), 'condition not reached');
 }

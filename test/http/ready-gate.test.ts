@@ -6,22 +6,33 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLocalServer } from '../../src/http/local-server.js';
-import { sleep } from '../adversarial/wire.js';
+import { waitUntil } from '../support/wait.js';
 import { CaptureLog } from './front-door-fixture.js';
 import { sendRaw } from './raw-client.js';
 
-function gate(): { ready: Promise<void>; open(): void; fail(error: Error): void } {
+/**
+ * gate is the server's `ready` promise, opened or failed by the test. It counts the server's waits
+ * on it: one when the server is made, then one per request held at the gate, so a test can see a
+ * request waiting there instead of sleeping and hoping it arrived.
+ */
+function gate(): { ready: Promise<void>; open(): void; fail(error: Error): void; waits(): number } {
   let open: () => void = () => undefined;
   let fail: (error: Error) => void = () => undefined;
   const ready = new Promise<void>((resolve, reject) => {
     open = resolve;
     fail = reject;
   });
-  return { ready, open, fail };
+  let waits = 0;
+  const then = ready.then.bind(ready);
+  ready.then = ((onOpen?: () => unknown, onFail?: (error: unknown) => unknown) => {
+    waits++;
+    return then(onOpen, onFail);
+  }) as typeof ready.then;
+  return { ready, open, fail, waits: () => waits };
 }
 
 test('a request that arrives before the gate opens is served only after it opens', async () => {
-  const { ready, open } = gate();
+  const { ready, open, waits } = gate();
   const events: string[] = [];
   const server = createLocalServer({
     listener: 't',
@@ -40,8 +51,8 @@ test('a request that arrives before the gate opens is served only after it opens
   const port = await server.listen();
   try {
     const answer = sendRaw(port, { target: '/health', headers: [['Host', `127.0.0.1:${port}`], ['Latch-Challenge', 'A'.repeat(43)]] });
-    // Give the held request every chance to slip through before the gate opens.
-    await sleep(200);
+    await waitUntil(() => waits() === 2, 'the request is held at the gate');
+    assert.equal(events.length, 0, 'a held request reaches neither the proof nor the front door');
     events.push('open');
     open();
     const response = await answer;
@@ -54,13 +65,13 @@ test('a request that arrives before the gate opens is served only after it opens
 });
 
 test('a request held at a gate that fails is dropped, never served', async () => {
-  const { ready, fail } = gate();
+  const { ready, fail, waits } = gate();
   let served = 0;
   const server = createLocalServer({ listener: 't', port: 0, log: new CaptureLog(), ready, frontDoor: async () => void served++ });
   const port = await server.listen();
   try {
     const answer = sendRaw(port, { target: '/health', headers: [['Host', `127.0.0.1:${port}`]] });
-    await sleep(50);
+    await waitUntil(() => waits() === 2, 'the request is held at the gate');
     fail(new Error('the credentials could not be regenerated'));
     await assert.rejects(answer, /no complete HTTP response/);
     assert.equal(served, 0);

@@ -16,6 +16,7 @@ import { OUTPUT_SCHEMAS } from '../../src/mcp/output-schemas.js';
 import { schemaErrors } from '../support/json-schema-check.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { toolErrorOf } from '../support/mcp-result.js';
 
 /** McpAgent is `latch mcp --agent NAME` as a child, with a tools/call function. */
 class McpAgent {
@@ -141,7 +142,10 @@ describe('an ask through MCP', () => {
     assert.equal(denied.status, 200, denied.text);
     const result = await shopper.call('latch_get_approval', { approval_id: id, wait_seconds: 0 });
     assert.equal(result.isError, true);
-    assert.equal(result.structuredContent.error.code, 'approval_denied');
+    assert.equal(toolErrorOf(result).code, 'approval_denied');
+    // The owner's reason and the policy's reasons are fields of the error object, not only words (issue 30 item 5).
+    assert.equal(toolErrorOf(result).reason, 'not this shop');
+    assert.ok(Array.isArray(toolErrorOf(result).reasons) && toolErrorOf(result).reasons.length > 0, JSON.stringify(toolErrorOf(result)));
     const text: string = result.content[0].text;
     assert.ok(text.includes('"not this shop"'), text);
     assert.match(text, /Do not retry with other terms/);
@@ -151,21 +155,21 @@ describe('an ask through MCP', () => {
   test('an unknown approval id is a tool error approval_not_found', async () => {
     const result = await shopper.call('latch_get_approval', { approval_id: 'ap_000000000000000000000000' });
     assert.equal(result.isError, true);
-    assert.equal(result.structuredContent.error.code, 'approval_not_found');
+    assert.equal(toolErrorOf(result).code, 'approval_not_found');
   });
 
   test("another agent's MCP cannot see the shopper's approval", async () => {
     const { id } = await asked('6.00', 'private.example.com');
     const result = await travel.call('latch_get_approval', { approval_id: id });
     assert.equal(result.isError, true);
-    assert.equal(result.structuredContent.error.code, 'approval_not_found');
+    assert.equal(toolErrorOf(result).code, 'approval_not_found');
     assert.ok(!JSON.stringify(result).includes('private.example.com'));
   });
 
   test('a wait over 60 seconds is refused by the tool before any request', async () => {
     const result = await shopper.call('latch_get_approval', { approval_id: 'ap_000000000000000000000000', wait_seconds: 61 });
     assert.equal(result.isError, true);
-    assert.equal(result.structuredContent.error.code, 'invalid_request');
-    assert.equal(result.structuredContent.error.param, 'wait_seconds');
+    assert.equal(toolErrorOf(result).code, 'invalid_request');
+    assert.equal(toolErrorOf(result).param, 'wait_seconds');
   });
 });

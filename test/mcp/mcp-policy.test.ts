@@ -13,6 +13,7 @@ import { after, before, test } from 'node:test';
 import { addAgent } from '../../src/datadir/agents.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { toolErrorOf } from '../support/mcp-result.js';
 
 /** mcpChild starts `latch mcp --agent shopper` and returns a tools/call function. */
 function mcpChild(env: NodeJS.ProcessEnv): { child: ChildProcessWithoutNullStreams; request: (id: number, method: string, params: object) => Promise<any> } {
@@ -82,9 +83,13 @@ for (const { name, tool, args, rule } of denials) {
     const before = registered();
     const result = await call(tool, args());
     assert.equal(result.isError, true);
-    assert.equal(result.structuredContent.error.code, 'policy_denied');
-    assert.equal(result.structuredContent.error.rule, rule);
+    assert.equal(toolErrorOf(result).code, 'policy_denied');
+    assert.equal(toolErrorOf(result).rule, rule);
+    // The readable reasons reach the agent as a field and in the text (issue 30 item 5).
+    const reasons: string[] = toolErrorOf(result).reasons;
+    assert.ok(Array.isArray(reasons) && reasons.length > 0, JSON.stringify(toolErrorOf(result)));
     const text: string = result.content[0].text;
+    assert.ok(text.includes(`Why: ${reasons.join('; ')}`), text);
     assert.ok(text.includes(`rule ${rule}`), text);
     assert.match(text, /must not retry with other terms/);
     assert.match(text, /another merchant.*smaller or split amount.*longer TTL/);
@@ -104,7 +109,7 @@ test("a broken policy.json: a tool error saying the owner's policy file is broke
   const before = registered();
   const result = await call('latch_authorize', { card_id: stack.cards[0].card_id, merchant_domain: 'shop.example.com', amount: '1.00' });
   assert.equal(result.isError, true);
-  assert.equal(result.structuredContent.error.code, 'policy_invalid');
+  assert.equal(toolErrorOf(result).code, 'policy_invalid');
   const text: string = result.content[0].text;
   assert.match(text, /owner's policy file \(policy\.json\) is broken at budgets\[0\]\.per/);
   assert.match(text, /Tell the user/);

@@ -12,6 +12,7 @@ import { LATEST_PROTOCOL_VERSION } from '../../src/mcp/protocol-version.js';
 import { serveStdio } from '../../src/mcp/stdio-server.js';
 import type { ToolClient } from '../../src/mcp/tools.js';
 import { CaptureStream } from '../daemon/daemon-fixture.js';
+import { toolErrorOf } from '../support/mcp-result.js';
 
 interface Call {
   method: string;
@@ -53,6 +54,7 @@ function fakeClient(calls: Call[]): ToolClient {
     allocate: record('allocate', () => ({ card_id: 'card_a', allocated: '1.00', new_balance: '2.00' })),
     transactions: record('transactions', () => ({ transactions: [], has_more: false })),
     transaction: record('transaction', () => ({ id: 'tx_a' })),
+    signWebRequest: record('signWebRequest', () => ({ headers: { 'signature-input': 'sig1=("@authority")', signature: 'sig1=:AA==:' }, key_id: 'k', created: 1, expires: 61 })),
     approval: record('approval', (id: string) => ({ ...APPROVALS[id], approval_id: id, agent: 'shopper', expires_at: '2026-01-01T00:15:00Z', request: { amount: '60.00', currency: 'USD', merchant_name: 'shop.example.com' } })),
   } as unknown as ToolClient;
 }
@@ -74,6 +76,7 @@ async function exchange(lines: Array<string | object>): Promise<Exchange> {
   const session = new McpSession({
     serverVersion: '0.1.0',
     log,
+    caller: 'owner',
     makeClient: (userAgent) => {
       userAgents.push(userAgent);
       return fakeClient(calls);
@@ -170,7 +173,7 @@ describe('tools', () => {
   test('tools/list: every tool with a closed input schema', async () => {
     const { responses } = await exchange([...start, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }]);
     const tools = byId(responses, 1).result.tools;
-    assert.equal(tools.length, 12);
+    assert.equal(tools.length, 13);
     for (const tool of tools) {
       assert.match(tool.name, /^latch_[a-z_]+$/);
       assert.equal(tool.inputSchema.additionalProperties, false);
@@ -196,8 +199,8 @@ describe('tools', () => {
     assert.equal(result.isError, true);
     assert.match(result.content[0].text, /^Error insufficient_funds \(Insufficient funds\)/);
     assert.match(result.content[0].text, /Remedy: Check the wallet balance\. Ask the user/);
-    assert.equal(result.structuredContent.error.code, 'insufficient_funds');
-    assert.equal(result.structuredContent.error.status, 402);
+    assert.equal(toolErrorOf(result).code, 'insufficient_funds');
+    assert.equal(toolErrorOf(result).status, 402);
     assert.equal(calls.length, 1);
   });
 
@@ -205,9 +208,9 @@ describe('tools', () => {
     const { responses, calls } = await exchange([...start, call(1, 'latch_authorize', { card_id: 'card_a', merchant_domain: 'shop.example.com', amount: '5', card_number: '4111111111111111' })]);
     const result = byId(responses, 1).result;
     assert.equal(result.isError, true);
-    assert.equal(result.structuredContent.error.code, 'invalid_request');
+    assert.equal(toolErrorOf(result).code, 'invalid_request');
     // A card-data name is not repeated either (displayName); the error names where it was.
-    assert.equal(result.structuredContent.error.param, 'arguments');
+    assert.equal(toolErrorOf(result).param, 'arguments');
     assert.ok(!JSON.stringify(result).includes('card_number'), 'the card-data name is not echoed');
     assert.ok(!JSON.stringify(result).includes('4111111111111111'), 'the value is not echoed');
     assert.equal(calls.length, 0);
@@ -234,8 +237,8 @@ describe('tools', () => {
     const { responses } = await exchange([...start, call(1, 'latch_get_card', { card_id: 'card_zz' })]);
     const result = byId(responses, 1).result;
     assert.equal(result.isError, true);
-    assert.equal(result.structuredContent.error.code, 'card_not_found');
-    assert.match(result.structuredContent.error.remedy, /ask the user/);
+    assert.equal(toolErrorOf(result).code, 'card_not_found');
+    assert.match(toolErrorOf(result).remedy, /ask the user/);
   });
 });
 
@@ -251,7 +254,7 @@ describe('latch_get_approval', () => {
       const { responses, calls } = await exchange([...start, call(1, 'latch_get_approval', { approval_id: id, wait_seconds: 5 })]);
       const result = byId(responses, 1).result;
       assert.equal(result.isError, true);
-      assert.equal(result.structuredContent.error.code, code);
+      assert.equal(toolErrorOf(result).code, code);
       assert.match(result.content[0].text, text);
       assert.deepEqual(calls, [{ method: 'approval', args: [id, { waitSeconds: 5 }] }]);
     });

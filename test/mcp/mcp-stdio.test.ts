@@ -1,6 +1,7 @@
 /**
- * `latch mcp` as a child process, driven over stdio the way an MCP client drives it, against the
- * real daemon and sandbox.
+ * `latch mcp` as a child process, driven over stdio line by line, against the real daemon and
+ * sandbox: what the official SDK client (mcp-sdk-client.test.ts) never sends — requests before
+ * initialize, malformed lines, old protocol revisions — and what stdout and stderr carry.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -14,6 +15,7 @@ import type { OutputSchema } from '../../src/mcp/output-schemas.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { schemaErrors } from '../support/json-schema-check.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { toolErrorOf } from '../support/mcp-result.js';
 
 /** McpChild is a minimal MCP client over a child's stdin and stdout. */
 class McpChild {
@@ -98,7 +100,7 @@ describe('latch mcp over stdio', () => {
     mcp.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 
     const listed = await mcp.request(2, 'tools/list', {});
-    assert.equal(listed.result.tools.length, 12);
+    assert.equal(listed.result.tools.length, 13);
 
     const health = await mcp.tool(3, 'latch_health');
     assert.equal(health.isError, false);
@@ -117,16 +119,16 @@ describe('latch mcp over stdio', () => {
 
     const declined = await mcp.tool(7, 'latch_authorize', { card_id: groceries, merchant_domain: 'shop.example.com', amount: '9999.00' });
     assert.equal(declined.isError, true);
-    assert.equal(declined.structuredContent.error.code, 'insufficient_funds');
+    assert.equal(toolErrorOf(declined).code, 'insufficient_funds');
     assert.match(declined.content[0].text, /Remedy: Check the wallet balance/);
 
     const transaction = await mcp.tool(8, 'latch_get_transaction', { tx_id: authorization.transaction_id });
     assert.equal(transaction.structuredContent.policy_window.policy_id, authorization.policy_id);
     const cancelled = await mcp.tool(9, 'latch_revoke', { policy_id: authorization.policy_id, reason: 'user asked' });
-    assert.equal(cancelled.structuredContent.authorization.status, 'revoked');
+    assert.equal(cancelled.structuredContent.status, 'revoked');
     const again = await mcp.tool(91, 'latch_revoke', { policy_id: authorization.policy_id });
     assert.equal(again.isError, false, 'latch_revoke is idempotent, as its idempotentHint says');
-    assert.deepEqual(again.structuredContent.authorization, cancelled.structuredContent.authorization);
+    assert.deepEqual(again.structuredContent, cancelled.structuredContent);
     const hint = listed.result.tools.find((tool: { name: string }) => tool.name === 'latch_revoke').annotations;
     assert.equal(hint.idempotentHint, true);
     const listedTx = await mcp.tool(10, 'latch_list_transactions', { limit: 5, status: 'revoked' });
@@ -136,6 +138,13 @@ describe('latch mcp over stdio', () => {
     assert.equal((await mcp.tool(12, 'latch_allocate', { card_id: subscriptions, amount: '2.00' })).structuredContent.allocated, '2.00');
     assert.equal((await mcp.tool(13, 'latch_merchant_bind', { card_id: subscriptions, merchant_domain: 'verify.example.com' })).structuredContent.kind, 'merchant_verification');
     assert.equal((await mcp.tool(14, 'latch_recurring', { card_id: subscriptions, merchant_domain: 'video.example.com', amount: '9.99', interval: 'month' })).structuredContent.kind, 'recurring');
+
+    const webSigned = await mcp.tool(15, 'latch_sign_web_request', { method: 'GET', url: 'https://shop.example.com/products?id=1' });
+    assert.equal(webSigned.isError, false, JSON.stringify(webSigned));
+    assert.match(webSigned.structuredContent.headers['signature-input'], /^sig1=\("@authority"\);created=\d+;expires=\d+;keyid="[A-Za-z0-9_-]{43}";nonce="[^"]+";tag="web-bot-auth"$/);
+    const badUrl = await mcp.tool(16, 'latch_sign_web_request', { method: 'GET', url: 'http://shop.example.com/' });
+    assert.equal(badUrl.isError, true);
+    assert.equal(toolErrorOf(badUrl).code, 'invalid_request');
 
     // A rule that asks the owner: the ask is a result, and latch_get_approval reports it.
     writeFileSync(path.join(stack.home, 'policy.json'), JSON.stringify({ v: 1, rules: [{ id: 'ask-here', merchants: ['ask.example.com'], decision: 'ask' }] }), { mode: 0o600 });
@@ -187,8 +196,8 @@ describe('latch mcp over stdio', () => {
     for (const [tool, args] of cases) {
       const refused = await mcp.tool(id++, tool, args);
       assert.equal(refused.isError, true, tool);
-      assert.equal(refused.structuredContent.error.code, 'invalid_request', tool);
-      assert.equal(refused.structuredContent.error.param, 'merchant_domain', tool);
+      assert.equal(toolErrorOf(refused).code, 'invalid_request', tool);
+      assert.equal(toolErrorOf(refused).param, 'merchant_domain', tool);
       assert.match(refused.content[0].text, /^Error invalid_request \(Bad input\): merchant_domain must be a domain.*\[param: merchant_domain\]/, tool);
       assert.ok(!refused.content[0].text.includes('merchant_name'), refused.content[0].text);
     }

@@ -1,7 +1,9 @@
 /**
  * The tools' outputSchemas against what Variant A's shape functions really write: every object a
  * shape produces conforms, every field it writes is described, and the checker refuses what the
- * schemas forbid (so a conforming result means something).
+ * schemas forbid (so a conforming result means something). docs/api.md's examples are held to the
+ * same schemas, and the client's types to the shapes by the compiler (the shape functions return
+ * them), so the four descriptions of A's answers cannot drift apart.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -10,8 +12,12 @@ import { OUTPUT_SCHEMAS, type OutputSchema } from '../../src/mcp/output-schemas.
 import { TOOLS } from '../../src/mcp/tools.js';
 import { approvalWire, requestWire } from '../../src/variant-common/approval-shape.js';
 import type { Approval } from '../../src/core/approval.js';
+import { ownedAuthorizationA } from '../../src/variant-a/authorization-routes.js';
 import { allocationA, authorizationA, cardDetailA, cardSummaryA, transactionA, walletA } from '../../src/variant-a/shapes.js';
 import { schemaErrors } from '../support/json-schema-check.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../support/paths.js';
 
 const card: Card = { cardId: 'card_a', label: 'Groceries', last4: '4242', status: 'active', balanceMinor: 10_000, heldMinor: 1_250, availableMinor: 8_750, currency: 'USD', dailyLimitMinor: 50_000, dailySpentMinor: 0 };
 const unreportedHolds: Card = { ...card, heldMinor: null, availableMinor: null };
@@ -66,7 +72,7 @@ const askedRecurring: Approval = {
 };
 
 /** What each tool returns, made by the very functions Variant A answers with. */
-const SAMPLES: Array<[keyof typeof OUTPUT_SCHEMAS, string, Record<string, unknown>]> = [
+const SAMPLES: Array<[keyof typeof OUTPUT_SCHEMAS, string, object]> = [
   ['latch_list_cards', 'cards', { cards: [cardSummaryA(card), cardSummaryA(unreportedHolds)] }],
   ['latch_get_card', 'a card', cardDetailA(card)],
   ['latch_get_card', 'a card without reported holds', cardDetailA(unreportedHolds)],
@@ -79,7 +85,8 @@ const SAMPLES: Array<[keyof typeof OUTPUT_SCHEMAS, string, Record<string, unknow
   ['latch_get_approval', 'an approved one with its authorization', approvalWire({ ...asked, status: 'approved', decidedAtSeconds: 1_700_000_100, authorization: oneTime })],
   ['latch_get_approval', 'a denied one with a reason', approvalWire({ ...asked, status: 'denied', decidedAtSeconds: 1_700_000_100, reason: 'too much' })],
   ['latch_get_approval', 'a failed one with the cloud error', approvalWire({ ...askedRecurring, status: 'failed', decidedAtSeconds: 1_700_000_100, error: { code: 'insufficient_funds', message: 'no' } })],
-  ['latch_revoke', 'a revocation', { revocation: { revocation: { typ: 'revocation' }, jws: 'a.b.c', key_id: 'kid' }, authorization: authorizationA({ ...oneTime, status: 'revoked' }) }],
+  ['latch_revoke', 'a revoked authorization with its agent', ownedAuthorizationA({ authorization: { ...oneTime, status: 'revoked' }, agent: 'shopper' })],
+  ['latch_revoke', 'a revoked recurring authorization', ownedAuthorizationA({ authorization: { ...recurring, status: 'revoked' }, agent: 'owner' })],
   ['latch_wallet_balance', 'the wallet', walletA({ usdtMinor: 40_000, allocatedMinor: 15_000, availableMinor: 25_000 })],
   ['latch_allocate', 'an allocation', allocationA({ cardId: 'card_a', allocatedMinor: 200, newBalanceMinor: 10_200 })],
   ['latch_list_transactions', 'a page', { transactions: [transactionA(settled), transactionA(declined)], has_more: false }],
@@ -116,7 +123,7 @@ describe('outputSchema', () => {
     });
   }
 
-  const broken: Array<[keyof typeof OUTPUT_SCHEMAS, string, Record<string, unknown>]> = [
+  const broken: Array<[keyof typeof OUTPUT_SCHEMAS, string, object]> = [
     ['latch_get_card', 'money as a number', { ...cardDetailA(card), balance: 100 }],
     ['latch_get_card', 'a missing available', (({ available: _, ...rest }) => rest)(cardDetailA(card))],
     ['latch_get_card', 'money with three decimals', { ...cardDetailA(card), held: '1.250' }],
@@ -126,9 +133,39 @@ describe('outputSchema', () => {
     ['latch_authorize', 'neither an authorization nor an approval', { status: 'pending_approval', approval_id: 'ap_a' }],
     ['latch_get_approval', 'an unknown status', { ...approvalWire(asked), status: 'maybe' }],
     ['latch_get_approval', 'an amount as a number', { ...approvalWire(asked), request: { ...requestOf(asked), amount: 60 } }],
-    ['latch_revoke', 'no authorization', { revocation: { revocation: {}, jws: 'a', key_id: 'k' } }],
+    ['latch_revoke', 'no agent', authorizationA({ ...oneTime, status: 'revoked' })],
   ];
   for (const [tool, name, value] of broken) {
     test(`${tool}: ${name} does not conform`, () => assert.notDeepEqual(schemaErrors(OUTPUT_SCHEMAS[tool], value), []));
+  }
+});
+
+/** The Variant A section of docs/api.md whose first JSON example each tool returns. */
+const DOCUMENTED: ReadonlyArray<[string, keyof typeof OUTPUT_SCHEMAS]> = [
+  ['### GET /health', 'latch_health'],
+  ['### GET /cards', 'latch_list_cards'],
+  ['### GET /cards/:card_id', 'latch_get_card'],
+  ['### POST /authorize', 'latch_authorize'],
+  ['### POST /merchant-bind', 'latch_merchant_bind'],
+  ['### POST /recurring', 'latch_recurring'],
+  ['### GET /transactions', 'latch_list_transactions'],
+  ['### GET /transactions/:tx_id', 'latch_get_transaction'],
+  ['### GET /wallet/balance', 'latch_wallet_balance'],
+  ['### POST /wallet/allocate', 'latch_allocate'],
+];
+
+describe('docs/api.md examples', () => {
+  const page = readFileSync(path.join(REPO_ROOT, 'docs', 'api.md'), 'utf8').split('\n');
+  for (const [heading, tool] of DOCUMENTED) {
+    test(`${heading}: the example conforms to ${tool}'s outputSchema and has no undescribed field`, () => {
+      const start = page.indexOf(heading);
+      assert.ok(start >= 0, `docs/api.md has ${heading}`);
+      const open = page.indexOf('```json', start);
+      const next = page.findIndex((line, index) => index > start && line.startsWith('### '));
+      assert.ok(open > start && (next === -1 || open < next), `${heading} has a JSON example`);
+      const example = JSON.parse(page.slice(open + 1, page.indexOf('```', open + 1)).join('\n')) as unknown;
+      assert.deepEqual(schemaErrors(OUTPUT_SCHEMAS[tool], example), [], heading);
+      assert.deepEqual(undescribed(OUTPUT_SCHEMAS[tool], example), [], heading);
+    });
   }
 });

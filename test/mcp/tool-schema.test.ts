@@ -29,9 +29,15 @@ function propertyAccepts(property: PropertySchema, value: JsonValue): boolean {
       (type === 'string' && typeof value === 'string') ||
       (type === 'boolean' && typeof value === 'boolean') ||
       (type === 'number' && isNumber) ||
-      (type === 'integer' && isNumber && Number.isInteger(Number(value.text))),
+      (type === 'integer' && isNumber && Number.isInteger(Number(value.text))) ||
+      (type === 'object' && isJsonObject(value)),
   );
   if (!typeOk) return false;
+  if (isJsonObject(value)) {
+    const members = property.properties ?? {};
+    if (property.additionalProperties === false && Object.keys(value).some((name) => !Object.hasOwn(members, name))) return false;
+    return Object.entries(members).every(([name, member]) => !Object.hasOwn(value, name) || propertyAccepts({ ...member, description: '' }, value[name] as JsonValue));
+  }
   if (property.enum !== undefined && !property.enum.includes(value as string)) return false;
   if (typeof value === 'string') {
     const length = [...value].length;
@@ -71,7 +77,7 @@ function mcpAccepts(tool: ToolDefinition, args: JsonObject): boolean {
 }
 
 const toolNamed = (name: string): ToolDefinition => {
-  const tool = findTool(name);
+  const tool = findTool(name, 'owner');
   assert.ok(tool, name);
   return tool;
 };
@@ -201,6 +207,17 @@ const SAMPLES: ReadonlyArray<[string, string, string, Outcome]> = [
   ['latch_get_approval', 'a policy id for an approval id', '{"approval_id":"pw_abc"}', 'refused'],
   ['latch_get_approval', 'an approval id with a slash', '{"approval_id":"ap_abc/../x"}', 'refused'],
   ['latch_get_approval', 'no approval id', '{"wait_seconds":5}', 'refused'],
+  ['latch_sign_web_request', 'a method and a URL', '{"method":"GET","url":"https://shop.example.com/p?id=1"}', 'accepted'],
+  ['latch_sign_web_request', 'every field', `{"method":"POST","url":"https://shop.example.com/","headers":{"content-digest":"sha-256=:${'A'.repeat(43)}=:"},"tag":"agent-payer-auth","expires_in_seconds":480}`, 'accepted'],
+  ['latch_sign_web_request', 'no url', '{"method":"GET"}', 'refused'],
+  ['latch_sign_web_request', 'a method with a space', '{"method":"G T","url":"https://shop.example.com/"}', 'refused'],
+  ['latch_sign_web_request', 'an unknown tag', '{"method":"GET","url":"https://shop.example.com/","tag":"bot"}', 'refused'],
+  ['latch_sign_web_request', 'expires_in_seconds 481', '{"method":"GET","url":"https://shop.example.com/","expires_in_seconds":481}', 'refused'],
+  ['latch_sign_web_request', 'a header other than content-digest', '{"method":"GET","url":"https://shop.example.com/","headers":{"cookie":"a"}}', 'refused'],
+  ['latch_sign_web_request', 'a malformed content-digest', '{"method":"GET","url":"https://shop.example.com/","headers":{"content-digest":"md5=:x:"}}', 'refused'],
+  ['latch_sign_web_request', 'headers as text', '{"method":"GET","url":"https://shop.example.com/","headers":"content-digest"}', 'refused'],
+  // JSON Schema property names are exact; the daemon reads header names in any case.
+  ['latch_sign_web_request', 'Content-Digest in capitals', `{"method":"GET","url":"https://shop.example.com/","headers":{"Content-Digest":"sha-256=:${'A'.repeat(43)}=:"}}`, 'schema refuses only'],
 ];
 
 describe('JSON Schema and the daemon accept and refuse the same inputs', () => {

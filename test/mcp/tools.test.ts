@@ -6,13 +6,13 @@ import { findTool, TOOLS } from '../../src/mcp/tools.js';
 
 const args = (text: string): JsonObject => parseJson(text) as JsonObject;
 const schemaOf = (name: string): InputSchema => {
-  const tool = findTool(name);
+  const tool = findTool(name, 'owner');
   assert.ok(tool, name);
   return tool.inputSchema;
 };
 
 describe('the tool catalog', () => {
-  test('exactly the twelve tools, each named latch_*', () => {
+  test('exactly the thirteen tools, each named latch_*', () => {
     assert.deepEqual(TOOLS.map((tool) => tool.name).sort(), [
       'latch_allocate',
       'latch_authorize',
@@ -25,6 +25,7 @@ describe('the tool catalog', () => {
       'latch_merchant_bind',
       'latch_recurring',
       'latch_revoke',
+      'latch_sign_web_request',
       'latch_wallet_balance',
     ]);
   });
@@ -40,7 +41,13 @@ describe('the tool catalog', () => {
       assert.equal(tool.inputSchema.additionalProperties, false);
       for (const name of tool.inputSchema.required ?? []) assert.ok(Object.hasOwn(tool.inputSchema.properties, name), name);
       for (const [name, property] of Object.entries(tool.inputSchema.properties)) {
-        for (const key of Object.keys(property)) assert.ok(PROPERTY_KEYWORDS.has(key), `${name}.${key}`);
+        // An object argument (latch_sign_web_request's headers) is closed, and its members are strings checked like any other.
+        const keywords = property.type === 'object' ? new Set([...PROPERTY_KEYWORDS, 'properties', 'additionalProperties']) : PROPERTY_KEYWORDS;
+        for (const key of Object.keys(property)) assert.ok(keywords.has(key), `${name}.${key}`);
+        if (property.type === 'object') {
+          assert.equal(property.additionalProperties, false, name);
+          for (const [member, schema] of Object.entries(property.properties ?? {})) for (const key of Object.keys(schema)) assert.ok(PROPERTY_KEYWORDS.has(key), `${name}.${member}.${key}`);
+        }
         assert.ok(property.description.length > 10, name);
         if (property.pattern !== undefined) new RegExp(property.pattern, 'u');
       }
@@ -50,7 +57,7 @@ describe('the tool catalog', () => {
 
   test('the money tools tell the agent the spec\'s rules', () => {
     for (const name of ['latch_authorize', 'latch_merchant_bind', 'latch_recurring', 'latch_allocate']) {
-      const description = findTool(name)?.description ?? '';
+      const description = findTool(name, 'owner')?.description ?? '';
       assert.match(description, /never retry with a larger amount, another merchant, a longer TTL/, name);
       assert.match(description, /user/, name);
       assert.match(description, /card numbers/, name);
@@ -154,4 +161,33 @@ describe('validateArguments', () => {
     assert.deepEqual(validateArguments(schema, {}), {});
     assert.throws(() => validateArguments(schema, args('{"x":1}')), ToolInputError);
   });
+});
+
+describe('latch_sign_web_request arguments', () => {
+  const schema = schemaOf('latch_sign_web_request');
+  const digest = `sha-256=:${'A'.repeat(43)}=:`;
+  test('the same fields as POST /web-bot-auth/sign, headers an object holding only content-digest', () => {
+    assert.deepEqual(Object.keys(schema.properties), ['method', 'url', 'headers', 'tag', 'expires_in_seconds']);
+    assert.deepEqual(schema.required, ['method', 'url']);
+    assert.deepEqual(validateArguments(schema, args(`{"method":"POST","url":"https://shop.example.com/","headers":{"content-digest":"${digest}"},"tag":"agent-payer-auth","expires_in_seconds":120}`)), {
+      method: 'POST',
+      url: 'https://shop.example.com/',
+      headers: { 'content-digest': digest },
+      tag: 'agent-payer-auth',
+      expires_in_seconds: 120,
+    });
+  });
+  const refused: Array<[string, string, string]> = [
+    ['headers not an object', '{"method":"GET","url":"https://a.example/","headers":"content-digest"}', 'headers'],
+    ['another header', '{"method":"GET","url":"https://a.example/","headers":{"x-price":"1"}}', 'headers'],
+    ['a malformed digest', '{"method":"GET","url":"https://a.example/","headers":{"content-digest":"sha-256=:x:"}}', 'headers.content-digest'],
+    ['a digest that is not a string', '{"method":"GET","url":"https://a.example/","headers":{"content-digest":5}}', 'headers.content-digest'],
+    ['an unknown tag', '{"method":"GET","url":"https://a.example/","tag":"x"}', 'tag'],
+    ['expires_in_seconds over 480', '{"method":"GET","url":"https://a.example/","expires_in_seconds":481}', 'expires_in_seconds'],
+  ];
+  for (const [name, text, param] of refused) {
+    test(`refused: ${name} (${param})`, () => {
+      assert.throws(() => validateArguments(schema, args(text)), (error: unknown) => error instanceof ToolInputError && error.param === param);
+    });
+  }
 });

@@ -5,7 +5,7 @@ import type { LedgerEntry } from '../../src/policy/usage-ledger.js';
 export const T0 = 1_700_000_000;
 export const DAY = 86_400;
 
-/** The example policy of owner-control §3. */
+/** The example policy of docs/decisions.md §15.3. */
 export const SPEC_POLICY = `{
   "v": 1,
   "default": "allow",

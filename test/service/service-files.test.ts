@@ -1,13 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../src/cli/main.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { serviceKindFor } from '../../src/cli/commands/service.js';
+import { serviceKindFor, underPrivateTmp } from '../../src/cli/commands/service.js';
 import { currentLatchCommand } from '../../src/service/latch-command.js';
 import { launchdPlist, launchdPlistPath, systemdUnit, systemdUnitPath, systemdWord } from '../../src/service/service-files.js';
+import { spawnSync } from 'node:child_process';
 import { captureIo } from '../cli/cli-io.js';
 
 const SPEC = { command: { program: '/usr/local/bin/latch', args: [] }, home: '/home/ann/.latch' };
@@ -57,6 +58,35 @@ test('the launchd agent has the label, arguments, LATCH_HOME, RunAtLoad and a cr
   assert.equal(launchdPlistPath('/Users/ann'), '/Users/ann/Library/LaunchAgents/dev.latch.daemon.plist');
 });
 
+/** The variables that load code into node or change what TLS trusts (SECURITY.md: a hostile environment at start). */
+const HOSTILE = ['NODE_OPTIONS', 'NODE_PATH', 'NODE_EXTRA_CA_CERTS', 'NODE_TLS_REJECT_UNAUTHORIZED'];
+
+/** plistEnvironment reads the EnvironmentVariables dictionary of a launchd property list. */
+function plistEnvironment(plist: string): Map<string, string> {
+  const dict = /<key>EnvironmentVariables<\/key>\s*<dict>([\s\S]*?)<\/dict>/.exec(plist)?.[1] ?? '';
+  return new Map([...dict.matchAll(/<key>([^<]*)<\/key>\s*<string>([^<]*)<\/string>/g)].map((match) => [match[1] as string, match[2] as string]));
+}
+
+test('the systemd unit and the launchd agent clear NODE_OPTIONS, NODE_PATH and the TLS trust variables', () => {
+  const lines = systemdUnit(SPEC).split('\n');
+  const unset = lines.find((line) => line.startsWith('UnsetEnvironment='))?.slice('UnsetEnvironment='.length).split(' ') ?? [];
+  const plist = plistEnvironment(launchdPlist(SPEC));
+  for (const name of HOSTILE) {
+    assert.ok(unset.includes(name), `systemd: UnsetEnvironment= lists ${name}`);
+    assert.ok(lines.includes(`Environment=${name}=`), `systemd: ${name} is empty even without UnsetEnvironment=`);
+    assert.equal(plist.get(name), '', `launchd: ${name} is set to the empty string`);
+  }
+  assert.equal(plist.get('LATCH_HOME'), '/home/ann/.latch');
+  // launchd can only set them empty: node must take empty values for absent ones (no code
+  // loaded, no certificate file read, certificates still checked).
+  const child = spawnSync(process.execPath, ['-e', 'require("node:tls"); process.stdout.write(String(require("node:https").globalAgent.options.rejectUnauthorized !== false))'], {
+    env: { PATH: process.env['PATH'] ?? '', ...Object.fromEntries(HOSTILE.map((name) => [name, ''])) },
+    encoding: 'utf8',
+  });
+  assert.equal(child.status, 0, child.stderr);
+  assert.equal(child.stderr, '', 'no warning about an extra certificate file or an insecure TLS setting');
+});
+
 test('paths: XDG_CONFIG_HOME when absolute, else ~/.config; platforms without a manager are refused', () => {
   assert.equal(systemdUnitPath({}, '/home/ann'), '/home/ann/.config/systemd/user/latch.service');
   assert.equal(systemdUnitPath({ XDG_CONFIG_HOME: '/x/cfg' }, '/home/ann'), '/x/cfg/systemd/user/latch.service');
@@ -73,8 +103,12 @@ test('the service runs the Latch that installed it: node, its loader flags and t
   assert.ok(path.isAbsolute(command.args[command.args.length - 1] as string));
 });
 
-test('latch service install writes the unit once, --force replaces it, uninstall removes it', { skip: process.platform !== 'linux' && 'systemd units are written on Linux only' }, async () => {
-  const userHome = mkdtempSync(path.join(os.tmpdir(), 'latch-service-'));
+// The unit's PrivateTmp=yes hides /tmp, so install refuses a LATCH_HOME there; these tests keep theirs in /dev/shm.
+const NOT_TMP = '/dev/shm';
+const linuxOnly = { skip: (process.platform !== 'linux' && 'systemd units are written on Linux only') || (!existsSync(NOT_TMP) && `no ${NOT_TMP} here`) };
+
+test('latch service install writes the unit once, --force replaces it, uninstall removes it', linuxOnly, async () => {
+  const userHome = mkdtempSync(path.join(NOT_TMP, 'latch-service-'));
   try {
     const env = { HOME: userHome, LATCH_HOME: path.join(userHome, 'data') };
     const install = captureIo(env);
@@ -83,6 +117,7 @@ test('latch service install writes the unit once, --force replaces it, uninstall
     assert.match(install.stdout.text, /systemctl --user daemon-reload && systemctl --user enable --now latch/);
     const unit = readFileSync(file, 'utf8');
     assert.ok(unit.includes(`Environment=LATCH_HOME=${env.LATCH_HOME}\n`));
+    assert.ok(unit.includes(`\nUnsetEnvironment=${HOSTILE.join(' ')}\n`), 'the installed unit clears the hostile variables');
     assert.equal(statSync(file).mode & 0o777, 0o644);
 
     const again = captureIo(env);
@@ -101,6 +136,39 @@ test('latch service install writes the unit once, --force replaces it, uninstall
     const nothing = captureIo(env);
     assert.equal(await runCli(['service', 'uninstall'], nothing), EXIT.ok);
     assert.match(nothing.stdout.text, /Nothing to remove/);
+  } finally {
+    rmSync(userHome, { recursive: true, force: true });
+  }
+});
+
+test('latch service install refuses a LATCH_HOME under /tmp or /var/tmp, which PrivateTmp=yes would hide', { skip: process.platform !== 'linux' && 'systemd units are written on Linux only' }, async () => {
+  const userHome = mkdtempSync(path.join('/tmp', 'latch-service-'));
+  try {
+    for (const dataDir of [path.join(userHome, 'data'), '/var/tmp/latch-data', '/tmp']) {
+      const io = captureIo({ HOME: userHome, LATCH_HOME: dataDir });
+      assert.equal(await runCli(['service', 'install'], io), EXIT.usage, dataDir);
+      assert.match(io.stderr.text, /PrivateTmp=yes/);
+      assert.equal(existsSync(path.join(userHome, '.config', 'systemd', 'user', 'latch.service')), false);
+    }
+  } finally {
+    rmSync(userHome, { recursive: true, force: true });
+  }
+  assert.equal(underPrivateTmp('/tmpfoo/latch'), false);
+  assert.equal(underPrivateTmp('/home/ann/.latch'), false);
+  assert.equal(underPrivateTmp('/var/tmp'), true);
+});
+
+test('latch service install --port-a/--port-b: the service runs latch daemon on those ports', linuxOnly, async () => {
+  const userHome = mkdtempSync(path.join(NOT_TMP, 'latch-service-'));
+  try {
+    const env = { HOME: userHome, LATCH_HOME: path.join(userHome, 'data') };
+    const printed = captureIo(env);
+    assert.equal(await runCli(['service', 'install', '--port-a', '9123', '--port-b', '9124', '--print'], printed), EXIT.ok, printed.stderr.text);
+    assert.match(printed.stdout.text, /^ExecStart=.* daemon --port-a 9123 --port-b 9124$/m);
+    const bad = captureIo(env);
+    assert.equal(await runCli(['service', 'install', '--port-a', '70000'], bad), EXIT.usage);
+    assert.match(bad.stderr.text, /--port-a must be a port number/);
+    assert.match(launchdPlist({ command: { program: '/bin/latch', args: [] }, home: '/h', daemonArgs: ['--port-a', '9123'] }), /<string>daemon<\/string>\n {4}<string>--port-a<\/string>\n {4}<string>9123<\/string>/);
   } finally {
     rmSync(userHome, { recursive: true, force: true });
   }

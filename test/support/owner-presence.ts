@@ -12,7 +12,7 @@ export function noPresenceFactor(): OwnerPresence {
   return new OwnerPresence({
     factors: [{ name: 'passphrase', configured: () => false }],
     lockout: new PassphraseLockout(),
-    checkPassphrase: async () => 'not_set',
+    passphrase: () => undefined,
     sessions: new OwnerSessions(),
     nowSeconds: () => Math.floor(Date.now() / 1000),
   });
@@ -26,11 +26,15 @@ export function passphrasePresence(passphrase: string, options: { nowSeconds?: (
   const presence = new OwnerPresence({
     factors: [{ name: 'passphrase', configured: () => true }],
     lockout,
-    checkPassphrase: async (candidate) => {
-      if (options.checks !== undefined) options.checks.count++;
-      if (candidate === undefined) return 'missing';
-      return candidate === passphrase ? 'right' : 'wrong';
-    },
+    passphrase: () => ({
+      id: 'test-passphrase',
+      verify: async (candidate) => {
+        if (options.checks !== undefined) options.checks.count++;
+        // A moment's work, as scrypt's, so that parallel checks overlap.
+        await new Promise((resolve) => setImmediate(resolve));
+        return candidate === passphrase;
+      },
+    }),
     sessions,
     nowSeconds,
   });

@@ -3,6 +3,3 @@ import path from 'node:path';
 
 /** The repository root, for tests that read project files. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/** The shared folder beside the repository (spec, vectors). */
-export const SHARED_DIR = path.resolve(REPO_ROOT, '..', 'shared');

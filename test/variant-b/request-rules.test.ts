@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { parseJson } from '../../src/json/parse-json.js';
 import { validateBody } from '../../src/validate/schema.js';
-import { allocateRulesB, authorizeRulesB } from '../../src/variant-b/handlers.js';
+import { authorizeRulesB } from '../../src/variant-b/handlers.js';
+import { allocateRules as allocateRulesB } from '../../src/requests/request-rules.js';
 
 const CARD = 'card_abc123';
 

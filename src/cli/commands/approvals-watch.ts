@@ -10,7 +10,8 @@ import { reportApprovalError } from '../approvals/approval-errors.js';
 import { cardLabels } from '../approvals/card-labels.js';
 import { passphraseIsSet, terminalKeys } from '../approvals/owner-input.js';
 import { writeLine, type CliIo, type Command } from '../command.js';
-import { optional } from '../daemon-calls/command-args.js';
+import { optional, stringFlag } from '../daemon-calls/command-args.js';
+import { refuseAgentFlag } from '../common-options.js';
 import { newCliClient } from '../daemon-calls/daemon-call-command.js';
 import { approvalLines } from '../daemon-calls/approval-views.js';
 import { printable } from '../daemon-calls/views.js';
@@ -29,7 +30,7 @@ const WATCH_PAGE_MAX = 100;
 export const approvalsWatchCommand: Command = {
   name: 'approvals watch',
   summary: 'Stay open: show each new request as it arrives and approve, deny or skip it',
-  usage: `Usage: latch approvals watch
+  usage: `Usage: latch approvals watch [--json]
 
 Stays open on the terminal and polls the daemon every second for pending approvals. Each new one
 is shown with its full terms (agent, card label and id, merchant, amount and type, kind, how long
@@ -42,26 +43,38 @@ Requests that expire or are decided elsewhere are reported as they disappear. A 
 unreachable daemon or a rotated token is survived: it keeps polling and says when it is back.
 Ctrl-C stops it. Standard input must be a terminal (for scripts: latch approvals, approve, deny).
 
-Exit codes: 0 stopped with Ctrl-C (or end of input); 2 bad usage or not a terminal; 1 anything else.`,
+Options:
+  --json         print each decided approval as one JSON line on stdout; everything else, the
+                 terms and the questions included, goes to stderr
+  --agent NAME   refused (exit 7, agent_not_permitted): only the owner approves and denies
+
+Exit codes: 0 stopped with Ctrl-C (or end of input); 2 bad usage or not a terminal; 7 --agent given; 1 anything else.`,
   async run(args, io) {
     let client: LatchClient | undefined;
     let keys: KeyInput | undefined;
     const stop = stopController();
+    let json = false;
     try {
-      parseFlags(args, {});
+      const flags = parseFlags(args, { json: 'boolean', agent: 'value' });
+      json = flags['json'] === true;
+      refuseAgentFlag('approvals watch', stringFlag(flags, 'agent'));
       keys = terminalKeys(io, 'approvals watch is interactive; scripts use latch approvals, approve and deny');
       client = newCliClient(io);
       keys.onInterrupt(stop.stop);
       keys.start();
-      await new Watch(client, keys, io, stop).run();
-      writeLine(io.stdout, 'Stopped watching.');
+      // With --json the words for people, prompts included, go to stderr; stdout keeps the decisions.
+      const words = json ? { ...io, stdout: io.stderr } : io;
+      await new Watch(client, keys, words, stop, (decided) => {
+        if (json) writeLine(io.stdout, JSON.stringify(decided));
+      }).run();
+      writeLine(words.stdout, 'Stopped watching.');
       return EXIT.ok;
     } catch (error) {
       if (error instanceof PromptInterrupted || error instanceof InputEnded) {
-        writeLine(io.stdout, 'Stopped watching.');
+        writeLine(json ? io.stderr : io.stdout, 'Stopped watching.');
         return EXIT.ok;
       }
-      return reportApprovalError(error, io, 'approvals watch', false);
+      return reportApprovalError(error, io, 'approvals watch', json);
     } finally {
       stop.dispose();
       keys?.stop();
@@ -124,6 +137,7 @@ class Watch {
     private readonly keys: KeyInput,
     private readonly io: CliIo,
     private readonly stop: StopController,
+    private readonly decided: (approval: Approval) => void = () => undefined,
   ) {}
 
   async run(): Promise<void> {
@@ -185,6 +199,7 @@ class Watch {
       try {
         const decided = choice === 'a' ? await this.approve(id) : await this.deny(id);
         this.say(outcomeLine(decided));
+        this.decided(decided);
         return;
       } catch (error) {
         if (!(error instanceof LatchClientError)) throw error;

@@ -14,6 +14,7 @@ import { integerFlag, optional, parseCommandArgs, stringFlag } from '../daemon-c
 import { newCliClient } from '../daemon-calls/daemon-call-command.js';
 import { approvalLines, approvalRows } from '../daemon-calls/approval-views.js';
 import { printable } from '../daemon-calls/views.js';
+import { refuseAgentFlag } from '../common-options.js';
 import { EXIT } from '../exit-codes.js';
 import type { FlagKind } from '../flags.js';
 
@@ -73,7 +74,7 @@ Exit codes: 0 listed; 7 refused; 8 daemon unreachable; 2 bad usage.`,
 export const approveCommand: Command = {
   name: 'approve',
   summary: 'Show a pending request in full and approve exactly it',
-  usage: `Usage: latch approve ap_… [--passphrase-stdin] [--yes] [--json]
+  usage: `Usage: latch approve ap_… [--passphrase-stdin] [--yes] [--json] [--agent NAME]
 
 Fetches the approval and shows the exact request (agent, card label and id, merchant, amount and
 type, kind, how long it is valid, recurring terms, the rule that asked and why), then approves it:
@@ -87,6 +88,8 @@ Options:
   --passphrase-stdin   read the passphrase from the first line of standard input (for scripts)
   --yes                approve without the [y/N] question (only when no passphrase is set)
   --json               print the approval as it now stands (the request goes to stderr)
+  --agent NAME         refused (exit 7, agent_not_permitted): only the owner approves, so nothing is
+                       asked or sent
 
 ${DECISION_EXIT_CODES}
 Answering "n" sends nothing and exits 0.`,
@@ -97,7 +100,7 @@ Answering "n" sends nothing and exits 0.`,
 export const denyCommand: Command = {
   name: 'deny',
   summary: 'Show a pending request in full and deny it, with an optional reason',
-  usage: `Usage: latch deny ap_… [--reason TEXT] [--json]
+  usage: `Usage: latch deny ap_… [--reason TEXT] [--json] [--agent NAME]
 
 Fetches the approval, shows the exact request, and denies it: nothing is signed, and the agent's
 request ends with 403 approval_denied and your reason. Denying needs no passphrase and asks no
@@ -106,6 +109,7 @@ question, since it authorizes nothing.
 Options:
   --reason TEXT   what the agent is told
   --json          print the approval as it now stands (the request goes to stderr)
+  --agent NAME    refused (exit 7, agent_not_permitted): only the owner denies
 
 ${DECISION_EXIT_CODES}`,
   run: (args, io) => decide('deny', args, io),
@@ -115,10 +119,13 @@ async function decide(commandName: 'approve' | 'deny', args: string[], io: CliIo
   let client: LatchClient | undefined;
   let json = false;
   try {
-    const spec: Record<string, FlagKind> = commandName === 'approve' ? { 'passphrase-stdin': 'boolean', yes: 'boolean', json: 'boolean' } : { reason: 'value', json: 'boolean' };
+    const own: Record<string, FlagKind> = commandName === 'approve' ? { 'passphrase-stdin': 'boolean', yes: 'boolean' } : { reason: 'value' };
+    const spec: Record<string, FlagKind> = { ...own, json: 'boolean', agent: 'value' };
     const { flags, positionals } = parseCommandArgs(args, spec, 1);
     json = flags['json'] === true;
     const approvalId = approvalIdArg(positionals[0], commandName);
+    // The daemon refuses an agent's decision; refusing here asks for no passphrase and sends nothing.
+    refuseAgentFlag(commandName, stringFlag(flags, 'agent'));
     client = newCliClient(io);
     const approval = await client.approval(approvalId);
     const terms = json ? io.stderr : io.stdout;

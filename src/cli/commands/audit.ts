@@ -8,8 +8,9 @@ import type { Flags } from '../flags.js';
 import { table } from '../daemon-calls/views.js';
 import { EXIT } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
+import { isAgentNameShape } from '../../ids/agent-name.js';
 
-const USAGE = `Usage: latch audit [--operation NAMES] [--agent NAME] [--since WHEN] [--limit N] [--json]
+const USAGE = `Usage: latch audit [--operation NAMES] [--agent NAME] [--since WHEN] [--limit N] [--reads] [--json]
        latch audit verify
 
 Shows the most recent lines of $LATCH_HOME/audit.log (default ~/.latch): one line per signature
@@ -17,13 +18,18 @@ the daemon made (policy windows, revocations, signed upstream requests) with tim
 policy, card, merchant, amount, key id, request id and the caller's User-Agent. It reads the
 file directly; no daemon is needed. 'latch audit verify' checks the hash chain.
 
+By default it leaves out the signed upstream reads (sign_request GET and HEAD, which the daemon
+makes for every card or transaction listing), so what moved or could move money comes first;
+--reads shows them too, and so does --operation naming sign_request.
+
 Options:
   --operation NAMES  only these operations, comma-separated (e.g. authorize,merchant_bind,
                      sign_revocation; sign_request is a signed upstream request)
   --agent NAME       only what was signed for this caller (an agent's name, or owner)
   --since WHEN       only lines at or after WHEN: 2026-11-01, 2026-11-01T09:00:00Z, or 30m/12h/7d ago
   --limit N          how many of the latest matching lines, 1 to 1000 (default 20)
-  --json       print {file, records: [...]} with every field of each line
+  --reads            include the signed upstream reads (sign_request GET/HEAD)
+  --json             print {file, records: [...]} with every field of each line
 
 Exit codes: 0 ok; 2 bad usage; 3 unsafe or unreadable data directory or audit.log.`;
 
@@ -34,7 +40,7 @@ export const auditCommand: Command = {
   usage: USAGE,
   async run(args, io) {
     try {
-      const { flags } = parseCommandArgs(args, { limit: 'value', json: 'boolean', operation: 'value', agent: 'value', since: 'value' }, 0);
+      const { flags } = parseCommandArgs(args, { limit: 'value', json: 'boolean', operation: 'value', agent: 'value', since: 'value', reads: 'boolean' }, 0);
       const limit = integerFlag(flags, 'limit', 1, 1000) ?? 20;
       const filter = auditFilter(flags);
       const home = resolveHome(io.env);
@@ -45,7 +51,7 @@ export const auditCommand: Command = {
         return EXIT.ok;
       }
       if (records.length === 0) {
-        const filtered = Object.keys(filter).length > 0;
+        const filtered = Object.keys(filter).some((key) => key !== 'hideReads');
         writeLine(io.stdout, filtered ? `${file}: no line matches.` : `${file}: no signatures recorded yet.`);
         return EXIT.ok;
       }
@@ -73,10 +79,12 @@ function auditFilter(flags: Flags): AuditFilter {
   if (operation !== undefined) filter.operations = parseOperations(operation);
   const agent = stringFlag(flags, 'agent');
   if (agent !== undefined) {
-    if (agent !== 'owner' && !/^[a-z0-9][a-z0-9_-]{0,31}$/.test(agent)) throw new UsageError('--agent must be an agent name (see latch agent list) or owner');
+    if (agent !== 'owner' && !isAgentNameShape(agent)) throw new UsageError('--agent must be an agent name (see latch agent list) or owner');
     filter.agent = agent;
   }
   const since = stringFlag(flags, 'since');
   if (since !== undefined) filter.sinceMs = parseSince(since, Date.now());
+  // Spending first: reads only on request (--reads), or when --operation asks for sign_request.
+  if (flags['reads'] !== true && filter.operations?.has('sign_request') !== true) filter.hideReads = true;
   return filter;
 }

@@ -5,6 +5,7 @@ import { amountFlag, checkId, choiceFlag, integerFlag, optional, requiredFlag, s
 import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
 import { pendingApprovalLines } from '../daemon-calls/approval-views.js';
 import { authorizationLines } from '../daemon-calls/views.js';
+import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../../validate/ttl.js';
 
 const USAGE = `Usage: latch authorize --card <card_id> --amount <decimal> --merchant <domain>
                        [--currency USD] [--type exact|ceiling] [--ttl <minutes>]
@@ -12,7 +13,7 @@ const USAGE = `Usage: latch authorize --card <card_id> --amount <decimal> --merc
 
 Creates a scoped authorization (POST /authorize): the card may be charged once by exactly this
 merchant domain, for exactly the amount (--type exact, the default) or at most it (--type
-ceiling), within --ttl minutes (default 30, at most 1440). The daemon signs it with the device
+ceiling), within --ttl minutes (default 30, at most ${TTL_MINUTES_MAX}). The daemon signs it with the device
 key and submits it to the cloud.
 
 If it is refused, nothing is retried with another merchant, a larger amount or a longer TTL:
@@ -48,7 +49,7 @@ export const authorizeCommand = daemonCallCommand<Authorization | PendingApprova
       merchant_name: requiredFlag(flags, 'merchant'),
       ...optional('currency', stringFlag(flags, 'currency')),
       ...optional('authorization_type', choiceFlag(flags, 'type', ['exact', 'ceiling'] as const)),
-      ...optional('ttl_minutes', integerFlag(flags, 'ttl', 1, 1440)),
+      ...optional('ttl_minutes', integerFlag(flags, 'ttl', TTL_MINUTES_MIN, TTL_MINUTES_MAX)),
       ...optional('reference', stringFlag(flags, 'reference')),
     };
     return (client) => client.authorize(input, authorizeOptions(flags));

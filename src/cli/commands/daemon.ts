@@ -2,49 +2,87 @@ import { createDaemon, DEFAULT_CLOSE_DEADLINE_MS, DEFAULT_PORT_A, DEFAULT_PORT_B
 import { resolveHome } from '../../datadir/home.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { parseFlags, portFlag } from '../flags.js';
-import { reportError } from '../report-error.js';
+import { createLogger, type Logger } from '../../log/logger.js';
+import { parseFlags, portFlag, type Flags } from '../flags.js';
+import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from '../common-options.js';
+import { stringFlag } from '../daemon-calls/command-args.js';
+import { reportError, reportErrorAsLog } from '../report-error.js';
+import { becomeServiceUser, ServiceUserError } from '../../service/service-user.js';
 import { stopSignal } from '../stop-signal.js';
 import { CONSOLE_FLAGS, consoleOption } from '../console-flags.js';
 
-const USAGE = `Usage: latch daemon [--port-a N] [--port-b N] [--no-variant-a] [--no-variant-b]
+/** The longest --stop-timeout: systemd's default grace before SIGKILL is 90 s. */
+const STOP_TIMEOUT_SECONDS_MAX = 60;
 
-Serves the local API on loopback until SIGTERM or SIGINT:
+const USAGE = `Usage: latch daemon [--port-a N] [--port-b N] [--no-variant-a] [--no-variant-b] [--stop-timeout S] [--user NAME]
+
+Serves the local API on loopback until SIGTERM, SIGINT or SIGHUP:
   Variant A (canonical)      127.0.0.1:${DEFAULT_PORT_A}  GET /health without a token, the rest with one
   Variant B (compatibility)  127.0.0.1:${DEFAULT_PORT_B}  every endpoint with the token
 
 Options:
-  --port-a N        Variant A's port (0 picks a free port)
-  --port-b N        Variant B's port (0 picks a free port)
-  --no-variant-a    do not serve Variant A
-  --no-variant-b    do not serve Variant B
-  --port-console N  the owner console's port (default 7724, or config.json's console_port;
-                    a free one when --port-a is 0); see latch console
-  --no-console      do not serve the owner console
+  --port-a N          Variant A's port (0 picks a free port)
+  --port-b N          Variant B's port (0 picks a free port)
+  --no-variant-a      do not serve Variant A
+  --no-variant-b      do not serve Variant B
+  --stop-timeout S    on a stop signal, how long in-flight requests may finish, in seconds
+                      (0 to ${STOP_TIMEOUT_SECONDS_MAX}, default ${DEFAULT_CLOSE_DEADLINE_MS / 1000}); requests waiting for an approval are answered at once
+  --user NAME         (root only) run as the user NAME: create LATCH_HOME (0700, owned by NAME)
+                      if missing, refuse one owned by anyone else, then drop supplementary groups,
+                      gid and uid to NAME before reading any data file or opening a port
+  --port-console N    the owner console's port (default 7724, or config.json's console_port;
+                      a free one when --port-a is 0); see latch console
+  --no-console        do not serve the owner console
 
 Once listening it prints one JSON line on stdout:
   {"event":"daemon_listening","pid":...,"port_a":N|null,"port_b":N|null}
-Logs are JSON lines on stderr. The data directory is LATCH_HOME (default ~/.latch).
+Logs, startup errors and crashes are JSON lines on stderr. The data directory is LATCH_HOME
+(default ~/.latch).
 
-Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe or broken data directory;
-4 port in use; 5 could not listen; 1 anything else.`;
+Signals: SIGTERM, SIGINT and SIGHUP stop it gracefully (exit 0); a second one exits at once (1).
 
-const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean', ...CONSOLE_FLAGS } as const;
+Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe, broken or unwritable data directory;
+4 port in use; 5 could not listen; 11 the process's limits leave no room to run; 1 anything else.`;
+
+/**
+ * becomeServiceUserOrExplain runs the `--user NAME` step (service/service-user.ts); its refusals
+ * are usage errors (exit 2) naming what to do.
+ */
+export function becomeServiceUserOrExplain(name: string, env: NodeJS.ProcessEnv): void {
+  try {
+    becomeServiceUser(name, env);
+  } catch (error) {
+    if (error instanceof ServiceUserError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** What --json means for a server whose stdout is JSON lines already. */
+export const DAEMON_JSON_OPTION = '  --json         accepted: stdout already carries only the JSON line above';
+
+const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean', 'stop-timeout': 'value', json: 'boolean', agent: 'value', user: 'value', ...CONSOLE_FLAGS } as const;
 
 /** `latch daemon` runs the daemon in the foreground until a stop signal. */
 export const daemonCommand: Command = {
   name: 'daemon',
   summary: 'Run the local API (both listeners) in the foreground',
-  usage: USAGE,
+  usage: usageWithCommonOptions(USAGE, OWNER_ONLY_AGENT_OPTION, DAEMON_JSON_OPTION),
   async run(args, io) {
+    // Everything this command writes to stderr is a JSON line, its failures too (docs/decisions.md §24.6).
+    let logger = createLogger({ stream: io.stderr });
     let daemon: DaemonHandle;
+    let stopTimeoutMs: number;
     try {
       const flags = parseFlags(args, FLAGS);
+      refuseAgentFlag('daemon', stringFlag(flags, 'agent'));
       const variantA = flags['no-variant-a'] !== true;
       const variantB = flags['no-variant-b'] !== true;
       if (!variantA && !variantB) throw new UsageError('--no-variant-a and --no-variant-b together leave nothing to serve');
       const portA = portFlag(flags, 'port-a');
       const portB = portFlag(flags, 'port-b');
+      stopTimeoutMs = stopTimeoutFlag(flags);
+      // Before anything is read or bound: the rest runs as the service user (docs/decisions.md §21).
+      if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
       daemon = createDaemon({
         home: resolveHome(io.env),
         env: io.env,
@@ -55,9 +93,13 @@ export const daemonCommand: Command = {
         ...(portB === undefined ? {} : { portB }),
         ...(variantA && { console: consoleOption(flags, portA) }),
       });
+      // The daemon's own logger knows its secrets (the token), so a crash report cannot carry them.
+      logger = daemon.services.logger;
     } catch (error) {
-      return reportError(error, io, 'daemon');
+      return reportErrorAsLog(error, logger, 'daemon', 'daemon_start_failed');
     }
+    const crashes = reportCrashes(logger);
+    const inspector = keepInspectorClosed(logger);
     // Listening for signals before binding means a SIGTERM during startup still closes cleanly.
     const stop = stopSignal();
     let ports;
@@ -65,14 +107,74 @@ export const daemonCommand: Command = {
       ports = await daemon.listen();
     } catch (error) {
       stop.dispose();
-      return reportListenError(error, io);
+      crashes.dispose();
+      inspector.dispose();
+      return reportListenErrorAsLog(error, logger);
     }
     writeLine(io.stdout, JSON.stringify({ event: 'daemon_listening', pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null, port_console: ports.portConsole ?? null }));
-    await stop.received;
-    await daemon.close({ deadlineMs: DEFAULT_CLOSE_DEADLINE_MS });
+    const signal = await stop.received;
+    await daemon.close({ deadlineMs: stopTimeoutMs, reason: signal });
+    crashes.dispose();
+    inspector.dispose();
     return EXIT.ok;
   },
 };
+
+/** stopTimeoutFlag reads --stop-timeout (whole seconds) as milliseconds, or the default. */
+function stopTimeoutFlag(flags: Flags): number {
+  const value = flags['stop-timeout'];
+  if (value === undefined) return DEFAULT_CLOSE_DEADLINE_MS;
+  if (value === true || !/^[0-9]{1,3}$/.test(value) || Number(value) > STOP_TIMEOUT_SECONDS_MAX) {
+    throw new UsageError(`--stop-timeout must be whole seconds from 0 to ${STOP_TIMEOUT_SECONDS_MAX}`);
+  }
+  return Number(value) * 1000;
+}
+
+/**
+ * reportCrashes turns an uncaught exception or unhandled rejection into one JSON log line (the
+ * error's name and message, redacted like every line; no stack) and exit 1, instead of Node's
+ * plain-text stack trace on a stderr that otherwise carries only JSON lines.
+ */
+function reportCrashes(logger: Logger): { dispose(): void } {
+  const crash = (error: unknown): void => {
+    logger.error('daemon_crashed', { error: error instanceof Error ? error.name : typeof error, message: error instanceof Error ? error.message : String(error), exit_code: EXIT.failure });
+    process.exit(EXIT.failure);
+  };
+  process.on('uncaughtException', crash);
+  process.on('unhandledRejection', crash);
+  return {
+    dispose: () => {
+      process.off('uncaughtException', crash);
+      process.off('unhandledRejection', crash);
+    },
+  };
+}
+
+/**
+ * keepInspectorClosed answers SIGUSR1 with a log line. Without a listener, Node opens its inspector
+ * on 127.0.0.1:9229 at SIGUSR1, where any local user can attach and run code inside the daemon,
+ * which holds the token and the device key (docs/decisions.md §24.4).
+ */
+function keepInspectorClosed(logger: Logger): { dispose(): void } {
+  const ignore = (): void => logger.warn('signal_ignored', { signal: 'SIGUSR1', reason: 'the inspector stays closed' });
+  process.on('SIGUSR1', ignore);
+  return { dispose: () => process.off('SIGUSR1', ignore) };
+}
+
+/** reportListenErrorAsLog is reportListenError as one JSON log line. */
+function reportListenErrorAsLog(error: unknown, logger: Logger): number {
+  const listenError = error as NodeJS.ErrnoException & { port?: number; address?: string };
+  const where = `${listenError.address ?? '127.0.0.1'}:${listenError.port ?? '?'}`;
+  if (listenError.code === 'EADDRINUSE') {
+    logger.error('daemon_start_failed', { code: 'port_in_use', message: `port ${listenError.port ?? '?'} on ${listenError.address ?? '127.0.0.1'} is already in use`, remedy: 'Stop the other process (is another latch daemon running?) or choose another port with --port-a / --port-b.', exit_code: EXIT.portInUse });
+    return EXIT.portInUse;
+  }
+  if (typeof listenError.code === 'string' && listenError.syscall === 'listen') {
+    logger.error('daemon_start_failed', { code: 'listen_failed', message: `cannot listen on ${where} (${listenError.code})`, exit_code: EXIT.listenFailed });
+    return EXIT.listenFailed;
+  }
+  return reportErrorAsLog(error, logger, 'daemon', 'daemon_start_failed');
+}
 
 /** reportListenError explains a listen failure (port in use, cannot bind) and returns its exit code. */
 export function reportListenError(error: unknown, io: CliIo, commandName = 'daemon'): number {

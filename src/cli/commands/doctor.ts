@@ -5,6 +5,7 @@ import { parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
 import { newCliClient } from '../daemon-calls/daemon-call-command.js';
 import { EXIT } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
+import { ownerSecurity, type OwnerSecurity } from '../../client/owner-security.js';
 
 const USAGE = `Usage: latch doctor [--json] [--agent NAME]
 
@@ -19,16 +20,30 @@ Finds out why Latch does not work, checking in this order:
                  fine, the cloud is unavailable (Upstream API unavailable).
   5. device key  the cloud recognizes the key (else: Local key not recognized, fixed with
                  latch setup --reconnect).
-It stops at the first problem and prints its error class and what to do. It changes nothing.
+These stop at the first problem. Then what can stop payments although all of the above works
+(read from the data directory, so checked even when the daemon is down):
+  6. policy      $LATCH_HOME/policy.json is private and valid (else every authorization is refused:
+                 503 data_directory_unavailable or 503 policy_invalid), with the exact fix.
+  7. pause       latch pause is not in force (else who paused, since when, why; fix: latch resume).
+  8. approvals   approving is not locked after wrong passphrases, and what approvals wait for you
+                 (asked of the daemon; pending approvals are a warning, not a failure).
+  9. presence    with agents, an approval passphrase is set (a warning when it is not).
+It prints the first problem's error class and what to do, and each warning's fix. Then it
+reports the owner's protections (docs/decisions.md §21): the pinned daemon key id (what the CLI
+proves before it sends the owner passphrase), the owner presence factors, and whether anything in
+the data directory is readable by others (a problem: exit 3). It changes nothing.
 
 Options:
-  --json    print {ok, url, home, checks: [{name, status, detail}], problem}
+  --json    print {ok, url, home, checks: [{name, status, detail, fix}], problem, security}
+  --agent NAME  check as this agent (its token; pending approvals are then its own only)
 
-Exit codes: 0 all checks pass; 8 the daemon is not running or not verified; 3 the token file is unusable;
-7 not enrolled, key not recognized or token refused; 9 the cloud is unavailable; 1 another
-failure of the server-backed call; 2 bad usage.`;
+Exit codes: 0 nothing blocks payments (warnings allowed); 8 the daemon is not running or not
+verified; 3 the token file, policy.json, the pause file or the passphrase file is unusable; 6
+policy.json is invalid; 7 not enrolled, key not recognized, token refused, signing paused or
+approving locked; 9 the cloud is unavailable; 1 another failure of the server-backed call; 2 bad
+usage.`;
 
-/** `latch doctor` diagnoses the daemon, token, enrollment, cloud and key, in the spec's order. */
+/** `latch doctor` diagnoses the daemon, token, enrollment, cloud and key, in that order (DIAGNOSIS_CHECKS, docs/decisions.md §10). */
 export const doctorCommand: Command = {
   name: 'doctor',
   summary: 'Diagnose: daemon, token, enrollment, cloud, device key in order',
@@ -39,9 +54,12 @@ export const doctorCommand: Command = {
       const { flags } = parseCommandArgs(args, { json: 'boolean', agent: 'value' }, 0);
       client = newCliClient(io, stringFlag(flags, 'agent'));
       const diagnosis = await diagnose(client);
-      if (flags['json'] === true) writeLine(io.stdout, JSON.stringify(diagnosis));
-      else for (const line of report(diagnosis)) writeLine(io.stdout, line);
-      return diagnosis.problem === null ? EXIT.ok : exitFor(diagnosis.problem);
+      const presence = await client.health().then((health) => (typeof health.owner_presence === 'string' ? health.owner_presence : null)).catch(() => null);
+      const security = ownerSecurity(client.home, presence);
+      if (flags['json'] === true) writeLine(io.stdout, JSON.stringify({ ...diagnosis, security }));
+      else for (const line of [...report(diagnosis), ...securityReport(security)]) writeLine(io.stdout, line);
+      if (diagnosis.problem !== null) return exitFor(diagnosis.problem);
+      return security.data_directory === 'exposed' ? EXIT.dataDir : EXIT.ok;
     } catch (error) {
       return reportError(error, io, 'doctor');
     } finally {
@@ -56,6 +74,8 @@ export const doctorCommand: Command = {
  * server-backed call, 7 every refusal (not enrolled, key not recognized, token refused).
  */
 function exitFor(problem: DiagnosisProblem): number {
+  const payment = PAYMENT_EXIT[problem.code];
+  if (payment !== undefined) return payment;
   if (problem.check === 'daemon' || problem.code === 'daemon_unreachable' || problem.code === 'daemon_no_answer') return EXIT.daemonUnreachable;
   if (problem.code === 'token_unreadable') return EXIT.dataDir;
   if (problem.code === 'upstream_unavailable') return EXIT.upstreamUnavailable;
@@ -63,17 +83,40 @@ function exitFor(problem: DiagnosisProblem): number {
   return EXIT.refused;
 }
 
+function securityReport(security: OwnerSecurity): string[] {
+  const lines = ['Owner protections:'];
+  lines.push(`  pinned daemon key  ${security.pinned_key === null ? 'none' : `${security.pinned_key.key_id} (from ${security.pinned_key.source})`}`);
+  lines.push(`  owner presence     ${security.owner_presence ?? 'unknown'}`);
+  lines.push(`  data directory     ${security.data_directory === 'private' ? 'nothing in it is readable by others' : security.data_directory === 'not_readable_by_you' ? 'not readable by you (the daemon runs as its own user)' : 'EXPOSED to others'}`);
+  for (const warning of security.warnings) lines.push(`  warning: ${warning}`);
+  return lines;
+}
+
+/** The exit codes of the payment checks' failures (docs/decisions.md §19): an unusable file is the data directory's, an invalid policy a verification failure, the rest refusals. */
+const PAYMENT_EXIT: Readonly<Record<string, number>> = {
+  policy_unsafe: EXIT.dataDir,
+  pause_unreadable: EXIT.dataDir,
+  passphrase_unreadable: EXIT.dataDir,
+  policy_invalid: EXIT.verifyFailed,
+  daemon_paused: EXIT.refused,
+  too_many_attempts: EXIT.refused,
+};
+
 function report(diagnosis: Diagnosis): string[] {
   const lines = [`Latch doctor: daemon ${diagnosis.url}, data directory ${diagnosis.home}`];
   for (const check of diagnosis.checks) {
     lines.push(`  ${check.status.padEnd(7)}  ${check.name.replace('_', ' ').padEnd(10)}  ${check.detail}`);
   }
+  const warnings = diagnosis.checks.filter((check) => check.status === 'warning');
+  for (const warning of warnings) lines.push(`Warning (${warning.name}): ${warning.fix ?? warning.detail}`);
   const problem = diagnosis.problem;
   if (problem === null) {
-    lines.push('All checks passed.');
+    lines.push(warnings.length === 0 ? 'All checks passed.' : 'Nothing blocks payments.');
     return lines;
   }
   lines.push(`Problem: ${problem.spec_class} (${problem.code})`);
   lines.push(`What to do: ${problem.remedy}`);
+  const more = diagnosis.checks.filter((check) => check.status === 'failed' && check.name !== problem.check);
+  for (const check of more) lines.push(`Also (${check.name}): ${check.fix ?? check.detail}`);
   return lines;
 }

@@ -10,6 +10,7 @@ import { UsageError, type Command } from '../command.js';
 import { parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
 import { AgentNameError, validAgentName } from '../../datadir/agents.js';
 import { EXIT } from '../exit-codes.js';
+import { AGENT_OPTION, usageWithCommonOptions } from '../common-options.js';
 import { reportError } from '../report-error.js';
 
 const USAGE = `Usage: latch mcp [--agent NAME]
@@ -36,11 +37,12 @@ Exit codes: 0 when stdin ends; 2 bad usage (including an unusable LATCH_URL).`;
 export const mcpCommand: Command = {
   name: 'mcp',
   summary: 'Serve the Latch tools to an agent over MCP (stdio)',
-  usage: USAGE,
+  usage: usageWithCommonOptions(USAGE, AGENT_OPTION, '  --json         accepted: stdout carries only JSON-RPC messages anyway'),
   async run(args, io) {
     let client: LatchClient | undefined;
     try {
-      const { flags } = parseCommandArgs(args, { agent: 'value' }, 0);
+      // --json is accepted like everywhere and changes nothing: stdout carries JSON-RPC only.
+      const { flags } = parseCommandArgs(args, { agent: 'value', json: 'boolean' }, 0);
       const agent = stringFlag(flags, 'agent');
       // Checked now, like LATCH_URL below, so a bad name stops the server at start.
       const chosen = agent ?? io.env['LATCH_AGENT'] ?? '';
@@ -56,6 +58,7 @@ export const mcpCommand: Command = {
       const session = new McpSession({
         serverVersion: latchVersion(),
         log,
+        caller: chosen === '' ? 'owner' : 'agent',
         makeClient: (userAgent) => (client = new LatchClient({ env: io.env, userAgent, ...(agent !== undefined && { agent }) })),
       });
       log.info('mcp_started', { pid: process.pid });

@@ -5,6 +5,7 @@ import { amountFlag, checkId, integerFlag, optional, requiredFlag, stringFlag, a
 import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
 import { pendingApprovalLines } from '../daemon-calls/approval-views.js';
 import { authorizationLines } from '../daemon-calls/views.js';
+import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../../validate/ttl.js';
 
 const USAGE = `Usage: latch merchant-bind --card <card_id> --merchant <domain> [--amount <decimal>]
                            [--currency USD] [--ttl <minutes>] [--reference <text>] [--wait <seconds>] [--idempotency-key <key>] [--json]
@@ -41,7 +42,7 @@ export const merchantBindCommand = daemonCallCommand<Authorization | PendingAppr
       merchant_name: requiredFlag(flags, 'merchant'),
       ...optional('amount', amountFlag(flags, 'amount')),
       ...optional('currency', stringFlag(flags, 'currency')),
-      ...optional('ttl_minutes', integerFlag(flags, 'ttl', 1, 1440)),
+      ...optional('ttl_minutes', integerFlag(flags, 'ttl', TTL_MINUTES_MIN, TTL_MINUTES_MAX)),
       ...optional('reference', stringFlag(flags, 'reference')),
     };
     return (client) => client.merchantBind(input, authorizeOptions(flags));

@@ -6,6 +6,7 @@ import type { PolicyCheck, PolicyCheckInput, PolicyView } from '../../client/typ
 import { UsageError } from '../command.js';
 import { amountFlag, checkId, choiceFlag, integerFlag, optional, requiredFlag, stringFlag } from '../daemon-calls/command-args.js';
 import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
+import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../../validate/ttl.js';
 
 const CHECK_USAGE = `Usage: latch policy check --card <card_id> --merchant <domain> --amount <decimal>
                          [--kind one_time|merchant_verification|recurring] [--type exact|ceiling]
@@ -69,13 +70,13 @@ export const policyCheckCommand = daemonCallCommand<PolicyCheck>({
           ...base,
           amount: amount ?? requiredFlag(flags, 'amount'),
           ...optional('authorization_type', choiceFlag(flags, 'type', ['exact', 'ceiling'] as const)),
-          ...optional('ttl_minutes', integerFlag(flags, 'ttl', 1, 1440)),
+          ...optional('ttl_minutes', integerFlag(flags, 'ttl', TTL_MINUTES_MIN, TTL_MINUTES_MAX)),
         };
         break;
       case 'merchant_verification':
         refuseFor('type');
         refuseFor('interval');
-        input = { kind, ...base, ...optional('amount', amount), ...optional('ttl_minutes', integerFlag(flags, 'ttl', 1, 1440)) };
+        input = { kind, ...base, ...optional('amount', amount), ...optional('ttl_minutes', integerFlag(flags, 'ttl', TTL_MINUTES_MIN, TTL_MINUTES_MAX)) };
         break;
       case 'recurring':
         refuseFor('ttl');

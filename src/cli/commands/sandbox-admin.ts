@@ -9,6 +9,7 @@ import { readPrivateFile } from '../../datadir/read-private-file.js';
 import { adminApi } from '../../quickstart/sandbox-account.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { integerFlag, parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
+import { refuseAgentFlag } from '../common-options.js';
 import { EXIT } from '../exit-codes.js';
 import type { Flags } from '../flags.js';
 import { reportError } from '../report-error.js';
@@ -61,10 +62,11 @@ class SandboxUnreachable extends Error {
   }
 }
 
-const COMMON_FLAGS = { cloud: 'value', 'admin-key-file': 'value', json: 'boolean' } as const;
+const COMMON_FLAGS = { cloud: 'value', 'admin-key-file': 'value', json: 'boolean', agent: 'value' } as const;
 const COMMON_OPTIONS = `  --cloud URL             the sandbox (default: cloud_url in $LATCH_HOME/sandbox.json)
   --admin-key-file FILE   its admin key (default: admin_key_path in $LATCH_HOME/sandbox.json)
-  --json                  print the sandbox's answer as JSON`;
+  --json                  print the sandbox's answer as JSON
+  --agent NAME            refused (exit 7, agent_not_permitted): the sandbox's admin key is the owner's`;
 
 async function runAdmin(io: CliIo, name: string, body: () => Promise<number>): Promise<number> {
   try {
@@ -94,6 +96,7 @@ Exit codes: 0 made; 2 bad usage or no sandbox.json; 8 the sandbox is not running
   run: (args, io) =>
     runAdmin(io, 'sandbox setup-token', async () => {
       const { flags } = parseCommandArgs(args, COMMON_FLAGS, 0);
+      refuseAgentFlag('sandbox setup-token', stringFlag(flags, 'agent'));
       const admin = sandboxAdmin(flags, io);
       const answer = await adminCall(admin, 'POST', '/v1/sandbox/setup-tokens', {});
       if (flags['json'] === true) {
@@ -125,6 +128,7 @@ Exit codes: 0 done; 2 bad usage or no sandbox.json; 8 the sandbox is not running
   run: (args, io) =>
     runAdmin(io, 'sandbox clock', async () => {
       const { flags } = parseCommandArgs(args, { ...COMMON_FLAGS, advance: 'value', reset: 'boolean' }, 0);
+      refuseAgentFlag('sandbox clock', stringFlag(flags, 'agent'));
       const advance = integerFlag(flags, 'advance', 1, 316_224_000);
       if (advance !== undefined && flags['reset'] === true) throw new UsageError('--advance and --reset cannot be combined');
       const admin = sandboxAdmin(flags, io);

@@ -7,7 +7,9 @@ import { EXIT } from '../exit-codes.js';
 import { parseFlags, portFlag } from '../flags.js';
 import { reportError } from '../report-error.js';
 import { stopSignal } from '../stop-signal.js';
-import { reportListenError } from './daemon.js';
+import { DAEMON_JSON_OPTION, reportListenError } from './daemon.js';
+import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from '../common-options.js';
+import { stringFlag } from '../daemon-calls/command-args.js';
 
 /** The sandbox cloud's default port for `latch sandbox` and `latch start`. */
 export const DEFAULT_SANDBOX_PORT = 7780;
@@ -24,18 +26,19 @@ Options:
 
 Once listening it prints one JSON line {"cloud_url", "admin_key_path"} on stdout.`;
 
-const FLAGS = { port: 'value', 'data-dir': 'value' } as const;
+const FLAGS = { port: 'value', 'data-dir': 'value', json: 'boolean', agent: 'value' } as const;
 
 /** `latch sandbox` runs the sandbox cloud in the foreground. */
 export const sandboxCommand: Command = {
   name: 'sandbox',
   summary: 'Run the sandbox cloud (the embedded default) in the foreground',
-  usage: USAGE,
+  usage: usageWithCommonOptions(USAGE, OWNER_ONLY_AGENT_OPTION, DAEMON_JSON_OPTION),
   async run(args, io) {
     let dataDir: string;
     let port: number;
     try {
       const flags = parseFlags(args, FLAGS);
+      refuseAgentFlag('sandbox', stringFlag(flags, 'agent'));
       port = portFlag(flags, 'port') ?? DEFAULT_SANDBOX_PORT;
       const home = resolveHome(io.env);
       if (typeof flags['data-dir'] === 'string') dataDir = path.resolve(flags['data-dir']);

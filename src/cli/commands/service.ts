@@ -4,7 +4,7 @@
  * commands write or remove the file and print the one command that starts or stops it; they never
  * start anything themselves, so nothing runs that the user has not seen.
  */
-import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
@@ -13,8 +13,12 @@ import { currentLatchCommand } from '../../service/latch-command.js';
 import { launchdPlist, launchdPlistPath, LAUNCHD_LABEL, systemdUnit, systemdUnitPath } from '../../service/service-files.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { parseFlags } from '../flags.js';
+import { parseFlags, portFlag, type Flags } from '../flags.js';
+import { JSON_OPTION, OWNER_ONLY_AGENT_OPTION, refuseAgentFlag } from '../common-options.js';
+import { stringFlag } from '../daemon-calls/command-args.js';
 import { reportError } from '../report-error.js';
+import { installSystemService } from './service-system.js';
+import { DEFAULT_SERVICE_USER, SYSTEM_DATA_DIR } from '../../service/service-user.js';
 
 /** The kinds of service definition Latch writes. */
 type ServiceKind = 'systemd' | 'launchd';
@@ -26,7 +30,37 @@ export function serviceKindFor(platform: NodeJS.Platform): ServiceKind | undefin
   return undefined;
 }
 
-const FLAGS = { force: 'boolean', print: 'boolean' } as const;
+const FLAGS = { force: 'boolean', print: 'boolean', 'port-a': 'value', 'port-b': 'value', json: 'boolean', agent: 'value', system: 'boolean', user: 'value', 'dry-run': 'boolean' } as const;
+
+/** The folders systemd's PrivateTmp=yes replaces with the service's own empty ones. */
+const PRIVATE_TMP_ROOTS = ['/tmp', '/var/tmp'];
+
+/**
+ * underPrivateTmp reports whether a data directory lies in /tmp or /var/tmp (its real path, as far
+ * as it exists): a unit with PrivateTmp=yes would not see it, and would quietly start an empty one.
+ */
+export function underPrivateTmp(home: string): boolean {
+  let real = path.resolve(home);
+  for (let probe = real; ; probe = path.dirname(probe)) {
+    try {
+      real = path.join(realpathSync(probe), path.relative(probe, real));
+      break;
+    } catch {
+      if (path.dirname(probe) === probe) break;
+    }
+  }
+  return PRIVATE_TMP_ROOTS.some((root) => real === root || real.startsWith(`${root}/`));
+}
+
+/** daemonPortArgs turns --port-a / --port-b into the arguments the service passes to latch daemon. */
+function daemonPortArgs(flags: Flags): string[] {
+  const args: string[] = [];
+  for (const name of ['port-a', 'port-b']) {
+    const port = portFlag(flags, name);
+    if (port !== undefined) args.push(`--${name}`, String(port));
+  }
+  return args;
+}
 
 function serviceFile(kind: ServiceKind, env: NodeJS.ProcessEnv): string {
   const userHome = env['HOME'] !== undefined && path.isAbsolute(env['HOME']) ? env['HOME'] : os.homedir();
@@ -43,7 +77,8 @@ function platformKind(name: string): ServiceKind {
 export const serviceInstallCommand: Command = {
   name: 'service install',
   summary: 'Run the daemon at login: write a systemd user unit (Linux) or launchd agent (macOS)',
-  usage: `Usage: latch service install [--print] [--force]
+  usage: `Usage: latch service install [--port-a N] [--port-b N] [--print] [--force] [--json]
+       latch service install --system [--user NAME] [--dry-run] [--port-a N] [--port-b N] [--force]
 
 Writes a service definition that runs \`latch daemon\` as you, with LATCH_HOME set to this
 data directory, restarted if it crashes:
@@ -52,29 +87,70 @@ data directory, restarted if it crashes:
 It starts nothing itself. The service runs the program you ran this command with (the single
 binary, or node and this script), so install from the Latch you mean to keep.
 
+The daemon listens where --port-a and --port-b say (the defaults otherwise); it writes the ports it
+listens on into the data directory, where latch commands find them without LATCH_URL.
+
+On Linux the unit has PrivateTmp=yes: the service gets its own empty /tmp and /var/tmp, so a
+LATCH_HOME there is refused (the service would not see it and would start an empty one).
+
+With --system (as root), the daemon runs as its own system user instead (the separate-user
+setup, docs/decisions.md §21.7): the user (default ${DEFAULT_SERVICE_USER}; no login shell; home = the data
+directory, ${SYSTEM_DATA_DIR}) is created when missing, the data directory is created 0700 for it, a
+hardened systemd system unit (or a launchd daemon with UserName) is written, and the daemon's key
+is pinned for the account that ran sudo ($SUDO_USER's ~/.latch/daemon_key.pub), so that its
+clients prove the daemon before they send a passphrase. Nothing that runs as you can then read the
+key, the tokens, the policy or the journals; you reach the daemon over loopback with a session
+(latch commands ask for the owner passphrase) and give agents tokens with latch agent add.
+
 Options:
+  --system     install the system service (separate user) instead of the user service
+  --user NAME  the system user of --system (default ${DEFAULT_SERVICE_USER})
+  --dry-run    with --system: print every file and command without changing anything
+  --port-a N   Variant A's port for the service's daemon
+  --port-b N   Variant B's port for the service's daemon
   --print   print the definition instead of writing it
   --force   replace an existing definition
+${JSON_OPTION} ({"file", "written": true, "start"}; with --print {"file", "text"})
+${OWNER_ONLY_AGENT_OPTION}
 
-Exit codes: 0 written; 2 bad usage, unsupported platform, or already installed without --force; 1 anything else.`,
+Exit codes: 0 written; 2 bad usage, unsupported platform, LATCH_HOME under /tmp (Linux), or already
+installed without --force; 7 --agent given; 1 anything else.`,
   async run(args, io) {
     try {
       const flags = parseFlags(args, FLAGS);
+      refuseAgentFlag('service install', stringFlag(flags, 'agent'));
+      if (flags['system'] === true) {
+        return await installSystemService(io, { user: stringFlag(flags, 'user') ?? DEFAULT_SERVICE_USER, dryRun: flags['dry-run'] === true, force: flags['force'] === true, daemonArgs: daemonPortArgs(flags) });
+      }
+      if (flags['user'] !== undefined || flags['dry-run'] !== undefined) throw new UsageError('--user and --dry-run go with --system');
+      const json = flags['json'] === true;
       const kind = platformKind('service install');
-      const spec = { command: currentLatchCommand(), home: resolveHome(io.env) };
+      const home = resolveHome(io.env);
+      if (kind === 'systemd' && underPrivateTmp(home)) {
+        throw new UsageError(
+          `LATCH_HOME ${home} is under /tmp or /var/tmp, which the unit's PrivateTmp=yes replaces with the service's own empty folder: the service would not use this data directory. Set LATCH_HOME to a directory elsewhere (the default is ~/.latch) and install again`,
+        );
+      }
+      const spec = { command: currentLatchCommand(), home, daemonArgs: daemonPortArgs(flags) };
       const text = kind === 'systemd' ? systemdUnit(spec) : launchdPlist(spec);
+      const file = serviceFile(kind, io.env);
       if (flags['print'] === true) {
-        io.stdout.write(text);
+        if (json) writeLine(io.stdout, JSON.stringify({ file, text }));
+        else io.stdout.write(text);
         return EXIT.ok;
       }
-      const file = serviceFile(kind, io.env);
       if (existsSync(file) && flags['force'] !== true) throw new UsageError(`${file} already exists; use --force to replace it`);
       mkdirSync(path.dirname(file), { recursive: true });
       // A unit file holds no secret, but a world-writable one would let others choose what runs as you.
       writeFileAtomic(file, text, 0o644);
+      const start = kind === 'systemd' ? 'systemctl --user daemon-reload && systemctl --user enable --now latch' : `launchctl load -w ${file}`;
+      if (json) {
+        writeLine(io.stdout, JSON.stringify({ file, written: true, start }));
+        return EXIT.ok;
+      }
       writeLine(io.stdout, `Wrote ${file}`);
       writeLine(io.stdout, 'Start it now and at every login with:');
-      writeLine(io.stdout, kind === 'systemd' ? '  systemctl --user daemon-reload && systemctl --user enable --now latch' : `  launchctl load -w ${file}`);
+      writeLine(io.stdout, `  ${start}`);
       return EXIT.ok;
     } catch (error) {
       return reportError(error, io, 'service install');
@@ -86,19 +162,30 @@ Exit codes: 0 written; 2 bad usage, unsupported platform, or already installed w
 export const serviceUninstallCommand: Command = {
   name: 'service uninstall',
   summary: 'Remove the service definition written by latch service install',
-  usage: `Usage: latch service uninstall
+  usage: `Usage: latch service uninstall [--json]
 
 Removes the file \`latch service install\` wrote. Stop the service first:
   Linux   systemctl --user disable --now latch
   macOS   launchctl unload -w ~/Library/LaunchAgents/${LAUNCHD_LABEL}.plist
 The data directory is left as it is.
 
-Exit codes: 0 removed (or nothing to remove); 2 bad usage or unsupported platform; 1 anything else.`,
+Options:
+${JSON_OPTION} ({"file", "removed": true|false})
+${OWNER_ONLY_AGENT_OPTION}
+
+Exit codes: 0 removed (or nothing to remove); 2 bad usage or unsupported platform; 7 --agent given; 1 anything else.`,
   async run(args, io) {
     try {
-      parseFlags(args, {});
+      const flags = parseFlags(args, { json: 'boolean', agent: 'value' });
+      refuseAgentFlag('service uninstall', stringFlag(flags, 'agent'));
       const kind = platformKind('service uninstall');
       const file = serviceFile(kind, io.env);
+      if (flags['json'] === true) {
+        const removed = existsSync(file);
+        if (removed) unlinkSync(file);
+        writeLine(io.stdout, JSON.stringify({ file, removed }));
+        return EXIT.ok;
+      }
       if (!existsSync(file)) {
         writeLine(io.stdout, `Nothing to remove: ${file} does not exist.`);
         return EXIT.ok;

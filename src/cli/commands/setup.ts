@@ -6,6 +6,7 @@ import { UsageError, writeLine, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags } from '../flags.js';
 import { reportError } from '../report-error.js';
+import { refuseAgentFlag } from '../common-options.js';
 
 const USAGE = `Usage: latch setup --token <setup_token> [--cloud <url>] [--name <device name>] [--reconnect] [--json]
 
@@ -23,11 +24,12 @@ Options:
   --reconnect    replace the existing key with fresh key material (the remedy for
                  "Local key not recognized"); the old key stays until enrollment succeeds
   --json         print the result as JSON
+  --agent NAME   refused (exit 7, agent_not_permitted): enrolling the device is the owner's
 
 Exit codes: 0 enrolled; 2 bad usage or already enrolled without --reconnect; 3 unsafe data
-directory; 7 refused by the cloud (e.g. setup_token_expired); 9 cloud unavailable.`;
+directory; 7 refused by the cloud (e.g. setup_token_expired), or --agent given; 9 cloud unavailable.`;
 
-const FLAGS = { token: 'value', cloud: 'value', name: 'value', reconnect: 'boolean', json: 'boolean' } as const;
+const FLAGS = { token: 'value', cloud: 'value', name: 'value', reconnect: 'boolean', json: 'boolean', agent: 'value' } as const;
 
 /** `latch setup` enrolls the device, or with --reconnect replaces its key. */
 export const setupCommand: Command = {
@@ -37,6 +39,7 @@ export const setupCommand: Command = {
   async run(args, io) {
     try {
       const flags = parseFlags(args, FLAGS);
+      refuseAgentFlag('setup', typeof flags['agent'] === 'string' ? flags['agent'] : undefined);
       const setupToken = typeof flags['token'] === 'string' ? flags['token'] : io.env['LATCH_SETUP_TOKEN'];
       if (setupToken === undefined || setupToken === '') throw new UsageError('--token (or LATCH_SETUP_TOKEN) is required');
       const home = resolveHome(io.env);

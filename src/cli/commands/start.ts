@@ -19,9 +19,11 @@ import { enrolledLine, enrollThisDevice } from '../enroll-this-device.js';
 import { reportError } from '../report-error.js';
 import { stopSignal } from '../stop-signal.js';
 import { DEFAULT_SANDBOX_PORT } from './sandbox.js';
-import { reportListenError } from './daemon.js';
+import { becomeServiceUserOrExplain, reportListenError } from './daemon.js';
+import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from '../common-options.js';
+import { stringFlag } from '../daemon-calls/command-args.js';
 
-const USAGE = `Usage: latch start [--port-a N] [--port-b N] [--sandbox-port N]
+const USAGE = `Usage: latch start [--port-a N] [--port-b N] [--sandbox-port N] [--user NAME]
 
 The quick start (npm start): runs the sandbox cloud and the daemon together. On the first run it
 creates a sandbox account (two frozen cards with balances, wallet funds), makes a setup token and
@@ -34,24 +36,35 @@ Options:
   --port-b N        Variant B's port (default ${DEFAULT_PORT_B})
   --sandbox-port N  the sandbox cloud's port (default ${DEFAULT_SANDBOX_PORT}; it is part of the
                     enrolled cloud_url, so keep it the same between runs)
+  --user NAME       (root only) run as the user NAME: create LATCH_HOME (0700, owned by NAME)
+                    if missing, refuse one owned by anyone else, then drop supplementary groups,
+                    gid and uid to NAME before reading any data file or opening a port
   --port-console N  the owner console's port (default ${DEFAULT_PORT_CONSOLE}; see latch console)
   --no-console      do not serve the owner console`;
 
-const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'sandbox-port': 'value', ...CONSOLE_FLAGS } as const;
+const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'sandbox-port': 'value', json: 'boolean', agent: 'value', user: 'value', ...CONSOLE_FLAGS } as const;
 
 /** `latch start` is the quick start: sandbox + enrollment + daemon. */
 export const startCommand: Command = {
   name: 'start',
   summary: 'Quick start: the sandbox cloud and the daemon together, enrolled and ready',
-  usage: USAGE,
+  usage: usageWithCommonOptions(USAGE, OWNER_ONLY_AGENT_OPTION, '  --json         print only the JSON line {"event":"latch_started", ...}, not the tour'),
   async run(args, io) {
     const stop = stopSignal();
     let sandbox: Sandbox | undefined;
     try {
       const flags = parseFlags(args, FLAGS);
+      refuseAgentFlag('start', stringFlag(flags, 'agent'));
+      const json = flags['json'] === true;
+      // With --json stdout carries the one JSON line; the words for people are left out.
+      const say = (line: string): void => {
+        if (!json) writeLine(io.stdout, line);
+      };
       const portA = portFlag(flags, 'port-a') ?? DEFAULT_PORT_A;
       const portB = portFlag(flags, 'port-b') ?? DEFAULT_PORT_B;
       const sandboxPort = portFlag(flags, 'sandbox-port') ?? DEFAULT_SANDBOX_PORT;
+      // Before anything is read or bound: the rest runs as the service user (docs/decisions.md §21).
+      if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
       const ownerConsole = consoleOption(flags, portA);
       const home = resolveHome(io.env);
       try {
@@ -81,14 +94,14 @@ export const startCommand: Command = {
         const account = await createDemoAccount(adminApi(sandbox.url, sandbox.adminKey));
         const reconnect = config.device_id !== undefined;
         if (!reconnect) {
-          writeLine(io.stdout, `Created sandbox account ${account.accountId} with two cards and wallet funds; enrolling this device with latch setup…`);
+          say(`Created sandbox account ${account.accountId} with two cards and wallet funds; enrolling this device with latch setup…`);
         } else {
-          writeLine(io.stdout, `The sandbox no longer knows device ${config.device_id}; created sandbox account ${account.accountId} and reconnecting with latch setup --reconnect…`);
+          say(`The sandbox no longer knows device ${config.device_id}; created sandbox account ${account.accountId} and reconnecting with latch setup --reconnect…`);
         }
         try {
           // The same workflow as `latch setup --token … --cloud <sandbox> [--reconnect]`.
           const enrolled = await enrollThisDevice({ home, env: io.env, setupToken: account.setupToken, cloudUrl: sandbox.url, reconnect });
-          writeLine(io.stdout, enrolledLine(enrolled));
+          say(enrolledLine(enrolled));
         } catch (error) {
           await sandbox.close();
           stop.dispose();
@@ -115,7 +128,7 @@ export const startCommand: Command = {
       writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, port_console: ports.portConsole ?? null, cloud_url: sandbox.url }));
       const homeIsDefault = home === resolveHome({});
       const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
-      writeLine(io.stdout, bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
+      say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
       await stop.received;
       await daemon.close();
       await sandbox.close();

@@ -35,5 +35,5 @@ export const statusCommand = daemonCallCommand<Health & { url: string }>({
 
 function pausedText(paused: Health['paused']): string {
   if (paused === null || paused === undefined) return 'active';
-  return `PAUSED since ${paused.since}${paused.reason === null ? '' : ` (${paused.reason})`}: nothing is signed until latch resume`;
+  return `PAUSED since ${paused.since}${typeof paused.reason === 'string' ? ` (${paused.reason})` : ''}: nothing is signed until latch resume`;
 }

@@ -3,6 +3,7 @@ import { UsageError } from '../command.js';
 import { checkId, choiceFlag, integerFlag, optional, stringFlag } from '../daemon-calls/command-args.js';
 import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
 import { transactionDetail, transactionRows } from '../daemon-calls/views.js';
+import { TRANSACTION_STATUSES } from '../../core/model.js';
 
 const USAGE = `Usage: latch transactions [tx_id] [--limit N] [--starting-after tx_id] [--card card_id]
                           [--status authorized|settled|expired|revoked|declined] [--json]
@@ -20,7 +21,7 @@ Options:
 Exit codes: 0 ok; 7 refused (transaction_not_found ...); 8 daemon unreachable; 9 cloud
 unavailable; 2 bad usage.`;
 
-const STATUSES = ['authorized', 'settled', 'expired', 'revoked', 'declined'] as const;
+const STATUSES = TRANSACTION_STATUSES;
 
 /** `latch transactions [tx_id]` lists transactions or shows one. */
 export const transactionsCommand = daemonCallCommand<TransactionPage | TransactionDetail>({

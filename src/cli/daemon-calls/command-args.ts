@@ -26,8 +26,10 @@ export function parseCommandArgs(args: readonly string[], spec: Readonly<Record<
     const name = arg.includes('=') ? undefined : arg.slice(2);
     if (name !== undefined && Object.hasOwn(spec, name) && spec[name] === 'value' && i + 1 < args.length) flagArgs.push(args[++i] as string);
   }
+  // Flags first: after an unknown `--flag value`, "unknown flag" is the true complaint, not the value.
+  const flags = parseFlags(flagArgs, spec);
   if (positionals.length > positionalsMax) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[positionalsMax])}`);
-  return { flags: parseFlags(flagArgs, spec), positionals };
+  return { flags, positionals };
 }
 
 /** stringFlag returns a value flag's text, or undefined when absent. */

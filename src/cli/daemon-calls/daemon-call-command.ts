@@ -8,9 +8,12 @@ import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import type { FlagKind } from '../flags.js';
 import { reportError } from '../report-error.js';
+import { usageWithCommonOptions } from '../common-options.js';
+import { cliRemedy } from './cli-remedies.js';
 import { parseCommandArgs, stringFlag, type CommandArgs } from './command-args.js';
 import { exitCodeForClientError } from './exit-for-error.js';
 import { flagFor } from './flag-names.js';
+import { withOwnerPresence } from '../owner-session.js';
 
 /** A CLI command that is one conversation with the daemon through the client module. */
 export interface DaemonCall<T> {
@@ -46,7 +49,7 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
   return {
     name: call.name,
     summary: call.summary,
-    usage: call.usage,
+    usage: usageWithCommonOptions(call.usage),
     async run(args, io) {
       let client: LatchClient | undefined;
       let json = false;
@@ -57,7 +60,10 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
         const agent = stringFlag(parsed.flags, 'agent');
         // An empty name is the owner: it also overrides LATCH_AGENT.
         client = newCliClient(io, call.agentFlagNamesSubject === true && agent !== undefined ? '' : agent);
-        const result = await perform(client);
+        const owner = client;
+        // The owner's money-moving calls (latch allocate, ...) ask for the passphrase on the
+        // terminal when the daemon wants presence (docs/decisions.md §21); agents never.
+        const result = owner.agent === undefined ? await withOwnerPresence(owner, io, { passphraseStdin: false, openWithoutToken: false }, () => perform(owner)) : await perform(owner);
         if (json) writeLine(io.stdout, JSON.stringify(result));
         else for (const line of call.human(result)) writeLine(io.stdout, line);
         return call.exitCode?.(result) ?? EXIT.ok;
@@ -99,7 +105,7 @@ export function reportCallError(error: unknown, io: CliIo, commandName: string, 
     const message = flag === undefined || error.param === undefined ? error.message : messageNaming(error.message, error.param, flag);
     const where = flag !== undefined ? ` [flag: ${flag}]` : error.param === undefined ? '' : ` [param: ${error.param}]`;
     writeLine(io.stderr, `latch ${commandName}: ${error.specClass} (${error.code}): ${message}${where}`);
-    writeLine(io.stderr, `What to do: ${error.remedy}`);
+    writeLine(io.stderr, `What to do: ${cliRemedy(error)}`);
     if (error.code === 'daemon_no_answer' && error.idempotencyKey !== undefined) {
       writeLine(io.stderr, `To retry safely, repeat the command with --idempotency-key ${error.idempotencyKey}`);
     }

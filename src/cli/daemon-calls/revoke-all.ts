@@ -28,7 +28,7 @@ export async function revokeAll(client: LatchClient, options: { agent?: string; 
     for (const authorization of fresh) {
       seen.add(authorization.policy_id);
       try {
-        await client.cancelAuthorization(authorization.policy_id, options.reason);
+        await client.revoke({ policy_id: authorization.policy_id, reason: options.reason });
         result.revoked.push(authorization.policy_id);
       } catch (error) {
         if (!(error instanceof LatchClientError) || (error.code !== 'authorization_not_active' && error.code !== 'authorization_expired')) throw error;

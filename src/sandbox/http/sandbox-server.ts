@@ -4,7 +4,7 @@ import { randomId } from '../../ids/random-id.js';
 import type { EventLog } from '../../http/event-log.js';
 import { declaresBody, readRequestBody } from '../../http/request-body.js';
 import { splitTarget } from '../../http/request-target.js';
-import { sendError, sendJson } from '../../http/respond.js';
+import { sendError, sendJson, sendRaw } from '../../http/respond.js';
 import { isRawResult, type RequestContext, type RouteResult } from '../../http/route.js';
 import type { Router } from '../../http/router.js';
 import { assertNoCardData } from '../../validate/card-data-guard.js';
@@ -45,8 +45,9 @@ async function handle(router: Router, log: EventLog | undefined, shutdown: Abort
   response.setHeader('x-request-id', requestId);
   try {
     const result = await admit(router, shutdown, request, response, requestId);
-    if (isRawResult(result)) throw new Error('the sandbox answers JSON only');
-    sendJson(response, result.status, result.body, result.headers ?? {});
+    // Raw bytes only for the agents' key directory, whose media type is its own.
+    if (isRawResult(result)) sendRaw(response, result.status, result.rawBody, result.headers);
+    else sendJson(response, result.status, result.body, result.headers ?? {});
   } catch (error) {
     if (!(error instanceof LatchError)) log?.error('internal_error', { request_id: requestId, cause: error instanceof Error ? error.name : typeof error });
     const close = declaresBody(request) && !request.complete;

@@ -8,7 +8,9 @@ export type CardStatus = 'frozen' | 'active' | 'closed';
 export type AuthorizationKind = 'one_time' | 'merchant_verification' | 'recurring';
 export type AuthorizationType = 'exact' | 'ceiling';
 export type AuthorizationStatus = 'active' | 'used' | 'expired' | 'revoked';
-export type TransactionStatus = 'authorized' | 'settled' | 'expired' | 'revoked' | 'declined';
+import type { TransactionStatus } from '../../core/model.js';
+
+export type { TransactionStatus };
 export type RecurringInterval = 'day' | 'week' | 'month' | 'year';
 
 /** The codes a declined charge can carry. */

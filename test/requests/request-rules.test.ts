@@ -9,7 +9,7 @@ import {
   RECURRING_START_SKEW_SECONDS,
   checkRecurringSchedule,
 } from '../../src/core/authorization-request.js';
-import { authorizeRules, merchantBindRules, recurringRules } from '../../src/variant-a/requests.js';
+import { authorizeRules, merchantBindRules, recurringRules } from '../../src/requests/request-rules.js';
 
 const NOW = 1_800_000_000;
 const refusedWith = (param: string) => (error: unknown) => error instanceof LatchError && error.code === 'invalid_request' && error.param === param;

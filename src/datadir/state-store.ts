@@ -15,9 +15,9 @@
  * A record of a type nobody registered refuses the start: it may stand for something this
  * version would otherwise silently forget.
  */
-import { DataDirError, shellQuote } from '../datadir/data-dir-error.js';
-import { assertPrivate, assertPrivateStats } from '../datadir/permissions.js';
-import { Journal, JournalCorruptError, JournalLimitError, type JournalLimits } from './journal.js';
+import { DataDirError, shellQuote } from './data-dir-error.js';
+import { assertPrivate, assertPrivateStats } from './permissions.js';
+import { Journal, JournalCorruptError, JournalLimitError, type JournalLimits } from '../store/journal.js';
 
 import type { RecordStore, StateRecord, StateRecordOwner } from '../core/record-store.js';
 

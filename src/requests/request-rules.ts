@@ -1,17 +1,25 @@
-/** Variant A request bodies and queries: rules, defaults and bounds (docs/decisions.md §4, docs/decisions.md §5, §13). */
+/**
+ * The request bodies and queries of the local API in Variant A's vocabulary: rules, defaults and
+ * bounds (docs/decisions.md §4, §5, §13). The routes validate with them and the MCP tools' input
+ * schemas are built from them, so the two cannot disagree; Variant B shares allocation and the
+ * transaction query.
+ */
 import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../money/amount.js';
 import { LatchError } from '../errors/latch-error.js';
 import { amount, int, oneOf, parsedStr, str } from '../validate/schema.js';
-import { approvalIdField, cardIdField, currencyField, merchantField, policyIdField } from '../requests/common-fields.js';
+import { approvalIdField, cardIdField, currencyField, merchantField, policyIdField } from './common-fields.js';
 import { parseIsoSeconds } from '../time/iso-time.js';
+import { CARD_ID_PATTERN, TRANSACTION_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
+import { TRANSACTION_STATUSES } from '../core/model.js';
 import { APPROVAL_WAIT_SECONDS_MAX } from '../core/approvals.js';
+import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../validate/ttl.js';
 
 /** Merchant verification: at most 1.00 (docs/decisions.md §13); the cloud enforces the cap too. */
 export const VERIFICATION_AMOUNT_MAX_MINOR = 100;
 
 /** The caller's purpose: an order id or a note, at most 200 printable characters, signed with the window. */
 const reference = () => str({ maxLength: 200 });
-const ttlMinutes = (defaultMinutes: number) => int({ min: 1, max: 1440, default: defaultMinutes });
+const ttlMinutes = (defaultMinutes: number) => int({ min: TTL_MINUTES_MIN, max: TTL_MINUTES_MAX, default: defaultMinutes });
 const authorizationType = (fallback: 'exact' | 'ceiling') => oneOf(['exact', 'ceiling'] as const, { default: fallback });
 const isoTime = () =>
   parsedStr((text: string, param: string) => {
@@ -75,5 +83,16 @@ export const approvalLookupRules = {
   wait_seconds: int({ min: 0, max: APPROVAL_WAIT_SECONDS_MAX }),
 };
 
-export { transactionQueryRules } from '../variant-common/read-routes.js';
-export { allocateRules } from '../variant-common/wallet-allocation.js';
+/** /wallet/allocate on both variants: card_id and amount (a JSON number or decimal string). */
+export const allocateRules = {
+  card_id: cardIdField(),
+  amount: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR * 100 }),
+};
+
+/** GET /transactions on both variants (B keeps its response shape, without has_more). */
+export const transactionQueryRules = {
+  limit: int({ min: 1, max: 100, default: 20 }),
+  starting_after: str({ pattern: TRANSACTION_ID_PATTERN, describe: wireIdWords('tx') }),
+  card_id: str({ pattern: CARD_ID_PATTERN, describe: wireIdWords('card') }),
+  status: oneOf(TRANSACTION_STATUSES),
+};

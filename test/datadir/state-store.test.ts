@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, test } from 'node:test';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { encodeFrame } from '../../src/store/frame.js';
-import { StateStore, type StateRecord } from '../../src/store/state-store.js';
+import { StateStore, type StateRecord } from '../../src/datadir/state-store.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,0 +1,112 @@
+/**
+ * `latch evidence PW_ID [--out FILE]` saves one authorization's evidence pack, and `latch evidence
+ * verify FILE` checks a pack offline: no daemon, no cloud, no data directory (docs/evidence.md).
+ */
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { verifyEvidence } from '../../evidence/verify-pack.js';
+import { EVIDENCE_BYTES_MAX } from '../../evidence/pack.js';
+import { UsageError, writeLine, type Command } from '../command.js';
+import { checkId, parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
+import { newCliClient, reportCallError } from '../daemon-calls/daemon-call-command.js';
+import { EXIT } from '../exit-codes.js';
+import { reportError } from '../report-error.js';
+
+const USAGE = `Usage: latch evidence PW_ID [--out FILE] [--agent NAME] [--json]
+
+Writes the evidence pack of one authorization (GET /authorizations/:policy_id/evidence): the
+device's public key, the signed window, the request and who made it, the policy's decision, the
+owner's approval, the audit lines and what the cloud reports, signed as a whole by the device key.
+An agent gets only its own authorizations' packs. Check one with \`latch evidence verify FILE\`.
+
+Options:
+  --out FILE      write the pack to FILE instead of stdout (exactly as signed)
+  --agent NAME    run as this agent (default: LATCH_AGENT, else the owner)
+  --json          the pack is JSON already; with --out, print {"policy_id", "file"} instead of a
+                  sentence, and a failure as {"error": {...}}
+
+Exit codes: 0 written; 7 refused (authorization_not_found, evidence_unavailable ...); 8 daemon
+unreachable; 9 cloud unavailable; 2 bad usage; 1 anything else.`;
+
+const VERIFY_USAGE = `Usage: latch evidence verify FILE [--json]
+
+Checks an evidence pack offline — no daemon, no cloud, no data directory: the pack's signature and
+the window's with the pack's own key, the key id, that the signed payload is the pack, that the
+window is what was asked, that the approval names the same request, every audit line's hash and
+order, and that no charge the cloud reports exceeds the window. Any byte changed anywhere fails.
+
+Options:
+  --json          print {"ok", "file", "policy_id", "key_id"} or {"ok": false, "file", "problem"}
+  --agent NAME    accepted, and changes nothing: verifying needs no identity and no data directory
+
+Exit codes: 0 everything holds; 6 something does not (the first thing is named); 2 bad usage;
+1 the file cannot be read.`;
+
+/** `latch evidence PW_ID` writes one authorization's evidence pack. */
+export const evidenceCommand: Command = {
+  name: 'evidence',
+  summary: "Save an authorization's evidence pack, signed by the device, for a dispute",
+  usage: USAGE,
+  async run(args, io) {
+    let client: ReturnType<typeof newCliClient> | undefined;
+    let json = false;
+    try {
+      const { flags, positionals } = parseCommandArgs(args, { out: 'value', agent: 'value', json: 'boolean' }, 1);
+      json = flags['json'] === true;
+      const policyId = positionals[0];
+      if (policyId === undefined) throw new UsageError('name the authorization: latch evidence pw_…');
+      checkId(policyId, 'pw', 'PW_ID');
+      const out = stringFlag(flags, 'out');
+      client = newCliClient(io, stringFlag(flags, 'agent'));
+      const pack = await client.evidence(policyId);
+      if (out === undefined) {
+        io.stdout.write(pack);
+        return EXIT.ok;
+      }
+      writeFileSync(out, pack);
+      if (json) {
+        writeLine(io.stdout, JSON.stringify({ policy_id: policyId, file: out }));
+        return EXIT.ok;
+      }
+      writeLine(io.stdout, `Wrote the evidence pack of ${policyId} to ${out}; check it with: latch evidence verify ${out}`);
+      return EXIT.ok;
+    } catch (error) {
+      return reportCallError(error, io, 'evidence', json);
+    } finally {
+      client?.close();
+    }
+  },
+};
+
+/** `latch evidence verify FILE` checks a pack offline. */
+export const evidenceVerifyCommand: Command = {
+  name: 'evidence verify',
+  summary: 'Check an evidence pack offline (no daemon, cloud or data directory needed)',
+  usage: VERIFY_USAGE,
+  async run(args, io) {
+    try {
+      const { flags, positionals } = parseCommandArgs(args, { json: 'boolean', agent: 'value' }, 1);
+      const json = flags['json'] === true;
+      const file = positionals[0];
+      if (file === undefined) throw new UsageError('name the pack: latch evidence verify FILE');
+      // Read no more than a pack may be, so a wrong file is refused before it is loaded.
+      if (statSync(file).size > EVIDENCE_BYTES_MAX) {
+        if (json) writeLine(io.stdout, JSON.stringify({ ok: false, file, problem: 'not an evidence pack: larger than any pack can be' }));
+        else writeLine(io.stderr, `${file}: not an evidence pack: larger than any pack can be.`);
+        return EXIT.verifyFailed;
+      }
+      const verdict = verifyEvidence(readFileSync(file));
+      if (json) {
+        writeLine(io.stdout, JSON.stringify(verdict.ok ? { ok: true, file, policy_id: verdict.policyId, key_id: verdict.keyId } : { ok: false, file, problem: verdict.problem }));
+        return verdict.ok ? EXIT.ok : EXIT.verifyFailed;
+      }
+      if (verdict.ok) {
+        writeLine(io.stdout, `${file}: the evidence pack of ${verdict.policyId} holds: signed by key ${verdict.keyId}, and every check passed.`);
+        return EXIT.ok;
+      }
+      writeLine(io.stderr, `${file}: the evidence pack does not hold: ${verdict.problem}.`);
+      return EXIT.verifyFailed;
+    } catch (error) {
+      return reportError(error, io, 'evidence verify');
+    }
+  },
+};

@@ -1,0 +1,95 @@
+/**
+ * The daemon's side of the audit anchor (src/datadir/audit-anchor.ts, docs/decisions.md §20): it
+ * keeps the latest anchor in state.journal, checks the log against it at start, and moves it
+ * forward as the daemon's own lines reach the disk.
+ */
+import { AUDIT_ANCHOR_RECORD, assertAuditAnchored, parseAnchor, raiseAuditFloor, type AuditAnchor } from '../datadir/audit-anchor.js';
+import type { StateRecord, StateStore } from '../datadir/state-store.js';
+
+/** AuditAnchorKeeper owns the `audit_anchor` records of one daemon's state.journal. */
+export interface AuditAnchorKeeper {
+  /**
+   * confirm checks audit.log against the anchor replayed from state.journal (and config.json's
+   * enrollment), throwing a DataDirError that stops the start, then records where the log ends
+   * as the new anchor. Call it once the store is open, before serving.
+   */
+  confirm(): Promise<void>;
+  /**
+   * note moves the anchor to a line that is on disk (an append the writer acknowledged). Writes
+   * are coalesced and spaced by ANCHOR_INTERVAL_MS, so that the anchor costs a signature no fsync
+   * of its own: at most one is in flight, and it carries the latest line noted meanwhile. A failed
+   * write is left for the next one; the anchor only ever lags, never leads.
+   */
+  note(anchor: AuditAnchor): void;
+  /** flush writes the latest noted line now; the daemon calls it as it closes, before the store. */
+  flush(): Promise<void>;
+}
+
+/**
+ * How often the anchor may be written while the daemon signs. A crash loses at most this much of
+ * the anchor's progress: lines written in that time are still guarded by audit.head, only not by
+ * state.journal (docs/decisions.md §20).
+ */
+export const ANCHOR_INTERVAL_MS = 1000;
+
+/** auditAnchorKeeper registers the record type on store; call it before the store opens. */
+export function auditAnchorKeeper(home: string, store: StateStore): AuditAnchorKeeper {
+  let stored: AuditAnchor | undefined;
+  let wanted: AuditAnchor | undefined;
+  const record = (anchor: AuditAnchor): StateRecord => ({ type: AUDIT_ANCHOR_RECORD, seq: anchor.seq, hash: anchor.hash });
+  store.register(AUDIT_ANCHOR_RECORD, {
+    replay(replayed) {
+      const anchor = parseAnchor(replayed as { seq?: unknown; hash?: unknown });
+      if (anchor === undefined) throw new TypeError('malformed audit anchor');
+      if (stored === undefined || anchor.seq >= stored.seq) stored = anchor;
+    },
+    live: () => (stored === undefined ? [] : [record(stored)]),
+  });
+
+  let lastWriteMs = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> | undefined;
+
+  const write = async (): Promise<void> => {
+    while (wanted !== undefined && (stored === undefined || wanted.seq > stored.seq)) {
+      const next = wanted;
+      lastWriteMs = Date.now();
+      try {
+        await store.append(record(next));
+      } catch {
+        return; // The store refuses while closing or when the disk fails; the next note tries again.
+      }
+      if (stored === undefined || next.seq > stored.seq) stored = next;
+      raiseAuditFloor(home, next);
+    }
+  };
+  const writeNow = (): Promise<void> => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    inFlight ??= write().finally(() => (inFlight = undefined));
+    return inFlight;
+  };
+
+  return {
+    async confirm() {
+      const end = assertAuditAnchored(home, stored);
+      if (stored !== undefined) raiseAuditFloor(home, stored);
+      if (end.seq >= 1) {
+        wanted = { seq: end.seq, hash: end.hash };
+        await writeNow();
+      }
+    },
+    note(anchor) {
+      if (wanted !== undefined && anchor.seq <= wanted.seq) return;
+      wanted = anchor;
+      if (inFlight !== undefined || timer !== undefined) return;
+      const waitMs = lastWriteMs + ANCHOR_INTERVAL_MS - Date.now();
+      if (waitMs <= 0) void writeNow();
+      else timer = setTimeout(() => void writeNow(), waitMs).unref();
+    },
+    async flush() {
+      await inFlight;
+      await writeNow();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * The compact JWS of a pack and of its window, strictly read (docs/decisions.md §22). A pack is
+ * larger than the 16 KiB crypto/jws.ts allows for a window, and `verify` must also see the exact
+ * payload text (to compare it with the pack's members byte for byte) and refuse a signature
+ * whose base64url is not canonical (two texts for one signature would let a byte change pass).
+ */
+import { fromBase64Url, toBase64Url, utf8 } from '../crypto/base64url.js';
+import { signEd25519, verifyEd25519 } from '../crypto/ed25519.js';
+import type { SigningKey } from '../crypto/signing-key.js';
+import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
+import { EVIDENCE_JWS_TYP } from './pack.js';
+
+/** A JWS that verified: its header and the exact payload text. */
+export interface VerifiedCompact {
+  header: Record<string, unknown>;
+  payloadText: string;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/**
+ * signPack signs the pack's JSON text with the device key. The card-data guard runs on the pack
+ * first, as on everything the key signs; the SHA-256 values in it (hashes, not numbers anyone
+ * wrote) are masked for the guard only, since 64 random hex digits hold a Luhn-valid run of
+ * 13 to 19 digits now and then.
+ */
+export function signPack(bodyText: string, key: SigningKey): string {
+  assertSignableWithoutCardData(maskHashes(JSON.parse(bodyText)));
+  const header = { alg: 'EdDSA', kid: key.keyId, typ: EVIDENCE_JWS_TYP };
+  const signingInput = `${toBase64Url(utf8(JSON.stringify(header)))}.${toBase64Url(utf8(bodyText))}`;
+  return `${signingInput}.${toBase64Url(signEd25519(utf8(signingInput), key.secretKey))}`;
+}
+
+/**
+ * verifyCompact checks a compact EdDSA JWS against a raw public key and returns its header and
+ * payload text, or a sentence saying what is wrong. Every segment must be canonical base64url.
+ */
+export function verifyCompact(jws: unknown, publicKey: Uint8Array): VerifiedCompact | string {
+  if (typeof jws !== 'string') return 'is not a compact JWS';
+  const parts = jws.split('.');
+  if (parts.length !== 3) return 'is not a compact JWS (three segments)';
+  const decoded = parts.map((part) => canonicalBase64Url(part));
+  const [headerBytes, payloadBytes, signature] = decoded;
+  if (headerBytes === undefined || payloadBytes === undefined || signature === undefined) return 'has a segment that is not canonical base64url';
+  const headerText = utf8Text(headerBytes);
+  const payloadText = utf8Text(payloadBytes);
+  if (headerText === undefined || payloadText === undefined) return 'has a segment that is not UTF-8';
+  let header: unknown;
+  try {
+    header = JSON.parse(headerText);
+  } catch {
+    return 'has a header that is not JSON';
+  }
+  if (typeof header !== 'object' || header === null || Array.isArray(header)) return 'has a header that is not a JSON object';
+  const fields = header as Record<string, unknown>;
+  if (fields['alg'] !== 'EdDSA') return 'is not EdDSA';
+  if ('crit' in fields || 'jwk' in fields || 'jku' in fields || 'x5u' in fields || 'b64' in fields) return 'has a header extension Latch never writes';
+  const signingInput = jws.slice(0, jws.lastIndexOf('.'));
+  if (!verifyEd25519(signature, utf8(signingInput), publicKey)) return 'does not verify with the pack\'s key';
+  return { header: fields, payloadText };
+}
+
+/** canonicalBase64Url decodes base64url that re-encodes to the same text, or returns undefined. */
+function canonicalBase64Url(text: string): Uint8Array | undefined {
+  const bytes = fromBase64Url(text);
+  return bytes !== undefined && toBase64Url(bytes) === text ? bytes : undefined;
+}
+
+function utf8Text(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * maskHashes returns a copy for the guard in which every 64-digit hex string is blank and every
+ * audit line is its parsed record, masked the same way (a line's `prev` is such a hash).
+ */
+function maskHashes(value: unknown, inAuditLines = false): unknown {
+  if (typeof value === 'string') {
+    if (HEX64.test(value)) return '';
+    if (inAuditLines) {
+      try {
+        return maskHashes(JSON.parse(value));
+      } catch {
+        return value;
+      }
+    }
+    return value;
+  }
+  if (Array.isArray(value)) return value.map((item) => maskHashes(item, inAuditLines));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [name, item] of Object.entries(value)) out[name] = maskHashes(item, name === 'lines');
+    return out;
+  }
+  return value;
+}

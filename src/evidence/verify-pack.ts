@@ -1,0 +1,253 @@
+/**
+ * Checking an evidence pack offline (shared/spec/evidence.md §3; docs/decisions.md §22): no
+ * daemon, no cloud, no data directory — only the pack's own bytes and its own key. The checks run
+ * in a fixed order and the first that fails is named, so two verifiers report the same problem.
+ */
+import { requestSha256 } from '../core/approval.js';
+import { jwkThumbprint, publicKeyFromJwk, type Ed25519PublicJwk } from '../crypto/jwk.js';
+import { currencyDecimals, parseAmountText } from '../money/amount.js';
+import { lineHash } from '../datadir/audit-lines.js';
+import { APPROVAL_ID_PATTERN, POLICY_ID_PATTERN } from '../ids/wire-ids.js';
+import { parseIsoSeconds } from '../time/iso-time.js';
+import { EVIDENCE_BYTES_MAX, EVIDENCE_JWS_TYP, EVIDENCE_TYPE, PACK_MEMBERS } from './pack.js';
+import { verifyCompact } from './pack-jws.js';
+import { requestValue } from './request-view.js';
+import { checkWindowTerms } from './window-terms.js';
+
+/** What verifyEvidence found: everything holds, or the first thing that does not. */
+export type EvidenceVerdict = { ok: true; policyId: string; keyId: string } | { ok: false; problem: string };
+
+type Json = Record<string, unknown>;
+const HEX64 = /^[0-9a-f]{64}$/;
+const APPROVAL_STATUSES: ReadonlySet<string> = new Set(['approved', 'failed']);
+/** How far the device's idea of the cloud's clock (a window's `iat`) may be off: the cloud's own bound. */
+const CLOCK_SKEW_SECONDS = 300;
+
+/**
+ * verifyEvidence checks a pack: its exact text (a string or the file's bytes), or the parsed
+ * object (then re-serialised, so member order still matters). It never throws on bad input.
+ */
+export function verifyEvidence(pack: string | Uint8Array | object): EvidenceVerdict {
+  try {
+    const problem = check(pack);
+    return typeof problem === 'string' ? { ok: false, problem } : { ok: true, ...problem };
+  } catch {
+    return { ok: false, problem: 'the pack could not be read' };
+  }
+}
+
+function check(input: string | Uint8Array | object): string | { policyId: string; keyId: string } {
+  const text = packText(input);
+  if (text === undefined) return 'the pack is not UTF-8 text of at most 4 MiB';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return 'the pack is not JSON';
+  }
+  if (!isObject(parsed)) return 'the pack is not a JSON object';
+  // One exact text per pack: re-serialising gives the same bytes, so no byte (spacing, escapes,
+  // a duplicate member, the final newline) can change while the signed content stays the same.
+  const exact = JSON.stringify(parsed);
+  if (text !== exact && text !== `${exact}\n`) return 'the pack is not in its exact form (one line of JSON, as exported)';
+  const pack = parsed;
+  const members = Object.keys(pack);
+  if (members.length !== PACK_MEMBERS.length || members.some((name, index) => name !== PACK_MEMBERS[index])) return `the pack's members are not exactly ${PACK_MEMBERS.join(', ')}, in that order`;
+  if (pack['v'] !== 1 || pack['type'] !== EVIDENCE_TYPE) return `the pack is not a v1 ${EVIDENCE_TYPE}`;
+  const policyId = pack['policy_id'];
+  if (typeof policyId !== 'string' || !POLICY_ID_PATTERN.test(policyId)) return 'policy_id is not an authorization id';
+
+  const key = packKey(pack['jwks']);
+  if (typeof key === 'string') return key;
+
+  const signed = verifyCompact(pack['jws'], key.publicKey);
+  if (typeof signed === 'string') return `the pack's jws ${signed}`;
+  if (signed.header['kid'] !== key.kid) return "the pack's jws names another key id than the JWKS key";
+  if (signed.header['typ'] !== EVIDENCE_JWS_TYP) return `the pack's jws is not typ ${EVIDENCE_JWS_TYP}`;
+  const { jws: _signature, ...body } = pack;
+  if (signed.payloadText !== JSON.stringify(body)) return "the pack's jws payload is not the pack's members";
+
+  const window = pack['window'];
+  if (!isObject(window) || !isObject(window['payload'])) return 'window is not {jws, payload}';
+  const windowSigned = verifyCompact(window['jws'], key.publicKey);
+  if (typeof windowSigned === 'string') return `the window's jws ${windowSigned}`;
+  if (windowSigned.header['kid'] !== key.kid) return "the window's jws names another key id than the JWKS key";
+  if (windowSigned.payloadText !== JSON.stringify(window['payload'])) return "window.payload is not the window jws's payload";
+  const payload = window['payload'];
+  if (payload['policy_id'] !== policyId) return "the window's policy_id is not the pack's";
+
+  const request = pack['request'];
+  if (!isObject(request)) return 'request is not an object';
+  const value = requestValue(request);
+  if (typeof value === 'string') return value;
+  if (typeof request['sha256'] !== 'string' || requestSha256(value) !== request['sha256']) return "request.sha256 is not the SHA-256 of the request's terms";
+  if (typeof request['agent'] !== 'string' || parseIsoSeconds(String(request['received_at'])) === undefined) return 'request.agent or request.received_at is missing';
+  const terms = checkWindowTerms(payload, value);
+  if (terms !== undefined) return terms;
+
+  const decision = checkDecision(pack['decision'], pack['approval']);
+  if (decision !== undefined) return decision;
+  const approval = checkApproval(pack['approval'], request['sha256']);
+  if (approval !== undefined) return approval;
+  const audit = checkAudit(pack['audit'], { policyId, approvalId: isObject(pack['approval']) ? (pack['approval']['approval_id'] as string) : null, requestSha: request['sha256'], keyId: key.kid, payload });
+  if (audit !== undefined) return audit;
+  const cloud = checkCloud(pack['cloud'], payload, policyId);
+  if (cloud !== undefined) return cloud;
+  if (typeof pack['exported_at'] !== 'string' || parseIsoSeconds(pack['exported_at']) === undefined) return 'exported_at is not an ISO time';
+  return { policyId, keyId: key.kid };
+}
+
+function packText(input: string | Uint8Array | object): string | undefined {
+  if (typeof input === 'string') return input.length <= EVIDENCE_BYTES_MAX ? input : undefined;
+  if (input instanceof Uint8Array) {
+    if (input.byteLength > EVIDENCE_BYTES_MAX) return undefined;
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(input);
+    } catch {
+      return undefined;
+    }
+  }
+  return JSON.stringify(input);
+}
+
+/** packKey reads the JWKS: exactly one Ed25519 public key whose kid is its RFC 7638 thumbprint. */
+function packKey(jwks: unknown): { publicKey: Uint8Array; kid: string } | string {
+  if (!isObject(jwks) || !Array.isArray(jwks['keys']) || jwks['keys'].length !== 1) return 'jwks does not hold exactly one key';
+  const jwk = jwks['keys'][0] as unknown;
+  const publicKey = publicKeyFromJwk(jwk);
+  if (publicKey === undefined || !isObject(jwk)) return "jwks' key is not an Ed25519 public key";
+  const kid = jwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: jwk['x'] } as Ed25519PublicJwk);
+  if (jwk['kid'] !== kid) return "jwks' key id is not the key's RFC 7638 thumbprint";
+  return { publicKey, kid };
+}
+
+function checkDecision(decision: unknown, approval: unknown): string | undefined {
+  if (!isObject(decision)) return 'decision is not an object';
+  if (decision['decision'] !== 'allow' && decision['decision'] !== 'ask') return 'decision.decision is neither allow nor ask';
+  if (!Array.isArray(decision['reasons']) || !decision['reasons'].every((reason) => typeof reason === 'string')) return 'decision.reasons is not a list of sentences';
+  if (decision['rule'] !== null && typeof decision['rule'] !== 'string') return 'decision.rule is neither text nor null';
+  if (decision['sha256'] !== null && !(typeof decision['sha256'] === 'string' && HEX64.test(decision['sha256']))) return "decision.sha256 is not the policy's SHA-256";
+  if (decision['decision'] === 'ask' && approval === null) return 'the policy asked the owner, but the pack has no approval';
+  return undefined;
+}
+
+function checkApproval(approval: unknown, requestSha: unknown): string | undefined {
+  if (approval === null) return undefined;
+  if (!isObject(approval)) return 'approval is neither null nor an object';
+  if (typeof approval['approval_id'] !== 'string' || !APPROVAL_ID_PATTERN.test(approval['approval_id'])) return 'approval.approval_id is not an approval id';
+  if (!APPROVAL_STATUSES.has(String(approval['status']))) return 'approval.status is not approved (nor failed at the cloud)';
+  if (approval['decided_at'] !== null && parseIsoSeconds(String(approval['decided_at'])) === undefined) return 'approval.decided_at is not an ISO time';
+  if (approval['request_sha256'] !== requestSha) return "approval.request_sha256 is not the request's sha256";
+  return undefined;
+}
+
+interface AuditContext {
+  policyId: string;
+  approvalId: string | null;
+  requestSha: unknown;
+  keyId: string;
+  payload: Json;
+}
+
+/**
+ * checkAudit checks each line: it parses, its hash is the one listed, lines are in chain order,
+ * a line that follows another directly names its hash in `prev`, it is about this authorization
+ * or its approval and names no other request; and the window's own line is among them.
+ */
+function checkAudit(audit: unknown, context: AuditContext): string | undefined {
+  if (!isObject(audit) || !Array.isArray(audit['lines']) || !Array.isArray(audit['line_sha256'])) return 'audit is not {lines, line_sha256, log_end}';
+  const lines = audit['lines'] as unknown[];
+  const hashes = audit['line_sha256'] as unknown[];
+  if (lines.length !== hashes.length) return 'audit.line_sha256 does not list one hash per line';
+  let previous: { seq: number; hash: string } | undefined;
+  let windowLine = false;
+  for (const [index, line] of lines.entries()) {
+    const where = `audit line ${index + 1}`;
+    if (typeof line !== 'string') return `${where} is not text`;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch {
+      return `${where} is not JSON`;
+    }
+    if (!isObject(record) || !Number.isSafeInteger(record['seq']) || typeof record['prev'] !== 'string' || !HEX64.test(record['prev'])) return `${where} is not an audit record`;
+    const hash = lineHash(new TextEncoder().encode(line));
+    if (hashes[index] !== hash) return `${where}'s SHA-256 is not the one listed`;
+    const seq = record['seq'] as number;
+    if (previous !== undefined && seq <= previous.seq) return `${where} is out of chain order`;
+    if (previous !== undefined && seq === previous.seq + 1 && record['prev'] !== previous.hash) return `${where} does not chain to the line before it`;
+    previous = { seq, hash };
+    const aboutApproval = context.approvalId !== null && record['approval_id'] === context.approvalId;
+    if (record['policy_id'] !== context.policyId && !aboutApproval) return `${where} is about neither this authorization nor its approval`;
+    if (record['request_sha256'] !== undefined && record['request_sha256'] !== context.requestSha) return `${where} names another request's sha256`;
+    if (isWindowLine(record, context)) windowLine = true;
+  }
+  if (!windowLine) return "no audit line records the window's signature with these terms";
+  const end = audit['log_end'];
+  if (!isObject(end) || !Number.isSafeInteger(end['seq']) || typeof end['sha256'] !== 'string' || !HEX64.test(end['sha256'])) return 'audit.log_end is not {seq, sha256}';
+  if (previous !== undefined && (end['seq'] as number) < previous.seq) return 'audit.log_end is before the last line';
+  if (previous !== undefined && end['seq'] === previous.seq && end['sha256'] !== previous.hash) return 'audit.log_end names the last line with another hash';
+  return undefined;
+}
+
+/** isWindowLine reports whether a line records the window's signature: its id, key, terms and request. */
+function isWindowLine(record: Json, context: AuditContext): boolean {
+  const { payload } = context;
+  return (
+    record['policy_id'] === context.policyId &&
+    record['key_id'] === context.keyId &&
+    record['request_sha256'] === context.requestSha &&
+    record['merchant'] === payload['merchant'] &&
+    record['currency'] === payload['currency'] &&
+    record['card_id'] === (payload['card_id'] ?? null) &&
+    minor(record['amount'], payload['currency']) === minor(payload['amount'], payload['currency'])
+  );
+}
+
+/**
+ * checkCloud checks what the cloud reported: its authorization (when it holds one) is this window,
+ * and no charge it approved under the window exceeds it — card, merchant, currency, amount, time.
+ */
+function checkCloud(cloud: unknown, payload: Json, policyId: string): string | undefined {
+  if (!isObject(cloud) || !Array.isArray(cloud['transactions'])) return 'cloud is not {registration, authorization, status, transactions}';
+  const authorization = cloud['authorization'];
+  if (authorization !== null) {
+    if (!isObject(authorization) || authorization['policy_id'] !== policyId) return "cloud.authorization is not this authorization";
+    if (minor(authorization['amount'], payload['currency']) !== minor(payload['amount'], payload['currency']) || authorization['merchant_name'] !== payload['merchant']) return "cloud.authorization's terms are not the window's";
+    if (cloud['status'] !== authorization['status']) return "cloud.status is not the cloud authorization's status";
+  }
+  const windowMinor = minor(payload['amount'], payload['currency']);
+  let charges = 0;
+  for (const [index, transaction] of (cloud['transactions'] as unknown[]).entries()) {
+    const where = `cloud transaction ${index + 1}`;
+    if (!isObject(transaction) || typeof transaction['id'] !== 'string' || typeof transaction['status'] !== 'string') return `${where} is not a transaction`;
+    // A declined charge was refused by the cloud: it is evidence of an attempt, not of spending.
+    if (transaction['status'] === 'declined') continue;
+    charges += 1;
+    const amount = minor(transaction['amount'], transaction['currency']);
+    const at = parseIsoSeconds(String(transaction['created_at']));
+    if (amount === undefined || windowMinor === undefined || amount > windowMinor) return `${where} exceeds the window's amount`;
+    if (payload['authorization_type'] === 'exact' && amount !== windowMinor) return `${where} is not the window's exact amount`;
+    if (transaction['currency'] !== payload['currency'] || transaction['merchant'] !== payload['merchant']) return `${where} is at another merchant or in another currency than the window`;
+    if (payload['card_id'] !== undefined && transaction['card_id'] !== payload['card_id']) return `${where} is on another card than the window`;
+    // The cloud dates the window's own transaction (the hold) at registration, which may precede
+    // a recurring window's start; no transaction can predate the window's signature or follow its end.
+    if (at === undefined || at < (payload['iat'] as number) - CLOCK_SKEW_SECONDS || at > (payload['not_after'] as number)) return `${where} is outside the window's time`;
+  }
+  const chargesMax = payload['kind'] === 'recurring' ? ((payload['max_charges'] as number | undefined) ?? Number.POSITIVE_INFINITY) : 1;
+  if (charges > chargesMax) return 'the cloud reports more charges than the window allows';
+  return undefined;
+}
+
+function minor(amount: unknown, currency: unknown): number | undefined {
+  if (typeof amount !== 'string' || typeof currency !== 'string') return undefined;
+  try {
+    return parseAmountText(amount, { param: 'amount', allowZero: true, decimals: currencyDecimals(currency) ?? 2 });
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,110 @@
+/**
+ * What the pipeline keeps for an evidence pack (docs/decisions.md §22.1): in the authorization
+ * ledger's one record per authorization (no record of its own), surviving replay and compaction,
+ * with the decision's basis; and the kept payload, signed again, is byte for byte the JWS the
+ * cloud received (§22.2).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { requestSha256 } from '../../src/core/approval.js';
+import { AUTHORIZATION_RECORD_TYPE, StoredAuthorizationLedger } from '../../src/core/authorization-ledger.js';
+import { requestAuthorization } from '../../src/core/authorizations.js';
+import type { OneTimeRequest } from '../../src/core/authorization-request.js';
+import type { CloudGateway } from '../../src/core/cloud-gateway.js';
+import type { CoreDeps, OperationContext } from '../../src/core/core-deps.js';
+import type { Authorization } from '../../src/core/model.js';
+import type { RecordStore, StateRecord, StateRecordOwner } from '../../src/core/record-store.js';
+import { signPayload } from '../../src/core/window-payload.js';
+import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { keyIdOf } from '../../src/crypto/jwk.js';
+import { neverPaused } from '../../src/core/signing-pause.js';
+import { approvalsNeverAsked } from '../support/core-deps.js';
+
+const NOW = 1_800_000_000;
+const secretKey = generateSecretKey();
+const key = { secretKey, publicKey: publicKeyOf(secretKey), keyId: keyIdOf(publicKeyOf(secretKey)) };
+const unexpected = () => Promise.reject(new Error('not used by this test'));
+const context: OperationContext = { principal: { kind: 'agent', name: 'shopper' }, caller: { requestId: 'req_1', userAgent: 'test' }, idempotencyKey: undefined };
+const request: OneTimeRequest = { kind: 'one_time', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 1250, currency: 'USD', authorizationType: 'exact', ttlSeconds: 1800, reference: 'order-9' };
+const POLICY_SHA = 'c'.repeat(64);
+
+/** A store in memory that keeps every appended record as JSON, as the journal would. */
+class MemoryStore implements RecordStore {
+  readonly owners = new Map<string, StateRecordOwner>();
+  readonly records: string[] = [];
+  register(type: string, owner: StateRecordOwner): void {
+    this.owners.set(type, owner);
+  }
+  async append(record: StateRecord): Promise<void> {
+    this.records.push(JSON.stringify(record));
+  }
+}
+
+function pipeline(store: MemoryStore) {
+  const ledger = new StoredAuthorizationLedger(store, () => NOW);
+  const sent: string[] = [];
+  const cloud: CloudGateway = {
+    registerAuthorization: async (jws) => {
+      sent.push(jws);
+      return { policyId: JSON.parse(Buffer.from(jws.split('.')[1] as string, 'base64url').toString())['policy_id'] } as Authorization;
+    },
+    revokeAuthorization: unexpected, getAuthorization: unexpected, listAuthorizations: unexpected, listCards: unexpected, getCard: unexpected,
+    listTransactions: unexpected, getTransaction: unexpected, wallet: unexpected, allocate: unexpected, enrollDevice: unexpected,
+  };
+  const deps: CoreDeps = {
+    device: () => ({ key, deviceId: 'dev_test', cloud }),
+    audit: async () => undefined,
+    nowSeconds: () => NOW,
+    authorizations: ledger,
+    paused: neverPaused,
+    approvals: approvalsNeverAsked(),
+    decide: () => ({ decision: 'allow', basis: { decision: 'allow', rule: 'groceries', reasons: ['rule groceries (allow): shop.example.com'], policySha256: POLICY_SHA } }),
+  };
+  return { deps, ledger, sent };
+}
+
+test('one record per authorization carries the request, its hash, the window, the key and the decision', async () => {
+  const store = new MemoryStore();
+  const { deps, ledger, sent } = pipeline(store);
+  const created = await requestAuthorization(deps, request, context);
+  assert.equal(created.outcome, 'created');
+  assert.equal(store.records.length, 1, 'no record of its own: the ledger entry carries it');
+  const policyId = JSON.parse(store.records[0] as string).policy_id as string;
+  const evidence = ledger.get(policyId)?.evidence;
+  assert.ok(evidence !== undefined);
+  assert.deepEqual(evidence.request, request);
+  assert.equal(evidence.requestSha256, requestSha256(request));
+  assert.equal(evidence.receivedAtSeconds, NOW);
+  assert.equal(evidence.keyId, key.keyId);
+  assert.deepEqual(evidence.decision, { decision: 'allow', rule: 'groceries', reasons: ['rule groceries (allow): shop.example.com'], policySha256: POLICY_SHA });
+  assert.equal(evidence.approvalId, null);
+  assert.equal(signPayload(evidence.window, key), sent[0], 'the kept payload signs to exactly the JWS the cloud received');
+});
+
+test('the record survives a replay and a compaction unchanged', async () => {
+  const store = new MemoryStore();
+  const { deps, ledger } = pipeline(store);
+  await requestAuthorization(deps, request, context);
+  const policyId = JSON.parse(store.records[0] as string).policy_id as string;
+  const before = ledger.get(policyId);
+  // Replay: a new ledger reads the journal's records.
+  const replayed = new MemoryStore();
+  const again = new StoredAuthorizationLedger(replayed, () => NOW);
+  for (const text of store.records) replayed.owners.get(AUTHORIZATION_RECORD_TYPE)?.replay(JSON.parse(text) as StateRecord, NOW);
+  assert.deepEqual(again.get(policyId), before);
+  // Compaction writes what live() returns; a ledger replaying that has the same entry.
+  const live = replayed.owners.get(AUTHORIZATION_RECORD_TYPE)?.live(NOW) ?? [];
+  const compacted = new MemoryStore();
+  const third = new StoredAuthorizationLedger(compacted, () => NOW);
+  for (const record of live) compacted.owners.get(AUTHORIZATION_RECORD_TYPE)?.replay(JSON.parse(JSON.stringify(record)) as StateRecord, NOW);
+  assert.deepEqual(third.get(policyId), before);
+});
+
+test('a malformed evidence record refuses the replay, and an entry without one (an older version) replays', () => {
+  const store = new MemoryStore();
+  new StoredAuthorizationLedger(store, () => NOW);
+  const owner = store.owners.get(AUTHORIZATION_RECORD_TYPE) as StateRecordOwner;
+  const entry = { type: AUTHORIZATION_RECORD_TYPE, policy_id: 'pw_old', agent: 'owner', card_id: 'card_a', merchant: 'shop.example.com', currency: 'USD', amount_minor: 100, kind: 'one_time', authorization_type: 'exact', signed_at: NOW, not_after: NOW + 60, state: 'active', used_minor: null };
+  owner.replay(entry, NOW);
+  assert.throws(() => owner.replay({ ...entry, policy_id: 'pw_bad', evidence: { request_sha256: 'nope' } }, NOW), /malformed/);
+});
