@@ -118,6 +118,7 @@ const OWNER_ONLY_WORDS: ReadonlyArray<[string, readonly string[]]> = [
   ['agents', ['GET /agents', 'POST /agents', 'DELETE /agents/:name', 'POST /agents/:name/rotate']],
   ['the brake', ['POST /pause', 'POST /resume']],
   ['owner sessions', ['DELETE /owner/sessions/current']],
+  ['console login links', ['POST /console/login-code']],
 ];
 
 test('the actor table names exactly the routes an agent\'s token can never reach', () => {
@@ -130,6 +131,7 @@ test('the actor table names exactly the routes an agent\'s token can never reach
     for (const route of routes) claimed.add(route);
   }
   const routes = variantARoutes({
+    consoleLoginLink: () => ({ url: 'http://localhost:7724/login#code', expires_at: '2026-01-01T00:00:00Z' }),
     operations: {} as CoreOperations,
     authorizations: {} as AuthorizationListOperations,
     approvals: {} as ApprovalOperations,
