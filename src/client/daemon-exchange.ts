@@ -8,6 +8,7 @@ import { LatchClientError } from './client-errors.js';
 import { DaemonVerifier } from './daemon-verification.js';
 import { HttpTransport, TransportFailure, type TransportAnswer } from './http-transport.js';
 import { TokenSource } from './token-source.js';
+import { readPinnedKey, verifyPinnedDaemon } from './pinned-key.js';
 
 /** One call's options. */
 export interface CallOptions {
@@ -19,6 +20,10 @@ export interface CallOptions {
   prefer?: string;
   /** This call's deadline when it must outlast the default (a held answer). */
   timeoutMs?: number;
+  /** A body sent exactly as given (PUT /policy sends the policy file's bytes). */
+  rawBody?: string;
+  /** The owner passphrase for Latch-Owner-Passphrase; sent only after the pinned key is proved. */
+  ownerPassphrase?: string;
 }
 
 /** Who the exchange speaks for and where: fixed for a client's life. */
@@ -38,6 +43,9 @@ export class DaemonExchange {
   private readonly tokens: TokenSource;
   private readonly transport: HttpTransport;
   private readonly verifier: DaemonVerifier;
+  // The owner session (docs/decisions.md §21): kept in this object's memory only, never on disk.
+  private session: string | undefined;
+  private pinVerified = false;
 
   constructor(private readonly config: ExchangeConfig) {
     this.tokens = new TokenSource(config.home, config.agent);
@@ -48,6 +56,27 @@ export class DaemonExchange {
   /** verifyDaemon asks the daemon for its proof with the current token (see LatchClient.verifyDaemon). */
   async verifyDaemon(): Promise<void> {
     await this.verifier.verify(this.tokens.current() ?? this.tokens.reload());
+  }
+
+  /**
+   * verifyPinnedKey checks that the peer signs a fresh challenge with the daemon key pinned in the
+   * data directory (daemon_key.pub, or config.json's key_id); nothing secret is sent. It is
+   * remembered for the client's lifetime.
+   */
+  async verifyPinnedKey(): Promise<void> {
+    if (this.pinVerified) return;
+    await verifyPinnedDaemon(this.transport, this.config.baseUrl, readPinnedKey(this.config.home), { accept: 'application/json', 'user-agent': this.config.userAgent }, this.config.timeoutMs);
+    this.pinVerified = true;
+  }
+
+  /** useSession makes later calls present an owner session instead of the token file (undefined: stop). */
+  useSession(token: string | undefined): void {
+    this.session = token;
+  }
+
+  /** hasSession reports whether an owner session is in use. */
+  hasSession(): boolean {
+    return this.session !== undefined;
   }
 
   /** close drops idle keep-alive connections. */
@@ -64,7 +93,16 @@ export class DaemonExchange {
    */
   async exchange(method: string, target: string, options: CallOptions): Promise<TransportAnswer> {
     const auth = options.auth ?? true;
-    const bodyText = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const bodyText = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    if (options.ownerPassphrase !== undefined) await this.verifyPinnedKey();
+    if (auth && this.session !== undefined) {
+      // An owner session goes only to the peer that proved the pinned key; it is never retried
+      // with the token file: an ended session is an answer for the caller.
+      await this.verifyPinnedKey();
+      const answer = await this.attempt(method, target, bodyText, this.session, options);
+      if (answer.status === 401) this.session = undefined;
+      return answer;
+    }
     const token = auth ? this.tokens.current() : undefined;
     if (token !== undefined) await this.verifyTokenPeer(token, options.idempotencyKey);
     const first = await this.attempt(method, target, bodyText, token, options);
@@ -106,6 +144,7 @@ export class DaemonExchange {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     if (options.prefer !== undefined) headers['prefer'] = options.prefer;
+    if (options.ownerPassphrase !== undefined) headers['latch-owner-passphrase'] = options.ownerPassphrase;
     try {
       return await this.transport.send({ method, target, headers, ...(body !== undefined && { body }), timeoutMs: options.timeoutMs ?? this.config.timeoutMs });
     } catch (error) {

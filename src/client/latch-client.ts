@@ -117,6 +117,86 @@ export class LatchClient {
     await this.wire.verifyDaemon();
   }
 
+  /**
+   * verifyPinnedKey checks that the peer signs a fresh challenge with the daemon key pinned in
+   * this data directory (daemon_key.pub, or config.json's key_id); nothing secret is sent. Every
+   * call that sends a passphrase or a session does this first; it is remembered for the client's
+   * lifetime.
+   */
+  async verifyPinnedKey(): Promise<void> {
+    await this.wire.verifyPinnedKey();
+  }
+
+  /**
+   * openOwnerSession proves the daemon against the pinned key, then trades the passphrase for an
+   * owner session (POST /owner/sessions), which this client then presents instead of the daemon
+   * token: the owner with presence, for up to an hour (300 s idle). It lives in memory only.
+   */
+  async openOwnerSession(passphrase: string): Promise<{ expires_at: string }> {
+    await this.verifyPinnedKey();
+    const answer = await this.call('POST', '/owner/sessions', { auth: false, body: { passphrase } });
+    const token = answer['token'];
+    if (typeof token !== 'string' || !token.startsWith('los_')) throw new LatchClientError({ code: 'invalid_response', status: 201, message: 'The daemon answered without an owner session.' });
+    this.wire.useSession(token);
+    return { expires_at: String(answer['expires_at']) };
+  }
+
+  /** hasOwnerSession reports whether this client holds an owner session. */
+  hasOwnerSession(): boolean {
+    return this.wire.hasSession();
+  }
+
+  /** endOwnerSession ends the owner session this client holds (DELETE /owner/sessions/current). */
+  async endOwnerSession(): Promise<void> {
+    if (!this.wire.hasSession()) return;
+    try {
+      await this.call('DELETE', '/owner/sessions/current');
+    } finally {
+      this.wire.useSession(undefined);
+    }
+  }
+
+  /** pause pulls the brake through the API (POST /pause; the owner's token or session). */
+  async pause(reason?: string): Promise<Record<string, unknown>> {
+    return this.call('POST', '/pause', { body: reason === undefined ? {} : { reason } });
+  }
+
+  /** resume releases the brake (POST /resume): the owner with presence once a passphrase is set. */
+  async resume(): Promise<Record<string, unknown>> {
+    return this.call('POST', '/resume', { body: {} });
+  }
+
+  /**
+   * putPolicy replaces policy.json with exactly text (PUT /policy); the daemon validates it like
+   * the file. The passphrase, when given, goes in Latch-Owner-Passphrase after the pinned key is proved.
+   */
+  async putPolicy(text: string, options: { passphrase?: string } = {}): Promise<{ sha256: string; previous_sha256: string | null }> {
+    if (options.passphrase !== undefined) await this.verifyPinnedKey();
+    const answer = await this.call('PUT', '/policy', { rawBody: text, ...(options.passphrase !== undefined && { ownerPassphrase: options.passphrase }) });
+    return expectShape(answer, ['sha256']);
+  }
+
+  /** addAgent creates an agent through the API; the answer is the only time its token is shown. */
+  async addAgent(name: string, options: { passphrase?: string } = {}): Promise<{ name: string; token: string; created_at: string }> {
+    if (options.passphrase !== undefined) await this.verifyPinnedKey();
+    return expectShape(await this.call('POST', '/agents', { body: { name, ...(options.passphrase !== undefined && { passphrase: options.passphrase }) } }), ['name', 'token', 'created_at']);
+  }
+
+  /** listAgents is GET /agents (never tokens). */
+  async listAgents(): Promise<{ agents: Array<{ name: string; created_at: string; last_used_at: string | null }>; has_more: boolean }> {
+    return expectShape(await this.call('GET', '/agents'), ['agents', 'has_more']);
+  }
+
+  /** rotateAgent gives an agent a new token through the API and returns it. */
+  async rotateAgent(name: string): Promise<{ name: string; token: string }> {
+    return expectShape(await this.call('POST', `/agents/${encodeURIComponent(name)}/rotate`, { body: {} }), ['name', 'token']);
+  }
+
+  /** removeAgent deletes an agent through the API; with revoke, its active authorizations too. */
+  async removeAgent(name: string, options: { revoke?: boolean } = {}): Promise<void> {
+    await this.call('DELETE', `/agents/${encodeURIComponent(name)}${options.revoke === true ? '?revoke=true' : ''}`);
+  }
+
   /** health is GET /health: local availability and the loaded signing key; no token needed. */
   async health(): Promise<Health> {
     return expectShape(await this.call('GET', '/health', { auth: false }), ['status', 'version', 'signing_key']);
@@ -176,6 +256,8 @@ export class LatchClient {
    * passphrase, when one is set, goes in the body and nowhere else: no error carries it.
    */
   async approve(approvalId: string, input: ApproveInput = {}, options: WriteOptions = {}): Promise<Approval> {
+    // Never send a secret to an unproven peer (owner-presence §2).
+    if (input.passphrase !== undefined) await this.verifyPinnedKey();
     const body = input.passphrase === undefined ? {} : { passphrase: input.passphrase };
     return expectShape(await this.write(`/approvals/${encodeURIComponent(approvalId)}/approve`, body, options), APPROVAL_FIELDS);
   }
@@ -235,6 +317,11 @@ export class LatchClient {
   /** policy is GET /policy (owner only): the effective spending policy, its SHA-256 and source. */
   async policy(): Promise<PolicyView> {
     return expectShape(await this.call('GET', '/policy'), ['policy', 'sha256', 'source']);
+  }
+
+  /** consoleLoginLink makes a one-time login link to the owner console (the owner only). */
+  async consoleLoginLink(): Promise<{ url: string; expires_at: string }> {
+    return expectShape<{ url: string; expires_at: string }>(await this.write('/console/login-code', {}, {}), ['url', 'expires_at']);
   }
 
   /** checkPolicy asks what the spending policy would decide about a request; nothing is signed. */
@@ -316,7 +403,10 @@ export class LatchClient {
   }
 
   private async call(method: string, target: string, options: CallOptions = {}): Promise<Record<string, unknown>> {
-    return interpretAnswer(await this.wire.exchange(method, target, options), options.idempotencyKey);
+    const answer = await this.wire.exchange(method, target, options);
+    // 204 No Content (ending a session, removing an agent) has no body to read.
+    if (answer.status === 204) return {};
+    return interpretAnswer(answer, options.idempotencyKey);
   }
 }
 

@@ -28,6 +28,8 @@ export interface Health {
   paused?: { since: string; reason?: string | null } | null;
   /** How far the cloud's clock runs ahead of this device's, as the daemon last saw it (absent from older daemons). */
   cloud_clock_skew_seconds?: number | null;
+  /** The configured presence factors: `none`, `passphrase`, ... (absent from older daemons; docs/decisions.md §21). */
+  owner_presence?: string;
   /** How many seconds approving stays locked after wrong passphrases; 0 when it is not (absent from older daemons). */
   approvals_locked_seconds?: number;
 }

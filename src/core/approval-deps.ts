@@ -24,6 +24,8 @@ export interface ApprovalAudit {
   caller: LocalCaller | undefined;
   /** Who acted: the agent that asked, or the owner that decided (expiry: the owner's policy). */
   principal: Principal;
+  /** The passkey that proved the owner's presence for this decision (the owner console), when one did. */
+  presenceCredentialId?: string;
   /** Why an approval failed or was not applied: the error code. */
   code?: string;
 }

@@ -15,6 +15,7 @@ import type { ApprovalDeps } from './approval-deps.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { CoreDeps, OperationContext } from './core-deps.js';
 import type { AuthorizationDecision } from './decision.js';
+import { checkOwnerPassphrase } from './owner-presence.js';
 import { OWNER, principalName } from './principal.js';
 import type { SignedWindow } from './window-payload.js';
 import type { Authorization } from './model.js';
@@ -184,7 +185,7 @@ export async function denyApproval(deps: CoreDeps, id: string, reason: string | 
 }
 
 /**
- * approveApproval checks the passphrase (and its lockout), then signs exactly the stored request
+ * approveApproval checks the owner's presence (the passphrase and its lockout), then signs exactly the stored request
  * as the agent that asked, under the approval's Idempotency-Key, and registers it. The cloud's
  * definite refusal makes the approval `failed`; a timeout or an unreachable cloud leaves it
  * pending, so approving again re-sends the same window and the cloud replays its answer.
@@ -192,7 +193,9 @@ export async function denyApproval(deps: CoreDeps, id: string, reason: string | 
 export async function approveApproval(deps: CoreDeps, signApproved: SignApproved, id: string, passphrase: string | undefined, context: OperationContext): Promise<Approval> {
   const approvals = deps.approvals;
   await decidable(deps, approvals, id);
-  await requirePassphrase(deps, approvals, passphrase);
+  // The front door proved presence (a session, or this passphrase) when it says so; otherwise the
+  // one passphrase check runs here (docs/decisions.md §21).
+  if (context.ownerPresent !== true) await requirePassphrase(deps, approvals, passphrase);
   if (!approvals.book.claim(id)) throw notPending();
   try {
     const current = approvals.book.get(id);
@@ -218,6 +221,7 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
       caller: context.caller,
       principal: context.principal,
       ...(decided.error !== null && { code: decided.error.code }),
+      ...(context.presenceCredentialId !== undefined && { presenceCredentialId: context.presenceCredentialId }),
     });
     return decided;
   } finally {
@@ -226,17 +230,13 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
 }
 
 /**
- * requirePassphrase passes when no passphrase is set or the right one was presented. Every check
- * goes through the lockout, which counts it before the slow hash starts (docs/decisions.md §17.3);
- * a missing passphrase is refused without counting as a guess.
+ * requirePassphrase passes when no passphrase is set or the right one was presented: the daemon's
+ * one passphrase check (checkOwnerPassphrase, docs/decisions.md §21), through the lockout, which
+ * counts it before the slow hash starts (§17.3); a missing passphrase is 403
+ * owner_presence_required, not counted as a guess.
  */
 async function requirePassphrase(deps: CoreDeps, approvals: ApprovalDeps, candidate: string | undefined): Promise<void> {
-  const stored = approvals.passphrase();
-  if (stored === undefined) return;
-  const nowSeconds = deps.nowSeconds();
-  approvals.lockout.refuseWhileLocked(nowSeconds, stored.id);
-  if (candidate === undefined) throw new LatchError('invalid_passphrase', { message: 'An approval passphrase is set: send it as {"passphrase": "..."} to approve.' });
-  if (!(await approvals.lockout.check(nowSeconds, stored.id, () => stored.verify(candidate)))) throw new LatchError('invalid_passphrase');
+  await checkOwnerPassphrase({ lockout: approvals.lockout, passphrase: approvals.passphrase, nowSeconds: deps.nowSeconds }, candidate);
 }
 
 /**

@@ -13,7 +13,11 @@ import type { Authorization, AuthorizationKind, AuthorizationStatus, Authorizati
 import { principalName, type Principal } from './principal.js';
 import { signRevocation } from './revocation.js';
 
-/** What this module reads of a ledger entry (a subset of the ledger's AuthorizationEntry). */
+/**
+ * What this module reads of a ledger entry (a subset of the ledger's AuthorizationEntry); the
+ * window's terms are there for a window the owner signed and the daemon still holds, unregistered,
+ * which the cloud does not know yet.
+ */
 export interface LedgerEntryView {
   policyId: string;
   agent: string;
@@ -110,6 +114,13 @@ export async function getOwnedAuthorization(deps: CoreDeps, ledger: LedgerView, 
  */
 export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, policyId: string, reason: string | undefined, context: OperationContext): Promise<OwnedAuthorization> {
   const entry = visibleEntry(ledger, policyId, context.principal);
+  // A held window never sent: taken out of the hold, so the proxy can never forward it, and
+  // revoked in the ledger at once, so its budget is free (docs/decisions.md §21).
+  if (deps.heldWindows?.isHeld(policyId) === true) {
+    await deps.heldWindows.drop(policyId);
+    await ledger.noteStatus(policyId, 'revoked');
+    return { authorization: ledgerAuthorization(entry, 'revoked'), agent: entry.agent, registered: false };
+  }
   if (entry.state === 'unregistered') return unregisteredView(entry);
   const device = deps.device();
   const signed = await signRevocation(deps, device, policyId, reason, context);
@@ -164,6 +175,11 @@ async function lookUp(deps: CoreDeps, ledger: LedgerView, entries: readonly Ledg
     while (next < entries.length) {
       const index = next++;
       const entry = entries[index] as LedgerEntryView;
+      if (deps.heldWindows?.isHeld(entry.policyId) === true) {
+        // Signed by the owner's primitive and held, not registered: the cloud does not know it yet.
+        results[index] = { authorization: ledgerAuthorization(entry, 'active'), agent: entry.agent, registered: false };
+        continue;
+      }
       if (entry.state === 'unregistered') {
         results[index] = unregisteredView(entry);
         continue;

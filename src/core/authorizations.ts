@@ -7,7 +7,7 @@ import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type Ac
 import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type OperationContext, type SignatureAudit } from './core-deps.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { WindowNotRecorded } from './signature-audit.js';
-import type { AuthorizationDecision } from './decision.js';
+import type { AuthorizationDecision, DecisionRequest } from './decision.js';
 import { LatchError } from '../errors/latch-error.js';
 import { isoSeconds } from '../time/iso-time.js';
 import type { Authorization } from './model.js';
@@ -301,13 +301,45 @@ function clockMoved(deps: CoreDeps, payload: PolicyWindowPayload, error: unknown
 }
 
 /**
- * signWindow signs terms with the device key and writes the audit line before returning, so no
- * signature ever leaves the daemon unrecorded.
+ * signPrimitive is the owner's signing primitives' pipeline (docs/decisions.md §21): nothing signs
+ * around the ledger. The brake stops it; the policy decides (a deny is final, an `ask` is satisfied
+ * by the owner's presence, which the route required); the window enters the authorization ledger
+ * as the owner's before it is signed, so it counts toward every budget and velocity limit, is
+ * listed and can be cancelled; its signature is audited; and the daemon holds it, unregistered,
+ * for the /v1 proxy to forward exactly once. Nothing reaches the cloud here.
  */
-async function signWindow(deps: CoreDeps, device: EnrolledDevice, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
-  // The signing primitives come here; authorizations meet the brake in decideAndSign, before anything is recorded.
+async function signPrimitive(deps: CoreDeps, device: EnrolledDevice, terms: WindowTerms, decided: DecisionRequest, operation: string, context: OperationContext): Promise<SignedWindow> {
   refuseWhilePaused(deps.paused);
-  return signBuilt(deps, device, buildWindowPayload(terms, device.deviceId, windowNow(deps)), terms, operation, context);
+  const nowSeconds = deps.nowSeconds();
+  const payload = buildWindowPayload(terms, device.deviceId, windowNow(deps));
+  const decision = await deps.decide(decided, context, { policyId: payload.policy_id, nowSeconds, ownerPresent: true });
+  if (decision.decision === 'deny') {
+    throw new LatchError('policy_denied', { rule: decision.rule, message: `The spending policy refuses this window (rule ${decision.rule}); change the policy first.` });
+  }
+  if (decision.decision === 'ask') throw new Error('signPrimitive: the decision step asked although the owner is present');
+  await deps.authorizations.record({
+    policyId: payload.policy_id,
+    agent: principalName(context.principal),
+    cardId: terms.cardId,
+    merchant: terms.merchant,
+    currency: terms.currency,
+    amountMinor: terms.amountMinor,
+    kind: terms.kind,
+    authorizationType: terms.authorizationType,
+    signedAtSeconds: nowSeconds,
+    notAfterSeconds: terms.notAfter,
+    state: 'active',
+    usedMinor: null,
+  });
+  try {
+    const signed = await signBuilt(deps, device, payload, terms, operation, context);
+    await deps.heldWindows?.hold(payload.policy_id, signed.jws, terms.cardId === null ? '/v1/policy-windows' : '/v1/authorizations', terms.notAfter);
+    return signed;
+  } catch (error) {
+    // Not signed, not audited or not held: the reservation is given back and nothing is answered.
+    await deps.authorizations.noteStatus(payload.policy_id, 'failed');
+    throw error;
+  }
 }
 
 async function signBuilt(deps: CoreDeps, device: EnrolledDevice, payload: PolicyWindowPayload, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
@@ -378,14 +410,15 @@ async function decideReplay(deps: CoreDeps, request: AuthorizationRequest, signe
   }
 }
 
-/** signCardWindow signs what /authorize would for a one-time request, and contacts nobody. */
+/** signCardWindow signs what /authorize would for a one-time request, through the pipeline, and contacts nobody. */
 export function signCardWindow(deps: CoreDeps, request: OneTimeRequest, context: OperationContext): Promise<SignedWindow> {
-  return signWindow(deps, deps.device(), windowTerms(request, windowNow(deps)), 'sign_card_policy_window', context);
+  checkRequest(request, windowNow(deps));
+  return signPrimitive(deps, deps.device(), windowTerms(request, windowNow(deps)), request, 'sign_card_policy_window', context);
 }
 
-/** signAccountWindow signs an account-wide window (no card), and contacts nobody. */
+/** signAccountWindow signs an account-wide window (no card), through the pipeline, and contacts nobody. */
 export function signAccountWindow(deps: CoreDeps, request: AccountWindowRequest, context: OperationContext): Promise<SignedWindow> {
-  return signWindow(deps, deps.device(), accountWindowTerms(request, windowNow(deps)), 'sign_policy_window', context);
+  return signPrimitive(deps, deps.device(), accountWindowTerms(request, windowNow(deps)), { ...request, kind: 'one_time', cardId: null }, 'sign_policy_window', context);
 }
 
 /**

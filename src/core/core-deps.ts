@@ -6,6 +6,7 @@ import type { ApprovalDeps } from './approval-deps.js';
 import type { AuthorizationEntry, AuthorizationEntryState } from './authorization-ledger.js';
 import type { CloudCall, CloudGateway } from './cloud-gateway.js';
 import type { DecideAuthorization } from './decision.js';
+import type { HeldWindows } from './held-windows.js';
 import type { LocalCaller, OperationContext } from './operation-context.js';
 import type { Principal } from './principal.js';
 import type { SignedWindowCache } from './signed-window-cache.js';
@@ -74,6 +75,12 @@ export interface CoreDeps {
   authorizations: AuthorizationRecorder;
   /** Human approval (docs/decisions.md §15.4): an `ask` becomes a durable pending approval. */
   approvals: ApprovalDeps;
+  /**
+   * The windows the owner's signing primitives made, held unregistered for the /v1 proxy to
+   * forward once (docs/decisions.md §21). Absent, such a window can never be registered through
+   * the proxy.
+   */
+  heldWindows?: HeldWindows;
 }
 
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */

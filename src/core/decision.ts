@@ -3,7 +3,7 @@
  * Without a spending policy every request is allowed; with one (src/policy/policy-gate.ts) the
  * answer is allow, ask (the owner must approve) or deny, with the rule that decided.
  */
-import type { AuthorizationRequest } from './authorization-request.js';
+import type { AccountWindowRequest, AuthorizationRequest } from './authorization-request.js';
 import type { OperationContext } from './operation-context.js';
 
 /** What the decision step answers; ask and deny name the rule or limit that decided and why. */
@@ -37,6 +37,12 @@ export interface DecisionFacts {
    */
   approvalId?: string;
   /**
+   * Set for the owner's signing primitives, which only the owner (with presence, once a factor is
+   * configured) may call: presence satisfies an `ask` as an approval does; a deny stays final
+   * (docs/decisions.md §21).
+   */
+  ownerPresent?: true;
+  /**
    * Set when the window was signed earlier under this policy id and is about to be sent again from
    * the signed-window cache (docs/decisions.md §17.1): decide against the policy now, without the
    * window's own reservation, and reserve nothing.
@@ -45,11 +51,17 @@ export interface DecisionFacts {
 }
 
 /**
+ * What the decision step decides: an authorization request, or an account-wide window
+ * (/sign-policy-window), which names no card (so no rule or budget scoped to cards matches it).
+ */
+export type DecisionRequest = AuthorizationRequest | (AccountWindowRequest & { kind: 'one_time'; cardId: null });
+
+/**
  * A decision step: it sees the exact request and who asked, and signs nothing. When it allows,
  * it may have reserved the amount under facts.policyId; the pipeline then records that id in the
  * authorization ledger, whose `failed` state cancels the reservation.
  */
-export type DecideAuthorization = (request: AuthorizationRequest, context: OperationContext, facts: DecisionFacts) => AuthorizationDecision | Promise<AuthorizationDecision>;
+export type DecideAuthorization = (request: DecisionRequest, context: OperationContext, facts: DecisionFacts) => AuthorizationDecision | Promise<AuthorizationDecision>;
 
 /** allowEverything allows every request: a decision step for a caller (a test) that says so by name. */
 export const allowEverything: DecideAuthorization = () => ({ decision: 'allow' });

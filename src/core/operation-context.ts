@@ -19,4 +19,8 @@ export interface OperationContext {
   waitSignal?: AbortSignal;
   /** How long the caller holds on for an owner's decision when its request needs approval (`Prefer: wait=N`). */
   approvalWaitSeconds?: number;
+  /** True when the owner's presence was proved for this request (docs/decisions.md §21). */
+  ownerPresent?: boolean;
+  /** The passkey that proved it, when the owner console did (its audit lines name the credential). */
+  presenceCredentialId?: string;
 }

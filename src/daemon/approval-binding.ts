@@ -53,6 +53,7 @@ export function approvalAuditEntry(record: ApprovalAudit): AuditEntry {
     requested_by: principalName(approval.principal),
     kind: approval.request.kind,
     rule: approval.rule,
+    ...(record.presenceCredentialId !== undefined && { passkey_id: record.presenceCredentialId }),
     ...(record.code !== undefined && { code: record.code }),
   };
 }

@@ -14,11 +14,17 @@ import { DataDirError } from '../datadir/data-dir-error.js';
 import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
 import { PolicyGate } from '../policy/policy-gate.js';
+import { OwnerPresence } from '../core/owner-presence.js';
+import { readPasskeys } from '../datadir/passkeys.js';
+import { HeldWindows } from '../core/held-windows.js';
+import { OwnerSessions, OWNER_SESSION_SECONDS_MAX } from '../core/owner-sessions.js';
 import { bindApprovals } from './approval-binding.js';
 import { auditAnchorKeeper, type AuditAnchorKeeper } from './audit-anchor-keeper.js';
 import { outcomeEntry, requestAuditEntries, signatureEntry } from './audit-records.js';
 import { WindowNotRecorded } from '../core/signature-audit.js';
 import type { DaemonServices } from './services.js';
+
+export type { ProxyUpstream } from '../proxy/signing-proxy.js';
 
 /** The daemon's bound core: the CoreDeps its handlers use, and the upstream the proxy uses. */
 export interface CoreBinding {
@@ -31,6 +37,10 @@ export interface CoreBinding {
   policy: PolicyGate;
   /** The cloud's clock as learned from its answers (skew shown by /health and latch doctor). */
   cloudClock: CloudClock;
+  /** Appends one line to audit.log durably (owner actions: policy_changed, agent_added, ...). */
+  appendAudit(entry: AuditEntry): Promise<unknown>;
+  /** The owner's presence: its factors, the one passphrase check, the owner sessions (docs/decisions.md §21). */
+  presence: OwnerPresence;
   proxyUpstream(): ProxyUpstream;
 }
 
@@ -118,6 +128,22 @@ export function bindCore(services: DaemonServices): CoreBinding {
     return { key, deviceId: config.device_id, cloud: gateway, client };
   };
 
+  const approvals = bindApprovals(services, appendRecord);
+  const presence = new OwnerPresence({
+    // The passphrase file is read at each question, so `latch approvals passphrase set|clear`
+    // applies at once; an unsafe or damaged file throws (503), never "no factor".
+    factors: [
+      { name: 'passphrase', configured: () => approvals.passphrase() !== undefined, generation: () => approvals.passphrase()?.id },
+      // A registered passkey (the owner console) is a factor like the passphrase (docs/decisions.md §25);
+      // its generation is the set of credential ids, so removing or adding one ends owner sessions.
+      { name: 'passkey', configured: () => readPasskeys(services.home).length > 0, generation: () => passkeyGeneration(services.home) },
+    ],
+    lockout: approvals.lockout,
+    passphrase: approvals.passphrase,
+    sessions: new OwnerSessions(() => services.config().owner_session_seconds ?? OWNER_SESSION_SECONDS_MAX),
+    nowSeconds,
+  });
+  const heldWindows = new HeldWindows(services.stateStore);
   const deps: CoreDeps = {
     device: () => {
       const { key, deviceId, cloud } = enrolled();
@@ -137,19 +163,22 @@ export function bindCore(services: DaemonServices): CoreBinding {
     signedWindows: SignedWindowCache.durable(services.stateStore),
     authorizations: authorizationLedger,
     decide: policy.decide,
-    approvals: bindApprovals(services, appendRecord),
+    approvals,
+    heldWindows,
   };
   return {
     deps,
     authorizationLedger,
     auditAnchor,
     policy,
+    presence,
+    appendAudit: appendRecord,
     get cloudClock() {
       return cloudClock;
     },
     proxyUpstream: () => {
       const { client, key } = enrolled();
-      return { client, key, paused: services.paused };
+      return { client, key, paused: services.paused, heldWindows, ledger: authorizationLedger, nowSeconds };
     },
   };
 }
@@ -170,4 +199,10 @@ export function upstreamTimeoutMs(env: NodeJS.ProcessEnv): number {
     throw new Error(`${UPSTREAM_TIMEOUT_ENV} must be a whole number of milliseconds from 1 to ${UPSTREAM_TIMEOUT_MS_MAX}`);
   }
   return Number(text);
+}
+
+/** passkeyGeneration names the registered passkeys without revealing anything secret (they are public keys). */
+function passkeyGeneration(home: string): string | undefined {
+  const ids = readPasskeys(home).map((key) => key.id);
+  return ids.length === 0 ? undefined : ids.sort().join(',');
 }

@@ -20,8 +20,12 @@ import { createLogger } from '../log/logger.js';
 import { variantARoutes } from '../variant-a/routes.js';
 import { variantBRoutes } from '../variant-b/routes.js';
 import { createServices, type DaemonServices } from './services.js';
+import { consoleOrigin, createConsoleFrontDoor } from '../console/console-front-door.js';
+import { consoleRoutes, PUBLIC_CONSOLE_PATTERNS } from '../console/console-routes.js';
+import { LatchError } from '../errors/latch-error.js';
+import { bindConsole, type ConsoleBinding } from './console-binding.js';
 import { bindCore } from './core-binding.js';
-import { daemonCredentials, listenerDeps, proofTokenFor } from './listener-deps.js';
+import { daemonCredentials, listenerDeps, proofKeyFor, proofTokenFor } from './listener-deps.js';
 import { REGISTRATION_CHECK_MS } from './identity-registration.js';
 
 /** The canonical listener's default port (Variant A). */
@@ -53,16 +57,28 @@ export interface DaemonOptions {
   /** The device key's passphrase; default LATCH_KEY_PASSPHRASE from env. */
   passphrase?: string;
   /**
+   * The owner console's listener (docs/decisions.md §25), served beside Variant A: its port (0
+   * picks a free one; absent, config.json's console_port, else 7724). Absent, there is no console.
+   */
+  console?: { port?: number };
+  /**
    * Connection limits of both listeners (tests shorten them). The connection cap is lowered further
    * when `ulimit -n` cannot hold it (runtime/descriptor-budget.ts).
    */
   limits?: Partial<ServerLimits>;
 }
 
+/** The daemon's listeners: Variant A, Variant B and the owner console. */
+export type ListenerName = 'a' | 'b' | 'console';
+
+/** The owner console's default port (spec owner-console §1). */
+export const DEFAULT_PORT_CONSOLE = 7724;
+
 /** The ports actually bound, for the listeners that are enabled. */
 export interface DaemonPorts {
   portA?: number;
   portB?: number;
+  portConsole?: number;
 }
 
 /** A daemon that is not listening yet; several can run in one process. */
@@ -82,7 +98,7 @@ export interface DaemonHandle {
    */
   close(options?: { deadlineMs?: number; reason?: string }): Promise<void>;
   /** addresses lists the bound address of each listening listener (empty before listen). */
-  addresses(): Array<{ listener: 'a' | 'b'; address: string; port: number }>;
+  addresses(): Array<{ listener: ListenerName; address: string; port: number }>;
   readonly services: DaemonServices;
 }
 
@@ -112,14 +128,15 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
 
   // One credential set for both listeners: an agent's last use is one record.
   const credentials = daemonCredentials(services);
-  const listeners: Array<{ name: 'a' | 'b'; server: LocalServer }> = [];
+  const listeners: Array<{ name: ListenerName; server: LocalServer }> = [];
   const wantedConnections = options.limits?.connectionsMax ?? DEFAULT_SERVER_LIMITS.connectionsMax;
   const openFiles = readProcessLimits().openFiles;
-  const connectionsMax = connectionsMaxFor(openFiles, (serveA ? 1 : 0) + (serveB ? 1 : 0), wantedConnections);
+  const connectionsMax = connectionsMaxFor(openFiles, (serveA ? 1 : 0) + (serveB ? 1 : 0) + (serveA && options.console !== undefined ? 1 : 0), wantedConnections);
   const limits: Partial<ServerLimits> = { ...options.limits, connectionsMax };
+  const core = bindCore(services);
   const addListener = (name: 'a' | 'b', port: number, routes: Route[]): void => {
     const router = new Router(routes);
-    const frontDoor = createFrontDoor({ listener: name, router, credentials: credentials.list, noteCaller: credentials.noteUse, log: logger });
+    const frontDoor = createFrontDoor({ listener: name, router, credentials: credentials.list, noteCaller: credentials.noteUse, presence: core.presence, log: logger });
     const server = createLocalServer({
       listener: name,
       port,
@@ -127,14 +144,40 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
       log: logger,
       ready,
       // Variant A's public /health is where clients check the daemon's identity (daemon-proof.ts).
-      ...(name === 'a' && { proofToken: proofTokenFor(services, credentials) }),
+      ...(name === 'a' && { proofToken: proofTokenFor(services, credentials), proofKey: proofKeyFor(services) }),
       limits,
     });
     listeners.push({ name, server });
   };
-  const core = bindCore(services);
-  const deps = listenerDeps(services, core);
-  if (serveA) addListener('a', options.portA ?? DEFAULT_PORT_A, variantARoutes(deps.a));
+  // The console answers A's POST /console/login-code; it exists once A's table does (it calls A's routes).
+  let ownerConsole: ConsoleBinding | undefined;
+  let addConsoleListener: (() => void) | undefined;
+  let consolePort = 0;
+  const deps = listenerDeps(services, core, () => {
+    if (ownerConsole === undefined) throw new LatchError('not_found', { message: 'The owner console is off on this daemon (started with --no-console).' });
+    const { code, expiresMs } = ownerConsole.sessions.issueCode();
+    return { url: `${consoleOrigin(consolePort)}/login#${code}`, expires_at: new Date(expiresMs).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+  });
+  const routesA = variantARoutes(deps.a);
+  if (serveA) addListener('a', options.portA ?? DEFAULT_PORT_A, routesA);
+  if (serveA && options.console !== undefined) {
+    ownerConsole = bindConsole(services, core, new Router(routesA), () => consolePort);
+    const frontDoor = createConsoleFrontDoor({
+      consoleRoutes: new Router(consoleRoutes(ownerConsole.deps)),
+      apiRoutes: new Router(routesA),
+      sessions: ownerConsole.sessions,
+      log: logger,
+      publicConsolePatterns: PUBLIC_CONSOLE_PATTERNS,
+      presenceConfigured: () => core.presence.configured(),
+    });
+    const consoleOptions = options.console;
+    // Its port may come from config.json, which is read only once listen() has checked the directory.
+    addConsoleListener = () =>
+      listeners.push({
+        name: 'console',
+        server: createLocalServer({ listener: 'console', port: consoleOptions.port ?? services.config().console_port ?? DEFAULT_PORT_CONSOLE, frontDoor, log: logger, ready, limits }),
+      });
+  }
   if (serveB) addListener('b', options.portB ?? DEFAULT_PORT_B, variantBRoutes(deps.b));
 
   let state: 'new' | 'listening' | 'closed' = 'new';
@@ -158,6 +201,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
         // Before anything is written or bound: fetch must not crash the process later (wasm-memory.ts).
         assertFetchCanRun();
         lock = prepareDataDir(services, passphrase);
+        addConsoleListener?.();
       } catch (error) {
         state = 'closed';
         throw asDataDirError(error, services.home) ?? error;
@@ -179,7 +223,8 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
         for (const { name, server } of listeners) {
           const port = await server.listen();
           if (name === 'a') ports.portA = port;
-          else ports.portB = port;
+          else if (name === 'b') ports.portB = port;
+          else ports.portConsole = consolePort = port;
         }
         // A token captured while the daemon was down dies here. The ports are held first, so no
         // other program can take them between the rotation and serving; requests that arrive on
@@ -202,7 +247,7 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
         throw asDataDirError(error, services.home) ?? error;
       }
       if (connectionsMax < wantedConnections) logger.warn('connections_max_lowered', { open_files: openFiles, connections_max: connectionsMax, wanted: wantedConnections });
-      logger.info('daemon_listening', { port_a: ports.portA ?? null, port_b: ports.portB ?? null, version: services.version, connections_max: connectionsMax });
+      logger.info('daemon_listening', { port_a: ports.portA ?? null, port_b: ports.portB ?? null, port_console: ports.portConsole ?? null, version: services.version, connections_max: connectionsMax });
       // For clients of this data directory that have no LATCH_URL (docs/decisions.md §19).
       listening = { pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null, started_at: new Date().toISOString() };
       writeListenFile(services.home, listening);

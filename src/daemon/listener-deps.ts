@@ -7,17 +7,32 @@ import type { CoreBinding } from './core-binding.js';
 import { createCredentials, type Credentials } from './credentials.js';
 import { evidenceOperations } from './evidence-binding.js';
 import { healthReport } from './health.js';
+import { signEd25519 } from '../crypto/ed25519.js';
+import type { ProofKey } from '../http/daemon-proof.js';
+import { bindOwner } from './owner-binding.js';
 import { bindIdentity } from './identity-binding.js';
 import type { DirectoryRegistrar } from './identity-registration.js';
 import type { DaemonServices } from './services.js';
 
 /** listenerDeps gives each listener's route table exactly what it calls, from one daemon's state. */
-export function listenerDeps(services: DaemonServices, core: CoreBinding): { a: VariantADeps; b: VariantBDeps; registrar: DirectoryRegistrar } {
+export function listenerDeps(services: DaemonServices, core: CoreBinding, consoleLoginLink: () => { url: string; expires_at: string }): { a: VariantADeps; b: VariantBDeps; registrar: DirectoryRegistrar } {
   const operations = coreOperations(core.deps);
+  const authorizations = authorizationListOperations(core.deps, core.authorizationLedger);
   const identity = bindIdentity(services, core);
   return {
     registrar: identity.registrar,
-    a: { operations, authorizations: authorizationListOperations(core.deps, core.authorizationLedger), approvals: approvalOperations(core.deps), evidence: evidenceOperations(services, core), health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, approvalsLockedSeconds: approvalsLockedSeconds(core) }), policy: core.policy, proxyUpstream: core.proxyUpstream, identity: identity.operations },
+    a: {
+      operations,
+      authorizations,
+      approvals: approvalOperations(core.deps),
+      evidence: evidenceOperations(services, core),
+      health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core), approvalsLockedSeconds: approvalsLockedSeconds(core) }),
+      policy: core.policy,
+      proxyUpstream: core.proxyUpstream,
+      identity: identity.operations,
+      owner: bindOwner(services, core, authorizations),
+      consoleLoginLink,
+    },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };
 }
@@ -57,5 +72,27 @@ export function proofTokenFor(services: DaemonServices, credentials: Credentials
     if (agent === undefined) return services.token();
     const found = credentials.list().find(({ principal }) => principal.kind === 'agent' && principal.name === agent);
     return found?.token;
+  };
+}
+
+/**
+ * presenceForHealth is what /health reports of presence; a passphrase file that cannot be read
+ * safely is reported as `unavailable` (every check that needs it fails closed, 503), so that the
+ * daemon's health still answers.
+ */
+function presenceForHealth(core: CoreBinding): string {
+  try {
+    return core.presence.describe();
+  } catch {
+    return 'unavailable';
+  }
+}
+
+/** proofKeyFor gives the device key for the key proof (daemon-proof.ts), or undefined before enrollment. */
+export function proofKeyFor(services: DaemonServices): () => ProofKey | undefined {
+  return () => {
+    const key = services.deviceKey();
+    if (key === undefined) return undefined;
+    return { keyId: key.keyId, publicKey: key.publicKey, sign: (message) => signEd25519(message, key.secretKey) };
   };
 }

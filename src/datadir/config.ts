@@ -18,6 +18,13 @@ export interface LatchConfig {
    */
   approval_notify?: string[];
   /**
+   * How long an owner session lives at most, in whole seconds from 60 to 3600 (default 3600;
+   * docs/decisions.md §21). It still ends 300 s after its last use.
+   */
+  owner_session_seconds?: number;
+  /** The owner console's port (docs/decisions.md §25); 7724 when absent. */
+  console_port?: number;
+  /**
    * How many pending approvals one caller (an agent, or the owner) may have at once; beyond it an
    * ask is 429 too_many_pending_approvals (docs/decisions.md §17.6). 1 to 1000; 20 when absent.
    */
@@ -29,6 +36,9 @@ export interface LatchConfig {
   identity_directory_url?: string;
 }
 
+/** The bounds of owner_session_seconds. */
+export const OWNER_SESSION_SECONDS_CONFIG_MIN = 60;
+export const OWNER_SESSION_SECONDS_CONFIG_MAX = 3600;
 /** The pending approvals one caller may have when config.json does not say. */
 export const APPROVALS_PENDING_MAX_PER_AGENT_DEFAULT = 20;
 const APPROVALS_PENDING_MAX_PER_AGENT_LIMIT = 1000;
@@ -44,7 +54,7 @@ const DEVICE_NAME_CHARS_MAX = 64;
 type Check = (value: string) => string | undefined;
 
 // Each check returns the value to store (normalized) or undefined when it is invalid.
-type StringField = Exclude<keyof LatchConfig, 'approval_notify' | 'approvals_pending_max_per_agent'>;
+type StringField = Exclude<keyof LatchConfig, 'approval_notify' | 'approvals_pending_max_per_agent' | 'owner_session_seconds' | 'console_port'>;
 
 const FIELD_CHECKS: Record<StringField, Check> = {
   cloud_url: normalizeCloudUrl,
@@ -100,6 +110,20 @@ export function validateConfig(value: unknown, file: string, code: 'corrupt' | '
       const argv = approvalNotifyArgv(fieldValue);
       if (argv === undefined) throw invalid(file, 'invalid value for "approval_notify" in config.json: it must be an array of 1 to 16 strings, the first an absolute program path');
       config.approval_notify = argv;
+      continue;
+    }
+    if (field === 'owner_session_seconds') {
+      if (fieldValue === undefined) continue;
+      const valid = Number.isSafeInteger(fieldValue) && (fieldValue as number) >= OWNER_SESSION_SECONDS_CONFIG_MIN && (fieldValue as number) <= OWNER_SESSION_SECONDS_CONFIG_MAX;
+      if (!valid) throw invalid(file, `invalid value for "owner_session_seconds" in config.json: it must be a whole number of seconds from ${OWNER_SESSION_SECONDS_CONFIG_MIN} to ${OWNER_SESSION_SECONDS_CONFIG_MAX}`);
+      config.owner_session_seconds = fieldValue as number;
+      continue;
+    }
+    if (field === 'console_port') {
+      if (fieldValue === undefined) continue;
+      const valid = Number.isSafeInteger(fieldValue) && (fieldValue as number) >= 1 && (fieldValue as number) <= 65535;
+      if (!valid) throw invalid(file, 'invalid value for "console_port" in config.json: it must be a port number from 1 to 65535');
+      config.console_port = fieldValue as number;
       continue;
     }
     if (field === 'approvals_pending_max_per_agent') {

@@ -28,6 +28,8 @@ export const DATA_FILES = {
   daemonLock: 'daemon.lock',
   // Where the running daemon listens, for clients without LATCH_URL (see listen-file.ts).
   listen: 'listen.json',
+  // The owner's registered passkeys, public keys only (see passkeys.ts).
+  passkeys: 'passkeys.json',
 } as const;
 
 /** The folder of agent files inside the data directory (see agents.ts). */

@@ -48,6 +48,30 @@ export const ERROR_TABLE = {
     message: 'An agent token may not call this endpoint; it is the owner\'s alone.',
     remedy: 'Ask the owner to do this with the daemon token; an agent cannot.',
   },
+  owner_presence_required: {
+    status: 403,
+    specClass: 'Agent not permitted',
+    message: "This action needs the owner's presence, not only the daemon token.",
+    remedy: 'Confirm that you are the owner: send {"passphrase": "..."} in the body (the Latch-Owner-Passphrase header for PUT /policy and the /v1 proxy), or use an owner session from POST /owner/sessions (latch commands ask for the passphrase).',
+  },
+  proxy_route_not_allowed: {
+    status: 403,
+    specClass: 'Agent not permitted',
+    message: 'The /v1 proxy does not forward this request: it registers or changes a window the daemon did not sign through its authorization pipeline.',
+    remedy: 'Use POST /authorize (or /merchant-bind, /recurring), or sign with /sign-card-policy-window or /sign-policy-window and register exactly that window through the proxy, once.',
+  },
+  agent_exists: {
+    status: 409,
+    specClass: 'Agent exists',
+    message: 'An agent of that name already exists.',
+    remedy: 'Give it a new token with POST /agents/:name/rotate (latch agent rotate NAME), or choose another name.',
+  },
+  agent_not_found: {
+    status: 404,
+    specClass: 'Not found',
+    message: 'There is no agent of that name.',
+    remedy: 'List the agents (GET /agents, latch agent list) to find the right name.',
+  },
   policy_denied: {
     status: 403,
     specClass: 'Policy denied',
@@ -75,14 +99,14 @@ export const ERROR_TABLE = {
   invalid_passphrase: {
     status: 401,
     specClass: 'Invalid passphrase',
-    message: 'The approval passphrase is missing or wrong.',
-    remedy: 'Send the owner\'s approval passphrase in the body as {"passphrase": "..."}; after 5 wrong attempts in 15 minutes approvals are locked.',
+    message: 'The owner passphrase is wrong.',
+    remedy: 'Send the owner\'s passphrase (the approval passphrase) again; after 5 wrong attempts in 15 minutes, on any route, every passphrase check is locked.',
   },
   too_many_attempts: {
     status: 429,
     specClass: 'Too many attempts',
-    message: 'Too many wrong approval passphrases: every approval is refused until 15 minutes after the first of them.',
-    remedy: 'Wait for the lockout to end (Retry-After says when), then approve again, with the approval passphrase if one is set; the lockout ends when the passphrase is cleared or changed.',
+    message: 'Too many wrong owner passphrases: every passphrase check is refused until 15 minutes after the first of them.',
+    remedy: 'Wait for the lockout to end (Retry-After says when), then try again, with the owner passphrase if one is set; the lockout ends when the passphrase is cleared or changed.',
   },
   too_many_pending_approvals: {
     status: 429,
@@ -237,6 +261,8 @@ export const ERROR_TABLE = {
   },
   policy_invalid: {
     status: 503,
+    // 400 when the owner sends an invalid policy to PUT /policy: nothing changes (docs/decisions.md §21).
+    alternateStatuses: [400],
     specClass: 'Policy invalid',
     message: 'policy.json is invalid; nothing it governs is signed until it is fixed.',
     remedy: 'Ask the owner to fix the field named in param (latch policy check-file shows it); retry after that.',
@@ -312,6 +338,36 @@ export const ERROR_TABLE = {
     specClass: 'Bad input',
     message: 'The request was not received in time.',
     remedy: 'Send the whole request promptly.',
+  },
+  console_login_required: {
+    status: 401,
+    specClass: 'Console login required',
+    message: 'This console call needs a console session: the cookie is missing, unknown or expired.',
+    remedy: 'Run latch console for a new one-time login link.',
+  },
+  console_csrf_invalid: {
+    status: 403,
+    specClass: 'Host / Origin refused',
+    message: "The console call did not carry its session's X-Latch-CSRF header.",
+    remedy: 'Reload the console page; calls must come from the console itself.',
+  },
+  login_code_invalid: {
+    status: 401,
+    specClass: 'Console login required',
+    message: 'The login code is unknown, already used or expired (codes last 60 seconds and work once).',
+    remedy: 'Run latch console again for a fresh link.',
+  },
+  passkey_not_verified: {
+    status: 401,
+    specClass: 'Invalid passphrase',
+    message: 'The passkey answer did not verify for this action.',
+    remedy: 'Confirm again with the passkey (a confirmation works once, for the terms it was made for), or use the passphrase.',
+  },
+  console_busy: {
+    status: 429,
+    specClass: 'Too many attempts',
+    message: 'Too many console pages are watching for approvals at once.',
+    remedy: 'Close other console tabs, then reload this one.',
   },
   internal_error: {
     status: 500,

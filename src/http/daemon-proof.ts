@@ -111,3 +111,45 @@ function headerValues(rawHeaders: readonly string[], name: string): string[] {
   }
   return values;
 }
+
+/**
+ * The key proof (docs/decisions.md §21): the daemon signs the client's challenge with its device
+ * key, so that a client holding no secret at all — an owner who cannot read daemon_token in the
+ * separate-user setup — can still tell this daemon from a port squatter, against a public key it
+ * pinned, before it sends a passphrase. The signed message is `latch-daemon-key-proof-v1`, the
+ * challenge and the address, one per line: it can be neither a JWS signing input (which starts
+ * with a base64url header) nor an RFC 9421 signature base (which starts with a quoted component),
+ * so the device key's other signatures cannot be replayed as proofs, nor a proof as one of them.
+ */
+export const KEY_PROOF_HEADER = 'latch-key-proof';
+const KEY_PROOF_LABEL = 'latch-daemon-key-proof-v1';
+
+/** keyProofMessage is the exact message the device key signs for a challenge on address. */
+export function keyProofMessage(challenge: string, address: string): Uint8Array {
+  return utf8(`${KEY_PROOF_LABEL}\n${challenge}\n${address}`);
+}
+
+/** What the key proof needs of the device key: its public half, its id, and a signature. */
+export interface ProofKey {
+  keyId: string;
+  publicKey: Uint8Array;
+  sign(message: Uint8Array): Uint8Array;
+}
+
+/**
+ * keyProofForRequest returns the Latch-Key-Proof value `<key_id>.<public key>.<signature>` (each
+ * base64url) for a GET /health with exactly one well-formed challenge, or undefined (no key
+ * enrolled, or any other request).
+ */
+export function keyProofForRequest(request: ChallengedRequest, key: () => ProofKey | undefined): string | undefined {
+  if (request.method !== 'GET' || request.url !== '/health') return undefined;
+  const challenges = headerValues(request.rawHeaders, CHALLENGE_HEADER);
+  const [challenge] = challenges;
+  if (challenges.length !== 1 || challenge === undefined || !validChallenge(challenge)) return undefined;
+  const { localAddress, localPort } = request.socket;
+  if (localAddress === undefined || localPort === undefined) return undefined;
+  const found = key();
+  if (found === undefined) return undefined;
+  const signature = found.sign(keyProofMessage(challenge, proofAddress(localAddress, localPort)));
+  return `${found.keyId}.${toBase64Url(found.publicKey)}.${toBase64Url(signature)}`;
+}

@@ -1,6 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Principal } from '../core/principal.js';
+import type { OwnerPresence } from '../core/owner-presence.js';
+import { OWNER_SESSION_PREFIX } from '../core/owner-sessions.js';
+import { OWNER, type Principal } from '../core/principal.js';
+import { isJsonObject, type JsonValue } from '../json/parse-json.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
@@ -31,8 +34,17 @@ export interface FrontDoorOptions {
   credentials: () => ReadonlyArray<Credential>;
   /** Told of every caller whose token was accepted (an agent's last use is shown by `latch agent list`). */
   noteCaller?: (principal: Principal) => void;
+  /**
+   * The owner's presence (docs/decisions.md §21): which factors are configured, the one
+   * passphrase check and the owner sessions. Required: an 'owner_present' route cannot be served
+   * without it.
+   */
+  presence: Pick<OwnerPresence, 'configured' | 'provePassphrase' | 'useSession' | 'endSession'>;
   log: EventLog;
 }
+
+/** The request header that carries the owner passphrase where the body cannot (PUT /policy, the /v1 proxy). */
+export const OWNER_PASSPHRASE_HEADER = 'latch-owner-passphrase';
 
 /** Per-request facts only the server knows: its actual port, its shutdown and stopping signals, its header-count limit. */
 export interface ListenerState {
@@ -63,13 +75,18 @@ export type FrontDoor = (request: IncomingMessage, response: ServerResponse, sta
  * 4. Token, for every request except those matching a route of access 'public': checking it
  *    before the 404/405 decision means an unauthenticated caller cannot probe the route table.
  *    The token names the caller (the owner or an agent).
+ *    A bearer `los_…` is an owner session (docs/decisions.md §21): the owner, with presence.
  * 5. Route match (404 not_found / 405 method_not_allowed), then the route's access: an agent on
- *    an 'owner' route is 403 agent_not_permitted.
+ *    an 'owner' or 'owner_present' route is 403 agent_not_permitted.
  * 6. Body: none on GET/HEAD/DELETE (400), JSON content type (415), size cap (413, connection
  *    closed), strict UTF-8 JSON within depth and member limits (400 invalid_request, param body).
  * 7. Card-data guard on path, query, parsed body and the header values that are stored or
  *    forwarded (400 card_data_not_accepted).
- * 8. The route's handler.
+ * 8. Presence, on an 'owner_present' route once a factor is configured: an owner session, or the
+ *    passphrase inline (`passphrase` in the JSON body, or the Latch-Owner-Passphrase header),
+ *    checked through the one lockout (401 invalid_passphrase, 429 too_many_attempts); none is
+ *    403 owner_presence_required. The passphrase is taken out of the body the handler sees.
+ * 9. The route's handler.
  *
  * Every answer carries `X-Request-Id`, every error body its `request_id`, and no answer ever
  * carries an `Access-Control-*` header.
@@ -141,14 +158,33 @@ async function admitAndHandle(
   } catch (error) {
     miss = error;
   }
-  const principal = match?.route.access === 'public' ? undefined : checkBearer(request.rawHeaders, options.credentials());
+  const session = match?.route.access === 'public' ? undefined : ownerSession(request.rawHeaders, options);
+  const principal = match?.route.access === 'public' ? undefined : session !== undefined ? OWNER : bearerPrincipal(request.rawHeaders, options);
   if (principal !== undefined) options.noteCaller?.(principal);
   if (match === undefined) throw miss;
-  trace.route = match.route.pattern;
-  if (match.route.access === 'owner' && principal?.kind !== 'owner') throw new LatchError('agent_not_permitted');
+  const { route } = match;
+  trace.route = route.pattern;
+  if ((route.access === 'owner' || route.access === 'owner_present') && principal?.kind !== 'owner') throw new LatchError('agent_not_permitted');
 
-  const { rawBody, body } = await readRequestBody(request, match.route.bodyBytesMax);
+  const read = await readRequestBody(request, route.bodyBytesMax);
+  const { rawBody } = read;
+  let { body } = read;
   assertNoCardData({ path, query: rawQuery, body, headerValues: storedHeaderValues(request.headers) });
+  // A passphrase in a body that travels on to the cloud would leak it: refused on every such route.
+  if (route.forwardsBody === true && isJsonObject(body) && Object.hasOwn(body, 'passphrase')) {
+    throw new LatchError('invalid_request', { param: 'passphrase', message: 'The /v1 proxy forwards its body to the cloud: send the passphrase in the Latch-Owner-Passphrase header, or use an owner session.' });
+  }
+  let ownerPresent = session !== undefined;
+  if (route.access === 'owner_present') {
+    // Only a POST's JSON body may carry the passphrase; PUT /policy's body is the policy itself.
+    const inline = inlinePassphrase(request.rawHeaders, method === 'POST' ? body : undefined);
+    if (inline.fromBody) body = withoutPassphrase(body);
+    if (!ownerPresent && options.presence.configured()) {
+      if (inline.passphrase === undefined) throw new LatchError('owner_presence_required');
+      await options.presence.provePassphrase(inline.passphrase);
+      ownerPresent = true;
+    }
+  }
 
   const signal = requestSignal(response, state.shutdown);
   const context: RequestContext = {
@@ -162,11 +198,76 @@ async function admitAndHandle(
     rawBody,
     requestId,
     principal,
+    ownerPresent,
+    ...(session !== undefined && { endOwnerSession: () => options.presence.endSession(session) }),
     userAgent: request.headers['user-agent'] ?? '',
     signal,
     holdSignal: state.stopping === undefined ? signal : AbortSignal.any([signal, state.stopping]),
   };
-  return match.route.handler(context);
+  return route.handler(context);
+}
+
+/**
+ * ownerSession returns the presented bearer when it is a live owner session (`los_…`), and
+ * undefined for any other request; checking it counts as the session's use.
+ */
+function ownerSession(rawHeaders: readonly string[], options: FrontDoorOptions): string | undefined {
+  const values = headerValues(rawHeaders, 'authorization');
+  if (values.length !== 1) return undefined;
+  const value = values[0] as string;
+  const space = value.indexOf(' ');
+  if (space === -1 || value.slice(0, space).toLowerCase() !== 'bearer') return undefined;
+  const token = value.slice(space + 1);
+  if (!token.startsWith(OWNER_SESSION_PREFIX) || !options.presence.useSession(token)) return undefined;
+  return token;
+}
+
+/**
+ * bearerPrincipal checks the bearer against the daemon's tokens. A `los_…` bearer that is no live
+ * session (and, by a one-in-2^24 chance, no token either) is refused saying that the session ended.
+ */
+function bearerPrincipal(rawHeaders: readonly string[], options: FrontDoorOptions): Principal {
+  try {
+    return checkBearer(rawHeaders, options.credentials());
+  } catch (error) {
+    const values = headerValues(rawHeaders, 'authorization');
+    const looksLikeSession = values.length === 1 && /^bearer los_/i.test(values[0] as string);
+    if (error instanceof LatchError && error.code === 'invalid_bearer_token' && looksLikeSession) {
+      throw new LatchError('invalid_bearer_token', { message: 'The owner session has ended (it was idle, reached its lifetime, or the daemon restarted): open a new one.' });
+    }
+    throw error;
+  }
+}
+
+/**
+ * inlinePassphrase finds a passphrase sent with the request: the Latch-Owner-Passphrase header
+ * (exactly one), or a string `passphrase` member of a JSON object body.
+ */
+function inlinePassphrase(rawHeaders: readonly string[], body: JsonValue | undefined): { passphrase: string | undefined; fromBody: boolean } {
+  const headers = headerValues(rawHeaders, OWNER_PASSPHRASE_HEADER);
+  if (headers.length > 1) throw new LatchError('invalid_request', { param: OWNER_PASSPHRASE_HEADER, message: 'Send the Latch-Owner-Passphrase header once.' });
+  const inBody = isJsonObject(body) && Object.hasOwn(body, 'passphrase');
+  if (headers.length === 1) return { passphrase: headers[0], fromBody: inBody };
+  if (!inBody) return { passphrase: undefined, fromBody: false };
+  const value = (body as Record<string, JsonValue>)['passphrase'];
+  if (typeof value !== 'string' || value.length > 4096) throw new LatchError('invalid_request', { param: 'passphrase', message: 'passphrase must be a string of at most 4096 characters.' });
+  return { passphrase: value, fromBody: true };
+}
+
+/** withoutPassphrase is the body without its `passphrase` member: handlers never see it. */
+function withoutPassphrase(body: JsonValue | undefined): JsonValue | undefined {
+  if (!isJsonObject(body)) return body;
+  const copy: Record<string, JsonValue> = { ...body };
+  delete copy['passphrase'];
+  return copy;
+}
+
+function headerValues(rawHeaders: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if ((rawHeaders[i] as string).toLowerCase() === name) values.push(rawHeaders[i + 1] as string);
+  }
+  return values;
 }
 
 function writeResult(response: ServerResponse, result: RouteResult): void {
@@ -194,6 +295,7 @@ function withoutCredentials(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const copy: IncomingHttpHeaders = { ...headers };
   delete copy['authorization'];
   delete copy['cookie'];
+  delete copy[OWNER_PASSPHRASE_HEADER];
   return copy;
 }
 

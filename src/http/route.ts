@@ -22,6 +22,16 @@ export interface RequestContext {
   requestId: string;
   /** Whom the bearer token stands for; undefined only on a 'public' route. */
   principal: Principal | undefined;
+  /**
+   * True when the front door saw the owner's presence proved on this request: an owner session,
+   * or a right passphrase sent with it (docs/decisions.md §21). False otherwise, also when no
+   * presence factor is configured (then an 'owner_present' route admits the token alone).
+   */
+  ownerPresent: boolean;
+  /** The passkey that proved presence, on a call from the owner console (docs/decisions.md §25). */
+  presenceCredentialId?: string;
+  /** Ends the owner session this request came with (DELETE /owner/sessions/current); absent without one. */
+  endOwnerSession?: () => boolean;
   /** The caller's User-Agent, for the audit log. */
   userAgent: string;
   /** Aborted when the client goes away or the server shuts down. */
@@ -52,11 +62,15 @@ export type RouteResult = JsonResult | RawResult;
 export type RouteHandler = (context: RequestContext) => Promise<RouteResult> | RouteResult;
 
 /**
- * Who may call a route: 'public' needs no token (only Variant A's GET /health); 'owner' needs the
- * daemon token, and an agent's token gets 403 agent_not_permitted; 'agents' admits the owner and
- * every agent.
+ * Who may call a route: 'public' needs no token (Variant A's GET /health, POST /owner/sessions);
+ * 'agents' admits the owner and every agent; 'owner' needs the daemon token or an owner session,
+ * and an agent's token gets 403 agent_not_permitted; 'owner_present' is 'owner' plus the owner's
+ * presence once a presence factor is configured (403 owner_presence_required; docs/decisions.md §21).
  */
-export type RouteAccess = 'public' | 'owner' | 'agents';
+export type RouteAccess = 'public' | 'agents' | 'owner' | 'owner_present';
+
+/** Every access level, from the least to the most demanding. */
+export const ROUTE_ACCESS_LEVELS: readonly RouteAccess[] = ['public', 'agents', 'owner', 'owner_present'];
 
 /** One entry of a route table. `pattern` is `/cards/:card_id` style, or ends in `/*` for a prefix. */
 export interface Route {
@@ -65,6 +79,12 @@ export interface Route {
   access: RouteAccess;
   /** Largest body accepted, in bytes; defaults to the front door's 64 KiB. */
   bodyBytesMax?: number;
+  /**
+   * The body is forwarded byte for byte (the /v1 proxy): presence is then proved only by a session
+   * or the Latch-Owner-Passphrase header, and a `passphrase` member in the body is refused, so that
+   * a passphrase can never travel on to the cloud.
+   */
+  forwardsBody?: boolean;
   handler: RouteHandler;
 }
 

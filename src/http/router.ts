@@ -15,10 +15,13 @@ interface CompiledRoute {
 /**
  * Router matches a method and path against a route table. A path that matches no pattern is
  * `not_found`; a path that matches with another method is `method_not_allowed` and the error
- * carries the allowed methods.
+ * carries the allowed methods. An exact pattern wins over a prefix (`/v1/*`) that also matches, so
+ * that one proxied path (a revocation) can declare its own access beside the prefix's.
  */
 export class Router {
   private readonly compiled: CompiledRoute[];
+  // Matching order: every exact pattern, then every prefix, each in declaration order.
+  private readonly matchOrder: CompiledRoute[];
 
   constructor(routes: readonly Route[]) {
     assertNoDuplicateRoutes(routes);
@@ -27,6 +30,7 @@ export class Router {
       const body = prefix ? route.pattern.slice(0, -2) : route.pattern;
       return { route, segments: body.split('/').slice(1), prefix };
     });
+    this.matchOrder = [...this.compiled.filter((c) => !c.prefix), ...this.compiled.filter((c) => c.prefix)];
   }
 
   /** routes returns the table in declaration order. */
@@ -38,7 +42,7 @@ export class Router {
   match(method: string, path: string): RouteMatch {
     const pathSegments = path.split('/').slice(1);
     const allowed = new Set<string>();
-    for (const candidate of this.compiled) {
+    for (const candidate of this.matchOrder) {
       const params = matchSegments(candidate, pathSegments);
       if (params === undefined) continue;
       if (candidate.route.method === '*' || candidate.route.method === method) return { route: candidate.route, params };

@@ -8,14 +8,14 @@
  */
 import type { AuthorizationEntry } from '../core/authorization-ledger.js';
 import { checkRequest, type AuthorizationRequest } from '../core/authorization-request.js';
-import type { AuthorizationDecision, DecideAuthorization } from '../core/decision.js';
+import type { AuthorizationDecision, DecideAuthorization, DecisionRequest } from '../core/decision.js';
 import type { RecordStore, StateRecord } from '../core/record-store.js';
 import { LatchError } from '../errors/latch-error.js';
 import { evaluatePolicy, type PolicyEvaluation, type PolicyRequest } from './evaluate.js';
 import { evaluateAndReserve } from './evaluate-and-reserve.js';
 import { PolicyInvalidError } from './policy-invalid-error.js';
 import { OWNER_AGENT } from './policy-scope-fields.js';
-import { POLICY_WINDOW_SECONDS_MAX, type Policy } from './policy-types.js';
+import { POLICY_WINDOW_SECONDS_MAX, type Policy, type PolicyBudget, type PolicyVelocity } from './policy-types.js';
 import { UsageLedger } from './usage-ledger.js';
 import { chargeSchedule, type ChargeSchedule } from './recurring-exposure.js';
 
@@ -38,6 +38,12 @@ export interface PolicyGateOptions {
   nowSeconds: () => number;
   /** A structured log line (a denial is logged, not audited: nothing was signed). */
   log?: (event: string, fields: Record<string, unknown>) => void;
+}
+
+/** Every budget's exposure and every velocity limit's count at one moment. */
+export interface PolicyStandings {
+  readonly budgets: ReadonlyArray<{ readonly budget: PolicyBudget; readonly exposureMinor: number }>;
+  readonly velocity: ReadonlyArray<{ readonly velocity: PolicyVelocity; readonly count: number }>;
 }
 
 /** PolicyGate decides authorizations and checks requests against the effective policy. */
@@ -74,7 +80,7 @@ export class PolicyGate {
       atSeconds: facts.nowSeconds,
       ...(schedule !== undefined && { schedule }),
     };
-    if (facts.approvalId !== undefined) return this.decideApproved(policy, policyRequest, usage, entry, request, agent);
+    if (facts.approvalId !== undefined || facts.ownerPresent === true) return this.decideApproved(policy, policyRequest, usage, entry, request, agent);
     const evaluation = evaluateAndReserve(policy, policyRequest, usage, entry);
     // An ask counts for velocity (docs/decisions.md §17.6): asking is itself something an agent
     // does to the owner, and a flood of asks must meet the same limit as a flood of requests.
@@ -88,7 +94,7 @@ export class PolicyGate {
    * of everything but the window itself (already reserved under its policy id), reserving
    * nothing. An approved request still passes unless the policy now denies it outright.
    */
-  private decideReplay(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, facts: { policyId: string; approvalId?: string }, request: AuthorizationRequest, agent: string): AuthorizationDecision {
+  private decideReplay(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, facts: { policyId: string; approvalId?: string }, request: DecisionRequest, agent: string): AuthorizationDecision {
     const evaluation = evaluatePolicy(policy, policyRequest, usage.excluding(facts.policyId));
     if (facts.approvalId !== undefined && evaluation.decision !== 'deny') return { decision: 'allow' };
     return this.answer(evaluation, request, agent, policy);
@@ -100,7 +106,7 @@ export class PolicyGate {
    * with `over: deny` filled up meanwhile, or the file changed): an approval overrides an ask,
    * never a deny. Its merchant becomes known (new_merchant: "used or approved before").
    */
-  private async decideApproved(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, entry: Parameters<UsageLedger['reserve']>[0], request: AuthorizationRequest, agent: string): Promise<AuthorizationDecision> {
+  private async decideApproved(policy: Policy, policyRequest: PolicyRequest, usage: UsageLedger, entry: Parameters<UsageLedger['reserve']>[0], request: DecisionRequest, agent: string): Promise<AuthorizationDecision> {
     const evaluation = evaluatePolicy(policy, policyRequest, usage);
     if (evaluation.decision === 'deny') return this.answer(evaluation, request, agent, policy);
     usage.reserve(entry);
@@ -121,6 +127,30 @@ export class PolicyGate {
     return evaluatePolicy(policy, toPolicyRequest(request, agent, nowSeconds), this.usageFor(policy));
   }
 
+  /**
+   * dryRun evaluates a request against a candidate policy that is not in force, over the same
+   * history, for the owner console's policy editor; it reserves and records nothing.
+   */
+  dryRun(candidate: Policy, request: AuthorizationRequest, agent: string): PolicyEvaluation {
+    const nowSeconds = this.options.nowSeconds();
+    checkRequest(request, nowSeconds);
+    return evaluatePolicy(candidate, toPolicyRequest(request, agent, nowSeconds), this.buildUsage(candidate));
+  }
+
+  /**
+   * standings reports, for the owner console, every budget's exposure and every velocity limit's
+   * count now: the same numbers the next decision would see.
+   */
+  standings(): PolicyStandings {
+    const nowSeconds = this.options.nowSeconds();
+    const policy = this.effective();
+    const usage = this.usageFor(policy);
+    return {
+      budgets: policy.budgets.map((budget) => ({ budget, exposureMinor: usage.exposure(budget, nowSeconds) })),
+      velocity: policy.velocity.map((velocity) => ({ velocity, count: usage.count(velocity, nowSeconds) })),
+    };
+  }
+
   /** effective returns the policy in force, or throws 503 policy_invalid naming the field. */
   effective(): Policy {
     try {
@@ -139,7 +169,7 @@ export class PolicyGate {
     await this.options.store?.append({ type: KNOWN_MERCHANT_RECORD_TYPE, merchant });
   }
 
-  private answer(evaluation: PolicyEvaluation, request: AuthorizationRequest, agent: string, policy: Policy): AuthorizationDecision {
+  private answer(evaluation: PolicyEvaluation, request: DecisionRequest, agent: string, policy: Policy): AuthorizationDecision {
     // The basis is kept with the authorization for its evidence pack (docs/decisions.md §22).
     if (evaluation.decision === 'allow') return { decision: 'allow', basis: { decision: 'allow', rule: evaluation.rule, reasons: [...evaluation.reasons], policySha256: policy.sha256 } };
     if (evaluation.decision === 'deny') {
@@ -154,20 +184,23 @@ export class PolicyGate {
    * not known to have failed counts its amount until the cloud said otherwise.
    */
   private usageFor(policy: Policy): UsageLedger {
-    if (this.usage === undefined) {
-      const usage = new UsageLedger(policy);
-      const cutoff = this.options.nowSeconds() - POLICY_WINDOW_SECONDS_MAX;
-      for (const merchant of this.knownMerchants) usage.markMerchantKnown(merchant);
-      for (const entry of this.options.authorizations.since(0)) {
-        if (entry.state === 'used') usage.markMerchantKnown(entry.merchant);
-        if (entry.state === 'failed' || entry.state === 'unregistered' || entry.signedAtSeconds <= cutoff) continue;
-        usage.reserve(ledgerEntry(entry));
-        applyState(usage, entry);
-      }
-      this.usage = usage;
-    }
+    if (this.usage === undefined) this.usage = this.buildUsage(policy);
     if (this.usage.policy !== policy) this.usage.usePolicy(policy);
     return this.usage;
+  }
+
+  /** buildUsage makes a usage ledger for policy from the authorization ledger's history. */
+  private buildUsage(policy: Policy): UsageLedger {
+    const usage = new UsageLedger(policy);
+    const cutoff = this.options.nowSeconds() - POLICY_WINDOW_SECONDS_MAX;
+    for (const merchant of this.knownMerchants) usage.markMerchantKnown(merchant);
+    for (const entry of this.options.authorizations.since(0)) {
+      if (entry.state === 'used') usage.markMerchantKnown(entry.merchant);
+      if (entry.state === 'failed' || entry.state === 'unregistered' || entry.signedAtSeconds <= cutoff) continue;
+      usage.reserve(ledgerEntry(entry));
+      applyState(usage, entry);
+    }
+    return usage;
   }
 
   /** follow applies a state change the authorization ledger learned to the usage ledger. */
@@ -224,11 +257,11 @@ function ledgerEntry(entry: Readonly<AuthorizationEntry>) {
 }
 
 /** requestSchedule is a recurring request's charging schedule, undefined for the other kinds. */
-function requestSchedule(request: AuthorizationRequest): ChargeSchedule | undefined {
+function requestSchedule(request: DecisionRequest): ChargeSchedule | undefined {
   return request.kind === 'recurring' ? chargeSchedule(request.interval, request.intervalCount, request.maxCharges) : undefined;
 }
 
-function toPolicyRequest(request: AuthorizationRequest, agent: string, nowSeconds: number): PolicyRequest {
+function toPolicyRequest(request: DecisionRequest, agent: string, nowSeconds: number): PolicyRequest {
   const schedule = requestSchedule(request);
   return {
     ...(schedule !== undefined && { schedule }),

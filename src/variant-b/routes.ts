@@ -1,7 +1,7 @@
 /**
  * The route table of the compatibility listener (127.0.0.1:7732, docs/decisions.md §2): exactly Variant
  * B's paths and shapes, every one behind the bearer token, /health included. Wallet allocation
- * is the owner's alone (docs/decisions.md §15.1); every other route admits agents. Kept sorted by
+ * is the owner's alone, with presence (docs/decisions.md §15.1, §21); every other route admits agents. Kept sorted by
  * pattern, then method (a test checks it).
  */
 import type { CoreOperations } from '../core/operations.js';
@@ -34,7 +34,7 @@ export function variantBRoutes(deps: VariantBDeps): Route[] {
     { method: 'GET', pattern: '/health', access: 'agents', handler: () => healthAnswerB(deps.health()) },
     { method: 'GET', pattern: '/transactions', access: 'agents', handler: reads.listTransactions },
     { method: 'GET', pattern: '/transactions/:tx_id', access: 'agents', handler: reads.getTransaction },
-    { method: 'POST', pattern: '/wallet/allocate', access: 'owner', handler: allocateHandler(operations, allocationB) },
+    { method: 'POST', pattern: '/wallet/allocate', access: 'owner_present', handler: allocateHandler(operations, allocationB) },
     { method: 'GET', pattern: '/wallet/balance', access: 'agents', handler: reads.walletBalance },
   ];
 }

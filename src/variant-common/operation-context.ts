@@ -14,6 +14,8 @@ export function operationContext(request: RequestContext): OperationContext {
     signal: request.signal,
     waitSignal: request.holdSignal ?? request.signal,
     approvalWaitSeconds: preferWaitSeconds(request.headers),
+    ownerPresent: request.ownerPresent,
+    ...(request.presenceCredentialId !== undefined && { presenceCredentialId: request.presenceCredentialId }),
   };
 }
 

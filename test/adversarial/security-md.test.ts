@@ -19,6 +19,7 @@ import type { IdentityOperations } from '../../src/identity/identity-operations.
 import type { PolicyOperations } from '../../src/variant-a/policy-routes.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { REPO_ROOT } from '../support/paths.js';
+import type { OwnerOperations } from '../../src/variant-a/owner-routes.js';
 
 const TEST_FILE = /^[\w/.-]+\.test\.ts$/;
 /** Spans of fixed text shorter than this are too generic to prove anything. */
@@ -110,10 +111,14 @@ test('every test SECURITY.md cites exists, under the name it quotes, and runs', 
 /** What the actor table's words for the owner's routes mean, route by route. */
 const OWNER_ONLY_WORDS: ReadonlyArray<[string, readonly string[]]> = [
   ['signing primitives', ['POST /sign-card-policy-window', 'POST /sign-policy-window', 'POST /sign-revocation']],
-  ['`/v1/*`', ['* /v1/*']],
+  ['`/v1/*`', ['DELETE /v1/*', 'GET /v1/*', 'HEAD /v1/*', 'PATCH /v1/*', 'POST /v1/*', 'PUT /v1/*', 'POST /v1/authorizations/:policy_id/revoke']],
   ['`/wallet/allocate`', ['POST /wallet/allocate']],
-  ['policy', ['GET /policy']],
+  ['policy', ['GET /policy', 'PUT /policy']],
   ['approval decisions', ['POST /approvals/:approval_id/approve', 'POST /approvals/:approval_id/deny']],
+  ['agents', ['GET /agents', 'POST /agents', 'DELETE /agents/:name', 'POST /agents/:name/rotate']],
+  ['the brake', ['POST /pause', 'POST /resume']],
+  ['owner sessions', ['DELETE /owner/sessions/current']],
+  ['console login links', ['POST /console/login-code']],
 ];
 
 test('the actor table names exactly the routes an agent\'s token can never reach', () => {
@@ -126,17 +131,20 @@ test('the actor table names exactly the routes an agent\'s token can never reach
     for (const route of routes) claimed.add(route);
   }
   const routes = variantARoutes({
+    consoleLoginLink: () => ({ url: 'http://localhost:7724/login#code', expires_at: '2026-01-01T00:00:00Z' }),
     operations: {} as CoreOperations,
     authorizations: {} as AuthorizationListOperations,
     approvals: {} as ApprovalOperations,
     policy: {} as PolicyOperations,
     evidence: {} as EvidenceOperations,
     identity: {} as IdentityOperations,
-    health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null, approvalsLockedSeconds: 0 }),
+    health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null, approvalsLockedSeconds: 0, ownerPresence: 'none' }),
+    owner: {} as OwnerOperations,
     proxyUpstream: () => {
       throw new LatchError('device_not_enrolled');
     },
   });
-  const ownerOnly = new Set(routes.filter((route) => route.access === 'owner').map((route) => `${route.method} ${route.pattern}`));
+  // 'owner_present' routes are the owner's too (docs/decisions.md §21): an agent never reaches them.
+  const ownerOnly = new Set(routes.filter((route) => route.access === 'owner' || route.access === 'owner_present').map((route) => `${route.method} ${route.pattern}`));
   assert.deepEqual([...ownerOnly].sort(), [...claimed].sort(), 'the owner-only routes are exactly what the agent row says an agent cannot reach');
 });

@@ -1,7 +1,9 @@
 /**
- * Every byte of a real policy-window JWS changed, one at a time, and submitted to the cloud
- * through the daemon's /v1 proxy: each variant must be refused, and the untouched JWS is then
- * accepted — so no variant was taken for it (its policy_id would have been spent).
+ * Every byte of a real policy-window JWS changed, one at a time, and submitted to the cloud: the
+ * daemon's /v1 proxy refuses each variant before the cloud (it forwards only the exact window it
+ * holds, owner-presence §3), and the cloud itself, sent each variant with the device's own request
+ * signature, refuses each too; the untouched JWS is then accepted once through the proxy — so no
+ * variant was taken for it (its policy_id would have been spent).
  *
  * Variants: each character of the compact form replaced by another (a different base64url
  * character, or a dot replaced); every possible last character of each segment (where
@@ -10,6 +12,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startStack, type Stack } from '../support/stack.js';
+import { SignedClient } from '../support/sandbox-client.js';
+import { loadConfig } from '../../src/datadir/config.js';
+import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { publicJwk } from '../../src/crypto/jwk.js';
 
 let stack: Stack;
 before(async () => {
@@ -65,7 +71,16 @@ test('every changed byte of a policy-window JWS is refused by the cloud; the ori
   const all = variants(jws);
   assert.ok(all.length > jws.length, `${all.length} variants`);
 
-  const answers = await inBatches(all, 8, async ([name, text]) => ({ name, answer: await stack.a.post('/v1/authorizations', { jws: text }) }));
+  const proxied = await inBatches(all, 8, async ([name, text]) => ({ name, answer: await stack.a.post('/v1/authorizations', { jws: text }) }));
+  const forwarded = proxied.filter(({ answer }) => answer.status !== 403 || answer.body?.error?.code !== 'proxy_route_not_allowed');
+  assert.deepEqual(forwarded.map(({ name, answer }) => `${name}: ${answer.status}`), [], 'the proxy forwards no changed JWS');
+
+  // The cloud on its own, asked by the device itself (a stolen key would do the same).
+  const key = loadDeviceKey(stack.home);
+  assert.ok(key !== undefined);
+  const config = loadConfig(stack.home);
+  const device = new SignedClient(stack.sandbox.url, { secretKey: key.secretKey, publicKey: key.publicKey, keyId: key.keyId, jwk: publicJwk(key.publicKey) }, config.device_id as string, stack.accountId);
+  const answers = await inBatches(all, 8, async ([name, text]) => ({ name, answer: await device.request('POST', '/v1/authorizations', { jws: text }) }));
   const accepted = answers.filter(({ answer }) => answer.status < 400);
   assert.deepEqual(accepted.map(({ name }) => name), [], 'no changed JWS is accepted');
   const odd = answers.filter(({ answer }) => answer.status >= 500 || !REFUSALS.has(answer.body?.error?.code));
@@ -73,7 +88,9 @@ test('every changed byte of a policy-window JWS is refused by the cloud; the ori
 
   const original = await stack.a.post('/v1/authorizations', { jws });
   assert.equal(original.status, 201, `the untouched window is valid, and no variant spent its policy_id: ${original.text}`);
-  const again = await stack.a.post('/v1/authorizations', { jws });
-  assert.equal(again.status, 400, 'a window is registered once');
+  const again = await device.request('POST', '/v1/authorizations', { jws });
+  assert.equal(again.status, 400, 'a window is registered once (the cloud)');
   assert.equal(again.body.error.param, 'policy_id');
+  const againProxied = await stack.a.post('/v1/authorizations', { jws });
+  assert.equal(againProxied.body.error.code, 'proxy_route_not_allowed', 'and the proxy sends it once');
 });

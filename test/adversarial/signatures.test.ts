@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/datadir/config.js';
 import { loadDeviceKey } from '../../src/datadir/device-key.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
 import { startExtraDaemon, type ExtraDaemon } from '../support/extra-daemon.js';
-import { AdminClient, enrollDevice, send, signedHeaders, type SignedClient, type TestKey } from '../support/sandbox-client.js';
+import { AdminClient, enrollDevice, send, signedHeaders, SignedClient, type TestKey } from '../support/sandbox-client.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { replay, startRecordingProxy, type CapturedRequest, type RecordingProxy } from './recording-proxy.js';
 
@@ -210,6 +210,11 @@ describe('other devices’ keys', () => {
   });
 
   const windowFor = (signer: SignedClient, overrides: Record<string, unknown> = {}) => signer.signJws(signer.windowPayload({ card_id: stack.cards[1].card_id, amount: '3.00', merchant: 'keys.example', ...overrides }));
+  /** This daemon's device asking the cloud itself: the cloud's own verdict on a JWS, without the proxy's rule. */
+  const ours = () => {
+    const { key, deviceId } = deviceKey();
+    return new SignedClient(stack.sandbox.url, key, deviceId, stack.accountId);
+  };
 
   test('a window for this account’s card signed by another account’s device is refused, however it is submitted', async () => {
     const before = await cardBalance(1);
@@ -217,10 +222,13 @@ describe('other devices’ keys', () => {
     const byStranger = await stranger.request('POST', '/v1/authorizations', { jws });
     assert.equal(byStranger.status, 404, byStranger.text);
     assert.equal(byStranger.body.error.code, 'card_not_found', 'another account’s card does not exist for the stranger');
-    const throughDaemon = await daemon.a.post('/v1/authorizations', { jws });
-    assertKeyRefused(throughDaemon);
+    // The daemon's proxy never forwards a window it did not sign and hold (owner-presence §3) ...
+    assertProxyRefused(await daemon.a.post('/v1/authorizations', { jws }));
+    // ... and the cloud refuses it when this device sends it itself.
+    assertKeyRefused(await ours().request('POST', '/v1/authorizations', { jws }));
     const posing = windowFor(stranger, { device_id: deviceKey().deviceId });
-    assertKeyRefused(await daemon.a.post('/v1/authorizations', { jws: posing }), 'claiming our device id does not help');
+    assertProxyRefused(await daemon.a.post('/v1/authorizations', { jws: posing }));
+    assertKeyRefused(await ours().request('POST', '/v1/authorizations', { jws: posing }), 'claiming our device id does not help');
     assert.deepEqual(await cardBalance(1), before, 'no hold was placed');
   });
 
@@ -246,8 +254,10 @@ describe('other devices’ keys', () => {
     const own = await sibling.request('POST', '/v1/authorizations', { jws: windowFor(sibling) });
     assert.equal(own.status, 201, own.text);
     // The kid must belong to the card's account, whichever of its devices sends the request.
-    const relayed = await daemon.a.post('/v1/authorizations', { jws: windowFor(sibling) });
+    const relayed = await ours().request('POST', '/v1/authorizations', { jws: windowFor(sibling) });
     assert.equal(relayed.status, 201, relayed.text);
+    // This daemon's proxy does not relay it: it forwards only windows it signed and holds.
+    assertProxyRefused(await daemon.a.post('/v1/authorizations', { jws: windowFor(sibling) }));
     // It may not claim to be another device of the account.
     const posing = await sibling.request('POST', '/v1/authorizations', { jws: windowFor(sibling, { device_id: deviceKey().deviceId }) });
     assert.equal(posing.status, 400, posing.text);
@@ -257,16 +267,28 @@ describe('other devices’ keys', () => {
   test('once the cloud forgets the sibling device, its windows are refused', async () => {
     const removed = await admin.request('DELETE', `/v1/sandbox/devices/${sibling.deviceId}`);
     assert.equal(removed.status, 200, removed.text);
-    assertKeyRefused(await daemon.a.post('/v1/authorizations', { jws: windowFor(sibling) }));
+    assertKeyRefused(await ours().request('POST', '/v1/authorizations', { jws: windowFor(sibling) }));
   });
 
   test('the proxy passes the cloud’s verdict on a foreign JWS back unchanged, not as “reconnect your device”', async () => {
-    const answer = await daemon.a.post('/v1/authorizations', { jws: windowFor(stranger) });
-    assert.equal(answer.status, 401);
-    assert.equal(answer.body.error.code, 'device_key_not_recognized');
+    // A foreign JWS no longer reaches the cloud through the proxy (owner-presence §3); a revocation
+    // still does, and the cloud's verdict on its foreign JWS comes back unchanged.
+    assertProxyRefused(await daemon.a.post('/v1/authorizations', { jws: windowFor(stranger) }));
+    const created = await stack.a.post('/authorize', { card_id: stack.cards[1].card_id, amount: 1, merchant_name: 'verdict.example' });
+    assert.equal(created.status, 200, created.text);
+    const foreign = stranger.signJws({ v: 1, typ: 'revocation', policy_id: created.body.policy_id, device_id: stranger.deviceId, nonce: 'AAAAAAAAAAAAAAAAAAAAAA', iat: Math.floor(Date.now() / 1000) });
+    const answer = await daemon.a.post(`/v1/authorizations/${created.body.policy_id}/revoke`, { jws: foreign });
+    assert.ok(answer.status >= 400 && answer.status < 500, answer.text);
+    assert.notEqual(answer.body.error.code, 'local_key_not_recognized', 'the cloud’s verdict, not “reconnect your device”');
     assert.equal(answer.body.error.param, 'jws');
   });
 });
+
+/** assertProxyRefused checks the daemon's proxy refusing a window it did not sign and hold. */
+function assertProxyRefused(answer: { status: number; text: string; body: any }): void {
+  assert.equal(answer.status, 403, answer.text);
+  assert.equal(answer.body.error.code, 'proxy_route_not_allowed', answer.text);
+}
 
 /**
  * assertKeyRefused checks a refusal because the JWS's kid is not a key of the account. Through

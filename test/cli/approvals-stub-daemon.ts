@@ -6,7 +6,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readToken } from '../../src/datadir/token.js';
-import { CHALLENGE_HEADER, PROOF_HEADER, proofForRequest } from '../../src/http/daemon-proof.js';
+import { CHALLENGE_HEADER, KEY_PROOF_HEADER, keyProofForRequest, PROOF_HEADER, proofForRequest } from '../../src/http/daemon-proof.js';
+import { writePinnedKey } from '../../src/client/pinned-key.js';
+import { generateSecretKey, publicKeyOf, signEd25519 } from '../../src/crypto/ed25519.js';
+import { keyIdOf } from '../../src/crypto/jwk.js';
 
 export interface StubApproval {
   approval_id: string;
@@ -54,6 +57,12 @@ function errorBody(code: string): unknown {
 
 /** startApprovalsStub listens on 127.0.0.1 port 0 and accepts the token of home. */
 export async function startApprovalsStub(home: string): Promise<ApprovalsStub> {
+  // Its own device key, pinned in home as latch service install --system would, so that the
+  // client proves the stub before it sends a passphrase (docs/decisions.md §21).
+  const secretKey = generateSecretKey();
+  const publicKey = publicKeyOf(secretKey);
+  writePinnedKey(home, publicKey);
+  const proofKey = { keyId: keyIdOf(publicKey), publicKey, sign: (message: Uint8Array) => signEd25519(message, secretKey) };
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -64,7 +73,8 @@ export async function startApprovalsStub(home: string): Promise<ApprovalsStub> {
       };
       if (request.headers[CHALLENGE_HEADER] !== undefined) {
         const proof = proofForRequest(request, () => readToken(home));
-        return answer(200, { status: 'ok', version: '0.0.0', uptime_seconds: 0, signing_key: null }, proof === undefined ? {} : { [PROOF_HEADER]: proof });
+        const keyProof = keyProofForRequest(request, () => proofKey);
+        return answer(200, { status: 'ok', version: '0.0.0', uptime_seconds: 0, signing_key: null }, { ...(proof !== undefined && { [PROOF_HEADER]: proof }), ...(keyProof !== undefined && { [KEY_PROOF_HEADER]: keyProof }) });
       }
       if (request.headers['authorization'] !== `Bearer ${readToken(home)}`) return answer(401, errorBody('invalid_bearer_token'));
       if (stub.down) return answer(503, errorBody('internal_error'));

@@ -12,7 +12,7 @@ import { LatchClient } from '../../src/client/latch-client.js';
 import { isPendingApproval } from '../../src/client/pending-approval.js';
 import { ensureHome } from '../../src/datadir/home.js';
 import { ensureToken, readToken } from '../../src/datadir/token.js';
-import { errorBody, startStubDaemon, type StubDaemon } from './stub-daemon.js';
+import { errorBody, pinStubKey, startStubDaemon, type StubDaemon } from './stub-daemon.js';
 
 let stub: StubDaemon;
 let client: LatchClient;
@@ -25,6 +25,7 @@ beforeEach(async () => {
   ensureHome(home);
   ensureToken(home);
   stub.proofToken = () => readToken(home);
+  pinStubKey(stub, home);
   client = new LatchClient({ home, baseUrl: stub.url, env: {} });
 });
 afterEach(async () => {

@@ -4,7 +4,10 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CHALLENGE_HEADER, PROOF_HEADER, proofForRequest } from '../../src/http/daemon-proof.js';
+import { CHALLENGE_HEADER, KEY_PROOF_HEADER, keyProofForRequest, PROOF_HEADER, proofForRequest, type ProofKey } from '../../src/http/daemon-proof.js';
+import { writePinnedKey } from '../../src/client/pinned-key.js';
+import { generateSecretKey, publicKeyOf, signEd25519 } from '../../src/crypto/ed25519.js';
+import { keyIdOf } from '../../src/crypto/jwk.js';
 
 export interface SeenRequest {
   method: string;
@@ -27,6 +30,8 @@ export interface StubDaemon {
    * `seen` and not from `script`; unset, the stub proves nothing, like a squatter.
    */
   proofToken: (() => string) | undefined;
+  /** The device key the stub signs key proofs with (docs/decisions.md §21); see pinStubKey. */
+  proofKey: ProofKey | undefined;
   /** How many identity checks the stub answered with a proof. */
   challenges: number;
   close(): Promise<void>;
@@ -48,7 +53,8 @@ export async function startStubDaemon(): Promise<StubDaemon> {
       const proof = stub.proofToken !== undefined && request.headers[CHALLENGE_HEADER] !== undefined ? proofForRequest(request, stub.proofToken) : undefined;
       if (proof !== undefined) {
         stub.challenges++;
-        response.writeHead(200, { 'content-type': 'application/json', [PROOF_HEADER]: proof });
+        const keyProof = stub.proofKey === undefined ? undefined : keyProofForRequest(request, () => stub.proofKey);
+        response.writeHead(200, { 'content-type': 'application/json', [PROOF_HEADER]: proof, ...(keyProof !== undefined && { [KEY_PROOF_HEADER]: keyProof }) });
         response.end(JSON.stringify({ status: 'ok', version: '0.0.0', uptime_seconds: 0, signing_key: null }));
         return;
       }
@@ -72,6 +78,7 @@ export async function startStubDaemon(): Promise<StubDaemon> {
     seen,
     script,
     proofToken: undefined,
+    proofKey: undefined,
     challenges: 0,
     close: () =>
       new Promise<void>((resolve) => {
@@ -80,4 +87,12 @@ export async function startStubDaemon(): Promise<StubDaemon> {
       }),
   };
   return stub;
+}
+
+/** pinStubKey gives the stub a device key and pins it in home, so the client proves the stub before it sends a passphrase. */
+export function pinStubKey(stub: StubDaemon, home: string): void {
+  const secretKey = generateSecretKey();
+  const publicKey = publicKeyOf(secretKey);
+  writePinnedKey(home, publicKey);
+  stub.proofKey = { keyId: keyIdOf(publicKey), publicKey, sign: (message) => signEd25519(message, secretKey) };
 }

@@ -142,10 +142,10 @@ describe('passphrase lockout', () => {
     assert.equal(approved.status, 'approved');
   });
 
-  test('a missing passphrase never locks', async () => {
+  test('a missing passphrase is owner_presence_required and never locks', async () => {
     const { deps } = setup({ check: 'missing' });
     const approval = await createApproval(deps, deps.approvals as ApprovalDeps, REQUEST, agent, { ...ASK, approvalTtlSeconds: 900 }, 'fp');
-    for (let i = 0; i < 8; i++) await assert.rejects(approveApproval(deps, async () => signed, approval.id, undefined, owner), (e) => codeOf(e) === 'invalid_passphrase');
+    for (let i = 0; i < 8; i++) await assert.rejects(approveApproval(deps, async () => signed, approval.id, undefined, owner), (e) => codeOf(e) === 'owner_presence_required');
     assert.equal((deps.approvals as ApprovalDeps).lockout.lockedForSeconds(1_000, 'p1'), 0);
   });
 });

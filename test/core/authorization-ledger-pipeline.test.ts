@@ -71,10 +71,14 @@ test('every authorization kind is recorded, with the caller, before it is regist
   );
 });
 
-test('the low-level signing primitive registers nothing and records nothing', async () => {
-  const { deps, ledger } = setup(accepted);
-  await signCardWindow(deps, oneTime, agentContext);
-  assert.equal(ledger.size, 0);
+test('the low-level signing primitive registers nothing, and its window is in the ledger before it is answered (owner-presence §3)', async () => {
+  const { deps, ledger, statesAtRegistration } = setup(accepted);
+  const signed = await signCardWindow(deps, oneTime, agentContext);
+  assert.deepEqual(statesAtRegistration, [], 'nothing was sent to the cloud');
+  assert.equal(ledger.size, 1);
+  const entry = ledger.page({ limit: 1 }).entries[0];
+  assert.equal(entry?.policyId, signed.payload.policy_id);
+  assert.equal(entry?.state, 'active');
 });
 
 test('what the cloud answered decides the entry: refused is failed, unknown stays active', async () => {

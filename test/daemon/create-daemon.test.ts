@@ -102,7 +102,7 @@ describe('/health', () => {
     const response = await get(portA, '/health');
     assert.equal(response.status, 200);
     const body = JSON.parse(response.body) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(body).sort(), ['approvals_locked_seconds', 'cloud_clock_skew_seconds', 'paused', 'signing_key', 'status', 'uptime_seconds', 'version']);
+    assert.deepEqual(Object.keys(body).sort(), ['approvals_locked_seconds', 'cloud_clock_skew_seconds', 'owner_presence', 'paused', 'signing_key', 'status', 'uptime_seconds', 'version']);
     assert.equal(body['status'], 'ok');
     assert.match(String(body['version']), /^\d+\.\d+\.\d+/);
     assert.ok(Number.isInteger(body['uptime_seconds']));

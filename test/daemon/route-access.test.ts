@@ -3,6 +3,7 @@
  * beside the daemon token: an agent on every owner-only route is 403 agent_not_permitted and
  * reaches no handler; on every other route it is admitted, and the core sees it as the caller.
  */
+import { noPresenceFactor, passphrasePresence } from '../support/owner-presence.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Approval } from '../../src/core/approval.js';
@@ -13,6 +14,8 @@ import { DEFAULT_POLICY } from '../../src/policy/policy-file.js';
 import { createFrontDoor } from '../../src/http/front-door.js';
 import { createLocalServer, type LocalServer } from '../../src/http/local-server.js';
 import type { Route } from '../../src/http/route.js';
+import type { OwnerOperations } from '../../src/variant-a/owner-routes.js';
+import type { OwnerPresence } from '../../src/core/owner-presence.js';
 import { Router } from '../../src/http/router.js';
 import { createLogger } from '../../src/log/logger.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
@@ -90,7 +93,23 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'POST /sign-revocation': { path: '/sign-revocation', body: { policy_id: 'pw_abc123' } },
   'GET /transactions': { path: '/transactions' },
   'GET /transactions/:tx_id': { path: '/transactions/tx_a' },
-  '* /v1/*': { path: '/v1/wallet' },
+  'DELETE /v1/*': { path: '/v1/wallet' },
+  'GET /v1/*': { path: '/v1/wallet' },
+  'HEAD /v1/*': { path: '/v1/wallet' },
+  'PATCH /v1/*': { path: '/v1/wallet', body: {} },
+  'POST /v1/*': { path: '/v1/wallet/allocate', body: { card_id: 'card_a', amount: '1.00' } },
+  'PUT /v1/*': { path: '/v1/wallet', body: {} },
+  'POST /v1/authorizations/:policy_id/revoke': { path: '/v1/authorizations/pw_a/revoke', body: { jws: 'a.b.c' } },
+  'POST /console/login-code': { path: '/console/login-code', body: {} },
+  'GET /agents': { path: '/agents' },
+  'POST /agents': { path: '/agents', body: { name: 'helper' } },
+  'DELETE /agents/:name': { path: '/agents/helper' },
+  'POST /agents/:name/rotate': { path: '/agents/helper/rotate', body: {} },
+  'POST /owner/sessions': { path: '/owner/sessions', body: { passphrase: 'x' } },
+  'DELETE /owner/sessions/current': { path: '/owner/sessions/current' },
+  'POST /pause': { path: '/pause', body: {} },
+  'POST /resume': { path: '/resume', body: {} },
+  'PUT /policy': { path: '/policy', body: { v: 1, default: 'allow' } },
   'POST /wallet/allocate': { path: '/wallet/allocate', body: { card_id: 'card_a', amount: 1 } },
   'GET /wallet/balance': { path: '/wallet/balance' },
   'GET /web-bot-auth/directory': { path: '/web-bot-auth/directory' },
@@ -103,17 +122,59 @@ const REQUESTS_B: Record<string, { path: string; body?: unknown }> = {
   'POST /authorize': { path: '/authorize', body: { card_id: 'card_a', amount: 1, merchant: 'shop.example.com' } },
 };
 
-/** The owner-only routes of docs/decisions.md §15.1, per listener. */
+/** The owner-only routes of owner-control §1 that only stop money or read (owner-presence §1: 'owner'), per listener. */
 const OWNER_ONLY = {
-  a: ['* /v1/*', 'GET /policy', 'POST /approvals/:approval_id/approve', 'POST /approvals/:approval_id/deny', 'POST /sign-card-policy-window', 'POST /sign-policy-window', 'POST /sign-revocation', 'POST /wallet/allocate'],
+  a: ['DELETE /owner/sessions/current', 'GET /agents', 'GET /policy', 'GET /v1/*', 'HEAD /v1/*', 'POST /approvals/:approval_id/deny', 'POST /console/login-code', 'POST /pause', 'POST /sign-revocation', 'POST /v1/authorizations/:policy_id/revoke'],
+  b: [] as string[],
+};
+
+/** The routes that need the owner's presence once a factor is configured (owner-presence §1), per listener. */
+const OWNER_PRESENT = {
+  a: [
+    'DELETE /agents/:name',
+    'DELETE /v1/*',
+    'PATCH /v1/*',
+    'POST /agents',
+    'POST /agents/:name/rotate',
+    'POST /approvals/:approval_id/approve',
+    'POST /resume',
+    'POST /sign-card-policy-window',
+    'POST /sign-policy-window',
+    'POST /v1/*',
+    'POST /wallet/allocate',
+    'PUT /policy',
+    'PUT /v1/*',
+  ],
   b: ['POST /wallet/allocate'],
 };
 
-function tablesWith(callers: Principal[]): { a: Route[]; b: Route[] } {
+/** fakeOwner answers the owner routes and records who called them (a session opens with no caller). */
+function fakeOwner(callers: Principal[], presence?: OwnerPresence): OwnerOperations {
+  const agent = { name: 'helper', createdAt: new Date(NOW * 1000), lastUsedAt: null };
+  return {
+    openSession: async (passphrase) => (presence === undefined ? { token: 'los_fake', expiresAtSeconds: NOW + 300 } : presence.openSession(passphrase)),
+    pause: (...args: unknown[]) => seenCall(callers, args, { since: '2027-01-15T08:00:00Z', reason: null }),
+    resume: (...args: unknown[]) => seenCall(callers, args, true),
+    replacePolicy: (...args: unknown[]) => seenCall(callers, args, { sha256: '0'.repeat(64), previousSha256: null }),
+    addAgent: (...args: unknown[]) => seenCall(callers, args, { agent, token: 'T'.repeat(43) }),
+    listAgents: () => {
+      callers.push(OWNER);
+      return [agent];
+    },
+    rotateAgent: (...args: unknown[]) => seenCall(callers, args, { agent, token: 'T'.repeat(43) }),
+    removeAgent: (...args: unknown[]) => seenCall(callers, args, undefined),
+  };
+}
+
+function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[]; b: Route[] } {
   const operations = fakeOperations(callers);
   return {
     a: variantARoutes({
       operations,
+      consoleLoginLink: () => {
+        callers.push(OWNER);
+        return { url: 'http://localhost:7724/login#code', expires_at: '2026-01-01T00:00:00Z' };
+      },
       authorizations: {
         listAuthorizations: (...args: unknown[]) => seenCall(callers, args, { authorizations: [{ authorization, agent: 'shopper' }], hasMore: false }),
         getAuthorization: (...args: unknown[]) => seenCall(callers, args, { authorization, agent: 'shopper' }),
@@ -126,7 +187,7 @@ function tablesWith(callers: Principal[]): { a: Route[]; b: Route[] } {
         deny: (...args: unknown[]) => seenCall(callers, args, { ...approval, status: 'denied' as const }),
       },
       evidence: { exportEvidence: (...args: unknown[]) => seenCall(callers, args, '{}\n') },
-      health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null, cloudClockSkewSeconds: null, approvalsLockedSeconds: 0 }),
+      health: () => ({ version: '0.0.0', uptimeSeconds: 1, signingKey: null, paused: null, cloudClockSkewSeconds: null, ownerPresence: 'none', approvalsLockedSeconds: 0 }),
       policy: {
         effective: () => DEFAULT_POLICY,
         // The policy sees whom the check is for; an agent's check is always for itself.
@@ -135,6 +196,7 @@ function tablesWith(callers: Principal[]): { a: Route[]; b: Route[] } {
           return { decision: 'allow', rule: 'default', reasons: [], budgets: [] };
         },
       },
+      owner: fakeOwner(callers, presence),
       proxyUpstream: () => {
         throw new LatchError('device_not_enrolled');
       },
@@ -155,16 +217,19 @@ const routeName = (route: Route) => `${route.method} ${route.pattern}`;
 describe('route tables: declared access, order', () => {
   const tables = tablesWith([]);
   for (const [listener, routes] of Object.entries(tables)) {
-    test(`Variant ${listener.toUpperCase()}: every route declares public, owner or agents`, () => {
-      for (const route of routes) assert.ok(['public', 'owner', 'agents'].includes((route as { access?: unknown }).access as string), routeName(route));
+    test(`Variant ${listener.toUpperCase()}: every route declares public, agents, owner or owner_present`, () => {
+      for (const route of routes) assert.ok(['public', 'agents', 'owner', 'owner_present'].includes((route as { access?: unknown }).access as string), routeName(route));
     });
     test(`Variant ${listener.toUpperCase()}: the table is sorted by pattern, then method`, () => {
       const keys = routes.map((route) => [route.pattern, route.method] as const);
       const sorted = [...keys].sort((x, y) => (x[0] === y[0] ? (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0) : x[0] < y[0] ? -1 : 1));
       assert.deepEqual(keys, sorted);
     });
-    test(`Variant ${listener.toUpperCase()}: the owner-only routes are exactly those of docs/decisions.md §15.1`, () => {
+    test(`Variant ${listener.toUpperCase()}: the owner-only routes are exactly those of owner-control §1 that only stop money or read`, () => {
       assert.deepEqual(routes.filter((route) => route.access === 'owner').map(routeName).sort(), OWNER_ONLY[listener as 'a' | 'b']);
+    });
+    test(`Variant ${listener.toUpperCase()}: the owner_present routes are exactly those of owner-presence §1`, () => {
+      assert.deepEqual(routes.filter((route) => route.access === 'owner_present').map(routeName).sort(), OWNER_PRESENT[listener as 'a' | 'b']);
     });
   }
 });
@@ -181,7 +246,7 @@ describe('an agent token on both listeners', () => {
       { token: AGENT_TOKEN, principal: SHOPPER },
     ];
     for (const [listener, routes] of Object.entries(tables)) {
-      const frontDoor = createFrontDoor({ listener, router: new Router(routes), credentials, log });
+      const frontDoor = createFrontDoor({ listener, router: new Router(routes), credentials, presence: noPresenceFactor(), log });
       const server = createLocalServer({ listener, port: 0, frontDoor, log });
       servers[listener] = { server, port: await server.listen(), routes };
     }
@@ -200,28 +265,32 @@ describe('an agent token on both listeners', () => {
       headers: { authorization: `Bearer ${token}`, ...(request.body !== undefined && { 'content-type': 'application/json' }) },
       ...(request.body !== undefined && { body: JSON.stringify(request.body) }),
     });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
+    const text = await response.text();
+    return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as Record<string, any> };
   };
 
   for (const listener of ['a', 'b'] as const) {
     for (const route of tablesWith([])[listener]) {
       const name = `${listener.toUpperCase()} ${routeName(route)}`;
-      if (route.access === 'owner') {
+      if (route.access === 'owner' || route.access === 'owner_present') {
         test(`${name}: the agent gets 403 agent_not_permitted and reaches no handler; the owner passes`, async () => {
           callers.length = 0;
           const refused = await call(listener, route, AGENT_TOKEN);
           assert.equal(refused.status, 403);
-          assert.equal(refused.body['error']?.code, 'agent_not_permitted');
+          // A HEAD answer has no body to name the code.
+          if (route.method !== 'HEAD') assert.equal(refused.body['error']?.code, 'agent_not_permitted');
           assert.deepEqual(callers, []);
           const owner = await call(listener, route, OWNER_TOKEN);
+          if (route.method === 'HEAD') return assert.equal(owner.status, 409, 'the owner reaches the proxy (device_not_enrolled)');
           assert.notEqual(owner.body['error']?.code, 'agent_not_permitted');
-          assert.ok(owner.status === 200 || owner.body['error']?.code === 'device_not_enrolled', `${name}: ${JSON.stringify(owner.body)}`);
+          // Admitted: an answer of the handler (the proxy's device_not_enrolled, DELETE /owner/sessions/current's not_found without a session).
+          assert.ok((owner.status >= 200 && owner.status < 300) || ['device_not_enrolled', 'not_found'].includes(owner.body['error']?.code), `${name}: ${owner.status} ${JSON.stringify(owner.body)}`);
         });
       } else {
         test(`${name}: the agent is admitted, and the core sees the agent as the caller`, async () => {
           callers.length = 0;
           const admitted = await call(listener, route, AGENT_TOKEN);
-          assert.equal(admitted.status, 200, `${name}: ${JSON.stringify(admitted.body)}`);
+          assert.ok(admitted.status >= 200 && admitted.status < 300, `${name}: ${JSON.stringify(admitted.body)}`);
           const expected = route.access === 'public' || route.pattern === '/health' ? [] : [SHOPPER];
           assert.deepEqual(callers, expected);
         });
@@ -234,5 +303,103 @@ describe('an agent token on both listeners', () => {
     const answer = await call('a', route, 'X'.repeat(43));
     assert.equal(answer.status, 401);
     assert.equal(answer.body['error']?.code, 'invalid_bearer_token');
+  });
+});
+
+describe('owner presence on both listeners, with a passphrase configured (owner-presence §1, §2)', () => {
+  const PASSPHRASE = 'correct horse battery staple';
+  const callers: Principal[] = [];
+  const servers: Record<string, { server: LocalServer; port: number }> = {};
+  const { presence } = passphrasePresence(PASSPHRASE);
+
+  before(async () => {
+    const tables = tablesWith(callers, presence);
+    const log = createLogger({ level: 'silent' });
+    const credentials = () => [
+      { token: OWNER_TOKEN, principal: OWNER },
+      { token: AGENT_TOKEN, principal: SHOPPER },
+    ];
+    for (const [listener, routes] of Object.entries(tables)) {
+      const frontDoor = createFrontDoor({ listener, router: new Router(routes), credentials, presence, log });
+      const server = createLocalServer({ listener, port: 0, frontDoor, log });
+      servers[listener] = { server, port: await server.listen() };
+    }
+  });
+  after(async () => {
+    for (const { server } of Object.values(servers)) await server.close(0);
+  });
+
+  const send = async (listener: string, route: Route, headers: Record<string, string>, extraBody: Record<string, unknown> = {}) => {
+    const { port } = servers[listener] as { port: number };
+    const request = (listener === 'b' ? REQUESTS_B : REQUESTS)[routeName(route)];
+    assert.ok(request !== undefined, `a request for ${routeName(route)}`);
+    const body = request.body === undefined ? (Object.keys(extraBody).length > 0 ? extraBody : undefined) : { ...(request.body as object), ...extraBody };
+    const response = await fetch(`http://127.0.0.1:${port}${request.path}`, {
+      method: route.method,
+      headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, text, code: text === '' ? undefined : (JSON.parse(text) as { error?: { code?: string } }).error?.code };
+  };
+  const admitted = (answer: { status: number; code: string | undefined }) => (answer.status >= 200 && answer.status < 300) || answer.code === 'device_not_enrolled';
+
+  test('POST /owner/sessions needs no token: a wrong passphrase is 401, the right one a los_ session of at most an hour', async () => {
+    const { port } = servers['a'] as { port: number };
+    const open = (passphrase: string) => fetch(`http://127.0.0.1:${port}/owner/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ passphrase }) });
+    const wrong = await open('not the passphrase');
+    assert.equal(wrong.status, 401);
+    assert.ok(!(await wrong.text()).includes('not the passphrase'), 'the wrong passphrase is not echoed');
+    const right = await open(PASSPHRASE);
+    assert.equal(right.status, 201);
+    const body = (await right.json()) as { token: string; expires_at: string };
+    assert.match(body.token, /^los_[A-Za-z0-9_-]{43}$/);
+    const seconds = (Date.parse(body.expires_at) - Date.now()) / 1000;
+    assert.ok(seconds > 3500 && seconds <= 3601, `expires in ${seconds} s`);
+  });
+
+  for (const listener of ['a', 'b'] as const) {
+    for (const route of tablesWith([])[listener].filter((candidate) => candidate.access === 'owner_present')) {
+      const name = `${listener.toUpperCase()} ${routeName(route)}`;
+      test(`${name}: the owner token alone is 403 owner_presence_required and reaches no handler; a session passes; the passphrase inline passes`, async () => {
+        callers.length = 0;
+        const alone = await send(listener, route, { authorization: `Bearer ${OWNER_TOKEN}` });
+        assert.equal(alone.status, 403, alone.text);
+        assert.equal(alone.code, 'owner_presence_required');
+        assert.deepEqual(callers, [], 'no handler ran');
+        const agent = await send(listener, route, { authorization: `Bearer ${AGENT_TOKEN}`, 'latch-owner-passphrase': PASSPHRASE });
+        assert.equal(agent.code, 'agent_not_permitted', 'an agent stays refused even with the passphrase');
+
+        const session = (await presence.openSession(PASSPHRASE)).token;
+        const withSession = await send(listener, route, { authorization: `Bearer ${session}` });
+        assert.ok(admitted(withSession), `${name} with a session: ${withSession.status} ${withSession.text}`);
+
+        const inline = route.forwardsBody === true || route.method === 'PUT' || route.method === 'DELETE'
+          ? await send(listener, route, { authorization: `Bearer ${OWNER_TOKEN}`, 'latch-owner-passphrase': PASSPHRASE })
+          : await send(listener, route, { authorization: `Bearer ${OWNER_TOKEN}` }, { passphrase: PASSPHRASE });
+        assert.ok(admitted(inline), `${name} with the passphrase inline: ${inline.status} ${inline.text}`);
+        assert.ok(!inline.text.includes(PASSPHRASE) && !withSession.text.includes(session), 'no secret is echoed');
+      });
+    }
+  }
+
+  test('on the /v1 proxy a passphrase in the body is refused (it would travel to the cloud); the header is not forwarded', async () => {
+    const route = tablesWith([]).a.find((candidate) => routeName(candidate) === 'POST /v1/*') as Route;
+    const inBody = await send('a', route, { authorization: `Bearer ${OWNER_TOKEN}` }, { passphrase: PASSPHRASE });
+    assert.equal(inBody.status, 400, inBody.text);
+    assert.equal(inBody.code, 'invalid_request');
+  });
+
+  test('an owner session is no agent: the routes that stop money take it, and ending it makes the next use 401', async () => {
+    const { port } = servers['a'] as { port: number };
+    const session = (await presence.openSession(PASSPHRASE)).token;
+    const auth = { authorization: `Bearer ${session}` };
+    assert.equal((await fetch(`http://127.0.0.1:${port}/agents`, { headers: auth })).status, 200);
+    assert.equal((await fetch(`http://127.0.0.1:${port}/owner/sessions/current`, { method: 'DELETE', headers: auth })).status, 204);
+    const after = await fetch(`http://127.0.0.1:${port}/agents`, { headers: auth });
+    assert.equal(after.status, 401);
+    assert.equal(((await after.json()) as { error: { code: string } }).error.code, 'invalid_bearer_token');
+    const forged = await fetch(`http://127.0.0.1:${port}/agents`, { headers: { authorization: `Bearer los_${'A'.repeat(43)}` } });
+    assert.equal(forged.status, 401, 'a made-up session token is refused');
   });
 });

@@ -9,7 +9,7 @@ import { variantARoutes } from '../../src/variant-a/routes.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
 
 const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), passphrase: undefined, env: {} });
-const deps = listenerDeps(services, bindCore(services));
+const deps = listenerDeps(services, bindCore(services), () => ({ url: 'http://localhost:7724/login#test', expires_at: '2026-01-01T00:00:00Z' }));
 const tables = { a: variantARoutes(deps.a), b: variantBRoutes(deps.b) };
 
 describe('route tables', () => {
@@ -23,9 +23,9 @@ describe('route tables', () => {
     });
   }
 
-  test('on Variant A only GET /health and the public key directory are public', () => {
+  test('on Variant A only GET /health, the public key directory and POST /owner/sessions are public', () => {
     const publicRoutes = tables.a.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.pattern}`);
-    assert.deepEqual(publicRoutes, ['GET /health', 'GET /web-bot-auth/directory']);
+    assert.deepEqual(publicRoutes, ['GET /health', 'POST /owner/sessions', 'GET /web-bot-auth/directory']);
   });
 
   test('on Variant B every route needs the token, /health included', () => {
@@ -34,7 +34,10 @@ describe('route tables', () => {
 
   test('Variant A serves exactly the decided endpoint set (docs/decisions.md §2, §4, §15.2, §15.3, §15.4, §22)', () => {
     assert.deepEqual(tables.a.map((route) => `${route.method} ${route.pattern}`).sort(), [
-      '* /v1/*',
+      'DELETE /agents/:name',
+      'DELETE /owner/sessions/current',
+      'DELETE /v1/*',
+      'GET /agents',
       'GET /approvals',
       'GET /approvals/:approval_id',
       'GET /authorizations',
@@ -46,20 +49,33 @@ describe('route tables', () => {
       'GET /policy',
       'GET /transactions',
       'GET /transactions/:tx_id',
+      'GET /v1/*',
       'GET /wallet/balance',
       'GET /web-bot-auth/directory',
+      'HEAD /v1/*',
+      'PATCH /v1/*',
+      'POST /agents',
+      'POST /agents/:name/rotate',
       'POST /approvals/:approval_id/approve',
       'POST /approvals/:approval_id/deny',
       'POST /authorizations/:policy_id/cancel',
       'POST /authorize',
+      'POST /console/login-code',
       'POST /merchant-bind',
+      'POST /owner/sessions',
+      'POST /pause',
       'POST /policy/check',
       'POST /recurring',
+      'POST /resume',
       'POST /sign-card-policy-window',
       'POST /sign-policy-window',
       'POST /sign-revocation',
+      'POST /v1/*',
+      'POST /v1/authorizations/:policy_id/revoke',
       'POST /wallet/allocate',
       'POST /web-bot-auth/sign',
+      'PUT /policy',
+      'PUT /v1/*',
     ]);
   });
 

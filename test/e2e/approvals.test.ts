@@ -227,12 +227,12 @@ describe('B, and the other kinds', () => {
 });
 
 describe('the passphrase and its lockout', () => {
-  test('with a passphrase: missing or wrong is 401 invalid_passphrase, right approves', async () => {
+  test('with a passphrase: missing is 403 owner_presence_required, wrong is 401 invalid_passphrase, right approves', async () => {
     setApprovalPassphrase(stack.home, PASSPHRASE);
     try {
       const { answer } = await ask();
       const id = answer.body.approval_id as string;
-      assertError(await owner.post(`/approvals/${id}/approve`, {}), 401, 'invalid_passphrase');
+      assertError(await owner.post(`/approvals/${id}/approve`, {}), 403, 'owner_presence_required');
       const wrong = await owner.post(`/approvals/${id}/approve`, { passphrase: 'not it at all' });
       assertError(wrong, 401, 'invalid_passphrase');
       assert.ok(!wrong.text.includes('not it at all'), 'the error does not echo the wrong passphrase');

@@ -153,18 +153,20 @@ describe('one-time authorizations', () => {
     await expectDecision(stack, subscriptions, 'any-card.example.com', '3.00', 'approved');
     // One-time: used by that charge, on whichever card it came.
     await expectDecision(stack, groceries, 'any-card.example.com', '1.00', 'declined', 'scope_mismatch');
-    // A card window cannot be registered as account-wide, nor the other way round.
+    // A card window cannot be registered as account-wide, nor the other way round: the daemon
+    // holds each for its own route (owner-presence §3), and the cloud would refuse it too.
     const cardWindow = await stack.a.post('/sign-card-policy-window', { card_id: groceries, amount: 1, merchant_name: 'x.example.com' });
-    assertError(await stack.a.post('/v1/policy-windows', { jws: cardWindow.body.jws }), 400, 'invalid_request');
+    assertError(await stack.a.post('/v1/policy-windows', { jws: cardWindow.body.jws }), 403, 'proxy_route_not_allowed');
     const accountWindow = await stack.a.post('/sign-policy-window', { amount: 1, merchant_name: 'x.example.com' });
-    assertError(await stack.a.post('/v1/authorizations', { jws: accountWindow.body.jws }), 400, 'invalid_request');
+    assertError(await stack.a.post('/v1/authorizations', { jws: accountWindow.body.jws }), 403, 'proxy_route_not_allowed');
   });
 
   test('a signed window is registered once: re-submitting the same JWS is refused', async () => {
     const signed = await stack.a.post('/sign-card-policy-window', { card_id: subscriptions, amount: 1, merchant_name: 'once.example.com' });
     const first = await stack.a.post('/v1/authorizations', { jws: signed.body.jws });
     assert.equal(first.status, 201, first.text);
-    assertError(await stack.a.post('/v1/authorizations', { jws: signed.body.jws }), 400, 'invalid_request', 'policy_id');
+    // The daemon forwards a held window once (owner-presence §3); the cloud would refuse it too.
+    assertError(await stack.a.post('/v1/authorizations', { jws: signed.body.jws }), 403, 'proxy_route_not_allowed');
   });
 
   test('declines are transactions with their decline_code', async () => {

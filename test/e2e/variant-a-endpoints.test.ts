@@ -53,7 +53,8 @@ describe('reads', () => {
   test('GET /health: status, version, uptime and the public signing key only', async () => {
     const answer = await stack.a.request('GET', '/health', undefined, { authorization: '' });
     assert.equal(answer.status, 200);
-    assertKeys(answer.body, ['status', 'version', 'uptime_seconds', 'signing_key', 'paused', 'cloud_clock_skew_seconds', 'approvals_locked_seconds']);
+    assertKeys(answer.body, ['status', 'version', 'uptime_seconds', 'signing_key', 'paused', 'cloud_clock_skew_seconds', 'approvals_locked_seconds', 'owner_presence']);
+    assert.equal(answer.body.owner_presence, 'none', 'no passphrase set: the token alone is the owner (owner-presence §1)');
     assert.equal(answer.body.status, 'ok');
     assert.match(answer.body.version, /^\d+\.\d+\.\d+/);
     assert.ok(Number.isSafeInteger(answer.body.uptime_seconds) && answer.body.uptime_seconds >= 0);

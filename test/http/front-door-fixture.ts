@@ -1,3 +1,4 @@
+import { noPresenceFactor } from '../support/owner-presence.js';
 import { OWNER } from '../../src/core/principal.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import type { EventLog } from '../../src/http/event-log.js';
@@ -95,7 +96,7 @@ export async function startFixture(limits: Partial<ServerLimits> = {}): Promise<
     },
   ];
   const routes = table.map(counted);
-  const frontDoor = createFrontDoor({ listener: 'test', router: new Router(routes), credentials: () => [{ token: TEST_TOKEN, principal: OWNER }], log });
+  const frontDoor = createFrontDoor({ listener: 'test', router: new Router(routes), credentials: () => [{ token: TEST_TOKEN, principal: OWNER }], presence: noPresenceFactor(), log });
   const server = createLocalServer({ listener: 'test', port: 0, frontDoor, log, limits });
   const port = await server.listen();
   return {

@@ -67,6 +67,8 @@ export interface Stack {
   daemon: DaemonHandle;
   portA: number;
   portB: number;
+  /** The owner console's port, when started with `console: true`. */
+  portConsole: number | undefined;
   accountId: string;
   /** Two frozen cards: Groceries (100.00) and Subscriptions (50.00). */
   cards: [StackCard, StackCard];
@@ -97,7 +99,7 @@ export async function runLatch(args: string[], env: NodeJS.ProcessEnv): Promise<
 }
 
 /** startStack starts sandbox, enrollment and daemon; close() stops both and removes the files. */
-export async function startStack(options: { sandboxNow?: () => number } = {}): Promise<Stack> {
+export async function startStack(options: { sandboxNow?: () => number; console?: boolean } = {}): Promise<Stack> {
   const root = mkdtempSync(path.join(tmpdir(), 'latch-e2e-'));
   chmodSync(root, 0o700);
   const home = path.join(root, 'home');
@@ -122,7 +124,7 @@ export async function startStack(options: { sandboxNow?: () => number } = {}): P
   let logText = '';
   const logStream = new PassThrough();
   logStream.on('data', (chunk: Buffer) => (logText += chunk.toString()));
-  const daemon = createDaemon({ home, portA: 0, portB: 0, env, logStream });
+  const daemon = createDaemon({ home, portA: 0, portB: 0, env, logStream, ...(options.console === true && { console: { port: 0 } }) });
   const ports = await daemon.listen();
   const token = () => readToken(home);
   const a = new JsonClient(`http://127.0.0.1:${ports.portA}`, token);
@@ -134,6 +136,7 @@ export async function startStack(options: { sandboxNow?: () => number } = {}): P
     daemon,
     portA: ports.portA as number,
     portB: ports.portB as number,
+    portConsole: ports.portConsole,
     accountId,
     cards: cards as [StackCard, StackCard],
     a,

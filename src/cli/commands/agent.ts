@@ -5,9 +5,12 @@
  * names the agent (`latch mcp --agent NAME`), never the secret.
  */
 import { LatchClient } from '../../client/latch-client.js';
-import { addAgent, assertAgentName, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
+import { existsSync } from 'node:fs';
+import { addAgent, agentTokenPath, assertAgentName, ensureAgentsDir, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
+import { createExclusive } from '../../datadir/atomic-file.js';
 import { rotateIdentityKey } from '../../identity/identity-keys.js';
 import { countOf } from '../../policy/policy-summary.js';
+import { isOwnerHomeOfAnotherDaemon, withOwnerPresence } from '../owner-session.js';
 import { latchVersion } from '../../version.js';
 import { UsageError, type CliIo } from '../command.js';
 import type { CommandArgs } from '../daemon-calls/command-args.js';
@@ -29,19 +32,29 @@ function agentName({ positionals }: CommandArgs, command: string): string {
 export const agentAddCommand = localCommand<{ agent: string; token_file: string }>({
   name: 'agent add',
   summary: 'Give an agent its own token (prints the token file, never the token)',
-  usage: `Usage: latch agent add NAME [--json]
+  usage: `Usage: latch agent add NAME [--token-file PATH] [--passphrase-stdin] [--json]
 
 Creates $LATCH_HOME/agents/NAME.token (0600) holding a new random token for the agent NAME
 (1-32 characters: a-z, 0-9, _ and -; "owner" is reserved). The token is never printed: point the
 agent at it with --agent NAME (or LATCH_AGENT=NAME), e.g. \`latch mcp --agent NAME\`. A running
 daemon accepts the new token from its next request. --json prints {"agent", "token_file"}.
 
+When this data directory is not the daemon's (a daemon key is pinned here and there is no
+daemon_token you can read: the daemon runs as its own user), or with --token-file, the agent is created through the daemon's API (POST /agents) instead, with the owner's
+presence: you are asked for the owner passphrase (or give it with --passphrase-stdin), sent only
+after the daemon proved its pinned key. The token is then written to --token-file PATH (default
+$LATCH_HOME/agents/NAME.token, 0600, never over an existing file), which --agent NAME reads.
+
 ${EXIT_CODES}`,
-  flags: {},
+  flags: { 'token-file': 'value', 'passphrase-stdin': 'boolean' },
   positionalsMax: 1,
-  perform(args, io) {
+  async perform(args, io) {
     const name = agentName(args, 'agent add');
-    return { agent: name, token_file: addAgent(privateHome(io.env), name) };
+    const home = privateHome(io.env);
+    const tokenFile = typeof args.flags['token-file'] === 'string' ? args.flags['token-file'] : undefined;
+    // An owner's own directory in the separate-user setup (or --token-file): the daemon makes the agent (docs/decisions.md §21.7).
+    if (tokenFile === undefined && !isOwnerHomeOfAnotherDaemon(home)) return { agent: name, token_file: addAgent(home, name) };
+    return { agent: name, token_file: await addAgentThroughApi(io, home, name, tokenFile, args.flags['passphrase-stdin'] === true) };
   },
   human: ({ agent, token_file }) => [
     `Created agent ${agent}. Its token is in ${token_file}`,
@@ -53,6 +66,24 @@ interface AgentRow {
   name: string;
   created_at: string;
   last_used_at: string | null;
+}
+
+/**
+ * addAgentThroughApi creates the agent with POST /agents (the owner with presence) and writes the
+ * token the daemon shows once into a new 0600 file of the caller's own; it returns the file.
+ */
+async function addAgentThroughApi(io: CliIo, home: string, name: string, tokenFile: string | undefined, passphraseStdin: boolean): Promise<string> {
+  const file = tokenFile ?? agentTokenPath(home, name);
+  if (tokenFile === undefined) ensureAgentsDir(home);
+  if (existsSync(file)) throw new UsageError(`${file} already exists; choose another --token-file`);
+  const client = new LatchClient({ env: { ...io.env, LATCH_AGENT: '' }, userAgent: `latch-cli/${latchVersion()}` });
+  try {
+    const created = await withOwnerPresence(client, io, { passphraseStdin }, () => client.addAgent(name));
+    createExclusive(file, created.token);
+    return file;
+  } finally {
+    client.close();
+  }
 }
 
 /** `latch agent list` shows the agents. */

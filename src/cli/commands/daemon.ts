@@ -7,12 +7,14 @@ import { parseFlags, portFlag, type Flags } from '../flags.js';
 import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from '../common-options.js';
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { reportError, reportErrorAsLog } from '../report-error.js';
+import { becomeServiceUser, ServiceUserError } from '../../service/service-user.js';
 import { stopSignal } from '../stop-signal.js';
+import { CONSOLE_FLAGS, consoleOption } from '../console-flags.js';
 
 /** The longest --stop-timeout: systemd's default grace before SIGKILL is 90 s. */
 const STOP_TIMEOUT_SECONDS_MAX = 60;
 
-const USAGE = `Usage: latch daemon [--port-a N] [--port-b N] [--no-variant-a] [--no-variant-b] [--stop-timeout S]
+const USAGE = `Usage: latch daemon [--port-a N] [--port-b N] [--no-variant-a] [--no-variant-b] [--stop-timeout S] [--user NAME]
 
 Serves the local API on loopback until SIGTERM, SIGINT or SIGHUP:
   Variant A (canonical)      127.0.0.1:${DEFAULT_PORT_A}  GET /health without a token, the rest with one
@@ -25,6 +27,12 @@ Options:
   --no-variant-b      do not serve Variant B
   --stop-timeout S    on a stop signal, how long in-flight requests may finish, in seconds
                       (0 to ${STOP_TIMEOUT_SECONDS_MAX}, default ${DEFAULT_CLOSE_DEADLINE_MS / 1000}); requests waiting for an approval are answered at once
+  --user NAME         (root only) run as the user NAME: create LATCH_HOME (0700, owned by NAME)
+                      if missing, refuse one owned by anyone else, then drop supplementary groups,
+                      gid and uid to NAME before reading any data file or opening a port
+  --port-console N    the owner console's port (default 7724, or config.json's console_port;
+                      a free one when --port-a is 0); see latch console
+  --no-console        do not serve the owner console
 
 Once listening it prints one JSON line on stdout:
   {"event":"daemon_listening","pid":...,"port_a":N|null,"port_b":N|null}
@@ -36,10 +44,23 @@ Signals: SIGTERM, SIGINT and SIGHUP stop it gracefully (exit 0); a second one ex
 Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe, broken or unwritable data directory;
 4 port in use; 5 could not listen; 11 the process's limits leave no room to run; 1 anything else.`;
 
+/**
+ * becomeServiceUserOrExplain runs the `--user NAME` step (service/service-user.ts); its refusals
+ * are usage errors (exit 2) naming what to do.
+ */
+export function becomeServiceUserOrExplain(name: string, env: NodeJS.ProcessEnv): void {
+  try {
+    becomeServiceUser(name, env);
+  } catch (error) {
+    if (error instanceof ServiceUserError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 /** What --json means for a server whose stdout is JSON lines already. */
 export const DAEMON_JSON_OPTION = '  --json         accepted: stdout already carries only the JSON line above';
 
-const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean', 'stop-timeout': 'value', json: 'boolean', agent: 'value' } as const;
+const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean', 'stop-timeout': 'value', json: 'boolean', agent: 'value', user: 'value', ...CONSOLE_FLAGS } as const;
 
 /** `latch daemon` runs the daemon in the foreground until a stop signal. */
 export const daemonCommand: Command = {
@@ -60,6 +81,8 @@ export const daemonCommand: Command = {
       const portA = portFlag(flags, 'port-a');
       const portB = portFlag(flags, 'port-b');
       stopTimeoutMs = stopTimeoutFlag(flags);
+      // Before anything is read or bound: the rest runs as the service user (docs/decisions.md §21).
+      if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
       daemon = createDaemon({
         home: resolveHome(io.env),
         env: io.env,
@@ -68,6 +91,7 @@ export const daemonCommand: Command = {
         variantB,
         ...(portA === undefined ? {} : { portA }),
         ...(portB === undefined ? {} : { portB }),
+        ...(variantA && { console: consoleOption(flags, portA) }),
       });
       // The daemon's own logger knows its secrets (the token), so a crash report cannot carry them.
       logger = daemon.services.logger;
@@ -87,7 +111,7 @@ export const daemonCommand: Command = {
       inspector.dispose();
       return reportListenErrorAsLog(error, logger);
     }
-    writeLine(io.stdout, JSON.stringify({ event: 'daemon_listening', pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null }));
+    writeLine(io.stdout, JSON.stringify({ event: 'daemon_listening', pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null, port_console: ports.portConsole ?? null }));
     const signal = await stop.received;
     await daemon.close({ deadlineMs: stopTimeoutMs, reason: signal });
     crashes.dispose();

@@ -5,6 +5,7 @@ import { parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
 import { newCliClient } from '../daemon-calls/daemon-call-command.js';
 import { EXIT } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
+import { ownerSecurity, type OwnerSecurity } from '../../client/owner-security.js';
 
 const USAGE = `Usage: latch doctor [--json] [--agent NAME]
 
@@ -27,10 +28,13 @@ These stop at the first problem. Then what can stop payments although all of the
   8. approvals   approving is not locked after wrong passphrases, and what approvals wait for you
                  (asked of the daemon; pending approvals are a warning, not a failure).
   9. presence    with agents, an approval passphrase is set (a warning when it is not).
-It prints the first problem's error class and what to do, and each warning's fix. It changes nothing.
+It prints the first problem's error class and what to do, and each warning's fix. Then it
+reports the owner's protections (docs/decisions.md §21): the pinned daemon key id (what the CLI
+proves before it sends the owner passphrase), the owner presence factors, and whether anything in
+the data directory is readable by others (a problem: exit 3). It changes nothing.
 
 Options:
-  --json    print {ok, url, home, checks: [{name, status, detail, fix}], problem}
+  --json    print {ok, url, home, checks: [{name, status, detail, fix}], problem, security}
   --agent NAME  check as this agent (its token; pending approvals are then its own only)
 
 Exit codes: 0 nothing blocks payments (warnings allowed); 8 the daemon is not running or not
@@ -50,9 +54,12 @@ export const doctorCommand: Command = {
       const { flags } = parseCommandArgs(args, { json: 'boolean', agent: 'value' }, 0);
       client = newCliClient(io, stringFlag(flags, 'agent'));
       const diagnosis = await diagnose(client);
-      if (flags['json'] === true) writeLine(io.stdout, JSON.stringify(diagnosis));
-      else for (const line of report(diagnosis)) writeLine(io.stdout, line);
-      return diagnosis.problem === null ? EXIT.ok : exitFor(diagnosis.problem);
+      const presence = await client.health().then((health) => (typeof health.owner_presence === 'string' ? health.owner_presence : null)).catch(() => null);
+      const security = ownerSecurity(client.home, presence);
+      if (flags['json'] === true) writeLine(io.stdout, JSON.stringify({ ...diagnosis, security }));
+      else for (const line of [...report(diagnosis), ...securityReport(security)]) writeLine(io.stdout, line);
+      if (diagnosis.problem !== null) return exitFor(diagnosis.problem);
+      return security.data_directory === 'exposed' ? EXIT.dataDir : EXIT.ok;
     } catch (error) {
       return reportError(error, io, 'doctor');
     } finally {
@@ -74,6 +81,15 @@ function exitFor(problem: DiagnosisProblem): number {
   if (problem.code === 'upstream_unavailable') return EXIT.upstreamUnavailable;
   if (problem.check === 'cloud') return EXIT.failure;
   return EXIT.refused;
+}
+
+function securityReport(security: OwnerSecurity): string[] {
+  const lines = ['Owner protections:'];
+  lines.push(`  pinned daemon key  ${security.pinned_key === null ? 'none' : `${security.pinned_key.key_id} (from ${security.pinned_key.source})`}`);
+  lines.push(`  owner presence     ${security.owner_presence ?? 'unknown'}`);
+  lines.push(`  data directory     ${security.data_directory === 'private' ? 'nothing in it is readable by others' : security.data_directory === 'not_readable_by_you' ? 'not readable by you (the daemon runs as its own user)' : 'EXPOSED to others'}`);
+  for (const warning of security.warnings) lines.push(`  warning: ${warning}`);
+  return lines;
 }
 
 /** The exit codes of the payment checks' failures (docs/decisions.md §19): an unusable file is the data directory's, an invalid policy a verification failure, the rest refusals. */

@@ -18,6 +18,9 @@ import { UsageError, type CliIo } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { localCommand } from '../local-command.js';
 import { privateHome } from '../private-home.js';
+import { LatchClient } from '../../client/latch-client.js';
+import { latchVersion } from '../../version.js';
+import { withOwnerPresence } from '../owner-session.js';
 
 /** What `latch policy check-file` found: valid (with its counts) or the field that is wrong. */
 type FileCheck =
@@ -174,4 +177,37 @@ Exit codes: 0 removed (or there was none); 3 unsafe data directory; 7 --agent gi
     return { file, removed, sha256 };
   },
   human: ({ file, removed }) => [removed ? `Removed ${file}: the daemon now allows every request (no policy).` : `There was no ${file}; a running daemon now applies no policy either.`],
+});
+
+/** `latch policy apply FILE` sends a policy to the running daemon (PUT /policy). */
+export const policyApplyCommand = localCommand<{ file: string; sha256: string; previous_sha256: string | null }>({
+  name: 'policy apply',
+  summary: "Replace the daemon's policy with FILE through its API (needs the owner's presence)",
+  usage: `Usage: latch policy apply FILE [--passphrase-stdin] [--json]
+
+Sends FILE to the running daemon (PUT /policy), which validates it exactly like policy.json
+(nothing changes when it is invalid: the field is named), writes it atomically and audits the
+change with the SHA-256 of the old and the new policy. This works when you cannot write the
+daemon's data directory (the separate-user setup). When an owner passphrase is set, you are
+asked for it (or give it on standard input with --passphrase-stdin); it is sent only after the
+daemon has proved the key pinned in $LATCH_HOME (docs/decisions.md §21).
+
+With --json it prints {"file", "sha256", "previous_sha256"}.
+
+Exit codes: 0 applied; 2 bad usage or unreadable FILE; 6 FILE is not a valid policy; 7 refused; 8 the daemon is not running or not verified; 1 anything else.`,
+  flags: { 'passphrase-stdin': 'boolean' },
+  positionalsMax: 1,
+  async perform({ flags, positionals }, io) {
+    const file = positionals[0];
+    if (file === undefined) throw new UsageError('latch policy apply needs a FILE');
+    const text = new TextDecoder().decode(readAtMost(file, POLICY_FILE_BYTES_MAX + 1));
+    const client = new LatchClient({ env: { ...io.env, LATCH_AGENT: '' }, userAgent: `latch-cli/${latchVersion()}` });
+    try {
+      const applied = await withOwnerPresence(client, io, { passphraseStdin: flags['passphrase-stdin'] === true }, () => client.putPolicy(text));
+      return { file, sha256: applied.sha256, previous_sha256: applied.previous_sha256 ?? null };
+    } finally {
+      client.close();
+    }
+  },
+  human: ({ file, sha256 }) => [`Applied ${file}: the daemon's policy is now sha256 ${sha256}.`],
 });

@@ -17,6 +17,8 @@ import { parseFlags, portFlag, type Flags } from '../flags.js';
 import { JSON_OPTION, OWNER_ONLY_AGENT_OPTION, refuseAgentFlag } from '../common-options.js';
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { reportError } from '../report-error.js';
+import { installSystemService } from './service-system.js';
+import { DEFAULT_SERVICE_USER, SYSTEM_DATA_DIR } from '../../service/service-user.js';
 
 /** The kinds of service definition Latch writes. */
 type ServiceKind = 'systemd' | 'launchd';
@@ -28,7 +30,7 @@ export function serviceKindFor(platform: NodeJS.Platform): ServiceKind | undefin
   return undefined;
 }
 
-const FLAGS = { force: 'boolean', print: 'boolean', 'port-a': 'value', 'port-b': 'value', json: 'boolean', agent: 'value' } as const;
+const FLAGS = { force: 'boolean', print: 'boolean', 'port-a': 'value', 'port-b': 'value', json: 'boolean', agent: 'value', system: 'boolean', user: 'value', 'dry-run': 'boolean' } as const;
 
 /** The folders systemd's PrivateTmp=yes replaces with the service's own empty ones. */
 const PRIVATE_TMP_ROOTS = ['/tmp', '/var/tmp'];
@@ -76,6 +78,7 @@ export const serviceInstallCommand: Command = {
   name: 'service install',
   summary: 'Run the daemon at login: write a systemd user unit (Linux) or launchd agent (macOS)',
   usage: `Usage: latch service install [--port-a N] [--port-b N] [--print] [--force] [--json]
+       latch service install --system [--user NAME] [--dry-run] [--port-a N] [--port-b N] [--force]
 
 Writes a service definition that runs \`latch daemon\` as you, with LATCH_HOME set to this
 data directory, restarted if it crashes:
@@ -90,7 +93,19 @@ listens on into the data directory, where latch commands find them without LATCH
 On Linux the unit has PrivateTmp=yes: the service gets its own empty /tmp and /var/tmp, so a
 LATCH_HOME there is refused (the service would not see it and would start an empty one).
 
+With --system (as root), the daemon runs as its own system user instead (the separate-user
+setup, docs/decisions.md §21.7): the user (default ${DEFAULT_SERVICE_USER}; no login shell; home = the data
+directory, ${SYSTEM_DATA_DIR}) is created when missing, the data directory is created 0700 for it, a
+hardened systemd system unit (or a launchd daemon with UserName) is written, and the daemon's key
+is pinned for the account that ran sudo ($SUDO_USER's ~/.latch/daemon_key.pub), so that its
+clients prove the daemon before they send a passphrase. Nothing that runs as you can then read the
+key, the tokens, the policy or the journals; you reach the daemon over loopback with a session
+(latch commands ask for the owner passphrase) and give agents tokens with latch agent add.
+
 Options:
+  --system     install the system service (separate user) instead of the user service
+  --user NAME  the system user of --system (default ${DEFAULT_SERVICE_USER})
+  --dry-run    with --system: print every file and command without changing anything
   --port-a N   Variant A's port for the service's daemon
   --port-b N   Variant B's port for the service's daemon
   --print   print the definition instead of writing it
@@ -104,6 +119,10 @@ installed without --force; 7 --agent given; 1 anything else.`,
     try {
       const flags = parseFlags(args, FLAGS);
       refuseAgentFlag('service install', stringFlag(flags, 'agent'));
+      if (flags['system'] === true) {
+        return await installSystemService(io, { user: stringFlag(flags, 'user') ?? DEFAULT_SERVICE_USER, dryRun: flags['dry-run'] === true, force: flags['force'] === true, daemonArgs: daemonPortArgs(flags) });
+      }
+      if (flags['user'] !== undefined || flags['dry-run'] !== undefined) throw new UsageError('--user and --dry-run go with --system');
       const json = flags['json'] === true;
       const kind = platformKind('service install');
       const home = resolveHome(io.env);

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { createDaemon, DEFAULT_PORT_A, DEFAULT_PORT_B } from '../../daemon/create-daemon.js';
+import { createDaemon, DEFAULT_PORT_A, DEFAULT_PORT_B, DEFAULT_PORT_CONSOLE } from '../../daemon/create-daemon.js';
+import { CONSOLE_FLAGS, consoleOption } from '../console-flags.js';
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
 import { loadConfig } from '../../datadir/config.js';
 import { ensureHome, resolveHome } from '../../datadir/home.js';
@@ -18,11 +19,11 @@ import { enrolledLine, enrollThisDevice } from '../enroll-this-device.js';
 import { reportError } from '../report-error.js';
 import { stopSignal } from '../stop-signal.js';
 import { DEFAULT_SANDBOX_PORT } from './sandbox.js';
-import { reportListenError } from './daemon.js';
+import { becomeServiceUserOrExplain, reportListenError } from './daemon.js';
 import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from '../common-options.js';
 import { stringFlag } from '../daemon-calls/command-args.js';
 
-const USAGE = `Usage: latch start [--port-a N] [--port-b N] [--sandbox-port N]
+const USAGE = `Usage: latch start [--port-a N] [--port-b N] [--sandbox-port N] [--user NAME]
 
 The quick start (npm start): runs the sandbox cloud and the daemon together. On the first run it
 creates a sandbox account (two frozen cards with balances, wallet funds), makes a setup token and
@@ -34,9 +35,14 @@ Options:
   --port-a N        Variant A's port (default ${DEFAULT_PORT_A})
   --port-b N        Variant B's port (default ${DEFAULT_PORT_B})
   --sandbox-port N  the sandbox cloud's port (default ${DEFAULT_SANDBOX_PORT}; it is part of the
-                    enrolled cloud_url, so keep it the same between runs)`;
+                    enrolled cloud_url, so keep it the same between runs)
+  --user NAME       (root only) run as the user NAME: create LATCH_HOME (0700, owned by NAME)
+                    if missing, refuse one owned by anyone else, then drop supplementary groups,
+                    gid and uid to NAME before reading any data file or opening a port
+  --port-console N  the owner console's port (default ${DEFAULT_PORT_CONSOLE}; see latch console)
+  --no-console      do not serve the owner console`;
 
-const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'sandbox-port': 'value', json: 'boolean', agent: 'value' } as const;
+const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'sandbox-port': 'value', json: 'boolean', agent: 'value', user: 'value', ...CONSOLE_FLAGS } as const;
 
 /** `latch start` is the quick start: sandbox + enrollment + daemon. */
 export const startCommand: Command = {
@@ -57,10 +63,13 @@ export const startCommand: Command = {
       const portA = portFlag(flags, 'port-a') ?? DEFAULT_PORT_A;
       const portB = portFlag(flags, 'port-b') ?? DEFAULT_PORT_B;
       const sandboxPort = portFlag(flags, 'sandbox-port') ?? DEFAULT_SANDBOX_PORT;
+      // Before anything is read or bound: the rest runs as the service user (docs/decisions.md §21).
+      if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
+      const ownerConsole = consoleOption(flags, portA);
       const home = resolveHome(io.env);
       try {
         // Before anything is created: a busy port must not leave an account or enrollment behind.
-        await assertPortsFree([portA, portB, sandboxPort]);
+        await assertPortsFree([portA, portB, sandboxPort, ...(ownerConsole === undefined ? [] : [ownerConsole.port ?? DEFAULT_PORT_CONSOLE])]);
       } catch (error) {
         stop.dispose();
         return reportListenError(error, io, 'start');
@@ -105,6 +114,7 @@ export const startCommand: Command = {
         logStream: io.stderr,
         portA,
         portB,
+        ...(ownerConsole !== undefined && { console: ownerConsole }),
       });
       let ports;
       try {
@@ -115,7 +125,7 @@ export const startCommand: Command = {
         return reportListenError(error, io, 'start');
       }
       const firstCardId = firstCardOf(sandbox, loadConfig(home).account_id);
-      writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, cloud_url: sandbox.url }));
+      writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, port_console: ports.portConsole ?? null, cloud_url: sandbox.url }));
       const homeIsDefault = home === resolveHome({});
       const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
       say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));

@@ -13,6 +13,7 @@ import { cliRemedy } from './cli-remedies.js';
 import { parseCommandArgs, stringFlag, type CommandArgs } from './command-args.js';
 import { exitCodeForClientError } from './exit-for-error.js';
 import { flagFor } from './flag-names.js';
+import { withOwnerPresence } from '../owner-session.js';
 
 /** A CLI command that is one conversation with the daemon through the client module. */
 export interface DaemonCall<T> {
@@ -59,7 +60,10 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
         const agent = stringFlag(parsed.flags, 'agent');
         // An empty name is the owner: it also overrides LATCH_AGENT.
         client = newCliClient(io, call.agentFlagNamesSubject === true && agent !== undefined ? '' : agent);
-        const result = await perform(client);
+        const owner = client;
+        // The owner's money-moving calls (latch allocate, ...) ask for the passphrase on the
+        // terminal when the daemon wants presence (docs/decisions.md §21); agents never.
+        const result = owner.agent === undefined ? await withOwnerPresence(owner, io, { passphraseStdin: false, openWithoutToken: false }, () => perform(owner)) : await perform(owner);
         if (json) writeLine(io.stdout, JSON.stringify(result));
         else for (const line of call.human(result)) writeLine(io.stdout, line);
         return call.exitCode?.(result) ?? EXIT.ok;

@@ -81,6 +81,7 @@ async function admit(router: Router, shutdown: AbortSignal, request: IncomingMes
     requestId,
     // The sandbox authenticates per route (admin key or device signature), not by a local token.
     principal: undefined,
+    ownerPresent: false,
     userAgent: request.headers['user-agent'] ?? '',
     signal: AbortSignal.any([controller.signal, shutdown]),
   };

@@ -1,0 +1,51 @@
+/**
+ * `latch console [--no-open]`: asks the daemon for a one-time login link to the owner console and
+ * opens it in the browser. The link's code is in the URL's fragment, so it reaches no server log
+ * and no Referer; it works once, within 60 seconds.
+ */
+import { spawn } from 'node:child_process';
+import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
+
+const USAGE = `Usage: latch console [--no-open] [--json]
+
+Prints a one-time login link to the owner console (http://localhost:7724/login#CODE by default)
+and opens it in your browser. The link works once, within 60 seconds; the console then keeps you
+signed in for 15 minutes of inactivity (12 hours at most, or until the daemon restarts). Making a
+link needs the owner: the daemon token, or an owner session.
+
+In the console, every action that can move money or widen what agents may do (approving, resuming,
+applying a policy, adding, rotating or removing an agent, managing passkeys) asks again for your
+passkey or passphrase.
+
+Options:
+  --no-open   print the link only
+  --json      print {url, expires_at}
+
+Exit codes: 0 a link was made; 7 refused (an agent, or the console is off); 8 no daemon; 2 bad usage.`;
+
+/** `latch console` prints and opens a login link. */
+export const consoleCommand = daemonCallCommand<{ url: string; expires_at: string }>({
+  name: 'console',
+  summary: 'Open the owner console in the browser (a one-time login link)',
+  usage: USAGE,
+  flags: { 'no-open': 'boolean' },
+  positionalsMax: 0,
+  prepare: (args) => async (client) => {
+    const link = await client.consoleLoginLink();
+    if (args.flags['no-open'] !== true) openInBrowser(link.url);
+    return link;
+  },
+  human: (link) => [link.url],
+});
+
+/** openInBrowser hands the URL to the desktop's opener; without one, the printed link is enough. */
+function openInBrowser(url: string): void {
+  const opener = process.platform === 'darwin' ? ['open', url] : process.platform === 'win32' ? ['cmd', '/c', 'start', '', url] : ['xdg-open', url];
+  try {
+    const child = spawn(opener[0] as string, opener.slice(1), { stdio: 'ignore', detached: true });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // No opener on this machine (a server, a container): the link on stdout is the way in.
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The activity page's lines: the newest audit lines, each put into words. Only the log's tail is
+ * read (at most ACTIVITY_TAIL_BYTES), so a log of a million lines costs what a short one does.
+ */
+import { closeSync, constants, fstatSync, readSync } from 'node:fs';
+import { auditLogPath } from '../datadir/audit-log.js';
+import { openPrivateFile } from '../datadir/read-private-file.js';
+
+export const ACTIVITY_LINES_MAX = 100;
+const ACTIVITY_TAIL_BYTES = 256 * 1024;
+
+export interface ActivityLine {
+  seq: number;
+  ts: string;
+  agent: string;
+  operation: string;
+  words: string;
+}
+
+const OPERATION_WORDS: Readonly<Record<string, string>> = {
+  sign_card_policy_window: 'authorized',
+  sign_policy_window: 'authorized (account window)',
+  sign_revocation: 'revoked',
+  sign_request: 'sent a signed request:',
+  approval_requested: 'asked the owner to approve',
+  approval_approved: 'approval approved:',
+  approval_denied: 'approval denied:',
+  approval_expired: 'approval expired:',
+  approval_not_applied: 'approval not applied:',
+  authorization_outcome: 'authorization outcome:',
+  policy_changed: 'changed the spending policy',
+  web_bot_auth_signed: 'signed a web request as itself:',
+};
+
+/** readActivity returns up to `limit` of the newest audit lines, newest first. */
+export function readActivity(home: string, limit: number = ACTIVITY_LINES_MAX): ActivityLine[] {
+  const opened = openPrivateFile(auditLogPath(home), constants.O_RDONLY);
+  if (opened === undefined) return [];
+  let text: string;
+  try {
+    const size = fstatSync(opened.fd).size;
+    const start = Math.max(0, size - ACTIVITY_TAIL_BYTES);
+    const buffer = Buffer.alloc(size - start);
+    let read = 0;
+    while (read < buffer.length) {
+      const count = readSync(opened.fd, buffer, read, buffer.length - read, start + read);
+      if (count === 0) break;
+      read += count;
+    }
+    text = buffer.subarray(0, read).toString('utf8');
+    // The first line of a tail that starts mid-file is partial.
+    if (start > 0) text = text.slice(text.indexOf('\n') + 1);
+  } finally {
+    closeSync(opened.fd);
+  }
+  const lines = text.split('\n').filter((line) => line !== '');
+  const out: ActivityLine[] = [];
+  for (let index = lines.length - 1; index >= 0 && out.length < limit; index -= 1) {
+    const line = activityLine(lines[index] as string);
+    if (line !== undefined) out.push(line);
+  }
+  return out;
+}
+
+/** activityLine puts one audit line into words; a line that is not a record is skipped. */
+export function activityLine(text: string): ActivityLine | undefined {
+  let record: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    record = parsed as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const field = (name: string): string | undefined => (typeof record[name] === 'string' ? (record[name] as string) : undefined);
+  const operation = field('operation') ?? 'unknown';
+  const parts = [OPERATION_WORDS[operation] ?? operation.replaceAll('_', ' ')];
+  const amount = field('amount');
+  if (amount !== undefined) parts.push(`${amount} ${field('currency') ?? ''}`.trim());
+  const merchant = field('merchant');
+  if (merchant !== undefined) parts.push(`at ${merchant}`);
+  for (const name of ['outcome', 'method', 'host', 'approval_id', 'policy_id', 'reason']) {
+    const value = field(name);
+    if (value !== undefined) parts.push(name === 'policy_id' || name === 'approval_id' ? `(${value})` : value);
+  }
+  return {
+    seq: typeof record['seq'] === 'number' ? record['seq'] : 0,
+    ts: field('time') ?? '',
+    agent: field('agent') ?? 'owner',
+    operation,
+    words: parts.join(' '),
+  };
+}

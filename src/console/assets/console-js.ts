@@ -1,0 +1,483 @@
+/**
+ * The console's script, served from /assets/console.js. Plain browser JavaScript with no
+ * dependency and no inline code anywhere (the CSP allows only 'self'); it builds every element
+ * with the DOM API, so no text the daemon returns is ever parsed as HTML.
+ */
+export const CONSOLE_JS = String.raw`'use strict';
+(function () {
+  var csrfMeta = document.querySelector('meta[name="latch-csrf"]');
+  var csrf = csrfMeta ? csrfMeta.getAttribute('content') : '';
+  var page = document.body.getAttribute('data-page');
+  var content = document.getElementById('content');
+
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    if (attrs) Object.keys(attrs).forEach(function (name) {
+      var value = attrs[name];
+      if (value === undefined || value === null || value === false) return;
+      if (name === 'text') node.textContent = String(value);
+      else if (name.slice(0, 2) === 'on') node.addEventListener(name.slice(2), value);
+      else node.setAttribute(name, value === true ? '' : String(value));
+    });
+    for (var i = 2; i < arguments.length; i++) {
+      var child = arguments[i];
+      if (child === undefined || child === null || child === false) continue;
+      node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
+    }
+    return node;
+  }
+  function svg(tag, attrs) {
+    var node = document.createElementNS('http://www.w3.org/2000/svg', tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      if (name === 'text') node.textContent = String(attrs[name]); else node.setAttribute(name, String(attrs[name]));
+    });
+    return node;
+  }
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+  function status(kind, text) { return el('p', { 'class': 'status ' + kind, role: kind === 'bad' ? 'alert' : 'status', text: text }); }
+
+  function api(method, path, body, headers) {
+    var init = { method: method, headers: { 'x-latch-csrf': csrf }, credentials: 'same-origin' };
+    Object.keys(headers || {}).forEach(function (name) { init.headers[name] = headers[name]; });
+    if (body !== undefined) { init.headers['content-type'] = 'application/json'; init.body = typeof body === 'string' ? body : JSON.stringify(body); }
+    return fetch('/console/api' + path, init).then(function (response) {
+      if (response.status === 204) return { ok: true, status: 204, body: null };
+      return response.json().then(function (json) { return { ok: response.ok, status: response.status, body: json }; });
+    }).then(function (result) {
+      if (result.status === 401 && result.body && result.body.error && result.body.error.code === 'console_login_required') location.assign('/login');
+      return result;
+    });
+  }
+  function errorText(result) {
+    var error = result.body && result.body.error;
+    if (!error) return 'The daemon answered ' + result.status + '.';
+    return error.message + (error.param ? ' (' + error.param + ')' : '') + (error.rule ? ' [rule ' + error.rule + ']' : '') + ' — ' + error.code;
+  }
+
+  // base64url <-> bytes for WebAuthn.
+  function fromB64u(text) {
+    var b64 = text.replace(/-/g, '+').replace(/_/g, '/');
+    while (b64.length % 4) b64 += '=';
+    var raw = atob(b64); var bytes = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    return bytes;
+  }
+  function toB64u(buffer) {
+    var bytes = new Uint8Array(buffer); var raw = '';
+    for (var i = 0; i < bytes.length; i++) raw += String.fromCharCode(bytes[i]);
+    return btoa(raw).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+
+  // A passkey assertion for options the daemon made (a challenge bound to one purpose).
+  function passkeyAssertion(options) {
+    return navigator.credentials.get({ publicKey: {
+      challenge: fromB64u(options.challenge), rpId: options.rp_id, timeout: options.timeout_ms, userVerification: 'required',
+      allowCredentials: options.credential_ids.map(function (id) { return { type: 'public-key', id: fromB64u(id) }; }),
+    } }).then(function (credential) {
+      return { id: toB64u(credential.rawId), client_data_json: toB64u(credential.response.clientDataJSON),
+        authenticator_data: toB64u(credential.response.authenticatorData), signature: toB64u(credential.response.signature) };
+    });
+  }
+
+  // Fresh presence for one owner-present action: a passkey (bound to a challenge for this purpose) or the passphrase.
+  var factors = [];
+  function presenceForm(label, purposePath, onProof) {
+    var message = el('div', { 'aria-live': 'polite' });
+    if (factors.length === 0) {
+      // No passphrase and no passkey yet: the session is the owner, as the daemon token is.
+      return el('div', null, el('div', { 'class': 'actions' }, el('button', { type: 'button', 'class': 'primary', text: label, onclick: function () { clear(message); onProof({}, message); } })), message);
+    }
+    var pass = el('input', { type: 'password', autocomplete: 'current-password', 'aria-label': 'Owner passphrase for ' + label, placeholder: 'Passphrase' });
+    var passkeyButton = el('button', { type: 'button', 'class': 'primary', text: label + ' with passkey', onclick: function () {
+      passkeyButton.disabled = true; clear(message);
+      api('POST', purposePath, {}).then(function (result) {
+        if (!result.ok) throw new Error(errorText(result));
+        return passkeyAssertion(result.body);
+      }).then(function (assertion) { return onProof({ passkey: assertion }, message); })
+        .catch(function (error) { message.appendChild(status('bad', error.message || String(error))); })
+        .then(function () { passkeyButton.disabled = false; });
+    } });
+    var passButton = el('button', { type: 'submit', text: label + ' with passphrase' });
+    var form = el('form', { 'class': 'actions', onsubmit: function (event) {
+      event.preventDefault(); clear(message);
+      if (!pass.value) { message.appendChild(status('bad', 'Type the owner passphrase, or use a passkey.')); pass.focus(); return; }
+      var proof = { passphrase: pass.value }; pass.value = '';
+      onProof(proof, message);
+    } }, factors.indexOf('passkey') !== -1 ? passkeyButton : null, factors.indexOf('passphrase') !== -1 ? pass : null, factors.indexOf('passphrase') !== -1 ? passButton : null);
+    return el('div', null, form, message);
+  }
+
+  function term(list, name, value) { if (value !== undefined && value !== null && value !== '') { list.appendChild(el('dt', { text: name })); list.appendChild(el('dd', { text: String(value) })); } }
+
+  // ---- Approvals -----------------------------------------------------------------------
+  // The list is reconciled, never redrawn: an approval already shown keeps its section, so what
+  // the owner is typing survives a live update. Outcomes go to a notice area above the list.
+  var notices = null, list = null, emptyNote = null;
+  function notice(kind, text) { notices.insertBefore(status(kind, text), notices.firstChild); }
+  function renderApprovals(approvals) {
+    if (!list) {
+      clear(content);
+      notices = el('div', { 'aria-live': 'polite' }); list = el('div'); emptyNote = el('p', { 'class': 'muted', text: 'Nothing is waiting for you.' });
+      content.appendChild(notices); content.appendChild(emptyNote); content.appendChild(list);
+    }
+    var wanted = {};
+    approvals.forEach(function (approval) { wanted[approval.approval_id] = true; });
+    Array.prototype.slice.call(list.children).forEach(function (section) { if (!wanted[section.getAttribute('data-approval-id')]) list.removeChild(section); });
+    var previous = null;
+    approvals.forEach(function (approval) {
+      var existing = list.querySelector('section[data-approval-id="' + approval.approval_id + '"]');
+      var section = existing || approvalSection(approval);
+      if (!existing) list.insertBefore(section, previous ? previous.nextSibling : list.firstChild);
+      previous = section;
+    });
+    emptyNote.hidden = approvals.length !== 0;
+  }
+  function approvalSection(approval) {
+    var r = approval.request;
+    var terms = el('dl', { 'class': 'terms' });
+    term(terms, 'Agent', approval.agent);
+    term(terms, 'Card', (r.card_label ? r.card_label + ' ' : '') + (r.card_last4 ? '•••• ' + r.card_last4 + ' ' : '') + '(' + r.card_id + ')');
+    term(terms, 'Merchant', r.merchant_name);
+    term(terms, 'Kind', r.kind);
+    term(terms, 'Type', r.authorization_type);
+    term(terms, 'Window', r.ttl_seconds ? 'for ' + r.ttl_seconds + ' s after approval' : (r.interval ? 'every ' + r.interval_count + ' ' + r.interval + (r.max_charges ? ', at most ' + r.max_charges + ' charges' : '') : ''));
+    term(terms, 'Reference', r.reference);
+    term(terms, 'Rule', approval.rule);
+    term(terms, 'Why', (approval.reasons || []).join('; '));
+    term(terms, 'Expires', approval.expires_at);
+    term(terms, 'Request SHA-256', approval.request_sha256);
+    var what = r.amount + ' ' + r.currency + ' at ' + r.merchant_name;
+    var reason = el('input', { type: 'text', 'aria-label': 'Reason for denying ' + approval.approval_id, placeholder: 'Reason (optional)', maxlength: '200' });
+    var denyMessage = el('div', { 'aria-live': 'polite' });
+    var deny = el('form', { 'class': 'actions', onsubmit: function (event) {
+      event.preventDefault();
+      api('POST', '/a/approvals/' + approval.approval_id + '/deny', reason.value ? { reason: reason.value } : {}).then(function (result) {
+        if (result.ok) { notice('ok', 'Denied: ' + what + '.'); refreshApprovals(); }
+        else { clear(denyMessage); denyMessage.appendChild(status('bad', errorText(result))); }
+      });
+    } }, reason, el('button', { type: 'submit', 'class': 'danger', text: 'Deny' }));
+    var approve = presenceForm('Approve', '/approvals/' + approval.approval_id + '/passkey-options', function (proof, message) {
+      return api('POST', '/approvals/' + approval.approval_id + '/approve', proof).then(function (result) {
+        clear(message);
+        if (result.ok && result.body.status === 'approved') {
+          notice('ok', 'Approved: ' + result.body.authorization.policy_id + ' is ' + result.body.authorization.status + ' (' + what + ').');
+          refreshApprovals();
+        } else message.appendChild(status('bad', result.ok ? 'The approval is ' + result.body.status + '.' : errorText(result)));
+      });
+    });
+    return el('section', { 'class': 'card', 'aria-label': 'Approval ' + approval.approval_id, 'data-approval-id': approval.approval_id },
+      el('div', { 'class': 'amount', text: what }), terms, approve, deny, denyMessage);
+  }
+  // Card labels and last four digits, looked up once a page: the approval names the card by id.
+  var cardsById = null;
+  function cards() {
+    if (cardsById) return Promise.resolve(cardsById);
+    return api('GET', '/a/cards').then(function (result) {
+      cardsById = {};
+      if (result.ok) result.body.cards.forEach(function (card) { cardsById[card.card_id] = card; });
+      return cardsById;
+    });
+  }
+  function refreshApprovals() {
+    return Promise.all([api('GET', '/a/approvals?status=pending_approval&limit=100'), cards()]).then(function (results) {
+      var result = results[0];
+      if (!result.ok) { clear(content); content.appendChild(status('bad', errorText(result))); return; }
+      result.body.approvals.forEach(function (approval) {
+        var card = results[1][approval.request.card_id];
+        if (card) { approval.request.card_label = card.label; approval.request.card_last4 = card.last4; }
+      });
+      renderApprovals(result.body.approvals);
+    });
+  }
+  // Live updates: the event stream is read with fetch so that it carries the CSRF header.
+  function watchApprovals() {
+    fetch('/console/api/events', { headers: { 'x-latch-csrf': csrf }, credentials: 'same-origin' }).then(function (response) {
+      if (!response.ok || !response.body) return;
+      var reader = response.body.getReader(); var decoder = new TextDecoder(); var buffered = '';
+      function pump() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) return;
+          buffered += decoder.decode(chunk.value, { stream: true });
+          var events = buffered.split('\n\n'); buffered = events.pop();
+          if (events.some(function (event) { return event.indexOf('event: approvals') !== -1; })) refreshApprovals();
+          return pump();
+        });
+      }
+      return pump();
+    }).catch(function () { /* the page still works without live updates */ }).then(function () { setTimeout(watchApprovals, 3000); });
+  }
+
+  // ---- Spending -------------------------------------------------------------------------
+  function minorToText(minor, decimals) {
+    var negative = minor < 0; var digits = String(Math.abs(minor));
+    while (digits.length <= decimals) digits = '0' + digits;
+    var text = decimals > 0 ? digits.slice(0, digits.length - decimals) + '.' + digits.slice(digits.length - decimals) : digits;
+    return (negative ? '-' : '') + text;
+  }
+  function dailyChart(title, days, series, decimals) {
+    var width = 720, height = 220, left = 56, bottom = 28, top = 12;
+    var names = Object.keys(series);
+    var totals = days.map(function (_, index) { return names.reduce(function (sum, name) { return sum + series[name][index]; }, 0); });
+    var max = Math.max.apply(null, totals.concat([1]));
+    var chart = svg('svg', { 'class': 'chart', viewBox: '0 0 ' + width + ' ' + height, role: 'img', 'aria-label': title });
+    chart.appendChild(svg('title', { text: title }));
+    chart.appendChild(svg('line', { 'class': 'axis', x1: left, y1: height - bottom, x2: width, y2: height - bottom }));
+    chart.appendChild(svg('text', { x: 4, y: top + 10, text: minorToText(max, decimals) }));
+    chart.appendChild(svg('text', { x: 4, y: height - bottom, text: '0' }));
+    var slot = (width - left) / days.length;
+    var palette = ['s0', 's1', 's2', 's3', 's4', 's5'];
+    days.forEach(function (day, index) {
+      var y = height - bottom;
+      names.forEach(function (name, seriesIndex) {
+        var value = series[name][index]; if (!value) return;
+        var barHeight = (value / max) * (height - bottom - top);
+        y -= barHeight;
+        var bar = svg('rect', { x: left + index * slot + 1, y: y, width: Math.max(slot - 2, 1), height: barHeight, 'class': palette[seriesIndex % palette.length] });
+        bar.appendChild(svg('title', { text: day + ' ' + name + ': ' + minorToText(value, decimals) }));
+        chart.appendChild(bar);
+      });
+      if (index % 7 === 0) chart.appendChild(svg('text', { x: left + index * slot, y: height - 8, text: day.slice(5) }));
+    });
+    var legend = el('p', { 'class': 'legend' });
+    names.forEach(function (name, seriesIndex) { legend.appendChild(el('span', null, el('span', { 'class': 'swatch ' + palette[seriesIndex % palette.length] }), name)); });
+    return el('figure', null, chart, legend);
+  }
+  function budgetBar(budget) {
+    var width = 600, height = 22;
+    var limit = Math.max(budget.limit_minor, 1);
+    var used = Math.min(budget.used_minor, limit), reserved = Math.min(budget.reserved_minor, limit - used);
+    var bar = svg('svg', { 'class': 'chart', viewBox: '0 0 ' + width + ' ' + height, role: 'img',
+      'aria-label': budget.id + ': ' + budget.used + ' used, ' + budget.reserved + ' reserved, ' + budget.remaining + ' remaining of ' + budget.limit + ' ' + budget.currency });
+    bar.appendChild(svg('rect', { x: 0, y: 0, width: width, height: height, 'class': 'free' }));
+    bar.appendChild(svg('rect', { x: 0, y: 0, width: width * used / limit, height: height, 'class': 'used' }));
+    bar.appendChild(svg('rect', { x: width * used / limit, y: 0, width: width * reserved / limit, height: height, 'class': 'reserved' }));
+    return bar;
+  }
+  function renderSpending(data) {
+    clear(content);
+    var legend = el('p', { 'class': 'legend' }, el('span', null, el('span', { 'class': 'swatch used' }), 'used'),
+      el('span', null, el('span', { 'class': 'swatch reserved' }), 'reserved'), el('span', null, el('span', { 'class': 'swatch free' }), 'remaining'));
+    content.appendChild(el('h2', { text: 'Budgets' }));
+    if (data.budgets.length === 0) content.appendChild(el('p', { 'class': 'muted', text: 'The policy sets no budget.' }));
+    else content.appendChild(legend);
+    data.budgets.forEach(function (budget) {
+      content.appendChild(el('div', { 'class': 'card' }, el('strong', { text: budget.id }),
+        el('span', { 'class': 'muted', text: ' ' + budget.limit + ' ' + budget.currency + ' per ' + budget.period + ': ' + budget.used + ' used, ' + budget.reserved + ' reserved, ' + budget.remaining + ' remaining' }), budgetBar(budget)));
+    });
+    content.appendChild(el('h2', { text: 'Velocity limits' }));
+    if (data.velocity.length === 0) content.appendChild(el('p', { 'class': 'muted', text: 'The policy sets no velocity limit.' }));
+    data.velocity.forEach(function (limit) {
+      content.appendChild(el('div', { 'class': 'card' }, el('strong', { text: limit.id }),
+        el('span', { 'class': 'muted', text: ' ' + limit.count + ' of ' + limit.max + ' authorizations in ' + limit.window_seconds + ' s' }),
+        budgetBar({ id: limit.id, limit_minor: limit.max, used_minor: limit.count, reserved_minor: 0, used: String(limit.count), reserved: '0', remaining: String(Math.max(limit.max - limit.count, 0)), limit: String(limit.max), currency: 'authorizations' })));
+    });
+    Object.keys(data.by_currency).forEach(function (currency) {
+      var entry = data.by_currency[currency];
+      content.appendChild(el('h2', { text: 'Last 30 days by agent (' + currency + ')' }));
+      content.appendChild(dailyChart('Authorized per day by agent, ' + currency, data.days, entry.by_agent, entry.decimals));
+      content.appendChild(el('h2', { text: 'Last 30 days by card (' + currency + ')' }));
+      content.appendChild(dailyChart('Authorized per day by card, ' + currency, data.days, entry.by_card, entry.decimals));
+    });
+    content.appendChild(el('h2', { text: 'Authorizations' }));
+    var rows = el('tbody');
+    data.authorizations.forEach(function (authorization) {
+      var cancel = authorization.status === 'active' ? el('button', { type: 'button', 'class': 'danger', text: 'Cancel', onclick: function () {
+        cancel.disabled = true;
+        api('POST', '/a/authorizations/' + authorization.policy_id + '/cancel', {}).then(function () { loadSpending(); });
+      } }) : null;
+      rows.appendChild(el('tr', null, el('td', { text: authorization.policy_id }), el('td', { text: authorization.agent }),
+        el('td', { text: authorization.merchant_name || '' }), el('td', { 'class': 'num', text: (authorization.amount || '') + ' ' + (authorization.currency || '') }),
+        el('td', { text: authorization.status }), el('td', null, cancel)));
+    });
+    content.appendChild(el('div', { 'class': 'table-wrap' }, el('table', null, el('thead', null, el('tr', null, el('th', { text: 'Authorization' }), el('th', { text: 'Agent' }),
+      el('th', { text: 'Merchant' }), el('th', { 'class': 'num', text: 'Amount' }), el('th', { text: 'Status' }), el('th', { text: '' }))), rows)));
+  }
+  function loadSpending() {
+    return Promise.all([api('GET', '/spending'), api('GET', '/a/authorizations?limit=100')]).then(function (results) {
+      var failed = results.filter(function (result) { return !result.ok; })[0];
+      if (failed) { clear(content); content.appendChild(status('bad', errorText(failed))); return; }
+      var data = results[0].body; data.authorizations = results[1].body.authorizations;
+      renderSpending(data);
+    });
+  }
+
+  // ---- Agents ---------------------------------------------------------------------------
+  function loadAgents() {
+    return api('GET', '/a/agents').then(function (result) {
+      clear(content);
+      if (!result.ok) { content.appendChild(status('bad', errorText(result))); return; }
+      var shown = el('div', { 'aria-live': 'polite' });
+      var name = el('input', { type: 'text', 'aria-label': 'New agent name', placeholder: 'agent name', pattern: '[a-z][a-z0-9_-]{0,31}' });
+      var add = presenceForm('Add agent', '/presence-options', function (proof, message) {
+        if (!name.value) { message.appendChild(status('bad', 'Name the agent first.')); return Promise.resolve(); }
+        return api('POST', '/agents', { name: name.value, proof: proof }).then(function (answer) {
+          if (!answer.ok) { message.appendChild(status('bad', errorText(answer))); return; }
+          clear(shown);
+          shown.appendChild(status('ok', 'Agent ' + answer.body.name + ' added. Its token is shown once; give it to the agent now:'));
+          shown.appendChild(el('p', { 'class': 'token', text: answer.body.token }));
+          loadAgentRows(table);
+        });
+      });
+      var table = el('tbody');
+      content.appendChild(el('section', { 'class': 'card' }, el('h2', { text: 'Add an agent' }), name, add, shown));
+      content.appendChild(el('div', { 'class': 'table-wrap' }, el('table', null, el('thead', null, el('tr', null, el('th', { text: 'Agent' }), el('th', { text: 'Created' }),
+        el('th', { text: 'Last used' }), el('th', { text: 'Identity key id' }), el('th', { text: '' }))), table)));
+      renderAgentRows(table, result.body.agents, shown);
+    });
+  }
+  function loadAgentRows(table) { return api('GET', '/a/agents').then(function (result) { if (result.ok) renderAgentRows(table, result.body.agents); }); }
+  function renderAgentRows(table, agents, shown) {
+    clear(table);
+    agents.forEach(function (agent) {
+      var actions = el('td');
+      var remove = el('button', { type: 'button', 'class': 'danger', text: 'Remove', onclick: function () {
+        clear(actions); actions.appendChild(presenceForm('Remove ' + agent.name, '/presence-options', function (proof, message) {
+          return api('POST', '/agents/' + agent.name + '/remove', { proof: proof }).then(function (answer) {
+            if (!answer.ok) message.appendChild(status('bad', errorText(answer))); else loadAgents();
+          });
+        }));
+      } });
+      var rotate = el('button', { type: 'button', text: 'Rotate token', onclick: function () {
+        clear(actions); actions.appendChild(presenceForm('Rotate ' + agent.name, '/presence-options', function (proof, message) {
+          return api('POST', '/agents/' + agent.name + '/rotate', { proof: proof }).then(function (answer) {
+            if (!answer.ok) { message.appendChild(status('bad', errorText(answer))); return; }
+            if (shown) { clear(shown); shown.appendChild(status('ok', 'New token for ' + agent.name + ' (shown once):')); shown.appendChild(el('p', { 'class': 'token', text: answer.body.token })); }
+            loadAgentRows(table);
+          });
+        }));
+      } });
+      actions.appendChild(el('div', { 'class': 'actions' }, rotate, remove));
+      table.appendChild(el('tr', null, el('td', { text: agent.name }), el('td', { text: agent.created_at || '' }), el('td', { text: agent.last_used_at || 'never' }),
+        el('td', { text: agent.identity_key_id || '' }), actions));
+    });
+  }
+
+  // ---- Policy ---------------------------------------------------------------------------
+  function loadPolicy() {
+    return api('GET', '/a/policy').then(function (result) {
+      clear(content);
+      if (!result.ok) { content.appendChild(status('bad', errorText(result))); return; }
+      var editor = el('textarea', { 'aria-label': 'Policy (JSON)', spellcheck: 'false' });
+      editor.value = JSON.stringify(result.body.policy, null, 2);
+      var verdict = el('div', { 'aria-live': 'polite' });
+      var timer;
+      function validate() {
+        return api('POST', '/policy/validate', { text: editor.value }).then(function (answer) {
+          clear(verdict);
+          if (answer.ok) verdict.appendChild(status('ok', 'Valid: ' + answer.body.summary));
+          else verdict.appendChild(status('bad', errorText(answer)));
+          return answer.ok;
+        });
+      }
+      editor.addEventListener('input', function () { clearTimeout(timer); timer = setTimeout(validate, 250); });
+      var sample = {
+        card: el('input', { type: 'text', 'aria-label': 'Sample card id', placeholder: 'card_…' }),
+        merchant: el('input', { type: 'text', 'aria-label': 'Sample merchant', placeholder: 'merchant.example' }),
+        amount: el('input', { type: 'text', 'aria-label': 'Sample amount', placeholder: '12.50', inputmode: 'decimal' }),
+        agent: el('input', { type: 'text', 'aria-label': 'Sample agent', placeholder: 'agent name (optional)' }),
+      };
+      var dryResult = el('div', { 'aria-live': 'polite' });
+      var dry = el('form', { 'class': 'actions', onsubmit: function (event) {
+        event.preventDefault();
+        var request = { card_id: sample.card.value, merchant_name: sample.merchant.value, amount: sample.amount.value };
+        if (sample.agent.value) request.agent = sample.agent.value;
+        api('POST', '/policy/dry-run', { text: editor.value, request: request }).then(function (answer) {
+          clear(dryResult);
+          dryResult.appendChild(answer.ok ? status(answer.body.decision === 'deny' ? 'bad' : answer.body.decision === 'ask' ? 'warn' : 'ok',
+            answer.body.decision + (answer.body.rule ? ' by ' + answer.body.rule : '') + ': ' + answer.body.reasons.join('; ')) : status('bad', errorText(answer)));
+        });
+      } }, sample.card, sample.merchant, sample.amount, sample.agent, el('button', { type: 'submit', text: 'Dry run' }));
+      var apply = presenceForm('Apply', '/presence-options', function (proof, message) {
+        return api('POST', '/policy/apply', { text: editor.value, proof: proof }).then(function (answer) {
+          message.appendChild(answer.ok ? status('ok', 'Applied; sha256 ' + answer.body.sha256) : status('bad', errorText(answer)));
+        });
+      });
+      content.appendChild(el('p', { 'class': 'muted', text: 'sha256 ' + result.body.sha256 + ' (' + result.body.source + ')' }));
+      content.appendChild(editor); content.appendChild(verdict);
+      content.appendChild(el('h2', { text: 'Dry run against a sample request' })); content.appendChild(dry); content.appendChild(dryResult);
+      content.appendChild(el('h2', { text: 'Apply' })); content.appendChild(apply);
+      validate();
+    });
+  }
+
+  // ---- Activity -------------------------------------------------------------------------
+  function loadActivity() {
+    return api('GET', '/activity').then(function (result) {
+      clear(content);
+      if (!result.ok) { content.appendChild(status('bad', errorText(result))); return; }
+      var data = result.body;
+      content.appendChild(data.verify.ok ? status('ok', 'Audit log verified: ' + data.verify.lines + ' lines, hash chain intact.') : status('bad', 'Audit log does not verify: ' + data.verify.problem));
+      var pause = data.paused
+        ? presenceForm('Resume signing', '/presence-options', function (proof, message) {
+            return api('POST', '/resume', { proof: proof }).then(function (answer) { if (answer.ok) loadActivity(); else message.appendChild(status('bad', errorText(answer))); });
+          })
+        : el('form', { 'class': 'actions', onsubmit: function (event) {
+            event.preventDefault();
+            api('POST', '/a/pause', reason.value ? { reason: reason.value } : {}).then(function () { loadActivity(); });
+          } }, el('input', { type: 'text', 'aria-label': 'Reason for pausing', placeholder: 'Reason (optional)' }), el('button', { type: 'submit', 'class': 'danger', text: 'Pause all signing' }));
+      var reason = pause.querySelector ? pause.querySelector('input[type="text"]') : null;
+      content.appendChild(el('section', { 'class': 'card' }, el('h2', { text: data.paused ? 'Signing is paused' + (data.paused.reason ? ': ' + data.paused.reason : '') : 'Signing is on' }), pause));
+      var list = el('tbody');
+      data.lines.forEach(function (line) { list.appendChild(el('tr', null, el('td', { text: line.ts }), el('td', { text: line.agent }), el('td', { text: line.words }))); });
+      content.appendChild(el('div', { 'class': 'table-wrap' }, el('table', null, el('thead', null, el('tr', null, el('th', { text: 'When' }), el('th', { text: 'Who' }), el('th', { text: 'What' }))), list)));
+    });
+  }
+
+  // ---- Passkeys (on the agents page's side panel and the login page) ---------------------
+  function passkeyPanel() {
+    var panel = el('section', { 'class': 'card', 'aria-label': 'Passkeys' }, el('h2', { text: 'Passkeys' }));
+    var list = el('ul'); var message = el('div', { 'aria-live': 'polite' });
+    function refresh() {
+      return api('GET', '/passkeys').then(function (result) {
+        clear(list);
+        if (!result.ok) return;
+        result.body.passkeys.forEach(function (key) { list.appendChild(el('li', { text: key.label + ' (' + key.algorithm + ', added ' + key.created_at + ')' })); });
+        if (result.body.passkeys.length === 0) list.appendChild(el('li', { 'class': 'muted', text: 'No passkey yet.' }));
+      });
+    }
+    var label = el('input', { type: 'text', 'aria-label': 'Passkey name', placeholder: 'e.g. laptop', maxlength: '64' });
+    var register = presenceForm('Add passkey', '/presence-options', function (proof) {
+      return api('POST', '/passkeys/registration-options', { proof: proof, label: label.value }).then(function (result) {
+        if (!result.ok) throw new Error(errorText(result));
+        var options = result.body;
+        return navigator.credentials.create({ publicKey: {
+          challenge: fromB64u(options.challenge), rp: { id: options.rp_id, name: 'Latch' },
+          user: { id: fromB64u(options.user_id), name: 'owner', displayName: 'Latch owner' },
+          pubKeyCredParams: [{ type: 'public-key', alg: -7 }, { type: 'public-key', alg: -8 }],
+          authenticatorSelection: { userVerification: 'required', residentKey: 'preferred' }, attestation: 'none', timeout: options.timeout_ms,
+        } });
+      }).then(function (credential) {
+        return api('POST', '/passkeys', { label: label.value || 'passkey', client_data_json: toB64u(credential.response.clientDataJSON), attestation_object: toB64u(credential.response.attestationObject) });
+      }).then(function (answer) {
+        clear(message); message.appendChild(answer.ok ? status('ok', 'Passkey added.') : status('bad', errorText(answer))); refresh();
+        api('GET', '/session').then(function (result) { if (result.ok) factors = result.body.presence_factors; });
+      }).catch(function (error) { clear(message); message.appendChild(status('bad', error.message || String(error))); });
+    });
+    panel.appendChild(list); panel.appendChild(label); panel.appendChild(register); panel.appendChild(message);
+    refresh();
+    return panel;
+  }
+
+  // ---- Login ----------------------------------------------------------------------------
+  function login() {
+    var code = location.hash.slice(1);
+    // The code is spent at once and never stays in the address bar or history.
+    history.replaceState(null, '', '/login');
+    clear(content);
+    if (!code) { content.appendChild(el('p', { text: 'Run "latch console" in a terminal to open the console; it prints a one-time login link.' })); return; }
+    fetch('/console/api/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: code }), credentials: 'same-origin' })
+      .then(function (response) {
+        if (response.ok) { location.replace('/approvals'); return; }
+        content.appendChild(status('bad', 'That login link was already used or has expired. Run "latch console" again.'));
+      });
+  }
+
+  var loaders = { approvals: function () { refreshApprovals(); watchApprovals(); }, spending: loadSpending,
+    agents: function () { loadAgents().then(function () { content.appendChild(passkeyPanel()); }); }, policy: loadPolicy, activity: loadActivity, login: login };
+  if (page === 'login' || !loaders[page]) login();
+  else api('GET', '/session').then(function (result) {
+    if (result.ok) factors = result.body.presence_factors;
+    loaders[page]();
+  });
+})();
+`;

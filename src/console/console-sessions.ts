@@ -1,0 +1,99 @@
+/**
+ * The console's logins: one-time login codes (made by the owner through the API, traded once by
+ * the page) and the browser sessions they become. Both live in the daemon's memory only, so a
+ * restart ends every console session. Secrets are looked up by their SHA-256, never compared as
+ * text, so a lookup's timing says nothing about the secret (docs/decisions.md §25).
+ */
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { toBase64Url, utf8 } from '../crypto/base64url.js';
+
+/** A login code lasts this long; the page trades it at once. */
+export const LOGIN_CODE_SECONDS = 60;
+/** A console session ends after this long unused… */
+export const SESSION_IDLE_SECONDS = 15 * 60;
+/** …and never later than this after the login. */
+export const SESSION_MAX_SECONDS = 12 * 60 * 60;
+/** Codes and sessions held at once; the oldest go first (TigerStyle: a limit on everything). */
+const CODES_MAX = 16;
+const SESSIONS_MAX = 32;
+
+export interface ConsoleSession {
+  /** The per-session CSRF token the page sends as X-Latch-CSRF. */
+  readonly csrf: string;
+  readonly createdMs: number;
+  lastUsedMs: number;
+}
+
+export interface ConsoleLogin {
+  /** The cookie value (the session secret). */
+  readonly cookie: string;
+  readonly csrf: string;
+}
+
+export interface ConsoleSessions {
+  /** issueCode makes a one-time login code. */
+  issueCode(): { code: string; expiresMs: number };
+  /** login trades a code for a session, once; undefined for an unknown, used or expired code. */
+  login(code: string): ConsoleLogin | undefined;
+  /** session returns the live session a cookie names, refreshing its idle time. */
+  session(cookie: string): ConsoleSession | undefined;
+  /** logout ends the session a cookie names. */
+  logout(cookie: string): void;
+}
+
+const secretKey = (secret: string): string => toBase64Url(sha256(utf8(secret)));
+const newSecret = (): string => toBase64Url(randomBytes(32));
+
+/** createConsoleSessions makes the in-memory store; `now` is injectable for tests. */
+export function createConsoleSessions(now: () => number = Date.now): ConsoleSessions {
+  const codes = new Map<string, number>();
+  const sessions = new Map<string, ConsoleSession>();
+
+  const dropOldest = <T>(map: Map<string, T>, max: number): void => {
+    while (map.size >= max) {
+      const oldest = map.keys().next().value;
+      if (oldest === undefined) return;
+      map.delete(oldest);
+    }
+  };
+  const live = (session: ConsoleSession, atMs: number): boolean =>
+    atMs - session.lastUsedMs < SESSION_IDLE_SECONDS * 1000 && atMs - session.createdMs < SESSION_MAX_SECONDS * 1000;
+
+  return {
+    issueCode() {
+      dropOldest(codes, CODES_MAX);
+      const code = newSecret();
+      const expiresMs = now() + LOGIN_CODE_SECONDS * 1000;
+      codes.set(secretKey(code), expiresMs);
+      return { code, expiresMs };
+    },
+    login(code) {
+      const key = secretKey(code);
+      const expiresMs = codes.get(key);
+      codes.delete(key);
+      if (expiresMs === undefined || now() >= expiresMs) return undefined;
+      dropOldest(sessions, SESSIONS_MAX);
+      const cookie = newSecret();
+      const csrf = newSecret();
+      const atMs = now();
+      sessions.set(secretKey(cookie), { csrf, createdMs: atMs, lastUsedMs: atMs });
+      return { cookie, csrf };
+    },
+    session(cookie) {
+      const key = secretKey(cookie);
+      const session = sessions.get(key);
+      if (session === undefined) return undefined;
+      const atMs = now();
+      if (!live(session, atMs)) {
+        sessions.delete(key);
+        return undefined;
+      }
+      session.lastUsedMs = atMs;
+      return session;
+    },
+    logout(cookie) {
+      sessions.delete(secretKey(cookie));
+    },
+  };
+}

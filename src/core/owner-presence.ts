@@ -1,0 +1,133 @@
+/**
+ * Owner presence (docs/decisions.md §21): proof that the owner is there, not only that something
+ * read the daemon token. An action that could move money or widen what agents may do needs it
+ * once a presence factor is configured. This module knows no HTTP: the daemon's front door, and
+ * any other listener (the owner console), ask it the same questions.
+ *
+ * A factor is a way of proving presence. Today there is one, the owner passphrase (the approval
+ * passphrase's file); a passkey factor is added by listing it in `factors` with its own prover.
+ * Every passphrase check of the daemon goes through provePassphrase, and so through the one
+ * lockout (src/core/passphrase-lockout.ts).
+ *
+ * @example
+ *   if (presence.configured() && !present) throw new LatchError('owner_presence_required');
+ *   await presence.provePassphrase(body.passphrase); // 401 invalid_passphrase, 429 too_many_attempts
+ */
+import { LatchError } from '../errors/latch-error.js';
+import type { OwnerPassphrase } from './approval-deps.js';
+import type { NewOwnerSession, OwnerSessions } from './owner-sessions.js';
+import type { PassphraseLockout } from './passphrase-lockout.js';
+
+/** The names of presence factors, in the order /health lists them. */
+export type PresenceFactorName = 'passphrase' | 'passkey';
+
+/** One way of proving presence, and whether the owner has set it up. */
+export interface PresenceFactor {
+  name: PresenceFactorName;
+  /** Read at each call, so setting or clearing the factor needs no restart. */
+  configured(): boolean;
+  /**
+   * Names the factor's current secret without revealing it (the passphrase file's salt), or
+   * undefined when none is set. When it changes — the passphrase was set, changed or cleared —
+   * every owner session ends.
+   */
+  generation?(): string | undefined;
+}
+
+/** What OwnerPresence needs from the daemon. */
+export interface OwnerPresenceDeps {
+  factors: readonly PresenceFactor[];
+  /** The one lockout of every passphrase check, durable in the state journal. */
+  lockout: PassphraseLockout;
+  /** The owner's passphrase now (its id and a slow check), or undefined when none is set. */
+  passphrase(): OwnerPassphrase | undefined;
+  sessions: OwnerSessions;
+  nowSeconds(): number;
+}
+
+/** The remedy every refusal for lack of presence carries. */
+export const PRESENCE_REMEDY =
+  'Confirm that you are the owner: send {"passphrase": "..."} in the body (the Latch-Owner-Passphrase header for PUT /policy and the /v1 proxy), or use an owner session from POST /owner/sessions.';
+
+/** What one passphrase check needs: the lockout, the stored hash's check, the clock. */
+export type PassphraseCheckDeps = Pick<OwnerPresenceDeps, 'lockout' | 'passphrase' | 'nowSeconds'>;
+
+/**
+ * checkOwnerPassphrase is the daemon's one passphrase check, whatever the route: through the one
+ * lockout (429 too_many_attempts), which counts the attempt before the hash; a wrong passphrase is
+ * kept durably before the answer (401 invalid_passphrase); none sent is 403
+ * owner_presence_required (not a guess). It
+ * resolves `right`, or `not_set` when no passphrase is configured (the caller decides what that
+ * means: approving then needs none, a session cannot be opened).
+ */
+export async function checkOwnerPassphrase(deps: PassphraseCheckDeps, candidate: string | undefined): Promise<'right' | 'not_set'> {
+  const stored = deps.passphrase();
+  if (stored === undefined) return 'not_set';
+  const nowSeconds = deps.nowSeconds();
+  deps.lockout.refuseWhileLocked(nowSeconds, stored.id);
+  if (candidate === undefined) throw new LatchError('owner_presence_required', { message: 'This needs the owner passphrase or an owner session; neither was sent.' });
+  // Counted before the slow hash starts, in-flight checks included (docs/decisions.md §17.3).
+  if (!(await deps.lockout.check(nowSeconds, stored.id, () => stored.verify(candidate)))) throw new LatchError('invalid_passphrase');
+  return 'right';
+}
+
+/** OwnerPresence answers whether presence is configured and checks its proofs. */
+export class OwnerPresence {
+  // The factors' generations when last looked at; undefined before the first look.
+  private generations: string | undefined;
+
+  constructor(private readonly deps: OwnerPresenceDeps) {}
+
+  /** factors lists the configured factors, e.g. ['passphrase']. */
+  factors(): PresenceFactorName[] {
+    this.endSessionsIfChanged();
+    return this.deps.factors.filter((factor) => factor.configured()).map((factor) => factor.name);
+  }
+
+  /** configured reports whether any factor is set up (then the token alone is not presence). */
+  configured(): boolean {
+    return this.factors().length > 0;
+  }
+
+  /** describe is what /health reports: `none`, `passphrase`, or the factors joined by commas. */
+  describe(): string {
+    const factors = this.factors();
+    return factors.length === 0 ? 'none' : factors.join(',');
+  }
+
+  /**
+   * provePassphrase resolves when candidate is the owner passphrase. Wrong is 401
+   * invalid_passphrase (counted durably before the answer); while locked, 429 too_many_attempts.
+   * With no passphrase set it is 401 invalid_passphrase too (not counted): nothing can be proved.
+   */
+  async provePassphrase(candidate: string | undefined): Promise<void> {
+    if ((await checkOwnerPassphrase(this.deps, candidate)) === 'not_set') {
+      throw new LatchError('invalid_passphrase', { message: 'No owner passphrase is set on this daemon: set one with latch approvals passphrase set.' });
+    }
+  }
+
+  /** openSession checks the passphrase and makes an owner session (POST /owner/sessions). */
+  async openSession(passphrase: string | undefined): Promise<NewOwnerSession> {
+    if (passphrase === undefined) throw new LatchError('invalid_passphrase', { message: 'Send {"passphrase": "..."} to open an owner session.' });
+    await this.provePassphrase(passphrase);
+    return this.deps.sessions.create(this.deps.nowSeconds());
+  }
+
+  /** useSession reports whether token is a live owner session, and counts the use. */
+  useSession(token: string): boolean {
+    this.endSessionsIfChanged();
+    return this.deps.sessions.use(token, this.deps.nowSeconds());
+  }
+
+  /** endSessionsIfChanged ends every session once a factor was set, changed or cleared since the last look. */
+  private endSessionsIfChanged(): void {
+    const now = JSON.stringify(this.deps.factors.map((factor) => factor.generation?.() ?? null));
+    if (this.generations !== undefined && this.generations !== now) this.deps.sessions.endAll();
+    this.generations = now;
+  }
+
+  /** endSession ends the session of token; it reports whether there was one. */
+  endSession(token: string): boolean {
+    return this.deps.sessions.end(token, this.deps.nowSeconds());
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The separate-user setup (docs/decisions.md §21): started as root with `--user NAME`, the daemon
+ * creates or checks its data directory for NAME, then drops supplementary groups, gid and uid to
+ * NAME before it reads any data file or opens a listener. After the drop nothing runs as root, and
+ * nothing that runs as the owner can read the key, the tokens, the policy or the journals.
+ */
+import { execFileSync } from 'node:child_process';
+import { chownSync, lstatSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+/** A system account as /etc/passwd (or NSS) describes it. */
+export interface ServiceUser {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
+
+/** What may be a user name here: the portable POSIX set, so it can never be read as an option. */
+const USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
+
+/** The default system user of `latch service install --system`. */
+export const DEFAULT_SERVICE_USER = 'latch';
+/** The data directory of the system service on Linux (the system user's home). */
+export const SYSTEM_DATA_DIR = '/var/lib/latch';
+
+/** ServiceUserError is a refusal of the separate-user setup, with what to do. */
+export class ServiceUserError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ServiceUserError';
+  }
+}
+
+/** validUserName reports whether name is a user name Latch accepts. */
+export function validUserName(name: string): boolean {
+  return USER_NAME.test(name);
+}
+
+/**
+ * lookUpUser returns the account NAME (getent passwd, so NSS users count), or undefined when
+ * there is none.
+ */
+export function lookUpUser(name: string): ServiceUser | undefined {
+  if (!validUserName(name)) throw new ServiceUserError(`"${name}" is not a user name Latch accepts (a-z, 0-9, _ and -, at most 32)`);
+  let line: string;
+  try {
+    line = execFileSync('getent', ['passwd', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+  const fields = line.split(':');
+  const uid = Number(fields[2]);
+  const gid = Number(fields[3]);
+  const home = fields[5] ?? '';
+  if (fields[0] !== name || !Number.isSafeInteger(uid) || !Number.isSafeInteger(gid)) return undefined;
+  return { name, uid, gid, home };
+}
+
+/** requireRoot refuses to go on unless this process runs as root. */
+export function requireRoot(flag: string): void {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) throw new ServiceUserError(`${flag} needs root: run it with sudo (it drops to the service user before reading any data)`);
+}
+
+/**
+ * prepareDataDirFor creates home (0700, owned by the user) when it is missing, and refuses one
+ * that is a symbolic link or owned by anyone else. Its parent must exist.
+ */
+export function prepareDataDirFor(home: string, user: ServiceUser): void {
+  if (!path.isAbsolute(home)) throw new ServiceUserError(`the data directory must be an absolute path (${home})`);
+  let stats;
+  try {
+    stats = lstatSync(home);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(home, { mode: 0o700 });
+    chownSync(home, user.uid, user.gid);
+    return;
+  }
+  if (stats.isSymbolicLink() || !stats.isDirectory()) throw new ServiceUserError(`${home} is not a directory (a symbolic link is refused)`);
+  if (stats.uid !== user.uid) throw new ServiceUserError(`${home} is owned by uid ${stats.uid}, not by ${user.name} (uid ${user.uid}); choose another LATCH_HOME or chown it yourself`);
+}
+
+/**
+ * dropTo drops supplementary groups, then the gid, then the uid to user's, and checks that root
+ * cannot be taken back. The order matters: once the uid is dropped the groups can no longer be.
+ */
+export function dropTo(user: ServiceUser): void {
+  if (typeof process.setgroups !== 'function' || typeof process.setgid !== 'function' || typeof process.setuid !== 'function') {
+    throw new ServiceUserError('this platform cannot change the process user');
+  }
+  process.setgroups([]);
+  process.setgid(user.gid);
+  process.setuid(user.uid);
+  const ids = [process.getuid?.(), process.geteuid?.(), process.getgid?.(), process.getegid?.()];
+  if (ids[0] !== user.uid || ids[1] !== user.uid || ids[2] !== user.gid || ids[3] !== user.gid) throw new ServiceUserError('the drop to the service user did not take effect');
+  let regained = false;
+  try {
+    process.setuid(0);
+    regained = true;
+  } catch {
+    // Expected: an unprivileged process cannot become root again.
+  }
+  if (regained) throw new Error('dropTo: the process could become root again');
+}
+
+/**
+ * becomeServiceUser is the whole `--user NAME` step: root, the account, the data directory, the
+ * drop. It returns the data directory the daemon then uses (LATCH_HOME, else the user's home when
+ * that is the system data directory, else ~NAME/.latch), and sets HOME and USER to the account's.
+ */
+export function becomeServiceUser(name: string, env: NodeJS.ProcessEnv): string {
+  requireRoot('--user');
+  const user = lookUpUser(name);
+  if (user === undefined) throw new ServiceUserError(`there is no user "${name}" (latch service install --system creates one)`);
+  if (user.uid === 0) throw new ServiceUserError('--user must name an account other than root');
+  const latchHome = env['LATCH_HOME'];
+  const home = latchHome !== undefined && latchHome !== '' ? latchHome : user.home === SYSTEM_DATA_DIR ? SYSTEM_DATA_DIR : path.join(user.home, '.latch');
+  prepareDataDirFor(home, user);
+  dropTo(user);
+  env['HOME'] = user.home;
+  env['USER'] = user.name;
+  env['LATCH_HOME'] = home;
+  return home;
+}

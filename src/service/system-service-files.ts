@@ -1,0 +1,95 @@
+/**
+ * The separate-user service definitions of `latch service install --system` (docs/decisions.md
+ * §21): a systemd system unit that runs the daemon as its own system user, hardened so that it
+ * sees only its data directory, and a launchd daemon property list with `UserName`. The service
+ * environment is clean (a system unit inherits nothing from the shell that installed it): only
+ * LATCH_HOME is set.
+ */
+import path from 'node:path';
+import { LAUNCHD_LABEL, systemdWord, type LatchCommand } from './service-files.js';
+
+/** What a system service definition needs. */
+export interface SystemServiceSpec {
+  command: LatchCommand;
+  /** The service user the daemon runs as. */
+  user: string;
+  /** The absolute data directory (the service user's home). */
+  home: string;
+  /** Arguments after `daemon` (the ports, when chosen). */
+  daemonArgs?: string[];
+}
+
+/** Where the system unit lives. */
+export const SYSTEM_UNIT_PATH = '/etc/systemd/system/latch.service';
+/** Where the launchd daemon lives. */
+export const LAUNCH_DAEMON_PATH = `/Library/LaunchDaemons/${LAUNCHD_LABEL}.plist`;
+
+/** systemdSystemUnit returns the system unit's text. */
+export function systemdSystemUnit(spec: SystemServiceSpec): string {
+  const execStart = [spec.command.program, ...spec.command.args, 'daemon', ...(spec.daemonArgs ?? [])].map(systemdWord).join(' ');
+  return [
+    '# Written by `latch service install --system`.',
+    '[Unit]',
+    `Description=Latch local payment authorization daemon (as the system user ${spec.user})`,
+    'After=network.target',
+    '',
+    '[Service]',
+    'Type=simple',
+    `User=${systemdWord(spec.user)}`,
+    `Group=${systemdWord(spec.user)}`,
+    // A clean environment: nothing from the installing shell, only the data directory.
+    `Environment=${systemdWord(`LATCH_HOME=${spec.home}`)}`,
+    `ExecStart=${execStart}`,
+    'Restart=on-failure',
+    'RestartSec=2',
+    'UMask=0077',
+    'NoNewPrivileges=yes',
+    'ProtectHome=yes',
+    'ProtectSystem=strict',
+    `ReadWritePaths=${systemdWord(spec.home)}`,
+    'PrivateTmp=yes',
+    'PrivateDevices=yes',
+    'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX',
+    '',
+    '[Install]',
+    'WantedBy=multi-user.target',
+    '',
+  ].join('\n');
+}
+
+/** launchdDaemonPlist returns the launch daemon's property list (runs as UserName). */
+export function launchdDaemonPlist(spec: SystemServiceSpec): string {
+  const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const argumentsXml = [spec.command.program, ...spec.command.args, 'daemon', ...(spec.daemonArgs ?? [])].map((word) => `    <string>${xml(word)}</string>`);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',
+    '<!-- Written by `latch service install --system`. -->',
+    '<plist version="1.0">',
+    '<dict>',
+    '  <key>Label</key>',
+    `  <string>${LAUNCHD_LABEL}</string>`,
+    '  <key>UserName</key>',
+    `  <string>${xml(spec.user)}</string>`,
+    '  <key>ProgramArguments</key>',
+    '  <array>',
+    ...argumentsXml,
+    '  </array>',
+    '  <key>EnvironmentVariables</key>',
+    '  <dict>',
+    '    <key>LATCH_HOME</key>',
+    `    <string>${xml(spec.home)}</string>`,
+    '  </dict>',
+    '  <key>Umask</key>',
+    '  <integer>63</integer>',
+    '  <key>RunAtLoad</key>',
+    '  <true/>',
+    '  <key>KeepAlive</key>',
+    '  <true/>',
+    '  <key>StandardErrorPath</key>',
+    `  <string>${xml(path.join(spec.home, 'daemon.log'))}</string>`,
+    '</dict>',
+    '</plist>',
+    '',
+  ].join('\n');
+}
