@@ -166,7 +166,7 @@ console.log('alive');
 describe('ulimit -n 64', () => {
   test('the connection cap follows the limit: a flood is refused and logged, and the daemon still serves', async () => {
     const home = freshHome();
-    const daemon: RunningLatch = startLatch(limited('ulimit -n 64'), ['daemon', '--port-a', '0', '--port-b', '0'], { env: env(home), readyTimeoutMs: 30_000 });
+    const daemon: RunningLatch = startLatch(limited('ulimit -n 64'), ['daemon', '--port-a', '0', '--port-b', '0', '--no-console'], { env: env(home), readyTimeoutMs: 30_000 });
     const sockets: net.Socket[] = [];
     try {
       const ready = await daemon.ready;

@@ -64,6 +64,7 @@ const OWNER_ONLY: ReadonlySet<string> = new Set([
   'POST /agents/:name/rotate',
   'DELETE /owner/sessions/current',
   'POST /pause',
+  'POST /console/login-code',
   'POST /resume',
   'PUT /policy',
   'POST /sign-card-policy-window',
