@@ -166,19 +166,7 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
       break;
   }
   await deps.authorizations.record({
-    policyId: payload.policy_id,
-    agent: principalName(context.principal),
-    cardId: terms.cardId,
-    merchant: terms.merchant,
-    currency: terms.currency,
-    amountMinor: terms.amountMinor,
-    kind: terms.kind,
-    authorizationType: terms.authorizationType,
-    signedAtSeconds: nowSeconds,
-    notAfterSeconds: terms.notAfter,
-    state: 'active',
-    usedMinor: null,
-    ...(terms.recurring !== undefined && { schedule: terms.recurring }),
+    ...activeEntry(payload.policy_id, terms, context, nowSeconds),
     evidence: decisionRecord(deps, request, payload, device.key.keyId, decision, nowSeconds, approvalId),
   });
   try {
@@ -317,20 +305,7 @@ async function signPrimitive(deps: CoreDeps, device: EnrolledDevice, terms: Wind
     throw new LatchError('policy_denied', { rule: decision.rule, message: `The spending policy refuses this window (rule ${decision.rule}); change the policy first.` });
   }
   if (decision.decision === 'ask') throw new Error('signPrimitive: the decision step asked although the owner is present');
-  await deps.authorizations.record({
-    policyId: payload.policy_id,
-    agent: principalName(context.principal),
-    cardId: terms.cardId,
-    merchant: terms.merchant,
-    currency: terms.currency,
-    amountMinor: terms.amountMinor,
-    kind: terms.kind,
-    authorizationType: terms.authorizationType,
-    signedAtSeconds: nowSeconds,
-    notAfterSeconds: terms.notAfter,
-    state: 'active',
-    usedMinor: null,
-  });
+  await deps.authorizations.record(activeEntry(payload.policy_id, terms, context, nowSeconds));
   try {
     const signed = await signBuilt(deps, device, payload, terms, operation, context);
     await deps.heldWindows?.hold(payload.policy_id, signed.jws, terms.cardId === null ? '/v1/policy-windows' : '/v1/authorizations', terms.notAfter);
@@ -427,4 +402,23 @@ export function signAccountWindow(deps: CoreDeps, request: AccountWindowRequest,
  */
 function windowNow(deps: CoreDeps): number {
   return deps.cloudNowSeconds?.() ?? deps.nowSeconds();
+}
+
+/** activeEntry is the ledger entry of a window about to be signed: active, nothing used yet. */
+function activeEntry(policyId: string, terms: WindowTerms, context: OperationContext, nowSeconds: number) {
+  return {
+    policyId,
+    agent: principalName(context.principal),
+    cardId: terms.cardId,
+    merchant: terms.merchant,
+    currency: terms.currency,
+    amountMinor: terms.amountMinor,
+    kind: terms.kind,
+    authorizationType: terms.authorizationType,
+    signedAtSeconds: nowSeconds,
+    notAfterSeconds: terms.notAfter,
+    state: 'active' as const,
+    usedMinor: null,
+    ...(terms.recurring !== undefined && { schedule: terms.recurring }),
+  };
 }
