@@ -15,7 +15,7 @@ import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
 import { PolicyGate } from '../policy/policy-gate.js';
 import { OwnerPresence } from '../core/owner-presence.js';
-import { readPasskeys } from '../datadir/passkeys.js';
+import type { StoredPasskey } from '../datadir/passkeys.js';
 import { HeldWindows } from '../core/held-windows.js';
 import { OwnerSessions, OWNER_SESSION_SECONDS_MAX } from '../core/owner-sessions.js';
 import { bindApprovals } from './approval-binding.js';
@@ -136,7 +136,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
       { name: 'passphrase', configured: () => approvals.passphrase() !== undefined, generation: () => approvals.passphrase()?.id },
       // A registered passkey (the owner console) is a factor like the passphrase (docs/decisions.md §25);
       // its generation is the set of credential ids, so removing or adding one ends owner sessions.
-      { name: 'passkey', configured: () => readPasskeys(services.home).length > 0, generation: () => passkeyGeneration(services.home) },
+      { name: 'passkey', configured: () => services.passkeys().length > 0, generation: () => passkeyGeneration(services.passkeys()) },
     ],
     lockout: approvals.lockout,
     passphrase: approvals.passphrase,
@@ -202,7 +202,7 @@ export function upstreamTimeoutMs(env: NodeJS.ProcessEnv): number {
 }
 
 /** passkeyGeneration names the registered passkeys without revealing anything secret (they are public keys). */
-function passkeyGeneration(home: string): string | undefined {
-  const ids = readPasskeys(home).map((key) => key.id);
+function passkeyGeneration(passkeys: readonly StoredPasskey[]): string | undefined {
+  const ids = passkeys.map((key) => key.id);
   return ids.length === 0 ? undefined : ids.sort().join(',');
 }
