@@ -10,11 +10,11 @@ import { lstatSync, statSync, type BigIntStats } from 'node:fs';
  * A load that throws is not cached: the next call tries again.
  */
 export function reloadOnChange<T>(file: string, load: () => T): () => T {
-  let loadedIdentity: string | undefined;
+  let loadedIdentity: FileIdentity | undefined;
   let value: T;
   return () => {
     const identity = fileIdentity(file);
-    if (identity !== loadedIdentity) {
+    if (loadedIdentity === undefined || !sameIdentity(identity, loadedIdentity)) {
       value = load();
       loadedIdentity = identity;
     }
@@ -22,24 +22,39 @@ export function reloadOnChange<T>(file: string, load: () => T): () => T {
   };
 }
 
+/** A path's stats (undefined when absent) and, when it is a symbolic link, its target's. */
+interface FileIdentity {
+  path: BigIntStats | undefined;
+  target?: BigIntStats | undefined;
+}
+
 /**
  * fileIdentity describes the path itself and, when it is a symbolic link (a data directory may
  * be reached through one), its target too, so that a chmod or chown of either counts as a change.
+ * An absent file is an identity too (no exception: it is asked on every request, and a thrown
+ * ENOENT costs several times the lstat).
  */
-function fileIdentity(file: string): string {
-  const link = statIdentity(() => lstatSync(file, { bigint: true }));
-  return link.startsWith('link:') ? `${link}>${statIdentity(() => statSync(file, { bigint: true }))}` : link;
+function fileIdentity(file: string): FileIdentity {
+  const stats = lstatSync(file, { bigint: true, throwIfNoEntry: false });
+  return stats?.isSymbolicLink() === true ? { path: stats, target: statSync(file, { bigint: true, throwIfNoEntry: false }) } : { path: stats };
 }
 
-function statIdentity(stat: () => BigIntStats): string {
-  try {
-    const stats = stat();
-    const kind = stats.isSymbolicLink() ? 'link' : 'node';
-    return `${kind}:${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}:${stats.mode}:${stats.uid}`;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
-    throw error;
-  }
+function sameIdentity(now: FileIdentity, before: FileIdentity): boolean {
+  return sameStats(now.path, before.path) && sameStats(now.target, before.target);
+}
+
+/** sameStats compares what identifies a file's content and safety: inode, size, times, mode, owner. */
+function sameStats(now: BigIntStats | undefined, before: BigIntStats | undefined): boolean {
+  if (now === undefined || before === undefined) return now === before;
+  return (
+    now.dev === before.dev &&
+    now.ino === before.ino &&
+    now.size === before.size &&
+    now.mtimeNs === before.mtimeNs &&
+    now.ctimeNs === before.ctimeNs &&
+    now.mode === before.mode &&
+    now.uid === before.uid
+  );
 }
 
 /**
