@@ -10,11 +10,9 @@ import { createLocalServer, type LocalServer, type ServerLimits } from '../http/
 import type { Route } from '../http/route.js';
 import { Router } from '../http/router.js';
 import { bindConsole, type ConsoleBinding } from './console-binding.js';
+import { DEFAULT_PORT_CONSOLE } from './daemon-listeners.js';
 import type { CoreBinding } from './core-binding.js';
 import type { DaemonServices } from './services.js';
-
-/** The owner console's default port (spec owner-console §1). */
-export const DEFAULT_PORT_CONSOLE = 7724;
 
 /** The console's binding, and how to make its listener once config.json may be read. */
 export interface ConsoleListener {

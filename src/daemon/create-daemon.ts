@@ -13,8 +13,7 @@ import type { DaemonPorts, ListenerName } from './daemon-listeners.js';
 import { createServingGate } from './serving-gate.js';
 import { createServices, type DaemonServices } from './services.js';
 
-export { DEFAULT_PORT_CONSOLE } from './console-listener.js';
-export type { DaemonPorts, ListenerName } from './daemon-listeners.js';
+export { DEFAULT_PORT_CONSOLE, type DaemonPorts, type ListenerName } from './daemon-listeners.js';
 
 /** The canonical listener's default port (Variant A). */
 export const DEFAULT_PORT_A = 7723;

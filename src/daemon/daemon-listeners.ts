@@ -4,6 +4,9 @@
  */
 import type { LocalServer } from '../http/local-server.js';
 
+/** The owner console's default port (spec owner-console §1). */
+export const DEFAULT_PORT_CONSOLE = 7724;
+
 /** The daemon's listeners: Variant A, Variant B and the owner console. */
 export type ListenerName = 'a' | 'b' | 'console';
 
