@@ -53,7 +53,8 @@ export function bindCore(services: DaemonServices): CoreBinding {
   // First: a malformed LATCH_UPSTREAM_TIMEOUT_MS stops the daemon before anything else is made.
   const timeoutMs = upstreamTimeoutMs(services.env);
   const nowSeconds = () => Math.floor(Date.now() / 1000);
-  // The parts that keep records in state.journal are made in this order, before the store opens.
+  // The parts below register their record types with state.journal, which must happen before
+  // listen() opens it; compaction writes live records in the order the types were registered.
   const ledger = new StoredAuthorizationLedger(services.stateStore);
   const policy = new PolicyGate({
     policy: services.policy,
