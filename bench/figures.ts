@@ -11,7 +11,7 @@ export interface Goal {
 }
 
 export interface Figure {
-  /** The section number of the issue (1..5), 6 for the audit-append rows, 7 for the spending policy, 8 for history, 9 for evidence packs, 10 for agent identity signing. */
+  /** The section number of the issue (1..5), 6 for the audit-append rows, 7 for the spending policy, 8 for history, 9 for evidence packs, 10 for agent identity signing, 11 for owner presence, 12 for the owner console. */
   section: number;
   /** What is measured, e.g. `POST /sign-card-policy-window req/s (8 clients)`. */
   name: string;

@@ -1,7 +1,7 @@
 /**
  * Profiles the daemon and the sandbox under one of the benchmark's loads with `node --cpu-prof`:
  *
- *     npx tsx bench/profile-daemon.ts <sign|authorize|proxy> <output dir> [seconds] [clients]
+ *     npx tsx bench/profile-daemon.ts <sign|authorize|proxy|web-bot-auth> <output dir> [seconds] [clients]
  *
  * The .cpuprofile files land in <output dir>/daemon and <output dir>/sandbox (open them in
  * Chrome DevTools), and the heaviest functions of each by self time are printed.
@@ -12,6 +12,7 @@ import { startBenchStack, type LatchUnderTest } from './bench-stack.js';
 import { startServer } from './child-process.js';
 import { runLoad } from './load-generator.js';
 import { roundRobin, walletRequest, windowRequest } from './requests.js';
+import { signRequest } from './sections/web-bot-auth.js';
 import { percentile } from './stats.js';
 
 interface ProfileNode {
@@ -22,7 +23,7 @@ interface ProfileNode {
 
 async function main(): Promise<void> {
   const [load = 'sign', outDir = '/tmp/latch-profile', secondsText = '5', clientsText = '8'] = process.argv.slice(2);
-  if (!['sign', 'authorize', 'proxy'].includes(load)) throw new Error('load must be sign, authorize or proxy');
+  if (!['sign', 'authorize', 'proxy', 'web-bot-auth'].includes(load)) throw new Error('load must be sign, authorize, proxy or web-bot-auth');
   const daemonDir = path.resolve(outDir, 'daemon');
   const sandboxDir = path.resolve(outDir, 'sandbox');
   const stack = await startBenchStack({ cards: 4, sandboxNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${sandboxDir}`] });
@@ -32,7 +33,11 @@ async function main(): Promise<void> {
     const daemon = await stack.startDaemon(stack.latches[0] as LatchUnderTest, cloudEnv, ['--cpu-prof', `--cpu-prof-dir=${daemonDir}`]);
     const card = roundRobin(stack.cardIds);
     const request =
-      load === 'proxy' ? () => walletRequest(daemon.token) : () => windowRequest(load === 'sign' ? '/sign-card-policy-window' : '/authorize', daemon.token, card());
+      load === 'proxy'
+        ? () => walletRequest(daemon.token)
+        : load === 'web-bot-auth'
+          ? () => signRequest(daemon.token)
+          : () => windowRequest(load === 'sign' ? '/sign-card-policy-window' : '/authorize', daemon.token, card());
     const run = await runLoad({ port: daemon.port, concurrency: Number(clientsText), requestsMax: 1_000_000, durationMs: Number(secondsText) * 1000, request, expectStatus: 200 });
     process.stdout.write(
       `${run.requests} requests, ${run.errors} errors, ${((run.requests * 1000) / run.elapsedMs).toFixed(0)} req/s, p50 ${percentile(run.latenciesMs, 50).toFixed(2)} ms, p99 ${percentile(run.latenciesMs, 99).toFixed(2)} ms\n`,

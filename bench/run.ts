@@ -7,9 +7,10 @@
  *
  * `--json <file>` also writes the same figures, with the machine description, as JSON.
  * `--quick` runs one short round of everything (to try the harness, not to quote).
- * `--only` runs only the listed sections (1..10); `policy` names section 7, the spending policy,
- * `evidence` section 9, evidence packs with 10,000 authorizations of history, and `web-bot-auth`
- * section 10, agent identity signing.
+ * `--only` runs only the listed sections (1..12); `policy` names section 7, the spending policy,
+ * `evidence` section 9, evidence packs with 10,000 authorizations of history, `web-bot-auth`
+ * section 10, agent identity signing, `presence` section 11, a route with an owner session, and
+ * `console` section 12, the owner console's first paint in headless Chromium.
  * `--history` builds a history (an audit.log of 1,000,000 lines; a sandbox journal of 1,000,000
  * records and the daemon's state.journal of its authorizations; each bounded in bytes and time) and
  * measures section 8, flatness with history, alone.
@@ -39,6 +40,8 @@ import { measureSandboxHistory } from './sections/sandbox-history.js';
 import { SANDBOX_HISTORY_RECORDS_MAX as SANDBOX_HISTORY_RECORDS } from './sandbox-history-builder.js';
 import { measureProxy } from './sections/proxy.js';
 import { measureWebBotAuth } from './sections/web-bot-auth.js';
+import { measureOwnerPresence } from './sections/owner-presence.js';
+import { measureConsolePaint } from './sections/console-paint.js';
 import { renderTable } from './table.js';
 
 const BENCH_CARDS = 4;
@@ -55,9 +58,9 @@ function readOptions(): Options {
     options: { json: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' }, compare: { type: 'string' }, history: { type: 'boolean', default: false } },
     strict: true,
   });
-  const names: Record<string, string> = { policy: '7', history: '8', evidence: '9', 'web-bot-auth': '10' };
-  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7,9,10')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
-  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 10) throw new Error(`--only: ${section} is not a section (1..10, policy, history, evidence or web-bot-auth)`);
+  const names: Record<string, string> = { policy: '7', history: '8', evidence: '9', 'web-bot-auth': '10', presence: '11', console: '12' };
+  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7,9,10,11,12')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
+  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 12) throw new Error(`--only: ${section} is not a section (1..12, policy, history, evidence, web-bot-auth, presence or console)`);
   return { json: values.json, compare: values.compare, shape: values.quick ? QUICK_SHAPE : FULL_SHAPE, sections };
 }
 
@@ -136,6 +139,15 @@ async function main(): Promise<void> {
       // Measured for this tree only: the history is seeded with this tree's record types.
       progress('9: evidence packs');
       figures.push(...(await measureEvidence(options.shape, { stack, latch: stack.latches[0] as (typeof stack.latches)[0] })));
+    }
+    if (options.sections.has(11)) {
+      // Measured for this tree only: a tree under comparison may not have owner presence.
+      progress('11: owner presence, a route with an owner session');
+      figures.push(...(await measureOwnerPresence(options.shape, { stack, latch: stack.latches[0] as (typeof stack.latches)[0] })));
+    }
+    if (options.sections.has(12)) {
+      progress('12: owner console, first paint in headless Chromium');
+      figures.push(...(await measureConsolePaint({ stack, latch: stack.latches[0] as (typeof stack.latches)[0], loads: options.shape.rounds === 1 ? 5 : 30, progress })));
     }
   } finally {
     await bare?.stop();

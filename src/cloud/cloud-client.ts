@@ -7,6 +7,7 @@ import { cloudOrigin } from './cloud-origin.js';
 import { signatureHeaders } from './sign-upstream.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 import { assertFetchCanRun } from '../runtime/wasm-memory.js';
+import { followSignals } from '../runtime/follow-signals.js';
 
 /** Upstream timeout per attempt and overall (docs/decisions.md §13). */
 export const UPSTREAM_TIMEOUT_MS = 10_000;
@@ -109,7 +110,16 @@ export class CloudClient {
     const url = upstreamUrl(this.origin, request.pathAndQuery);
     const retriable = request.method === 'GET' || request.idempotencyKey !== undefined;
     const deadline = AbortSignal.timeout(this.timeoutMs);
-    const signal = request.signal === undefined ? deadline : AbortSignal.any([deadline, request.signal]);
+    const followed = request.signal === undefined ? undefined : followSignals([deadline, request.signal]);
+    try {
+      return await this.sendWithin(request, url, key, retriable, followed?.signal ?? deadline);
+    } finally {
+      followed?.release();
+    }
+  }
+
+  /** sendWithin makes the attempts of send until one answers, the retries run out, or signal aborts. */
+  private async sendWithin(request: CloudRequest, url: URL, key: SigningKey, retriable: boolean, signal: AbortSignal): Promise<CloudResponse> {
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(request, url, key, signal, attempt === 0 ? request.window : undefined);
       const canRetry = retriable && attempt < UPSTREAM_RETRIES_MAX && !signal.aborted;

@@ -6,7 +6,7 @@ import { ApprovalBook } from '../core/approval-book.js';
 import type { ApprovalAudit, ApprovalDeps, OwnerPassphrase } from '../core/approval-deps.js';
 import { PassphraseLockout } from '../core/passphrase-lockout.js';
 import { principalName } from '../core/principal.js';
-import { approvalPassphraseId, readApprovalPassphrase, verifyApprovalPassphraseAsync } from '../datadir/approval-passphrase.js';
+import { approvalPassphraseId, verifyApprovalPassphraseAsync, type StoredApprovalPassphrase } from '../datadir/approval-passphrase.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
 import { formatMinor } from '../money/amount.js';
 import { approvalNotifier } from './approval-notify.js';
@@ -18,7 +18,7 @@ export function bindApprovals(services: DaemonServices, appendAudit: (entry: Aud
   return {
     book: new ApprovalBook(services.stateStore),
     lockout: new PassphraseLockout(services.stateStore),
-    passphrase: () => ownerPassphrase(services.home),
+    passphrase: ownerPassphrase(services),
     audit: async (record) => {
       await appendAudit(approvalAuditEntry(record));
     },
@@ -27,12 +27,21 @@ export function bindApprovals(services: DaemonServices, appendAudit: (entry: Aud
   };
 }
 
-function ownerPassphrase(home: string): OwnerPassphrase | undefined {
-  // Read at each approval, so `latch approvals passphrase set|clear` needs no restart; an unsafe
-  // or damaged file throws (503), so approvals fail closed rather than needing no passphrase.
-  const stored = readApprovalPassphrase(home);
-  if (stored === undefined) return undefined;
-  return { id: approvalPassphraseId(stored), verify: (candidate) => verifyApprovalPassphraseAsync(stored, candidate) };
+/**
+ * ownerPassphrase returns the getter of the owner's passphrase. The file is looked at on every
+ * call (services re-read it when it changed), so `latch approvals passphrase set|clear` needs no
+ * restart; an unsafe or damaged file throws (503), so approvals fail closed rather than needing no
+ * passphrase. The answer is kept for as long as the stored hash is the same one, so that the
+ * question every owner request asks (is presence configured?) costs no read and no hash.
+ */
+function ownerPassphrase(services: DaemonServices): () => OwnerPassphrase | undefined {
+  let known: { stored: StoredApprovalPassphrase; answer: OwnerPassphrase } | undefined;
+  return () => {
+    const stored = services.approvalPassphrase();
+    if (stored === undefined) return undefined;
+    if (known?.stored !== stored) known = { stored, answer: { id: approvalPassphraseId(stored), verify: (candidate) => verifyApprovalPassphraseAsync(stored, candidate) } };
+    return known.answer;
+  };
 }
 
 /** approvalAuditEntry is the audit line of an approval event: the id and the exact request's SHA-256, never a passphrase. */

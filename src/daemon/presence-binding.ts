@@ -5,7 +5,7 @@
 import type { ApprovalDeps } from '../core/approval-deps.js';
 import { OwnerPresence } from '../core/owner-presence.js';
 import { OwnerSessions, OWNER_SESSION_SECONDS_MAX } from '../core/owner-sessions.js';
-import { readPasskeys } from '../datadir/passkeys.js';
+import type { StoredPasskey } from '../datadir/passkeys.js';
 import type { DaemonServices } from './services.js';
 
 /** bindPresence makes the owner's presence of one daemon from its approval passphrase and passkeys. */
@@ -17,7 +17,7 @@ export function bindPresence(services: DaemonServices, approvals: ApprovalDeps, 
       { name: 'passphrase', configured: () => approvals.passphrase() !== undefined, generation: () => approvals.passphrase()?.id },
       // A registered passkey (the owner console) is a factor like the passphrase (docs/decisions.md §25);
       // its generation is the set of credential ids, so removing or adding one ends owner sessions.
-      { name: 'passkey', configured: () => readPasskeys(services.home).length > 0, generation: () => passkeyGeneration(services.home) },
+      { name: 'passkey', configured: () => services.passkeys().length > 0, generation: () => passkeyGeneration(services.passkeys()) },
     ],
     lockout: approvals.lockout,
     passphrase: approvals.passphrase,
@@ -27,7 +27,7 @@ export function bindPresence(services: DaemonServices, approvals: ApprovalDeps, 
 }
 
 /** passkeyGeneration names the registered passkeys without revealing anything secret (they are public keys). */
-function passkeyGeneration(home: string): string | undefined {
-  const ids = readPasskeys(home).map((key) => key.id);
+function passkeyGeneration(passkeys: readonly StoredPasskey[]): string | undefined {
+  const ids = passkeys.map((key) => key.id);
   return ids.length === 0 ? undefined : ids.sort().join(',');
 }

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { RequestSignals } from './request-signals.js';
 import { performance } from 'node:perf_hooks';
 import type { OwnerPresence } from '../core/owner-presence.js';
 import { OWNER_SESSION_PREFIX } from '../core/owner-sessions.js';
@@ -186,7 +187,7 @@ async function admitAndHandle(
     }
   }
 
-  const signal = requestSignal(response, state.shutdown);
+  const signals = new RequestSignals(response, state.shutdown, state.stopping);
   const context: RequestContext = {
     method,
     path,
@@ -201,8 +202,12 @@ async function admitAndHandle(
     ownerPresent,
     ...(session !== undefined && { endOwnerSession: () => options.presence.endSession(session) }),
     userAgent: request.headers['user-agent'] ?? '',
-    signal,
-    holdSignal: state.stopping === undefined ? signal : AbortSignal.any([signal, state.stopping]),
+    get signal() {
+      return signals.signal;
+    },
+    get holdSignal() {
+      return signals.holdSignal;
+    },
   };
   return route.handler(context);
 }
@@ -308,14 +313,6 @@ function withoutCors(headers: Record<string, string>): Record<string, string> {
   return kept;
 }
 
-/** requestSignal aborts when the client goes away before the answer or the server shuts down. */
-function requestSignal(response: ServerResponse, shutdown: AbortSignal): AbortSignal {
-  const controller = new AbortController();
-  response.once('close', () => {
-    if (!response.writableFinished) controller.abort();
-  });
-  return AbortSignal.any([controller.signal, shutdown]);
-}
 
 function logRequest(options: FrontDoorOptions, request: IncomingMessage, response: ServerResponse, requestId: string, startedMs: number, trace: RequestTrace): void {
   // Method is logged only when it is one we know, so a crafted method cannot inject text.

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -127,6 +128,9 @@ class LoopbackListener implements LocalServer {
     private readonly limits: ServerLimits,
   ) {
     this.gate = new ServingGate(options.ready);
+    // Every request in flight follows both signals with one listener each (front-door.ts), up to
+    // the connection cap: many by design, so Node's leak warning at 10 listeners does not apply.
+    setMaxListeners(0, this.shutdown.signal, this.stopping.signal);
     this.budget = new ConnectionBudget(limits.connectionsMax, new RefusalLog(options, limits.connectionsMax));
     this.servers = [this.makeServer()];
   }

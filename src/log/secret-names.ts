@@ -1,4 +1,5 @@
 import { foldFieldName, isCardFieldName } from '../validate/card-field-names.js';
+import { memoizeNames } from '../validate/name-memo.js';
 
 /**
  * Names compared after folding (lower case, letters and digits only), so `secretKey`,
@@ -37,7 +38,9 @@ const PUBLIC_KEY_NAMES: ReadonlySet<string> = new Set(['publickey', 'idempotency
  * password, signature or cookie) or card data (PAN, CVV, expiry, track data, per the card-data
  * guard's list). Logs write such values as "[redacted]" and the audit log refuses such fields.
  */
-export function looksSecretName(name: string): boolean {
+export const looksSecretName = memoizeNames(judgeSecretName);
+
+function judgeSecretName(name: string): boolean {
   const folded = foldFieldName(name);
   if (SECRET_NAMES.has(folded)) return true;
   if (SECRET_FRAGMENTS.some((fragment) => folded.includes(fragment))) return true;

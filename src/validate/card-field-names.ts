@@ -6,6 +6,7 @@
  * `card-number`, `CARD_NUMBER`, `card number` and `сard_number` (Cyrillic с) are the same name.
  */
 import { LOOKALIKE_TO_LATIN } from './lookalike-letters.js';
+import { memoizeNames } from './name-memo.js';
 
 /** Short names refused only as the whole name: as fragments they occur inside ordinary words. */
 const EXACT_NAMES: ReadonlySet<string> = new Set([
@@ -101,7 +102,9 @@ function wordsOf(name: string): string[] {
 }
 
 /** isCardFieldName reports whether a field name says it holds card data (PAN, CVV, expiry, track). */
-export function isCardFieldName(name: string): boolean {
+export const isCardFieldName = memoizeNames(judgeCardFieldName);
+
+function judgeCardFieldName(name: string): boolean {
   const folded = foldFieldName(name);
   if (EXACT_NAMES.has(folded) || WORD_NAMES.has(folded)) return true;
   if (FRAGMENTS.some((fragment) => folded.includes(fragment))) return true;

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { LatchError, invalidRequest } from '../../errors/latch-error.js';
 import { randomId } from '../../ids/random-id.js';
@@ -8,6 +9,7 @@ import { sendError, sendJson, sendRaw } from '../../http/respond.js';
 import { isRawResult, type RequestContext, type RouteResult } from '../../http/route.js';
 import type { Router } from '../../http/router.js';
 import { assertNoCardData } from '../../validate/card-data-guard.js';
+import { followSignals } from '../../runtime/follow-signals.js';
 
 /** The cloud accepts bodies up to 1 MiB (docs/decisions.md §13: the proxied body limit). */
 export const SANDBOX_BODY_BYTES_MAX = 1024 * 1024;
@@ -26,6 +28,8 @@ const KEEP_ALIVE_TIMEOUT_MS = 5_000;
  * above all, is answered with the common error body; nothing a client sends can crash it.
  */
 export function createSandboxServer(router: Router, log: EventLog | undefined, shutdown: AbortSignal, ledgerNowSeconds?: () => number): Server {
+  // Every request in flight follows the shutdown signal with one listener: many by design.
+  setMaxListeners(0, shutdown);
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, (request, response) => {
     // The Date header tells the daemon the cloud's clock: the ledger clock, which decides when
     // windows start and end (it runs ahead of the real clock after POST /v1/sandbox/clock).
@@ -65,9 +69,11 @@ async function admit(router: Router, shutdown: AbortSignal, request: IncomingMes
   const match = router.match(method, path);
   const { rawBody, body } = await readRequestBody(request, match.route.bodyBytesMax ?? SANDBOX_BODY_BYTES_MAX);
   assertNoCardData({ path, query: rawQuery, body });
-  const controller = new AbortController();
+  const client = new AbortController();
+  const followed = followSignals([client.signal, shutdown]);
   response.once('close', () => {
-    if (!response.writableFinished) controller.abort();
+    if (!response.writableFinished) client.abort();
+    followed.release();
   });
   const context: RequestContext = {
     method,
@@ -83,7 +89,7 @@ async function admit(router: Router, shutdown: AbortSignal, request: IncomingMes
     principal: undefined,
     ownerPresent: false,
     userAgent: request.headers['user-agent'] ?? '',
-    signal: AbortSignal.any([controller.signal, shutdown]),
+    signal: followed.signal,
   };
   return match.route.handler(context);
 }

@@ -1,0 +1,49 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { memoizeNames } from '../../src/validate/name-memo.js';
+import { isCardFieldName } from '../../src/validate/card-field-names.js';
+import { looksSecretName } from '../../src/log/secret-names.js';
+
+test('a memoized judgement gives the judge answer, asking it once per name', () => {
+  const asked: string[] = [];
+  const judge = memoizeNames((name) => {
+    asked.push(name);
+    return name.startsWith('card');
+  });
+  assert.equal(judge('card_number'), true);
+  assert.equal(judge('card_number'), true);
+  assert.equal(judge('amount'), false);
+  assert.equal(judge('amount'), false);
+  assert.deepEqual(asked, ['card_number', 'amount']);
+});
+
+test('names beyond the bound are judged every time, so no input grows the memo without limit', () => {
+  let calls = 0;
+  const judge = memoizeNames(() => {
+    calls += 1;
+    return false;
+  });
+  for (let n = 0; n < 5000; n += 1) judge(`field_${n}`);
+  calls = 0;
+  judge('field_4999');
+  judge('field_4999');
+  assert.equal(calls, 2, 'a name seen after the memo filled is not kept');
+  judge('field_1');
+  assert.equal(calls, 2, 'a name kept before it filled is still answered from the memo');
+  const long = 'x'.repeat(129);
+  judge(long);
+  judge(long);
+  assert.equal(calls, 4, 'a long name is never kept');
+});
+
+test('the memoized guards answer as before, asked again and again', () => {
+  for (let round = 0; round < 3; round += 1) {
+    assert.equal(isCardFieldName('cardNumber'), true);
+    assert.equal(isCardFieldName('сard_number'), true);
+    assert.equal(isCardFieldName('card_notes'), false);
+    assert.equal(looksSecretName('daemon_token'), true);
+    assert.equal(looksSecretName('public_key'), false);
+    assert.equal(looksSecretName('cvv'), true);
+    assert.equal(looksSecretName('merchant'), false);
+  }
+});
