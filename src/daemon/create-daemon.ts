@@ -106,6 +106,6 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
     services,
     addresses: () => plan.listeners.addresses(),
     listen: () => lifecycle.start(),
-    close: (closeOptions = {}) => lifecycle.stop(closeOptions.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS, closeOptions.reason),
+    close: async (closeOptions = {}) => lifecycle.stop(closeOptions.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS, closeOptions.reason),
   };
 }
