@@ -6,7 +6,7 @@ import { ApprovalBook } from '../core/approval-book.js';
 import type { ApprovalAudit, ApprovalDeps, OwnerPassphrase } from '../core/approval-deps.js';
 import { PassphraseLockout } from '../core/passphrase-lockout.js';
 import { principalName } from '../core/principal.js';
-import { approvalPassphraseId, verifyApprovalPassphraseAsync, type StoredApprovalPassphrase } from '../datadir/approval-passphrase.js';
+import { approvalPassphraseId, approvalPassphrasePath, readApprovalPassphrase, verifyApprovalPassphraseAsync, type StoredApprovalPassphrase } from '../datadir/approval-passphrase.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
 import { formatMinor } from '../money/amount.js';
 import { approvalNotifier } from './approval-notify.js';
@@ -35,9 +35,10 @@ export function bindApprovals(services: DaemonServices, appendAudit: (entry: Aud
  * question every owner request asks (is presence configured?) costs no read and no hash.
  */
 function ownerPassphrase(services: DaemonServices): () => OwnerPassphrase | undefined {
+  const storedPassphrase = services.watchedFile(approvalPassphrasePath(services.home), () => readApprovalPassphrase(services.home));
   let known: { stored: StoredApprovalPassphrase; answer: OwnerPassphrase } | undefined;
   return () => {
-    const stored = services.approvalPassphrase();
+    const stored = storedPassphrase();
     if (stored === undefined) return undefined;
     if (known?.stored !== stored) known = { stored, answer: { id: approvalPassphraseId(stored), verify: (candidate) => verifyApprovalPassphraseAsync(stored, candidate) } };
     return known.answer;

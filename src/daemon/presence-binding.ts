@@ -5,19 +5,21 @@
 import type { ApprovalDeps } from '../core/approval-deps.js';
 import { OwnerPresence } from '../core/owner-presence.js';
 import { OwnerSessions, OWNER_SESSION_SECONDS_MAX } from '../core/owner-sessions.js';
-import type { StoredPasskey } from '../datadir/passkeys.js';
+import { passkeysPath, readPasskeys, type StoredPasskey } from '../datadir/passkeys.js';
 import type { DaemonServices } from './services.js';
 
 /** bindPresence makes the owner's presence of one daemon from its approval passphrase and passkeys. */
 export function bindPresence(services: DaemonServices, approvals: ApprovalDeps, nowSeconds: () => number): OwnerPresence {
+  // Asked on every owner request: read again only when the file changes.
+  const passkeys = services.watchedFile(passkeysPath(services.home), () => readPasskeys(services.home));
   return new OwnerPresence({
-    // The passphrase file is read at each question, so `latch approvals passphrase set|clear`
+    // The passphrase file is looked at on each question (read again when it changed), so `latch approvals passphrase set|clear`
     // applies at once; an unsafe or damaged file throws (503), never "no factor".
     factors: [
       { name: 'passphrase', configured: () => approvals.passphrase() !== undefined, generation: () => approvals.passphrase()?.id },
       // A registered passkey (the owner console) is a factor like the passphrase (docs/decisions.md §25);
       // its generation is the set of credential ids, so removing or adding one ends owner sessions.
-      { name: 'passkey', configured: () => services.passkeys().length > 0, generation: () => passkeyGeneration(services.passkeys()) },
+      { name: 'passkey', configured: () => passkeys().length > 0, generation: () => passkeyGeneration(passkeys()) },
     ],
     lockout: approvals.lockout,
     passphrase: approvals.passphrase,

@@ -5,8 +5,6 @@ import { deviceKeyNextPath } from '../datadir/key-rollover.js';
 import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { assertHomeSecure } from '../datadir/permissions.js';
 import { pausePath, readPause, type PauseState } from '../datadir/pause.js';
-import { approvalPassphrasePath, readApprovalPassphrase, type StoredApprovalPassphrase } from '../datadir/approval-passphrase.js';
-import { passkeysPath, readPasskeys, type StoredPasskey } from '../datadir/passkeys.js';
 import { readToken, tokenPath } from '../datadir/token.js';
 import type { Logger } from '../log/logger.js';
 import type { Policy } from '../policy/policy-types.js';
@@ -45,12 +43,11 @@ export interface DaemonServices {
   /** paused returns the owner's emergency brake (`latch pause`), or undefined while signing runs. */
   paused(): PauseState | undefined;
   /**
-   * approvalPassphrase returns the owner passphrase's stored hash, or undefined when none is set;
-   * throws a DataDirError when the file is unsafe or damaged (presence then fails closed).
+   * watchedFile returns a getter of what load makes of a file in the data directory, loaded again
+   * only when the file changed, like every getter here: for files asked about on every request
+   * (the owner passphrase, the passkeys: is presence configured?). load's errors are not kept.
    */
-  approvalPassphrase(): StoredApprovalPassphrase | undefined;
-  /** passkeys returns the owner's registered passkeys (public keys), empty when there are none. */
-  passkeys(): readonly StoredPasskey[];
+  watchedFile<T>(file: string, load: () => T): () => T;
   /**
    * policy returns the effective spending policy (policy.json, or the allow-all default when it
    * is absent); throws PolicyInvalidError while the file is invalid, a DataDirError when unsafe.
@@ -93,10 +90,6 @@ export function createServices(options: ServicesOptions): DaemonServices {
   });
   const config = inCheckedHome(configPath(home), () => loadConfig(home));
   const paused = inCheckedHome(pausePath(home), () => readPause(home));
-  // Asked on every request that needs the owner (is presence configured?): read again only when
-  // the file changed, like the token, so `latch approvals passphrase set|clear` still applies at once.
-  const approvalPassphrase = inCheckedHome(approvalPassphrasePath(home), () => readApprovalPassphrase(home));
-  const passkeys = inCheckedHome(passkeysPath(home), () => readPasskeys(home));
   const installedKey = inCheckedHome(deviceKeyPath(home), () => loadDeviceKey(home, passphrase));
   const stagedKey = inCheckedHome(deviceKeyNextPath(home), () => loadDeviceKey(home, passphrase, deviceKeyNextPath(home)));
   return {
@@ -122,8 +115,7 @@ export function createServices(options: ServicesOptions): DaemonServices {
     },
     config,
     paused,
-    approvalPassphrase,
-    passkeys,
+    watchedFile: inCheckedHome,
     policy: policySource(home, homeChecked),
     stateStore: new StateStore(dataFilePath(home, DATA_FILES.stateJournal)),
   };

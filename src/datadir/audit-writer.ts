@@ -38,6 +38,8 @@ export interface AuditWriterOptions {
   onCommit?: (entries: number) => void;
   /** Called when the head is settled to name the last line, once per burst (for tests). */
   onSettle?: () => void;
+  /** Called when a burst starts: audit.lock taken, the log opened and checked (for tests). */
+  onBurst?: () => void;
   /** Makes the written lines durable; fdatasync off the event loop unless a test injects a failure. */
   sync?: (fd: number) => Promise<void>;
 }
@@ -53,11 +55,11 @@ export const AUDIT_PENDING_ENTRIES_MAX = 4096;
 export const AUDIT_LOCK_HOLD_COMMITS_MAX = 32;
 
 /**
- * How long a burst whose announced reservation still has room waits for another append before it
- * settles audit.head and lets go of audit.lock (docs/decisions.md §26.3). Concurrent HTTP callers
- * answered by one commit send their next request a loopback round trip later; waiting this long
- * lets it join the burst (one fdatasync) instead of paying a head settle, a lock and an
- * announcement again (three).
+ * How long a burst waits for another append before it settles audit.head and lets go of
+ * audit.lock (docs/decisions.md §26.3). HTTP callers answered by a commit send their next request
+ * a loopback round trip later; waiting this long lets it join the burst (one fdatasync, and one
+ * announcement per AUDIT_BATCH_ENTRIES_MAX lines) instead of paying a head settle, the lock, the
+ * log's open and check again.
  */
 export const AUDIT_LINGER_MS = 2;
 
@@ -118,6 +120,7 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
    */
   const commitBurst = async (): Promise<void> => {
     const opened = openForAppend(home);
+    options.onBurst?.();
     let log: OpenLog = { fd: opened.fd, tail: opened.tail, headState: opened.headState };
     try {
       for (let commits = 0; pending.length > 0 && commits < AUDIT_LOCK_HOLD_COMMITS_MAX; commits += 1) {
@@ -136,10 +139,12 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         // Callers that were waiting on this commit often append again at once; one turn of the
         // event loop lets them join the next commit instead of each starting a commit alone.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        // Only while the head's reservation covers the next line: then a commit that joins costs
-        // one fdatasync. A lone line after a settled head needs no announcement, so a burst
-        // without a reservation settles at once rather than make its next commit announce.
-        if (pending.length === 0 && reservationHasRoom(log)) await linger();
+        // A caller answered by this commit often appends again a round trip later (its next
+        // request): waiting for it keeps the burst (docs/decisions.md §26.3). Within the head's
+        // reservation the next commit costs one fdatasync; past it, the commit announces a new
+        // reservation first, one head write for the next AUDIT_BATCH_ENTRIES_MAX lines, where
+        // ending the burst would cost a head settle, the lock, the log's open and check for each.
+        if (pending.length === 0) await linger();
       }
       await settleHead(home, log, options);
     } finally {
@@ -234,12 +239,6 @@ function headCovers(head: AuditHead | undefined, end: number): boolean {
   if (head === undefined) return false;
   if (head.pending === undefined) return head.seq >= 1 && end <= head.seq + 1;
   return end <= head.seq + head.pending;
-}
-
-/** reservationHasRoom says whether audit.head announced a reservation that covers the log's next line. */
-function reservationHasRoom(log: OpenLog): boolean {
-  const head = log.headState?.head;
-  return head?.pending !== undefined && log.tail.seq + 1 <= head.seq + head.pending;
 }
 
 /**

@@ -192,3 +192,34 @@ test('an append that arrives a moment after an announced commit joins the burst:
     assert.deepEqual(verifyAudit(home), { ok: true, lines: 6 });
   }
 });
+
+test('one caller after another (one client): the next line within the linger joins the burst, with no lock, open or settle of its own', async () => {
+  const cases = [
+    // The second line comes while the first burst waits: one burst, announced once (a reservation
+    // the lines after it fall inside), settled once when it ends.
+    { name: 'after 1 ms', delayMs: 1, settles: 1, announced: 1, bursts: 1 },
+    // Long after: the first burst settled and let go; the lone line after a settled head needs no announcement.
+    { name: `after ${AUDIT_LINGER_MS * 25} ms`, delayMs: AUDIT_LINGER_MS * 25, settles: 2, announced: 0, bursts: 2 },
+  ];
+  for (const { name, delayMs, settles, announced, bursts } of cases) {
+    const home = tempHome();
+    // A first line, settled: the state of a daemon that has been idle.
+    const first = createAuditWriter(home);
+    await first.append(entry(1), NOW);
+    await first.idle();
+    let settled = 0;
+    let announcements = 0;
+    let opened = 0;
+    const writer = createAuditWriter(home, { onSettle: () => (settled += 1), onAnnounce: () => (announcements += 1), onBurst: () => (opened += 1) });
+    await writer.append(entry(2), NOW);
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    await writer.append(entry(3), NOW);
+    await writer.idle();
+    assert.equal(opened, bursts, `${name}: bursts (each takes audit.lock and opens and checks the log)`);
+    assert.equal(settled, settles, `${name}: head settles`);
+    assert.equal(announcements, announced, `${name}: announcements`);
+    const head = readAuditHead(home);
+    assert.ok(head?.seq === 3 && head.pending === undefined, `${name}: the head names the last line once idle: ${JSON.stringify(head)}`);
+    assert.deepEqual(verifyAudit(home), { ok: true, lines: 3 });
+  }
+});
