@@ -62,6 +62,9 @@ export class DaemonLifecycle {
       this.parts.plan.addConsole?.();
       return this.lock;
     } catch (error) {
+      // The console's port comes from config.json, read after the lock is taken: a failure there
+      // lets go of the lock too, so the next start is not refused by a lock nobody holds.
+      this.lock?.release();
       throw this.failed(error);
     }
   }
