@@ -68,7 +68,10 @@ describe('latch approvals watch in a terminal', () => {
     term.press('Enter');
     screen = await term.waitFor(/Approved ap_one: authorization pw_one created\./);
     assert.ok(!screen.includes('horse'), 'neither passphrase was echoed');
-    assert.deepEqual(stub.decisions, [{ approvalId: 'ap_one', action: 'approve', body: { passphrase } }]);
+    // The passphrase opened an owner session (docs/decisions.md §21.8); the approval went with it.
+    assert.deepEqual(stub.decisions, [{ approvalId: 'ap_one', action: 'approve', body: {} }]);
+    assert.deepEqual({ opened: stub.sessions.opened, ended: stub.sessions.ended }, { opened: 1, ended: 0 });
+    assert.match(screen, /Owner session open for this watch/);
 
     stub.approvals.push(pendingApproval('ap_two', { merchant_name: 'gadgets.example.net', amount: '120.00', authorization_type: 'ceiling' }));
     await term.waitFor(/ap_two[^]*up to 120\.00 USD[^]*gadgets\.example\.net[^]*Approve, deny or skip\? \[a\/d\/s\]\s*$/);
@@ -92,9 +95,50 @@ describe('latch approvals watch in a terminal', () => {
     stub.down = false;
     await term.waitFor(/The daemon answers again; watching\./);
 
+    // The session is still open: the next approval asks nothing.
+    stub.approvals.push(pendingApproval('ap_four', { merchant_name: 'books.example.org' }));
+    await term.waitFor(/ap_four[^]*books\.example\.org[^]*Approve, deny or skip\? \[a\/d\/s\]\s*$/);
+    term.type('a');
+    screen = await term.waitFor(/Approved ap_four: authorization pw_four created\./);
+    assert.equal(screen.split('Approval passphrase (not shown):').length - 1, 2, 'asked twice, both for ap_one (a wrong one, then the right one)');
+    assert.deepEqual(stub.decisions[2], { approvalId: 'ap_four', action: 'approve', body: {} });
+
+    // The session ended (idle, or a daemon restart): the next poll notices, the watch says so and
+    // goes on listing with the token; approving asks for the passphrase again.
+    stub.sessions.live.clear();
+    await term.waitFor(/The owner session has ended; the next approval asks for the passphrase again\./);
+    stub.approvals.push(pendingApproval('ap_five', { merchant_name: 'music.example.com' }));
+    screen = await term.waitFor(/ap_five[^]*music\.example\.com[^]*Approve, deny or skip\? \[a\/d\/s\]\s*$/);
+    assert.ok(!screen.includes('Cannot list approvals (invalid_bearer_token)'), 'an ended session is not reported as a failure to list');
+    term.type('a');
+    await term.waitFor(/(Approval passphrase \(not shown\):[^]*){3}/);
+    term.type(passphrase);
+    term.press('Enter');
+    await term.waitFor(/Approved ap_five: authorization pw_five created\./);
+    assert.equal(stub.sessions.opened, 2);
+
+    // The session ends between the list and the key: the approval is refused before any route ran,
+    // the watch says so, asks for the passphrase and approves once more.
+    stub.sessions.endAtNextApprove = true;
+    stub.approvals.push(pendingApproval('ap_six', { merchant_name: 'films.example.com' }));
+    await term.waitFor(/ap_six[^]*films\.example\.com[^]*Approve, deny or skip\? \[a\/d\/s\]\s*$/);
+    term.type('a');
+    await term.waitFor(/The owner session has ended; approving asks for the passphrase again\.\s+Approval passphrase \(not shown\):\s*$/);
+    term.type(passphrase);
+    term.press('Enter');
+    await term.waitFor(/Approved ap_six: authorization pw_six created\./);
+    assert.equal(stub.sessions.opened, 3);
+    assert.deepEqual(
+      stub.decisions.filter((decision) => decision.approvalId === 'ap_six'),
+      [{ approvalId: 'ap_six', action: 'approve', body: {} }],
+      'approved once',
+    );
+
     term.press('C-c');
     screen = await term.waitFor(/EXIT=\d+/);
     assert.match(screen, /Stopped watching\.\s+EXIT=0/);
+    assert.equal(stub.sessions.ended, 1, 'the watch ended its owner session as it stopped');
+    assert.equal(stub.sessions.live.size, 0);
   });
 });
 

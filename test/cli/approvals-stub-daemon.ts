@@ -1,8 +1,10 @@
 /**
  * A stand-in daemon that keeps approvals the way docs/decisions.md §15.4 describes them: list, get,
- * approve (with the passphrase when one is set) and deny, with the real error codes. It proves the
- * data directory's token like the real daemon, so the real client talks to it unchanged.
+ * approve (with the passphrase, or an owner session opened with it, when one is set) and deny, with
+ * the real error codes. It proves the data directory's token like the real daemon, so the real
+ * client talks to it unchanged.
  */
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readToken } from '../../src/datadir/token.js';
@@ -34,6 +36,8 @@ export interface ApprovalsStub {
   passphrase: string | undefined;
   /** While true, every request but the identity check answers 503 (a daemon in trouble). */
   down: boolean;
+  /** Owner sessions opened (POST /owner/sessions with the right passphrase) and ended (DELETE /owner/sessions/current). */
+  sessions: { opened: number; ended: number; live: Set<string>; endAtNextApprove: boolean };
   close(): Promise<void>;
 }
 
@@ -76,10 +80,31 @@ export async function startApprovalsStub(home: string): Promise<ApprovalsStub> {
         const keyProof = keyProofForRequest(request, () => proofKey);
         return answer(200, { status: 'ok', version: '0.0.0', uptime_seconds: 0, signing_key: null }, { ...(proof !== undefined && { [PROOF_HEADER]: proof }), ...(keyProof !== undefined && { [KEY_PROOF_HEADER]: keyProof }) });
       }
-      if (request.headers['authorization'] !== `Bearer ${readToken(home)}`) return answer(401, errorBody('invalid_bearer_token'));
-      if (stub.down) return answer(503, errorBody('internal_error'));
       const url = new URL(request.url ?? '/', 'http://stub');
       const body = chunks.length === 0 ? {} : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
+      // POST /owner/sessions is public, as in the daemon: the passphrase is the proof.
+      if (request.method === 'POST' && url.pathname === '/owner/sessions') {
+        if (stub.passphrase === undefined || body['passphrase'] !== stub.passphrase) return answer(401, errorBody('invalid_passphrase'));
+        const token = `los_${randomBytes(24).toString('base64url')}`;
+        stub.sessions.live.add(token);
+        stub.sessions.opened += 1;
+        return answer(201, { token, expires_at: '2026-01-01T11:00:00Z' });
+      }
+      const bearer = request.headers['authorization'] ?? '';
+      // endAtNextApprove: the session ends just before an approval reaches the stub (it idled out between the list and the key).
+      if (stub.sessions.endAtNextApprove && request.method === 'POST' && request.url?.endsWith('/approve') === true) {
+        stub.sessions.endAtNextApprove = false;
+        stub.sessions.live.clear();
+      }
+      const session = bearer.startsWith('Bearer los_') && stub.sessions.live.has(bearer.slice('Bearer '.length)) ? bearer.slice('Bearer '.length) : undefined;
+      if (session === undefined && bearer !== `Bearer ${readToken(home)}`) return answer(401, errorBody('invalid_bearer_token'));
+      if (stub.down) return answer(503, errorBody('internal_error'));
+      if (request.method === 'DELETE' && url.pathname === '/owner/sessions/current' && session !== undefined) {
+        stub.sessions.live.delete(session);
+        stub.sessions.ended += 1;
+        response.writeHead(204);
+        return response.end();
+      }
       if (request.method === 'GET' && url.pathname === '/cards') {
         return answer(200, { cards: [{ card_id: 'card_groceries1', label: 'Groceries', last4: '4242', status: 'active', balance: '100.00', currency: 'USD' }] });
       }
@@ -96,7 +121,7 @@ export async function startApprovalsStub(home: string): Promise<ApprovalsStub> {
       if (action === undefined && request.method === 'GET') return answer(200, approval);
       if (action === undefined || request.method !== 'POST') return answer(405, errorBody('method_not_allowed'));
       if (approval.status !== 'pending_approval') return answer(409, errorBody('approval_not_pending'));
-      if (action === 'approve' && stub.passphrase !== undefined && body['passphrase'] !== stub.passphrase) return answer(401, errorBody('invalid_passphrase'));
+      if (action === 'approve' && stub.passphrase !== undefined && session === undefined && body['passphrase'] !== stub.passphrase) return answer(401, errorBody('invalid_passphrase'));
       stub.decisions.push({ approvalId: approval.approval_id, action, body });
       if (action === 'approve') {
         approval.status = 'approved';
@@ -115,6 +140,7 @@ export async function startApprovalsStub(home: string): Promise<ApprovalsStub> {
     decisions: [],
     passphrase: undefined,
     down: false,
+    sessions: { opened: 0, ended: 0, live: new Set(), endAtNextApprove: false },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -2,7 +2,9 @@
  * `latch approvals watch` in a real pseudo-terminal (tmux) against the real daemon and sandbox:
  * an agent's request that the policy asks about appears with its full terms, `a` and the
  * passphrase (never on the screen) approve it, the daemon then holds the authorization and the
- * card network's charge of exactly those terms is approved; `d` and a reason deny the next one.
+ * card network's charge of exactly those terms is approved; `d` and a reason deny the next one;
+ * the owner session the first approval opened approves the third without asking again, and it
+ * ends when the watch stops (docs/decisions.md §21.8).
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -59,6 +61,7 @@ test('watch against the real daemon: the full terms, a + passphrase approves (un
   screen = await pane.waitFor(new RegExp(`Approved ${escaped(id)}: authorization (pw_[A-Za-z0-9]+) created\\.`));
   assert.ok(!screen.includes(PASSPHRASE) && !screen.includes('staple'), 'the passphrase never appears on the screen');
   const shownPolicy = new RegExp(`Approved ${escaped(id)}: authorization (pw_[A-Za-z0-9]+)`).exec(screen)?.[1];
+  assert.match(screen, /Owner session open for this watch/);
 
   const decided = await stack.a.get(`/approvals/${id}`);
   assert.equal(decided.body.status, 'approved', decided.text);
@@ -82,7 +85,25 @@ test('watch against the real daemon: the full terms, a + passphrase approves (un
   assert.equal(denied.body.status, 'denied', denied.text);
   assert.equal(denied.body.reason, 'not this shop');
 
+  // The session the first approval opened approves the next one: no passphrase asked again.
+  const third = await shopper.post('/authorize', { card_id: stack.cards[1].card_id, amount: '50.00', merchant_name: 'books.example.org' });
+  assert.equal(third.status, 202, third.text);
+  const thirdId: string = third.body.approval_id;
+  await pane.waitFor(new RegExp(`${escaped(thirdId)}[^]*books\\.example\\.org[^]*Approve, deny or skip\\? \\[a/d/s\\]\\s*$`));
+  pane.type('a');
+  screen = await pane.waitFor(new RegExp(`Approved ${escaped(thirdId)}: authorization pw_[A-Za-z0-9]+ created\\.`));
+  assert.equal(screen.split('Approval passphrase (not shown):').length - 1, 1, `the passphrase was asked for once, at the first approval:\n${screen}`);
+  const approvedThird = await stack.a.get(`/approvals/${thirdId}`);
+  assert.equal(approvedThird.body.status, 'approved', approvedThird.text);
+
   pane.press('C-c');
   screen = await pane.waitFor(/EXIT=\d+/);
   assert.match(screen, /Stopped watching\.\s+EXIT=0/);
+  // The watch ended its owner session as it stopped.
+  const ended = stack
+    .logs()
+    .split('\n')
+    .filter((line) => line.includes('"method":"DELETE","route":"/owner/sessions/current"'));
+  assert.equal(ended.length, 1, `one DELETE /owner/sessions/current in the daemon's log:\n${ended.join('\n')}`);
+  assert.match(ended[0] as string, /"status":20\d/);
 });

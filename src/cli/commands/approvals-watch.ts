@@ -10,7 +10,7 @@ import { reportApprovalError } from '../approvals/approval-errors.js';
 import { cardLabels } from '../approvals/card-labels.js';
 import { passphraseIsSet, terminalKeys } from '../approvals/owner-input.js';
 import { writeLine, type CliIo, type Command } from '../command.js';
-import { optional, stringFlag } from '../daemon-calls/command-args.js';
+import { stringFlag } from '../daemon-calls/command-args.js';
 import { refuseAgentFlag } from '../common-options.js';
 import { newCliClient } from '../daemon-calls/daemon-call-command.js';
 import { approvalLines } from '../daemon-calls/approval-views.js';
@@ -37,7 +37,10 @@ is shown with its full terms (agent, card label and id, merchant, amount and typ
 it is valid, recurring terms, the rule that asked and why), then:
 
   Approve, deny or skip? [a/d/s]   one key; a asks for the approval passphrase (not shown) when one
-                                   is set; d asks for an optional reason; s leaves it pending.
+                                   is set, the first time: it opens an owner session that the next
+                                   approvals use until it is idle too long (it lives in this
+                                   process only and ends when the watch stops); d asks for an
+                                   optional reason; s leaves it pending.
 
 Requests that expire or are decided elsewhere are reported as they disappear. A daemon restart, an
 unreachable daemon or a rotated token is survived: it keeps polling and says when it is back.
@@ -78,6 +81,8 @@ Exit codes: 0 stopped with Ctrl-C (or end of input); 2 bad usage or not a termin
     } finally {
       stop.dispose();
       keys?.stop();
+      // The watch's owner session, if it opened one, ends with it.
+      await client?.endOwnerSession().catch(() => undefined);
       client?.close();
     }
   },
@@ -161,7 +166,7 @@ class Watch {
   /** poll returns the pending approvals, or undefined after reporting (once) why it cannot. */
   private async poll(): Promise<Approval[] | undefined> {
     try {
-      const { approvals } = await this.client.approvals({ status: 'pending_approval', limit: WATCH_PAGE_MAX });
+      const { approvals } = await this.listPending();
       if (this.problem !== undefined) this.say('The daemon answers again; watching.');
       this.problem = undefined;
       return approvals;
@@ -170,6 +175,22 @@ class Watch {
       if (this.problem !== error.code) this.say(printable(`Cannot list approvals (${error.code}): ${error.message} Still trying every second.`));
       this.problem = error.code;
       return undefined;
+    }
+  }
+
+  /**
+   * listPending lists what waits. The watch's owner session, once open, carries every call; when it
+   * has ended (the client then drops it) the list is asked for again with the token, and the owner
+   * is told that the next approval asks for the passphrase.
+   */
+  private async listPending(): Promise<{ approvals: Approval[] }> {
+    const hadSession = this.client.hasOwnerSession();
+    try {
+      return await this.client.approvals({ status: 'pending_approval', limit: WATCH_PAGE_MAX });
+    } catch (error) {
+      if (!hadSession || this.client.hasOwnerSession() || !(error instanceof LatchClientError) || error.status !== 401) throw error;
+      this.say('The owner session has ended; the next approval asks for the passphrase again.');
+      return this.client.approvals({ status: 'pending_approval', limit: WATCH_PAGE_MAX });
     }
   }
 
@@ -218,9 +239,31 @@ class Watch {
     }
   }
 
+  /**
+   * approve approves as the owner with presence. With a passphrase set, the first approval asks
+   * for it and opens an owner session for the rest of the watch (in this process's memory only,
+   * ended when the watch stops: docs/decisions.md §21.8), so the owner deciding a run of requests
+   * types it once; when the session has ended meanwhile (idle too long, or the daemon restarted)
+   * the passphrase is asked for again. A refused session never reached a route, so approving again
+   * is safe.
+   */
   private async approve(id: string): Promise<Approval> {
-    const passphrase = passphraseIsSet(this.client.home) ? await readSecret(this.keys, this.io.stdout, 'Approval passphrase (not shown): ') : undefined;
-    return this.client.approve(id, optional('passphrase', passphrase));
+    if (!passphraseIsSet(this.client.home)) return this.client.approve(id, {});
+    if (!this.client.hasOwnerSession()) await this.openSession();
+    try {
+      return await this.client.approve(id, {});
+    } catch (error) {
+      if (!(error instanceof LatchClientError) || error.status !== 401 || this.client.hasOwnerSession()) throw error;
+      this.say('The owner session has ended; approving asks for the passphrase again.');
+      await this.openSession();
+      return this.client.approve(id, {});
+    }
+  }
+
+  private async openSession(): Promise<void> {
+    const passphrase = await readSecret(this.keys, this.io.stdout, 'Approval passphrase (not shown): ');
+    const opened = await this.client.openOwnerSession(passphrase);
+    this.say(printable(`Owner session open for this watch (until it is idle too long, at the latest ${opened.expires_at}): the next approvals ask no passphrase. It ends when the watch stops.`));
   }
 
   private async deny(id: string): Promise<Approval> {
