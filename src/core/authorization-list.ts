@@ -8,8 +8,9 @@
  * id that does not exist, so ids do not leak between agents.
  */
 import { LatchError } from '../errors/latch-error.js';
+import type { AuthorizationEntry } from './authorization-ledger.js';
 import { cloudCall, idempotencyKeyOf, type CoreDeps, type OperationContext } from './core-deps.js';
-import type { Authorization, AuthorizationKind, AuthorizationStatus, AuthorizationType } from './model.js';
+import type { Authorization, AuthorizationStatus } from './model.js';
 import { principalName, type Principal } from './principal.js';
 import { signRevocation } from './revocation.js';
 
@@ -18,19 +19,10 @@ import { signRevocation } from './revocation.js';
  * window's terms are there for a window the owner signed and the daemon still holds, unregistered,
  * which the cloud does not know yet.
  */
-export interface LedgerEntryView {
-  policyId: string;
-  agent: string;
-  cardId: string | null;
-  merchant: string;
-  currency: string;
-  amountMinor: number;
-  kind: AuthorizationKind;
-  authorizationType: AuthorizationType;
-  signedAtSeconds: number;
-  notAfterSeconds: number;
-  state: 'active' | 'used' | 'expired' | 'revoked' | 'failed' | 'unregistered';
-}
+export type LedgerEntryView = Pick<
+  AuthorizationEntry,
+  'policyId' | 'agent' | 'cardId' | 'merchant' | 'currency' | 'amountMinor' | 'kind' | 'authorizationType' | 'signedAtSeconds' | 'notAfterSeconds' | 'state'
+>;
 
 /** The ledger operations this module uses (a subset of AuthorizationLedger). */
 export interface LedgerView {
