@@ -144,7 +144,8 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         // reservation the next commit costs one fdatasync; past it, the commit announces a new
         // reservation first, one head write for the next AUDIT_BATCH_ENTRIES_MAX lines, where
         // ending the burst would cost a head settle, the lock, the log's open and check for each.
-        if (pending.length === 0) await linger();
+        // Not after the burst's last commit: nothing can join it, and the lock would be held for nothing.
+        if (pending.length === 0 && commits + 1 < AUDIT_LOCK_HOLD_COMMITS_MAX) await linger();
       }
       await settleHead(home, log, options);
     } finally {

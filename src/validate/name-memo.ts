@@ -15,7 +15,9 @@ export function memoizeNames(judge: (name: string) => boolean): (name: string) =
     const remembered = known.get(name);
     if (remembered !== undefined) return remembered;
     const verdict = judge(name);
-    if (known.size < NAMES_KEPT_MAX && name.length <= NAME_CHARS_KEPT_MAX) known.set(name, verdict);
+    // Kept as a copy: a name cut from a longer text (a query string's `name=value` pairs) may be a
+    // V8 slice that would keep the whole text alive for as long as the memo keeps the name.
+    if (known.size < NAMES_KEPT_MAX && name.length <= NAME_CHARS_KEPT_MAX) known.set(Buffer.from(name, 'utf8').toString('utf8'), verdict);
     return verdict;
   };
 }

@@ -47,3 +47,22 @@ test('the memoized guards answer as before, asked again and again', () => {
     assert.equal(looksSecretName('merchant'), false);
   }
 });
+
+test('a kept name cut from a long text does not keep the text alive', async () => {
+  const { setFlagsFromString } = await import('node:v8');
+  const { runInNewContext } = await import('node:vm');
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const judge = memoizeNames((name) => name.startsWith('card'));
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  for (let n = 0; n < 500; n += 1) {
+    // A 16 KB query string, as a request may carry; its first name (13 characters or more) is a V8 slice of it.
+    const query = `name_of_a_field_${n}=1&${'x'.repeat(16_000)}${n}`;
+    judge(query.split('&')[0]?.split('=')[0] as string);
+  }
+  gc();
+  const grownBytes = process.memoryUsage().heapUsed - before;
+  // 500 kept slices would hold about 8 MB of query text; 500 short copies hold a few kilobytes.
+  assert.ok(grownBytes < 3_000_000, `the memo keeps ${(grownBytes / 1e6).toFixed(1)} MB alive`);
+});
