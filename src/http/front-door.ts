@@ -99,6 +99,9 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
     const trace: RequestTrace = { route: undefined, code: undefined };
     response.setHeader('x-request-id', requestId);
     response.once('close', () => logRequest(options, request, response, requestId, startedMs, trace));
+    // Before anything awaits: a client that leaves while the body is read or a passphrase checked
+    // must still abort the request's signals, and release them (request-signals.ts).
+    const signals = new RequestSignals(response, state.shutdown, state.stopping);
     const fault = framingFault(request, state.headersCountMax);
     if (fault !== undefined) {
       // The body, if any, is not read: nothing after this request on the connection can be trusted.
@@ -108,7 +111,7 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
       return;
     }
     try {
-      const result = await admitAndHandle(options, request, response, state, requestId, trace);
+      const result = await admitAndHandle(options, request, signals, state, requestId, trace);
       writeResult(response, result);
     } catch (error) {
       if (error instanceof DataDirError) {
@@ -139,7 +142,7 @@ interface RequestTrace {
 async function admitAndHandle(
   options: FrontDoorOptions,
   request: IncomingMessage,
-  response: ServerResponse,
+  signals: RequestSignals,
   state: ListenerState,
   requestId: string,
   trace: RequestTrace,
@@ -187,7 +190,6 @@ async function admitAndHandle(
     }
   }
 
-  const signals = new RequestSignals(response, state.shutdown, state.stopping);
   const context: RequestContext = {
     method,
     path,

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { readApprovalPassphrase, setApprovalPassphrase, verifyApprovalPassphraseAsync } from '../../src/datadir/approval-passphrase.js';
+import { clearApprovalPassphrase, readApprovalPassphrase, setApprovalPassphrase, verifyApprovalPassphraseAsync } from '../../src/datadir/approval-passphrase.js';
 import { ensureHome } from '../../src/datadir/home.js';
 import { ensureToken } from '../../src/datadir/token.js';
 import { pendingApproval, startApprovalsStub, type ApprovalsStub } from './approvals-stub-daemon.js';
@@ -103,36 +103,35 @@ describe('latch approvals watch in a terminal', () => {
     assert.equal(screen.split('Approval passphrase (not shown):').length - 1, 2, 'asked twice, both for ap_one (a wrong one, then the right one)');
     assert.deepEqual(stub.decisions[2], { approvalId: 'ap_four', action: 'approve', body: {} });
 
-    // The session ended (idle, or a daemon restart): the next poll notices, the watch says so and
-    // goes on listing with the token; approving asks for the passphrase again.
+    // Only approvals carry the session: the polls go with the token, so they never keep it alive.
+    assert.ok(stub.sessions.calls.length > 0 && stub.sessions.calls.every((call) => call === 'POST /approvals/ap_one/approve' || call === 'POST /approvals/ap_four/approve'), `calls made with the session: ${stub.sessions.calls.join(', ')}`);
+
+    // The session ended (no approval for the idle limit, or a daemon restart): the next approval is
+    // refused before any route ran; the watch says so, asks for the passphrase, and approves once.
     stub.sessions.live.clear();
-    await term.waitFor(/The owner session has ended; the next approval asks for the passphrase again\./);
     stub.approvals.push(pendingApproval('ap_five', { merchant_name: 'music.example.com' }));
     screen = await term.waitFor(/ap_five[^]*music\.example\.com[^]*Approve, deny or skip\? \[a\/d\/s\]\s*$/);
-    assert.ok(!screen.includes('Cannot list approvals (invalid_bearer_token)'), 'an ended session is not reported as a failure to list');
-    term.type('a');
-    await term.waitFor(/(Approval passphrase \(not shown\):[^]*){3}/);
-    term.type(passphrase);
-    term.press('Enter');
-    await term.waitFor(/Approved ap_five: authorization pw_five created\./);
-    assert.equal(stub.sessions.opened, 2);
-
-    // The session ends between the list and the key: the approval is refused before any route ran,
-    // the watch says so, asks for the passphrase and approves once more.
-    stub.sessions.endAtNextApprove = true;
-    stub.approvals.push(pendingApproval('ap_six', { merchant_name: 'films.example.com' }));
-    await term.waitFor(/ap_six[^]*films\.example\.com[^]*Approve, deny or skip\? \[a\/d\/s\]\s*$/);
+    assert.ok(!screen.includes('Cannot list approvals (invalid_bearer_token)'), 'the polls never used the session');
     term.type('a');
     await term.waitFor(/The owner session has ended; approving asks for the passphrase again\.\s+Approval passphrase \(not shown\):\s*$/);
     term.type(passphrase);
     term.press('Enter');
-    await term.waitFor(/Approved ap_six: authorization pw_six created\./);
-    assert.equal(stub.sessions.opened, 3);
+    await term.waitFor(/Approved ap_five: authorization pw_five created\./);
+    assert.equal(stub.sessions.opened, 2);
     assert.deepEqual(
-      stub.decisions.filter((decision) => decision.approvalId === 'ap_six'),
-      [{ approvalId: 'ap_six', action: 'approve', body: {} }],
+      stub.decisions.filter((decision) => decision.approvalId === 'ap_five'),
+      [{ approvalId: 'ap_five', action: 'approve', body: {} }],
       'approved once',
     );
+
+    // The passphrase cleared while the watch runs: the token approves, nothing is asked.
+    clearApprovalPassphrase(home);
+    stub.passphrase = undefined;
+    stub.approvals.push(pendingApproval('ap_six', { merchant_name: 'films.example.com' }));
+    await term.waitFor(/ap_six[^]*films\.example\.com[^]*Approve, deny or skip\? \[a\/d\/s\]\s*$/);
+    term.type('a');
+    screen = await term.waitFor(/Approved ap_six: authorization pw_six created\./);
+    assert.equal(screen.split('Approval passphrase (not shown):').length - 1, 3, 'nothing more was asked');
 
     term.press('C-c');
     screen = await term.waitFor(/EXIT=\d+/);

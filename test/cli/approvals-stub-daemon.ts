@@ -37,7 +37,7 @@ export interface ApprovalsStub {
   /** While true, every request but the identity check answers 503 (a daemon in trouble). */
   down: boolean;
   /** Owner sessions opened (POST /owner/sessions with the right passphrase) and ended (DELETE /owner/sessions/current). */
-  sessions: { opened: number; ended: number; live: Set<string>; endAtNextApprove: boolean };
+  sessions: { opened: number; ended: number; live: Set<string>; calls: string[] };
   close(): Promise<void>;
 }
 
@@ -91,13 +91,9 @@ export async function startApprovalsStub(home: string): Promise<ApprovalsStub> {
         return answer(201, { token, expires_at: '2026-01-01T11:00:00Z' });
       }
       const bearer = request.headers['authorization'] ?? '';
-      // endAtNextApprove: the session ends just before an approval reaches the stub (it idled out between the list and the key).
-      if (stub.sessions.endAtNextApprove && request.method === 'POST' && request.url?.endsWith('/approve') === true) {
-        stub.sessions.endAtNextApprove = false;
-        stub.sessions.live.clear();
-      }
       const session = bearer.startsWith('Bearer los_') && stub.sessions.live.has(bearer.slice('Bearer '.length)) ? bearer.slice('Bearer '.length) : undefined;
       if (session === undefined && bearer !== `Bearer ${readToken(home)}`) return answer(401, errorBody('invalid_bearer_token'));
+      if (session !== undefined && !(request.method === 'DELETE' && url.pathname === '/owner/sessions/current')) stub.sessions.calls.push(`${request.method ?? ''} ${url.pathname}`);
       if (stub.down) return answer(503, errorBody('internal_error'));
       if (request.method === 'DELETE' && url.pathname === '/owner/sessions/current' && session !== undefined) {
         stub.sessions.live.delete(session);
@@ -140,7 +136,7 @@ export async function startApprovalsStub(home: string): Promise<ApprovalsStub> {
     decisions: [],
     passphrase: undefined,
     down: false,
-    sessions: { opened: 0, ended: 0, live: new Set(), endAtNextApprove: false },
+    sessions: { opened: 0, ended: 0, live: new Set(), calls: [] },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -4,6 +4,7 @@
  * confirmation, but with the terms in front of you. It polls; the daemon has no long-poll for lists.
  */
 import { LatchClientError } from '../../client/client-errors.js';
+import { OWNER_SESSION_IDLE_SECONDS } from '../../core/owner-sessions.js';
 import type { LatchClient } from '../../client/latch-client.js';
 import type { Approval } from '../../client/types.js';
 import { reportApprovalError } from '../approvals/approval-errors.js';
@@ -38,9 +39,9 @@ it is valid, recurring terms, the rule that asked and why), then:
 
   Approve, deny or skip? [a/d/s]   one key; a asks for the approval passphrase (not shown) when one
                                    is set, the first time: it opens an owner session that the next
-                                   approvals use until it is idle too long (it lives in this
-                                   process only and ends when the watch stops); d asks for an
-                                   optional reason; s leaves it pending.
+                                   approvals use until none has been made for 5 minutes (it lives
+                                   in this process only and ends when the watch stops); d asks for
+                                   an optional reason; s leaves it pending.
 
 Requests that expire or are decided elsewhere are reported as they disappear. A daemon restart, an
 unreachable daemon or a rotated token is survived: it keeps polling and says when it is back.
@@ -54,6 +55,7 @@ Options:
 Exit codes: 0 stopped with Ctrl-C (or end of input); 2 bad usage or not a terminal; 7 --agent given; 1 anything else.`,
   async run(args, io) {
     let client: LatchClient | undefined;
+    let approver: LatchClient | undefined;
     let keys: KeyInput | undefined;
     const stop = stopController();
     let json = false;
@@ -63,11 +65,14 @@ Exit codes: 0 stopped with Ctrl-C (or end of input); 2 bad usage or not a termin
       refuseAgentFlag('approvals watch', stringFlag(flags, 'agent'));
       keys = terminalKeys(io, 'approvals watch is interactive; scripts use latch approvals, approve and deny');
       client = newCliClient(io);
+      // Approvals go through a client of their own, which holds the watch's owner session; the
+      // polls go with the token, so they do not keep the session from idling out (§21.8).
+      approver = newCliClient(io);
       keys.onInterrupt(stop.stop);
       keys.start();
       // With --json the words for people, prompts included, go to stderr; stdout keeps the decisions.
       const words = json ? { ...io, stdout: io.stderr } : io;
-      await new Watch(client, keys, words, stop, (decided) => {
+      await new Watch(client, approver, keys, words, stop, (decided) => {
         if (json) writeLine(io.stdout, JSON.stringify(decided));
       }).run();
       writeLine(words.stdout, 'Stopped watching.');
@@ -79,10 +84,12 @@ Exit codes: 0 stopped with Ctrl-C (or end of input); 2 bad usage or not a termin
       }
       return reportApprovalError(error, io, 'approvals watch', json);
     } finally {
+      // The watch's owner session, if it opened one, ends with it: before the signal handlers go,
+      // so that a second Ctrl-C meanwhile cannot kill the process with the session still open.
+      await approver?.endOwnerSession().catch(() => undefined);
       stop.dispose();
       keys?.stop();
-      // The watch's owner session, if it opened one, ends with it.
-      await client?.endOwnerSession().catch(() => undefined);
+      approver?.close();
       client?.close();
     }
   },
@@ -139,6 +146,8 @@ class Watch {
 
   constructor(
     private readonly client: LatchClient,
+    /** The client that approves: it holds the owner session, which nothing else uses. */
+    private readonly approver: LatchClient,
     private readonly keys: KeyInput,
     private readonly io: CliIo,
     private readonly stop: StopController,
@@ -166,7 +175,7 @@ class Watch {
   /** poll returns the pending approvals, or undefined after reporting (once) why it cannot. */
   private async poll(): Promise<Approval[] | undefined> {
     try {
-      const { approvals } = await this.listPending();
+      const { approvals } = await this.client.approvals({ status: 'pending_approval', limit: WATCH_PAGE_MAX });
       if (this.problem !== undefined) this.say('The daemon answers again; watching.');
       this.problem = undefined;
       return approvals;
@@ -175,22 +184,6 @@ class Watch {
       if (this.problem !== error.code) this.say(printable(`Cannot list approvals (${error.code}): ${error.message} Still trying every second.`));
       this.problem = error.code;
       return undefined;
-    }
-  }
-
-  /**
-   * listPending lists what waits. The watch's owner session, once open, carries every call; when it
-   * has ended (the client then drops it) the list is asked for again with the token, and the owner
-   * is told that the next approval asks for the passphrase.
-   */
-  private async listPending(): Promise<{ approvals: Approval[] }> {
-    const hadSession = this.client.hasOwnerSession();
-    try {
-      return await this.client.approvals({ status: 'pending_approval', limit: WATCH_PAGE_MAX });
-    } catch (error) {
-      if (!hadSession || this.client.hasOwnerSession() || !(error instanceof LatchClientError) || error.status !== 401) throw error;
-      this.say('The owner session has ended; the next approval asks for the passphrase again.');
-      return this.client.approvals({ status: 'pending_approval', limit: WATCH_PAGE_MAX });
     }
   }
 
@@ -241,29 +234,30 @@ class Watch {
 
   /**
    * approve approves as the owner with presence. With a passphrase set, the first approval asks
-   * for it and opens an owner session for the rest of the watch (in this process's memory only,
+   * for it and opens an owner session on the approving client (in this process's memory only,
    * ended when the watch stops: docs/decisions.md §21.8), so the owner deciding a run of requests
-   * types it once; when the session has ended meanwhile (idle too long, or the daemon restarted)
-   * the passphrase is asked for again. A refused session never reached a route, so approving again
-   * is safe.
+   * types it once. Only approvals use the session, so it ends once no approval has been made for
+   * the daemon's idle limit (5 minutes), or at its lifetime, or at a restart; the passphrase is then
+   * asked for again. A refused session never reached a route, so approving again is safe.
    */
   private async approve(id: string): Promise<Approval> {
+    // No passphrase (any more): the token approves, and a session opened before has no use.
     if (!passphraseIsSet(this.client.home)) return this.client.approve(id, {});
-    if (!this.client.hasOwnerSession()) await this.openSession();
+    if (!this.approver.hasOwnerSession()) await this.openSession();
     try {
-      return await this.client.approve(id, {});
+      return await this.approver.approve(id, {});
     } catch (error) {
-      if (!(error instanceof LatchClientError) || error.status !== 401 || this.client.hasOwnerSession()) throw error;
+      if (!(error instanceof LatchClientError) || error.status !== 401 || this.approver.hasOwnerSession()) throw error;
       this.say('The owner session has ended; approving asks for the passphrase again.');
       await this.openSession();
-      return this.client.approve(id, {});
+      return this.approver.approve(id, {});
     }
   }
 
   private async openSession(): Promise<void> {
     const passphrase = await readSecret(this.keys, this.io.stdout, 'Approval passphrase (not shown): ');
-    const opened = await this.client.openOwnerSession(passphrase);
-    this.say(printable(`Owner session open for this watch (until it is idle too long, at the latest ${opened.expires_at}): the next approvals ask no passphrase. It ends when the watch stops.`));
+    const opened = await this.approver.openOwnerSession(passphrase);
+    this.say(printable(`Owner session open for this watch: the next approvals ask no passphrase until none has been made for ${OWNER_SESSION_IDLE_SECONDS / 60} minutes (at the latest ${opened.expires_at}). It ends when the watch stops.`));
   }
 
   private async deny(id: string): Promise<Approval> {

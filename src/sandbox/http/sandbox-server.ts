@@ -67,14 +67,15 @@ async function admit(router: Router, shutdown: AbortSignal, request: IncomingMes
   if (!KNOWN_METHODS.has(method)) throw new LatchError('method_not_allowed');
   const { path, rawQuery } = splitTarget(target);
   const match = router.match(method, path);
-  const { rawBody, body } = await readRequestBody(request, match.route.bodyBytesMax ?? SANDBOX_BODY_BYTES_MAX);
-  assertNoCardData({ path, query: rawQuery, body });
+  // Before the body is read: a client that leaves meanwhile must still abort, and release, the signal.
   const client = new AbortController();
   const followed = followSignals([client.signal, shutdown]);
   response.once('close', () => {
     if (!response.writableFinished) client.abort();
     followed.release();
   });
+  const { rawBody, body } = await readRequestBody(request, match.route.bodyBytesMax ?? SANDBOX_BODY_BYTES_MAX);
+  assertNoCardData({ path, query: rawQuery, body });
   const context: RequestContext = {
     method,
     path,
