@@ -85,37 +85,58 @@ export function systemdUnit(spec: ServiceSpec): string {
 
 /** launchdPlist returns the launch agent's property list. */
 export function launchdPlist(spec: ServiceSpec): string {
-  const argumentsXml = [spec.command.program, ...spec.command.args, 'daemon', ...(spec.daemonArgs ?? [])].map((word) => `    <string>${xmlText(word)}</string>`);
+  return plistText({
+    comment: 'Written by `latch service install`; remove with `latch service uninstall`.',
+    arguments: [spec.command.program, ...spec.command.args, 'daemon', ...(spec.daemonArgs ?? [])],
+    home: spec.home,
+    // launchd has no way to unset a variable; node treats each of these as absent when empty.
+    environment: CLEARED_ENVIRONMENT.flatMap((name) => [`    <key>${name}</key>`, '    <string></string>']),
+    keepAlive: ['  <dict>', '    <key>SuccessfulExit</key>', '    <false/>', '  </dict>'],
+  });
+}
+
+/** What differs between the launch agent's and the launch daemon's property lists. */
+export interface PlistParts {
+  comment: string;
+  /** The account it runs as (a launch daemon's UserName); absent for a launch agent. */
+  userName?: string;
+  arguments: readonly string[];
+  home: string;
+  /** Lines added to EnvironmentVariables after LATCH_HOME. */
+  environment: readonly string[];
+  /** The KeepAlive value's lines. */
+  keepAlive: readonly string[];
+}
+
+/** plistText writes a property list of the daemon for launchd; every value is escaped. */
+export function plistText(parts: PlistParts): string {
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',
-    '<!-- Written by `latch service install`; remove with `latch service uninstall`. -->',
+    `<!-- ${parts.comment} -->`,
     '<plist version="1.0">',
     '<dict>',
     '  <key>Label</key>',
     `  <string>${LAUNCHD_LABEL}</string>`,
+    ...(parts.userName === undefined ? [] : ['  <key>UserName</key>', `  <string>${xmlText(parts.userName)}</string>`]),
     '  <key>ProgramArguments</key>',
     '  <array>',
-    ...argumentsXml,
+    ...parts.arguments.map((word) => `    <string>${xmlText(word)}</string>`),
     '  </array>',
     '  <key>EnvironmentVariables</key>',
     '  <dict>',
     '    <key>LATCH_HOME</key>',
-    `    <string>${xmlText(spec.home)}</string>`,
-    // launchd has no way to unset a variable; node treats each of these as absent when empty.
-    ...CLEARED_ENVIRONMENT.flatMap((name) => [`    <key>${name}</key>`, '    <string></string>']),
+    `    <string>${xmlText(parts.home)}</string>`,
+    ...parts.environment,
     '  </dict>',
     '  <key>Umask</key>',
     '  <integer>63</integer>',
     '  <key>RunAtLoad</key>',
     '  <true/>',
     '  <key>KeepAlive</key>',
-    '  <dict>',
-    '    <key>SuccessfulExit</key>',
-    '    <false/>',
-    '  </dict>',
+    ...parts.keepAlive,
     '  <key>StandardErrorPath</key>',
-    `  <string>${xmlText(path.join(spec.home, 'daemon.log'))}</string>`,
+    `  <string>${xmlText(path.join(parts.home, 'daemon.log'))}</string>`,
     '</dict>',
     '</plist>',
     '',

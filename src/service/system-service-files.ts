@@ -5,8 +5,7 @@
  * environment is clean (a system unit inherits nothing from the shell that installed it): only
  * LATCH_HOME is set.
  */
-import path from 'node:path';
-import { LAUNCHD_LABEL, systemdWord, type LatchCommand } from './service-files.js';
+import { LAUNCHD_LABEL, plistText, systemdWord, type LatchCommand } from './service-files.js';
 
 /** What a system service definition needs. */
 export interface SystemServiceSpec {
@@ -59,37 +58,12 @@ export function systemdSystemUnit(spec: SystemServiceSpec): string {
 
 /** launchdDaemonPlist returns the launch daemon's property list (runs as UserName). */
 export function launchdDaemonPlist(spec: SystemServiceSpec): string {
-  const xml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  const argumentsXml = [spec.command.program, ...spec.command.args, 'daemon', ...(spec.daemonArgs ?? [])].map((word) => `    <string>${xml(word)}</string>`);
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">',
-    '<!-- Written by `latch service install --system`. -->',
-    '<plist version="1.0">',
-    '<dict>',
-    '  <key>Label</key>',
-    `  <string>${LAUNCHD_LABEL}</string>`,
-    '  <key>UserName</key>',
-    `  <string>${xml(spec.user)}</string>`,
-    '  <key>ProgramArguments</key>',
-    '  <array>',
-    ...argumentsXml,
-    '  </array>',
-    '  <key>EnvironmentVariables</key>',
-    '  <dict>',
-    '    <key>LATCH_HOME</key>',
-    `    <string>${xml(spec.home)}</string>`,
-    '  </dict>',
-    '  <key>Umask</key>',
-    '  <integer>63</integer>',
-    '  <key>RunAtLoad</key>',
-    '  <true/>',
-    '  <key>KeepAlive</key>',
-    '  <true/>',
-    '  <key>StandardErrorPath</key>',
-    `  <string>${xml(path.join(spec.home, 'daemon.log'))}</string>`,
-    '</dict>',
-    '</plist>',
-    '',
-  ].join('\n');
+  return plistText({
+    comment: 'Written by `latch service install --system`.',
+    userName: spec.user,
+    arguments: [spec.command.program, ...spec.command.args, 'daemon', ...(spec.daemonArgs ?? [])],
+    home: spec.home,
+    environment: [],
+    keepAlive: ['  <true/>'],
+  });
 }
