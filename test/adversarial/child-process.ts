@@ -56,6 +56,19 @@ export async function waitForLine(child: Child, match: (line: string) => boolean
   }
 }
 
+/** How long a daemon child may take to say it listens (a loaded machine starts slowly). */
+export const DAEMON_STARTUP_MS = 30_000;
+
+/**
+ * startDaemonChild starts `latch daemon` on home as a child process with ephemeral ports and
+ * resolves once it listens, with its Variant A port. Variant B is served unless told otherwise.
+ */
+export async function startDaemonChild(home: string, options: { variantB?: boolean } = {}): Promise<{ child: Child; portA: number }> {
+  const child = startChild('src/cli/main.ts', ['daemon', '--port-a', '0', ...(options.variantB === false ? ['--no-variant-b'] : ['--port-b', '0'])], { LATCH_HOME: home });
+  const line = await waitForLine(child, (text) => text.includes('"daemon_listening"'), DAEMON_STARTUP_MS);
+  return { child, portA: (JSON.parse(line) as { port_a: number }).port_a };
+}
+
 /** killHard sends SIGKILL (kill -9) and waits until the process is gone. */
 export async function killHard(child: Child): Promise<void> {
   if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');

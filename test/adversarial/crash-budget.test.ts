@@ -10,10 +10,9 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { readToken } from '../../src/datadir/token.js';
 import { startStack, type Stack } from '../support/stack.js';
-import { killAll, killHard, startChild, waitForLine, type Child } from './child-process.js';
+import { killAll, killHard, startDaemonChild } from './child-process.js';
 import { fuzzSeed, SeededRandom } from './seeded-random.js';
 
-const STARTUP_MS = 30_000;
 const MERCHANT = 'coffee.example.com';
 const LIMIT_MINOR = 500;
 const AMOUNT_MINOR = 25;
@@ -32,12 +31,6 @@ after(async () => {
   await killAll();
   await stack.close();
 });
-
-async function startDaemonChild(): Promise<{ child: Child; portA: number }> {
-  const child = startChild('src/cli/main.ts', ['daemon', '--port-a', '0', '--port-b', '0'], { LATCH_HOME: stack.home });
-  const line = await waitForLine(child, (text) => text.includes('"daemon_listening"'), STARTUP_MS);
-  return { child, portA: (JSON.parse(line) as { port_a: number }).port_a };
-}
 
 function post(portA: number, route: string, body: unknown): Promise<{ status: number; body: any }> {
   return fetch(`http://127.0.0.1:${portA}${route}`, {
@@ -62,7 +55,7 @@ test(`kill -9 with reservations in flight, ${ROUNDS} rounds: no undercount after
   coffee.card_id = stack.cards[0].card_id;
   const random = new SeededRandom(fuzzSeed());
   for (let round = 0; round < ROUNDS; round++) {
-    const { child, portA } = await startDaemonChild();
+    const { child, portA } = await startDaemonChild(stack.home);
     // After a restart the rebuilt exposure covers everything the cloud holds.
     const check = await post(portA, '/policy/check', coffee);
     assert.equal(check.status, 200, JSON.stringify(check.body));
@@ -87,7 +80,7 @@ test(`kill -9 with reservations in flight, ${ROUNDS} rounds: no undercount after
   }
 
   // A last life fills the budget: across every crash the cloud never holds more than the limit.
-  const { child, portA } = await startDaemonChild();
+  const { child, portA } = await startDaemonChild(stack.home);
   try {
     const answers = await Promise.all(Array.from({ length: 25 }, () => post(portA, '/authorize', coffee)));
     for (const answer of answers.filter((a) => a.status !== 200)) assert.equal(answer.body.error.rule, 'coffee-daily');

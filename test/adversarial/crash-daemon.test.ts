@@ -17,7 +17,7 @@ import { keyNamedByConfig } from '../../src/datadir/key-rollover.js';
 import { readToken } from '../../src/datadir/token.js';
 import { verifyAudit } from '../../src/datadir/audit-verify.js';
 import { startStack, type Stack } from '../support/stack.js';
-import { killAll, killHard, startChild, waitForLine, type Child } from './child-process.js';
+import { killAll, killHard, startChild, startDaemonChild, waitForLine } from './child-process.js';
 import { fuzzSeed, SeededRandom } from './seeded-random.js';
 import { sleep } from './wire.js';
 
@@ -43,12 +43,6 @@ interface Aftermath {
   refusedSignatures: string[];
 }
 const aftermaths: Aftermath[] = [];
-
-async function startDaemonChild(): Promise<{ child: Child; portA: number }> {
-  const child = startChild('src/cli/main.ts', ['daemon', '--port-a', '0', '--port-b', '0'], { LATCH_HOME: stack.home });
-  const line = await waitForLine(child, (text) => text.includes('"daemon_listening"'), STARTUP_MS);
-  return { child, portA: (JSON.parse(line) as { port_a: number }).port_a };
-}
 
 /** signStream keeps the daemon signing (local windows and cloud authorizations) until stopped or it dies. */
 function signStream(portA: number): { stop: () => Promise<string[]> } {
@@ -99,7 +93,7 @@ test(`kill -9 of the daemon, a token rotation loop and a reconnect loop, ${ROUND
   const random = new SeededRandom(fuzzSeed() ^ 0xc4a5);
   const writerEnv = { LATCH_HOME: stack.home, LATCH_CLOUD_URL: stack.sandbox.url, CRASH_ADMIN_KEY: stack.sandbox.adminKey, CRASH_ACCOUNT_ID: stack.accountId };
   for (let round = 1; round <= ROUNDS; round++) {
-    const daemon = await startDaemonChild();
+    const daemon = await startDaemonChild(stack.home);
     const stream = signStream(daemon.portA);
     const rotate = startChild('test/adversarial/crash-writer.ts', ['rotate'], writerEnv);
     const reconnect = startChild('test/adversarial/crash-writer.ts', ['reconnect'], writerEnv);
@@ -119,7 +113,7 @@ test(`kill -9 of the daemon, a token rotation loop and a reconnect loop, ${ROUND
   }
 
   // The daemon starts on what the last kill left and signs with the key on disk.
-  const daemon = await startDaemonChild();
+  const daemon = await startDaemonChild(stack.home);
   const token = readToken(stack.home);
   const health = (await (await fetch(`http://127.0.0.1:${daemon.portA}/health`)).json()) as { signing_key: { key_id: string } };
   assert.equal(health.signing_key.key_id, loadDeviceKey(stack.home)?.keyId);

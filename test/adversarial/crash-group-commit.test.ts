@@ -16,7 +16,7 @@ import { verifyAudit } from '../../src/datadir/audit-verify.js';
 import { readToken } from '../../src/datadir/token.js';
 import { readFrames } from '../../src/store/journal.js';
 import { startStack, type Stack } from '../support/stack.js';
-import { killAll, killHard, startChild, waitForLine, type Child } from './child-process.js';
+import { killAll, killHard, startDaemonChild } from './child-process.js';
 import { fuzzSeed, SeededRandom } from './seeded-random.js';
 import { sleep } from './wire.js';
 
@@ -38,12 +38,6 @@ after(async () => {
   await killAll();
   await stack.close();
 });
-
-async function startDaemonChild(): Promise<{ child: Child; portA: number }> {
-  const child = startChild('src/cli/main.ts', ['daemon', '--port-a', '0', '--port-b', '0'], { LATCH_HOME: stack.home });
-  const line = await waitForLine(child, (text) => text.includes('"daemon_listening"'), STARTUP_MS);
-  return { child, portA: (JSON.parse(line) as { port_a: number }).port_a };
-}
 
 /** What the daemon answered 200 to: the policy ids of its windows, by route. */
 interface Acknowledged {
@@ -115,7 +109,7 @@ const aftermaths: Aftermath[] = [];
 test(`kill -9 under ${CLIENTS} concurrent clients, ${ROUNDS} times: every acknowledged operation is on disk, nothing half-written is replayed`, async () => {
   const random = new SeededRandom(fuzzSeed() ^ 0x27c0);
   for (let round = 1; round <= ROUNDS; round++) {
-    const daemon = await startDaemonChild();
+    const daemon = await startDaemonChild(stack.home);
     const running = load(daemon.portA, round);
     const acks = () => running.acknowledged.windows.length + running.acknowledged.authorizations.length;
     const deadline = Date.now() + STARTUP_MS;
@@ -141,7 +135,7 @@ test(`kill -9 under ${CLIENTS} concurrent clients, ${ROUNDS} times: every acknow
     });
 
     // The restart replays the journal: a torn last record is cut off, never read as a record.
-    const restarted = await startDaemonChild();
+    const restarted = await startDaemonChild(stack.home);
     const file = path.join(stack.home, 'state.journal');
     const replayed = journalRecords();
     assert.equal(replayed.droppedBytes, 0, `round ${round}: the restart cut the torn tail off`);
@@ -155,7 +149,7 @@ test(`kill -9 under ${CLIENTS} concurrent clients, ${ROUNDS} times: every acknow
   }
 
   // The daemon starts on what the last kill left, signs, and the chain still verifies.
-  const daemon = await startDaemonChild();
+  const daemon = await startDaemonChild(stack.home);
   const signed = await fetch(`http://127.0.0.1:${daemon.portA}/sign-policy-window`, {
     method: 'POST',
     headers: { authorization: `Bearer ${readToken(stack.home)}`, 'content-type': 'application/json' },

@@ -15,9 +15,8 @@ import { after, before, describe, test } from 'node:test';
 import { DATA_FILES } from '../../src/datadir/home.js';
 import { readToken } from '../../src/datadir/token.js';
 import { startStack, type Stack } from '../support/stack.js';
-import { killAll, startChild, waitForLine, type Child } from './child-process.js';
+import { killAll, startDaemonChild, type Child } from './child-process.js';
 
-const STARTUP_MS = 30_000;
 /** A bound on every wait, so that a frozen daemon fails the test rather than hanging it. */
 const ANSWER_DEADLINE_MS = 10_000;
 
@@ -32,12 +31,6 @@ after(async () => {
   chmodSync(stack.home, 0o700);
   await stack.close();
 });
-
-async function startDaemonChild(): Promise<{ child: Child; portA: number }> {
-  const child = startChild('src/cli/main.ts', ['daemon', '--port-a', '0', '--no-variant-b'], { LATCH_HOME: stack.home });
-  const line = await waitForLine(child, (text) => text.includes('"daemon_listening"'), STARTUP_MS);
-  return { child, portA: (JSON.parse(line) as { port_a: number }).port_a };
-}
 
 /** get sends one request and gives up after the deadline (a frozen daemon never answers). */
 async function get(portA: number, target: string, token?: string): Promise<{ status: number; code: string | undefined }> {
@@ -75,7 +68,7 @@ async function withFifoInPlaceOf(file: string, use: () => Promise<void>): Promis
 describe('a FIFO in place of a data file at runtime', () => {
   for (const name of [DATA_FILES.token, DATA_FILES.deviceKey, DATA_FILES.config]) {
     test(`${name} replaced by a FIFO → 503 data_directory_unavailable at once; /health answers; SIGTERM stops the daemon`, async () => {
-      const { child, portA } = await startDaemonChild();
+      const { child, portA } = await startDaemonChild(stack.home, { variantB: false });
       const token = readToken(stack.home);
       const control = await get(portA, '/v1/wallet', token);
       assert.equal(control.status, 200, 'control: the request is served before the swap');
@@ -93,7 +86,7 @@ describe('a FIFO in place of a data file at runtime', () => {
 
 describe('the data directory’s mode at runtime', () => {
   test('made group-writable after start → the next request is 503 and the log names chmod 700; put back → served again', async () => {
-    const { child, portA } = await startDaemonChild();
+    const { child, portA } = await startDaemonChild(stack.home, { variantB: false });
     const token = readToken(stack.home);
     assert.equal((await get(portA, '/v1/wallet', token)).status, 200, 'control: served before the change');
     chmodSync(stack.home, 0o770);
