@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
+import { addAgent } from '../../src/datadir/agents.js';
 import { JsonClient, startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;
@@ -24,7 +24,7 @@ after(() => stack.close());
 
 function agentClient(name: string): JsonClient {
   addAgent(stack.home, name);
-  return new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, name));
+  return stack.agent(name);
 }
 
 function setConfig(fields: Record<string, unknown>): void {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
+import { addAgent } from '../../src/datadir/agents.js';
 import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
 import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.js';
 
@@ -18,7 +18,7 @@ let agent: JsonClient;
 before(async () => {
   stack = await startStack();
   addAgent(stack.home, 'shopper');
-  agent = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'shopper'));
+  agent = stack.agent('shopper');
   const file = path.join(stack.home, 'policy.json');
   writeFileSync(`${file}.tmp`, JSON.stringify({ v: 1, rules: [{ id: 'ask-all', agents: ['*'], decision: 'ask' }] }), { mode: 0o600 });
   renameSync(`${file}.tmp`, file);

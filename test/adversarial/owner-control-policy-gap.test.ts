@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
+import { addAgent } from '../../src/datadir/agents.js';
 import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;
@@ -17,7 +17,7 @@ let policyFile: string;
 before(async () => {
   stack = await startStack();
   addAgent(stack.home, 'shopper');
-  agent = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'shopper'));
+  agent = stack.agent('shopper');
   policyFile = path.join(stack.home, 'policy.json');
 });
 after(() => stack.close());

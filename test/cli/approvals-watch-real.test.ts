@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
+import { addAgent } from '../../src/datadir/agents.js';
 import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { JsonClient, startStack, type Stack } from '../support/stack.js';
@@ -28,7 +28,7 @@ before(async () => {
   writeFileSync(path.join(stack.home, 'policy.json'), JSON.stringify(POLICY), { mode: 0o600 });
   addAgent(stack.home, 'shopper');
   setApprovalPassphrase(stack.home, PASSPHRASE);
-  shopper = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'shopper'));
+  shopper = stack.agent('shopper');
 });
 after(async () => {
   pane?.close();

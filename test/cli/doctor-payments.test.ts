@@ -12,10 +12,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { DIAGNOSIS_CHECKS } from '../../src/client/diagnose.js';
-import { addAgent, readAgentToken, removeAgent } from '../../src/datadir/agents.js';
+import { addAgent, removeAgent } from '../../src/datadir/agents.js';
 import { clearApprovalPassphrase, setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
 import { pauseSigning, resumeSigning } from '../../src/datadir/pause.js';
-import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.js';
+import { runLatch, startStack, type Stack } from '../support/stack.js';
 
 interface Doctor {
   code: number;
@@ -177,7 +177,7 @@ describe('latch doctor and what blocks payments, on a real daemon', () => {
     addAgent(stack.home, 'shopper');
     setApprovalPassphrase(stack.home, 'correct horse battery');
     try {
-      const shopper = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'shopper'));
+      const shopper = stack.agent('shopper');
       const asked = await shopper.post('/authorize', { card_id: stack.cards[0].card_id, amount: '6.00', merchant_name: 'big.example.com' }, { 'idempotency-key': 'doctor-ask' });
       assert.equal(asked.status, 202, asked.text);
       const id = asked.body.approval_id as string;

@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
-import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
+import { addAgent } from '../../src/datadir/agents.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { JsonClient, startStack, type Stack } from '../support/stack.js';
 import { addVirtualAuthenticator, browserPath, launchChromium, type HeadlessBrowser } from './chromium.js';
@@ -36,7 +36,7 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     // Every agent request asks the owner: the console is where they decide.
     writeFileSync(path.join(stack.home, 'policy.json'), JSON.stringify({ v: 1, default: 'ask' }), { mode: 0o600 });
     addAgent(stack.home, 'shopper');
-    agent = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'shopper'));
+    agent = stack.agent('shopper');
     setApprovalPassphrase(stack.home, PASSPHRASE);
     headless = await launchChromium((chromium as { path: string }).path);
     page = await headless.browser.newPage();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
+import { addAgent } from '../../src/datadir/agents.js';
 import { pauseSigning, resumeSigning } from '../../src/datadir/pause.js';
 import { assertError } from '../support/e2e-assert.js';
 import { JsonClient, startStack, type Stack } from '../support/stack.js';
@@ -22,7 +22,7 @@ before(async () => {
   stack = await startStack();
   writeFileSync(path.join(stack.home, 'policy.json'), JSON.stringify(POLICY), { mode: 0o600 });
   addAgent(stack.home, 'shopper');
-  shopper = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'shopper'));
+  shopper = stack.agent('shopper');
 });
 after(() => stack.close());
 

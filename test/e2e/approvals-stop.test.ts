@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
-import { JsonClient, startStack, type Stack } from '../support/stack.js';
+import { addAgent } from '../../src/datadir/agents.js';
+import { startStack, type Stack } from '../support/stack.js';
 
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'large', min_amount: '5.00', decision: 'ask' }] };
 const WAITERS = 3;
@@ -31,7 +31,7 @@ async function pendingCount(): Promise<number> {
 }
 
 test('a stop answers Prefer: wait requests at once with their pending approval, and logs that it began', async () => {
-  const shopper = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'shopper'));
+  const shopper = stack.agent('shopper');
   const answers = Array.from({ length: WAITERS }, (_, i) =>
     shopper.post('/authorize', { card_id: stack.cards[0].card_id, amount: '6.00', merchant_name: 'big.example.com' }, { 'idempotency-key': `stop-wait-${i}`, prefer: 'wait=60' }),
   );

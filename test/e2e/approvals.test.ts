@@ -33,9 +33,9 @@ before(async () => {
   writeFileSync(path.join(stack.home, 'policy.json'), JSON.stringify(POLICY), { mode: 0o600 });
   addAgent(stack.home, 'shopper');
   addAgent(stack.home, 'travel');
-  shopper = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'shopper'));
+  shopper = stack.agent('shopper');
   shopperB = new JsonClient(`http://127.0.0.1:${stack.portB}`, () => readAgentToken(stack.home, 'shopper'));
-  travel = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'travel'));
+  travel = stack.agent('travel');
   owner = stack.a;
 });
 after(() => stack.close());

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { LatchClient } from '../../src/client/latch-client.js';
 import { LatchClientError } from '../../src/client/client-errors.js';
-import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
+import { addAgent } from '../../src/datadir/agents.js';
 import { JsonClient, startStack, type Stack } from '../support/stack.js';
 
 const POLICY = {
@@ -28,7 +28,7 @@ before(async () => {
   stack = await startStack();
   writeFileSync(path.join(stack.home, 'policy.json'), JSON.stringify(POLICY), { mode: 0o600 });
   addAgent(stack.home, 'shopper');
-  shopper = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'shopper'));
+  shopper = stack.agent('shopper');
 });
 after(() => stack.close());
 

@@ -32,8 +32,8 @@ before(async () => {
   writeFileSync(path.join(stack.home, 'policy.json'), JSON.stringify(POLICY), { mode: 0o600 });
   addAgent(stack.home, 'shopper');
   addAgent(stack.home, 'travel');
-  shopper = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'shopper'));
-  travel = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'travel'));
+  shopper = stack.agent('shopper');
+  travel = stack.agent('travel');
 
   // An agent's authorization, allowed by the policy, then charged by the card network.
   const created = await shopper.post('/authorize', { card_id: stack.cards[0].card_id, amount: '2.50', merchant_name: 'shop.example.com', reference: 'order-77' });

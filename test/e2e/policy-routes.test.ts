@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
+import { addAgent } from '../../src/datadir/agents.js';
 import { assertError } from '../support/e2e-assert.js';
 import { JsonClient, startStack, type Stack } from '../support/stack.js';
 
@@ -18,7 +18,7 @@ let shopper: JsonClient;
 before(async () => {
   stack = await startStack();
   addAgent(stack.home, 'shopper');
-  shopper = new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, 'shopper'));
+  shopper = stack.agent('shopper');
 });
 after(() => stack.close());
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
+import { addAgent } from '../../src/datadir/agents.js';
 import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;
@@ -19,7 +19,7 @@ before(async () => {
 after(() => stack.close());
 
 const env = () => ({ LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
-const agent = (name: string) => new JsonClient(`http://127.0.0.1:${stack.portA}`, () => readAgentToken(stack.home, name));
+const agent = (name: string) => stack.agent(name);
 
 async function authorize(client: JsonClient, merchant: string): Promise<string> {
   const answer = await client.post('/authorize', { card_id: card, amount: '1.00', merchant_name: merchant });

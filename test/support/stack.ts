@@ -8,6 +8,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../src/cli/main.js';
 import { createDaemon, type DaemonHandle } from '../../src/daemon/create-daemon.js';
+import { readAgentToken } from '../../src/datadir/agents.js';
 import { readToken } from '../../src/datadir/token.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
 
@@ -76,6 +77,8 @@ export interface Stack {
   a: JsonClient;
   /** Variant B with the token. */
   b: JsonClient;
+  /** Variant A with an agent's token, read from its file at each request (add the agent first). */
+  agent(name: string): JsonClient;
   /** The sandbox's admin surface. */
   admin: JsonClient;
   /** Everything the daemon logged. */
@@ -141,6 +144,7 @@ export async function startStack(options: { sandboxNow?: () => number; console?:
     cards: cards as [StackCard, StackCard],
     a,
     b,
+    agent: (name) => new JsonClient(`http://127.0.0.1:${ports.portA as number}`, () => readAgentToken(home, name)),
     admin,
     logs: () => logText,
     token,
