@@ -4,26 +4,12 @@
  * exactly what was acknowledged, and the pipeline writing an entry before registration.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, test } from 'node:test';
+import { test } from 'node:test';
 import { StoredAuthorizationLedger, type AuthorizationEntry } from '../../src/core/authorization-ledger.js';
 import { StateStore } from '../../src/datadir/state-store.js';
+import { tempJournalPath } from '../support/temp-journal.js';
 
 const NOW = 1_800_000_000;
-const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length > 0) rmSync(dirs.pop() as string, { recursive: true, force: true });
-});
-
-function tempFile(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'latch-ledger-'));
-  chmodSync(dir, 0o700);
-  dirs.push(dir);
-  return path.join(dir, 'state.journal');
-}
-
 function entry(n: number, overrides: Partial<AuthorizationEntry> = {}): AuthorizationEntry {
   return {
     policyId: `pw_${String(n).padStart(4, '0')}`,
@@ -100,7 +86,7 @@ test('noteStatus changes an active entry once; later, repeated and unknown repor
 });
 
 test('a reopened store (the crash case) holds every acknowledged entry with its last state', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   const first = await openLedger(file);
   for (let n = 1; n <= 6; n++) await first.ledger.record(entry(n));
   await first.ledger.noteStatus('pw_0002', 'used', 150);
@@ -125,7 +111,7 @@ test('a reopened store (the crash case) holds every acknowledged entry with its 
 });
 
 test('past retention, spent entries are forgotten and compacted away; active unexpired ones stay', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   let now = NOW + 1000;
   const store = new StateStore(file, () => now);
   const ledger = new StoredAuthorizationLedger(store, () => now, 10_000);
@@ -147,7 +133,7 @@ test('past retention, spent entries are forgotten and compacted away; active une
 });
 
 test('a malformed authorization record refuses the start', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   const first = await openLedger(file);
   await first.ledger.record(entry(1));
   await first.store.close();

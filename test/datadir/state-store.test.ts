@@ -3,25 +3,12 @@
  * ones, and the data directory's refusals (loose mode, symbolic link, another owner, damage).
  */
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, test } from 'node:test';
+import { chmodSync, chownSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { test } from 'node:test';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { encodeFrame } from '../../src/store/frame.js';
 import { StateStore, type StateRecord } from '../../src/datadir/state-store.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length > 0) rmSync(dirs.pop() as string, { recursive: true, force: true });
-});
-
-function tempFile(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'latch-state-'));
-  chmodSync(dir, 0o700);
-  dirs.push(dir);
-  return path.join(dir, 'state.journal');
-}
+import { tempJournalPath } from '../support/temp-journal.js';
 
 /** A record owner that keeps notes whose `until` is still ahead. */
 function notes(store: StateStore): { replayed: StateRecord[]; kept: StateRecord[] } {
@@ -49,7 +36,7 @@ async function appendNotes(file: string, records: StateRecord[], now = 100): Pro
 }
 
 test('records come back to their owner in order; the file is created 0600', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   const records = [
     { type: 'note', id: 1, until: 500 },
     { type: 'note', id: 2, until: 600, text: 'ünïcode' },
@@ -64,7 +51,7 @@ test('records come back to their owner in order; the file is created 0600', asyn
 });
 
 test('at open, records no longer live are compacted away', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   await appendNotes(file, [
     { type: 'note', id: 1, until: 150 },
     { type: 'note', id: 2, until: 300 },
@@ -83,7 +70,7 @@ test('at open, records no longer live are compacted away', async () => {
 });
 
 test('appends past the compaction size compact to the live records', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   const limits = { recordBytesMax: 1024, fileBytesMax: 64 * 1024, compactionBytesMin: 2048 };
   const store = new StateStore(file, () => 100, limits);
   const owner = notes(store);
@@ -126,7 +113,7 @@ const refusals: Array<[string, (file: string) => void, string, RegExp]> = [
 
 for (const [name, spoil, code, fix] of refusals) {
   test(`open refuses ${name} with ${code}, naming the file and the fix, and leaves it alone`, { skip: name === 'another owner' && process.getuid?.() !== 0 }, async () => {
-    const file = tempFile();
+    const file = tempJournalPath();
     await appendNotes(file, [{ type: 'note', id: 1, until: 500 }]);
     spoil(file);
     const before = readFileSync(file);
@@ -139,7 +126,7 @@ for (const [name, spoil, code, fix] of refusals) {
 }
 
 test('a record beyond the size limit is refused as too_large and the store stays usable', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   const store = new StateStore(file, () => 100, { recordBytesMax: 100, fileBytesMax: 10_000, compactionBytesMin: 5_000 });
   notes(store);
   await store.open();
@@ -149,7 +136,7 @@ test('a record beyond the size limit is refused as too_large and the store stays
 });
 
 test('register is refused after open, twice for one type, or for a bad name', async () => {
-  const store = new StateStore(tempFile());
+  const store = new StateStore(tempJournalPath());
   store.register('note', { replay: () => undefined, live: () => [] });
   for (const type of ['note', 'Bad-Name', '']) assert.throws(() => store.register(type, { replay: () => undefined, live: () => [] }), type);
   await store.open();

@@ -3,23 +3,12 @@
  * the file atomically and survives a crash half way (a temporary left behind).
  */
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, test } from 'node:test';
+import { test } from 'node:test';
 import { Journal, JournalLimitError } from '../../src/store/journal.js';
 import { encodeFrame, FRAME_HEADER_BYTES } from '../../src/store/frame.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length > 0) rmSync(dirs.pop() as string, { recursive: true, force: true });
-});
-
-function tempFile(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'latch-store-'));
-  dirs.push(dir);
-  return path.join(dir, 'state.journal');
-}
+import { tempJournalPath } from '../support/temp-journal.js';
 
 const text = (value: string) => new TextEncoder().encode(value);
 
@@ -30,7 +19,7 @@ async function reopen(file: string): Promise<string[]> {
 }
 
 test('group commit: appends in flight together share one datasync, in order', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   const { journal } = await Journal.open(file);
   let datasyncs = 0;
   const handle = (journal as unknown as { handle: { datasync: () => Promise<void> } }).handle;
@@ -48,7 +37,7 @@ test('group commit: appends in flight together share one datasync, in order', as
 });
 
 test('limits: a record or a file beyond its limit is refused, nothing is written, the journal stays usable', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   const limits = { recordBytesMax: 16, fileBytesMax: 3 * (FRAME_HEADER_BYTES + 16), compactionBytesMin: 1 };
   const { journal } = await Journal.open(file, { limits });
   const cases: Array<[string, Uint8Array, string]> = [
@@ -74,7 +63,7 @@ test('limits: a record or a file beyond its limit is refused, nothing is written
 });
 
 test('compaction: the file holds exactly the live records, appends around it keep their place', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   const { journal } = await Journal.open(file);
   for (const record of ['a', 'b', 'c', 'd']) await journal.append(text(record));
   const inFlight = journal.append(text('e'));
@@ -89,7 +78,7 @@ test('compaction: the file holds exactly the live records, appends around it kee
 });
 
 test('compactionDue: from the minimum size on, once the file doubled since the last compaction', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   const frame = FRAME_HEADER_BYTES + 10;
   const { journal } = await Journal.open(file, { limits: { compactionBytesMin: 3 * frame } });
   const record = new Uint8Array(10);
@@ -108,7 +97,7 @@ test('compactionDue: from the minimum size on, once the file doubled since the l
 });
 
 test('compaction interrupted by a crash: a temporary left behind is ignored and removed, the journal is whole', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   const dir = path.dirname(file);
   const { journal } = await Journal.open(file);
   for (const record of ['one', 'two']) await journal.append(text(record));
@@ -128,7 +117,7 @@ test('compaction interrupted by a crash: a temporary left behind is ignored and 
 
 // Root writes into a read-only directory anyway, so there is nothing to observe as root.
 test('compaction that cannot write its temporary leaves the journal as it was and usable', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   const { journal } = await Journal.open(file);
   await journal.append(text('kept'));
   // The journal's folder is moved away and a plain file takes its name, so creating the temporary

@@ -4,22 +4,9 @@
  * that may not be on disk, and what a restart replays is whole records in the order appended.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, test } from 'node:test';
+import { test } from 'node:test';
 import { Journal } from '../../src/store/journal.js';
-
-const dirs: string[] = [];
-afterEach(() => {
-  while (dirs.length > 0) rmSync(dirs.pop() as string, { recursive: true, force: true });
-});
-
-function tempFile(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'latch-store-'));
-  dirs.push(dir);
-  return path.join(dir, 'state.journal');
-}
+import { tempJournalPath } from '../support/temp-journal.js';
 
 const text = (value: string) => new TextEncoder().encode(value);
 
@@ -39,7 +26,7 @@ async function waitUntil(condition: () => boolean, what: string): Promise<void> 
 }
 
 test('a failed datasync fails its whole batch and everything after it; a restart replays a prefix of whole records', async () => {
-  const file = tempFile();
+  const file = tempJournalPath();
   const { journal } = await Journal.open(file);
   const handle = (journal as unknown as { handle: { datasync: () => Promise<void> } }).handle;
   const original = handle.datasync.bind(handle);
