@@ -44,7 +44,7 @@ function latchIn(name: string, args: string): TmuxPane {
 }
 
 describe('latch approvals watch in a terminal', () => {
-  test('shows each new request with its terms; a (wrong then right passphrase, unseen), d with a reason, s; survives a daemon failure; Ctrl-C exits 0', async () => {
+  test('shows each new request with its terms; a (wrong then right passphrase, unseen), d with a reason, s; survives a daemon failure; one owner session for approvals only, asked again once it ended, ended at Ctrl-C (exit 0)', async () => {
     const passphrase = 'correct horse battery';
     setApprovalPassphrase(home, passphrase);
     stub.passphrase = passphrase;
