@@ -14,10 +14,11 @@ import { keyIdOf } from '../crypto/jwk.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 import { createExclusive, fsyncDirectory, writeFileAtomic } from '../datadir/atomic-file.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
+import { AGENT_FILE_SUFFIXES } from '../datadir/home.js';
 import { readPrivateFile } from '../datadir/read-private-file.js';
 
 /** The suffix of an identity key file in the agents folder. */
-export const IDENTITY_SUFFIX = '.identity';
+export const IDENTITY_SUFFIX = AGENT_FILE_SUFFIXES.identity;
 /** The owner's key file name stem: `owner` is reserved, so it can never be an agent's. */
 export const OWNER_IDENTITY = 'owner';
 
