@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { createDaemon, DEFAULT_PORT_A, DEFAULT_PORT_B, DEFAULT_PORT_CONSOLE } from '../../daemon/create-daemon.js';
+import { createDaemon, DEFAULT_CLOSE_DEADLINE_MS, DEFAULT_PORT_A, DEFAULT_PORT_B, DEFAULT_PORT_CONSOLE } from '../../daemon/create-daemon.js';
 import { CONSOLE_FLAGS, consoleOption } from '../console-flags.js';
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
 import { loadConfig } from '../../datadir/config.js';
-import { ensureHome, resolveHome } from '../../datadir/home.js';
+import { ensureHome, resolveHome, SANDBOX_NOTE } from '../../datadir/home.js';
 import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { tokenPath } from '../../datadir/token.js';
 import { createLogger } from '../../log/logger.js';
@@ -17,7 +17,7 @@ import { parseFlags, portFlag } from '../flags.js';
 import { assertPortsFree } from '../port-probe.js';
 import { enrolledLine, enrollThisDevice } from '../enroll-this-device.js';
 import { reportError } from '../report-error.js';
-import { stopSignal } from '../stop-signal.js';
+import { hostDaemonProcess } from '../daemon-host.js';
 import { DEFAULT_SANDBOX_PORT } from './sandbox.js';
 import { becomeServiceUserOrExplain, reportListenError } from './daemon.js';
 import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from '../common-options.js';
@@ -50,7 +50,8 @@ export const startCommand: Command = {
   summary: 'Quick start: the sandbox cloud and the daemon together, enrolled and ready',
   usage: usageWithCommonOptions(USAGE, OWNER_ONLY_AGENT_OPTION, '  --json         print only the JSON line {"event":"latch_started", ...}, not the tour'),
   async run(args, io) {
-    const stop = stopSignal();
+    // The same guards as latch daemon from the first moment: signals, the inspector, crashes.
+    const host = hostDaemonProcess(createLogger({ stream: io.stderr }));
     let sandbox: Sandbox | undefined;
     try {
       const flags = parseFlags(args, FLAGS);
@@ -67,11 +68,13 @@ export const startCommand: Command = {
       if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
       const ownerConsole = consoleOption(flags, portA);
       const home = resolveHome(io.env);
+      // A daemon serving this directory already holds the ports: name it (exit 3), as latch daemon does.
+      host.refuseSecondDaemon(home);
       try {
         // Before anything is created: a busy port must not leave an account or enrollment behind.
         await assertPortsFree([portA, portB, sandboxPort, ...(ownerConsole === undefined ? [] : [ownerConsole.port ?? DEFAULT_PORT_CONSOLE])]);
       } catch (error) {
-        stop.dispose();
+        host.dispose();
         return reportListenError(error, io, 'start');
       }
       ensureHome(home);
@@ -80,10 +83,10 @@ export const startCommand: Command = {
       try {
         sandbox = await createSandbox({ dataDir: path.join(home, 'sandbox'), port: sandboxPort, log: createLogger({ stream: io.stderr }) });
       } catch (error) {
-        stop.dispose();
+        host.dispose();
         return reportListenError(error, io, 'start');
       }
-      writeFileAtomic(path.join(home, 'sandbox.json'), `${JSON.stringify({ cloud_url: sandbox.url, admin_key_path: sandbox.adminKeyPath }, null, 2)}\n`);
+      writeFileAtomic(path.join(home, SANDBOX_NOTE), `${JSON.stringify({ cloud_url: sandbox.url, admin_key_path: sandbox.adminKeyPath }, null, 2)}\n`);
       if (config.device_id !== undefined && config.cloud_url !== sandbox.url) {
         throw new UsageError(`this data directory is enrolled with ${config.cloud_url ?? 'another cloud'}, not the sandbox at ${sandbox.url}; use another LATCH_HOME (or the same --sandbox-port as before)`);
       }
@@ -104,7 +107,7 @@ export const startCommand: Command = {
           say(enrolledLine(enrolled));
         } catch (error) {
           await sandbox.close();
-          stop.dispose();
+          host.dispose();
           return reportError(error, io, 'setup');
         }
       }
@@ -116,25 +119,27 @@ export const startCommand: Command = {
         portB,
         ...(ownerConsole !== undefined && { console: ownerConsole }),
       });
-      let ports;
+      host.useLogger(daemon.services.logger);
+      const started = sandbox;
       try {
-        ports = await daemon.listen();
+        await host.serve(daemon, {
+          stopTimeoutMs: DEFAULT_CLOSE_DEADLINE_MS,
+          announce: (ports) => {
+            const firstCardId = firstCardOf(started, loadConfig(home).account_id);
+            writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, port_console: ports.portConsole ?? null, cloud_url: started.url }));
+            const homeIsDefault = home === resolveHome({});
+            const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: started.url, tokenPath: tokenPath(home), adminKeyPath: started.adminKeyPath, firstCardId };
+            say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
+          },
+        });
       } catch (error) {
         await sandbox.close();
-        stop.dispose();
         return reportListenError(error, io, 'start');
       }
-      const firstCardId = firstCardOf(sandbox, loadConfig(home).account_id);
-      writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, port_console: ports.portConsole ?? null, cloud_url: sandbox.url }));
-      const homeIsDefault = home === resolveHome({});
-      const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
-      say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
-      await stop.received;
-      await daemon.close();
       await sandbox.close();
       return EXIT.ok;
     } catch (error) {
-      stop.dispose();
+      host.dispose();
       await sandbox?.close();
       return reportError(error, io, 'start');
     }
