@@ -109,7 +109,16 @@ export class OwnerPresence {
   /** openSession checks the passphrase and makes an owner session (POST /owner/sessions). */
   async openSession(passphrase: string | undefined): Promise<NewOwnerSession> {
     if (passphrase === undefined) throw new LatchError('invalid_passphrase', { message: 'Send {"passphrase": "..."} to open an owner session.' });
+    // The session is proved with the factors as they are now: take them as the baseline first, or
+    // the first session after a passphrase change would be ended at its first use for that change.
+    this.endSessionsIfChanged();
+    const proved = this.generations;
     await this.provePassphrase(passphrase);
+    this.endSessionsIfChanged();
+    if (this.generations !== proved) {
+      // The passphrase changed while it was being checked: what was proved is no longer the owner's.
+      throw new LatchError('invalid_passphrase', { message: 'The owner passphrase changed while it was being checked; log in again with the current one.' });
+    }
     return this.deps.sessions.create(this.deps.nowSeconds());
   }
 
