@@ -52,13 +52,16 @@ export const CONSOLE_LOGIN_PAGE = 'console-login.html';
 export const SANDBOX_NOTE = 'sandbox.json';
 /** The audit log's lock, taken by link (audit-lock.ts). */
 export const AUDIT_LOCK = 'audit.lock';
+/** The daemon's public key a client pinned (src/client/pinned-key.ts, PINNED_KEY_FILE). */
+export const PINNED_DAEMON_KEY = 'daemon_key.pub';
 
 /**
  * Every file Latch may write in the data directory by write-to-temporary and rename, or lock by
- * link: the data files, the audit lock, `latch start`'s note of its sandbox and `latch console`'s
- * login page.
+ * link: the data files, the audit lock, a client's pinned daemon key, `latch start`'s note of its
+ * sandbox and `latch console`'s login page. test/datadir/written-temporaries.test.ts walks every
+ * writer and fails when one writes a file this table (or AGENT_FILE_SUFFIXES) does not name.
  */
-export const WRITTEN_FILES: ReadonlySet<string> = new Set([...Object.values(DATA_FILES), AUDIT_LOCK, SANDBOX_NOTE, CONSOLE_LOGIN_PAGE]);
+export const WRITTEN_FILES: ReadonlySet<string> = new Set([...Object.values(DATA_FILES), AUDIT_LOCK, PINNED_DAEMON_KEY, SANDBOX_NOTE, CONSOLE_LOGIN_PAGE]);
 
 /** isAgentsFolderFile reports whether name is a file Latch writes in AGENTS_DIR. */
 export function isAgentsFolderFile(name: string): boolean {
