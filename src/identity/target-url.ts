@@ -43,6 +43,10 @@ export function checkTargetUrl(text: string, param = 'url'): CheckedTarget {
   if (url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:\/\/[^/?]*@/i.test(text)) refuse('no user info');
   if (url.hostname === '') refuse('it needs a host');
   const host = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
+  // One trailing dot is the DNS root and names the same host; a host with an empty label besides
+  // (`casino.example..`) is no host name, and would otherwise slip past the merchant deny rules,
+  // which compare names label by label.
+  if (host === '' || host.startsWith('.') || host.endsWith('.') || host.includes('..')) refuse('a host name without empty labels (at most one trailing dot)');
   // Card data anywhere in it is refused, raw or percent-encoded, in the host, the path or the query.
   assertNoCardData({ path: url.pathname, query: url.search, headerValues: [text, host] });
   return { authority: url.host, path: url.pathname === '' ? '/' : url.pathname, query: url.search, host };

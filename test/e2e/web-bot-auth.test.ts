@@ -179,6 +179,8 @@ describe('POST /web-bot-auth/sign: refusals', () => {
     ['an unknown field', { method: 'GET', url: 'https://shop.example.com/', body: 'x' }, 400, 'invalid_request'],
     ['a card number in the query', { method: 'GET', url: 'https://shop.example.com/pay?n=4111111111111111' }, 400, 'card_data_not_accepted'],
     ['a percent-encoded card number in the path', { method: 'GET', url: 'https://shop.example.com/pay/4111%2D1111%2D1111%2D1111' }, 400, 'card_data_not_accepted'],
+    ['a host with two trailing dots (an empty label)', { method: 'GET', url: 'https://shop.example.com../' }, 400, 'invalid_request', 'url'],
+    ['a host with an empty label inside', { method: 'GET', url: 'https://shop..example.com/' }, 400, 'invalid_request', 'url'],
     ['a CVV field in the query', { method: 'GET', url: 'https://shop.example.com/pay?cvv=123' }, 400, 'card_data_not_accepted'],
   ];
   for (const [name, body, status, code, param] of cases) {
@@ -208,6 +210,8 @@ describe('POST /web-bot-auth/sign: refusals', () => {
       refusedWith(await shopper.post('/web-bot-auth/sign', { method: 'GET', url: 'https://casino.example.com/' }), 403, 'policy_denied');
       const refused = await shopper.post('/web-bot-auth/sign', { method: 'GET', url: 'https://www.CASINO.example.com./' });
       assert.equal((refused.body as { error: { rule: string } }).error.rule, 'no-casino', refused.text);
+      // Trailing dots past the root's one do not make another host: nothing is signed for it.
+      for (const url of ['https://casino.example.com../', 'https://www.casino.example.com.../']) refusedWith(await shopper.post('/web-bot-auth/sign', { method: 'GET', url }), 400, 'invalid_request', 'url');
       await sign(shopper, { method: 'GET', url: 'https://shop.example.com/' });
       // The rule names agents only: the owner may still present itself there.
       await sign(stack.a, { method: 'GET', url: 'https://casino.example.com/' });
