@@ -17,9 +17,10 @@ code is never on a command line other users can read). The link works once, with
 signed in for 15 minutes of inactivity (12 hours at most, or until the daemon restarts). Making a
 link needs the owner: the daemon token, or an owner session.
 
-In the console, every action that can move money or widen what agents may do (approving, resuming,
-applying a policy, adding, rotating or removing an agent, managing passkeys) asks again for your
-passkey or passphrase.
+Once a passphrase or passkey is set, every console action that widens what may happen (approving,
+resuming, applying a policy, adding, rotating or removing an agent, managing passkeys) asks again
+for your passkey or passphrase; a console session alone has the daemon token's rights, and may ask
+for payments that your policy then decides.
 
 Options:
   --no-open   print the link only
