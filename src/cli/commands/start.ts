@@ -40,7 +40,13 @@ Options:
                     if missing, refuse one owned by anyone else, then drop supplementary groups,
                     gid and uid to NAME before reading any data file or opening a port
   --port-console N  the owner console's port (default ${DEFAULT_PORT_CONSOLE}; see latch console)
-  --no-console      do not serve the owner console`;
+  --no-console      do not serve the owner console
+
+It hosts the daemon exactly as latch daemon does: SIGTERM, SIGINT and SIGHUP stop it within
+${DEFAULT_CLOSE_DEADLINE_MS / 1000} s (a second one at once), SIGUSR1 is logged and never opens the inspector.
+
+Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe data directory, or another daemon already
+serves it (named); 4 port in use; 5 could not listen; 1 anything else.`;
 
 const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'sandbox-port': 'value', json: 'boolean', agent: 'value', user: 'value', ...CONSOLE_FLAGS } as const;
 
