@@ -10,6 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { writeLoginPage } from '../../src/cli/login-page.js';
 import type { Page } from 'puppeteer-core';
 import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
 import { addAgent } from '../../src/datadir/agents.js';
@@ -204,6 +206,23 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     while (consoleProblems.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.match(consoleProblems.join('\n'), /Content Security Policy/, 'an inline script was not reported as a CSP violation');
     assert.equal(await page.evaluate('window.inlineRan === true'), false, 'an inline script ran despite the CSP');
+  });
+
+  test('the private page latch console opens instead of the link logs a fresh browser in, from file://', async () => {
+    const link = await stack.a.post('/console/login-code', {});
+    assert.equal(link.status, 201, link.text);
+    const file = writeLoginPage(stack.home, link.body.url);
+    const context = await headless.browser.createBrowserContext();
+    try {
+      const fresh = await context.newPage();
+      await fresh.goto(pathToFileURL(file).href);
+      await fresh.waitForFunction(`location.origin === ${JSON.stringify(origin)} && location.pathname === '/approvals'`, { timeout: WAIT_MS });
+      // Logged in with the page's code, which is spent now.
+      const again = await fetch(`${origin}/console/api/login`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ code: link.body.url.split('#')[1] }) });
+      assert.equal(again.status, 401);
+    } finally {
+      await context.close();
+    }
   });
 });
 
