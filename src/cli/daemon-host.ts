@@ -30,11 +30,13 @@ export interface DaemonHost {
   refuseSecondDaemon(home: string): void;
   /** useLogger hands crash reports to the daemon's own logger, which knows its secrets. */
   useLogger(logger: Logger): void;
+  /** listen binds the daemon; a failed listen releases the guards and rethrows. */
+  listen(daemon: DaemonHandle): Promise<DaemonPorts>;
   /**
-   * serve binds the daemon, calls announce with its ports, waits for a stop signal and closes it
-   * within stopTimeoutMs, then releases the guards. A failed listen releases them and rethrows.
+   * untilStopped waits for a stop signal, closes the daemon within stopTimeoutMs (requests waiting
+   * for an owner's decision are answered at once) and releases the guards.
    */
-  serve(daemon: DaemonHandle, options: { stopTimeoutMs: number; announce(ports: DaemonPorts): void }): Promise<StopSignalName>;
+  untilStopped(daemon: DaemonHandle, stopTimeoutMs: number): Promise<StopSignalName>;
   /** dispose releases the guards (a command that ends before serving). */
   dispose(): void;
 }
@@ -66,18 +68,18 @@ export function hostDaemonProcess(logger: Logger): DaemonHost {
     useLogger(logger) {
       current = logger;
     },
-    async serve(daemon, options) {
-      let ports: DaemonPorts;
+    async listen(daemon) {
       try {
-        ports = await daemon.listen();
+        return await daemon.listen();
       } catch (error) {
         dispose();
         throw error;
       }
-      options.announce(ports);
+    },
+    async untilStopped(daemon, stopTimeoutMs) {
       const signal = await stop.received;
       try {
-        await daemon.close({ deadlineMs: options.stopTimeoutMs, reason: signal });
+        await daemon.close({ deadlineMs: stopTimeoutMs, reason: signal });
       } finally {
         dispose();
       }

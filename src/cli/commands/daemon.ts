@@ -101,14 +101,14 @@ export const daemonCommand: Command = {
       host.dispose();
       return reportErrorAsLog(error, logger, 'daemon', 'daemon_start_failed');
     }
+    let ports;
     try {
-      await host.serve(daemon, {
-        stopTimeoutMs,
-        announce: (ports) => writeLine(io.stdout, JSON.stringify({ event: 'daemon_listening', pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null, port_console: ports.portConsole ?? null })),
-      });
+      ports = await host.listen(daemon);
     } catch (error) {
       return reportListenErrorAsLog(error, logger);
     }
+    writeLine(io.stdout, JSON.stringify({ event: 'daemon_listening', pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null, port_console: ports.portConsole ?? null }));
+    await host.untilStopped(daemon, stopTimeoutMs);
     return EXIT.ok;
   },
 };

@@ -126,22 +126,19 @@ export const startCommand: Command = {
         ...(ownerConsole !== undefined && { console: ownerConsole }),
       });
       host.useLogger(daemon.services.logger);
-      const started = sandbox;
+      let ports;
       try {
-        await host.serve(daemon, {
-          stopTimeoutMs: DEFAULT_CLOSE_DEADLINE_MS,
-          announce: (ports) => {
-            const firstCardId = firstCardOf(started, loadConfig(home).account_id);
-            writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, port_console: ports.portConsole ?? null, cloud_url: started.url }));
-            const homeIsDefault = home === resolveHome({});
-            const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: started.url, tokenPath: tokenPath(home), adminKeyPath: started.adminKeyPath, firstCardId };
-            say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
-          },
-        });
+        ports = await host.listen(daemon);
       } catch (error) {
         await sandbox.close();
         return reportListenError(error, io, 'start');
       }
+      const firstCardId = firstCardOf(sandbox, loadConfig(home).account_id);
+      writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, port_console: ports.portConsole ?? null, cloud_url: sandbox.url }));
+      const homeIsDefault = home === resolveHome({});
+      const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
+      say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
+      await host.untilStopped(daemon, DEFAULT_CLOSE_DEADLINE_MS);
       await sandbox.close();
       return EXIT.ok;
     } catch (error) {
