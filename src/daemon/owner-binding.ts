@@ -4,6 +4,8 @@
  * cannot write the data directory (the separate-user setup) needs none of its files. Every change
  * is audited with who made it; no token, passphrase or hash of either is ever written to a line.
  */
+import { policyWarnings } from '../policy/policy-warnings.js';
+import type { Policy } from '../policy/policy-types.js';
 import { readFileSync } from 'node:fs';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -45,8 +47,9 @@ export function bindOwner(services: DaemonServices, core: CoreBinding, authoriza
       return resumed;
     },
     replacePolicy: async (bytes, context) => {
+      let policy: Policy;
       try {
-        parsePolicyBytes(bytes);
+        policy = parsePolicyBytes(bytes);
       } catch (error) {
         if (error instanceof PolicyInvalidError) throw new LatchError('policy_invalid', { status: 400, param: error.field, message: `${error.message} Nothing was changed.` });
         throw error;
@@ -56,7 +59,7 @@ export function bindOwner(services: DaemonServices, core: CoreBinding, authoriza
       writeFileAtomic(file, bytes);
       const newSha256 = bytesToHex(sha256(bytes));
       await audit('policy_changed', context, { old_sha256: previousSha256, new_sha256: newSha256 });
-      return { sha256: newSha256, previousSha256 };
+      return { sha256: newSha256, previousSha256, warnings: policyWarnings(policy) };
     },
     addAgent: async (name, context) => {
       mapAgentErrors(() => addAgent(home, name));

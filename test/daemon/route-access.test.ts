@@ -155,7 +155,7 @@ function fakeOwner(callers: Principal[], presence?: OwnerPresence): OwnerOperati
     openSession: async (passphrase) => (presence === undefined ? { token: 'los_fake', expiresAtSeconds: NOW + 300 } : presence.openSession(passphrase)),
     pause: (...args: unknown[]) => seenCall(callers, args, { since: '2027-01-15T08:00:00Z', reason: null }),
     resume: (...args: unknown[]) => seenCall(callers, args, true),
-    replacePolicy: (...args: unknown[]) => seenCall(callers, args, { sha256: '0'.repeat(64), previousSha256: null }),
+    replacePolicy: (...args: unknown[]) => seenCall(callers, args, { sha256: '0'.repeat(64), previousSha256: null, warnings: [] }),
     addAgent: (...args: unknown[]) => seenCall(callers, args, { agent, token: 'T'.repeat(43) }),
     listAgents: () => {
       callers.push(OWNER);

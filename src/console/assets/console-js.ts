@@ -365,6 +365,7 @@ export const CONSOLE_JS = String.raw`'use strict';
         return api('POST', '/policy/validate', { text: editor.value }).then(function (answer) {
           clear(verdict);
           if (answer.ok) verdict.appendChild(status('ok', 'Valid: ' + answer.body.summary));
+          if (answer.ok) (answer.body.warnings || []).forEach(function (w) { verdict.appendChild(status('warn', 'Warning: ' + w.field + ' (' + w.id + '): ' + w.message)); });
           else verdict.appendChild(status('bad', errorText(answer)));
           return answer.ok;
         });
