@@ -9,6 +9,7 @@ import { StoredAuthorizationLedger } from '../core/authorization-ledger.js';
 import type { ApprovalDeps } from '../core/approval-deps.js';
 import type { CoreDeps } from '../core/core-deps.js';
 import { SignedWindowCache } from '../core/signed-window-cache.js';
+import { learnChargedMerchant, type ChargedMerchantDeps } from '../core/charged-merchants.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
 import { PolicyGate } from '../policy/policy-gate.js';
 import type { OwnerPresence } from '../core/owner-presence.js';
@@ -97,6 +98,18 @@ interface CoreParts {
   nowSeconds: () => number;
 }
 
+/** chargedMerchantDeps lets the core ask the cloud about a merchant's authorizations and mark it known. */
+function chargedMerchantDeps(services: DaemonServices, parts: CoreParts): ChargedMerchantDeps {
+  return {
+    device: () => {
+      const { key, deviceId, cloud: gateway } = enrolledDevice(services, parts.cloud);
+      return { key, deviceId, cloud: gateway };
+    },
+    ledger: parts.ledger,
+    markKnown: (merchant) => parts.policy.markMerchantKnown(merchant),
+  };
+}
+
 /** coreDeps is what the core operations call: every safety step is here, none optional (docs/decisions.md §18.3). */
 function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
   const { audit, cloud } = parts;
@@ -118,7 +131,14 @@ function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
     paused: services.paused,
     signedWindows: SignedWindowCache.durable(services.stateStore),
     authorizations: parts.ledger,
-    decide: parts.policy.decide,
+    // Before new_merchant calls a merchant new, the cloud is asked whether this device's
+    // authorizations there were charged meanwhile (docs/decisions.md §31.2).
+    decide: async (request, context, facts) => {
+      if (facts.replay !== true && parts.policy.merchantIsNew(request.merchant)) {
+        await learnChargedMerchant(chargedMerchantDeps(services, parts), request.merchant, context);
+      }
+      return parts.policy.decide(request, context, facts);
+    },
     approvals: parts.approvals,
     heldWindows: parts.heldWindows,
   };
