@@ -62,8 +62,8 @@ export async function withOwnerPresence<T>(client: LatchClient, io: CliIo, optio
       return await call();
     } catch (error) {
       if (!(error instanceof LatchClientError) || error.code !== 'owner_presence_required') throw error;
-      // No terminal to ask on: the daemon's answer, with its remedy, is the answer.
-      if (!canAsk(io)) throw error;
+      // No terminal to ask on: say what the owner can do here, not what an HTTP caller would.
+      if (!canAsk(io)) throw noTerminalForPassphrase(error);
     }
     await client.openOwnerSession(await askOwnerPassphrase(io, false));
     opened = true;
@@ -71,4 +71,17 @@ export async function withOwnerPresence<T>(client: LatchClient, io: CliIo, optio
   } finally {
     if (opened) await client.endOwnerSession().catch(() => undefined);
   }
+}
+
+/** What the owner is told when the passphrase is needed and standard input is no terminal (docs/decisions.md §31.4). */
+export const NO_TERMINAL_REMEDY = 'Run it in a terminal, or pass --passphrase-stdin and give the passphrase on the first line of standard input.';
+
+function noTerminalForPassphrase(error: LatchClientError): LatchClientError {
+  return new LatchClientError({
+    code: error.code,
+    status: error.status,
+    specClass: 'Owner passphrase needed',
+    message: 'This needs the owner passphrase, and standard input is not a terminal to ask it on.',
+    remedy: NO_TERMINAL_REMEDY,
+  });
 }
