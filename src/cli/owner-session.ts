@@ -11,6 +11,7 @@ import { pinnedKeyPath } from '../client/pinned-key.js';
 import type { LatchClient } from '../client/latch-client.js';
 import { LatchClientError } from '../client/client-errors.js';
 import { readToken } from '../datadir/token.js';
+import { passphraseIsSet } from './approvals/owner-input.js';
 import { stdinPassphrase, terminalKeys, withKeys } from './approvals/owner-input.js';
 import type { CliIo } from './command.js';
 import { readSecret } from './terminal/prompts.js';
@@ -84,4 +85,17 @@ function noTerminalForPassphrase(error: LatchClientError): LatchClientError {
     message: 'This needs the owner passphrase, and standard input is not a terminal to ask it on.',
     remedy: NO_TERMINAL_REMEDY,
   });
+}
+
+/**
+ * The line a command prints when it changed the data directory's files itself while an owner
+ * passphrase is set (docs/decisions.md §31.3): the passphrase is asked by the daemon's API, and a
+ * program running as the owner edits the files without it.
+ */
+export const DIRECT_EDIT_NOTE =
+  'Changed the file directly; the passphrase guards the API, not your files. For a passphrase that also guards them, see the separate-user setup (SECURITY.md).';
+
+/** directEditNote is `{note}` when a passphrase is set in home (a file edit then bypassed it), else nothing. */
+export function directEditNote(home: string): { note?: string } {
+  return passphraseIsSet(home) ? { note: DIRECT_EDIT_NOTE } : {};
 }
