@@ -186,7 +186,7 @@ export class LatchClient {
   }
 
   /** listAgents is GET /agents (never tokens). */
-  async listAgents(): Promise<{ agents: Array<{ name: string; created_at: string; last_used_at: string | null }>; has_more: boolean }> {
+  async listAgents(): Promise<{ agents: Array<{ name: string; created_at: string; last_used_at: string | null; identity_key_id?: string | null }>; has_more: boolean }> {
     return expectShape(await this.call('GET', '/agents'), ['agents', 'has_more']);
   }
 

@@ -20,6 +20,8 @@ export interface AgentView {
   name: string;
   createdAt: Date;
   lastUsedAt: Date | null;
+  /** The key id of the agent's Web Bot Auth identity key (made with the agent), or null when it cannot be read. */
+  identityKeyId: string | null;
 }
 
 /** What the owner routes call; the daemon binds them to its data directory (src/daemon/owner-binding.ts). */
@@ -115,7 +117,7 @@ function noContent() {
 }
 
 function agentWire(agent: AgentView) {
-  return { name: agent.name, created_at: agent.createdAt.toISOString(), last_used_at: agent.lastUsedAt?.toISOString() ?? null };
+  return { name: agent.name, created_at: agent.createdAt.toISOString(), last_used_at: agent.lastUsedAt?.toISOString() ?? null, identity_key_id: agent.identityKeyId };
 }
 
 /** A malformed name in the path is an agent that does not exist, like an unknown one. */
