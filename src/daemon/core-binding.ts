@@ -7,7 +7,7 @@ import type { CloudClock } from '../cloud/cloud-clock.js';
 import type { ProxyUpstream } from '../proxy/signing-proxy.js';
 import { StoredAuthorizationLedger } from '../core/authorization-ledger.js';
 import type { ApprovalDeps } from '../core/approval-deps.js';
-import type { CoreDeps } from '../core/core-deps.js';
+import type { CoreDeps, OperationContext } from '../core/core-deps.js';
 import { SignedWindowCache } from '../core/signed-window-cache.js';
 import { learnChargedMerchant, type ChargedMerchantDeps } from '../core/charged-merchants.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
@@ -35,6 +35,11 @@ export interface CoreBinding {
   auditAnchor: AuditAnchorKeeper;
   /** The spending policy: the decision step of every authorization, and GET /policy, POST /policy/check. */
   policy: PolicyGate;
+  /**
+   * Before new_merchant would call merchant new: asks the cloud whether this device's active
+   * authorizations there were used (docs/decisions.md §31.2). Never fails.
+   */
+  learnChargedMerchant(merchant: string, context: OperationContext): Promise<void>;
   /** The cloud's clock as learned from its answers (skew shown by /health and latch doctor). */
   cloudClock: CloudClock;
   /** Appends one line to audit.log durably (owner actions: policy_changed, agent_added, ...). */
@@ -69,12 +74,14 @@ export function bindCore(services: DaemonServices): CoreBinding {
   const approvals = bindApprovals(services, audit.append);
   const presence = bindPresence(services, approvals, nowSeconds);
   const heldWindows = new HeldWindows(services.stateStore);
-  const deps = coreDeps(services, { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds });
+  const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds };
+  const deps = coreDeps(services, coreParts);
   return {
     deps,
     authorizationLedger: ledger,
     auditAnchor: audit.anchor,
     policy,
+    learnChargedMerchant: (merchant, context) => learnMerchant(services, coreParts, merchant, context),
     presence,
     appendAudit: audit.append,
     get cloudClock() {
@@ -96,6 +103,11 @@ interface CoreParts {
   approvals: ApprovalDeps;
   heldWindows: HeldWindows;
   nowSeconds: () => number;
+}
+
+/** learnMerchant asks the cloud about a merchant's authorizations only when the policy would call it new. */
+async function learnMerchant(services: DaemonServices, parts: CoreParts, merchant: string, context: OperationContext): Promise<void> {
+  if (parts.policy.merchantIsNew(merchant)) await learnChargedMerchant(chargedMerchantDeps(services, parts), merchant, context);
 }
 
 /** chargedMerchantDeps lets the core ask the cloud about a merchant's authorizations and mark it known. */
@@ -134,9 +146,7 @@ function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
     // Before new_merchant calls a merchant new, the cloud is asked whether this device's
     // authorizations there were charged meanwhile (docs/decisions.md §31.2).
     decide: async (request, context, facts) => {
-      if (facts.replay !== true && parts.policy.merchantIsNew(request.merchant)) {
-        await learnChargedMerchant(chargedMerchantDeps(services, parts), request.merchant, context);
-      }
+      if (facts.replay !== true) await learnMerchant(services, parts, request.merchant, context);
       return parts.policy.decide(request, context, facts);
     },
     approvals: parts.approvals,

@@ -59,3 +59,14 @@ test('an authorization at the merchant that was not charged leaves it new', asyn
   assert.equal(next.status, 202, next.text);
   assert.equal(next.body.rule, 'new_merchant');
 });
+
+test('POST /policy/check answers what the request would get: a charged merchant is known to it too', async () => {
+  const merchant = 'checked.example.com';
+  writePolicy({ v: 1 });
+  assert.equal((await authorize(stack.a, merchant, '5.00')).status, 200);
+  assert.equal((await stack.charge(card(), merchant, '5.00')).status, 200);
+  writePolicy({ v: 1, default: 'allow', new_merchant: 'ask' });
+  const checked = await shopper.post('/policy/check', { card_id: card(), amount: '2.00', merchant_name: merchant });
+  assert.equal(checked.status, 200, checked.text);
+  assert.deepEqual([checked.body.decision, checked.body.rule], ['allow', 'default'], checked.text);
+});
