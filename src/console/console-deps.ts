@@ -1,4 +1,5 @@
 /** What the console's routes call; the daemon binds it (src/daemon/console-binding.ts). */
+import type { PolicyWarning } from '../policy/policy-warnings.js';
 import type { Approval } from '../core/approval.js';
 import type { AuditVerification } from '../datadir/audit-verify.js';
 import type { StoredPasskey } from '../datadir/passkeys.js';
@@ -57,7 +58,8 @@ export interface ConsoleDeps {
   paused(): { since: string; reason: string | null } | null;
   spending(): SpendingSummary;
   policy: {
-    validate(text: string): { summary: string; sha256: string };
+    /** The summary, hash and warnings (rules that can never change a decision) of a candidate policy. */
+    validate(text: string): { summary: string; sha256: string; warnings: PolicyWarning[] };
     dryRun(text: string, request: Record<string, JsonValue>): { decision: string; rule: string; reasons: string[] };
   };
 }

@@ -284,7 +284,7 @@ function clockMoved(deps: CoreDeps, payload: PolicyWindowPayload, error: unknown
   return new LatchError('clock_skew', {
     message:
       `The cloud refused the window's times because its clock moved after the daemon last heard it: the cloud's clock reads ${isoSeconds(cloudNow)}, this device's ${isoSeconds(deps.nowSeconds())}. ` +
-      'Nothing was authorized. The daemon now signs in the cloud\'s time: repeat the request, with a new Idempotency-Key if it had one.',
+      'Nothing was authorized. The daemon signs in the cloud\'s time from now on, so the same request made again can succeed (with a new Idempotency-Key if it had one); if clock_skew comes back, set this device\'s clock right (latch doctor shows both clocks).',
   });
 }
 

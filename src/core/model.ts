@@ -24,7 +24,9 @@ export interface Card {
 
 export type AuthorizationType = 'exact' | 'ceiling';
 export type AuthorizationKind = 'one_time' | 'merchant_verification' | 'recurring';
-export type AuthorizationStatus = 'active' | 'used' | 'expired' | 'revoked';
+/** An authorization's statuses, as the cloud reports them; written once (the CLI's --status derives from it). */
+export const AUTHORIZATION_STATUSES = ['active', 'used', 'expired', 'revoked'] as const;
+export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
 export type RecurringInterval = 'day' | 'week' | 'month' | 'year';
 
 export interface RecurringTerms {

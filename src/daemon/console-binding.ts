@@ -4,6 +4,8 @@
  * proved. Nothing here checks presence itself: the console's routes do, and an owner-present route
  * refuses a call that brings none.
  */
+import { policySummary } from '../policy/policy-summary.js';
+import { policyWarnings } from '../policy/policy-warnings.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { OWNER } from '../core/principal.js';
@@ -154,11 +156,7 @@ export function bindConsole(services: DaemonServices, core: CoreBinding, apiRout
     policy: {
       validate(text) {
         const policy = candidatePolicy(text);
-        const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-        return {
-          summary: `${count(policy.rules.length, 'rule', 'rules')}, ${count(policy.budgets.length, 'budget', 'budgets')}, ${count(policy.velocity.length, 'velocity limit', 'velocity limits')}`,
-          sha256: bytesToHex(sha256(utf8(text))),
-        };
+        return { summary: policySummary(policy), sha256: bytesToHex(sha256(utf8(text))), warnings: policyWarnings(policy) };
       },
       dryRun(text, sample) {
         const policy = candidatePolicy(text);

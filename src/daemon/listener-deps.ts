@@ -27,7 +27,14 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
       approvals: approvalOperations(core.deps),
       evidence: evidenceOperations(services, core),
       health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core), approvalsLockedSeconds: approvalsLockedSeconds(core) }),
-      policy: core.policy,
+      policy: {
+        effective: () => core.policy.effective(),
+        // A check answers what the request would get: a charged merchant is learned first (§31.2).
+        check: async (request, agent, context) => {
+          if (context !== undefined) await core.learnChargedMerchant(request.merchant, context);
+          return core.policy.check(request, agent);
+        },
+      },
       proxyUpstream: core.proxyUpstream,
       identity: identity.operations,
       owner: bindOwner(services, core, authorizations),

@@ -98,7 +98,22 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     const section = await approvalSection(approvalId);
     const text = (await page.$eval(section, (node) => (node as unknown as { innerText: string }).innerText)) as string;
     for (const term of ['12.34 USD at shop.example.com', 'shopper', stack.cards[0].card_id, stack.cards[0].label, '•••• ', 'exact', 'default', 'no rule matched']) assert.ok(text.includes(term), `the terms lack ${term}: ${text}`);
+    // Words, not wire names (issue 37 item 8): the kind, the window, the expiry in local time, the card's balance.
+    for (const term of ['one-time', 'valid 30 minutes after approval', 'local time', '100.00 USD available']) assert.ok(text.includes(term), `the terms lack ${term}: ${text}`);
+    for (const wire of ['one_time', '1800 s']) assert.ok(!text.includes(wire), `the terms show ${wire}: ${text}`);
+    assert.ok(!text.includes('less than this request'), text);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'approvals.png') });
+  });
+
+  test('an approval for more than the card holds says so beside the balance', async () => {
+    const approvalId = await ask('500.00', 'big.example.com');
+    await page.goto(`${origin}/approvals`);
+    const section = await approvalSection(approvalId);
+    const text = (await page.$eval(section, (node) => (node as unknown as { innerText: string }).innerText)) as string;
+    assert.match(text, /100\.00 USD available — less than this request/);
+    await page.type(`${section} input[aria-label="Reason for denying ${approvalId}"]`, 'too much');
+    await (await findButton(page, 'Deny', section)).click();
+    await waitForText('Denied: 500.00 USD', 'the denial');
   });
 
   test('register a passkey (presence: the passphrase), then approve with it and the charge passes', async () => {
@@ -106,7 +121,7 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     await page.waitForSelector('input[aria-label="Passkey name"]', { timeout: WAIT_MS });
     await page.type('input[aria-label="Passkey name"]', 'laptop');
     await page.type('input[aria-label="Owner passphrase for Add passkey"]', PASSPHRASE);
-    await (await findButton(page, 'Add passkey with passphrase')).click();
+    await (await findButton(page, 'Confirm with passphrase, then add passkey')).click();
     await waitForText('Passkey added.', 'the passkey to be registered');
     await waitForText('laptop (', 'the passkey in the list');
     const health = await stack.a.get('/health');

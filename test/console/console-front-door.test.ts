@@ -204,6 +204,9 @@ describe('owner console front door', () => {
     const valid = await api('POST', '/policy/validate', { text: '{"v":1,"default":"allow","budgets":[{"id":"weekly","per":"week","limit":"20.00","over":"deny"}]}' });
     assert.equal(valid.status, 200, valid.body);
     assert.equal(valid.json.summary, '0 rules, 1 budget, 0 velocity limits');
+    assert.deepEqual(valid.json.warnings, []);
+    const noCap = await api('POST', '/policy/validate', { text: '{"v":1,"rules":[{"id":"books-cap","max_amount":"20.00","decision":"allow"}]}' });
+    assert.deepEqual(noCap.json.warnings.map((w: { field: string }) => w.field), ['rules[0]'], 'the editor warns about a max_amount that is no cap');
     const dry = await api('POST', '/policy/dry-run', { text: '{"v":1,"default":"allow","rules":[{"id":"no-shoes","merchants":["shoes.example"],"decision":"deny"}]}', request: { card_id: stack.cards[0].card_id, merchant_name: 'shoes.example', amount: '5.00' } });
     assert.equal(dry.status, 200, dry.body);
     assert.equal(dry.json.decision, 'deny');

@@ -150,12 +150,12 @@ const OWNER_PRESENT = {
 
 /** fakeOwner answers the owner routes and records who called them (a session opens with no caller). */
 function fakeOwner(callers: Principal[], presence?: OwnerPresence): OwnerOperations {
-  const agent = { name: 'helper', createdAt: new Date(NOW * 1000), lastUsedAt: null };
+  const agent = { name: 'helper', createdAt: new Date(NOW * 1000), lastUsedAt: null, identityKeyId: null };
   return {
     openSession: async (passphrase) => (presence === undefined ? { token: 'los_fake', expiresAtSeconds: NOW + 300 } : presence.openSession(passphrase)),
     pause: (...args: unknown[]) => seenCall(callers, args, { since: '2027-01-15T08:00:00Z', reason: null }),
     resume: (...args: unknown[]) => seenCall(callers, args, true),
-    replacePolicy: (...args: unknown[]) => seenCall(callers, args, { sha256: '0'.repeat(64), previousSha256: null }),
+    replacePolicy: (...args: unknown[]) => seenCall(callers, args, { sha256: '0'.repeat(64), previousSha256: null, warnings: [] }),
     addAgent: (...args: unknown[]) => seenCall(callers, args, { agent, token: 'T'.repeat(43) }),
     listAgents: () => {
       callers.push(OWNER);

@@ -256,7 +256,7 @@ describe('with the owner passphrase set (owner-presence §1, §2, §4)', () => {
     const owner = new JsonClient(stack.a.baseUrl, () => session);
     const added = await owner.post('/agents', { name: 'helper' });
     assert.equal(added.status, 201, added.text);
-    assert.deepEqual(Object.keys(added.body).sort(), ['created_at', 'last_used_at', 'name', 'token']);
+    assert.deepEqual(Object.keys(added.body).sort(), ['created_at', 'identity_key_id', 'last_used_at', 'name', 'token']);
     const agent = new JsonClient(stack.a.baseUrl, () => added.body.token as string);
     assert.equal((await agent.get('/cards')).status, 200);
     assertError(await owner.post('/agents', { name: 'helper' }), 409, 'agent_exists');

@@ -78,6 +78,20 @@ test('the untouched packs hold, as text, as bytes and as the parsed object', () 
   assert.equal(verifyEvidence(resigned(approvedText, () => {})).ok, true);
 });
 
+test('a pretty-printed pack does not hold, and docs/evidence.md warns of it in the words verify uses', async () => {
+  const { readFileSync } = await import('node:fs');
+  const doc = readFileSync(new URL('../../docs/evidence.md', import.meta.url), 'utf8');
+  for (const text of [chargedText, approvedText]) {
+    const pretty = JSON.stringify(JSON.parse(text), null, 2);
+    const verdict = verifyEvidence(pretty);
+    assert.equal(verdict.ok, false);
+    const problem = 'problem' in verdict ? verdict.problem : '';
+    assert.match(problem, /exact form \(one line of JSON, as exported\)/);
+    assert.ok(doc.includes(problem), `docs/evidence.md quotes the problem verify names: ${problem}`);
+  }
+  assert.match(doc, /\*\*Keep the file exactly as exported\.\*\* Pretty-printing it/);
+});
+
 describe('each tampering fails, kept signature or signed again', () => {
   const cases: Array<{ name: string; pack: () => string; edit: (pack: Pack) => void; resignedProblem: RegExp }> = [
     { name: 'the request amount', pack: () => chargedText, edit: (p) => (p.request.amount = '3.50'), resignedProblem: /request\.sha256 is not the SHA-256/ },

@@ -137,7 +137,7 @@ export const startCommand: Command = {
       writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, port_console: ports.portConsole ?? null, cloud_url: sandbox.url }));
       const homeIsDefault = home === resolveHome({});
       const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
-      say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
+      say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation(), consolePort: ports.portConsole ?? null }));
       await host.untilStopped(daemon, DEFAULT_CLOSE_DEADLINE_MS);
       await sandbox.close();
       return EXIT.ok;

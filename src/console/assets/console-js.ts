@@ -81,14 +81,14 @@ export const CONSOLE_JS = String.raw`'use strict';
 
   // Fresh presence for one owner-present action: a passkey (bound to a challenge for this purpose) or the passphrase.
   var factors = [];
-  function presenceForm(label, purposePath, onProof) {
+  function presenceForm(label, purposePath, onProof, wording) {
     var message = el('div', { 'aria-live': 'polite' });
     if (factors.length === 0) {
       // No passphrase and no passkey yet: the session is the owner, as the daemon token is.
       return el('div', null, el('div', { 'class': 'actions' }, el('button', { type: 'button', 'class': 'primary', text: label, onclick: function () { clear(message); onProof({}, message); } })), message);
     }
     var pass = el('input', { type: 'password', autocomplete: 'current-password', 'aria-label': 'Owner passphrase for ' + label, placeholder: 'Passphrase' });
-    var passkeyButton = el('button', { type: 'button', 'class': 'primary', text: label + ' with passkey', onclick: function () {
+    var passkeyButton = el('button', { type: 'button', 'class': 'primary', text: (wording && wording.passkey) || label + ' with passkey', onclick: function () {
       passkeyButton.disabled = true; clear(message);
       api('POST', purposePath, {}).then(function (result) {
         if (!result.ok) throw new Error(errorText(result));
@@ -97,7 +97,7 @@ export const CONSOLE_JS = String.raw`'use strict';
         .catch(function (error) { message.appendChild(status('bad', error.message || String(error))); })
         .then(function () { passkeyButton.disabled = false; });
     } });
-    var passButton = el('button', { type: 'submit', text: label + ' with passphrase' });
+    var passButton = el('button', { type: 'submit', text: (wording && wording.passphrase) || label + ' with passphrase' });
     var form = el('form', { 'class': 'actions', onsubmit: function (event) {
       event.preventDefault(); clear(message);
       if (!pass.value) { message.appendChild(status('bad', 'Type the owner passphrase, or use a passkey.')); pass.focus(); return; }
@@ -107,6 +107,22 @@ export const CONSOLE_JS = String.raw`'use strict';
     return el('div', null, form, message);
   }
 
+  // Words for the approval card (docs/decisions.md §31.8): no wire names, durations in words, local time beside UTC.
+  var KIND_WORDS = { one_time: 'one-time', merchant_verification: 'merchant verification', recurring: 'recurring' };
+  function durationWords(seconds) {
+    if (seconds % 3600 === 0) return seconds / 3600 + (seconds === 3600 ? ' hour' : ' hours');
+    if (seconds % 60 === 0) return seconds / 60 + (seconds === 60 ? ' minute' : ' minutes');
+    return seconds + ' seconds';
+  }
+  function localAndUtc(iso) {
+    var at = new Date(iso);
+    return isNaN(at.getTime()) ? iso : iso + ' (' + at.toLocaleString() + ' local time)';
+  }
+  // Decimal text to integer minor units by its digits, never through a float (money rule).
+  function decimalMinor(text) {
+    var parts = String(text).split('.'); var fraction = ((parts[1] || '') + '00').slice(0, 2);
+    return parseInt(parts[0] + fraction, 10);
+  }
   function term(list, name, value) { if (value !== undefined && value !== null && value !== '') { list.appendChild(el('dt', { text: name })); list.appendChild(el('dd', { text: String(value) })); } }
 
   // ---- Approvals -----------------------------------------------------------------------
@@ -138,13 +154,16 @@ export const CONSOLE_JS = String.raw`'use strict';
     term(terms, 'Agent', approval.agent);
     term(terms, 'Card', (r.card_label ? r.card_label + ' ' : '') + (r.card_last4 ? '•••• ' + r.card_last4 + ' ' : '') + '(' + r.card_id + ')');
     term(terms, 'Merchant', r.merchant_name);
-    term(terms, 'Kind', r.kind);
+    var card = (cardsById || {})[r.card_id];
+    var available = card ? (card.available !== null && card.available !== undefined ? card.available : card.balance) : undefined;
+    if (available !== undefined) term(terms, 'Card balance', available + ' ' + (card.currency || r.currency) + ' available' + (r.amount && decimalMinor(available) < decimalMinor(r.amount) ? ' — less than this request' : ''));
+    term(terms, 'Kind', KIND_WORDS[r.kind] || r.kind);
     term(terms, 'Type', r.authorization_type);
-    term(terms, 'Window', r.ttl_seconds ? 'for ' + r.ttl_seconds + ' s after approval' : (r.interval ? 'every ' + r.interval_count + ' ' + r.interval + (r.max_charges ? ', at most ' + r.max_charges + ' charges' : '') : ''));
+    term(terms, 'Window', r.ttl_seconds ? 'valid ' + durationWords(r.ttl_seconds) + ' after approval' : (r.interval ? 'every ' + r.interval_count + ' ' + r.interval + (r.max_charges ? ', at most ' + r.max_charges + ' charges' : '') : ''));
     term(terms, 'Reference', r.reference);
     term(terms, 'Rule', approval.rule);
     term(terms, 'Why', (approval.reasons || []).join('; '));
-    term(terms, 'Expires', approval.expires_at);
+    term(terms, 'Expires', localAndUtc(approval.expires_at));
     term(terms, 'Request SHA-256', approval.request_sha256);
     var what = r.amount + ' ' + r.currency + ' at ' + r.merchant_name;
     var reason = el('input', { type: 'text', 'aria-label': 'Reason for denying ' + approval.approval_id, placeholder: 'Reason (optional)', maxlength: '200' });
@@ -179,6 +198,7 @@ export const CONSOLE_JS = String.raw`'use strict';
     });
   }
   function refreshApprovals() {
+    cardsById = null; // balances change: the card line of an approval shows them as they are now
     return Promise.all([api('GET', '/a/approvals?status=pending_approval&limit=100'), cards()]).then(function (results) {
       var result = results[0];
       if (!result.ok) { clear(content); content.appendChild(status('bad', errorText(result))); return; }
@@ -365,6 +385,7 @@ export const CONSOLE_JS = String.raw`'use strict';
         return api('POST', '/policy/validate', { text: editor.value }).then(function (answer) {
           clear(verdict);
           if (answer.ok) verdict.appendChild(status('ok', 'Valid: ' + answer.body.summary));
+          if (answer.ok) (answer.body.warnings || []).forEach(function (w) { verdict.appendChild(status('warn', 'Warning: ' + w.field + ' (' + w.id + '): ' + w.message)); });
           else verdict.appendChild(status('bad', errorText(answer)));
           return answer.ok;
         });
@@ -452,7 +473,7 @@ export const CONSOLE_JS = String.raw`'use strict';
         clear(message); message.appendChild(answer.ok ? status('ok', 'Passkey added.') : status('bad', errorText(answer))); refresh();
         api('GET', '/session').then(function (result) { if (result.ok) factors = result.body.presence_factors; });
       }).catch(function (error) { clear(message); message.appendChild(status('bad', error.message || String(error))); });
-    });
+    }, { passphrase: 'Confirm with passphrase, then add passkey', passkey: 'Confirm with a passkey, then add another' });
     panel.appendChild(list); panel.appendChild(label); panel.appendChild(register); panel.appendChild(message);
     refresh();
     return panel;

@@ -56,7 +56,7 @@ async function handle(router: Router, log: EventLog | undefined, shutdown: Abort
     if (!(error instanceof LatchError)) log?.error('internal_error', { request_id: requestId, cause: error instanceof Error ? error.name : typeof error });
     const close = declaresBody(request) && !request.complete;
     if (close) request.resume();
-    sendError(response, error, requestId, { close });
+    sendError(response, error, requestId, { close, remedy: false });
   }
 }
 
