@@ -8,6 +8,16 @@ export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = Object
   'cache-control': 'no-store',
 });
 
+/** Where the console's JSON API lives; every other path is a page or an asset. */
+export const CONSOLE_API_PREFIX = '/console/api';
+/** Variant A's routes, called as the owner, are mounted under this prefix. */
+export const CONSOLE_A_PREFIX = `${CONSOLE_API_PREFIX}/a`;
+
+/** consoleOrigin is the one origin the console's pages run in. */
+export function consoleOrigin(port: number): string {
+  return `http://localhost:${port}`;
+}
+
 /** The session cookie's name; its attributes are fixed by the spec. */
 export const SESSION_COOKIE = 'latch_console';
 

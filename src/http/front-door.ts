@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { OwnerPresence } from '../core/owner-presence.js';
 import { OWNER_SESSION_PREFIX } from '../core/owner-sessions.js';
 import { OWNER, type Principal } from '../core/principal.js';
-import { isJsonObject, type JsonValue } from '../json/parse-json.js';
+import { isJsonObject, parseJson, type JsonValue } from '../json/parse-json.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
@@ -17,7 +17,9 @@ import { originFormTarget, validHost } from './host-check.js';
 import { declaresBody, readRequestBody } from './request-body.js';
 import { splitTarget } from './request-target.js';
 import { sendError, sendJson, sendRaw } from './respond.js';
-import { isRawResult, type RequestContext, type RouteResult } from './route.js';
+import { isEventStream, isRawResult, type RequestContext, type Route, type RouteResult } from './route.js';
+import { fromBase64Url } from '../crypto/base64url.js';
+import { secretsEqual } from '../crypto/constant-time.js';
 import type { RouteMatch, Router } from './router.js';
 
 /** Methods the API knows; anything else (TRACE, PROPFIND, ...) is refused before routing. */
@@ -42,7 +44,43 @@ export interface FrontDoorOptions {
    */
   presence: Pick<OwnerPresence, 'configured' | 'provePassphrase' | 'useSession' | 'endSession'>;
   log: EventLog;
+  /**
+   * The owner console's rules (docs/decisions.md §29.2); absent on A and B, which refuse every
+   * browser and take only bearer credentials.
+   */
+  browser?: BrowserListener;
 }
+
+/**
+ * What makes a listener the owner console's: a browser may load its pages, its one credential is
+ * the session cookie with the session's CSRF header, and presence may come as a passkey.
+ */
+export interface BrowserListener {
+  /** The one origin its pages run in: anything but GET and HEAD must carry exactly this Origin. */
+  origin: (port: number) => string;
+  /** The session a cookie value names (counting its use), and ending one at logout. */
+  sessions: { session(cookie: string): { readonly csrf: string } | undefined; logout(cookie: string): void };
+  /** Finds the session cookie's value in a Cookie header; undefined when absent or ambiguous. */
+  cookieValue: (header: string | undefined) => string | undefined;
+  /**
+   * Proves presence with a passkey assertion made for this route (an approval's own challenge for
+   * its approve route); resolves the credential id, or throws passkey_not_verified.
+   */
+  provePasskey: (assertion: JsonValue, route: Route, params: Readonly<Record<string, string>>) => Promise<string>;
+  /** Headers on every answer, errors included (the console's CSP and friends). */
+  answerHeaders: Readonly<Record<string, string>>;
+}
+
+/** The console's CSRF header: the session's token, which a page reads from its meta tag. */
+export const CSRF_HEADER = 'x-latch-csrf';
+
+/**
+ * The console's presence header: base64url of the JSON `{"passphrase": "..."}` or
+ * `{"passkey": {id, client_data_json, authenticator_data, signature}}`. A header, so that it works
+ * for every method and body (PUT /policy's body is the policy), and base64url, so that a
+ * passphrase in any script survives a header.
+ */
+export const OWNER_PRESENCE_HEADER = 'latch-owner-presence';
 
 /** The request header that carries the owner passphrase where the body cannot (PUT /policy, the /v1 proxy). */
 export const OWNER_PASSPHRASE_HEADER = 'latch-owner-passphrase';
@@ -89,6 +127,14 @@ export type FrontDoor = (request: IncomingMessage, response: ServerResponse, sta
  *    403 owner_presence_required. The passphrase is taken out of the body the handler sees.
  * 9. The route's handler.
  *
+ * On the owner console's listener (options.browser) the same steps run with its rules: step 2
+ * admits a browser, but anything but GET and HEAD must carry exactly the console's Origin; step 4's
+ * credential is the session cookie plus the session's X-Latch-CSRF header (401
+ * console_login_required, 403 console_csrf_invalid), never a bearer; step 8 also takes a passkey
+ * or the passphrase in the Latch-Owner-Presence header. A console session is the owner without
+ * presence. Its pages are 'public' routes that see the session, if any, to show the login page or
+ * the page.
+ *
  * Every answer carries `X-Request-Id`, every error body its `request_id`, and no answer ever
  * carries an `Access-Control-*` header.
  */
@@ -97,6 +143,7 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
     const requestId = randomId('req');
     const startedMs = performance.now();
     const trace: RequestTrace = { route: undefined, code: undefined };
+    for (const [name, value] of Object.entries(options.browser?.answerHeaders ?? {})) response.setHeader(name, value);
     response.setHeader('x-request-id', requestId);
     response.once('close', () => logRequest(options, request, response, requestId, startedMs, trace));
     // Before anything awaits: a client that leaves while the body is read or a passphrase checked
@@ -112,7 +159,7 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
     }
     try {
       const result = await admitAndHandle(options, request, signals, state, requestId, trace);
-      writeResult(response, result);
+      await writeResult(response, result, signals);
     } catch (error) {
       if (error instanceof DataDirError) {
         // A file went bad while the daemon runs: fail closed with a code that says so. The file
@@ -148,9 +195,12 @@ async function admitAndHandle(
   trace: RequestTrace,
 ): Promise<RouteResult> {
   const target = request.url;
+  const { browser } = options;
   if (!originFormTarget(target) || !validHost(request.rawHeaders, state.port)) throw new LatchError('forbidden_host');
-  if (fromBrowser(request.headers)) throw new LatchError('forbidden_origin');
   const method = request.method ?? '';
+  if (browser === undefined ? fromBrowser(request.headers) : method !== 'GET' && method !== 'HEAD' && request.headers.origin !== browser.origin(state.port)) {
+    throw new LatchError('forbidden_origin');
+  }
   if (method === 'OPTIONS') throw new LatchError('forbidden_origin');
   if (!KNOWN_METHODS.has(method)) throw new LatchError('method_not_allowed');
 
@@ -158,12 +208,13 @@ async function admitAndHandle(
   let match: RouteMatch | undefined;
   let miss: unknown;
   try {
-    match = options.router.match(method, path);
+    // The console's pages and reads answer HEAD as GET; A and B name HEAD where they serve it.
+    match = options.router.match(browser !== undefined && method === 'HEAD' ? 'GET' : method, path);
   } catch (error) {
     miss = error;
   }
-  const session = match?.route.access === 'public' ? undefined : ownerSession(request.rawHeaders, options);
-  const principal = match?.route.access === 'public' ? undefined : session !== undefined ? OWNER : bearerPrincipal(request.rawHeaders, options);
+  const credential = admitCredential(options, request, match);
+  const { principal } = credential;
   if (principal !== undefined) options.noteCaller?.(principal);
   if (match === undefined) throw miss;
   const { route } = match;
@@ -178,21 +229,28 @@ async function admitAndHandle(
   if (route.forwardsBody === true && isJsonObject(body) && Object.hasOwn(body, 'passphrase')) {
     throw new LatchError('invalid_request', { param: 'passphrase', message: 'The /v1 proxy forwards its body to the cloud: send the passphrase in the Latch-Owner-Passphrase header, or use an owner session.' });
   }
-  let ownerPresent = session !== undefined;
+  let ownerPresent = credential.ownerSession !== undefined;
+  let presenceCredentialId: string | undefined;
   if (route.access === 'owner_present') {
     // Only a POST's JSON body may carry the passphrase; PUT /policy's body is the policy itself.
     const inline = inlinePassphrase(request.rawHeaders, method === 'POST' ? body : undefined);
     if (inline.fromBody) body = withoutPassphrase(body);
+    const proof = browser === undefined ? undefined : presenceProof(request.rawHeaders);
     if (!ownerPresent && options.presence.configured()) {
-      if (inline.passphrase === undefined) throw new LatchError('owner_presence_required');
-      await options.presence.provePassphrase(inline.passphrase);
+      if (proof?.passkey !== undefined) {
+        presenceCredentialId = await (browser as BrowserListener).provePasskey(proof.passkey, route, match.params);
+      } else {
+        const passphrase = proof?.passphrase ?? inline.passphrase;
+        if (passphrase === undefined) throw new LatchError('owner_presence_required');
+        await options.presence.provePassphrase(passphrase);
+      }
       ownerPresent = true;
     }
   }
 
   const context: RequestContext = {
     method,
-    path,
+    path: route.mountPrefix === undefined ? path : path.slice(route.mountPrefix.length),
     query: new URLSearchParams(rawQuery),
     rawQuery,
     params: match.params,
@@ -202,7 +260,9 @@ async function admitAndHandle(
     requestId,
     principal,
     ownerPresent,
-    ...(session !== undefined && { endOwnerSession: () => options.presence.endSession(session) }),
+    ...(presenceCredentialId !== undefined && { presenceCredentialId }),
+    ...(credential.end !== undefined && { endOwnerSession: credential.end }),
+    ...(credential.consoleSession !== undefined && { consoleSession: credential.consoleSession }),
     userAgent: request.headers['user-agent'] ?? '',
     get signal() {
       return signals.signal;
@@ -212,6 +272,73 @@ async function admitAndHandle(
     },
   };
   return route.handler(context);
+}
+
+/** Who a request's credential names, and what it carries. */
+interface AdmittedCredential {
+  /** Undefined only on a 'public' route. */
+  principal: Principal | undefined;
+  /** The owner session (`los_…`) presented as a bearer: the owner, with presence. */
+  ownerSession?: string;
+  /** The console session the cookie names. */
+  consoleSession?: { readonly csrf: string };
+  /** Ends the session the request came with. */
+  end?: () => boolean;
+}
+
+/**
+ * admitCredential checks the one credential of the listener, for every request except those that
+ * match a 'public' route: checking it before the 404/405 decision means an unauthenticated caller
+ * cannot probe the route table. On A and B that is the bearer (a token, or an owner session); on
+ * the console the session cookie and the session's CSRF header. A console page, public, still sees
+ * the session the cookie names, without its CSRF header.
+ */
+function admitCredential(options: FrontDoorOptions, request: IncomingMessage, match: RouteMatch | undefined): AdmittedCredential {
+  const isPublic = match?.route.access === 'public';
+  const { browser } = options;
+  if (browser !== undefined) {
+    const cookie = browser.cookieValue(request.headers.cookie);
+    const session = cookie === undefined ? undefined : browser.sessions.session(cookie);
+    const end = () => {
+      browser.sessions.logout(cookie as string);
+      return true;
+    };
+    if (isPublic) return { principal: undefined, ...(session !== undefined && { consoleSession: session, end }) };
+    if (session === undefined) throw new LatchError('console_login_required');
+    const csrf = request.headers[CSRF_HEADER];
+    if (typeof csrf !== 'string' || !secretsEqual(csrf, session.csrf)) throw new LatchError('console_csrf_invalid');
+    return { principal: OWNER, consoleSession: session, end };
+  }
+  if (isPublic) return { principal: undefined };
+  const session = ownerSession(request.rawHeaders, options);
+  if (session !== undefined) return { principal: OWNER, ownerSession: session, end: () => options.presence.endSession(session) };
+  return { principal: bearerPrincipal(request.rawHeaders, options) };
+}
+
+/**
+ * presenceProof reads the console's Latch-Owner-Presence header (exactly one, base64url of a JSON
+ * object with `passphrase` or `passkey`), or undefined when none was sent.
+ */
+function presenceProof(rawHeaders: readonly string[]): { passphrase?: string; passkey?: JsonValue } | undefined {
+  const values = headerValues(rawHeaders, OWNER_PRESENCE_HEADER);
+  if (values.length === 0) return undefined;
+  const refuse = (): never => {
+    throw new LatchError('invalid_request', { param: OWNER_PRESENCE_HEADER, message: 'Latch-Owner-Presence must be sent once: base64url of {"passphrase": "..."} or {"passkey": {...}}.' });
+  };
+  if (values.length > 1 || (values[0] as string).length > 16 * 1024) refuse();
+  const bytes = fromBase64Url(values[0] as string);
+  if (bytes === undefined) return refuse();
+  let parsed: JsonValue;
+  try {
+    parsed = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return refuse();
+  }
+  if (!isJsonObject(parsed)) return refuse();
+  const passphrase = parsed['passphrase'];
+  if (typeof passphrase === 'string' && passphrase.length > 0 && passphrase.length <= 4096) return { passphrase };
+  if (isJsonObject(parsed['passkey'])) return { passkey: parsed['passkey'] };
+  return refuse();
 }
 
 /**
@@ -277,7 +404,13 @@ function headerValues(rawHeaders: readonly string[], name: string): string[] {
   return values;
 }
 
-function writeResult(response: ServerResponse, result: RouteResult): void {
+async function writeResult(response: ServerResponse, result: RouteResult, signals: RequestSignals): Promise<void> {
+  if (isEventStream(result)) {
+    response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
+    await result.pump((event, data) => response.write(`event: ${event}\ndata: ${data}\n\n`), signals.signal);
+    response.end();
+    return;
+  }
   const headers = withoutCors(result.headers ?? {});
   if (isRawResult(result)) sendRaw(response, result.status, result.rawBody, headers);
   else sendJson(response, result.status, result.body, headers);
@@ -303,6 +436,8 @@ function withoutCredentials(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   delete copy['authorization'];
   delete copy['cookie'];
   delete copy[OWNER_PASSPHRASE_HEADER];
+  delete copy[OWNER_PRESENCE_HEADER];
+  delete copy[CSRF_HEADER];
   return copy;
 }
 

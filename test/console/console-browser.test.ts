@@ -225,8 +225,9 @@ async function findButton(page: Page, text: string, within = 'body') {
 function assertionScript(first: string, second: string): string {
   return String.raw`(async () => {
     const csrf = document.querySelector('meta[name="latch-csrf"]').getAttribute('content');
-    const call = async (path, body) => {
-      const response = await fetch('/console/api' + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-latch-csrf': csrf }, body: JSON.stringify(body) });
+    const call = async (path, proof) => {
+      const presence = btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(proof)))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+      const response = await fetch('/console/api' + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-latch-csrf': csrf, 'latch-owner-presence': presence }, body: '{}' });
       const json = await response.json();
       return { status: response.status, code: json.error ? json.error.code : undefined };
     };
@@ -239,11 +240,11 @@ function assertionScript(first: string, second: string): string {
       return { id: text(credential.rawId), client_data_json: text(credential.response.clientDataJSON), authenticator_data: text(credential.response.authenticatorData), signature: text(credential.response.signature) };
     };
     const stolen = await assertionFor(${JSON.stringify(first)});
-    const crossed = await call('/approvals/${second}/approve', { passkey: stolen });
-    const own = await call('/approvals/${first}/approve', { passkey: stolen });
+    const crossed = await call('/a/approvals/${second}/approve', { passkey: stolen });
+    const own = await call('/a/approvals/${first}/approve', { passkey: stolen });
     const fresh = await assertionFor(${JSON.stringify(first)});
-    const freshAnswer = await call('/approvals/${first}/approve', { passkey: fresh });
-    const replay = await call('/approvals/${first}/approve', { passkey: fresh });
+    const freshAnswer = await call('/a/approvals/${first}/approve', { passkey: fresh });
+    const replay = await call('/a/approvals/${first}/approve', { passkey: fresh });
     return { crossed: { status: crossed.status, code: crossed.code }, own: { status: own.status, code: own.code }, fresh: { status: freshAnswer.status }, replay: { status: replay.status, code: replay.code } };
   })()`;
 }

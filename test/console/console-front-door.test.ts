@@ -10,6 +10,9 @@ import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js'
 import { CONSOLE_SECURITY_HEADERS } from '../../src/console/console-headers.js';
 import { startStack, type Stack } from '../support/stack.js';
 
+/** presenceHeader is the console's Latch-Owner-Presence header for a proof. */
+const presenceHeader = (proof: unknown): Record<string, string> => ({ 'latch-owner-presence': Buffer.from(JSON.stringify(proof)).toString('base64url') });
+
 interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -172,24 +175,22 @@ describe('owner console front door', () => {
     const paused = await api('POST', '/a/pause', { reason: 'lunch' });
     assert.equal(paused.status, 200, paused.body);
     // No factor yet: the session is the owner, as the daemon token is.
-    const resumed = await api('POST', '/resume', {});
+    const resumed = await api('POST', '/a/resume', {});
     assert.equal(resumed.status, 200, resumed.body);
     setApprovalPassphrase(stack.home, 'correct horse battery staple');
     assert.equal((await api('POST', '/a/pause', {})).status, 200);
     const direct = await api('POST', '/a/resume', {});
     assert.equal(direct.status, 403);
     assert.equal(direct.json.error.code, 'owner_presence_required');
-    const bare = await api('POST', '/resume', {});
-    assert.equal(bare.json.error.code, 'owner_presence_required');
-    const wrong = await api('POST', '/resume', { proof: { passphrase: 'not the passphrase' } });
+    const wrong = await api('POST', '/a/resume', {}, presenceHeader({ passphrase: 'not the passphrase' }));
     assert.equal(wrong.json.error.code, 'invalid_passphrase');
-    const right = await api('POST', '/resume', { proof: { passphrase: 'correct horse battery staple' } });
+    const right = await api('POST', '/a/resume', {}, presenceHeader({ passphrase: 'correct horse battery staple' }));
     assert.equal(right.status, 200, right.body);
     assert.equal((await stack.a.get('/health')).body.paused, null);
   });
 
   test('a passkey proof must answer a challenge the daemon made for this purpose', async () => {
-    const forged = await api('POST', '/resume', { proof: { passkey: { id: 'AAAA', client_data_json: 'e30', authenticator_data: 'AA', signature: 'AA' } } });
+    const forged = await api('POST', '/a/resume', {}, presenceHeader({ passkey: { id: 'AAAA', client_data_json: 'e30', authenticator_data: 'AA', signature: 'AA' } }));
     assert.equal(forged.status, 401);
     assert.equal(forged.json.error.code, 'passkey_not_verified');
   });

@@ -27,10 +27,11 @@ export function consoleAsset(path: string): { contentType: string; body: string 
   return Object.hasOwn(ASSETS, path) ? ASSETS[path] : undefined;
 }
 
-/** isConsolePage reports whether a path is one of the signed-in pages. */
-export function isConsolePage(path: string): boolean {
-  return PAGES.some((page) => page.path === path);
-}
+/** The paths of the signed-in pages. */
+export const CONSOLE_PAGE_PATHS: readonly string[] = PAGES.map((page) => page.path);
+
+/** The paths of the static assets. */
+export const CONSOLE_ASSET_PATHS: readonly string[] = Object.keys(ASSETS);
 
 /** consolePage renders the shell of a page; the CSRF token rides in a meta tag, never in script. */
 export function consolePage(path: string, csrf?: string): string {

@@ -79,6 +79,13 @@ export const CONSOLE_JS = String.raw`'use strict';
     });
   }
 
+  // The proof of presence travels in one header the console's front door reads (base64url JSON,
+  // so a passphrase in any script survives): the route's own body stays what the route takes.
+  function presence(proof) {
+    if (!proof || (!proof.passphrase && !proof.passkey)) return {};
+    return { 'latch-owner-presence': toB64u(new TextEncoder().encode(JSON.stringify(proof))) };
+  }
+
   // Fresh presence for one owner-present action: a passkey (bound to a challenge for this purpose) or the passphrase.
   var factors = [];
   function presenceForm(label, purposePath, onProof) {
@@ -157,7 +164,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       });
     } }, reason, el('button', { type: 'submit', 'class': 'danger', text: 'Deny' }));
     var approve = presenceForm('Approve', '/approvals/' + approval.approval_id + '/passkey-options', function (proof, message) {
-      return api('POST', '/approvals/' + approval.approval_id + '/approve', proof).then(function (result) {
+      return api('POST', '/a/approvals/' + approval.approval_id + '/approve', {}, presence(proof)).then(function (result) {
         clear(message);
         if (result.ok && result.body.status === 'approved') {
           notice('ok', 'Approved: ' + result.body.authorization.policy_id + ' is ' + result.body.authorization.status + ' (' + what + ').');
@@ -310,7 +317,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       var name = el('input', { type: 'text', 'aria-label': 'New agent name', placeholder: 'agent name', pattern: '[a-z][a-z0-9_-]{0,31}' });
       var add = presenceForm('Add agent', '/presence-options', function (proof, message) {
         if (!name.value) { message.appendChild(status('bad', 'Name the agent first.')); return Promise.resolve(); }
-        return api('POST', '/agents', { name: name.value, proof: proof }).then(function (answer) {
+        return api('POST', '/a/agents', { name: name.value }, presence(proof)).then(function (answer) {
           if (!answer.ok) { message.appendChild(status('bad', errorText(answer))); return; }
           clear(shown);
           shown.appendChild(status('ok', 'Agent ' + answer.body.name + ' added. Its token is shown once; give it to the agent now:'));
@@ -332,14 +339,14 @@ export const CONSOLE_JS = String.raw`'use strict';
       var actions = el('td');
       var remove = el('button', { type: 'button', 'class': 'danger', text: 'Remove', onclick: function () {
         clear(actions); actions.appendChild(presenceForm('Remove ' + agent.name, '/presence-options', function (proof, message) {
-          return api('POST', '/agents/' + agent.name + '/remove', { proof: proof }).then(function (answer) {
+          return api('DELETE', '/a/agents/' + encodeURIComponent(agent.name), undefined, presence(proof)).then(function (answer) {
             if (!answer.ok) message.appendChild(status('bad', errorText(answer))); else loadAgents();
           });
         }));
       } });
       var rotate = el('button', { type: 'button', text: 'Rotate token', onclick: function () {
         clear(actions); actions.appendChild(presenceForm('Rotate ' + agent.name, '/presence-options', function (proof, message) {
-          return api('POST', '/agents/' + agent.name + '/rotate', { proof: proof }).then(function (answer) {
+          return api('POST', '/a/agents/' + encodeURIComponent(agent.name) + '/rotate', {}, presence(proof)).then(function (answer) {
             if (!answer.ok) { message.appendChild(status('bad', errorText(answer))); return; }
             if (shown) { clear(shown); shown.appendChild(status('ok', 'New token for ' + agent.name + ' (shown once):')); shown.appendChild(el('p', { 'class': 'token', text: answer.body.token })); }
             loadAgentRows(table);
@@ -388,7 +395,7 @@ export const CONSOLE_JS = String.raw`'use strict';
         });
       } }, sample.card, sample.merchant, sample.amount, sample.agent, el('button', { type: 'submit', text: 'Dry run' }));
       var apply = presenceForm('Apply', '/presence-options', function (proof, message) {
-        return api('POST', '/policy/apply', { text: editor.value, proof: proof }).then(function (answer) {
+        return api('PUT', '/a/policy', editor.value, presence(proof)).then(function (answer) {
           message.appendChild(answer.ok ? status('ok', 'Applied; sha256 ' + answer.body.sha256) : status('bad', errorText(answer)));
         });
       });
@@ -409,7 +416,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       content.appendChild(data.verify.ok ? status('ok', 'Audit log verified: ' + data.verify.lines + ' lines, hash chain intact.') : status('bad', 'Audit log does not verify: ' + data.verify.problem));
       var pause = data.paused
         ? presenceForm('Resume signing', '/presence-options', function (proof, message) {
-            return api('POST', '/resume', { proof: proof }).then(function (answer) { if (answer.ok) loadActivity(); else message.appendChild(status('bad', errorText(answer))); });
+            return api('POST', '/a/resume', {}, presence(proof)).then(function (answer) { if (answer.ok) loadActivity(); else message.appendChild(status('bad', errorText(answer))); });
           })
         : el('form', { 'class': 'actions', onsubmit: function (event) {
             event.preventDefault();
@@ -437,7 +444,7 @@ export const CONSOLE_JS = String.raw`'use strict';
     }
     var label = el('input', { type: 'text', 'aria-label': 'Passkey name', placeholder: 'e.g. laptop', maxlength: '64' });
     var register = presenceForm('Add passkey', '/presence-options', function (proof) {
-      return api('POST', '/passkeys/registration-options', { proof: proof, label: label.value }).then(function (result) {
+      return api('POST', '/passkeys/registration-options', { label: label.value }, presence(proof)).then(function (result) {
         if (!result.ok) throw new Error(errorText(result));
         var options = result.body;
         return navigator.credentials.create({ publicKey: {
