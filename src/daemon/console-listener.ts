@@ -4,7 +4,7 @@
  * console's pages, its own routes and Variant A's routes, served beside Variant A. Its port may
  * come from config.json, so the listener is made only once listen() has checked the data directory.
  */
-import { CONSOLE_SECURITY_HEADERS, consoleOrigin, cookieValue } from '../console/console-headers.js';
+import { CONSOLE_SECURITY_HEADERS, consoleOrigin, cookieValues } from '../console/console-headers.js';
 import { provePasskey } from '../console/presence-proof.js';
 import { consoleTable } from '../console/console-table.js';
 import { LatchError } from '../errors/latch-error.js';
@@ -51,7 +51,7 @@ export function consoleListener(inputs: ConsoleListenerInputs): ConsoleListener 
     browser: {
       origin: consoleOrigin,
       sessions: binding.sessions,
-      cookieValue,
+      cookieValues,
       provePasskey: (assertion, route, params) => provePasskey(binding.deps, assertion, route, params),
       answerHeaders: CONSOLE_SECURITY_HEADERS,
     },

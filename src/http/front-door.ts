@@ -60,8 +60,8 @@ export interface BrowserListener {
   origin: (port: number) => string;
   /** The session a cookie value names (counting its use), and ending one at logout. */
   sessions: { session(cookie: string): { readonly csrf: string } | undefined; logout(cookie: string): void };
-  /** Finds the session cookie's value in a Cookie header; undefined when absent or ambiguous. */
-  cookieValue: (header: string | undefined) => string | undefined;
+  /** Lists the session cookie's well-formed values in a Cookie header (a page on another port may plant more). */
+  cookieValues: (header: string | undefined) => string[];
   /**
    * Proves presence with a passkey assertion made for this route (an approval's own challenge for
    * its approve route); resolves the credential id, or throws passkey_not_verified.
@@ -297,8 +297,13 @@ function admitCredential(options: FrontDoorOptions, request: IncomingMessage, ma
   const isPublic = match?.route.access === 'public';
   const { browser } = options;
   if (browser !== undefined) {
-    const cookie = browser.cookieValue(request.headers.cookie);
-    const session = cookie === undefined ? undefined : browser.sessions.session(cookie);
+    // Of every copy sent, exactly one may name a live session: a planted copy names none and is ignored.
+    const live = browser.cookieValues(request.headers.cookie).flatMap((value) => {
+      const found = browser.sessions.session(value);
+      return found === undefined ? [] : [{ value, found }];
+    });
+    const cookie = live.length === 1 ? live[0]?.value : undefined;
+    const session = live.length === 1 ? live[0]?.found : undefined;
     const end = () => {
       browser.sessions.logout(cookie as string);
       return true;

@@ -90,10 +90,13 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     return selector;
   }
 
-  test('log in, see the exact terms of a pending approval', async () => {
+  test('log in (the browser keeps the Secure __Host- session cookie on http://localhost), see the exact terms of a pending approval', async () => {
     const approvalId = await ask('12.34');
     await login();
     const section = await approvalSection(approvalId);
+    // Chromium keeps a Secure __Host- cookie from http://localhost (docs/decisions.md §29.4).
+    const cookies = await page.cookies(origin);
+    assert.deepEqual(cookies.map((cookie) => [cookie.name, cookie.secure, cookie.httpOnly, cookie.sameSite, cookie.path]), [['__Host-latch_console', true, true, 'Strict', '/']]);
     const text = (await page.$eval(section, (node) => (node as unknown as { innerText: string }).innerText)) as string;
     for (const term of ['12.34 USD at shop.example.com', 'shopper', stack.cards[0].card_id, stack.cards[0].label, '•••• ', 'exact', 'default', 'no rule matched']) assert.ok(text.includes(term), `the terms lack ${term}: ${text}`);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'approvals.png') });
