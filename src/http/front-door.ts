@@ -208,10 +208,18 @@ async function admitAndHandle(
   let match: RouteMatch | undefined;
   let miss: unknown;
   try {
-    // The console's pages and reads answer HEAD as GET; A and B name HEAD where they serve it.
-    match = options.router.match(browser !== undefined && method === 'HEAD' ? 'GET' : method, path);
+    match = options.router.match(method, path);
   } catch (error) {
     miss = error;
+    // The console's pages and reads answer HEAD as GET where no HEAD route is named; A and B
+    // answer HEAD only where they name it.
+    if (browser !== undefined && method === 'HEAD') {
+      try {
+        match = options.router.match('GET', path);
+      } catch {
+        // The HEAD miss stands.
+      }
+    }
   }
   const credential = admitCredential(options, request, match);
   const { principal } = credential;

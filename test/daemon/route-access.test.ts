@@ -1,7 +1,9 @@
 /**
- * Who may call what, on both listeners, with a credential list that holds an agent's token
- * beside the daemon token: an agent on every owner-only route is 403 agent_not_permitted and
- * reaches no handler; on every other route it is admitted, and the core sees it as the caller.
+ * Who may call what, on every listener (A, B and the owner console), derived from the route tables:
+ * for every principal (an agent, the owner's token, an owner session, a console session, a console
+ * session with presence) every route is reached or refused exactly as its access says, by the one
+ * front door (docs/decisions.md §29.2). With a credential list that holds an agent's token beside
+ * the daemon token, the core sees the agent as the caller wherever it is admitted.
  */
 import { noPresenceFactor, passphrasePresence } from '../support/owner-presence.js';
 import assert from 'node:assert/strict';
@@ -21,6 +23,11 @@ import { createLogger } from '../../src/log/logger.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
 import { signingProxyRoutes } from '../../src/proxy/signing-proxy.js';
+import { consoleTable } from '../../src/console/console-table.js';
+import type { ConsoleDeps } from '../../src/console/console-deps.js';
+import { createConsoleSessions } from '../../src/console/console-sessions.js';
+import { CONSOLE_SECURITY_HEADERS, consoleOrigin, cookieValues } from '../../src/console/console-headers.js';
+import { errorCode, sendRaw } from '../http/raw-client.js';
 
 const OWNER_TOKEN = 'O'.repeat(43);
 const AGENT_TOKEN = 'G'.repeat(43);
@@ -409,4 +416,156 @@ describe('owner presence on both listeners, with a passphrase configured (owner-
     const forged = await fetch(`http://127.0.0.1:${port}/agents`, { headers: { authorization: `Bearer los_${'A'.repeat(43)}` } });
     assert.equal(forged.status, 401, 'a made-up session token is refused');
   });
+});
+
+/**
+ * Every route of every listener, for every kind of caller, derived from the route tables the
+ * daemon builds (docs/decisions.md §29.2): the one front door alone decides who reaches which
+ * handler. Each handler is replaced by one that only records that it was reached, so what is
+ * tested is the door, and a refused request must reach no handler at all.
+ */
+describe('every route on every listener for every principal', () => {
+  const PASSPHRASE = 'correct horse battery staple';
+  type Listener = 'a' | 'b' | 'console';
+  type Caller = 'agent' | 'owner token' | 'owner session' | 'console session' | 'console session with presence';
+  const CALLERS: readonly Caller[] = ['agent', 'owner token', 'owner session', 'console session', 'console session with presence'];
+  const reached: string[] = [];
+  const servers: Partial<Record<Listener, { server: LocalServer; port: number; routes: Route[] }>> = {};
+  const { presence } = passphrasePresence(PASSPHRASE);
+  const consoleSessions = createConsoleSessions();
+  let ownerSessionToken = '';
+  let consoleCookie = '';
+  let consoleCsrf = '';
+
+  /** recorded replaces each handler with one that notes its route and answers 299. */
+  const recorded = (routes: readonly Route[]): Route[] =>
+    routes.map((route) => ({
+      ...route,
+      handler: () => {
+        reached.push(routeName(route));
+        return { status: 299, body: { reached: routeName(route) } };
+      },
+    }));
+
+  before(async () => {
+    const log = createLogger({ level: 'silent' });
+    const tables = tablesWith([], presence);
+    const consolePort = { value: 0 };
+    const consoleRoutesTable = consoleTable({ port: () => consolePort.value } as ConsoleDeps, tables.a);
+    const credentials = () => [
+      { token: OWNER_TOKEN, principal: OWNER },
+      { token: AGENT_TOKEN, principal: SHOPPER },
+    ];
+    for (const [listener, routes] of [['a', tables.a], ['b', tables.b], ['console', consoleRoutesTable]] as const) {
+      const table = recorded(routes);
+      const frontDoor = createFrontDoor({
+        listener,
+        router: new Router(table),
+        credentials: listener === 'console' ? () => [] : credentials,
+        presence,
+        log,
+        ...(listener === 'console' && {
+          browser: {
+            origin: consoleOrigin,
+            sessions: consoleSessions,
+            cookieValues,
+            provePasskey: () => Promise.reject(new LatchError('passkey_not_verified')),
+            answerHeaders: CONSOLE_SECURITY_HEADERS,
+          },
+        }),
+      });
+      const server = createLocalServer({ listener, port: 0, frontDoor, log });
+      const port = await server.listen();
+      if (listener === 'console') consolePort.value = port;
+      servers[listener] = { server, port, routes: table };
+    }
+    ownerSessionToken = (await presence.openSession(PASSPHRASE)).token;
+    const login = consoleSessions.login(consoleSessions.issueCode().code);
+    assert.ok(login !== undefined);
+    consoleCookie = login.cookie;
+    consoleCsrf = login.csrf;
+  });
+  after(async () => {
+    for (const entry of Object.values(servers)) await entry?.server.close(0);
+  });
+
+  /** The credential headers of a caller. */
+  function credentialHeaders(caller: Caller): Record<string, string> {
+    switch (caller) {
+      case 'agent':
+        return { authorization: `Bearer ${AGENT_TOKEN}` };
+      case 'owner token':
+        return { authorization: `Bearer ${OWNER_TOKEN}` };
+      case 'owner session':
+        return { authorization: `Bearer ${ownerSessionToken}` };
+      case 'console session':
+        return { cookie: `__Host-latch_console=${consoleCookie}`, 'x-latch-csrf': consoleCsrf };
+      case 'console session with presence':
+        return {
+          cookie: `__Host-latch_console=${consoleCookie}`,
+          'x-latch-csrf': consoleCsrf,
+          'latch-owner-presence': Buffer.from(JSON.stringify({ passphrase: PASSPHRASE })).toString('base64url'),
+        };
+    }
+  }
+
+  /** What the door must do: let the caller reach the route's handler, or refuse with this code. */
+  function expected(listener: Listener, route: Route, caller: Caller): 'reached' | { status: number; code: string } {
+    if (route.access === 'public') return 'reached';
+    if (listener === 'console') {
+      if (caller === 'console session with presence') return 'reached';
+      if (caller !== 'console session') return { status: 401, code: 'console_login_required' };
+      return route.access === 'owner_present' ? { status: 403, code: 'owner_presence_required' } : 'reached';
+    }
+    if (caller === 'console session' || caller === 'console session with presence') return { status: 401, code: 'missing_bearer_token' };
+    if (caller === 'owner session') return 'reached';
+    if (caller === 'agent') return route.access === 'agents' ? 'reached' : { status: 403, code: 'agent_not_permitted' };
+    return route.access === 'owner_present' ? { status: 403, code: 'owner_presence_required' } : 'reached';
+  }
+
+  /** A path that matches the route's pattern. */
+  const samplePath = (pattern: string): string =>
+    pattern
+      .split('/')
+      .map((segment) => (segment === '*' ? 'nothing' : segment.startsWith(':') ? `${segment.slice(1).replace(/_id$/, '')}_abc` : segment))
+      .join('/');
+
+  test('the console table holds its pages, its own routes and every route of A, mounted under /console/api/a', () => {
+    const names = new Set((servers.console?.routes ?? []).map(routeName));
+    for (const route of servers.a?.routes ?? []) assert.ok(names.has(`${route.method} /console/api/a${route.pattern}`), `${routeName(route)} is not mounted on the console`);
+    assert.ok([...names].some((name) => name.startsWith('GET /console/api/') && !name.startsWith('GET /console/api/a/')), 'the console has its own routes');
+    assert.ok(names.has('GET /approvals') && names.has('GET /assets/console.js'), 'the console has its pages');
+  });
+
+  for (const listener of ['a', 'b', 'console'] as const) {
+    for (const caller of CALLERS) {
+      test(`${listener === 'console' ? 'the console' : `Variant ${listener.toUpperCase()}`}, as ${caller}: every route is reached or refused exactly as its access says`, async () => {
+        const entry = servers[listener];
+        assert.ok(entry !== undefined && entry.routes.length > 0);
+        const problems: string[] = [];
+        for (const route of entry.routes) {
+          const method = route.method === '*' ? 'GET' : route.method;
+          const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
+          const headers: Record<string, string> = {
+            host: `${listener === 'console' ? 'localhost' : '127.0.0.1'}:${entry.port}`,
+            ...credentialHeaders(caller),
+            ...(listener === 'console' && method !== 'GET' && method !== 'HEAD' && { origin: consoleOrigin(entry.port) }),
+            ...(hasBody && { 'content-type': 'application/json' }),
+          };
+          reached.length = 0;
+          const answer = await sendRaw(entry.port, { method, target: samplePath(route.pattern), headers: Object.entries(headers), ...(hasBody && { body: '{}' }) });
+          const want = expected(listener, route, caller);
+          const name = `${routeName(route)} → ${answer.status} ${answer.body.slice(0, 160)}`;
+          if (want === 'reached') {
+            if (answer.status !== 299 || reached.length !== 1 || reached[0] !== routeName(route)) problems.push(`${name}: should reach its handler (reached ${JSON.stringify(reached)})`);
+          } else {
+            if (reached.length !== 0) problems.push(`${name}: reached ${JSON.stringify(reached)} though it should be refused`);
+            if (answer.status !== want.status) problems.push(`${name}: should be ${want.status} ${want.code}`);
+            else if (method !== 'HEAD' && errorCode(answer) !== want.code) problems.push(`${name}: should be ${want.code}`);
+          }
+        }
+        assert.deepEqual(problems, []);
+      });
+    }
+  }
 });
