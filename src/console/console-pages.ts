@@ -19,8 +19,8 @@ export function consolePageRoutes(port: () => number): Route[] {
     page('/', () => redirect('/approvals')),
     ...CONSOLE_ASSET_PATHS.map((path) =>
       page(path, () => {
-        const asset = consoleAsset(path) as { contentType: string; body: string };
-        return bytes(asset.contentType, asset.body);
+        const asset = consoleAsset(path) as { contentType: string; body: Uint8Array };
+        return { status: 200, rawBody: asset.body, headers: { 'content-type': asset.contentType } };
       }),
     ),
     page('/login', () => html(consolePage('/login'))),

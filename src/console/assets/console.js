@@ -1,9 +1,12 @@
-/**
- * The console's script, served from /assets/console.js. Plain browser JavaScript with no
- * dependency and no inline code anywhere (the CSP allows only 'self'); it builds every element
- * with the DOM API, so no text the daemon returns is ever parsed as HTML.
+// @ts-check
+/*
+ * The owner console's script, served as these bytes from /assets/console.js (docs/decisions.md
+ * §29.5). Plain browser JavaScript with no dependency and no inline code anywhere (the CSP allows
+ * only 'self'); it builds every element with the DOM API, so no text the daemon returns is ever
+ * parsed as HTML. Type-checked with its own tsconfig.json (the DOM library; checkJs), by
+ * test/console/console-files.test.ts.
  */
-export const CONSOLE_JS = String.raw`'use strict';
+'use strict';
 (function () {
   var csrfMeta = document.querySelector('meta[name="latch-csrf"]');
   var csrf = csrfMeta ? csrfMeta.getAttribute('content') : '';
@@ -37,6 +40,7 @@ export const CONSOLE_JS = String.raw`'use strict';
   function status(kind, text) { return el('p', { 'class': 'status ' + kind, role: kind === 'bad' ? 'alert' : 'status', text: text }); }
 
   function api(method, path, body, headers) {
+    /** @type {RequestInit & { headers: Record<string, string> }} */
     var init = { method: method, headers: { 'x-latch-csrf': csrf }, credentials: 'same-origin' };
     Object.keys(headers || {}).forEach(function (name) { init.headers[name] = headers[name]; });
     if (body !== undefined) { init.headers['content-type'] = 'application/json'; init.body = typeof body === 'string' ? body : JSON.stringify(body); }
@@ -73,7 +77,7 @@ export const CONSOLE_JS = String.raw`'use strict';
     return navigator.credentials.get({ publicKey: {
       challenge: fromB64u(options.challenge), rpId: options.rp_id, timeout: options.timeout_ms, userVerification: 'required',
       allowCredentials: options.credential_ids.map(function (id) { return { type: 'public-key', id: fromB64u(id) }; }),
-    } }).then(function (credential) {
+    } }).then(function (/** @type {any} */ credential) {
       return { id: toB64u(credential.rawId), client_data_json: toB64u(credential.response.clientDataJSON),
         authenticator_data: toB64u(credential.response.authenticatorData), signature: toB64u(credential.response.signature) };
     });
@@ -453,7 +457,7 @@ export const CONSOLE_JS = String.raw`'use strict';
           pubKeyCredParams: [{ type: 'public-key', alg: -7 }, { type: 'public-key', alg: -8 }],
           authenticatorSelection: { userVerification: 'required', residentKey: 'preferred' }, attestation: 'none', timeout: options.timeout_ms,
         } });
-      }).then(function (credential) {
+      }).then(function (/** @type {any} */ credential) {
         return api('POST', '/passkeys', { label: label.value || 'passkey', client_data_json: toB64u(credential.response.clientDataJSON), attestation_object: toB64u(credential.response.attestationObject) });
       }).then(function (answer) {
         clear(message); message.appendChild(answer.ok ? status('ok', 'Passkey added.') : status('bad', errorText(answer))); refresh();
@@ -487,4 +491,3 @@ export const CONSOLE_JS = String.raw`'use strict';
     loaders[page]();
   });
 })();
-`;
