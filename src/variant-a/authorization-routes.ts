@@ -11,11 +11,12 @@ import { int, oneOf, str, validateBody, validateQuery } from '../validate/schema
 import { LatchError } from '../errors/latch-error.js';
 import { ok, operationContext } from '../variant-common/operation-context.js';
 import { authorizationA } from './shapes.js';
+import { AUTHORIZATION_STATUSES } from '../core/model.js';
 
 const listRules = {
   limit: int({ min: 1, max: 100, default: 20 }),
   starting_after: str({ pattern: POLICY_ID_PATTERN, describe: wireIdWords('pw') }),
-  status: oneOf(['active', 'used', 'expired', 'revoked'] as const),
+  status: oneOf(AUTHORIZATION_STATUSES),
   card_id: str({ pattern: CARD_ID_PATTERN, describe: wireIdWords('card') }),
   agent: str({ pattern: AGENT_NAME_PATTERN, describe: 'an agent name (or owner)' }),
 };
