@@ -143,7 +143,7 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
     const requestId = randomId('req');
     const startedMs = performance.now();
     const trace: RequestTrace = { route: undefined, code: undefined };
-    for (const [name, value] of Object.entries(options.browser?.answerHeaders ?? {})) response.setHeader(name, value);
+    if (options.browser !== undefined) for (const [name, value] of Object.entries(options.browser.answerHeaders)) response.setHeader(name, value);
     response.setHeader('x-request-id', requestId);
     response.once('close', () => logRequest(options, request, response, requestId, startedMs, trace));
     // Before anything awaits: a client that leaves while the body is read or a passphrase checked

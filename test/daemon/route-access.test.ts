@@ -28,6 +28,9 @@ import type { ConsoleDeps } from '../../src/console/console-deps.js';
 import { createConsoleSessions } from '../../src/console/console-sessions.js';
 import { CONSOLE_SECURITY_HEADERS, consoleOrigin, cookieValues } from '../../src/console/console-headers.js';
 import { errorCode, sendRaw } from '../http/raw-client.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../support/paths.js';
 
 const OWNER_TOKEN = 'O'.repeat(43);
 const AGENT_TOKEN = 'G'.repeat(43);
@@ -529,6 +532,19 @@ describe('every route on every listener for every principal', () => {
       .split('/')
       .map((segment) => (segment === '*' ? 'nothing' : segment.startsWith(':') ? `${segment.slice(1).replace(/_id$/, '')}_abc` : segment))
       .join('/');
+
+  test("no module calls a route's handler but the front door (the sandbox's server serves only the sandbox)", () => {
+    const callers: string[] = [];
+    const walk = (folder: string): void => {
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        const full = path.join(folder, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.name.endsWith('.ts') && /\.handler\(|\.handler\.(?:call|apply)\(/.test(readFileSync(full, 'utf8'))) callers.push(path.relative(REPO_ROOT, full));
+      }
+    };
+    walk(path.join(REPO_ROOT, 'src'));
+    assert.deepEqual(callers.sort(), ['src/http/front-door.ts', 'src/sandbox/http/sandbox-server.ts']);
+  });
 
   test('the console table holds its pages, its own routes and every route of A, mounted under /console/api/a', () => {
     const names = new Set((servers.console?.routes ?? []).map(routeName));
