@@ -3,7 +3,7 @@
  * sends. Money is always decimal text with the currency's decimals ("12.50"), times are ISO 8601
  * UTC; field names are the wire names, so the API reference applies unchanged.
  */
-import type { AuthorizationKind, AuthorizationType, TransactionStatus } from '../core/model.js';
+import type { AuthorizationKind, AuthorizationType, RecurringInterval, TransactionStatus } from '../core/model.js';
 import type { ApprovalStatus } from '../core/approval.js';
 
 export type { TransactionStatus } from '../core/model.js';
@@ -177,7 +177,7 @@ export interface RecurringInput {
   card_id: string;
   merchant_name: string;
   amount: AmountInput;
-  interval: 'day' | 'week' | 'month' | 'year';
+  interval: RecurringInterval;
   interval_count?: number;
   currency?: string;
   authorization_type?: AuthorizationType;

@@ -18,7 +18,7 @@ import type {
   Wallet,
 } from '../core/model.js';
 import { unexpectedShape } from './cloud-errors.js';
-import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, CARD_STATUSES, TRANSACTION_STATUSES } from '../core/model.js';
+import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, CARD_STATUSES, RECURRING_INTERVALS, TRANSACTION_STATUSES } from '../core/model.js';
 
 type Json = Record<string, unknown>;
 
@@ -131,7 +131,7 @@ export function readAuthorization(value: unknown): Authorization {
     recurring:
       kind === 'recurring'
         ? {
-            interval: oneOf<RecurringInterval>(o, 'interval', ['day', 'week', 'month', 'year']),
+            interval: oneOf<RecurringInterval>(o, 'interval', RECURRING_INTERVALS),
             intervalCount: intOrNull(o, 'interval_count') ?? 1,
             maxCharges: intOrNull(o, 'max_charges'),
             currentPeriodStart: timeOrNull(o, 'current_period_start'),

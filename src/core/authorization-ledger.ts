@@ -10,7 +10,7 @@
  * and a cursor lookup O(1), never a scan of history.
  */
 import type { RecordStore, StateRecord } from './record-store.js';
-import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, type AuthorizationKind, type AuthorizationType, type RecurringInterval } from './model.js';
+import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECURRING_INTERVALS, type AuthorizationKind, type AuthorizationType, type RecurringInterval } from './model.js';
 
 /**
  * A ledger entry's states: the cloud's authorization statuses, and `failed` (the cloud refused
@@ -85,7 +85,7 @@ export const AUTHORIZATION_RETENTION_SECONDS = 90 * 86_400;
 export const AUTHORIZATION_PAGE_LIMIT_MAX = 100;
 
 const STATES: ReadonlySet<string> = new Set(LEDGER_STATES);
-const INTERVALS: ReadonlySet<string> = new Set(['day', 'week', 'month', 'year']);
+const INTERVALS: ReadonlySet<string> = new Set(RECURRING_INTERVALS);
 /**
  * The state of a window rolled back, never to be sent. A `failed` one may be sent again: the
  * cloud refused it under its Idempotency-Key and replays that refusal.

@@ -44,7 +44,9 @@ export type AuthorizationKind = (typeof AUTHORIZATION_KINDS)[number];
 /** Every state an authorization can be in, as the cloud reports it. */
 export const AUTHORIZATION_STATUSES = ['active', 'used', 'expired', 'revoked'] as const;
 export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
-export type RecurringInterval = 'day' | 'week' | 'month' | 'year';
+/** The periods a recurring window repeats over. */
+export const RECURRING_INTERVALS = ['day', 'week', 'month', 'year'] as const;
+export type RecurringInterval = (typeof RECURRING_INTERVALS)[number];
 
 export interface RecurringTerms {
   interval: RecurringInterval;

@@ -10,7 +10,7 @@ import { amount, int, oneOf, parsedStr, str } from '../validate/schema.js';
 import { approvalIdField, cardIdField, currencyField, merchantField, policyIdField } from './common-fields.js';
 import { parseIsoSeconds } from '../time/iso-time.js';
 import { CARD_ID_PATTERN, TRANSACTION_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
-import { AUTHORIZATION_TYPES, TRANSACTION_STATUSES, type AuthorizationType } from '../core/model.js';
+import { AUTHORIZATION_TYPES, RECURRING_INTERVALS, TRANSACTION_STATUSES, type AuthorizationType } from '../core/model.js';
 import { APPROVAL_WAIT_SECONDS_MAX } from '../core/approvals.js';
 import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../validate/ttl.js';
 
@@ -61,7 +61,7 @@ export const recurringRules = {
   amount: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR }),
   currency: currencyField(),
   authorization_type: authorizationType('ceiling'),
-  interval: oneOf(['day', 'week', 'month', 'year'] as const, { required: true }),
+  interval: oneOf(RECURRING_INTERVALS, { required: true }),
   interval_count: int({ min: 1, max: 365, default: 1 }),
   starts_at: isoTime(),
   ends_at: isoTime(),

@@ -10,7 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { APPROVAL_STATUSES, type ApprovalStatus as CoreApprovalStatus } from '../../src/core/approval.js';
-import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, CARD_STATUSES, TRANSACTION_STATUSES, type AuthorizationType as CoreAuthorizationType, type CardStatus as CoreCardStatus } from '../../src/core/model.js';
+import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, CARD_STATUSES, RECURRING_INTERVALS, TRANSACTION_STATUSES, type AuthorizationType as CoreAuthorizationType, type CardStatus as CoreCardStatus } from '../../src/core/model.js';
 import { LOOPBACK_HOSTS } from '../../src/http/loopback.js';
 import { validHost } from '../../src/http/host-check.js';
 import { daemonOrigin } from '../../src/client/base-url.js';
@@ -34,6 +34,7 @@ const VOCABULARIES: ReadonlyArray<{ name: string; home: string; words: readonly 
   { name: 'AUTHORIZATION_KINDS', home: 'src/core/model.ts', words: AUTHORIZATION_KINDS },
   { name: 'AUTHORIZATION_STATUSES', home: 'src/core/model.ts', words: AUTHORIZATION_STATUSES },
   { name: 'TRANSACTION_STATUSES', home: 'src/core/model.ts', words: TRANSACTION_STATUSES },
+  { name: 'RECURRING_INTERVALS', home: 'src/core/model.ts', words: RECURRING_INTERVALS },
   { name: 'APPROVAL_STATUSES', home: 'src/core/approval.ts', words: APPROVAL_STATUSES },
   { name: 'LOOPBACK_HOSTS', home: 'src/http/loopback.ts', words: LOOPBACK_HOSTS },
 ];
@@ -106,6 +107,7 @@ describe('one vocabulary', () => {
     for (const command of [authorizeCommand, recurringCommand, policyCheckCommand]) assert.deepEqual(choice(command.usage, 'type'), [...AUTHORIZATION_TYPES], command.name);
     assert.deepEqual(choice(policyCheckCommand.usage, 'kind'), [...AUTHORIZATION_KINDS]);
     assert.deepEqual(choice(transactionsCommand.usage, 'status'), [...TRANSACTION_STATUSES]);
+    for (const command of [recurringCommand, policyCheckCommand]) assert.deepEqual(choice(command.usage, 'interval'), [...RECURRING_INTERVALS], command.name);
   });
 
   test("the sandbox's window check takes every amount type and kind of the vocabulary and nothing else", () => {

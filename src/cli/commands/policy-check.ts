@@ -7,7 +7,7 @@ import { UsageError } from '../command.js';
 import { amountFlag, checkId, choiceFlag, integerFlag, optional, requiredFlag, stringFlag } from '../daemon-calls/command-args.js';
 import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
 import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../../validate/ttl.js';
-import { AUTHORIZATION_KINDS, AUTHORIZATION_TYPES } from '../../core/model.js';
+import { AUTHORIZATION_KINDS, AUTHORIZATION_TYPES, RECURRING_INTERVALS } from '../../core/model.js';
 
 const CHECK_USAGE = `Usage: latch policy check --card <card_id> --merchant <domain> --amount <decimal>
                          [--kind one_time|merchant_verification|recurring] [--type exact|ceiling]
@@ -85,7 +85,7 @@ export const policyCheckCommand = daemonCallCommand<PolicyCheck>({
           kind,
           ...base,
           amount: amount ?? requiredFlag(flags, 'amount'),
-          interval: choiceFlag(flags, 'interval', ['day', 'week', 'month', 'year'] as const) ?? requiredFlag(flags, 'interval') as never,
+          interval: choiceFlag(flags, 'interval', RECURRING_INTERVALS) ?? requiredFlag(flags, 'interval') as never,
           ...optional('authorization_type', choiceFlag(flags, 'type', AUTHORIZATION_TYPES)),
         };
         break;

@@ -4,11 +4,10 @@
  */
 import { emptyCreationIndex, type CreationIndex } from './creation-index.js';
 
-import type { AuthorizationKind, AuthorizationStatus, AuthorizationType, CardStatus, TransactionStatus } from '../../core/model.js';
+import type { AuthorizationKind, AuthorizationStatus, AuthorizationType, CardStatus, RecurringInterval, TransactionStatus } from '../../core/model.js';
 
 /** The wire's vocabulary is the daemon's (core/model.ts), so the sandbox cannot speak another. */
-export type { AuthorizationKind, AuthorizationStatus, AuthorizationType, CardStatus, TransactionStatus };
-export type RecurringInterval = 'day' | 'week' | 'month' | 'year';
+export type { AuthorizationKind, AuthorizationStatus, AuthorizationType, CardStatus, RecurringInterval, TransactionStatus };
 
 /** The codes a declined charge can carry. */
 export type DeclineCode =

@@ -6,7 +6,7 @@
 import { invalidRequest } from '../../errors/latch-error.js';
 import { parseAmountText } from '../../money/amount.js';
 import { wireIdPattern } from '../../ids/wire-ids.js';
-import { AUTHORIZATION_KINDS, AUTHORIZATION_TYPES } from '../../core/model.js';
+import { AUTHORIZATION_KINDS, AUTHORIZATION_TYPES, RECURRING_INTERVALS } from '../../core/model.js';
 import { normalizeMerchant } from '../../validate/merchant.js';
 import type { AuthorizationKind, AuthorizationType, RecurringInterval } from '../ledger/state.js';
 
@@ -113,7 +113,7 @@ export function readRevocationPayload(payload: Record<string, unknown>): Revocat
 }
 
 function readRecurrence(payload: Record<string, unknown>): NonNullable<WindowPayload['recurring']> {
-  const interval = choice(payload, 'interval', ['day', 'week', 'month', 'year'] as const);
+  const interval = choice(payload, 'interval', RECURRING_INTERVALS);
   const intervalCount = payload['interval_count'] === undefined ? 1 : integer(payload, 'interval_count', 1, INTERVAL_COUNT_MAX);
   const maxCharges = payload['max_charges'] === undefined || payload['max_charges'] === null ? null : integer(payload, 'max_charges', 1, MAX_CHARGES_MAX);
   return { interval, intervalCount, maxCharges };
