@@ -2,14 +2,18 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { RequestSignals } from './request-signals.js';
 import { performance } from 'node:perf_hooks';
 import type { OwnerPresence } from '../core/owner-presence.js';
-import { OWNER_SESSION_PREFIX } from '../core/owner-sessions.js';
-import { OWNER, type Principal } from '../core/principal.js';
-import { isJsonObject, parseJson, type JsonValue } from '../json/parse-json.js';
+import type { Principal } from '../core/principal.js';
+import { isJsonObject } from '../json/parse-json.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
-import { checkBearer, type Credential } from './bearer-token.js';
+import type { Credential } from './bearer-token.js';
+import { admitCredential, CSRF_HEADER, type BrowserListener } from './door-credential.js';
+
+export type { BrowserListener } from './door-credential.js';
+export { OWNER_PASSPHRASE_HEADER } from './inline-presence.js';
+import { inlinePassphrase, OWNER_PASSPHRASE_HEADER, OWNER_PRESENCE_HEADER, presenceProof, withoutPassphrase } from './inline-presence.js';
 import { fromBrowser } from './browser-check.js';
 import { framingFault } from './message-framing.js';
 import type { EventLog } from './event-log.js';
@@ -17,9 +21,7 @@ import { originFormTarget, validHost } from './host-check.js';
 import { declaresBody, readRequestBody } from './request-body.js';
 import { splitTarget } from './request-target.js';
 import { sendError, sendJson, sendRaw } from './respond.js';
-import { isEventStream, isRawResult, type RequestContext, type Route, type RouteResult } from './route.js';
-import { fromBase64Url } from '../crypto/base64url.js';
-import { secretsEqual } from '../crypto/constant-time.js';
+import { isEventStream, isRawResult, type RequestContext, type RouteResult } from './route.js';
 import type { RouteMatch, Router } from './router.js';
 
 /** Methods the API knows; anything else (TRACE, PROPFIND, ...) is refused before routing. */
@@ -50,40 +52,6 @@ export interface FrontDoorOptions {
    */
   browser?: BrowserListener;
 }
-
-/**
- * What makes a listener the owner console's: a browser may load its pages, its one credential is
- * the session cookie with the session's CSRF header, and presence may come as a passkey.
- */
-export interface BrowserListener {
-  /** The one origin its pages run in: anything but GET and HEAD must carry exactly this Origin. */
-  origin: (port: number) => string;
-  /** The session a cookie value names (counting its use), and ending one at logout. */
-  sessions: { session(cookie: string): { readonly csrf: string } | undefined; logout(cookie: string): void };
-  /** Lists the session cookie's well-formed values in a Cookie header (a page on another port may plant more). */
-  cookieValues: (header: string | undefined) => string[];
-  /**
-   * Proves presence with a passkey assertion made for this route (an approval's own challenge for
-   * its approve route); resolves the credential id, or throws passkey_not_verified.
-   */
-  provePasskey: (assertion: JsonValue, route: Route, params: Readonly<Record<string, string>>) => Promise<string>;
-  /** Headers on every answer, errors included (the console's CSP and friends). */
-  answerHeaders: Readonly<Record<string, string>>;
-}
-
-/** The console's CSRF header: the session's token, which a page reads from its meta tag. */
-export const CSRF_HEADER = 'x-latch-csrf';
-
-/**
- * The console's presence header: base64url of the JSON `{"passphrase": "..."}` or
- * `{"passkey": {id, client_data_json, authenticator_data, signature}}`. A header, so that it works
- * for every method and body (PUT /policy's body is the policy), and base64url, so that a
- * passphrase in any script survives a header.
- */
-export const OWNER_PRESENCE_HEADER = 'latch-owner-presence';
-
-/** The request header that carries the owner passphrase where the body cannot (PUT /policy, the /v1 proxy). */
-export const OWNER_PASSPHRASE_HEADER = 'latch-owner-passphrase';
 
 /** Per-request facts only the server knows: its actual port, its shutdown and stopping signals, its header-count limit. */
 export interface ListenerState {
@@ -280,141 +248,6 @@ async function admitAndHandle(
     },
   };
   return route.handler(context);
-}
-
-/** Who a request's credential names, and what it carries. */
-interface AdmittedCredential {
-  /** Undefined only on a 'public' route. */
-  principal: Principal | undefined;
-  /** The owner session (`los_…`) presented as a bearer: the owner, with presence. */
-  ownerSession?: string;
-  /** The console session the cookie names. */
-  consoleSession?: { readonly csrf: string };
-  /** Ends the session the request came with. */
-  end?: () => boolean;
-}
-
-/**
- * admitCredential checks the one credential of the listener, for every request except those that
- * match a 'public' route: checking it before the 404/405 decision means an unauthenticated caller
- * cannot probe the route table. On A and B that is the bearer (a token, or an owner session); on
- * the console the session cookie and the session's CSRF header. A console page, public, still sees
- * the session the cookie names, without its CSRF header.
- */
-function admitCredential(options: FrontDoorOptions, request: IncomingMessage, match: RouteMatch | undefined): AdmittedCredential {
-  const isPublic = match?.route.access === 'public';
-  const { browser } = options;
-  if (browser !== undefined) {
-    // Of every copy sent, exactly one may name a live session: a planted copy names none and is ignored.
-    const live = browser.cookieValues(request.headers.cookie).flatMap((value) => {
-      const found = browser.sessions.session(value);
-      return found === undefined ? [] : [{ value, found }];
-    });
-    const cookie = live.length === 1 ? live[0]?.value : undefined;
-    const session = live.length === 1 ? live[0]?.found : undefined;
-    const end = () => {
-      browser.sessions.logout(cookie as string);
-      return true;
-    };
-    if (isPublic) return { principal: undefined, ...(session !== undefined && { consoleSession: session, end }) };
-    if (session === undefined) throw new LatchError('console_login_required');
-    const csrf = request.headers[CSRF_HEADER];
-    if (typeof csrf !== 'string' || !secretsEqual(csrf, session.csrf)) throw new LatchError('console_csrf_invalid');
-    return { principal: OWNER, consoleSession: session, end };
-  }
-  if (isPublic) return { principal: undefined };
-  const session = ownerSession(request.rawHeaders, options);
-  if (session !== undefined) return { principal: OWNER, ownerSession: session, end: () => options.presence.endSession(session) };
-  return { principal: bearerPrincipal(request.rawHeaders, options) };
-}
-
-/**
- * presenceProof reads the console's Latch-Owner-Presence header (exactly one, base64url of a JSON
- * object with `passphrase` or `passkey`), or undefined when none was sent.
- */
-function presenceProof(rawHeaders: readonly string[]): { passphrase?: string; passkey?: JsonValue } | undefined {
-  const values = headerValues(rawHeaders, OWNER_PRESENCE_HEADER);
-  if (values.length === 0) return undefined;
-  const refuse = (): never => {
-    throw new LatchError('invalid_request', { param: OWNER_PRESENCE_HEADER, message: 'Latch-Owner-Presence must be sent once: base64url of {"passphrase": "..."} or {"passkey": {...}}.' });
-  };
-  if (values.length > 1 || (values[0] as string).length > 16 * 1024) refuse();
-  const bytes = fromBase64Url(values[0] as string);
-  if (bytes === undefined) return refuse();
-  let parsed: JsonValue;
-  try {
-    parsed = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch {
-    return refuse();
-  }
-  if (!isJsonObject(parsed)) return refuse();
-  const passphrase = parsed['passphrase'];
-  if (typeof passphrase === 'string' && passphrase.length > 0 && passphrase.length <= 4096) return { passphrase };
-  if (isJsonObject(parsed['passkey'])) return { passkey: parsed['passkey'] };
-  return refuse();
-}
-
-/**
- * ownerSession returns the presented bearer when it is a live owner session (`los_…`), and
- * undefined for any other request; checking it counts as the session's use.
- */
-function ownerSession(rawHeaders: readonly string[], options: FrontDoorOptions): string | undefined {
-  const values = headerValues(rawHeaders, 'authorization');
-  if (values.length !== 1) return undefined;
-  const value = values[0] as string;
-  const space = value.indexOf(' ');
-  if (space === -1 || value.slice(0, space).toLowerCase() !== 'bearer') return undefined;
-  const token = value.slice(space + 1);
-  if (!token.startsWith(OWNER_SESSION_PREFIX) || !options.presence.useSession(token)) return undefined;
-  return token;
-}
-
-/**
- * bearerPrincipal checks the bearer against the daemon's tokens. A `los_…` bearer that is no live
- * session (and, by a one-in-2^24 chance, no token either) is refused saying that the session ended.
- */
-function bearerPrincipal(rawHeaders: readonly string[], options: FrontDoorOptions): Principal {
-  try {
-    return checkBearer(rawHeaders, options.credentials());
-  } catch (error) {
-    const values = headerValues(rawHeaders, 'authorization');
-    const looksLikeSession = values.length === 1 && /^bearer los_/i.test(values[0] as string);
-    if (error instanceof LatchError && error.code === 'invalid_bearer_token' && looksLikeSession) {
-      throw new LatchError('invalid_bearer_token', { message: 'The owner session has ended (it was idle, reached its lifetime, or the daemon restarted): open a new one.' });
-    }
-    throw error;
-  }
-}
-
-/**
- * inlinePassphrase finds a passphrase sent with the request: the Latch-Owner-Passphrase header
- * (exactly one), or a string `passphrase` member of a JSON object body.
- */
-function inlinePassphrase(rawHeaders: readonly string[], body: JsonValue | undefined): { passphrase: string | undefined; fromBody: boolean } {
-  const headers = headerValues(rawHeaders, OWNER_PASSPHRASE_HEADER);
-  if (headers.length > 1) throw new LatchError('invalid_request', { param: OWNER_PASSPHRASE_HEADER, message: 'Send the Latch-Owner-Passphrase header once.' });
-  const inBody = isJsonObject(body) && Object.hasOwn(body, 'passphrase');
-  if (headers.length === 1) return { passphrase: headers[0], fromBody: inBody };
-  if (!inBody) return { passphrase: undefined, fromBody: false };
-  const value = (body as Record<string, JsonValue>)['passphrase'];
-  if (typeof value !== 'string' || value.length > 4096) throw new LatchError('invalid_request', { param: 'passphrase', message: 'passphrase must be a string of at most 4096 characters.' });
-  return { passphrase: value, fromBody: true };
-}
-
-/** withoutPassphrase is the body without its `passphrase` member: handlers never see it. */
-function withoutPassphrase(body: JsonValue | undefined): JsonValue | undefined {
-  if (!isJsonObject(body)) return body;
-  const copy: Record<string, JsonValue> = { ...body };
-  delete copy['passphrase'];
-  return copy;
-}
-
-function headerValues(rawHeaders: readonly string[], name: string): string[] {
-  const values: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    if ((rawHeaders[i] as string).toLowerCase() === name) values.push(rawHeaders[i + 1] as string);
-  }
-  return values;
 }
 
 async function writeResult(response: ServerResponse, result: RouteResult, signals: RequestSignals): Promise<void> {
