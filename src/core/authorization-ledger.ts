@@ -10,7 +10,14 @@
  * and a cursor lookup O(1), never a scan of history.
  */
 import type { RecordStore, StateRecord } from './record-store.js';
-import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
+import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECURRING_INTERVALS, type AuthorizationKind, type AuthorizationType, type RecurringInterval } from './model.js';
+
+/**
+ * A ledger entry's states: the cloud's authorization statuses, and `failed` (the cloud refused
+ * it) and `unregistered` (never sent), which only the ledger knows.
+ */
+export const LEDGER_STATES = [...AUTHORIZATION_STATUSES, 'failed', 'unregistered'] as const;
+export type LedgerState = (typeof LEDGER_STATES)[number];
 import { decisionRecordJson, parseDecisionRecord, type DecisionRecord } from './decision-record.js';
 
 /** A recurring entry's schedule, kept so that budgets count every charge it allows (docs/decisions.md §17.2). */
@@ -36,7 +43,7 @@ export interface AuthorizationEntry {
    * `unregistered`: signed but, the cloud said, never registered, and now never sent (a cancel by
    * the owner, or a cloud 404 for an entry not being registered; docs/decisions.md §17.1).
    */
-  state: 'active' | 'used' | 'expired' | 'revoked' | 'failed' | 'unregistered';
+  state: LedgerState;
   usedMinor: number | null;
   /** Set for recurring entries (absent in records written before it existed). */
   schedule?: EntrySchedule;
@@ -77,15 +84,15 @@ export const AUTHORIZATION_RETENTION_SECONDS = 90 * 86_400;
 /** The most entries one page may ask for. */
 export const AUTHORIZATION_PAGE_LIMIT_MAX = 100;
 
-const STATES: ReadonlySet<string> = new Set(['active', 'used', 'expired', 'revoked', 'failed', 'unregistered']);
-const INTERVALS: ReadonlySet<string> = new Set(['day', 'week', 'month', 'year']);
+const STATES: ReadonlySet<string> = new Set(LEDGER_STATES);
+const INTERVALS: ReadonlySet<string> = new Set(RECURRING_INTERVALS);
 /**
  * The state of a window rolled back, never to be sent. A `failed` one may be sent again: the
  * cloud refused it under its Idempotency-Key and replays that refusal.
  */
 const NEVER_SENT: ReadonlySet<string> = new Set(['unregistered']);
-const KINDS: ReadonlySet<string> = new Set(['one_time', 'merchant_verification', 'recurring']);
-const TYPES: ReadonlySet<string> = new Set(['exact', 'ceiling']);
+const KINDS: ReadonlySet<string> = new Set(AUTHORIZATION_KINDS);
+const TYPES: ReadonlySet<string> = new Set(AUTHORIZATION_TYPES);
 
 /** One index over the entries in signing order: the ids, and each id's position. */
 class SigningOrderIndex {

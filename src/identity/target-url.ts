@@ -5,6 +5,7 @@
  * agent's HTTP client will send them, since both come from the WHATWG URL parser.
  */
 import { invalidRequest } from '../errors/latch-error.js';
+import { isLoopbackName } from '../http/loopback.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
 import type { WebRequestTarget } from './web-bot-auth.js';
 
@@ -17,11 +18,9 @@ export interface CheckedTarget extends Omit<WebRequestTarget, 'contentDigest'> {
   readonly host: string;
 }
 
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '[::1]']);
-
-/** isLoopbackHost reports whether a URL's hostname is this machine: localhost, 127.0.0.0/8 or [::1]. */
+/** isLoopbackHost reports whether a URL's hostname is this machine: a loopback name, or any of 127.0.0.0/8. */
 export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  return isLoopbackName(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 /** checkTargetUrl applies the URL rules to text and returns the parts a signature covers. */

@@ -19,6 +19,7 @@ import { ok, operationContext } from '../variant-common/operation-context.js';
 import type { OperationContext } from '../core/core-deps.js';
 import { merchantVerificationRequest, oneTimeRequest, recurringRequest } from './handlers.js';
 import { authorizeRules, merchantBindRules, recurringRules } from '../requests/request-rules.js';
+import { AUTHORIZATION_KINDS } from '../core/model.js';
 
 /** What the policy routes call; PolicyGate provides both. */
 export interface PolicyOperations {
@@ -33,7 +34,7 @@ export interface PolicyOperations {
 
 /** The members /policy/check reads itself; every other member is the chosen kind's request body. */
 const checkRules = {
-  kind: oneOf(['one_time', 'merchant_verification', 'recurring'] as const, { default: 'one_time' }),
+  kind: oneOf(AUTHORIZATION_KINDS, { default: 'one_time' }),
   agent: str({ pattern: AGENT_NAME_PATTERN, describe: 'an agent name (or owner)' }),
 };
 

@@ -92,10 +92,13 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     return selector;
   }
 
-  test('log in, see the exact terms of a pending approval', async () => {
+  test('log in (the browser keeps the Secure __Host- session cookie on http://localhost), see the exact terms of a pending approval', async () => {
     const approvalId = await ask('12.34');
     await login();
     const section = await approvalSection(approvalId);
+    // Chromium keeps a Secure __Host- cookie from http://localhost (docs/decisions.md §29.4).
+    const cookies = await page.cookies(origin);
+    assert.deepEqual(cookies.map((cookie) => [cookie.name, cookie.secure, cookie.httpOnly, cookie.sameSite, cookie.path]), [['__Host-latch_console', true, true, 'Strict', '/']]);
     const text = (await page.$eval(section, (node) => (node as unknown as { innerText: string }).innerText)) as string;
     for (const term of ['12.34 USD at shop.example.com', 'shopper', stack.cards[0].card_id, stack.cards[0].label, '•••• ', 'exact', 'default', 'no rule matched']) assert.ok(text.includes(term), `the terms lack ${term}: ${text}`);
     // Words, not wire names (issue 37 item 8): the kind, the window, the expiry in local time, the card's balance.
@@ -259,8 +262,9 @@ async function findButton(page: Page, text: string, within = 'body') {
 function assertionScript(first: string, second: string): string {
   return String.raw`(async () => {
     const csrf = document.querySelector('meta[name="latch-csrf"]').getAttribute('content');
-    const call = async (path, body) => {
-      const response = await fetch('/console/api' + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-latch-csrf': csrf }, body: JSON.stringify(body) });
+    const call = async (path, proof) => {
+      const presence = btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(proof)))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+      const response = await fetch('/console/api' + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-latch-csrf': csrf, 'latch-owner-presence': presence }, body: '{}' });
       const json = await response.json();
       return { status: response.status, code: json.error ? json.error.code : undefined };
     };
@@ -273,11 +277,11 @@ function assertionScript(first: string, second: string): string {
       return { id: text(credential.rawId), client_data_json: text(credential.response.clientDataJSON), authenticator_data: text(credential.response.authenticatorData), signature: text(credential.response.signature) };
     };
     const stolen = await assertionFor(${JSON.stringify(first)});
-    const crossed = await call('/approvals/${second}/approve', { passkey: stolen });
-    const own = await call('/approvals/${first}/approve', { passkey: stolen });
+    const crossed = await call('/a/approvals/${second}/approve', { passkey: stolen });
+    const own = await call('/a/approvals/${first}/approve', { passkey: stolen });
     const fresh = await assertionFor(${JSON.stringify(first)});
-    const freshAnswer = await call('/approvals/${first}/approve', { passkey: fresh });
-    const replay = await call('/approvals/${first}/approve', { passkey: fresh });
+    const freshAnswer = await call('/a/approvals/${first}/approve', { passkey: fresh });
+    const replay = await call('/a/approvals/${first}/approve', { passkey: fresh });
     return { crossed: { status: crossed.status, code: crossed.code }, own: { status: own.status, code: own.code }, fresh: { status: freshAnswer.status }, replay: { status: replay.status, code: replay.code } };
   })()`;
 }

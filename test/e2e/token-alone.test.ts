@@ -11,7 +11,7 @@ import http from 'node:http';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { CSRF_HEADER } from '../../src/console/console-front-door.js';
+import { CSRF_HEADER } from '../../src/http/door-credential.js';
 import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
 import { assertError } from '../support/e2e-assert.js';
 import { startStack, type Stack } from '../support/stack.js';

@@ -381,7 +381,17 @@ describe('the sandbox cloud serves the directory of the devices it knows', () =>
       signature: signMessage('b', proofComponents(signedAuthority), proofParams(key.keyId, now, now + 3600), signWith).signature.slice(3, -1),
       ...overrides,
     });
-    const put = (body: unknown) => stack.a.request('PUT', '/v1/devices/identity-directory', body);
+    // Signed with the device's key as the daemon signs its own registration (the /v1 proxy does not forward this route).
+    const { CloudClient } = await import('../../src/cloud/cloud-client.js');
+    const { loadDeviceKey } = await import('../../src/datadir/device-key.js');
+    const deviceKey = loadDeviceKey(stack.home);
+    assert.ok(deviceKey !== undefined);
+    const client = new CloudClient({ cloudUrl: stack.sandbox.url, userAgent: 'latch-test' });
+    const put = async (body: unknown): Promise<HttpAnswer> => {
+      const answer = await client.send({ method: 'PUT', pathAndQuery: '/v1/devices/identity-directory', body: new TextEncoder().encode(JSON.stringify(body)), contentType: 'application/json', key: deviceKey });
+      const text = new TextDecoder().decode(answer.rawBody);
+      return { status: answer.status, headers: answer.headers, body: JSON.parse(text) as unknown, text };
+    };
     refusedWith(await put({ keys: [entry({ jwk: { ...directoryKey(key), kid: 'NFcWBst6DXG-N35nHdzMrioWntdzNZghQSkjHNMMSjw' } })] }), 400, 'invalid_request', 'keys[0].jwk');
     refusedWith(await put({ keys: [entry({}, new Uint8Array(32).fill(8))] }), 400, 'invalid_request', 'keys[0].signature');
     refusedWith(await put({ keys: [entry({ authority: 'evil.example' }, key.secretKey, 'evil.example')] }), 400, 'invalid_request', 'keys[0].authority');

@@ -1,9 +1,12 @@
-/**
- * The console's script, served from /assets/console.js. Plain browser JavaScript with no
- * dependency and no inline code anywhere (the CSP allows only 'self'); it builds every element
- * with the DOM API, so no text the daemon returns is ever parsed as HTML.
+// @ts-check
+/*
+ * The owner console's script, served as these bytes from /assets/console.js (docs/decisions.md
+ * §29.5). Plain browser JavaScript with no dependency and no inline code anywhere (the CSP allows
+ * only 'self'); it builds every element with the DOM API, so no text the daemon returns is ever
+ * parsed as HTML. Type-checked with its own tsconfig.json (the DOM library; checkJs), by
+ * test/console/console-files.test.ts.
  */
-export const CONSOLE_JS = String.raw`'use strict';
+'use strict';
 (function () {
   var csrfMeta = document.querySelector('meta[name="latch-csrf"]');
   var csrf = csrfMeta ? csrfMeta.getAttribute('content') : '';
@@ -37,6 +40,7 @@ export const CONSOLE_JS = String.raw`'use strict';
   function status(kind, text) { return el('p', { 'class': 'status ' + kind, role: kind === 'bad' ? 'alert' : 'status', text: text }); }
 
   function api(method, path, body, headers) {
+    /** @type {RequestInit & { headers: Record<string, string> }} */
     var init = { method: method, headers: { 'x-latch-csrf': csrf }, credentials: 'same-origin' };
     Object.keys(headers || {}).forEach(function (name) { init.headers[name] = headers[name]; });
     if (body !== undefined) { init.headers['content-type'] = 'application/json'; init.body = typeof body === 'string' ? body : JSON.stringify(body); }
@@ -73,10 +77,17 @@ export const CONSOLE_JS = String.raw`'use strict';
     return navigator.credentials.get({ publicKey: {
       challenge: fromB64u(options.challenge), rpId: options.rp_id, timeout: options.timeout_ms, userVerification: 'required',
       allowCredentials: options.credential_ids.map(function (id) { return { type: 'public-key', id: fromB64u(id) }; }),
-    } }).then(function (credential) {
+    } }).then(function (/** @type {any} */ credential) {
       return { id: toB64u(credential.rawId), client_data_json: toB64u(credential.response.clientDataJSON),
         authenticator_data: toB64u(credential.response.authenticatorData), signature: toB64u(credential.response.signature) };
     });
+  }
+
+  // The proof of presence travels in one header the console's front door reads (base64url JSON,
+  // so a passphrase in any script survives): the route's own body stays what the route takes.
+  function presence(proof) {
+    if (!proof || (!proof.passphrase && !proof.passkey)) return {};
+    return { 'latch-owner-presence': toB64u(new TextEncoder().encode(JSON.stringify(proof))) };
   }
 
   // Fresh presence for one owner-present action: a passkey (bound to a challenge for this purpose) or the passphrase.
@@ -176,7 +187,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       });
     } }, reason, el('button', { type: 'submit', 'class': 'danger', text: 'Deny' }));
     var approve = presenceForm('Approve', '/approvals/' + approval.approval_id + '/passkey-options', function (proof, message) {
-      return api('POST', '/approvals/' + approval.approval_id + '/approve', proof).then(function (result) {
+      return api('POST', '/a/approvals/' + approval.approval_id + '/approve', {}, presence(proof)).then(function (result) {
         clear(message);
         if (result.ok && result.body.status === 'approved') {
           notice('ok', 'Approved: ' + result.body.authorization.policy_id + ' is ' + result.body.authorization.status + ' (' + what + ').');
@@ -330,7 +341,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       var name = el('input', { type: 'text', 'aria-label': 'New agent name', placeholder: 'agent name', pattern: '[a-z][a-z0-9_-]{0,31}' });
       var add = presenceForm('Add agent', '/presence-options', function (proof, message) {
         if (!name.value) { message.appendChild(status('bad', 'Name the agent first.')); return Promise.resolve(); }
-        return api('POST', '/agents', { name: name.value, proof: proof }).then(function (answer) {
+        return api('POST', '/a/agents', { name: name.value }, presence(proof)).then(function (answer) {
           if (!answer.ok) { message.appendChild(status('bad', errorText(answer))); return; }
           clear(shown);
           shown.appendChild(status('ok', 'Agent ' + answer.body.name + ' added. Its token is shown once; give it to the agent now:'));
@@ -352,14 +363,14 @@ export const CONSOLE_JS = String.raw`'use strict';
       var actions = el('td');
       var remove = el('button', { type: 'button', 'class': 'danger', text: 'Remove', onclick: function () {
         clear(actions); actions.appendChild(presenceForm('Remove ' + agent.name, '/presence-options', function (proof, message) {
-          return api('POST', '/agents/' + agent.name + '/remove', { proof: proof }).then(function (answer) {
+          return api('DELETE', '/a/agents/' + encodeURIComponent(agent.name), undefined, presence(proof)).then(function (answer) {
             if (!answer.ok) message.appendChild(status('bad', errorText(answer))); else loadAgents();
           });
         }));
       } });
       var rotate = el('button', { type: 'button', text: 'Rotate token', onclick: function () {
         clear(actions); actions.appendChild(presenceForm('Rotate ' + agent.name, '/presence-options', function (proof, message) {
-          return api('POST', '/agents/' + agent.name + '/rotate', { proof: proof }).then(function (answer) {
+          return api('POST', '/a/agents/' + encodeURIComponent(agent.name) + '/rotate', {}, presence(proof)).then(function (answer) {
             if (!answer.ok) { message.appendChild(status('bad', errorText(answer))); return; }
             if (shown) { clear(shown); shown.appendChild(status('ok', 'New token for ' + agent.name + ' (shown once):')); shown.appendChild(el('p', { 'class': 'token', text: answer.body.token })); }
             loadAgentRows(table);
@@ -409,7 +420,7 @@ export const CONSOLE_JS = String.raw`'use strict';
         });
       } }, sample.card, sample.merchant, sample.amount, sample.agent, el('button', { type: 'submit', text: 'Dry run' }));
       var apply = presenceForm('Apply', '/presence-options', function (proof, message) {
-        return api('POST', '/policy/apply', { text: editor.value, proof: proof }).then(function (answer) {
+        return api('PUT', '/a/policy', editor.value, presence(proof)).then(function (answer) {
           message.appendChild(answer.ok ? status('ok', 'Applied; sha256 ' + answer.body.sha256) : status('bad', errorText(answer)));
         });
       });
@@ -430,7 +441,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       content.appendChild(data.verify.ok ? status('ok', 'Audit log verified: ' + data.verify.lines + ' lines, hash chain intact.') : status('bad', 'Audit log does not verify: ' + data.verify.problem));
       var pause = data.paused
         ? presenceForm('Resume signing', '/presence-options', function (proof, message) {
-            return api('POST', '/resume', { proof: proof }).then(function (answer) { if (answer.ok) loadActivity(); else message.appendChild(status('bad', errorText(answer))); });
+            return api('POST', '/a/resume', {}, presence(proof)).then(function (answer) { if (answer.ok) loadActivity(); else message.appendChild(status('bad', errorText(answer))); });
           })
         : el('form', { 'class': 'actions', onsubmit: function (event) {
             event.preventDefault();
@@ -458,7 +469,7 @@ export const CONSOLE_JS = String.raw`'use strict';
     }
     var label = el('input', { type: 'text', 'aria-label': 'Passkey name', placeholder: 'e.g. laptop', maxlength: '64' });
     var register = presenceForm('Add passkey', '/presence-options', function (proof) {
-      return api('POST', '/passkeys/registration-options', { proof: proof, label: label.value }).then(function (result) {
+      return api('POST', '/passkeys/registration-options', { label: label.value }, presence(proof)).then(function (result) {
         if (!result.ok) throw new Error(errorText(result));
         var options = result.body;
         return navigator.credentials.create({ publicKey: {
@@ -467,7 +478,7 @@ export const CONSOLE_JS = String.raw`'use strict';
           pubKeyCredParams: [{ type: 'public-key', alg: -7 }, { type: 'public-key', alg: -8 }],
           authenticatorSelection: { userVerification: 'required', residentKey: 'preferred' }, attestation: 'none', timeout: options.timeout_ms,
         } });
-      }).then(function (credential) {
+      }).then(function (/** @type {any} */ credential) {
         return api('POST', '/passkeys', { label: label.value || 'passkey', client_data_json: toB64u(credential.response.clientDataJSON), attestation_object: toB64u(credential.response.attestationObject) });
       }).then(function (answer) {
         clear(message); message.appendChild(answer.ok ? status('ok', 'Passkey added.') : status('bad', errorText(answer))); refresh();
@@ -501,4 +512,3 @@ export const CONSOLE_JS = String.raw`'use strict';
     loaders[page]();
   });
 })();
-`;
