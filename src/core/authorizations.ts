@@ -16,7 +16,8 @@ import { awaitDecision, createApproval, earlierApproval, outcomeError } from './
 import { refuseWhilePaused } from './signing-pause.js';
 import { principalName } from './principal.js';
 import { requestFingerprint } from './signed-window-cache.js';
-import { buildWindowPayload, signPayload, type PolicyWindowPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
+import { signRecordedWindow } from '../signer/index.js';
+import { buildWindowPayload, type PolicyWindowPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
 import { requestSha256 } from './approval.js';
 import type { DecisionRecord } from './decision-record.js';
 
@@ -171,7 +172,10 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
   });
   try {
     // Audited with the request that carries it to the cloud, in one line (see register).
-    return { payload, jws: signPayload(payload, device.key), keyId: device.key.keyId };
+    const jws = signRecordedWindow(device.key, deps.authorizations, payload);
+    // Kept for the evidence pack, which hands out this JWS and never signs the window again.
+    deps.authorizations.keepSignature(payload.policy_id, jws);
+    return { payload, jws, keyId: device.key.keyId };
   } catch (error) {
     await deps.authorizations.noteStatus(payload.policy_id, 'failed');
     throw error;
@@ -318,7 +322,7 @@ async function signPrimitive(deps: CoreDeps, device: EnrolledDevice, terms: Wind
 }
 
 async function signBuilt(deps: CoreDeps, device: EnrolledDevice, payload: PolicyWindowPayload, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
-  const jws = signPayload(payload, device.key);
+  const jws = signRecordedWindow(device.key, deps.authorizations, payload);
   await deps.audit({
     operation,
     policyId: payload.policy_id,

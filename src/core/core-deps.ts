@@ -89,6 +89,11 @@ export interface AuthorizationRecorder {
   /** The entry of a window this device signed (who asked for it), if it is still kept. */
   get(policyId: string): AuthorizationEntry | undefined;
   noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void>;
+  /**
+   * keepSignature keeps the JWS made for a recorded entry, for its evidence pack (docs/decisions.md
+   * §28). It never delays or fails the signing: the record joins the journal's next group commit.
+   */
+  keepSignature(policyId: string, jws: string): void;
   /** Right before a window is sent: false when it was rolled back and must never be sent (docs/decisions.md §17.1). */
   beginRegistration(policyId: string): boolean;
   endRegistration(policyId: string): void;

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { configPath, loadConfig, type LatchConfig } from '../datadir/config.js';
-import { deviceKeyPath, loadDeviceKey, type DeviceKey } from '../datadir/device-key.js';
+import { deviceKeyPath, loadDeviceKey, type DeviceKey } from '../signer/device-key.js';
 import { deviceKeyNextPath } from '../datadir/key-rollover.js';
 import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { assertHomeSecure } from '../datadir/permissions.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CloudClient, parseCloudOrigin, type CloudRequest } from '../../src/cloud/cloud-client.js';
-import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { parseSignature, verifyRequestSignature } from '../../src/crypto/http-signature.js';
 import { contentDigestMatches } from '../../src/crypto/content-digest.js';
@@ -12,7 +12,7 @@ import { LatchError } from '../../src/errors/latch-error.js';
 
 const secretKey = generateSecretKey();
 const publicKey = publicKeyOf(secretKey);
-const key = { secretKey, publicKey, keyId: keyIdOf(publicKey) };
+const key = heldKey(secretKey);
 
 interface Seen {
   method: string;

@@ -7,7 +7,7 @@ import type { CoreDeps, OperationContext, SignatureAudit } from '../../src/core/
 import type { Authorization } from '../../src/core/model.js';
 import { OWNER } from '../../src/core/principal.js';
 import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
-import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { verifyJwsCompact } from '../../src/crypto/jws.js';
 import { LatchError } from '../../src/errors/latch-error.js';
@@ -19,7 +19,7 @@ import { StoredAuthorizationLedger } from '../../src/core/authorization-ledger.j
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
-const key = { secretKey, publicKey: publicKeyOf(secretKey), keyId: keyIdOf(publicKeyOf(secretKey)) };
+const key = heldKey(secretKey);
 
 interface Registered {
   jws: string;

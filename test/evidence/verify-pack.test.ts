@@ -8,14 +8,14 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { lineHash } from '../../src/datadir/audit-lines.js';
-import type { DeviceKey } from '../../src/datadir/device-key.js';
-import { signPack } from '../../src/evidence/pack-jws.js';
+import type { DeviceKey } from '../../src/signer/device-key.js';
+import { signEvidencePack } from '../../src/signer/index.js';
 import { verifyEvidence } from '../../src/evidence/verify-pack.js';
-import { signPayload } from '../../src/core/window-payload.js';
 import { fuzzCount, fuzzSeed, SeededRandom } from '../adversarial/seeded-random.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { signJwsCompact, secretOf } from '../support/raw-signing.js';
 
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'large', min_amount: '5.00', decision: 'ask' }] };
 
@@ -49,7 +49,7 @@ function resigned(text: string, edit: (pack: Pack) => void): string {
   const { jws: _jws, ...body } = JSON.parse(text) as Pack;
   edit(body);
   const bodyText = JSON.stringify(body);
-  return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signPack(bodyText, key))}}\n`;
+  return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signEvidencePack(key, bodyText))}}\n`;
 }
 
 /** edited writes a pack changed by edit, keeping its JWS (as anyone could). */
@@ -120,7 +120,7 @@ describe('each tampering fails, kept signature or signed again', () => {
   test('a window signed again over other terms fails on the terms, not only on a signature', () => {
     const text = resigned(chargedText, (p) => {
       p.window.payload.amount = '3.50';
-      p.window.jws = signPayload(p.window.payload, key);
+      p.window.jws = signJwsCompact(p.window.payload, key.keyId, secretOf(key));
     });
     assert.match(problemOf(text), /the window's amount is not the request's/);
   });
