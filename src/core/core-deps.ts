@@ -77,10 +77,10 @@ export interface CoreDeps {
   approvals: ApprovalDeps;
   /**
    * The windows the owner's signing primitives made, held unregistered for the /v1 proxy to
-   * forward once (docs/decisions.md §21). Absent, such a window can never be registered through
-   * the proxy.
+   * forward once (docs/decisions.md §21). Required: a primitive's window is signed only once it is
+   * held (docs/decisions.md §28.6).
    */
-  heldWindows?: HeldWindows;
+  heldWindows: HeldWindows;
 }
 
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */

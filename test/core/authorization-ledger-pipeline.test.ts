@@ -19,6 +19,7 @@ import { WindowNotRecorded } from '../../src/core/signature-audit.js';
 import { allowEverything } from '../../src/core/decision.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
 import { approvalsNeverAsked } from '../support/core-deps.js';
+import { HeldWindows } from '../../src/core/held-windows.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
@@ -43,6 +44,7 @@ function setup(register: (policyId: string) => Promise<Authorization>, audit: ()
     listTransactions: unexpected, getTransaction: unexpected, wallet: unexpected, allocate: unexpected, enrollDevice: unexpected,
   };
   const deps: CoreDeps = {
+    heldWindows: new HeldWindows(),
     device: () => ({ key, deviceId: 'dev_test', cloud }),
     audit,
     nowSeconds: () => NOW,

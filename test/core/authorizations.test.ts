@@ -16,6 +16,7 @@ import { allowEverything } from '../../src/core/decision.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
 import { approvalsNeverAsked } from '../support/core-deps.js';
 import { StoredAuthorizationLedger } from '../../src/core/authorization-ledger.js';
+import { HeldWindows } from '../../src/core/held-windows.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
@@ -82,6 +83,7 @@ function fakeDeps(options: { cache?: boolean } = {}): Fake {
     enrollDevice: unexpected,
   };
   const deps: CoreDeps = {
+    heldWindows: new HeldWindows(),
     device: () => ({ key, deviceId: 'dev_test', cloud }),
     audit: async (record) => {
       audits.push(record);

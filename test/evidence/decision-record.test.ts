@@ -18,6 +18,7 @@ import { generateSecretKey, publicKeyOf, heldKey, signJwsCompact } from '../supp
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
 import { approvalsNeverAsked } from '../support/core-deps.js';
+import { HeldWindows } from '../../src/core/held-windows.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
@@ -51,6 +52,7 @@ function pipeline(store: MemoryStore) {
     listTransactions: unexpected, getTransaction: unexpected, wallet: unexpected, allocate: unexpected, enrollDevice: unexpected,
   };
   const deps: CoreDeps = {
+    heldWindows: new HeldWindows(),
     device: () => ({ key, deviceId: 'dev_test', cloud }),
     audit: async () => undefined,
     nowSeconds: () => NOW,
