@@ -83,7 +83,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
     },
     proxyUpstream: () => {
       const { client, key } = enrolledDevice(services, cloud);
-      return { client, key, paused: services.paused, heldWindows, ledger, nowSeconds };
+      return { client, key, paused: services.paused, heldWindows, ledger, nowSeconds, warn: (event, fields) => services.logger.warn(event, fields) };
     },
   };
 }

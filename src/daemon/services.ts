@@ -93,7 +93,9 @@ export function createServices(options: ServicesOptions): DaemonServices {
   const paused = inCheckedHome(pausePath(home), () => readPause(home));
   const installedKey = inCheckedHome(deviceKeyPath(home), () => loadDeviceKey(home, passphrase));
   const stagedKey = inCheckedHome(deviceKeyNextPath(home), () => loadDeviceKey(home, passphrase, deviceKeyNextPath(home)));
-  const stateStore = new StateStore(dataFilePath(home, DATA_FILES.stateJournal));
+  const stateStore = new StateStore(dataFilePath(home, DATA_FILES.stateJournal), undefined, undefined, (error) =>
+    logger.warn('state_journal_compaction_failed', { detail: error instanceof Error ? error.message : String(error) }),
+  );
   const policyInForce = new PolicyInForce(stateStore, (error) => logger.warn('policy_in_force_not_recorded', { detail: error instanceof Error ? error.message : String(error) }));
   return {
     home,
