@@ -136,21 +136,21 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
   private readonly registering = new Map<string, number>();
 
   constructor(
-    private readonly store?: RecordStore,
+    private readonly store: RecordStore,
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
     private readonly retentionSeconds = AUTHORIZATION_RETENTION_SECONDS,
     private readonly signatureNotKept: SignatureNotKept = () => {},
   ) {
-    store?.register(AUTHORIZATION_RECORD_TYPE, {
+    store.register(AUTHORIZATION_RECORD_TYPE, {
       replay: (record) => this.index(parseEntryRecord(record)),
       live: (now) => this.live(now),
     });
-    store?.register(AUTHORIZATION_STATUS_RECORD_TYPE, {
+    store.register(AUTHORIZATION_STATUS_RECORD_TYPE, {
       replay: (record) => this.replayStatus(record),
       // Compaction writes each entry with its current state, so status records are never live.
       live: () => [],
     });
-    store?.register(AUTHORIZATION_SIGNATURE_RECORD_TYPE, {
+    store.register(AUTHORIZATION_SIGNATURE_RECORD_TYPE, {
       replay: (record) => this.replaySignature(record),
       // Compaction writes each entry with its JWS.
       live: () => [],
@@ -174,7 +174,7 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     // Indexed in the same turn as the append is queued, so a compaction in between keeps it.
     this.index(copy);
     try {
-      await this.store?.append(entryRecord(copy));
+      await this.store.append(entryRecord(copy));
     } catch (error) {
       // Not durable, so never signed: it must not count, here or after a restart.
       this.apply(copy, 'failed', null);
@@ -223,7 +223,7 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     const used = state === 'used' ? (usedMinor ?? entry.amountMinor) : null;
     if (used !== null && (!Number.isSafeInteger(used) || used < 0)) throw new Error('AuthorizationLedger.noteStatus: usedMinor must be a non-negative safe integer');
     this.apply(entry, state, used);
-    await this.store?.append({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
+    await this.store.append({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
   }
 
   /**
@@ -236,7 +236,7 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     const entry = this.entries.get(policyId);
     if (entry === undefined || entry.jws !== undefined) return;
     entry.jws = jws;
-    this.store?.append({ type: AUTHORIZATION_SIGNATURE_RECORD_TYPE, policy_id: policyId, jws }).catch((error: unknown) => this.signatureNotKept(policyId, error));
+    this.store.append({ type: AUTHORIZATION_SIGNATURE_RECORD_TYPE, policy_id: policyId, jws }).catch((error: unknown) => this.signatureNotKept(policyId, error));
   }
 
   /**

@@ -128,7 +128,7 @@ class WindowRolledBack extends Error {
 
 /** forgetWindow drops a rolled-back window from the signed-window cache. */
 function forgetWindow(deps: CoreDeps, device: EnrolledDevice, context: OperationContext, policyId: string): void {
-  if (context.idempotencyKey !== undefined) deps.signedWindows?.forget(windowScope(device, context), context.idempotencyKey, policyId);
+  if (context.idempotencyKey !== undefined) deps.signedWindows.forget(windowScope(device, context), context.idempotencyKey, policyId);
 }
 
 /**
@@ -258,7 +258,7 @@ async function signIdempotently(
   approvalId?: string,
 ): Promise<SignedWindow> {
   const cache = deps.signedWindows;
-  if (cache === undefined || context.idempotencyKey === undefined) return sign();
+  if (context.idempotencyKey === undefined) return sign();
   let fresh = false;
   const signed = await cache.signOnce(windowScope(device, context), context.idempotencyKey, requestFingerprint(operation, request), deps.nowSeconds(), () => {
     fresh = true;

@@ -57,9 +57,10 @@ export interface CoreDeps {
   cloudNowSeconds?(): number;
   /**
    * Windows signed for requests that carried an Idempotency-Key, so a retry re-sends the same
-   * window; without it every request signs afresh.
+   * window. Required: without it a retry would sign and register a second window for one request
+   * (docs/decisions.md §28.6).
    */
-  signedWindows?: SignedWindowCache;
+  signedWindows: SignedWindowCache;
   /*
    * The safety steps below are required: none has an absent form that allows everything (docs/decisions.md
    * §18.3). A test that wants "allow all" passes allowEverything or neverPaused by name.

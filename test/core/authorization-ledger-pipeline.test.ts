@@ -20,6 +20,8 @@ import { allowEverything } from '../../src/core/decision.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
 import { approvalsNeverAsked } from '../support/core-deps.js';
 import { HeldWindows } from '../../src/core/held-windows.js';
+import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
+import { MemoryRecordStore } from '../support/memory-record-store.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
@@ -30,7 +32,7 @@ const oneTime: OneTimeRequest = { kind: 'one_time', cardId: 'card_a', merchant: 
 const recurring: RecurringRequest = { kind: 'recurring', cardId: 'card_b', merchant: 'sub.example.com', amountMinor: 999, currency: 'USD', authorizationType: 'ceiling', interval: 'month', intervalCount: 1, startsAt: null, endsAt: null, maxCharges: null };
 
 function setup(register: (policyId: string) => Promise<Authorization>, audit: () => Promise<void> = async () => undefined) {
-  const ledger = new StoredAuthorizationLedger(undefined, () => NOW);
+  const ledger = new StoredAuthorizationLedger(new MemoryRecordStore(), () => NOW);
   const statesAtRegistration: Array<string | undefined> = [];
   const cloud: CloudGateway = {
     registerAuthorization: async (jws, call) => {
@@ -44,7 +46,8 @@ function setup(register: (policyId: string) => Promise<Authorization>, audit: ()
     listTransactions: unexpected, getTransaction: unexpected, wallet: unexpected, allocate: unexpected, enrollDevice: unexpected,
   };
   const deps: CoreDeps = {
-    heldWindows: new HeldWindows(),
+    heldWindows: new HeldWindows(new MemoryRecordStore()),
+    signedWindows: new SignedWindowCache(),
     device: () => ({ key, deviceId: 'dev_test', cloud }),
     audit,
     nowSeconds: () => NOW,

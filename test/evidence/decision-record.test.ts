@@ -19,6 +19,8 @@ import { keyIdOf } from '../../src/crypto/jwk.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
 import { approvalsNeverAsked } from '../support/core-deps.js';
 import { HeldWindows } from '../../src/core/held-windows.js';
+import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
+import { MemoryRecordStore } from '../support/memory-record-store.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
@@ -52,7 +54,8 @@ function pipeline(store: MemoryStore) {
     listTransactions: unexpected, getTransaction: unexpected, wallet: unexpected, allocate: unexpected, enrollDevice: unexpected,
   };
   const deps: CoreDeps = {
-    heldWindows: new HeldWindows(),
+    heldWindows: new HeldWindows(new MemoryRecordStore()),
+    signedWindows: new SignedWindowCache(),
     device: () => ({ key, deviceId: 'dev_test', cloud }),
     audit: async () => undefined,
     nowSeconds: () => NOW,
