@@ -122,12 +122,7 @@ function headerValues(rawHeaders: readonly string[], name: string): string[] {
  * so the device key's other signatures cannot be replayed as proofs, nor a proof as one of them.
  */
 export const KEY_PROOF_HEADER = 'latch-key-proof';
-const KEY_PROOF_LABEL = 'latch-daemon-key-proof-v1';
-
-/** keyProofMessage is the exact message the device key signs for a challenge on address. */
-export function keyProofMessage(challenge: string, address: string): Uint8Array {
-  return utf8(`${KEY_PROOF_LABEL}\n${challenge}\n${address}`);
-}
+export { keyProofMessage } from '../crypto/key-proof-message.js';
 
 /** What the key proof needs of the device key: its public half, its id, and the signer's key proof. */
 export interface ProofKey {

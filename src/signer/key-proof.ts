@@ -4,7 +4,7 @@
  * nothing else, so it can never be a window, a request or a pack.
  */
 import type { SigningKey } from '../crypto/signing-key.js';
-import { keyProofMessage } from '../http/daemon-proof.js';
+import { keyProofMessage } from '../crypto/key-proof-message.js';
 import { signBytes } from './held-keys.js';
 
 /** signKeyProof signs the key proof of challenge on address. */
