@@ -16,7 +16,7 @@ import {
   replaceDeviceKey,
   storeDeviceKey,
 } from '../../src/signer/device-key.js';
-import { tempHome } from './temp-home.js';
+import { tempHome } from '../datadir/temp-home.js';
 import { secretOf } from '../support/raw-signing.js';
 
 const PASSPHRASE = 'correct horse battery staple';
