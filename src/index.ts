@@ -23,7 +23,6 @@ export {
   type DaemonOptions,
   type DaemonPorts,
 } from './daemon/create-daemon.js';
-export type { DaemonServices } from './daemon/services.js';
 export { resolveHome } from './datadir/home.js';
 export { DataDirError, type DataDirErrorCode } from './datadir/data-dir-error.js';
 export { LatchError } from './errors/latch-error.js';

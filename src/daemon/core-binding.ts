@@ -61,7 +61,9 @@ export function bindCore(services: DaemonServices): CoreBinding {
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   // The parts below register their record types with state.journal, which must happen before
   // listen() opens it; compaction writes live records in the order the types were registered.
-  const ledger = new StoredAuthorizationLedger(services.stateStore);
+  const ledger = new StoredAuthorizationLedger(services.stateStore, undefined, undefined, (policyId, error) =>
+    services.logger.warn('window_signature_not_kept', { policy_id: policyId, detail: error instanceof Error ? error.message : String(error) }),
+  );
   const policy = new PolicyGate({
     policy: services.policy,
     authorizations: ledger,
@@ -89,7 +91,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
     },
     proxyUpstream: () => {
       const { client, key } = enrolledDevice(services, cloud);
-      return { client, key, paused: services.paused, heldWindows, ledger, nowSeconds };
+      return { client, key, paused: services.paused, heldWindows, ledger, nowSeconds, warn: (event, fields) => services.logger.warn(event, fields) };
     },
   };
 }

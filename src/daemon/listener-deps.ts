@@ -7,7 +7,7 @@ import type { CoreBinding } from './core-binding.js';
 import { createCredentials, type Credentials } from './credentials.js';
 import { evidenceOperations } from './evidence-binding.js';
 import { healthReport } from './health.js';
-import { signEd25519 } from '../crypto/ed25519.js';
+import { signKeyProof } from '../signer/index.js';
 import type { ProofKey } from '../http/daemon-proof.js';
 import { bindOwner } from './owner-binding.js';
 import { bindIdentity } from './identity-binding.js';
@@ -100,6 +100,6 @@ export function proofKeyFor(services: DaemonServices): () => ProofKey | undefine
   return () => {
     const key = services.deviceKey();
     if (key === undefined) return undefined;
-    return { keyId: key.keyId, publicKey: key.publicKey, sign: (message) => signEd25519(message, key.secretKey) };
+    return { keyId: key.keyId, publicKey: key.publicKey, sign: (challenge, address) => signKeyProof(key, challenge, address) };
   };
 }

@@ -42,7 +42,7 @@ async function forward(upstream: ProxyUpstream, spec: ProxyRouteSpec, context: R
     signal: context.signal,
   });
   // A held window the cloud refused will never be spent: its budget reservation is given back.
-  if (registered !== undefined && response.status >= 400 && response.status < 500) await upstream.ledger?.noteStatus(registered, 'failed');
+  if (registered !== undefined && response.status >= 400 && response.status < 500) await upstream.ledger.noteStatus(registered, 'failed');
   // A revocation the cloud accepted frees its budget at once (owner-presence §3).
   if (spec.purpose === 'revoke' && response.status === 200) await noteRevoked(upstream, context.params['policy_id'] as string);
   if (response.status === 401) {
@@ -90,12 +90,14 @@ export interface ProxyUpstream {
   paused: () => SigningPause | undefined;
   /**
    * The windows the signing primitives made and hold (docs/decisions.md §21): a registration is
-   * forwarded only for one of them. Absent, no registration is forwarded at all.
+   * forwarded only for one of them. Required, as every safety step (docs/decisions.md §28.6).
    */
-  heldWindows?: HeldWindows;
-  /** The authorization ledger, told when the cloud refuses a held window. */
-  ledger?: { noteStatus(policyId: string, state: 'failed' | 'revoked'): Promise<void> };
-  nowSeconds?: () => number;
+  heldWindows: HeldWindows;
+  /** The authorization ledger, told when the cloud refuses a held window or a window is revoked. Required. */
+  ledger: { noteStatus(policyId: string, state: 'failed' | 'revoked'): Promise<void> };
+  nowSeconds: () => number;
+  /** Where a failure the proxy does not answer with is reported (the daemon's log). */
+  warn: (event: string, fields: Record<string, string>) => void;
 }
 
 /**
@@ -118,9 +120,11 @@ async function takeHeldWindow(upstream: ProxyUpstream, spec: ProxyRouteSpec, con
 /** noteRevoked records a revocation in the ledger; an id the ledger does not know is no error. */
 async function noteRevoked(upstream: ProxyUpstream, policyId: string): Promise<void> {
   try {
-    await upstream.ledger?.noteStatus(policyId, 'revoked');
-  } catch {
-    // Not a window this daemon signed for registration, or already final: nothing to free.
+    // An id the ledger does not know, or an entry already final, is ignored by noteStatus itself.
+    await upstream.ledger.noteStatus(policyId, 'revoked');
+  } catch (error) {
+    // The cloud revoked it; only the ledger's record of that failed (the daemon's log says so).
+    upstream.warn('ledger_revocation_not_recorded', { policy_id: policyId, detail: error instanceof Error ? error.message : String(error) });
   }
 }
 

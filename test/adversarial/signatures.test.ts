@@ -9,12 +9,13 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { contentDigest } from '../../src/crypto/content-digest.js';
 import { loadConfig } from '../../src/datadir/config.js';
-import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
 import { startExtraDaemon, type ExtraDaemon } from '../support/extra-daemon.js';
 import { AdminClient, enrollDevice, send, signedHeaders, SignedClient, type TestKey } from '../support/sandbox-client.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { replay, startRecordingProxy, type CapturedRequest, type RecordingProxy } from './recording-proxy.js';
+import { secretOf } from '../support/raw-signing.js';
 
 let stack: Stack;
 let proxy: RecordingProxy;
@@ -44,7 +45,7 @@ function deviceKey(): { key: TestKey; deviceId: string } {
   assert.ok(key !== undefined);
   const deviceId = loadConfig(stack.home).device_id;
   assert.ok(deviceId !== undefined);
-  return { key: { secretKey: key.secretKey, publicKey: key.publicKey, keyId: key.keyId, jwk: key.publicJwk }, deviceId };
+  return { key: { secretKey: secretOf(key), publicKey: key.publicKey, keyId: key.keyId, jwk: key.publicJwk }, deviceId };
 }
 
 /** capture makes the daemon send one request through the proxy and returns it as sent. */

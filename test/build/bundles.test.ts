@@ -195,7 +195,7 @@ export const run = async (): Promise<void> => {
   const daemon = createDaemon(options);
   await daemon.listen();
   const answer = await new LatchClient({ home: options.home }).authorize({ card_id: 'card_x', amount: '1.00', merchant_name: 'a.example' });
-  if (!isPendingApproval(answer)) console.log(answer.policy_id, daemon.services.home);
+  if (!isPendingApproval(answer)) console.log(answer.policy_id, daemon.addresses().length);
 };
 `,
     );

@@ -14,7 +14,7 @@ import { runLatch, startStack, type Stack } from '../support/stack.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { addAgent, ensureAgentsDir, rotateAgent } from '../../src/datadir/agents.js';
 import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
-import { generateDeviceKey } from '../../src/datadir/device-key.js';
+import { generateDeviceKey } from '../../src/signer/device-key.js';
 import { AGENTS_DIR, DATA_FILES, removeDataDirTemporaries, SANDBOX_NOTE } from '../../src/datadir/home.js';
 import { stageDeviceKey } from '../../src/datadir/key-rollover.js';
 import { writePasskeys } from '../../src/datadir/passkeys.js';
@@ -77,7 +77,7 @@ const WALKS: Record<string, ((walk: Walk) => Promise<void> | void) | string> = {
     addAgent(home, 'shopper');
     rotateAgent(home, 'shopper');
   },
-  'src/identity/identity-key-file.ts': ({ home }) => {
+  'src/signer/identity-key-file.ts': ({ home }) => {
     ensureIdentityKey(home, 'owner');
     rotateIdentityKey(home, 'owner');
     ensureIdentityKey(home, 'shopper');
@@ -89,7 +89,7 @@ const WALKS: Record<string, ((walk: Walk) => Promise<void> | void) | string> = {
   'src/datadir/config.ts': 'walked by latch setup when the stack starts (config.json stays)',
   'src/datadir/daemon-lock.ts': 'walked by the running daemon (daemon.lock stays while it serves)',
   // latch setup wrote device.key when the stack started; a staged key is the other file it writes.
-  'src/datadir/device-key.ts': ({ home }) => void stageDeviceKey(home, generateDeviceKey(), undefined),
+  'src/signer/device-key.ts': ({ home }) => void stageDeviceKey(home, generateDeviceKey(), undefined),
   'src/datadir/listen-file.ts': 'walked by the running daemon (listen.json stays while it serves)',
   'src/datadir/passkeys.ts': ({ home }) => void writePasskeys(home, []),
   'src/datadir/pause.ts': ({ home }) => void pauseSigning(home, 'walking the writers'),

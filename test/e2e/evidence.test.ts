@@ -11,11 +11,12 @@ import { after, before, describe, test } from 'node:test';
 import * as jose from 'jose';
 import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
 import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
-import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { readToken } from '../../src/datadir/token.js';
 import { verifyEvidence } from '../../src/index.js';
 import { assertError } from '../support/e2e-assert.js';
 import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.js';
+import { secretOf } from '../support/raw-signing.js';
 
 // Amounts of 5.00 and above wait for the owner; below, the policy allows at once.
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'large', min_amount: '5.00', decision: 'ask' }] };
@@ -137,9 +138,9 @@ describe('what a pack holds', () => {
       readAgentToken(stack.home, 'shopper'),
       readAgentToken(stack.home, 'travel'),
       PASSPHRASE,
-      Buffer.from(key.secretKey).toString('base64url'),
-      Buffer.from(key.secretKey).toString('base64'),
-      Buffer.from(key.secretKey).toString('hex'),
+      Buffer.from(secretOf(key)).toString('base64url'),
+      Buffer.from(secretOf(key)).toString('base64'),
+      Buffer.from(secretOf(key)).toString('hex'),
     ];
     for (const text of [charged.text, approved.text]) {
       for (const secret of secrets) assert.ok(!text.includes(secret), 'a secret is in a pack');

@@ -366,14 +366,14 @@ describe('the sandbox cloud serves the directory of the devices it knows', () =>
 
 
   test('registration refuses a key whose kid is not its thumbprint, whose proof does not verify, or names another authority', async () => {
-    const { signMessage } = await import('../../src/identity/message-signature.js');
+    const { signMessage, secretOf } = await import('../support/raw-signing.js');
     const { proofComponents, proofParams } = await import('../../src/identity/directory-proof.js');
-    const { signingKeyOf } = await import('../../src/identity/identity-key-file.js');
+    const { signingKeyOf } = await import('../../src/signer/identity-key-file.js');
     const { directoryKey } = await import('../../src/identity/key-directory.js');
     const key = signingKeyOf(new Uint8Array(32).fill(7));
     const authority = new URL(stack.sandbox.url).host;
     const now = Math.floor(Date.now() / 1000);
-    const entry = (overrides: Record<string, unknown> = {}, signWith = key.secretKey, signedAuthority = authority) => ({
+    const entry = (overrides: Record<string, unknown> = {}, signWith = secretOf(key), signedAuthority = authority) => ({
       jwk: directoryKey(key),
       authority,
       created: now,
@@ -383,10 +383,10 @@ describe('the sandbox cloud serves the directory of the devices it knows', () =>
     });
     // Signed with the device's key as the daemon signs its own registration (the /v1 proxy does not forward this route).
     const { CloudClient } = await import('../../src/cloud/cloud-client.js');
-    const { loadDeviceKey } = await import('../../src/datadir/device-key.js');
+    const { loadDeviceKey } = await import('../../src/signer/device-key.js');
     const deviceKey = loadDeviceKey(stack.home);
     assert.ok(deviceKey !== undefined);
-    const client = new CloudClient({ cloudUrl: stack.sandbox.url, userAgent: 'latch-test' });
+    const client = new CloudClient({ cloudUrl: stack.sandbox.url, userAgent: 'latch-test', onRequestSigned: () => {} });
     const put = async (body: unknown): Promise<HttpAnswer> => {
       const answer = await client.send({ method: 'PUT', pathAndQuery: '/v1/devices/identity-directory', body: new TextEncoder().encode(JSON.stringify(body)), contentType: 'application/json', key: deviceKey });
       const text = new TextDecoder().decode(answer.rawBody);
@@ -394,7 +394,7 @@ describe('the sandbox cloud serves the directory of the devices it knows', () =>
     };
     refusedWith(await put({ keys: [entry({ jwk: { ...directoryKey(key), kid: 'NFcWBst6DXG-N35nHdzMrioWntdzNZghQSkjHNMMSjw' } })] }), 400, 'invalid_request', 'keys[0].jwk');
     refusedWith(await put({ keys: [entry({}, new Uint8Array(32).fill(8))] }), 400, 'invalid_request', 'keys[0].signature');
-    refusedWith(await put({ keys: [entry({ authority: 'evil.example' }, key.secretKey, 'evil.example')] }), 400, 'invalid_request', 'keys[0].authority');
+    refusedWith(await put({ keys: [entry({ authority: 'evil.example' }, secretOf(key), 'evil.example')] }), 400, 'invalid_request', 'keys[0].authority');
     refusedWith(await put({ keys: [entry({ expires: now + 40 * 3600 })] }), 400, 'invalid_request', 'keys[0].expires');
     refusedWith(await put({ keys: [entry({ jwk: { ...directoryKey(key), d: 'secret' } })] }), 400, 'invalid_request', 'keys[0].jwk');
     refusedWith(await put({ keys: 'all' }), 400, 'invalid_request', 'keys');

@@ -8,15 +8,16 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { lineHash } from '../../src/datadir/audit-lines.js';
-import type { DeviceKey } from '../../src/datadir/device-key.js';
-import { signPack } from '../../src/evidence/pack-jws.js';
+import type { DeviceKey } from '../../src/signer/device-key.js';
+import { signEvidencePack } from '../../src/signer/index.js';
 import { verifyEvidence } from '../../src/evidence/verify-pack.js';
-import { signPayload } from '../../src/core/window-payload.js';
 import { fuzzCount, fuzzSeed, SeededRandom } from '../adversarial/seeded-random.js';
 import { runLatch, startStack, type Stack } from '../support/stack.js';
-import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, signEd25519, signJwsCompact, secretOf } from '../support/raw-signing.js';
+import { toBase64Url, utf8 } from '../../src/crypto/base64url.js';
+import { EVIDENCE_JWS_TYP } from '../../src/evidence/pack.js';
 import { keyIdOf, publicJwk } from '../../src/crypto/jwk.js';
 
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'large', min_amount: '5.00', decision: 'ask' }] };
@@ -51,7 +52,7 @@ function resigned(text: string, edit: (pack: Pack) => void): string {
   const { jws: _jws, ...body } = JSON.parse(text) as Pack;
   edit(body);
   const bodyText = JSON.stringify(body);
-  return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signPack(bodyText, key))}}\n`;
+  return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signEvidencePack(key, bodyText))}}\n`;
 }
 
 /** edited writes a pack changed by edit, keeping its JWS (as anyone could). */
@@ -136,7 +137,7 @@ describe('each tampering fails, kept signature or signed again', () => {
   test('a window signed again over other terms fails on the terms, not only on a signature', () => {
     const text = resigned(chargedText, (p) => {
       p.window.payload.amount = '3.50';
-      p.window.jws = signPayload(p.window.payload, key);
+      p.window.jws = signJwsCompact(p.window.payload, key.keyId, secretOf(key));
     });
     assert.match(problemOf(text), /the window's amount is not the request's/);
   });
@@ -181,7 +182,7 @@ function forgedWithFreshKey(text: string): string {
   const { jws: _jws, ...body } = JSON.parse(text) as Pack;
   const oldKid = body.jwks.keys[0].kid as string;
   body.jwks = { keys: [{ ...publicJwk(fresh.publicKey), kid: fresh.keyId, ...Object.fromEntries(Object.entries(body.jwks.keys[0]).filter(([name]) => !['kty', 'crv', 'x', 'kid'].includes(name))) }] };
-  body.window = { jws: signPayload(body.window.payload, fresh), payload: body.window.payload };
+  body.window = { jws: signJwsCompact(body.window.payload, fresh.keyId, fresh.secretKey), payload: body.window.payload };
   body.request.agent = 'owner';
   body.approval = null;
   body.decision = { ...body.decision, decision: 'allow', rule: null, reasons: [] };
@@ -202,7 +203,9 @@ function forgedWithFreshKey(text: string): string {
   }
   body.audit = { lines, line_sha256: hashes, log_end: { seq: previous?.seq, sha256: previous?.hash } };
   const bodyText = JSON.stringify(body);
-  return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signPack(bodyText, fresh))}}\n`;
+  const signingInput = `${toBase64Url(utf8(JSON.stringify({ alg: 'EdDSA', kid: fresh.keyId, typ: EVIDENCE_JWS_TYP })))}.${toBase64Url(utf8(bodyText))}`;
+  const packJws = `${signingInput}.${toBase64Url(signEd25519(utf8(signingInput), fresh.secretKey))}`;
+  return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(packJws)}}\n`;
 }
 
 describe('naming the expected device key (issue 34 item 3)', () => {

@@ -1,4 +1,4 @@
-import { createDaemon, DEFAULT_CLOSE_DEADLINE_MS, DEFAULT_PORT_A, DEFAULT_PORT_B, type DaemonHandle } from '../../daemon/create-daemon.js';
+import { createDaemonWithLogger, DEFAULT_CLOSE_DEADLINE_MS, DEFAULT_PORT_A, DEFAULT_PORT_B, type DaemonHandle } from '../../daemon/create-daemon.js';
 import { resolveHome } from '../../datadir/home.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -84,7 +84,7 @@ export const daemonCommand: Command = {
       stopTimeoutMs = stopTimeoutFlag(flags);
       // Before anything is read or bound: the rest runs as the service user (docs/decisions.md §21).
       if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
-      daemon = createDaemon({
+      ({ daemon, logger } = createDaemonWithLogger({
         home: resolveHome(io.env),
         env: io.env,
         logStream: io.stderr,
@@ -93,9 +93,8 @@ export const daemonCommand: Command = {
         ...(portA === undefined ? {} : { portA }),
         ...(portB === undefined ? {} : { portB }),
         ...(variantA && { console: consoleOption(flags, portA) }),
-      });
+      }));
       // The daemon's own logger knows its secrets (the token), so a crash report cannot carry them.
-      logger = daemon.services.logger;
       host.useLogger(logger);
     } catch (error) {
       host.dispose();

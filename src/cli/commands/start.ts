@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createDaemon, DEFAULT_CLOSE_DEADLINE_MS, DEFAULT_PORT_A, DEFAULT_PORT_B, DEFAULT_PORT_CONSOLE } from '../../daemon/create-daemon.js';
+import { createDaemonWithLogger, DEFAULT_CLOSE_DEADLINE_MS, DEFAULT_PORT_A, DEFAULT_PORT_B, DEFAULT_PORT_CONSOLE } from '../../daemon/create-daemon.js';
 import { CONSOLE_FLAGS, consoleOption } from '../console-flags.js';
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
 import { loadConfig } from '../../datadir/config.js';
@@ -117,7 +117,7 @@ export const startCommand: Command = {
           return reportError(error, io, 'setup');
         }
       }
-      const daemon = createDaemon({
+      const { daemon, logger: daemonLogger } = createDaemonWithLogger({
         home,
         env: io.env,
         logStream: io.stderr,
@@ -125,7 +125,7 @@ export const startCommand: Command = {
         portB,
         ...(ownerConsole !== undefined && { console: ownerConsole }),
       });
-      host.useLogger(daemon.services.logger);
+      host.useLogger(daemonLogger);
       let ports;
       try {
         ports = await host.listen(daemon);
