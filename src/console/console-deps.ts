@@ -1,7 +1,7 @@
 /** What the console's routes call; the daemon binds it (src/daemon/console-binding.ts). */
-import type { PolicyWarning } from '../policy/policy-warnings.js';
+import type { PolicyWarning } from '../policy-text/policy-warnings.js';
 import type { Approval } from '../core/approval.js';
-import type { AuditVerification } from '../datadir/audit-verify.js';
+import type { AuditVerification } from '../verify/audit-verify.js';
 import type { StoredPasskey } from '../datadir/passkeys.js';
 import type { EventStreamResult } from '../http/route.js';
 import type { JsonValue } from '../json/parse-json.js';

@@ -3,8 +3,8 @@
  * passkeys file, the event stream and the pictures. Nothing here calls a route or checks
  * presence: the console's listener has the one front door, which does (docs/decisions.md §29.2).
  */
-import { policySummary } from '../policy/policy-summary.js';
-import { policyWarnings } from '../policy/policy-warnings.js';
+import { policySummary } from '../policy-text/policy-summary.js';
+import { policyWarnings } from '../policy-text/policy-warnings.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { OWNER } from '../core/principal.js';
@@ -15,7 +15,7 @@ import type { EventStreamResult } from '../http/route.js';
 import { createConsoleSessions, type ConsoleSessions } from '../console/console-sessions.js';
 import { createPresenceChallenges } from '../console/presence-challenges.js';
 import { summarizeSpending, SPENDING_DAYS } from '../console/spending-summary.js';
-import { verifyAudit } from '../datadir/audit-verify.js';
+import { verifyAudit } from '../verify/audit-verify.js';
 import { cleanLabel, PASSKEYS_MAX, readPasskeys, writePasskeys } from '../datadir/passkeys.js';
 import { readPause } from '../datadir/pause.js';
 import { invalidRequest, LatchError } from '../errors/latch-error.js';

@@ -5,7 +5,7 @@
  * is audited with who made it; no token, passphrase or hash of either is ever written to a line.
  */
 import { readIdentityKey } from '../identity/identity-keys.js';
-import { policyWarnings } from '../policy/policy-warnings.js';
+import { policyWarnings } from '../policy-text/policy-warnings.js';
 import type { Policy } from '../policy/policy-types.js';
 import { readFileSync } from 'node:fs';
 import { sha256 } from '@noble/hashes/sha2.js';

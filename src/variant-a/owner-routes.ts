@@ -5,7 +5,7 @@
  * front door has checked the access each route declares (presence for what could move money or
  * widen what agents may do); these handlers only read the wire shape and call the operations.
  */
-import type { PolicyWarning } from '../policy/policy-warnings.js';
+import type { PolicyWarning } from '../policy-text/policy-warnings.js';
 import type { NewOwnerSession } from '../core/owner-sessions.js';
 import type { OperationContext } from '../core/operation-context.js';
 import { AGENT_NAME_PATTERN } from '../datadir/agents.js';

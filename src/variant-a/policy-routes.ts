@@ -11,7 +11,7 @@ import { callerOf, type RequestContext, type RouteHandler } from '../http/route.
 import { isJsonObject, type JsonObject } from '../json/parse-json.js';
 import { currencyDecimals, formatMinor } from '../money/amount.js';
 import type { PolicyEvaluation } from '../policy/evaluate.js';
-import { policyToJson } from '../policy/policy-json-writer.js';
+import { policyToJson } from '../policy-text/policy-json-writer.js';
 import type { Policy } from '../policy/policy-types.js';
 import { OWNER_AGENT } from '../policy/policy-scope-fields.js';
 import { oneOf, str, validateBody, validateQuery } from '../validate/schema.js';

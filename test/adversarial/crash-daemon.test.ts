@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/datadir/config.js';
 import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { keyNamedByConfig } from '../../src/datadir/key-rollover.js';
 import { readToken } from '../../src/datadir/token.js';
-import { verifyAudit } from '../../src/datadir/audit-verify.js';
+import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { killAll, killHard, startChild, startDaemonChild, waitForLine } from './child-process.js';
 import { fuzzSeed, SeededRandom } from './seeded-random.js';

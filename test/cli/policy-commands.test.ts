@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { addAgent } from '../../src/datadir/agents.js';
-import { STARTER_POLICY_TEXT } from '../../src/policy/starter-policy.js';
+import { STARTER_POLICY_TEXT } from '../../src/policy-text/starter-policy.js';
 import { runLatch, startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;

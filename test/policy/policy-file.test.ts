@@ -10,7 +10,7 @@ import {
   parsePolicyText,
 } from '../../src/policy/policy-file.js';
 import { PolicyInvalidError } from '../../src/policy/policy-invalid-error.js';
-import { policyToJson } from '../../src/policy/policy-json-writer.js';
+import { policyToJson } from '../../src/policy-text/policy-json-writer.js';
 import { CURRENCY_DECIMALS } from '../../src/money/amount.js';
 import { SPEC_POLICY } from './policy-fixtures.js';
 

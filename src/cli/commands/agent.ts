@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { addAgent, agentTokenPath, assertAgentName, ensureAgentsDir, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
 import { createExclusive } from '../../datadir/atomic-file.js';
 import { rotateIdentityKey } from '../../identity/identity-keys.js';
-import { countOf } from '../../policy/policy-summary.js';
+import { countOf } from '../../policy-text/policy-summary.js';
 import { directEditNote, isOwnerHomeOfAnotherDaemon, withOwnerPresence } from '../owner-session.js';
 import { latchVersion } from '../../version.js';
 import { UsageError, type CliIo } from '../command.js';

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { evaluatePolicy } from '../../src/policy/evaluate.js';
 import { parsePolicyText } from '../../src/policy/policy-file.js';
-import { STARTER_POLICY_TEXT } from '../../src/policy/starter-policy.js';
+import { STARTER_POLICY_TEXT } from '../../src/policy-text/starter-policy.js';
 import { UsageLedger } from '../../src/policy/usage-ledger.js';
-import { request } from './policy-fixtures.js';
+import { request } from '../policy/policy-fixtures.js';
 
 test('the starter policy parses and shows every kind of entry', () => {
   const policy = parsePolicyText(STARTER_POLICY_TEXT);

@@ -4,8 +4,8 @@
  * "20.00", "decision": "allow"}` with `"default": "allow"` — a 30.00 request does not match the
  * rule and the default allows it. A warning never makes a file invalid; it says what would work.
  */
-import { elementPath } from './policy-invalid-error.js';
-import { DECISION_STRICTNESS, type Policy, type PolicyRule } from './policy-types.js';
+import { elementPath } from '../policy/policy-invalid-error.js';
+import { DECISION_STRICTNESS, type Policy, type PolicyRule } from '../policy/policy-types.js';
 
 /** One warning: the rule's path in the file (`rules[2]`), its id and a sentence saying why and what would work. */
 export interface PolicyWarning {

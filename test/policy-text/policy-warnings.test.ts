@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { evaluatePolicy, type PolicyUsage } from '../../src/policy/evaluate.js';
 import { parsePolicyText } from '../../src/policy/policy-file.js';
-import { policyWarnings } from '../../src/policy/policy-warnings.js';
+import { policyWarnings } from '../../src/policy-text/policy-warnings.js';
 import type { Policy, PolicyDecision } from '../../src/policy/policy-types.js';
-import { STARTER_POLICY_TEXT } from '../../src/policy/starter-policy.js';
-import { request } from './policy-fixtures.js';
+import { STARTER_POLICY_TEXT } from '../../src/policy-text/starter-policy.js';
+import { request } from '../policy/policy-fixtures.js';
 
 const NO_HISTORY: PolicyUsage = { merchantKnown: () => true, exposure: () => 0, count: () => 0 };
 
