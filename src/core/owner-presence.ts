@@ -45,10 +45,6 @@ export interface OwnerPresenceDeps {
   nowSeconds(): number;
 }
 
-/** The remedy every refusal for lack of presence carries. */
-export const PRESENCE_REMEDY =
-  'Confirm that you are the owner: send {"passphrase": "..."} in the body (the Latch-Owner-Passphrase header for PUT /policy and the /v1 proxy), or use an owner session from POST /owner/sessions.';
-
 /** What one passphrase check needs: the lockout, the stored hash's check, the clock. */
 export type PassphraseCheckDeps = Pick<OwnerPresenceDeps, 'lockout' | 'passphrase' | 'nowSeconds'>;
 
