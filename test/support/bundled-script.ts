@@ -14,7 +14,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from './paths.js';
@@ -22,6 +22,7 @@ import { REPO_ROOT } from './paths.js';
 /** Where bundles are kept between runs; one file per key, a few hundred KB each. */
 const CACHE_DIR = path.join(os.tmpdir(), `latch-test-bundles-${process.getuid?.() ?? 'user'}`);
 const BUILD_TIMEOUT_MS = 120_000;
+const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /** What the key covers besides src/ and test/: how a bundle is made and what it inlines. */
 const BUILD_INPUTS = ['scripts/build-bundles.ts', 'package.json', 'package-lock.json', 'node_modules/esbuild/package.json', 'tsconfig.json'];
@@ -61,5 +62,22 @@ export function bundledScript(script: string): string {
     timeout: BUILD_TIMEOUT_MS,
   });
   if (build.status !== 0 || !existsSync(file)) throw new Error(`bundling ${entry} for the tests failed (status ${String(build.status)}): ${build.stderr}`);
+  pruneOldBundles();
   return file;
+}
+
+/**
+ * pruneOldBundles removes bundles (and temporaries a killed builder left) not written for a day.
+ * Only old ones: another checkout's test run on this machine may be using a bundle of its own.
+ */
+function pruneOldBundles(): void {
+  const oldest_ms = Date.now() - PRUNE_AFTER_MS;
+  for (const name of readdirSync(CACHE_DIR)) {
+    const file = path.join(CACHE_DIR, name);
+    try {
+      if (statSync(file).mtimeMs < oldest_ms) rmSync(file, { force: true });
+    } catch {
+      // Removed meanwhile by a concurrent pruner.
+    }
+  }
 }
