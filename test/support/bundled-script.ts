@@ -27,22 +27,21 @@ const PRUNE_AFTER_MS = 24 * 60 * 60 * 1000;
 /** What the key covers besides src/ and test/: how a bundle is made and what it inlines. */
 const BUILD_INPUTS = ['scripts/build-bundles.ts', 'package.json', 'package-lock.json', 'node_modules/esbuild/package.json', 'tsconfig.json'];
 
-let sourcesDigest: string | undefined;
+let digestOfThisTree: string | undefined;
 
-/** digestOfSources hashes the paths and contents of every file a bundle may read (once per process). */
-function digestOfSources(): string {
-  if (sourcesDigest !== undefined) return sourcesDigest;
+/** digestOfSources hashes the paths and contents of every file a bundle of root's may read. */
+export function digestOfSources(root: string): string {
   const hash = createHash('sha256').update(process.version);
-  const files = [...listFiles('src'), ...listFiles('test'), ...BUILD_INPUTS.filter((file) => existsSync(path.join(REPO_ROOT, file)))].sort();
-  for (const file of files) hash.update(`${file}\0`).update(readFileSync(path.join(REPO_ROOT, file))).update('\0');
-  sourcesDigest = hash.digest('hex');
-  return sourcesDigest;
+  const files = [...listFiles(root, 'src'), ...listFiles(root, 'test'), ...BUILD_INPUTS.filter((file) => existsSync(path.join(root, file)))].sort();
+  for (const file of files) hash.update(`${file}\0`).update(readFileSync(path.join(root, file))).update('\0');
+  return hash.digest('hex');
 }
 
-function listFiles(dir: string): string[] {
-  return readdirSync(path.join(REPO_ROOT, dir), { recursive: true, encoding: 'utf8' })
+function listFiles(root: string, dir: string): string[] {
+  if (!existsSync(path.join(root, dir))) return [];
+  return readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })
     .map((name) => path.join(dir, name))
-    .filter((file) => statSync(path.join(REPO_ROOT, file)).isFile());
+    .filter((file) => statSync(path.join(root, file)).isFile());
 }
 
 /**
@@ -52,7 +51,8 @@ function listFiles(dir: string): string[] {
  */
 export function bundledScript(script: string): string {
   const entry = script === 'src/cli/main.ts' ? 'src/cli/bin-entry.ts' : script;
-  const key = createHash('sha256').update(digestOfSources()).update(entry).digest('hex').slice(0, 32);
+  digestOfThisTree ??= digestOfSources(REPO_ROOT);
+  const key = createHash('sha256').update(digestOfThisTree).update(entry).digest('hex').slice(0, 32);
   const file = path.join(CACHE_DIR, `${path.basename(entry, '.ts')}-${key}.cjs`);
   if (existsSync(file)) return file;
   mkdirSync(CACHE_DIR, { recursive: true, mode: 0o700 });
