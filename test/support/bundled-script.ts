@@ -33,7 +33,10 @@ let digestOfThisTree: string | undefined;
 export function digestOfSources(root: string): string {
   const hash = createHash('sha256').update(process.version);
   const files = [...listFiles(root, 'src'), ...listFiles(root, 'test'), ...BUILD_INPUTS.filter((file) => existsSync(path.join(root, file)))].sort();
-  for (const file of files) hash.update(`${file}\0`).update(readFileSync(path.join(root, file))).update('\0');
+  for (const file of files) {
+    const content = readIfPresent(path.join(root, file));
+    if (content !== undefined) hash.update(`${file}\0`).update(content).update('\0');
+  }
   return hash.digest('hex');
 }
 
@@ -41,7 +44,17 @@ function listFiles(root: string, dir: string): string[] {
   if (!existsSync(path.join(root, dir))) return [];
   return readdirSync(path.join(root, dir), { recursive: true, encoding: 'utf8' })
     .map((name) => path.join(dir, name))
-    .filter((file) => statSync(path.join(root, file)).isFile());
+    .filter((file) => statSync(path.join(root, file), { throwIfNoEntry: false })?.isFile() === true);
+}
+
+/** readIfPresent reads a file, or returns undefined when a test removed it since it was listed. */
+function readIfPresent(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /**
