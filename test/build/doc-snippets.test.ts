@@ -64,9 +64,12 @@ test('every documented snippet compiles under strict TypeScript', () => {
   host.readFile = (file) => files.get(path.resolve(file))?.code ?? readFile(file);
   host.fileExists = (file) => files.has(path.resolve(file)) || fileExists(file);
   const program = ts.createProgram([...files.keys()], options, host);
-  const problems = ts
-    .getPreEmitDiagnostics(program)
-    .filter((d) => d.file !== undefined && files.has(path.resolve(d.file.fileName)))
-    .map((d) => `${files.get(path.resolve((d.file as ts.SourceFile).fileName))?.where}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  // Only the snippets' own diagnostics are asked for: the checker then checks of src/ just what the
+  // snippets use, where getPreEmitDiagnostics(program) checked all of src/ to keep the snippets' part
+  // (about half this file's CPU time). A snippet's diagnostics are the same either way.
+  const snippetFiles = program.getSourceFiles().filter((file) => files.has(path.resolve(file.fileName)));
+  assert.equal(snippetFiles.length, files.size, 'every snippet is in the program');
+  const diagnostics = snippetFiles.flatMap((file) => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)]);
+  const problems = diagnostics.map((d) => `${files.get(path.resolve((d.file as ts.SourceFile).fileName))?.where}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
   assert.deepEqual(problems, []);
 });

@@ -9,6 +9,7 @@ import { EXIT } from '../../src/cli/exit-codes.js';
 import { readToken } from '../../src/datadir/token.js';
 import { tempHome } from '../daemon/daemon-fixture.js';
 import { errorCode, sendRaw } from '../http/raw-client.js';
+import { bundledScript } from '../support/bundled-script.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
@@ -24,8 +25,9 @@ interface Spawned {
   firstLine: Promise<Record<string, unknown> | undefined>;
 }
 
+/** spawnLatch runs the CLI as its bundle (test/support/bundled-script.ts): a tenth of tsx's start-up CPU. */
 function spawnLatch(args: string[], latchHome: string): Spawned {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [bundledScript('src/cli/main.ts'), ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', LATCH_HOME: latchHome },
     stdio: ['ignore', 'pipe', 'pipe'],
