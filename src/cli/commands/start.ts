@@ -112,7 +112,7 @@ export const startCommand: Command = {
           const enrolled = await enrollThisDevice({ home, env: io.env, setupToken: account.setupToken, cloudUrl: sandbox.url, reconnect });
           say(enrolledLine(enrolled));
         } catch (error) {
-          await sandbox.close();
+          await sandbox.close({ deadlineMs: DEFAULT_CLOSE_DEADLINE_MS });
           host.dispose();
           return reportError(error, io, 'setup');
         }
@@ -130,7 +130,7 @@ export const startCommand: Command = {
       try {
         ports = await host.listen(daemon);
       } catch (error) {
-        await sandbox.close();
+        await sandbox.close({ deadlineMs: DEFAULT_CLOSE_DEADLINE_MS });
         return reportListenError(error, io, 'start');
       }
       const firstCardId = firstCardOf(sandbox, loadConfig(home).account_id);
@@ -138,12 +138,14 @@ export const startCommand: Command = {
       const homeIsDefault = home === resolveHome({});
       const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
       say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
-      await host.untilStopped(daemon, DEFAULT_CLOSE_DEADLINE_MS);
-      await sandbox.close();
+      // The sandbox closes within what is left of the same deadline: a client holding a connection
+      // to it open (trickling a request) must not keep the process alive (docs/decisions.md §27.5).
+      const running = sandbox;
+      await host.untilStopped(daemon, DEFAULT_CLOSE_DEADLINE_MS, (remainingMs) => running.close({ deadlineMs: remainingMs }));
       return EXIT.ok;
     } catch (error) {
       host.dispose();
-      await sandbox?.close();
+      await sandbox?.close({ deadlineMs: DEFAULT_CLOSE_DEADLINE_MS });
       return reportError(error, io, 'start');
     }
   },
