@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import { after, afterEach, test } from 'node:test';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { DEFAULT_CLOSE_DEADLINE_MS } from '../../src/daemon/create-daemon.js';
 import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
+import { readLockOwner } from '../../src/datadir/daemon-lock.js';
 import { readToken } from '../../src/datadir/token.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { waitUntil } from '../support/wait.js';
@@ -110,6 +111,30 @@ test('a second latch start on the same LATCH_HOME exits 3 naming the first (not 
   assert.equal(await health(first.portA), 200);
   first.child.kill('SIGTERM');
   assert.equal((await within(first.exit, 'latch start did not stop')).code, EXIT.ok, first.stderr());
+});
+
+test('latch start holds daemon.lock from before it creates its sandbox: a second start while the first is still enrolling exits 3 naming it', async () => {
+  const home = freshHome();
+  const first = startLatch(home);
+  // The moment the first start creates its sandbox's directory, stop it there (SIGSTOP): it has
+  // not enrolled or served yet, so only a lock taken before the sandbox can turn a second start away.
+  await waitUntil(() => existsSync(path.join(home, 'sandbox')), 'the first start created its sandbox directory', START_DEADLINE_MS, 2);
+  first.child.kill('SIGSTOP');
+  try {
+    assert.equal(readLockOwner(home)?.pid, first.child.pid, 'daemon.lock names the first start while it creates its sandbox');
+    const second = startLatch(home);
+    assert.equal(await within(second.ready, 'the second start neither served nor exited'), undefined, 'the second start must not serve a second sandbox and daemon on the same directory');
+    assert.equal((await within(second.exit, 'the second start did not exit')).code, EXIT.dataDir, second.stderr());
+    assert.match(second.stderr(), new RegExp(`Another latch daemon \\(pid ${first.child.pid}, started \\S+\\) is already serving this data directory`));
+  } finally {
+    first.child.kill('SIGCONT');
+  }
+  const ready = await within(first.ready, 'the first start did not finish starting');
+  assert.ok(ready !== undefined, first.stderr());
+  assert.equal(await health(ready.port_a), 200);
+  first.child.kill('SIGTERM');
+  assert.equal((await within(first.exit, 'latch start did not stop')).code, EXIT.ok, first.stderr());
+  assert.equal(readLockOwner(home), undefined, 'the stopped start left no daemon.lock behind');
 });
 
 test('latch start: SIGTERM while a client trickles a request to the sandbox and two requests wait on approvals answers both 202 and exits within the stop deadline', async () => {
