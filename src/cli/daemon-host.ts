@@ -34,9 +34,11 @@ export interface DaemonHost {
   listen(daemon: DaemonHandle): Promise<DaemonPorts>;
   /**
    * untilStopped waits for a stop signal, closes the daemon within stopTimeoutMs (requests waiting
-   * for an owner's decision are answered at once) and releases the guards.
+   * for an owner's decision are answered at once), then calls closeAfter (what the command serves
+   * beside the daemon: the quick start's sandbox) with what is left of the same deadline, and
+   * releases the guards. The whole stop takes stopTimeoutMs when closeAfter keeps its deadline.
    */
-  untilStopped(daemon: DaemonHandle, stopTimeoutMs: number): Promise<StopSignalName>;
+  untilStopped(daemon: DaemonHandle, stopTimeoutMs: number, closeAfter?: (remainingMs: number) => Promise<void>): Promise<StopSignalName>;
   /** dispose releases the guards (a command that ends before serving). */
   dispose(): void;
 }
@@ -76,10 +78,13 @@ export function hostDaemonProcess(logger: Logger): DaemonHost {
         throw error;
       }
     },
-    async untilStopped(daemon, stopTimeoutMs) {
+    async untilStopped(daemon, stopTimeoutMs, closeAfter) {
       const signal = await stop.received;
+      const stopBy = Date.now() + stopTimeoutMs;
       try {
         await daemon.close({ deadlineMs: stopTimeoutMs, reason: signal });
+        // After the daemon: its last requests may still call what closeAfter closes (the cloud).
+        await closeAfter?.(Math.max(0, stopBy - Date.now()));
       } finally {
         dispose();
       }

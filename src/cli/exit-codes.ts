@@ -30,6 +30,8 @@ export const EXIT = {
    * for fetch (fetch_unavailable, docs/decisions.md §24.1).
    */
   processLimits: 11,
+  /** `latch evidence verify --require-key` and no device key named (--key-id, --jwks): nothing was checked. */
+  keyNotNamed: 12,
   /** Interrupted at a prompt with Ctrl-C (128 + SIGINT, as shells report it). */
   interrupted: 130,
 } as const;

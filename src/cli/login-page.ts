@@ -7,11 +7,14 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { isConsoleLoginUrl } from '../client/console-link.js';
 import { writeFileAtomic } from '../datadir/atomic-file.js';
 import { CONSOLE_LOGIN_PAGE, PRIVATE_FILE_MODE } from '../datadir/home.js';
 
 /** writeLoginPage writes the page that redirects to url, 0600 in home, and returns its path. */
 export function writeLoginPage(home: string, url: string): string {
+  // The client checked it already; the page is the last place a wrong link could do harm.
+  if (!isConsoleLoginUrl(url)) throw new Error('refusing to write a login page for a link that is not http://localhost:PORT/login#CODE');
   const file = path.join(home, CONSOLE_LOGIN_PAGE);
   writeFileAtomic(file, loginPageHtml(url), PRIVATE_FILE_MODE);
   return file;

@@ -7,6 +7,7 @@ import { resolveDaemonUrl } from './base-url.js';
 import { readListenFile } from '../datadir/listen-file.js';
 import { LatchClientError } from './client-errors.js';
 import { DaemonExchange, type CallOptions } from './daemon-exchange.js';
+import { isConsoleLoginUrl } from './console-link.js';
 import { isPendingApproval } from './pending-approval.js';
 import type {
   AccountWindowInput,
@@ -324,7 +325,10 @@ export class LatchClient {
 
   /** consoleLoginLink makes a one-time login link to the owner console (the owner only). */
   async consoleLoginLink(): Promise<{ url: string; expires_at: string }> {
-    return expectShape<{ url: string; expires_at: string }>(await this.write('/console/login-code', {}, {}), ['url', 'expires_at']);
+    const link = expectShape<{ url: string; expires_at: string }>(await this.write('/console/login-code', {}, {}), ['url', 'expires_at']);
+    // It is written into a page the browser opens: only a console link on this machine is taken.
+    if (!isConsoleLoginUrl(link.url)) throw new LatchClientError({ code: 'invalid_response', status: 201, message: 'The daemon answered a login link that is not http://localhost:PORT/login#CODE; nothing was written or opened.' });
+    return link;
   }
 
   /** checkPolicy asks what the spending policy would decide about a request; nothing is signed. */

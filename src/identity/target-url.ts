@@ -4,6 +4,7 @@
  * anywhere in it. The checked URL gives the request's authority, path and query exactly as the
  * agent's HTTP client will send them, since both come from the WHATWG URL parser.
  */
+import { isIPv4 } from 'node:net';
 import { invalidRequest } from '../errors/latch-error.js';
 import { isLoopbackName } from '../http/loopback.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
@@ -14,13 +15,26 @@ export const URL_CHARS_MAX = 2048;
 
 /** A checked URL: what the signature covers, and the host the policy and the audit line name. */
 export interface CheckedTarget extends Omit<WebRequestTarget, 'contentDigest'> {
-  /** The host name without port or brackets, lower case, without a trailing dot. */
+  /**
+   * The host without port, lower case, without a trailing dot: a host name, or a loopback address
+   * (`127.0.0.0/8` dotted, or `[::1]` with its brackets, as the URL parser spells them); no other
+   * IP literal is accepted.
+   */
   readonly host: string;
 }
 
 /** isLoopbackHost reports whether a URL's hostname is this machine: a loopback name, or any of 127.0.0.0/8. */
 export function isLoopbackHost(hostname: string): boolean {
   return isLoopbackName(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * isIpLiteral reports whether a parsed URL's hostname is an address. The WHATWG parser has already
+ * turned every IPv4 spelling (`0x7f000001`, `017700000001`, `1.2.3`, `%31.2.3.4`) into dotted
+ * form, and keeps IPv6 in brackets.
+ */
+function isIpLiteral(hostname: string): boolean {
+  return hostname.startsWith('[') || isIPv4(hostname);
 }
 
 /** checkTargetUrl applies the URL rules to text and returns the parts a signature covers. */
@@ -46,6 +60,9 @@ export function checkTargetUrl(text: string, param = 'url'): CheckedTarget {
   // (`casino.example..`) is no host name, and would otherwise slip past the merchant deny rules,
   // which compare names label by label.
   if (host === '' || host.startsWith('.') || host.endsWith('.') || host.includes('..')) refuse('a host name without empty labels (at most one trailing dot)');
+  // The merchant deny rules name domains; an address (dotted, a hex or octal integer, IPv6) would
+  // reach the same server without ever matching one, so only this machine's are accepted.
+  if (isIpLiteral(host) && !isLoopbackHost(host)) refuse('a host name, not an IP address (only a loopback address may be one)');
   // Card data anywhere in it is refused, raw or percent-encoded, in the host, the path or the query.
   assertNoCardData({ path: url.pathname, query: url.search, headerValues: [text, host] });
   return { authority: url.host, path: url.pathname === '' ? '/' : url.pathname, query: url.search, host };

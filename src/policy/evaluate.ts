@@ -99,7 +99,7 @@ export function evaluatePolicy(policy: Policy, request: PolicyRequest, usage: Po
     }
   }
   for (const velocity of policy.velocity) {
-    if (!scopeMatches(velocity, request)) continue;
+    if (!budgetCovers(velocity, request)) continue;
     const count = usage.count(velocity, request.nowSeconds);
     if (count + 1 > velocity.maxCount) {
       contributions.push({
@@ -114,9 +114,14 @@ export function evaluatePolicy(policy: Policy, request: PolicyRequest, usage: Po
   return { decision: winner.decision, rule: winner.rule, reasons: contributions.map((c) => c.reason), budgets };
 }
 
-/** ruleMatches reports whether every condition of the rule holds; a rule without conditions matches all. */
+/**
+ * ruleMatches reports whether every condition of the rule holds; a rule without conditions matches
+ * all. A request without a card (an account-wide window) can be charged on any card, so a rule
+ * that asks or denies on listed cards holds for it (the safe side, as for budgets); a rule that
+ * allows on listed cards does not, since allowing one card is no leave to charge any (§27.6).
+ */
 export function ruleMatches(rule: PolicyRule, request: PolicyRequest): boolean {
-  if (!scopeMatches(rule, request)) return false;
+  if (!(rule.decision === 'allow' ? scopeMatches(rule, request) : budgetCovers(rule, request))) return false;
   if (rule.kinds !== undefined && !rule.kinds.includes(request.kind)) return false;
   if (rule.minAmountMinor !== undefined && request.amountMinor < rule.minAmountMinor) return false;
   if (rule.maxAmountMinor !== undefined && request.amountMinor > rule.maxAmountMinor) return false;
@@ -126,7 +131,7 @@ export function ruleMatches(rule: PolicyRule, request: PolicyRequest): boolean {
 function ruleReason(rule: PolicyRule, request: PolicyRequest, money: (minor: number) => string): string {
   const held: string[] = [];
   if (rule.agents !== undefined) held.push(`caller ${request.agent} is listed`);
-  if (rule.cards !== undefined) held.push(`card ${request.cardId ?? ''} is listed`);
+  if (rule.cards !== undefined) held.push(request.cardId === null ? 'a window without a card can be charged on a listed card' : `card ${request.cardId} is listed`);
   if (rule.merchants !== undefined) held.push(`merchant ${request.merchant} is listed`);
   if (rule.kinds !== undefined) held.push(`kind is ${request.kind}`);
   if (rule.currencies !== undefined) held.push(`currency is ${request.currency}`);

@@ -41,11 +41,12 @@ export function scopeMatches(scope: PolicyScope, facts: ScopeFacts): boolean {
 }
 
 /**
- * budgetCovers reports whether a budget counts an authorization. It is scopeMatches, except that an
- * authorization without a card (an account-wide window, `/sign-policy-window`) counts against a
- * card-scoped budget whenever the rest of the scope holds: it can be charged on any card of the
- * account, so on each listed card too, and a card's budget that skipped it would cap nothing
- * (docs/decisions.md §27.6). It keeps counting there after it is charged, on whichever card.
+ * budgetCovers reports whether a budget or a velocity limit counts an authorization. It is
+ * scopeMatches, except that an authorization without a card (an account-wide window,
+ * `/sign-policy-window`) counts against a card-scoped limit whenever the rest of the scope holds:
+ * it can be charged on any card of the account, so on each listed card too, and a card's limit
+ * that skipped it would cap nothing (docs/decisions.md §27.6). It keeps counting there after it
+ * is charged, on whichever card. Rules that ask or deny use it too (evaluate.ts ruleMatches).
  */
 export function budgetCovers(budget: PolicyScope, facts: ScopeFacts): boolean {
   if (facts.cardId !== null || budget.cards === undefined) return scopeMatches(budget, facts);

@@ -1,4 +1,4 @@
-import { budgetCovers, scopeMatches, type ScopeFacts } from './scope-match.js';
+import { budgetCovers, type ScopeFacts } from './scope-match.js';
 import { WindowQueue, type HeadCounter, type WindowEntry } from './window-queue.js';
 import { POLICY_WINDOW_SECONDS_MAX, type Policy, type PolicyBudget, type PolicyScope, type PolicyVelocity } from './policy-types.js';
 import type { PolicyUsage } from './evaluate.js';
@@ -181,7 +181,7 @@ export class UsageLedger implements PolicyUsage {
       if (window.add(item)) slots.push({ window, item, multiple });
     };
     for (const [budget, window] of this.budgetWindows) consider(budgetCovers(budget, entry), window, chargesWithin(entry.schedule, budget.windowSeconds));
-    for (const [velocity, window] of this.velocityWindows) consider(scopeMatches(velocity, entry), window, 1);
+    for (const [velocity, window] of this.velocityWindows) consider(budgetCovers(velocity, entry), window, 1);
     return slots;
   }
 

@@ -72,8 +72,12 @@ export interface Sandbox {
   addAuthority(authority: string): void;
   /** The live ledger state, for tests that check invariants in-process. */
   state(): Readonly<SandboxState>;
-  /** close stops the sweeper and the listener, waits for queued operations and closes the journal. */
-  close(): Promise<void>;
+  /**
+   * close stops the sweeper and the listener, waits for queued operations and closes the journal.
+   * With deadlineMs, connections still open then (a client trickling a request's headers, a slow
+   * reader) are cut, so a stop never waits on a peer; without it, close waits for them.
+   */
+  close(options?: { deadlineMs?: number }): Promise<void>;
 }
 
 /**
@@ -147,14 +151,17 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
     addAuthority: (authority) => {
       sandbox.ownAuthorities.add(authority.toLowerCase());
     },
-    close: () => {
+    close: (closeOptions) => {
+      const deadlineMs = closeOptions?.deadlineMs;
       closing ??= (async () => {
         clearInterval(sweeper);
         shutdown.abort();
+        const deadline = deadlineMs === undefined ? undefined : setTimeout(() => server.closeAllConnections(), Math.max(0, deadlineMs));
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        clearTimeout(deadline);
         await ledger.close();
       })();
       return closing;

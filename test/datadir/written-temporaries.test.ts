@@ -67,7 +67,7 @@ const WALKS: Record<string, ((walk: Walk) => Promise<void> | void) | string> = {
     assert.equal((await runLatch(['policy', 'remove'], { LATCH_HOME: home })).code, 0);
     void stack;
   },
-  'src/cli/login-page.ts': ({ home }) => void writeLoginPage(home, 'http://localhost:1/login#not-a-code'),
+  'src/cli/login-page.ts': ({ home }) => void writeLoginPage(home, `http://localhost:1/login#${'A'.repeat(43)}`),
   'src/client/pinned-key.ts': ({ home }) => void writePinnedKey(home, generateDeviceKey().publicKey),
   'src/daemon/owner-binding.ts': async ({ stack }) => {
     const answer = await fetch(`http://127.0.0.1:${stack.portA}/policy`, { method: 'PUT', headers: { authorization: `Bearer ${stack.token()}`, 'content-type': 'application/json' }, body: '{"v":1,"default":"allow"}' });

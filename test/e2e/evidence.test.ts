@@ -243,6 +243,7 @@ describe('the command line', () => {
     assert.equal((await runLatch(['evidence', 'verify'], offline)).code, 2);
     assert.equal((await runLatch(['evidence', 'not-an-id'], env)).code, 2);
     const missing = await runLatch(['evidence', 'verify', path.join(stack.root, 'no-such-pack.json')], offline);
-    assert.equal(missing.code, 1);
+    assert.equal(missing.code, 2, 'a missing pack is a usage error');
+    assert.match(missing.stderr, /no-such-pack\.json: no such file/);
   });
 });

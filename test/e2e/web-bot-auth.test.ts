@@ -181,6 +181,9 @@ describe('POST /web-bot-auth/sign: refusals', () => {
     ['a percent-encoded card number in the path', { method: 'GET', url: 'https://shop.example.com/pay/4111%2D1111%2D1111%2D1111' }, 400, 'card_data_not_accepted'],
     ['a host with two trailing dots (an empty label)', { method: 'GET', url: 'https://shop.example.com../' }, 400, 'invalid_request', 'url'],
     ['a host with an empty label inside', { method: 'GET', url: 'https://shop..example.com/' }, 400, 'invalid_request', 'url'],
+    ['a public IPv4 address', { method: 'GET', url: 'https://93.184.216.34/' }, 400, 'invalid_request', 'url'],
+    ['an IPv4 address spelled as a hex integer', { method: 'GET', url: 'https://0x5db8d822/' }, 400, 'invalid_request', 'url'],
+    ['an IPv6 address', { method: 'GET', url: 'https://[2606:2800:220:1:248:1893:25c8:1946]/' }, 400, 'invalid_request', 'url'],
     ['a CVV field in the query', { method: 'GET', url: 'https://shop.example.com/pay?cvv=123' }, 400, 'card_data_not_accepted'],
   ];
   for (const [name, body, status, code, param] of cases) {

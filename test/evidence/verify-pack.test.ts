@@ -18,6 +18,7 @@ import { runLatch, startStack, type Stack } from '../support/stack.js';
 import { generateSecretKey, publicKeyOf, signEd25519, signJwsCompact, secretOf } from '../support/raw-signing.js';
 import { toBase64Url, utf8 } from '../../src/crypto/base64url.js';
 import { EVIDENCE_JWS_TYP } from '../../src/evidence/pack.js';
+import { EXIT } from '../../src/cli/exit-codes.js';
 import { keyIdOf, publicJwk } from '../../src/crypto/jwk.js';
 
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'large', min_amount: '5.00', decision: 'ask' }] };
@@ -221,7 +222,7 @@ describe('naming the expected device key (issue 34 item 3)', () => {
     assert.deepEqual(verifyEvidence(approvedText, { expectedKeyIds: [key.keyId] }), { ok: true, policyId: JSON.parse(approvedText).policy_id, keyId: key.keyId, keyPinned: true });
   });
 
-  test('latch evidence verify: --key-id and --jwks refuse the forged pack (exit 6 naming both keys); unpinned it says it proves only internal consistency', async () => {
+  test('latch evidence verify: --key-id and --jwks refuse the forged pack (exit 6 naming both keys); unpinned it says it proves only internal consistency; --require-key without a key is exit 12', async () => {
     const forgedFile = path.join(stack.root, 'forged.json');
     const genuineFile = path.join(stack.root, 'genuine.json');
     const jwksFile = path.join(stack.root, 'device-jwks.json');
@@ -245,6 +246,19 @@ describe('naming the expected device key (issue 34 item 3)', () => {
       assert.match(human.stdout, new RegExp(`holds: signed by key ${key.keyId}, the device key you named`));
     }
     assert.equal((await runLatch(['evidence', 'verify', genuineFile, '--key-id', 'short'], offline)).code, 2);
+    // A script that demands pinning: with --require-key and no key named, not "ok" but exit 12,
+    // for the genuine pack and the forged one alike; with a key named, the usual verdicts.
+    for (const file of [genuineFile, forgedFile]) {
+      const demanded = await runLatch(['evidence', 'verify', file, '--require-key', '--json'], offline);
+      assert.equal(demanded.code, EXIT.keyNotNamed, demanded.stdout);
+      assert.equal(JSON.parse(demanded.stdout).ok, false);
+      assert.match(JSON.parse(demanded.stdout).problem, /no device key was named/);
+      const spoken = await runLatch(['evidence', 'verify', file, '--require-key'], offline);
+      assert.equal(spoken.code, EXIT.keyNotNamed);
+      assert.match(spoken.stderr, /not checked: --require-key was given but no device key was named/);
+    }
+    assert.equal((await runLatch(['evidence', 'verify', genuineFile, '--require-key', '--key-id', key.keyId, '--json'], offline)).code, EXIT.ok);
+    assert.equal((await runLatch(['evidence', 'verify', forgedFile, '--require-key', '--jwks', jwksFile], offline)).code, EXIT.verifyFailed);
     writeFileSync(jwksFile, '{"keys":[]}');
     assert.equal((await runLatch(['evidence', 'verify', genuineFile, '--jwks', jwksFile], offline)).code, 2);
   });

@@ -79,7 +79,9 @@ const conditionCases: Array<[string, string, Partial<PolicyRequest>, boolean]> =
   ['a name never covers the owner', '{"agents":["shopper"]}', { agent: 'owner', isOwner: true }, false],
   ['card listed', '{"cards":["card_a1"]}', {}, true],
   ['card not listed', '{"cards":["card_b2"]}', {}, false],
-  ['card condition, request without card', '{"cards":["card_a1"]}', { cardId: null }, false],
+  // A window without a card can be charged on card_a1: a deny there holds for it (§27.6).
+  ['card condition of a deny rule, request without card', '{"cards":["card_a1"]}', { cardId: null }, true],
+  ['card condition of a deny rule, request without card, another condition fails', '{"cards":["card_a1"],"currencies":["EUR"]}', { cardId: null }, false],
   ['kind listed', '{"kinds":["one_time","recurring"]}', {}, true],
   ['kind not listed', '{"kinds":["recurring"]}', { kind: 'merchant_verification' }, false],
   ['currency listed', '{"currencies":["USD"]}', {}, true],

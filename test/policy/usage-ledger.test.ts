@@ -183,17 +183,19 @@ test('evaluateAndReserve refuses an entry that is not the request, or a ledger o
   assert.throws(() => evaluateAndReserve(budgetPolicy('week'), req, ledger, entryFor(req)), /another policy/);
 });
 
-test('a window without a card counts in every card-scoped budget whose other conditions hold; rules and velocity on cards ignore it', () => {
+test('a window without a card counts in every card-scoped budget and velocity limit whose other conditions hold; card rules that ask or deny hold for it, card rules that allow do not', () => {
   const policy = parsePolicyText(
     JSON.stringify({
       v: 1,
       default: 'allow',
-      rules: [{ id: 'card-rule', cards: ['card_a1'], decision: 'deny' }],
       budgets: [
         { id: 'a1', cards: ['card_a1'], per: 'day', limit: '10.00', over: 'deny' },
         { id: 'a1-coffee', cards: ['card_a1'], merchants: ['coffee.example'], per: 'day', limit: '10.00', over: 'deny' },
       ],
-      velocity: [{ id: 'a1-burst', cards: ['card_a1'], per_seconds: 3600, max_count: 1, over: 'deny' }],
+      velocity: [
+        { id: 'a1-burst', cards: ['card_a1'], per_seconds: 3600, max_count: 1, over: 'deny' },
+        { id: 'a1-coffee-burst', cards: ['card_a1'], merchants: ['coffee.example'], per_seconds: 3600, max_count: 1, over: 'deny' },
+      ],
     }),
   );
   const ledger = new UsageLedger(policy);
@@ -204,9 +206,31 @@ test('a window without a card counts in every card-scoped budget whose other con
   ledger.reserve(entry({ id: 'pw_account', agent: 'owner', cardId: null, amountMinor: 600 }));
   assert.equal(ledger.exposure(policy.budgets[0]!, T0), 600);
   assert.equal(ledger.exposure(policy.budgets[1]!, T0), 0);
-  assert.equal(ledger.count(policy.velocity[0]!, T0), 0, 'velocity on cards does not count a window without one');
-  // Within the budget, the card rule does not match a window without a card: allowed.
-  assert.equal(evaluatePolicy(policy, request({ agent: 'owner', cardId: null, amountMinor: 400 }), ledger).decision, 'allow');
+  assert.equal(ledger.count(policy.velocity[0]!, T0), 1, 'a card velocity limit counts a window that can be charged on the card');
+  assert.equal(ledger.count(policy.velocity[1]!, T0), 0, 'one whose merchants do not hold does not');
+  // The next request on the card, and the next account-wide window, are over that velocity limit.
+  assert.deepEqual([evaluatePolicy(policy, request({ amountMinor: 100 }), ledger).rule], ['a1-burst']);
+  const next = evaluatePolicy(policy, request({ agent: 'owner', cardId: null, amountMinor: 100 }), ledger);
+  assert.deepEqual([next.decision, next.rule], ['deny', 'a1-burst']);
   // A request on the card itself sees the account-wide window in its budget's exposure.
   assert.deepEqual(evaluatePolicy(policy, request({ amountMinor: 500 }), ledger).budgets.find((budget) => budget.id === 'a1'), { id: 'a1', limit: 1_000, exposure: 600, remaining: 400 });
+});
+
+test('card rules and a window without a card: deny and ask on a listed card hold for it (it can be charged there), allow does not widen to it', () => {
+  const ruled = (rules: unknown[], fallback = 'allow') => parsePolicyText(JSON.stringify({ v: 1, default: fallback, rules }));
+  const accountWide = request({ agent: 'owner', cardId: null, amountMinor: 100 });
+  const deny = ruled([{ id: 'never-a1', cards: ['card_a1'], decision: 'deny' }]);
+  const denied = evaluatePolicy(deny, accountWide, new UsageLedger(deny));
+  assert.deepEqual([denied.decision, denied.rule], ['deny', 'never-a1']);
+  assert.match(denied.reasons[0] ?? '', /a window without a card can be charged on a listed card/);
+  const ask = ruled([{ id: 'ask-a1', cards: ['card_a1'], merchants: ['grocer.example'], decision: 'ask' }]);
+  assert.deepEqual([evaluatePolicy(ask, accountWide, new UsageLedger(ask)).decision], ['ask']);
+  // The rest of the scope still has to hold: another merchant, another currency, another agent.
+  assert.equal(evaluatePolicy(ask, request({ agent: 'owner', cardId: null, amountMinor: 100, merchant: 'other.example' }), new UsageLedger(ask)).decision, 'allow');
+  const agentsOnly = ruled([{ id: 'shopper-a1', agents: ['shopper'], cards: ['card_a1'], decision: 'deny' }]);
+  assert.equal(evaluatePolicy(agentsOnly, accountWide, new UsageLedger(agentsOnly)).decision, 'allow');
+  // Allowing one card is no leave to charge any: under default deny, the window stays denied.
+  const allow = ruled([{ id: 'a1-ok', cards: ['card_a1'], decision: 'allow' }], 'deny');
+  assert.deepEqual([evaluatePolicy(allow, accountWide, new UsageLedger(allow)).rule], ['default']);
+  assert.equal(evaluatePolicy(allow, request({ amountMinor: 100 }), new UsageLedger(allow)).decision, 'allow');
 });

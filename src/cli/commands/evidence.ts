@@ -2,13 +2,14 @@
  * `latch evidence PW_ID [--out FILE]` saves one authorization's evidence pack, and `latch evidence
  * verify FILE` checks a pack offline: no daemon, no cloud, no data directory (docs/evidence.md).
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { keyIdsOfJwks, verifyEvidence } from '../../evidence/verify-pack.js';
 import { EVIDENCE_BYTES_MAX } from '../../evidence/pack.js';
 import { UsageError, writeLine, type Command } from '../command.js';
 import { checkId, parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
 import { newCliClient, reportCallError } from '../daemon-calls/daemon-call-command.js';
 import { EXIT } from '../exit-codes.js';
+import { readInputFile } from '../read-input-file.js';
 import { reportError } from '../report-error.js';
 
 const USAGE = `Usage: latch evidence PW_ID [--out FILE] [--agent NAME] [--json]
@@ -27,7 +28,7 @@ Options:
 Exit codes: 0 written; 7 refused (authorization_not_found, evidence_unavailable ...); 8 daemon
 unreachable; 9 cloud unavailable; 2 bad usage; 1 anything else.`;
 
-const VERIFY_USAGE = `Usage: latch evidence verify FILE [--key-id KID] [--jwks KEYS_FILE] [--json]
+const VERIFY_USAGE = `Usage: latch evidence verify FILE [--key-id KID] [--jwks KEYS_FILE] [--require-key] [--json]
 
 Checks an evidence pack offline — no daemon, no cloud, no data directory: the pack's signature and
 the window's with the pack's own key, the key id, that the signed payload is the pack, that the
@@ -41,12 +42,16 @@ with itself: anyone can sign a made-up pack with a key of their own. Name the de
 Options:
   --key-id KID      the device key the pack must be signed by (its RFC 7638 thumbprint)
   --jwks KEYS_FILE  a JWKS file of the device keys the pack may be signed by
+  --require-key     fail (exit 12) unless --key-id or --jwks names a key: for scripts, so a key
+                    that did not reach the command line is a failure, never an unpinned "ok"
   --json            print {"ok", "file", "policy_id", "key_id", "key_pinned"} or
                     {"ok": false, "file", "problem"}
   --agent NAME    accepted, and changes nothing: verifying needs no identity and no data directory
 
-Exit codes: 0 everything holds; 6 something does not (the first thing is named); 2 bad usage;
-1 the file cannot be read.`;
+Exit codes: 0 everything holds (pinned to the named key, or, without one, only consistent with
+itself); 6 something does not (the first thing is named); 12 --require-key and no key named;
+2 bad usage, a missing file, or one that is not a regular file (a FIFO, a device); 1 the file
+cannot be read.`;
 
 /** `latch evidence PW_ID` writes one authorization's evidence pack. */
 export const evidenceCommand: Command = {
@@ -96,13 +101,17 @@ function expectedKeys(keyId: string | undefined, jwksFile: string | undefined): 
     ids.push(keyId);
   }
   if (jwksFile !== undefined) {
-    if (statSync(jwksFile).size > JWKS_BYTES_MAX) throw new UsageError(`--jwks ${jwksFile} is larger than a JWKS of device keys can be`);
-    const fromJwks = keyIdsOfJwks(readFileSync(jwksFile, 'utf8'));
+    const bytes = readInputFile(jwksFile, JWKS_BYTES_MAX, '--jwks');
+    if (bytes === undefined) throw new UsageError(`--jwks ${jwksFile} is larger than a JWKS of device keys can be`);
+    const fromJwks = keyIdsOfJwks(bytes.toString('utf8'));
     if (typeof fromJwks === 'string') throw new UsageError(`--jwks ${jwksFile}: ${fromJwks}`);
     ids.push(...fromJwks);
   }
   return ids;
 }
+
+/** Why --require-key refused: the problem both outputs name. */
+const KEY_NOT_NAMED = '--require-key was given but no device key was named (--key-id KID or --jwks KEYS_FILE)';
 
 /** A JWKS of a few public keys is a few hundred bytes; anything far larger is the wrong file. */
 const JWKS_BYTES_MAX = 64 * 1024;
@@ -114,18 +123,26 @@ export const evidenceVerifyCommand: Command = {
   usage: VERIFY_USAGE,
   async run(args, io) {
     try {
-      const { flags, positionals } = parseCommandArgs(args, { json: 'boolean', agent: 'value', 'key-id': 'value', jwks: 'value' }, 1);
+      const { flags, positionals } = parseCommandArgs(args, { json: 'boolean', agent: 'value', 'key-id': 'value', jwks: 'value', 'require-key': 'boolean' }, 1);
       const json = flags['json'] === true;
       const file = positionals[0];
       if (file === undefined) throw new UsageError('name the pack: latch evidence verify FILE');
       const expectedKeyIds = expectedKeys(stringFlag(flags, 'key-id'), stringFlag(flags, 'jwks'));
+      // A script that demands pinning gets a failure of its own when its key did not reach the
+      // command line (an empty variable), never an unpinned "ok".
+      if (flags['require-key'] === true && expectedKeyIds === undefined) {
+        if (json) writeLine(io.stdout, JSON.stringify({ ok: false, file, problem: KEY_NOT_NAMED }));
+        else writeLine(io.stderr, `${file}: not checked: ${KEY_NOT_NAMED}.`);
+        return EXIT.keyNotNamed;
+      }
       // Read no more than a pack may be, so a wrong file is refused before it is loaded.
-      if (statSync(file).size > EVIDENCE_BYTES_MAX) {
+      const pack = readInputFile(file, EVIDENCE_BYTES_MAX, 'the pack');
+      if (pack === undefined) {
         if (json) writeLine(io.stdout, JSON.stringify({ ok: false, file, problem: 'not an evidence pack: larger than any pack can be' }));
         else writeLine(io.stderr, `${file}: not an evidence pack: larger than any pack can be.`);
         return EXIT.verifyFailed;
       }
-      const verdict = verifyEvidence(readFileSync(file), expectedKeyIds === undefined ? {} : { expectedKeyIds });
+      const verdict = verifyEvidence(pack, expectedKeyIds === undefined ? {} : { expectedKeyIds });
       if (json) {
         writeLine(io.stdout, JSON.stringify(verdict.ok ? { ok: true, file, policy_id: verdict.policyId, key_id: verdict.keyId, key_pinned: verdict.keyPinned } : { ok: false, file, problem: verdict.problem }));
         return verdict.ok ? EXIT.ok : EXIT.verifyFailed;

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { ensureHome, resolveHome } from '../../datadir/home.js';
 import { createLogger } from '../../log/logger.js';
 import { createSandbox } from '../../sandbox/create-sandbox.js';
+import { DEFAULT_CLOSE_DEADLINE_MS } from '../../daemon/create-daemon.js';
 import { writeLine, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags, portFlag } from '../flags.js';
@@ -61,7 +62,8 @@ export const sandboxCommand: Command = {
     log.addSecret(sandbox.adminKey);
     writeLine(io.stdout, JSON.stringify({ cloud_url: sandbox.url, admin_key_path: sandbox.adminKeyPath }));
     await stop.received;
-    await sandbox.close();
+    // Within the daemon's stop deadline: a client trickling a request must not keep it alive.
+    await sandbox.close({ deadlineMs: DEFAULT_CLOSE_DEADLINE_MS });
     return EXIT.ok;
   },
 };

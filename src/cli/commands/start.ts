@@ -4,6 +4,7 @@ import { CONSOLE_FLAGS, consoleOption } from '../console-flags.js';
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
 import { loadConfig } from '../../datadir/config.js';
 import { ensureHome, resolveHome, SANDBOX_NOTE } from '../../datadir/home.js';
+import { lockDataDir, type DaemonLock } from '../../datadir/daemon-lock.js';
 import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { tokenPath } from '../../datadir/token.js';
 import { createLogger } from '../../log/logger.js';
@@ -59,6 +60,7 @@ export const startCommand: Command = {
     // The same guards as latch daemon from the first moment: signals, the inspector, crashes.
     const host = hostDaemonProcess(createLogger({ stream: io.stderr }));
     let sandbox: Sandbox | undefined;
+    let dataDirLock: DaemonLock | undefined;
     try {
       const flags = parseFlags(args, FLAGS);
       refuseAgentFlag('start', stringFlag(flags, 'agent'));
@@ -74,7 +76,8 @@ export const startCommand: Command = {
       if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
       const ownerConsole = consoleOption(flags, portA);
       const home = resolveHome(io.env);
-      // A daemon serving this directory already holds the ports: name it (exit 3), as latch daemon does.
+      // A daemon serving this directory already holds the ports: name it (exit 3), as latch daemon
+      // does, before the port probe; the lock itself is taken once the directory is there, below.
       host.refuseSecondDaemon(home);
       try {
         // Before anything is created: a busy port must not leave an account or enrollment behind.
@@ -85,6 +88,11 @@ export const startCommand: Command = {
       }
       ensureHome(home);
       assertDataDirSecure(home);
+      // Held from here, before the sandbox and the enrollment, until the process is done: a second
+      // start while this one is still setting up is refused (exit 3) instead of opening a second
+      // sandbox on the same journal. The daemon below takes the same lock again; locks taken in one
+      // process are shared, so it is one lock with two holders (daemon-lock.ts).
+      dataDirLock = lockDataDir(home);
       const config = loadConfig(home);
       try {
         sandbox = await createSandbox({ dataDir: path.join(home, 'sandbox'), port: sandboxPort, log: createLogger({ stream: io.stderr }) });
@@ -112,7 +120,7 @@ export const startCommand: Command = {
           const enrolled = await enrollThisDevice({ home, env: io.env, setupToken: account.setupToken, cloudUrl: sandbox.url, reconnect });
           say(enrolledLine(enrolled));
         } catch (error) {
-          await sandbox.close();
+          await sandbox.close({ deadlineMs: DEFAULT_CLOSE_DEADLINE_MS });
           host.dispose();
           return reportError(error, io, 'setup');
         }
@@ -130,7 +138,7 @@ export const startCommand: Command = {
       try {
         ports = await host.listen(daemon);
       } catch (error) {
-        await sandbox.close();
+        await sandbox.close({ deadlineMs: DEFAULT_CLOSE_DEADLINE_MS });
         return reportListenError(error, io, 'start');
       }
       const firstCardId = firstCardOf(sandbox, loadConfig(home).account_id);
@@ -138,13 +146,18 @@ export const startCommand: Command = {
       const homeIsDefault = home === resolveHome({});
       const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
       say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation(), consolePort: ports.portConsole ?? null }));
-      await host.untilStopped(daemon, DEFAULT_CLOSE_DEADLINE_MS);
-      await sandbox.close();
+      // The sandbox closes within what is left of the same deadline: a client holding a connection
+      // to it open (trickling a request) must not keep the process alive (docs/decisions.md §27.5).
+      const running = sandbox;
+      await host.untilStopped(daemon, DEFAULT_CLOSE_DEADLINE_MS, (remainingMs) => running.close({ deadlineMs: remainingMs }));
       return EXIT.ok;
     } catch (error) {
       host.dispose();
-      await sandbox?.close();
+      await sandbox?.close({ deadlineMs: DEFAULT_CLOSE_DEADLINE_MS });
       return reportError(error, io, 'start');
+    } finally {
+      // After the sandbox is closed: until its journal is, another start must not open it.
+      dataDirLock?.release();
     }
   },
 };
