@@ -26,10 +26,11 @@ export interface BrowserListener {
   /** Lists the session cookie's well-formed values in a Cookie header (a page on another port may plant more). */
   cookieValues: (header: string | undefined) => string[];
   /**
-   * Proves presence with a passkey assertion made for this route (an approval's own challenge for
-   * its approve route); resolves the credential id, or throws passkey_not_verified.
+   * Proves presence with a passkey assertion made for this request (an approval's own challenge
+   * for its approve route; elsewhere a challenge bound to this method, path and body); resolves
+   * the credential id, or throws passkey_not_verified.
    */
-  provePasskey: (assertion: JsonValue, route: Route, params: Readonly<Record<string, string>>) => Promise<string>;
+  provePasskey: (assertion: JsonValue, route: Route, params: Readonly<Record<string, string>>, request: { method: string; path: string; rawBody: Uint8Array }) => Promise<string>;
   /** Headers on every answer, errors included (the console's CSP and friends). */
   answerHeaders: Readonly<Record<string, string>>;
 }

@@ -214,7 +214,7 @@ async function admitAndHandle(
     const proof = browser === undefined ? undefined : presenceProof(request.rawHeaders);
     if (!ownerPresent && options.presence.configured()) {
       if (proof?.passkey !== undefined) {
-        presenceCredentialId = await (browser as BrowserListener).provePasskey(proof.passkey, route, match.params);
+        presenceCredentialId = await (browser as BrowserListener).provePasskey(proof.passkey, route, match.params, { method, path, rawBody });
       } else {
         const passphrase = proof?.passphrase ?? inline.passphrase;
         if (passphrase === undefined) throw new LatchError('owner_presence_required');

@@ -59,6 +59,7 @@ describe('console sessions', () => {
 
 describe('presence challenges', () => {
   const approval = { kind: 'approval', approvalId: 'ap_1', requestSha256: 'a'.repeat(64) } as const;
+  const presence = { kind: 'presence', request: { method: 'POST', path: '/console/api/a/resume', bodySha256: 'c'.repeat(64) } } as const;
   test('a challenge is bound to its purpose, used once, and expires', () => {
     let now = 0;
     const challenges = createPresenceChallenges(() => now);
@@ -70,15 +71,28 @@ describe('presence challenges', () => {
     const three = challenges.issue(approval);
     assert.deepEqual(challenges.consume(three, approval), three);
     assert.equal(challenges.consume(three, approval), undefined, 'used twice');
-    const four = challenges.issue({ kind: 'presence' });
+    const four = challenges.issue(presence);
     now += CHALLENGE_SECONDS * 1000;
-    assert.equal(challenges.consume(four, { kind: 'presence' }), undefined, 'expired');
+    assert.equal(challenges.consume(four, presence), undefined, 'expired');
   });
   test('the binding is a hash of the approval id, the request hash and the nonce', () => {
     const nonce = new Uint8Array(32);
     assert.notDeepEqual(challengeFor(approval, nonce), challengeFor({ ...approval, approvalId: 'ap_2' }, nonce));
-    assert.notDeepEqual(challengeFor(approval, nonce), challengeFor({ kind: 'presence' }, nonce));
+    assert.notDeepEqual(challengeFor(approval, nonce), challengeFor(presence, nonce));
     assert.equal(challengeFor(approval, nonce).length, 32);
+  });
+  test('a presence challenge is bound to one method, path and body', () => {
+    const challenges = createPresenceChallenges();
+    for (const other of [
+      { ...presence.request, method: 'PUT' },
+      { ...presence.request, path: '/console/api/a/sign-card-policy-window' },
+      { ...presence.request, bodySha256: 'd'.repeat(64) },
+    ]) {
+      const challenge = challenges.issue(presence);
+      assert.equal(challenges.consume(challenge, { kind: 'presence', request: other }), undefined, JSON.stringify(other));
+    }
+    const challenge = challenges.issue(presence);
+    assert.deepEqual(challenges.consume(challenge, { kind: 'presence', request: { ...presence.request } }), challenge);
   });
 });
 
