@@ -28,8 +28,10 @@ describe('console sessions', () => {
     assert.equal(sessions.login(late.code), undefined, 'an expired code worked');
 
     assert.ok(sessions.session(login.cookie) !== undefined);
+    sessions.touch(login.cookie);
     now += (SESSION_IDLE_SECONDS - 1) * 1000;
     assert.ok(sessions.session(login.cookie) !== undefined, 'use keeps a session alive');
+    sessions.touch(login.cookie);
     now += SESSION_IDLE_SECONDS * 1000;
     assert.equal(sessions.session(login.cookie), undefined, 'an idle session lived on');
 
@@ -38,8 +40,22 @@ describe('console sessions', () => {
     for (let spent = 0; spent < SESSION_MAX_SECONDS; spent += SESSION_IDLE_SECONDS - 60) {
       now += (SESSION_IDLE_SECONDS - 60) * 1000;
       if (spent + SESSION_IDLE_SECONDS - 60 < SESSION_MAX_SECONDS) assert.ok(sessions.session(long.cookie) !== undefined);
+      sessions.touch(long.cookie);
     }
     assert.equal(sessions.session(long.cookie), undefined, 'a session outlived its lifetime');
+  });
+
+  test('looking a session up does not keep it alive; only touch does', () => {
+    let now = 0;
+    const sessions = createConsoleSessions(() => now);
+    const login = sessions.login(sessions.issueCode().code);
+    assert.ok(login !== undefined);
+    for (let minute = 1; minute < 15; minute++) {
+      now = minute * 60_000;
+      assert.ok(sessions.session(login.cookie) !== undefined);
+    }
+    now = SESSION_IDLE_SECONDS * 1000;
+    assert.equal(sessions.session(login.cookie), undefined, 'look-ups kept an idle session alive');
   });
 
   test('the cookie parser lists the well-formed copies of the __Host- session cookie, at most four', () => {
