@@ -38,7 +38,7 @@ export interface ConsoleSessions {
   login(code: string): ConsoleLogin | undefined;
   /**
    * session returns the live session a cookie names without touching it: a request that fails
-   * its CSRF check, or loads a public page, must not keep a session alive (docs/decisions.md §29.9).
+   * its CSRF check, or loads a public page, must not keep a session alive (docs/decisions.md §29.8).
    */
   session(cookie: string): ConsoleSession | undefined;
   /** touch restarts a live session's idle time; the front door calls it once the CSRF check has passed. */
