@@ -11,7 +11,7 @@ import { invalidRequest, LatchError } from '../errors/latch-error.js';
 import type { RequestContext, Route, RouteResult } from '../http/route.js';
 import type { JsonValue } from '../json/parse-json.js';
 import { verifyRegistration } from '../webauthn/verify.js';
-import { CHALLENGE_SECONDS, type ChallengePurpose } from './presence-challenges.js';
+import { CHALLENGE_SECONDS, type ChallengePurpose, type PresenceRequest } from './presence-challenges.js';
 import type { ConsoleDeps } from './console-deps.js';
 import { CONSOLE_API_PREFIX, consoleOrigin, expiredSessionCookie, sessionCookie } from './console-headers.js';
 import { approvalPurpose, bytesField, challengeOf, RP_ID, stringField } from './presence-proof.js';
@@ -85,10 +85,31 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
       return ok(deps.policy.dryRun(stringField(body, 'text'), objectField(body, 'request') ?? {}));
     }),
     route('POST', '/policy/validate', 'owner', (context) => ok(deps.policy.validate(stringField(asObject(context.body), 'text')))),
-    route('POST', '/presence-options', 'owner', () => challengeOptions({ kind: 'presence' })),
+    // A challenge bound to the one request it will confirm (docs/decisions.md §29.7).
+    route('POST', '/presence-options', 'owner', (context) => challengeOptions({ kind: 'presence', request: presenceTarget(asObject(context.body)) })),
     route('GET', '/session', 'owner', () => ok({ presence_factors: deps.presence.factors() })),
     route('GET', '/spending', 'owner', () => ok(deps.spending())),
   ];
+}
+
+/** The methods a presence challenge may be asked for: those of a route that can need presence. */
+const PRESENCE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * presenceTarget reads the request a presence challenge is asked for: `method`, `path` (under
+ * /console/api, without a query) and `body_sha256` (lowercase hex SHA-256 of the exact body
+ * bytes, of nothing when there is no body).
+ */
+function presenceTarget(body: Record<string, JsonValue>): PresenceRequest {
+  const method = body['method'];
+  if (typeof method !== 'string' || !PRESENCE_METHODS.has(method)) throw invalidRequest('method', 'method must be POST, PUT, PATCH or DELETE.');
+  const path = body['path'];
+  if (typeof path !== 'string' || path.length > 2048 || !/^\/console\/api\/[!-~]*$/.test(path) || path.includes('?')) {
+    throw invalidRequest('path', 'path must be the request path under /console/api/, without a query.');
+  }
+  const bodySha256 = body['body_sha256'];
+  if (typeof bodySha256 !== 'string' || !/^[0-9a-f]{64}$/.test(bodySha256)) throw invalidRequest('body_sha256', 'body_sha256 must be the lowercase hex SHA-256 of the request body.');
+  return { method, path, bodySha256 };
 }
 
 function asObject(body: JsonValue | undefined): Record<string, JsonValue> {

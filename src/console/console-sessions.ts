@@ -36,8 +36,13 @@ export interface ConsoleSessions {
   issueCode(): { code: string; expiresMs: number };
   /** login trades a code for a session, once; undefined for an unknown, used or expired code. */
   login(code: string): ConsoleLogin | undefined;
-  /** session returns the live session a cookie names, refreshing its idle time. */
+  /**
+   * session returns the live session a cookie names without touching it: a request that fails
+   * its CSRF check, or loads a public page, must not keep a session alive (docs/decisions.md §29.8).
+   */
   session(cookie: string): ConsoleSession | undefined;
+  /** touch restarts a live session's idle time; the front door calls it once the CSRF check has passed. */
+  touch(cookie: string): void;
   /** logout ends the session a cookie names. */
   logout(cookie: string): void;
 }
@@ -89,8 +94,12 @@ export function createConsoleSessions(now: () => number = Date.now): ConsoleSess
         sessions.delete(key);
         return undefined;
       }
-      session.lastUsedMs = atMs;
       return session;
+    },
+    touch(cookie) {
+      const session = sessions.get(hashedSecret(cookie));
+      const atMs = now();
+      if (session !== undefined && live(session, atMs)) session.lastUsedMs = atMs;
     },
     logout(cookie) {
       sessions.delete(hashedSecret(cookie));

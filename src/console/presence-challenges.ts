@@ -12,8 +12,19 @@ import { bytesEqual } from '../webauthn/bytes-equal.js';
 /** What a challenge may be used for. */
 export type ChallengePurpose =
   | { readonly kind: 'approval'; readonly approvalId: string; readonly requestSha256: string }
-  | { readonly kind: 'presence' }
+  | { readonly kind: 'presence'; readonly request: PresenceRequest }
   | { readonly kind: 'registration' };
+
+/**
+ * The one request a presence challenge is for (docs/decisions.md §29.7): its method, its exact
+ * path (which names its route and the route's parameters) and the SHA-256 (hex) of its exact body
+ * bytes, empty for none. An assertion made for it proves presence for that request and no other.
+ */
+export interface PresenceRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly bodySha256: string;
+}
 
 /** A challenge lives this long: long enough for a fingerprint, short enough to be useless later. */
 export const CHALLENGE_SECONDS = 120;
@@ -38,7 +49,11 @@ export interface PresenceChallenges {
 /** challengeFor derives a challenge's bytes from its purpose and nonce. */
 export function challengeFor(purpose: ChallengePurpose, nonce: Uint8Array): Uint8Array {
   const binding =
-    purpose.kind === 'approval' ? `latch approval\n${purpose.approvalId}\n${purpose.requestSha256}\n` : `latch ${purpose.kind}\n`;
+    purpose.kind === 'approval'
+      ? `latch approval\n${purpose.approvalId}\n${purpose.requestSha256}\n`
+      : purpose.kind === 'presence'
+        ? `latch presence\n${purpose.request.method}\n${purpose.request.path}\n${purpose.request.bodySha256}\n`
+        : `latch ${purpose.kind}\n`;
   const bindingBytes = utf8(binding);
   const message = new Uint8Array(bindingBytes.length + nonce.length);
   message.set(bindingBytes, 0);

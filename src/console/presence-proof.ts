@@ -4,6 +4,8 @@
  * and verifies against a registered passkey. The front door asks it for every owner-present route
  * on the console listener; the passphrase goes through the daemon's one check instead.
  */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { fromBase64Url } from '../crypto/base64url.js';
 import { invalidRequest, LatchError } from '../errors/latch-error.js';
 import type { Route } from '../http/route.js';
@@ -11,7 +13,7 @@ import { isJsonObject, type JsonValue } from '../json/parse-json.js';
 import { verifyAssertion } from '../webauthn/verify.js';
 import type { ConsoleDeps } from './console-deps.js';
 import { CONSOLE_A_PREFIX, consoleOrigin } from './console-headers.js';
-import type { ChallengePurpose } from './presence-challenges.js';
+import type { ChallengePurpose, PresenceRequest } from './presence-challenges.js';
 
 /** The WebAuthn relying party: passkeys are scoped to `localhost` (spec owner-console §1). */
 export const RP_ID = 'localhost';
@@ -21,9 +23,28 @@ export const APPROVE_PATTERN = `${CONSOLE_A_PREFIX}/approvals/:approval_id/appro
 
 type ProofDeps = Pick<ConsoleDeps, 'passkeys' | 'challenges' | 'approvals' | 'port'>;
 
-/** passkeyPurpose names what a passkey assertion for this route must have been made for. */
-export async function passkeyPurpose(deps: Pick<ConsoleDeps, 'approvals'>, route: Route, params: Readonly<Record<string, string>>): Promise<ChallengePurpose> {
-  return route.pattern === APPROVE_PATTERN ? approvalPurpose(deps, params['approval_id'] ?? '') : { kind: 'presence' };
+/** The request a passkey assertion is offered with, as the front door read it. */
+export interface ProvedRequest {
+  readonly method: string;
+  /** The path exactly as sent, without the query. */
+  readonly path: string;
+  readonly rawBody: Uint8Array;
+}
+
+/**
+ * passkeyPurpose names what a passkey assertion for this request must have been made for: the
+ * approval's own challenge on its approve route, and everywhere else a challenge for exactly this
+ * method, path and body (docs/decisions.md §29.7), so that presence proved for one action can
+ * never be spent on another.
+ */
+export async function passkeyPurpose(deps: Pick<ConsoleDeps, 'approvals'>, route: Route, params: Readonly<Record<string, string>>, request: ProvedRequest): Promise<ChallengePurpose> {
+  if (route.pattern === APPROVE_PATTERN) return approvalPurpose(deps, params['approval_id'] ?? '');
+  return { kind: 'presence', request: presenceRequest(request) };
+}
+
+/** presenceRequest is what a presence challenge binds of a request: method, path and the SHA-256 of its body. */
+export function presenceRequest(request: ProvedRequest): PresenceRequest {
+  return { method: request.method, path: request.path, bodySha256: bytesToHex(sha256(request.rawBody)) };
 }
 
 /** approvalPurpose binds a challenge to one approval's id and the SHA-256 of its exact request. */
@@ -34,10 +55,10 @@ export async function approvalPurpose(deps: Pick<ConsoleDeps, 'approvals'>, appr
 
 /**
  * provePasskey verifies an assertion `{id, client_data_json, authenticator_data, signature}`
- * (base64url) for this route and resolves the passkey's id; anything else is 401
+ * (base64url) for this request and resolves the passkey's id; anything else is 401
  * passkey_not_verified (or 400 for a malformed field).
  */
-export async function provePasskey(deps: ProofDeps, assertion: JsonValue, route: Route, params: Readonly<Record<string, string>>): Promise<string> {
+export async function provePasskey(deps: ProofDeps, assertion: JsonValue, route: Route, params: Readonly<Record<string, string>>, request: ProvedRequest): Promise<string> {
   if (!isJsonObject(assertion)) throw invalidRequest('passkey', 'passkey must be an object.');
   const id = stringField(assertion, 'id');
   const clientDataJSON = bytesField(assertion, 'client_data_json');
@@ -45,7 +66,7 @@ export async function provePasskey(deps: ProofDeps, assertion: JsonValue, route:
   const signature = bytesField(assertion, 'signature');
   const stored = deps.passkeys.list().find((key) => key.id === id);
   if (stored === undefined) throw new LatchError('passkey_not_verified', { message: 'That passkey is not registered with this daemon.' });
-  const purpose = await passkeyPurpose(deps, route, params);
+  const purpose = await passkeyPurpose(deps, route, params, request);
   const challenge = challengeOf(clientDataJSON);
   const expected = challenge === undefined ? undefined : deps.challenges.consume(challenge, purpose);
   if (expected === undefined) throw new LatchError('passkey_not_verified', { message: 'The passkey answered a challenge that is unknown, used, expired or made for something else.' });

@@ -52,7 +52,7 @@ export function consoleListener(inputs: ConsoleListenerInputs): ConsoleListener 
       origin: consoleOrigin,
       sessions: binding.sessions,
       cookieValues,
-      provePasskey: (assertion, route, params) => provePasskey(binding.deps, assertion, route, params),
+      provePasskey: (assertion, route, params, request) => provePasskey(binding.deps, assertion, route, params, request),
       answerHeaders: CONSOLE_SECURITY_HEADERS,
     },
   });

@@ -21,15 +21,19 @@ import type { RouteMatch } from './router.js';
 export interface BrowserListener {
   /** The one origin its pages run in: anything but GET and HEAD must carry exactly this Origin. */
   origin: (port: number) => string;
-  /** The session a cookie value names (counting its use), and ending one at logout. */
-  sessions: { session(cookie: string): { readonly csrf: string } | undefined; logout(cookie: string): void };
+  /**
+   * The session a cookie value names (a look-up that does not count as use), restarting its idle
+   * time once a request has passed the CSRF check, and ending one at logout.
+   */
+  sessions: { session(cookie: string): { readonly csrf: string } | undefined; touch(cookie: string): void; logout(cookie: string): void };
   /** Lists the session cookie's well-formed values in a Cookie header (a page on another port may plant more). */
   cookieValues: (header: string | undefined) => string[];
   /**
-   * Proves presence with a passkey assertion made for this route (an approval's own challenge for
-   * its approve route); resolves the credential id, or throws passkey_not_verified.
+   * Proves presence with a passkey assertion made for this request (an approval's own challenge
+   * for its approve route; elsewhere a challenge bound to this method, path and body); resolves
+   * the credential id, or throws passkey_not_verified.
    */
-  provePasskey: (assertion: JsonValue, route: Route, params: Readonly<Record<string, string>>) => Promise<string>;
+  provePasskey: (assertion: JsonValue, route: Route, params: Readonly<Record<string, string>>, request: { method: string; path: string; rawBody: Uint8Array }) => Promise<string>;
   /** Headers on every answer, errors included (the console's CSP and friends). */
   answerHeaders: Readonly<Record<string, string>>;
 }
@@ -84,6 +88,9 @@ export function admitCredential(options: CredentialRules, request: IncomingMessa
     if (session === undefined) throw new LatchError('console_login_required');
     const csrf = request.headers[CSRF_HEADER];
     if (typeof csrf !== 'string' || !secretsEqual(csrf, session.csrf)) throw new LatchError('console_csrf_invalid');
+    // Only a request the session's own page made (it knows the CSRF token) counts as use: a page on
+    // another port can send the cookie (an <img>), never the header.
+    browser.sessions.touch(cookie as string);
     return { principal: OWNER, consoleSession: session, end };
   }
   if (isPublic) return { principal: undefined };

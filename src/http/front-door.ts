@@ -209,14 +209,17 @@ async function admitAndHandle(
   let presenceCredentialId: string | undefined;
   if (route.access === 'owner_present') {
     // Only a POST's JSON body may carry the passphrase; PUT /policy's body is the policy itself.
-    const inline = inlinePassphrase(request.rawHeaders, method === 'POST' ? body : undefined);
-    if (inline.fromBody) body = withoutPassphrase(body);
-    const proof = browser === undefined ? undefined : presenceProof(request.rawHeaders);
+    const postBody = method === 'POST' ? body : undefined;
+    // The handler never sees a passphrase member, whether or not it was needed.
+    if (isJsonObject(postBody) && Object.hasOwn(postBody, 'passphrase')) body = withoutPassphrase(body);
+    // Presence is read only where it is needed: with no factor configured, or an owner session,
+    // neither header is parsed, so neither can refuse a request that needs no proof.
     if (!ownerPresent && options.presence.configured()) {
+      const proof = browser === undefined ? undefined : presenceProof(request.rawHeaders);
       if (proof?.passkey !== undefined) {
-        presenceCredentialId = await (browser as BrowserListener).provePasskey(proof.passkey, route, match.params);
+        presenceCredentialId = await (browser as BrowserListener).provePasskey(proof.passkey, route, match.params, { method, path, rawBody });
       } else {
-        const passphrase = proof?.passphrase ?? inline.passphrase;
+        const passphrase = proof?.passphrase ?? inlinePassphrase(request.rawHeaders, postBody).passphrase;
         if (passphrase === undefined) throw new LatchError('owner_presence_required');
         await options.presence.provePassphrase(passphrase);
       }

@@ -39,10 +39,24 @@ export function presenceProof(rawHeaders: readonly string[]): { passphrase?: str
     return refuse();
   }
   if (!isJsonObject(parsed)) return refuse();
-  const passphrase = parsed['passphrase'];
-  if (typeof passphrase === 'string' && passphrase.length > 0 && passphrase.length <= 4096) return { passphrase };
+  if (Object.hasOwn(parsed, 'passphrase')) return { passphrase: boundedPassphrase(parsed['passphrase'], OWNER_PRESENCE_HEADER) };
   if (isJsonObject(parsed['passkey'])) return { passkey: parsed['passkey'] };
   return refuse();
+}
+
+/** The longest passphrase read, wherever it is sent (TigerStyle: a limit on everything). */
+export const PASSPHRASE_CHARS_MAX = 4096;
+
+/**
+ * boundedPassphrase is a passphrase of 1 to PASSPHRASE_CHARS_MAX characters, wherever it came
+ * from (the body, either header); anything else is 400 invalid_request before the lockout sees
+ * it, so a malformed or empty passphrase never counts as a failed attempt.
+ */
+export function boundedPassphrase(value: JsonValue | undefined, param: string): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > PASSPHRASE_CHARS_MAX) {
+    throw new LatchError('invalid_request', { param, message: `The passphrase must be a non-empty string of at most ${PASSPHRASE_CHARS_MAX} characters.` });
+  }
+  return value;
 }
 
 /**
@@ -53,11 +67,9 @@ export function inlinePassphrase(rawHeaders: readonly string[], body: JsonValue 
   const headers = headerValues(rawHeaders, OWNER_PASSPHRASE_HEADER);
   if (headers.length > 1) throw new LatchError('invalid_request', { param: OWNER_PASSPHRASE_HEADER, message: 'Send the Latch-Owner-Passphrase header once.' });
   const inBody = isJsonObject(body) && Object.hasOwn(body, 'passphrase');
-  if (headers.length === 1) return { passphrase: headers[0], fromBody: inBody };
+  if (headers.length === 1) return { passphrase: boundedPassphrase(headers[0], OWNER_PASSPHRASE_HEADER), fromBody: inBody };
   if (!inBody) return { passphrase: undefined, fromBody: false };
-  const value = (body as Record<string, JsonValue>)['passphrase'];
-  if (typeof value !== 'string' || value.length > 4096) throw new LatchError('invalid_request', { param: 'passphrase', message: 'passphrase must be a string of at most 4096 characters.' });
-  return { passphrase: value, fromBody: true };
+  return { passphrase: boundedPassphrase((body as Record<string, JsonValue>)['passphrase'], 'passphrase'), fromBody: true };
 }
 
 /** withoutPassphrase is the body without its `passphrase` member: handlers never see it. */

@@ -156,6 +156,14 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     assert.equal((await stack.a.get(`/approvals/${approvalId}`)).body.status, 'approved');
   });
 
+  test('add an agent with the passkey: the page asks for a challenge bound to that exact request', async () => {
+    await page.goto(`${origin}/agents`);
+    await page.waitForSelector('input[aria-label="New agent name"]', { timeout: WAIT_MS });
+    await page.type('input[aria-label="New agent name"]', 'by-passkey');
+    await (await findButton(page, 'Add agent with passkey')).click();
+    await waitForText('Agent by-passkey added.', 'the agent added with a passkey');
+  });
+
   test('an assertion made for one approval is refused for another, and is never accepted twice', async () => {
     const first = await ask('4.00', 'first.example.com');
     const second = await ask('5.00', 'second.example.com');

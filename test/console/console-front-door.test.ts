@@ -155,7 +155,7 @@ describe('owner console front door', () => {
     assert.equal(flooded.json.error.code, 'console_login_required', 'more than four copies are looked at no further');
   });
 
-  test('the console passes the same front door as A: header count, card data in stored headers, a passphrase in a forwarded body', async () => {
+  test('the console passes the same front door as A: header count, card data in stored headers; the /v1 proxy is not mounted', async () => {
     const filler: Record<string, string> = {};
     for (let i = 0; i < 120; i += 1) filler[`x-filler-${i}`] = 'x';
     const tooMany = await api('GET', '/spending', undefined, filler);
@@ -167,9 +167,10 @@ describe('owner console front door', () => {
       assert.equal(carded.status, 400, `${name}: ${carded.body}`);
       assert.equal(carded.json.error.code, 'card_data_not_accepted', name);
     }
+    // The console mounts only the routes of A its page calls (docs/decisions.md §29.7): no forwarding route.
     const forwarded = await api('POST', '/a/v1/wallet/allocate', { card_id: 'card_abc', amount: '1.00', passphrase: 'correct horse battery staple' });
-    assert.equal(forwarded.status, 400, forwarded.body);
-    assert.equal(forwarded.json.error.param, 'passphrase');
+    assert.equal(forwarded.status, 404, forwarded.body);
+    assert.equal(forwarded.json.error.code, 'not_found');
     assert.equal((await stack.a.get('/health')).body.paused, null, 'the refused pause did not happen');
   });
 

@@ -28,8 +28,10 @@ describe('console sessions', () => {
     assert.equal(sessions.login(late.code), undefined, 'an expired code worked');
 
     assert.ok(sessions.session(login.cookie) !== undefined);
+    sessions.touch(login.cookie);
     now += (SESSION_IDLE_SECONDS - 1) * 1000;
     assert.ok(sessions.session(login.cookie) !== undefined, 'use keeps a session alive');
+    sessions.touch(login.cookie);
     now += SESSION_IDLE_SECONDS * 1000;
     assert.equal(sessions.session(login.cookie), undefined, 'an idle session lived on');
 
@@ -38,8 +40,22 @@ describe('console sessions', () => {
     for (let spent = 0; spent < SESSION_MAX_SECONDS; spent += SESSION_IDLE_SECONDS - 60) {
       now += (SESSION_IDLE_SECONDS - 60) * 1000;
       if (spent + SESSION_IDLE_SECONDS - 60 < SESSION_MAX_SECONDS) assert.ok(sessions.session(long.cookie) !== undefined);
+      sessions.touch(long.cookie);
     }
     assert.equal(sessions.session(long.cookie), undefined, 'a session outlived its lifetime');
+  });
+
+  test('looking a session up does not keep it alive; only touch does', () => {
+    let now = 0;
+    const sessions = createConsoleSessions(() => now);
+    const login = sessions.login(sessions.issueCode().code);
+    assert.ok(login !== undefined);
+    for (let minute = 1; minute < 15; minute++) {
+      now = minute * 60_000;
+      assert.ok(sessions.session(login.cookie) !== undefined);
+    }
+    now = SESSION_IDLE_SECONDS * 1000;
+    assert.equal(sessions.session(login.cookie), undefined, 'look-ups kept an idle session alive');
   });
 
   test('the cookie parser lists the well-formed copies of the __Host- session cookie, at most four', () => {
@@ -59,6 +75,7 @@ describe('console sessions', () => {
 
 describe('presence challenges', () => {
   const approval = { kind: 'approval', approvalId: 'ap_1', requestSha256: 'a'.repeat(64) } as const;
+  const presence = { kind: 'presence', request: { method: 'POST', path: '/console/api/a/resume', bodySha256: 'c'.repeat(64) } } as const;
   test('a challenge is bound to its purpose, used once, and expires', () => {
     let now = 0;
     const challenges = createPresenceChallenges(() => now);
@@ -70,15 +87,28 @@ describe('presence challenges', () => {
     const three = challenges.issue(approval);
     assert.deepEqual(challenges.consume(three, approval), three);
     assert.equal(challenges.consume(three, approval), undefined, 'used twice');
-    const four = challenges.issue({ kind: 'presence' });
+    const four = challenges.issue(presence);
     now += CHALLENGE_SECONDS * 1000;
-    assert.equal(challenges.consume(four, { kind: 'presence' }), undefined, 'expired');
+    assert.equal(challenges.consume(four, presence), undefined, 'expired');
   });
   test('the binding is a hash of the approval id, the request hash and the nonce', () => {
     const nonce = new Uint8Array(32);
     assert.notDeepEqual(challengeFor(approval, nonce), challengeFor({ ...approval, approvalId: 'ap_2' }, nonce));
-    assert.notDeepEqual(challengeFor(approval, nonce), challengeFor({ kind: 'presence' }, nonce));
+    assert.notDeepEqual(challengeFor(approval, nonce), challengeFor(presence, nonce));
     assert.equal(challengeFor(approval, nonce).length, 32);
+  });
+  test('a presence challenge is bound to one method, path and body', () => {
+    const challenges = createPresenceChallenges();
+    for (const other of [
+      { ...presence.request, method: 'PUT' },
+      { ...presence.request, path: '/console/api/a/sign-card-policy-window' },
+      { ...presence.request, bodySha256: 'd'.repeat(64) },
+    ]) {
+      const challenge = challenges.issue(presence);
+      assert.equal(challenges.consume(challenge, { kind: 'presence', request: other }), undefined, JSON.stringify(other));
+    }
+    const challenge = challenges.issue(presence);
+    assert.deepEqual(challenges.consume(challenge, { kind: 'presence', request: { ...presence.request } }), challenge);
   });
 });
 

@@ -23,7 +23,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
 import { signingProxyRoutes } from '../../src/proxy/signing-proxy.js';
-import { consoleTable } from '../../src/console/console-table.js';
+import { CONSOLE_A_ROUTES, consoleTable } from '../../src/console/console-table.js';
 import type { ConsoleDeps } from '../../src/console/console-deps.js';
 import { createConsoleSessions } from '../../src/console/console-sessions.js';
 import { CONSOLE_SECURITY_HEADERS, consoleOrigin, cookieValues } from '../../src/console/console-headers.js';
@@ -230,6 +230,47 @@ function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[
 }
 
 const routeName = (route: Route) => `${route.method} ${route.pattern}`;
+
+/**
+ * consoleCallsOfA reads every `api('METHOD', '/a/...' ...)` call in the console's script and names
+ * it `METHOD /pattern`, each concatenated expression standing for one `:param` and the query cut.
+ */
+function consoleCallsOfA(script: string): string[] {
+  const calls: string[] = [];
+  const start = /api\('([A-Z]+)',\s*'\/a\//g;
+  for (let found = start.exec(script); found !== null; found = start.exec(script)) {
+    let index = found.index + found[0].length - "'/a/".length; // at the opening quote of the path
+    let path = '';
+    let depth = 0;
+    // Literals are kept; anything between `+` signs outside a literal is one parameter.
+    while (index < script.length) {
+      const char = script[index] as string;
+      if (char === "'") {
+        const close = script.indexOf("'", index + 1);
+        path += script.slice(index + 1, close);
+        index = close + 1;
+      } else if (depth === 0 && (char === ',' || char === ')')) {
+        break;
+      } else if (char === '+' || char === ' ') {
+        index += 1;
+      } else {
+        // An expression: read to the next `+`, `,` or `)` at its own depth.
+        while (index < script.length) {
+          const inner = script[index] as string;
+          if (inner === '(') depth += 1;
+          else if (inner === ')') {
+            if (depth === 0) break;
+            depth -= 1;
+          } else if (depth === 0 && (inner === '+' || inner === ',')) break;
+          index += 1;
+        }
+        path += ':param';
+      }
+    }
+    calls.push(`${found[1]} ${path.replace(/\?.*$/, '').replace(/^\/a/, '')}`);
+  }
+  return calls;
+}
 
 describe('route tables: declared access, order', () => {
   const tables = tablesWith([]);
@@ -546,11 +587,38 @@ describe('every route on every listener for every principal', () => {
     assert.deepEqual(callers.sort(), ['src/http/front-door.ts', 'src/sandbox/http/sandbox-server.ts']);
   });
 
-  test('the console table holds its pages, its own routes and every route of A, mounted under /console/api/a', () => {
+  test("the console mounts exactly the routes of A its page calls (read from console.js), and no other", () => {
     const names = new Set((servers.console?.routes ?? []).map(routeName));
-    for (const route of servers.a?.routes ?? []) assert.ok(names.has(`${route.method} /console/api/a${route.pattern}`), `${routeName(route)} is not mounted on the console`);
+    const mounted = [...names].filter((name) => name.split(' ')[1]?.startsWith('/console/api/a/')).map((name) => name.replace(' /console/api/a/', ' /'));
+    assert.deepEqual([...mounted].sort(), [...CONSOLE_A_ROUTES].sort(), 'the console mounts what CONSOLE_A_ROUTES names');
+    // Each call console.js makes to /console/api/a, as `METHOD /pattern` with its parameters named like A's table.
+    const called = consoleCallsOfA(readFileSync(path.join(REPO_ROOT, 'src/console/assets/console.js'), 'utf8'));
+    const tablePatterns = new Map(CONSOLE_A_ROUTES.map((name) => [name.replace(/:[a-z_]+/g, ':param'), name]));
+    const unknown = called.filter((call) => !tablePatterns.has(call));
+    assert.deepEqual(unknown, [], 'console.js calls routes of A the console does not mount');
+    assert.deepEqual([...new Set(called.map((call) => tablePatterns.get(call)))].sort(), [...CONSOLE_A_ROUTES].sort(), 'the console mounts a route of A its page never calls');
+    for (const route of servers.a?.routes ?? []) {
+      const name = `${route.method} /console/api/a${route.pattern}`;
+      assert.equal(names.has(name), CONSOLE_A_ROUTES.includes(routeName(route)), `${routeName(route)} on the console`);
+    }
+    for (const refused of ['POST /owner/sessions', 'POST /authorize', 'POST /sign-card-policy-window', 'POST /sign-policy-window', 'POST /wallet/allocate', 'POST /console/login-code']) {
+      assert.ok(!names.has(refused.replace(' /', ' /console/api/a/')), `${refused} is mounted on the console`);
+    }
+    assert.ok(![...names].some((name) => name.includes('/console/api/a/v1/')), 'the /v1 proxy is mounted on the console');
     assert.ok([...names].some((name) => name.startsWith('GET /console/api/') && !name.startsWith('GET /console/api/a/')), 'the console has its own routes');
     assert.ok(names.has('GET /approvals') && names.has('GET /assets/console.js'), 'the console has its pages');
+  });
+
+  test('POST /console/api/a/owner/sessions is refused: a console session cannot open an owner session (no los_ bearer for page scripts)', async () => {
+    const entry = servers.console;
+    assert.ok(entry !== undefined);
+    reached.length = 0;
+    const headers = { host: `localhost:${entry.port}`, origin: consoleOrigin(entry.port), 'content-type': 'application/json', ...credentialHeaders('console session with presence') };
+    const answer = await sendRaw(entry.port, { method: 'POST', target: '/console/api/a/owner/sessions', headers: Object.entries(headers), body: JSON.stringify({ passphrase: PASSPHRASE }) });
+    assert.equal(answer.status, 404, answer.body);
+    assert.equal(errorCode(answer), 'not_found');
+    assert.deepEqual(reached, []);
+    assert.ok(!answer.body.includes('los_'));
   });
 
   for (const listener of ['a', 'b', 'console'] as const) {

@@ -2,9 +2,11 @@
  * What the daemon token alone, and a console session, can do once an owner passphrase is set
  * (SECURITY.md, "An agent running as you"; docs/decisions.md §27.3; issue 34 item 8). Neither is
  * presence: both are refused everywhere the owner widens what may happen (approving, resuming, the
- * policy, agents, the signing primitives, wallet funds, proxy writes). Both may still ask for a
- * payment on the agents' routes, as the caller `owner`, and the policy decides it as it decides an
- * agent's: signed at once where it allows, held for an approval neither can give where it asks.
+ * policy, agents, the signing primitives, wallet funds, proxy writes). The token may still ask for
+ * a payment on the agents' routes, as the caller `owner`, and the policy decides it as it decides an
+ * agent's: signed at once where it allows, held for an approval it cannot give where it asks. A
+ * console session cannot ask at all: the console mounts only the routes of A its page calls
+ * (docs/decisions.md §29.7).
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -112,17 +114,18 @@ describe('with an owner passphrase set', () => {
     assertError(await stack.a.post('/sign-card-policy-window', payment(4)), 403, 'owner_presence_required');
   });
 
-  test('a console session alone is the daemon token: it signs through /console/api/a/authorize within the policy, and cannot approve', async () => {
+  test('a console session signs nothing: /console/api/a/authorize and the signing primitives are not mounted, and it cannot approve', async () => {
     writePolicy({ v: 1, default: 'allow' });
-    const signed = await consoleCall('POST', '/a/authorize', payment(5));
-    assert.equal(signed.status, 200, signed.text);
+    for (const path of ['/a/authorize', '/a/merchant-bind', '/a/recurring', '/a/sign-card-policy-window', '/a/sign-policy-window', '/a/wallet/allocate', '/a/v1/authorizations']) {
+      const refused = await consoleCall('POST', path, payment(5));
+      assert.equal(refused.status, 404, `${path}: ${refused.text}`);
+      assert.equal(refused.json.error.code, 'not_found', path);
+    }
     writePolicy({ v: 1, default: 'allow', rules: [{ id: 'owner-asks', agents: ['owner'], decision: 'ask' }] });
-    const asked = await consoleCall('POST', '/a/authorize', payment(6));
+    const asked = await stack.a.post('/authorize', payment(6));
     assert.equal(asked.status, 202, asked.text);
-    const approve = await consoleCall('POST', `/a/approvals/${asked.json.approval_id}/approve`, {});
+    const approve = await consoleCall('POST', `/a/approvals/${asked.body.approval_id}/approve`, {});
     assert.equal(approve.status, 403, approve.text);
     assert.equal(approve.json.error.code, 'owner_presence_required');
-    const primitive = await consoleCall('POST', '/a/sign-card-policy-window', payment(7));
-    assert.equal(primitive.json.error.code, 'owner_presence_required');
   });
 });

@@ -19,8 +19,8 @@ link needs the owner: the daemon token, or an owner session.
 
 Once a passphrase or passkey is set, every console action that widens what may happen (approving,
 resuming, applying a policy, adding, rotating or removing an agent, managing passkeys) asks again
-for your passkey or passphrase; a console session alone has the daemon token's rights, and may ask
-for payments that your policy then decides.
+for your passkey or passphrase; a console session alone reaches only what the console's pages
+use, and asks for no payment.
 
 Options:
   --no-open   print the link only

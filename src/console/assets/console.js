@@ -39,11 +39,13 @@
   function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
   function status(kind, text) { return el('p', { 'class': 'status ' + kind, role: kind === 'bad' ? 'alert' : 'status', text: text }); }
 
+  // The exact bytes a body is sent as: a presence challenge binds their SHA-256.
+  function bodyText(body) { return body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body); }
   function api(method, path, body, headers) {
     /** @type {RequestInit & { headers: Record<string, string> }} */
     var init = { method: method, headers: { 'x-latch-csrf': csrf }, credentials: 'same-origin' };
     Object.keys(headers || {}).forEach(function (name) { init.headers[name] = headers[name]; });
-    if (body !== undefined) { init.headers['content-type'] = 'application/json'; init.body = typeof body === 'string' ? body : JSON.stringify(body); }
+    if (body !== undefined) { init.headers['content-type'] = 'application/json'; init.body = bodyText(body); }
     return fetch('/console/api' + path, init).then(function (response) {
       if (response.status === 204) return { ok: true, status: 204, body: null };
       return response.json().then(function (json) { return { ok: response.ok, status: response.status, body: json }; });
@@ -90,9 +92,20 @@
     return { 'latch-owner-presence': toB64u(new TextEncoder().encode(JSON.stringify(proof))) };
   }
 
-  // Fresh presence for one owner-present action: a passkey (bound to a challenge for this purpose) or the passphrase.
+  // A passkey challenge for presence is bound to the one request it confirms: its method, its path
+  // and the SHA-256 of its exact body (docs/decisions.md §29.7). request is [method, path, body].
+  function presenceOptions(request) {
+    return crypto.subtle.digest('SHA-256', new TextEncoder().encode(bodyText(request[2]))).then(function (digest) {
+      var hex = ''; var bytes = new Uint8Array(digest);
+      for (var i = 0; i < bytes.length; i++) hex += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16);
+      return api('POST', '/presence-options', { method: request[0], path: '/console/api' + request[1], body_sha256: hex });
+    });
+  }
+
+  // Fresh presence for one owner-present action: a passkey (bound to a challenge for this purpose) or
+  // the passphrase. purpose is an approval's passkey-options path, or a function naming the request.
   var factors = [];
-  function presenceForm(label, purposePath, onProof, wording) {
+  function presenceForm(label, purpose, onProof, wording) {
     var message = el('div', { 'aria-live': 'polite' });
     if (factors.length === 0) {
       // No passphrase and no passkey yet: the session is the owner, as the daemon token is.
@@ -101,7 +114,7 @@
     var pass = el('input', { type: 'password', autocomplete: 'current-password', 'aria-label': 'Owner passphrase for ' + label, placeholder: 'Passphrase' });
     var passkeyButton = el('button', { type: 'button', 'class': 'primary', text: (wording && wording.passkey) || label + ' with passkey', onclick: function () {
       passkeyButton.disabled = true; clear(message);
-      api('POST', purposePath, {}).then(function (result) {
+      (typeof purpose === 'string' ? api('POST', purpose, {}) : presenceOptions(purpose())).then(function (result) {
         if (!result.ok) throw new Error(errorText(result));
         return passkeyAssertion(result.body);
       }).then(function (assertion) { return onProof({ passkey: assertion }, message); })
@@ -339,7 +352,7 @@
       if (!result.ok) { content.appendChild(status('bad', errorText(result))); return; }
       var shown = el('div', { 'aria-live': 'polite' });
       var name = el('input', { type: 'text', 'aria-label': 'New agent name', placeholder: 'agent name', pattern: '[a-z][a-z0-9_-]{0,31}' });
-      var add = presenceForm('Add agent', '/presence-options', function (proof, message) {
+      var add = presenceForm('Add agent', function () { return ['POST', '/a/agents', { name: name.value }]; }, function (proof, message) {
         if (!name.value) { message.appendChild(status('bad', 'Name the agent first.')); return Promise.resolve(); }
         return api('POST', '/a/agents', { name: name.value }, presence(proof)).then(function (answer) {
           if (!answer.ok) { message.appendChild(status('bad', errorText(answer))); return; }
@@ -362,14 +375,14 @@
     agents.forEach(function (agent) {
       var actions = el('td');
       var remove = el('button', { type: 'button', 'class': 'danger', text: 'Remove', onclick: function () {
-        clear(actions); actions.appendChild(presenceForm('Remove ' + agent.name, '/presence-options', function (proof, message) {
+        clear(actions); actions.appendChild(presenceForm('Remove ' + agent.name, function () { return ['DELETE', '/a/agents/' + encodeURIComponent(agent.name)]; }, function (proof, message) {
           return api('DELETE', '/a/agents/' + encodeURIComponent(agent.name), undefined, presence(proof)).then(function (answer) {
             if (!answer.ok) message.appendChild(status('bad', errorText(answer))); else loadAgents();
           });
         }));
       } });
       var rotate = el('button', { type: 'button', text: 'Rotate token', onclick: function () {
-        clear(actions); actions.appendChild(presenceForm('Rotate ' + agent.name, '/presence-options', function (proof, message) {
+        clear(actions); actions.appendChild(presenceForm('Rotate ' + agent.name, function () { return ['POST', '/a/agents/' + encodeURIComponent(agent.name) + '/rotate', {}]; }, function (proof, message) {
           return api('POST', '/a/agents/' + encodeURIComponent(agent.name) + '/rotate', {}, presence(proof)).then(function (answer) {
             if (!answer.ok) { message.appendChild(status('bad', errorText(answer))); return; }
             if (shown) { clear(shown); shown.appendChild(status('ok', 'New token for ' + agent.name + ' (shown once):')); shown.appendChild(el('p', { 'class': 'token', text: answer.body.token })); }
@@ -419,7 +432,7 @@
             answer.body.decision + (answer.body.rule ? ' by ' + answer.body.rule : '') + ': ' + answer.body.reasons.join('; ')) : status('bad', errorText(answer)));
         });
       } }, sample.card, sample.merchant, sample.amount, sample.agent, el('button', { type: 'submit', text: 'Dry run' }));
-      var apply = presenceForm('Apply', '/presence-options', function (proof, message) {
+      var apply = presenceForm('Apply', function () { return ['PUT', '/a/policy', editor.value]; }, function (proof, message) {
         return api('PUT', '/a/policy', editor.value, presence(proof)).then(function (answer) {
           message.appendChild(answer.ok ? status('ok', 'Applied; sha256 ' + answer.body.sha256) : status('bad', errorText(answer)));
         });
@@ -440,7 +453,7 @@
       var data = result.body;
       content.appendChild(data.verify.ok ? status('ok', 'Audit log verified: ' + data.verify.lines + ' lines, hash chain intact.') : status('bad', 'Audit log does not verify: ' + data.verify.problem));
       var pause = data.paused
-        ? presenceForm('Resume signing', '/presence-options', function (proof, message) {
+        ? presenceForm('Resume signing', function () { return ['POST', '/a/resume', {}]; }, function (proof, message) {
             return api('POST', '/a/resume', {}, presence(proof)).then(function (answer) { if (answer.ok) loadActivity(); else message.appendChild(status('bad', errorText(answer))); });
           })
         : el('form', { 'class': 'actions', onsubmit: function (event) {
@@ -468,7 +481,7 @@
       });
     }
     var label = el('input', { type: 'text', 'aria-label': 'Passkey name', placeholder: 'e.g. laptop', maxlength: '64' });
-    var register = presenceForm('Add passkey', '/presence-options', function (proof) {
+    var register = presenceForm('Add passkey', function () { return ['POST', '/passkeys/registration-options', { label: label.value }]; }, function (proof) {
       return api('POST', '/passkeys/registration-options', { label: label.value }, presence(proof)).then(function (result) {
         if (!result.ok) throw new Error(errorText(result));
         var options = result.body;
