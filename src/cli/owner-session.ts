@@ -8,6 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { pinnedKeyPath } from '../client/pinned-key.js';
+import { systemDaemonOf } from '../client/system-daemon.js';
 import type { LatchClient } from '../client/latch-client.js';
 import { LatchClientError } from '../client/client-errors.js';
 import { readToken } from '../datadir/token.js';
@@ -39,6 +40,16 @@ export function isOwnerHomeOfAnotherDaemon(home: string): boolean {
   return existsSync(pinnedKeyPath(home)) && !hasDaemonToken(home);
 }
 
+/**
+ * daemonLivesElsewhere reports whether the daemon this account talks to keeps its data somewhere
+ * else: root pinned a daemon whose data directory is not home (docs/decisions.md §30), or home
+ * holds only a hand-written pin. Owner commands then go through the daemon's API with a session,
+ * and never report this directory's emptiness as the daemon's state.
+ */
+export function daemonLivesElsewhere(home: string, env: NodeJS.ProcessEnv): boolean {
+  return systemDaemonOf(home, env) !== undefined || isOwnerHomeOfAnotherDaemon(home);
+}
+
 /** askOwnerPassphrase reads the owner passphrase from standard input or the terminal; it is never echoed. */
 export async function askOwnerPassphrase(io: CliIo, passphraseStdin: boolean): Promise<string> {
   if (passphraseStdin) return stdinPassphrase(io);
@@ -53,7 +64,9 @@ export async function askOwnerPassphrase(io: CliIo, passphraseStdin: boolean): P
 export async function withOwnerPresence<T>(client: LatchClient, io: CliIo, options: { passphraseStdin: boolean; openWithoutToken?: boolean }, call: () => Promise<T>): Promise<T> {
   let opened = false;
   try {
-    if (options.passphraseStdin || ((options.openWithoutToken ?? true) && !hasDaemonToken(client.home))) {
+    if (options.passphraseStdin || client.systemDaemon !== undefined || ((options.openWithoutToken ?? true) && !hasDaemonToken(client.home))) {
+      // The session may already be open (the client opens one on its first call in the separate-user setup).
+      if (client.hasOwnerSession()) return await call();
       await client.openOwnerSession(await askOwnerPassphrase(io, options.passphraseStdin));
       opened = true;
       return await call();

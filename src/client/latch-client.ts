@@ -5,6 +5,8 @@ import { latchVersion } from '../version.js';
 import { expectShape, interpretAnswer } from './answer.js';
 import { resolveDaemonUrl } from './base-url.js';
 import { readListenFile } from '../datadir/listen-file.js';
+import type { SystemPin } from '../datadir/system-pin.js';
+import { systemDaemonOf } from './system-daemon.js';
 import { LatchClientError } from './client-errors.js';
 import { DaemonExchange, type CallOptions } from './daemon-exchange.js';
 import { isPendingApproval } from './pending-approval.js';
@@ -63,6 +65,12 @@ export interface LatchClientOptions {
    * never read). Default LATCH_AGENT; empty means the owner.
    */
   agent?: string;
+  /**
+   * Where the owner passphrase comes from when this client, as the owner of a daemon root pinned
+   * elsewhere (the separate-user setup), must open a session before its first call: asked once,
+   * and the session is ended by close(). Without it such a client must call openOwnerSession first.
+   */
+  ownerPassphrase?: () => Promise<string>;
 }
 
 
@@ -95,17 +103,35 @@ export class LatchClient {
   readonly baseUrl: string;
   /** The agent this client calls as, or undefined for the owner (the daemon token). */
   readonly agent: string | undefined;
+  /**
+   * Root's pin when this client's data directory is not the pinned daemon's (the separate-user
+   * setup, seen from the owner's account): the owner then calls only with a session.
+   */
+  readonly systemDaemon: SystemPin | undefined;
   private readonly timeoutMs: number;
   private readonly wire: DaemonExchange;
 
   constructor(options: LatchClientOptions = {}) {
     const env = options.env ?? process.env;
     this.home = options.home ?? resolveHome(env);
-    this.baseUrl = resolveDaemonUrl(options.baseUrl, env, () => listeningUrl(this.home));
+    this.systemDaemon = systemDaemonOf(this.home, env);
+    // Root's pin names the address; the owner's listen.json is anyone-as-the-owner's to rewrite.
+    const pinnedUrl = this.systemDaemon === undefined ? undefined : (this.systemDaemon.url ?? '');
+    this.baseUrl = resolveDaemonUrl(options.baseUrl, env, () => (pinnedUrl === undefined ? listeningUrl(this.home) : pinnedUrl === '' ? undefined : pinnedUrl));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.agent = resolveAgent(options.agent, env);
     const userAgent = options.userAgent ?? `latch-client/${latchVersion()}`;
-    this.wire = new DaemonExchange({ home: this.home, baseUrl: this.baseUrl, agent: this.agent, userAgent, timeoutMs: this.timeoutMs });
+    const ask = options.ownerPassphrase;
+    this.wire = new DaemonExchange({
+      home: this.home,
+      env,
+      baseUrl: this.baseUrl,
+      agent: this.agent,
+      userAgent,
+      timeoutMs: this.timeoutMs,
+      ownerNeedsSession: this.systemDaemon !== undefined,
+      ...(ask !== undefined && { openSession: async () => void (await this.openOwnerSession(await ask())) }),
+    });
   }
 
   /**
@@ -376,6 +402,13 @@ export class LatchClient {
 
   /** close drops idle keep-alive connections; the client stays usable and reconnects on the next call. */
   close(): void {
+    // A session opened for this client's calls ends with it (the daemon would end it when idle).
+    if (this.wire.hasSession()) {
+      void this.endOwnerSession()
+        .catch(() => undefined)
+        .finally(() => this.wire.close());
+      return;
+    }
     this.wire.close();
   }
 
