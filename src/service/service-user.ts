@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, lstatSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { openDaemonPin, type DaemonPin } from './daemon-pin.js';
 
 /** A system account as /etc/passwd (or NSS) describes it. */
 export interface ServiceUser {
@@ -106,10 +107,11 @@ export function dropTo(user: ServiceUser): void {
 
 /**
  * becomeServiceUser is the whole `--user NAME` step: root, the account, the data directory, the
- * drop. It returns the data directory the daemon then uses (LATCH_HOME, else the user's home when
- * that is the system data directory, else ~NAME/.latch), and sets HOME and USER to the account's.
+ * owners' pin opened, the drop. It returns the data directory the daemon then uses (LATCH_HOME,
+ * else the user's home when that is the system data directory, else ~NAME/.latch) and the pin to
+ * complete once the daemon listens, and sets HOME and USER to the account's.
  */
-export function becomeServiceUser(name: string, env: NodeJS.ProcessEnv): string {
+export function becomeServiceUser(name: string, env: NodeJS.ProcessEnv): { home: string; pin: DaemonPin | { error: string } } {
   requireRoot('--user');
   const user = lookUpUser(name);
   if (user === undefined) throw new ServiceUserError(`there is no user "${name}" (latch service install --system creates one)`);
@@ -117,9 +119,11 @@ export function becomeServiceUser(name: string, env: NodeJS.ProcessEnv): string 
   const latchHome = env['LATCH_HOME'];
   const home = latchHome !== undefined && latchHome !== '' ? latchHome : user.home === SYSTEM_DATA_DIR ? SYSTEM_DATA_DIR : path.join(user.home, '.latch');
   prepareDataDirFor(home, user);
+  // Opened as root, written once the daemon listens: the owners' pin (docs/decisions.md §30).
+  const pin = openDaemonPin(env, user.name);
   dropTo(user);
   env['HOME'] = user.home;
   env['USER'] = user.name;
   env['LATCH_HOME'] = home;
-  return home;
+  return { home, pin };
 }

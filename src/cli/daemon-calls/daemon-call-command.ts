@@ -82,11 +82,11 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
  * command's environment; `--agent NAME` (every command that talks to the daemon takes it) wins
  * over LATCH_AGENT.
  */
-export function newCliClient(io: CliIo, agent?: string, options: { passphraseStdin?: boolean } = {}): LatchClient {
+export function newCliClient(io: CliIo, agent?: string, options: { passphraseStdin?: boolean; ownerPassphrase?: () => Promise<string> } = {}): LatchClient {
   try {
     // In the separate-user setup the owner's calls need a session: the passphrase is asked once,
     // on the first call that needs it (docs/decisions.md §30).
-    const ownerPassphrase = () => askOwnerPassphrase(io, options.passphraseStdin === true);
+    const ownerPassphrase = options.ownerPassphrase ?? (() => askOwnerPassphrase(io, options.passphraseStdin === true));
     return new LatchClient({ env: io.env, userAgent: `latch-cli/${latchVersion()}`, ownerPassphrase, ...(agent !== undefined && { agent }) });
   } catch (error) {
     if (error instanceof DaemonUrlError || error instanceof AgentNameError) throw new UsageError(error.message);
