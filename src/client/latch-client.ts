@@ -345,6 +345,16 @@ export class LatchClient {
     return expectShape(await this.call('GET', '/policy'), ['policy', 'sha256', 'source']);
   }
 
+  /** auditRecords is GET /audit (owner only): the latest `limit` lines of the daemon's audit.log, as they are in the file. */
+  async auditRecords(limit: number): Promise<{ records: Array<Record<string, unknown>>; has_more: boolean }> {
+    return expectShape(await this.call('GET', withQuery('/audit', { limit })), ['records', 'has_more']);
+  }
+
+  /** verifyAudit is GET /audit/verify (owner only): the daemon checks its audit.log's hash chain. */
+  async verifyAudit(): Promise<{ ok: boolean; lines: number; problem: { line: number; reason: string } | null }> {
+    return expectShape(await this.call('GET', '/audit/verify'), ['ok', 'lines', 'problem']);
+  }
+
   /** consoleLoginLink makes a one-time login link to the owner console (the owner only). */
   async consoleLoginLink(): Promise<{ url: string; expires_at: string }> {
     return expectShape<{ url: string; expires_at: string }>(await this.write('/console/login-code', {}, {}), ['url', 'expires_at']);
