@@ -13,7 +13,8 @@ import type { LatchClient } from '../client/latch-client.js';
 import { LatchClientError } from '../client/client-errors.js';
 import { readToken } from '../datadir/token.js';
 import { stdinPassphrase, terminalKeys, withKeys } from './approvals/owner-input.js';
-import type { CliIo } from './command.js';
+import { UsageError, type CliIo } from './command.js';
+import { resolveHome } from '../datadir/home.js';
 import { readSecret } from './terminal/prompts.js';
 
 /** hasDaemonToken reports whether this data directory holds a daemon token this user can read. */
@@ -48,6 +49,20 @@ export function isOwnerHomeOfAnotherDaemon(home: string): boolean {
  */
 export function daemonLivesElsewhere(home: string, env: NodeJS.ProcessEnv): boolean {
   return systemDaemonOf(home, env) !== undefined || isOwnerHomeOfAnotherDaemon(home);
+}
+
+/**
+ * refuseWhereDaemonLivesElsewhere stops a command that would change this account's data
+ * directory when the daemon keeps its data elsewhere (the separate-user setup): the change would
+ * land in a folder no daemon reads, and look done. The error names what to run instead.
+ */
+export function refuseWhereDaemonLivesElsewhere(commandName: string, env: NodeJS.ProcessEnv, instead: string): void {
+  const home = resolveHome(env);
+  if (!daemonLivesElsewhere(home, env)) return;
+  // Root's pin names the service user and its data directory: the command to run says them.
+  const pin = systemDaemonOf(home, env);
+  const named = pin === undefined ? instead : instead.replaceAll('SERVICE_USER', pin.user).replaceAll('DATA_DIR', pin.data_dir);
+  throw new UsageError(`latch ${commandName} would change this account's ${home}, which the daemon does not use: it runs as its own user (the separate-user setup). ${named}`);
 }
 
 /** askOwnerPassphrase reads the owner passphrase from standard input or the terminal; it is never echoed. */

@@ -10,7 +10,7 @@ import { addAgent, assertAgentName, listAgents, removeAgent, rotateAgent } from 
 import { createExclusive } from '../../datadir/atomic-file.js';
 import { rotateIdentityKey } from '../../identity/identity-keys.js';
 import { countOf } from '../../policy/policy-summary.js';
-import { daemonLivesElsewhere, withOwnerPresence } from '../owner-session.js';
+import { daemonLivesElsewhere, refuseWhereDaemonLivesElsewhere, withOwnerPresence } from '../owner-session.js';
 import { latchVersion } from '../../version.js';
 import { resolveHome } from '../../datadir/home.js';
 import { newCliClient } from '../daemon-calls/daemon-call-command.js';
@@ -167,7 +167,7 @@ ${EXIT_CODES}`,
   async perform(args, io) {
     const name = agentName(args, 'agent rotate');
     if (daemonLivesElsewhere(resolveHome(io.env), io.env)) {
-      if (args.flags['identity'] === true) throw new UsageError("the agent's identity key lives in the daemon's data directory: rotate it as the service user (sudo -u SERVICE_USER env LATCH_HOME=DATA_DIR latch agent rotate NAME --identity)");
+      if (args.flags['identity'] === true) refuseWhereDaemonLivesElsewhere('agent rotate --identity', io.env, `The agent's identity key is the daemon's: rotate it as the service user (sudo -u SERVICE_USER env LATCH_HOME=DATA_DIR latch agent rotate ${name} --identity).`);
       return rotateAgentThroughApi(io, name, typeof args.flags['token-file'] === 'string' ? args.flags['token-file'] : undefined, args.flags['passphrase-stdin'] === true);
     }
     // The token and the identity key are revoked for different reasons: each rotates alone (docs/decisions.md §23.1).

@@ -13,6 +13,7 @@ import { directoryBody, directoryKey, WELL_KNOWN_DIRECTORY_PATH } from '../../id
 import { UsageError } from '../command.js';
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { localCommand } from '../local-command.js';
+import { refuseWhereDaemonLivesElsewhere } from '../owner-session.js';
 import { privateHome } from '../private-home.js';
 
 const EXIT_CODES = 'Exit codes: 0 done; 2 bad usage or agent name; 3 unsafe or broken data directory, or no such agent; 7 --agent given; 1 anything else.';
@@ -37,6 +38,7 @@ ${EXIT_CODES}`,
   flags: { out: 'value' },
   positionalsMax: 0,
   perform(args, io) {
+    refuseWhereDaemonLivesElsewhere('identity directory', io.env, "The daemon serves the same keys, signed, at GET /web-bot-auth/directory on its address (public: curl it), or run this as the service user (sudo -u SERVICE_USER env LATCH_HOME=DATA_DIR latch identity directory).");
     const keys = identityKeyring(privateHome(io.env)).all().map(({ key }) => key);
     const body = directoryBody(keys);
     const out = stringFlag(args.flags, 'out');
@@ -62,6 +64,7 @@ ${EXIT_CODES}`,
     const name = args.positionals[0];
     if (name === undefined) throw new UsageError('latch identity show needs an agent NAME (or owner)');
     if (name !== OWNER_IDENTITY) assertAgentName(name);
+    refuseWhereDaemonLivesElsewhere('identity show', io.env, `The identity keys are the daemon's: run it as the service user (sudo -u SERVICE_USER env LATCH_HOME=DATA_DIR latch identity show ${name}).`);
     const key = ensureIdentityKey(privateHome(io.env), name);
     return { name, key_id: key.keyId, jwk: directoryKey(key) };
   },

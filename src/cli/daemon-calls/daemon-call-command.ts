@@ -8,7 +8,7 @@ import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import type { FlagKind } from '../flags.js';
 import { reportError } from '../report-error.js';
-import { usageWithCommonOptions } from '../common-options.js';
+import { AGENT_OPTION, JSON_OPTION, PASSPHRASE_STDIN_OPTION, usageWithCommonOptions } from '../common-options.js';
 import { cliRemedy } from './cli-remedies.js';
 import { parseCommandArgs, stringFlag, type CommandArgs } from './command-args.js';
 import { exitCodeForClientError } from './exit-for-error.js';
@@ -49,7 +49,7 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
   return {
     name: call.name,
     summary: call.summary,
-    usage: usageWithCommonOptions(call.usage),
+    usage: usageWithCommonOptions(call.usage, AGENT_OPTION, JSON_OPTION, PASSPHRASE_STDIN_OPTION),
     async run(args, io) {
       let client: LatchClient | undefined;
       let json = false;
