@@ -116,7 +116,8 @@ describe('the separate-user setup with real users', { skip }, () => {
     const groups = process.getgroups?.() ?? [];
     process.setgroups?.([owner.gid]);
     try {
-      daemon = spawn(process.execPath, [LATCH, 'daemon', '--user', SERVICE, '--port-a', '0', '--port-b', '0'], { env: { PATH: process.env['PATH'] ?? '', LATCH_HOME: home, NODE_V8_COVERAGE: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      // Root's pin goes to a root-owned directory of this test, never /etc/latch (docs/decisions.md §30).
+      daemon = spawn(process.execPath, [LATCH, 'daemon', '--user', SERVICE, '--port-a', '0', '--port-b', '0'], { env: { PATH: process.env['PATH'] ?? '', LATCH_HOME: home, LATCH_SYSTEM_PIN: path.join(root, 'etc-latch', 'daemon.json'), NODE_V8_COVERAGE: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     } finally {
       process.setgroups?.(groups);
     }
@@ -183,9 +184,12 @@ describe('the separate-user setup with real users', { skip }, () => {
     const pinned = spawnSync('sh', ['-c', `umask 077 && printf '%s\\n' '${JSON.stringify({ v: 1, key_id: keyId })}' > ${pinDir}/daemon_key.pub`], { uid: owner.uid, gid: owner.gid });
     assert.equal(pinned.status, 0);
     const env = { LATCH_HOME: ownerHome, HOME: ownerHome, LATCH_URL: `http://127.0.0.1:${portA}` };
-    const added = await runAs(owner, ['agent', 'add', 'helper', '--passphrase-stdin'], env, `${PASSPHRASE}\n`);
-    assert.equal(added.status, 0, added.stderr + added.stdout);
+    // The token goes to the file the owner names (docs/decisions.md §30), here where --agent reads it.
+    const agentsDir = spawnSync('sh', ['-c', `umask 077 && mkdir ${ownerHome}/agents`], { uid: owner.uid, gid: owner.gid });
+    assert.equal(agentsDir.status, 0);
     const tokenFile = path.join(ownerHome, 'agents', 'helper.token');
+    const added = await runAs(owner, ['agent', 'add', 'helper', '--token-file', tokenFile, '--passphrase-stdin'], env, `${PASSPHRASE}\n`);
+    assert.equal(added.status, 0, added.stderr + added.stdout);
     assert.ok(existsSync(tokenFile));
     assert.equal(statSync(tokenFile).uid, owner.uid);
     assert.equal(statSync(tokenFile).mode & 0o777, 0o600);
