@@ -70,7 +70,7 @@ export class DaemonExchange {
 
   /**
    * verifyPinnedKey checks that the peer signs a fresh challenge with the daemon key pinned in the
-   * data directory (daemon_key.pub, or config.json's key_id); nothing secret is sent. It is
+   * data directory (root's pin, else daemon_key.pub, else config.json's key_id); nothing secret is sent. It is
    * remembered for the client's lifetime.
    */
   async verifyPinnedKey(): Promise<void> {

@@ -145,7 +145,7 @@ export class LatchClient {
 
   /**
    * verifyPinnedKey checks that the peer signs a fresh challenge with the daemon key pinned in
-   * this data directory (daemon_key.pub, or config.json's key_id); nothing secret is sent. Every
+   * this data directory (root's pin, else daemon_key.pub, else config.json's key_id); nothing secret is sent. Every
    * call that sends a passphrase or a session does this first; it is remembered for the client's
    * lifetime.
    */

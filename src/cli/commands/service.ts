@@ -79,11 +79,14 @@ LATCH_HOME there is refused (the service would not see it and would start an emp
 With --system (as root), the daemon runs as its own system user instead (the separate-user
 setup, docs/decisions.md §21.7): the user (default ${DEFAULT_SERVICE_USER}; no login shell; home = the data
 directory, ${SYSTEM_DATA_DIR}) is created when missing, the data directory is created 0700 for it, a
-hardened systemd system unit (or a launchd daemon with UserName) is written, and the daemon's key
-is pinned for the account that ran sudo ($SUDO_USER's ~/.latch/daemon_key.pub), so that its
-clients prove the daemon before they send a passphrase. Nothing that runs as you can then read the
-key, the tokens, the policy or the journals; you reach the daemon over loopback with a session
-(latch commands ask for the owner passphrase) and give agents tokens with latch agent add.
+hardened systemd system unit (or a launchd daemon with UserName) is written, and, once the daemon
+is enrolled, its key and address are pinned where only root can write (/etc/latch/daemon.json), so
+that every account's client proves the daemon before it sends a passphrase (before enrollment it
+prints the commands that enroll it, then run it again with --force to pin). It writes nothing into
+your home, and refuses a ~/.latch of $SUDO_USER that is a symbolic link. Nothing that runs as you
+can then read the key, the tokens, the policy or the journals; you reach the daemon over loopback
+with a session (latch commands ask for the owner passphrase) and give agents tokens with latch
+agent add. See docs/separate-user.md.
 
 Options:
   --system     install the system service (separate user) instead of the user service
@@ -96,8 +99,9 @@ Options:
 ${JSON_OPTION} ({"file", "written": true, "start"}; with --print {"file", "text"})
 ${OWNER_ONLY_AGENT_OPTION}
 
-Exit codes: 0 written; 2 bad usage, unsupported platform, LATCH_HOME under /tmp (Linux), or already
-installed without --force; 7 --agent given; 1 anything else.`,
+Exit codes: 0 written; 2 bad usage, unsupported platform, LATCH_HOME or the program under /tmp
+(Linux), a symlinked ~/.latch (--system), or already installed without --force; 7 --agent given;
+1 anything else.`,
   async run(args, io) {
     try {
       const flags = parseFlags(args, FLAGS);
