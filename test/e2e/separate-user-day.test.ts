@@ -229,6 +229,12 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
     const passphraseHere = await asOwner(['approvals', 'passphrase', 'set', '--passphrase-stdin']);
     assert.equal(passphraseHere.status, 2, passphraseHere.stderr);
     assert.match(passphraseHere.stderr, new RegExp(`sudo -u ${SERVICE} env LATCH_HOME=${serviceHome}`));
+    for (const args of [['setup', '--token', 'st_x'], ['policy', 'init'], ['token', 'rotate']]) {
+      const refused = await asOwner(args, '');
+      assert.equal(refused.status, 2, `${args.join(' ')}: ${refused.stderr}`);
+      assert.match(refused.stderr, /which the daemon does not use/);
+    }
+    assert.ok(!existsSync(path.join(ownerHome, '.latch', 'config.json')), 'no second device was enrolled in the owner\'s folder');
     // Without the passphrase there is nothing to call with: the command says how to give it.
     const noPassphrase = await asOwner(['approvals'], '');
     assert.notEqual(noPassphrase.status, 0);
