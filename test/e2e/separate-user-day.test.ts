@@ -24,6 +24,7 @@ import { keyProofMessage } from '../../src/http/daemon-proof.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
 import { account, createUser, LATCH, REAL_USERS_SKIP, removeUser, runAs, runProgramAs, type Account } from '../support/os-users.js';
 import { JsonClient } from '../support/stack.js';
+import { TmuxPane } from '../cli/tmux-pane.js';
 
 const PASSPHRASE = 'the owner lives here';
 const suffix = randomBytes(3).toString('hex');
@@ -309,6 +310,49 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
       for (const file of filesUnder(ownerHome)) assert.ok(!readFileSync(file, 'utf8').includes(helperToken), `${file} holds the helper's token`);
     } finally {
       await new Promise((resolve) => fake.close(resolve));
+    }
+  });
+
+  test('on the owner\'s terminal: approvals watch asks the passphrase once at the start and approves with it; approve asks it, shows the request, then only the yes', async () => {
+    const ask = async (amount: string) => {
+      const asked = await runAs(agent, ['authorize', '--agent', 'shopper', '--card', cardId, '--amount', amount, '--merchant', 'shop.example.com', '--json'], agentEnv);
+      assert.equal(asked.status, 10, asked.stdout + asked.stderr);
+      return (JSON.parse(asked.stdout) as { approval_id: string }).approval_id;
+    };
+    // The owner's own terminal: tmux's pty, the command dropped to the owner's uid and groups.
+    const asOwnerOnTty = (args: string) =>
+      `setpriv --reuid=${owner.uid} --regid=${owner.gid} --clear-groups env -i PATH=${process.env['PATH'] ?? '/usr/bin:/bin'} HOME=${ownerHome} ${SYSTEM_PIN_ENV}=${pinFile} NODE_V8_COVERAGE= ${process.execPath} ${LATCH} ${args}`;
+    const watched = await ask('60.00');
+    const pane = new TmuxPane(`l36watch${suffix}`);
+    try {
+      pane.start(asOwnerOnTty('approvals watch'), ownerHome);
+      await pane.waitFor(/Owner passphrase \(not shown\): $/m);
+      pane.type(PASSPHRASE);
+      pane.press('Enter');
+      await pane.waitFor(new RegExp(`${watched}[\\s\\S]*Approve, deny or skip\\?`));
+      pane.type('a');
+      await pane.waitFor(new RegExp(`Approved ${watched}`));
+      pane.press('C-c');
+      const screen = await pane.waitFor(/EXIT=0/);
+      assert.ok(!screen.includes(PASSPHRASE), 'the passphrase was not echoed');
+      assert.equal((screen.match(/Owner passphrase/g) ?? []).length, 1, 'asked once');
+    } finally {
+      pane.close();
+    }
+    const single = await ask('70.00');
+    const approvePane = new TmuxPane(`l36approve${suffix}`);
+    try {
+      approvePane.start(asOwnerOnTty(`approve ${single}`), ownerHome);
+      await approvePane.waitFor(/Owner passphrase \(not shown\): $/m);
+      approvePane.type(PASSPHRASE);
+      approvePane.press('Enter');
+      await approvePane.waitFor(/Approve exactly this request\? \[y\/N\]/);
+      approvePane.type('y');
+      const screen = await approvePane.waitFor(/EXIT=0/);
+      assert.match(screen, new RegExp(`Approved ${single}`));
+      assert.ok(!screen.includes(PASSPHRASE));
+    } finally {
+      approvePane.close();
     }
   });
 
