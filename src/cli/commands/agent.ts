@@ -1,8 +1,10 @@
 /**
  * `latch agent add | list | rotate | remove`: the owner gives each agent its own token file, so the
  * daemon can tell agents apart and take one away without touching the others (docs/decisions.md §15.1).
- * No command prints a token: they print where the token file is, and the agent's configuration
- * names the agent (`latch mcp --agent NAME`), never the secret.
+ * In the same-user setup no command prints a token: they print where the token file is, and the
+ * agent's configuration names the agent (`latch mcp --agent NAME`), never the secret. In the
+ * separate-user setup the daemon makes the token, shown once for the agent's own account (or
+ * written to the --token-file the owner names), never kept in the owner's folder (§30.3).
  */
 import { LatchClient } from '../../client/latch-client.js';
 import { existsSync } from 'node:fs';
@@ -40,7 +42,7 @@ interface AgentAdded {
 /** `latch agent add NAME` creates an agent's token file. */
 export const agentAddCommand = localCommand<AgentAdded>({
   name: 'agent add',
-  summary: 'Give an agent its own token (prints the token file, never the token)',
+  summary: "Give an agent its own token (a 0600 file; in the separate-user setup, shown once for the agent's account)",
   usage: `Usage: latch agent add NAME [--token-file PATH] [--passphrase-stdin] [--json]
 
 Creates $LATCH_HOME/agents/NAME.token (0600) holding a new random token for the agent NAME
