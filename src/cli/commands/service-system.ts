@@ -59,6 +59,7 @@ export async function installSystemService(io: CliIo, options: { user: string; d
   steps.push({ kind: 'write', file: unitFile, text: linux ? systemdSystemUnit(spec) : launchdDaemonPlist(spec), mode: 0o644 });
   const keyId = existing === undefined ? undefined : serviceKeyId(home, existing);
   if (keyId !== undefined) steps.push({ kind: 'pin', file: systemPinPath(io.env), pin: { key_id: keyId, url: `http://127.0.0.1:${portOf(daemonArgs)}`, data_dir: home, user: options.user } });
+  else steps.push({ kind: 'note', text: `the daemon is not enrolled yet, so its key cannot be pinned now: enroll it as ${options.user}, then run this again with --force` });
   if (/^\/(home|root)\//.test(command.program) || command.args.some((arg) => /^\/(home|root)\//.test(arg))) {
     steps.push({ kind: 'note', text: `the service runs ${command.program}${command.args.length > 0 ? ` ${command.args.join(' ')}` : ''}, under a home directory that ProtectHome=yes hides from it: install Latch outside /home and /root (e.g. /usr/local or /opt) first` });
   }
