@@ -42,8 +42,9 @@ export async function separateUserDoctor(client: LatchClient, pin: SystemPin, io
     return finish(checks, exit, client, pin, io, json);
   }
   const health = await client.health();
-  checks.push(dataDirectoryCheck(pin));
-  if (checks[checks.length - 1]?.status === 'failed' && exit === EXIT.ok) exit = EXIT.dataDir;
+  const directory = dataDirectoryCheck(pin);
+  if (directory.status === 'failed') fail(directory, EXIT.dataDir);
+  else checks.push(directory);
   if (health.owner_presence === undefined || health.owner_presence === 'none') {
     fail({ name: 'presence', status: 'failed', detail: 'no owner passphrase is set: this account cannot open an owner session', fix: `sudo -u ${pin.user} env LATCH_HOME=${pin.data_dir} latch approvals passphrase set` }, EXIT.refused);
     return finish(checks, exit, client, pin, io, json);
