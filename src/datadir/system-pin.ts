@@ -13,8 +13,11 @@
 import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, lstatSync, mkdirSync, openSync, readSync, writeSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
-/** Where root writes the pin. */
-export const SYSTEM_PIN_PATH = '/etc/latch/daemon.json';
+/**
+ * Where root writes the pin. On macOS /etc is a symbolic link to /private/etc, and no link is
+ * followed on the way to a pin, so the real path is named there.
+ */
+export const SYSTEM_PIN_PATH = process.platform === 'darwin' ? '/private/etc/latch/daemon.json' : '/etc/latch/daemon.json';
 /**
  * The environment variable naming another pin file (for tests). The file it names must pass the
  * same root-ownership checks, so it can point only at a pin root wrote.
