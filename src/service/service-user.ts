@@ -5,7 +5,7 @@
  * nothing that runs as the owner can read the key, the tokens, the policy or the journals.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, lstatSync, mkdirSync } from 'node:fs';
+import { closeSync, constants, fchownSync, fstatSync, lstatSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { openDaemonPin, type DaemonPin } from './daemon-pin.js';
 
@@ -75,7 +75,16 @@ export function prepareDataDirFor(home: string, user: ServiceUser): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     mkdirSync(home, { mode: 0o700 });
-    chownSync(home, user.uid, user.gid);
+    // The new directory is given away through a descriptor opened without following links: had
+    // someone who controls the parent swapped it for a link meanwhile, nothing else is chowned.
+    const fd = openSync(home, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    try {
+      const made = fstatSync(fd);
+      if (!made.isDirectory() || made.uid !== 0) throw new ServiceUserError(`${home} changed while it was being created; nothing was given to ${user.name}`);
+      fchownSync(fd, user.uid, user.gid);
+    } finally {
+      closeSync(fd);
+    }
     return;
   }
   if (stats.isSymbolicLink() || !stats.isDirectory()) throw new ServiceUserError(`${home} is not a directory (a symbolic link is refused)`);

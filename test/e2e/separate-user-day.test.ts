@@ -194,6 +194,15 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
     assert.equal(decided.status, 'approved');
     policyId = decided.authorization.policy_id;
 
+    const another = await runAs(agent, ['authorize', '--agent', 'shopper', '--card', cardId, '--amount', '90.00', '--merchant', 'shop.example.com', '--json'], agentEnv);
+    assert.equal(another.status, 10, another.stdout + another.stderr);
+    const denied = await asOwner(['deny', (JSON.parse(another.stdout) as { approval_id: string }).approval_id, '--reason', 'not today', '--json', '--passphrase-stdin']);
+    assert.equal(denied.status, 0, denied.stderr);
+    assert.equal((JSON.parse(denied.stdout) as { status: string }).status, 'denied');
+    const checked = await asOwner(['policy', 'check', '--card', cardId, '--amount', '75.00', '--merchant', 'shop.example.com', '--json', '--passphrase-stdin']);
+    assert.equal(checked.status, 0, checked.stderr);
+    assert.equal((JSON.parse(checked.stdout) as { decision: string }).decision, 'ask');
+
     const transactions = await asOwner(['transactions', '--json', '--passphrase-stdin']);
     assert.equal(transactions.status, 0, transactions.stderr);
     const evidence = await asOwner(['evidence', policyId, '--passphrase-stdin']);
