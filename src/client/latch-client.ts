@@ -345,6 +345,17 @@ export class LatchClient {
     return expectShape(await this.call('GET', '/policy'), ['policy', 'sha256', 'source']);
   }
 
+  /**
+   * keyDirectory is GET /web-bot-auth/directory: the agents' Web Bot Auth key directory as the
+   * daemon serves it (public), after the daemon proved the pinned key, so the document is its own.
+   */
+  async keyDirectory(): Promise<string> {
+    await this.verifyPinnedKey();
+    const answer = await this.wire.exchange('GET', '/web-bot-auth/directory', { auth: false });
+    expectShape(interpretAnswer(answer, undefined), ['keys']);
+    return answer.text;
+  }
+
   /** auditRecords is GET /audit (owner only): the latest `limit` lines of the daemon's audit.log, as they are in the file. */
   async auditRecords(limit: number): Promise<{ records: Array<Record<string, unknown>>; has_more: boolean }> {
     return expectShape(await this.call('GET', withQuery('/audit', { limit })), ['records', 'has_more']);

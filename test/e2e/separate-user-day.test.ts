@@ -226,6 +226,9 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
     const resumed = await asOwner(['resume', '--passphrase-stdin']);
     assert.equal(resumed.status, 0, resumed.stderr);
     assert.match(resumed.stdout, /Signing resumed/);
+    const directory = await asOwner(['identity', 'directory', '--json'], '');
+    assert.equal(directory.status, 0, directory.stderr);
+    assert.ok(Array.isArray((JSON.parse((JSON.parse(directory.stdout) as { document: string }).document) as { keys: unknown[] }).keys), 'the daemon\'s key directory');
     const login = await asOwner(['console', '--no-open', '--passphrase-stdin']);
     assert.equal(login.status, 0, login.stderr);
 
