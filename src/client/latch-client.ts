@@ -7,6 +7,9 @@ import { resolveDaemonUrl } from './base-url.js';
 import { readListenFile } from '../datadir/listen-file.js';
 import type { SystemPin } from '../datadir/system-pin.js';
 import { systemDaemonOf } from './system-daemon.js';
+import { pinnedKeyPath } from './pinned-key.js';
+import { tokenPath } from '../datadir/token.js';
+import { existsSync } from 'node:fs';
 import { LatchClientError } from './client-errors.js';
 import { DaemonExchange, type CallOptions } from './daemon-exchange.js';
 import { isPendingApproval } from './pending-approval.js';
@@ -129,7 +132,8 @@ export class LatchClient {
       agent: this.agent,
       userAgent,
       timeoutMs: this.timeoutMs,
-      ownerNeedsSession: this.systemDaemon !== undefined,
+      // Root's pin, or (the hand-pinned route of §21.7) a pinned key here and no daemon token.
+      ownerNeedsSession: this.systemDaemon !== undefined || (existsSync(pinnedKeyPath(this.home)) && !existsSync(tokenPath(this.home))),
       ...(ask !== undefined && { openSession: async () => void (await this.openOwnerSession(await ask())) }),
     });
   }

@@ -161,6 +161,10 @@ describe('the separate-user setup with real users', { skip: REAL_USERS_SKIP }, (
     const resumed = await runAs(owner, ['resume', '--passphrase-stdin'], env, `${PASSPHRASE}\n`);
     assert.equal(resumed.status, 0, resumed.stderr + resumed.stdout);
     assert.match(resumed.stdout, /Signing resumed/);
+    // Every owner read too, with one session from the passphrase (docs/decisions.md §30.4).
+    const approvals = await runAs(owner, ['approvals', '--json', '--passphrase-stdin'], env, `${PASSPHRASE}\n`);
+    assert.equal(approvals.status, 0, approvals.stderr + approvals.stdout);
+    assert.deepEqual((JSON.parse(approvals.stdout) as { approvals: unknown[] }).approvals, []);
     assert.ok(!existsSync(path.join(home, 'paused')));
     // With no passphrase, the owner account has nothing to call with: no token, no session.
     const refused = await runAs(owner, ['agent', 'add', 'another', '--passphrase-stdin'], env, 'not the passphrase\n');
