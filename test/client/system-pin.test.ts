@@ -7,6 +7,7 @@
  * have written is refused, never read as "no pin". Creating root-owned files needs root.
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,6 @@ import { LatchClient } from '../../src/client/latch-client.js';
 import { LatchClientError } from '../../src/client/client-errors.js';
 import { readPinnedKey, writePinnedKey } from '../../src/client/pinned-key.js';
 import { toBase64Url } from '../../src/crypto/base64url.js';
-import { generateSecretKey, publicKeyOf, signEd25519 } from '../../src/crypto/ed25519.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { clearApprovalPassphrase, setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
 import { loadConfig } from '../../src/datadir/config.js';
@@ -29,9 +29,17 @@ const skip = isRoot ? false : 'needs root to make root-owned pin files (CI runs 
 const PASSPHRASE = 'root pinned this daemon';
 const OTHER_UID = 54_321;
 
+/** A key the fake daemon proves with: node:crypto's Ed25519, so the test needs no signer of Latch's. */
+function fakeSigningKey(): { publicKey: Uint8Array; sign: (message: Uint8Array) => Uint8Array } {
+  const pair = generateKeyPairSync('ed25519');
+  const privateKey: KeyObject = pair.privateKey;
+  const jwk = pair.publicKey.export({ format: 'jwk' }) as { x: string };
+  return { publicKey: new Uint8Array(Buffer.from(jwk.x, 'base64url')), sign: (message) => new Uint8Array(sign(null, message, privateKey)) };
+}
+
 /** A fake daemon that proves its own key on any address and records every byte it is sent. */
 async function fakeDaemon(): Promise<{ port: number; seen: () => string; close: () => Promise<void> }> {
-  const key = generateSecretKey();
+  const key = fakeSigningKey();
   let seen = '';
   let port = 0;
   const server = http.createServer((request, response) => {
@@ -41,8 +49,8 @@ async function fakeDaemon(): Promise<{ port: number; seen: () => string; close: 
       const challenge = request.headers['latch-challenge'];
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (typeof challenge === 'string') {
-        const signature = signEd25519(keyProofMessage(challenge, `127.0.0.1:${port}`), key);
-        headers['latch-key-proof'] = `${keyIdOf(publicKeyOf(key))}.${toBase64Url(publicKeyOf(key))}.${toBase64Url(signature)}`;
+        const signature = key.sign(keyProofMessage(challenge, `127.0.0.1:${port}`));
+        headers['latch-key-proof'] = `${keyIdOf(key.publicKey)}.${toBase64Url(key.publicKey)}.${toBase64Url(signature)}`;
       }
       response.writeHead(request.url === '/owner/sessions' ? 201 : 200, headers);
       response.end(request.url === '/owner/sessions' ? JSON.stringify({ token: 'los_fake', expires_at: '2030-01-01T00:00:00Z' }) : JSON.stringify({ status: 'ok', version: '1', uptime_seconds: 1, signing_key: null, owner_presence: 'passphrase', approvals: [], has_more: false }));
@@ -79,7 +87,7 @@ describe("root's pin", { skip }, () => {
     const own = mkdtempSync(path.join(tmpdir(), 'latch-l36-owner-'));
     try {
       // Everything the agent can write as the owner points at its fake daemon and its fake key.
-      const fakeKey = publicKeyOf(generateSecretKey());
+      const fakeKey = fakeSigningKey().publicKey;
       writePinnedKey(own, fakeKey);
       writeFileSync(path.join(own, 'listen.json'), JSON.stringify({ v: 1, pid: process.pid, port_a: fake.port, port_b: null }), { mode: 0o600 });
       writeFileSync(path.join(own, 'config.json'), JSON.stringify({ key_id: keyIdOf(fakeKey) }), { mode: 0o600 });

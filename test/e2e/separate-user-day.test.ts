@@ -10,14 +10,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import http from 'node:http';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { toBase64Url } from '../../src/crypto/base64url.js';
-import { generateSecretKey, publicKeyOf, signEd25519 } from '../../src/crypto/ed25519.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { SYSTEM_PIN_ENV } from '../../src/datadir/system-pin.js';
 import { keyProofMessage } from '../../src/http/daemon-proof.js';
@@ -255,7 +254,9 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
   });
 
   test("an agent running as the owner rewrites every file in the owner's ~/.latch and runs its own daemon: no passphrase, no session, no other agent's token, no signature", async () => {
-    const fakeKey = generateSecretKey();
+    // The fake daemon's own key (node:crypto's Ed25519): it proves this key, never the pinned one.
+    const pair = generateKeyPairSync('ed25519');
+    const fakePublicKey = new Uint8Array(Buffer.from((pair.publicKey.export({ format: 'jwk' }) as { x: string }).x, 'base64url'));
     let seen = '';
     let fakePort = 0;
     const fake = http.createServer((request, response) => {
@@ -265,8 +266,8 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
         const challenge = request.headers['latch-challenge'];
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if (typeof challenge === 'string') {
-          const signature = signEd25519(keyProofMessage(challenge, `127.0.0.1:${fakePort}`), fakeKey);
-          headers['latch-key-proof'] = `${keyIdOf(publicKeyOf(fakeKey))}.${toBase64Url(publicKeyOf(fakeKey))}.${toBase64Url(signature)}`;
+          const signature = new Uint8Array(sign(null, keyProofMessage(challenge, `127.0.0.1:${fakePort}`), pair.privateKey));
+          headers['latch-key-proof'] = `${keyIdOf(fakePublicKey)}.${toBase64Url(fakePublicKey)}.${toBase64Url(signature)}`;
         }
         response.writeHead(200, headers);
         response.end(JSON.stringify({ status: 'ok', version: '1', uptime_seconds: 1, signing_key: null, owner_presence: 'passphrase', approvals: [], has_more: false }));
@@ -276,8 +277,8 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
     fakePort = (fake.address() as { port: number }).port;
     try {
       // As the owner's uid: every file the client could read in ~/.latch points at the fake.
-      const fakePublic = toBase64Url(publicKeyOf(fakeKey));
-      const fakeKeyId = keyIdOf(publicKeyOf(fakeKey));
+      const fakePublic = toBase64Url(fakePublicKey);
+      const fakeKeyId = keyIdOf(fakePublicKey);
       const script = [
         'umask 077',
         'mkdir -p "$HOME/.latch/agents"',
