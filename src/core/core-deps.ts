@@ -57,9 +57,10 @@ export interface CoreDeps {
   cloudNowSeconds?(): number;
   /**
    * Windows signed for requests that carried an Idempotency-Key, so a retry re-sends the same
-   * window; without it every request signs afresh.
+   * window. Required: without it a retry would sign and register a second window for one request
+   * (docs/decisions.md §28.6).
    */
-  signedWindows?: SignedWindowCache;
+  signedWindows: SignedWindowCache;
   /*
    * The safety steps below are required: none has an absent form that allows everything (docs/decisions.md
    * §18.3). A test that wants "allow all" passes allowEverything or neverPaused by name.
@@ -77,10 +78,10 @@ export interface CoreDeps {
   approvals: ApprovalDeps;
   /**
    * The windows the owner's signing primitives made, held unregistered for the /v1 proxy to
-   * forward once (docs/decisions.md §21). Absent, such a window can never be registered through
-   * the proxy.
+   * forward once (docs/decisions.md §21). Required: a primitive's window is signed only once it is
+   * held (docs/decisions.md §28.6).
    */
-  heldWindows?: HeldWindows;
+  heldWindows: HeldWindows;
 }
 
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */
@@ -89,6 +90,11 @@ export interface AuthorizationRecorder {
   /** The entry of a window this device signed (who asked for it), if it is still kept. */
   get(policyId: string): AuthorizationEntry | undefined;
   noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void>;
+  /**
+   * keepSignature keeps the JWS made for a recorded entry, for its evidence pack (docs/decisions.md
+   * §28). It never delays or fails the signing: the record joins the journal's next group commit.
+   */
+  keepSignature(policyId: string, jws: string): void;
   /** Right before a window is sent: false when it was rolled back and must never be sent (docs/decisions.md §17.1). */
   beginRegistration(policyId: string): boolean;
   endRegistration(policyId: string): void;

@@ -12,7 +12,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../src/datadir/config.js';
-import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { keyNamedByConfig } from '../../src/datadir/key-rollover.js';
 import { readToken } from '../../src/datadir/token.js';
 import { verifyAudit } from '../../src/datadir/audit-verify.js';

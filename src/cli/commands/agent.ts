@@ -12,7 +12,7 @@ import { addAgent, assertAgentName, listAgents, removeAgent, rotateAgent } from 
 import { createExclusive } from '../../datadir/atomic-file.js';
 import { rotateIdentityKey } from '../../identity/identity-keys.js';
 import { countOf } from '../../policy/policy-summary.js';
-import { daemonLivesElsewhere, refuseWhereDaemonLivesElsewhere, withOwnerPresence } from '../owner-session.js';
+import { daemonLivesElsewhere, directEditNote, refuseWhereDaemonLivesElsewhere, withOwnerPresence } from '../owner-session.js';
 import { latchVersion } from '../../version.js';
 import { resolveHome } from '../../datadir/home.js';
 import { newCliClient } from '../daemon-calls/daemon-call-command.js';
@@ -37,6 +37,8 @@ interface AgentAdded {
   agent: string;
   token_file: string | null;
   token?: string;
+  /** Said when the file was written directly while a passphrase is set (docs/decisions.md §31.3). */
+  note?: string;
 }
 
 /** `latch agent add NAME` creates an agent's token file. */
@@ -67,17 +69,24 @@ ${EXIT_CODES}`,
     const tokenFile = typeof args.flags['token-file'] === 'string' ? args.flags['token-file'] : undefined;
     const elsewhere = daemonLivesElsewhere(resolveHome(io.env), io.env);
     // The owner's account in the separate-user setup (or --token-file): the daemon makes the agent (docs/decisions.md §30).
-    if (tokenFile === undefined && !elsewhere) return { agent: name, token_file: addAgent(privateHome(io.env), name) };
+    if (tokenFile === undefined && !elsewhere) {
+      const home = privateHome(io.env);
+      return { agent: name, token_file: addAgent(home, name), ...directEditNote(home) };
+    }
     return addAgentThroughApi(io, name, tokenFile, args.flags['passphrase-stdin'] === true);
   },
-  human: ({ agent, token_file, token }) =>
+  human: ({ agent, token_file, token, note }) =>
     token !== undefined
       ? [
           `Created agent ${agent}. Its token, shown this once and stored nowhere on this account:`,
           `  ${token}`,
           `Give it to the agent's own account: as that user, save it (umask 077; mkdir -p ~/.latch/agents; cat > ~/.latch/agents/${agent}.token), then run the agent with --agent ${agent}.`,
         ]
-      : [`Created agent ${agent}. Its token is in ${token_file}`, `Configure the agent with --agent ${agent} (for MCP: latch mcp --agent ${agent}); do not copy the token itself.`],
+      : [
+          `Created agent ${agent}. Its token is in ${token_file}`,
+          `Configure the agent with --agent ${agent} (for MCP: latch mcp --agent ${agent}); do not copy the token itself.`,
+          ...(note === undefined ? [] : [note]),
+        ],
 });
 
 interface AgentRow {
