@@ -14,12 +14,19 @@ export const AGENT_OPTION = "  --agent NAME   act as agent NAME, with that agent
 /** The --agent line of a command that is the owner's alone. */
 export const OWNER_ONLY_AGENT_OPTION = "  --agent NAME   refused (exit 7, agent_not_permitted): this command is the owner's alone";
 
+/** The --passphrase-stdin line of a command the owner runs through the daemon. */
+export const PASSPHRASE_STDIN_OPTION = '  --passphrase-stdin   the owner passphrase, when one is needed (the separate-user setup), from the first line of standard input';
+
 /**
  * usageWithCommonOptions adds the --json and --agent lines a usage text does not already have,
  * at the top of its Options block (or in a new one before its exit codes).
  */
-export function usageWithCommonOptions(usage: string, agentLine: string = AGENT_OPTION, jsonLine: string = JSON_OPTION): string {
-  const missing = [/^\s+--json\b/m.test(usage) ? undefined : jsonLine, /^\s+--agent NAME\b/m.test(usage) ? undefined : agentLine].filter((line): line is string => line !== undefined);
+export function usageWithCommonOptions(usage: string, agentLine: string = AGENT_OPTION, jsonLine: string = JSON_OPTION, passphraseLine?: string): string {
+  const missing = [
+    /^\s+--json\b/m.test(usage) ? undefined : jsonLine,
+    /^\s+--agent NAME\b/m.test(usage) ? undefined : agentLine,
+    passphraseLine === undefined || /^\s+--passphrase-stdin\b/m.test(usage) ? undefined : passphraseLine,
+  ].filter((line): line is string => line !== undefined);
   if (missing.length === 0) return usage;
   const options = usage.indexOf('\nOptions:\n');
   if (options !== -1) {

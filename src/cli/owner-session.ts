@@ -8,12 +8,14 @@
  */
 import { existsSync } from 'node:fs';
 import { pinnedKeyPath } from '../client/pinned-key.js';
+import { systemDaemonOf } from '../client/system-daemon.js';
 import type { LatchClient } from '../client/latch-client.js';
 import { LatchClientError } from '../client/client-errors.js';
 import { readToken } from '../datadir/token.js';
 import { passphraseIsSet } from './approvals/owner-input.js';
 import { stdinPassphrase, terminalKeys, withKeys } from './approvals/owner-input.js';
-import type { CliIo } from './command.js';
+import { UsageError, type CliIo } from './command.js';
+import { resolveHome } from '../datadir/home.js';
 import { readSecret } from './terminal/prompts.js';
 
 /** hasDaemonToken reports whether this data directory holds a daemon token this user can read. */
@@ -40,6 +42,30 @@ export function isOwnerHomeOfAnotherDaemon(home: string): boolean {
   return existsSync(pinnedKeyPath(home)) && !hasDaemonToken(home);
 }
 
+/**
+ * daemonLivesElsewhere reports whether the daemon this account talks to keeps its data somewhere
+ * else: root pinned a daemon whose data directory is not home (docs/decisions.md §30), or home
+ * holds only a hand-written pin. Owner commands then go through the daemon's API with a session,
+ * and never report this directory's emptiness as the daemon's state.
+ */
+export function daemonLivesElsewhere(home: string, env: NodeJS.ProcessEnv): boolean {
+  return systemDaemonOf(home, env) !== undefined || isOwnerHomeOfAnotherDaemon(home);
+}
+
+/**
+ * refuseWhereDaemonLivesElsewhere stops a command that would change this account's data
+ * directory when the daemon keeps its data elsewhere (the separate-user setup): the change would
+ * land in a folder no daemon reads, and look done. The error names what to run instead.
+ */
+export function refuseWhereDaemonLivesElsewhere(commandName: string, env: NodeJS.ProcessEnv, instead: string): void {
+  const home = resolveHome(env);
+  if (!daemonLivesElsewhere(home, env)) return;
+  // Root's pin names the service user and its data directory: the command to run says them.
+  const pin = systemDaemonOf(home, env);
+  const named = pin === undefined ? instead : instead.replaceAll('SERVICE_USER', pin.user).replaceAll('DATA_DIR', pin.data_dir);
+  throw new UsageError(`latch ${commandName} would change this account's ${home}, which the daemon does not use: it runs as its own user (the separate-user setup). ${named}`);
+}
+
 /** askOwnerPassphrase reads the owner passphrase from standard input or the terminal; it is never echoed. */
 export async function askOwnerPassphrase(io: CliIo, passphraseStdin: boolean): Promise<string> {
   if (passphraseStdin) return stdinPassphrase(io);
@@ -54,7 +80,9 @@ export async function askOwnerPassphrase(io: CliIo, passphraseStdin: boolean): P
 export async function withOwnerPresence<T>(client: LatchClient, io: CliIo, options: { passphraseStdin: boolean; openWithoutToken?: boolean }, call: () => Promise<T>): Promise<T> {
   let opened = false;
   try {
-    if (options.passphraseStdin || ((options.openWithoutToken ?? true) && !hasDaemonToken(client.home))) {
+    if (options.passphraseStdin || client.systemDaemon !== undefined || ((options.openWithoutToken ?? true) && !hasDaemonToken(client.home))) {
+      // The session may already be open (the client opens one on its first call in the separate-user setup).
+      if (client.hasOwnerSession()) return await call();
       await client.openOwnerSession(await askOwnerPassphrase(io, options.passphraseStdin));
       opened = true;
       return await call();

@@ -37,9 +37,10 @@ export class DaemonUrlError extends Error {
 }
 
 /**
- * resolveDaemonUrl picks the daemon origin: the explicit option, else LATCH_URL, else where the
- * running daemon of this data directory says it listens (`discovered`, from listen.json:
- * docs/decisions.md §19), else http://127.0.0.1:7723. An unusable value throws a DaemonUrlError
+ * resolveDaemonUrl picks the daemon origin: the explicit option, else LATCH_URL, else what
+ * `discovered` finds (root's pin in the separate-user setup, docs/decisions.md §30; else where the
+ * running daemon of this data directory says it listens, listen.json: §19), else
+ * http://127.0.0.1:7723. An unusable value throws a DaemonUrlError
  * naming where it came from, rather than silently falling back to the default.
  */
 export function resolveDaemonUrl(option: string | undefined, env: NodeJS.ProcessEnv, discovered: () => string | undefined = () => undefined): string {

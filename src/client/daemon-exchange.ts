@@ -29,11 +29,20 @@ export interface CallOptions {
 /** Who the exchange speaks for and where: fixed for a client's life. */
 export interface ExchangeConfig {
   home: string;
+  /** Where root's pin may be named (LATCH_SYSTEM_PIN); see src/datadir/system-pin.ts. */
+  env: NodeJS.ProcessEnv;
   baseUrl: string;
   /** The agent the client calls as, or undefined for the owner. */
   agent: string | undefined;
   userAgent: string;
   timeoutMs: number;
+  /**
+   * The owner's account of a daemon root pinned elsewhere: the owner calls only with a session,
+   * never with a daemon_token file found in this (owner-writable) directory.
+   */
+  ownerNeedsSession?: boolean;
+  /** Opens the owner session such a client needs (asks the passphrase once); see LatchClientOptions.ownerPassphrase. */
+  openSession?: () => Promise<void>;
 }
 
 const BEARER_CODES: ReadonlySet<string> = new Set(['missing_bearer_token', 'invalid_bearer_token']);
@@ -46,6 +55,7 @@ export class DaemonExchange {
   // The owner session (docs/decisions.md §21): kept in this object's memory only, never on disk.
   private session: string | undefined;
   private pinVerified = false;
+  private opening: Promise<void> | undefined;
 
   constructor(private readonly config: ExchangeConfig) {
     this.tokens = new TokenSource(config.home, config.agent);
@@ -60,12 +70,12 @@ export class DaemonExchange {
 
   /**
    * verifyPinnedKey checks that the peer signs a fresh challenge with the daemon key pinned in the
-   * data directory (daemon_key.pub, or config.json's key_id); nothing secret is sent. It is
+   * data directory (root's pin, else daemon_key.pub, else config.json's key_id); nothing secret is sent. It is
    * remembered for the client's lifetime.
    */
   async verifyPinnedKey(): Promise<void> {
     if (this.pinVerified) return;
-    await verifyPinnedDaemon(this.transport, this.config.baseUrl, readPinnedKey(this.config.home), { accept: 'application/json', 'user-agent': this.config.userAgent }, this.config.timeoutMs);
+    await verifyPinnedDaemon(this.transport, this.config.baseUrl, readPinnedKey(this.config.home, this.config.env), { accept: 'application/json', 'user-agent': this.config.userAgent }, this.config.timeoutMs);
     this.pinVerified = true;
   }
 
@@ -95,6 +105,12 @@ export class DaemonExchange {
     const auth = options.auth ?? true;
     const bodyText = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
     if (options.ownerPassphrase !== undefined) await this.verifyPinnedKey();
+    if (auth && this.session === undefined && this.config.agent === undefined && this.config.ownerNeedsSession === true && this.config.openSession !== undefined) {
+      // The owner of a daemon root pinned elsewhere: one session for this client's calls, and
+      // concurrent first calls share it, so the passphrase is asked once.
+      this.opening ??= this.config.openSession().finally(() => (this.opening = undefined));
+      await this.opening;
+    }
     if (auth && this.session !== undefined) {
       // An owner session goes only to the peer that proved the pinned key; it is never retried
       // with the token file: an ended session is an answer for the caller.
@@ -102,6 +118,14 @@ export class DaemonExchange {
       const answer = await this.attempt(method, target, bodyText, this.session, options);
       if (answer.status === 401) this.session = undefined;
       return answer;
+    }
+    if (auth && this.config.agent === undefined && this.config.ownerNeedsSession === true) {
+      throw new LatchClientError({
+        code: 'token_unreadable',
+        status: null,
+        message: `The Latch daemon on this machine runs as its own user (pinned by root); this account calls it as the owner only with an owner session.`,
+        remedy: 'Run the latch command from a terminal: it asks for the owner passphrase (or pass --passphrase-stdin). Embedders call openOwnerSession(passphrase) first.',
+      });
     }
     const token = auth ? this.tokens.current() : undefined;
     if (token !== undefined) await this.verifyTokenPeer(token, options.idempotencyKey);

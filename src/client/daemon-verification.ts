@@ -71,10 +71,13 @@ export class DaemonVerifier {
   }
 
   private notVerified(status: number | null, why: string): LatchClientError {
+    // An agent's proof is keyed by its token: a daemon that never made this agent cannot give it,
+    // which looks exactly like a squatter, so both are named.
+    const agent = this.agent === undefined ? '' : ` Or the daemon does not know agent "${this.agent}" with this token (a token made before the daemon's key was pinned, or by another daemon): ask the owner for a new one (latch agent add ${this.agent}).`;
     return new LatchClientError({
       code: 'daemon_not_verified',
       status,
-      message: `The program listening on ${this.baseUrl} did not prove it is the Latch daemon of this data directory: ${why}. Something else may be listening on the daemon's address; the token was not sent.`,
+      message: `The program listening on ${this.baseUrl} did not prove it is the Latch daemon of this data directory: ${why}. Something else may be listening on the daemon's address; the token was not sent.${agent}`,
     });
   }
 }

@@ -5,6 +5,11 @@ import { latchVersion } from '../version.js';
 import { expectShape, interpretAnswer } from './answer.js';
 import { resolveDaemonUrl } from './base-url.js';
 import { readListenFile } from '../datadir/listen-file.js';
+import type { SystemPin } from '../datadir/system-pin.js';
+import { systemDaemonOf } from './system-daemon.js';
+import { pinnedKeyPath } from './pinned-key.js';
+import { tokenPath } from '../datadir/token.js';
+import { existsSync } from 'node:fs';
 import { LatchClientError } from './client-errors.js';
 import { DaemonExchange, type CallOptions } from './daemon-exchange.js';
 import { isConsoleLoginUrl } from './console-link.js';
@@ -64,6 +69,12 @@ export interface LatchClientOptions {
    * never read). Default LATCH_AGENT; empty means the owner.
    */
   agent?: string;
+  /**
+   * Where the owner passphrase comes from when this client, as the owner of a daemon root pinned
+   * elsewhere (the separate-user setup), must open a session before its first call: asked once,
+   * and the session is ended by close(). Without it such a client must call openOwnerSession first.
+   */
+  ownerPassphrase?: () => Promise<string>;
 }
 
 
@@ -96,17 +107,36 @@ export class LatchClient {
   readonly baseUrl: string;
   /** The agent this client calls as, or undefined for the owner (the daemon token). */
   readonly agent: string | undefined;
+  /**
+   * Root's pin when this client's data directory is not the pinned daemon's (the separate-user
+   * setup, seen from the owner's account): the owner then calls only with a session.
+   */
+  readonly systemDaemon: SystemPin | undefined;
   private readonly timeoutMs: number;
   private readonly wire: DaemonExchange;
 
   constructor(options: LatchClientOptions = {}) {
     const env = options.env ?? process.env;
     this.home = options.home ?? resolveHome(env);
-    this.baseUrl = resolveDaemonUrl(options.baseUrl, env, () => listeningUrl(this.home));
+    this.systemDaemon = systemDaemonOf(this.home, env);
+    // Root's pin names the address; the owner's listen.json is anyone-as-the-owner's to rewrite.
+    const pinnedUrl = this.systemDaemon === undefined ? undefined : (this.systemDaemon.url ?? '');
+    this.baseUrl = resolveDaemonUrl(options.baseUrl, env, () => (pinnedUrl === undefined ? listeningUrl(this.home) : pinnedUrl === '' ? undefined : pinnedUrl));
     this.timeoutMs = options.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.agent = resolveAgent(options.agent, env);
     const userAgent = options.userAgent ?? `latch-client/${latchVersion()}`;
-    this.wire = new DaemonExchange({ home: this.home, baseUrl: this.baseUrl, agent: this.agent, userAgent, timeoutMs: this.timeoutMs });
+    const ask = options.ownerPassphrase;
+    this.wire = new DaemonExchange({
+      home: this.home,
+      env,
+      baseUrl: this.baseUrl,
+      agent: this.agent,
+      userAgent,
+      timeoutMs: this.timeoutMs,
+      // Root's pin, or (the hand-pinned route of §21.7) a pinned key here and no daemon token.
+      ownerNeedsSession: this.systemDaemon !== undefined || (existsSync(pinnedKeyPath(this.home)) && !existsSync(tokenPath(this.home))),
+      ...(ask !== undefined && { openSession: async () => void (await this.openOwnerSession(await ask())) }),
+    });
   }
 
   /**
@@ -120,7 +150,7 @@ export class LatchClient {
 
   /**
    * verifyPinnedKey checks that the peer signs a fresh challenge with the daemon key pinned in
-   * this data directory (daemon_key.pub, or config.json's key_id); nothing secret is sent. Every
+   * this data directory (root's pin, else daemon_key.pub, else config.json's key_id); nothing secret is sent. Every
    * call that sends a passphrase or a session does this first; it is remembered for the client's
    * lifetime.
    */
@@ -323,6 +353,27 @@ export class LatchClient {
     return expectShape(await this.call('GET', '/policy'), ['policy', 'sha256', 'source']);
   }
 
+  /**
+   * keyDirectory is GET /web-bot-auth/directory: the agents' Web Bot Auth key directory as the
+   * daemon serves it (public), after the daemon proved the pinned key, so the document is its own.
+   */
+  async keyDirectory(): Promise<string> {
+    await this.verifyPinnedKey();
+    const answer = await this.wire.exchange('GET', '/web-bot-auth/directory', { auth: false });
+    expectShape(interpretAnswer(answer, undefined), ['keys']);
+    return answer.text;
+  }
+
+  /** auditRecords is GET /audit (owner only): the latest `limit` lines of the daemon's audit.log, as they are in the file. */
+  async auditRecords(limit: number): Promise<{ records: Array<Record<string, unknown>>; has_more: boolean }> {
+    return expectShape(await this.call('GET', withQuery('/audit', { limit })), ['records', 'has_more']);
+  }
+
+  /** verifyAudit is GET /audit/verify (owner only): the daemon checks its audit.log's hash chain. */
+  async verifyAudit(): Promise<{ ok: boolean; lines: number; problem: { line: number; reason: string } | null }> {
+    return expectShape(await this.call('GET', '/audit/verify'), ['ok', 'lines', 'problem']);
+  }
+
   /** consoleLoginLink makes a one-time login link to the owner console (the owner only). */
   async consoleLoginLink(): Promise<{ url: string; expires_at: string }> {
     const link = expectShape<{ url: string; expires_at: string }>(await this.write('/console/login-code', {}, {}), ['url', 'expires_at']);
@@ -383,6 +434,13 @@ export class LatchClient {
 
   /** close drops idle keep-alive connections; the client stays usable and reconnects on the next call. */
   close(): void {
+    // A session opened for this client's calls ends with it (the daemon would end it when idle).
+    if (this.wire.hasSession()) {
+      void this.endOwnerSession()
+        .catch(() => undefined)
+        .finally(() => this.wire.close());
+      return;
+    }
     this.wire.close();
   }
 

@@ -26,14 +26,14 @@ export interface OwnerSecurity {
 const DEPTH_MAX = 3;
 
 /** ownerSecurity inspects home and what /health said of presence. */
-export function ownerSecurity(home: string, ownerPresence: string | null): OwnerSecurity {
+export function ownerSecurity(home: string, ownerPresence: string | null, env: NodeJS.ProcessEnv = process.env): OwnerSecurity {
   const warnings: string[] = [];
   let pinned: OwnerSecurity['pinned_key'] = null;
   try {
-    const found = readPinnedKey(home);
+    const found = readPinnedKey(home, env);
     if (found !== undefined) pinned = { key_id: found.keyId, source: found.source };
-  } catch {
-    warnings.push(`${home}/daemon_key.pub is damaged: clients will send no passphrase until it is pinned again`);
+  } catch (error) {
+    warnings.push(`the daemon pin cannot be used (${error instanceof Error ? error.message : 'unreadable'}): clients will send no passphrase until it is pinned again`);
   }
   if (pinned === null) warnings.push('no daemon key is pinned: the CLI will not send the owner passphrase (latch service install --system pins it; the same-user setup pins config.json\'s key_id at enrollment)');
   const exposed: string[] = [];

@@ -5,9 +5,11 @@
  * a peer that cannot — a port squatter, another user's program — gets `daemon_not_verified` and
  * never sees the passphrase.
  *
- * The pin is the key id (the RFC 7638 thumbprint of the device's public key):
- * `$LATCH_HOME/daemon_key.pub` (`{"v":1,"key_id":"…","public_key":"…"}`, written by `latch service
- * install --system` for the owner's account, or by `latch daemon pin`), else the `key_id` that
+ * The pin is the key id (the RFC 7638 thumbprint of the device's public key), from the first of:
+ * the system pin root wrote (`/etc/latch/daemon.json`, by `latch service install --system` or
+ * `latch daemon|start --user NAME`: src/datadir/system-pin.ts), which nothing running as the owner
+ * can rewrite and which therefore wins over everything below; `$LATCH_HOME/daemon_key.pub`
+ * (`{"v":1,"key_id":"…","public_key":"…"}`, written by hand or by embedders); the `key_id` that
  * config.json recorded at enrollment (the same-user setup).
  */
 import { randomBytes } from 'node:crypto';
@@ -18,6 +20,7 @@ import { keyIdOf } from '../crypto/jwk.js';
 import { writeFileAtomic } from '../datadir/atomic-file.js';
 import { loadConfig } from '../datadir/config.js';
 import { readPrivateFile } from '../datadir/read-private-file.js';
+import { readSystemPin, SystemPinError, systemPinPath } from '../datadir/system-pin.js';
 import { CHALLENGE_BYTES, CHALLENGE_HEADER, KEY_PROOF_HEADER, keyProofMessage } from '../http/daemon-proof.js';
 import { LatchClientError } from './client-errors.js';
 import { TransportFailure, type HttpTransport, type TransportAnswer } from './http-transport.js';
@@ -25,10 +28,12 @@ import { TransportFailure, type HttpTransport, type TransportAnswer } from './ht
 /** The pin file's name in the client's LATCH_HOME. */
 export const PINNED_KEY_FILE = 'daemon_key.pub';
 
-/** A pinned daemon key: where it came from and its id. */
+/** A pinned daemon key: where it came from (`system` is root's pin) and its id. */
 export interface PinnedKey {
   keyId: string;
-  source: 'daemon_key.pub' | 'config.json';
+  source: 'system' | 'daemon_key.pub' | 'config.json';
+  /** The file the pin was read from. */
+  file: string;
 }
 
 const KEY_ID_SHAPE = /^[A-Za-z0-9_-]{43}$/;
@@ -42,13 +47,21 @@ export function pinnedKeyPath(home: string): string {
  * readPinnedKey returns the pinned key of a data directory, or undefined when nothing is pinned.
  * A damaged pin file is an error (never "no pin"), so a client fails closed.
  */
-export function readPinnedKey(home: string): PinnedKey | undefined {
+export function readPinnedKey(home: string, env: NodeJS.ProcessEnv = process.env): PinnedKey | undefined {
+  let system;
+  try {
+    system = readSystemPin(env);
+  } catch (error) {
+    if (!(error instanceof SystemPinError)) throw error;
+    throw new LatchClientError({ code: 'daemon_not_verified', status: null, message: `The system pin cannot be trusted: ${error.message}.`, remedy: 'Ask root to pin the daemon again: sudo latch service install --system --force (or restart it with sudo latch daemon --user NAME).' });
+  }
+  if (system !== undefined) return { keyId: system.key_id, source: 'system', file: systemPinPath(env) };
   const file = pinnedKeyPath(home);
   const text = readPrivateFile(file, 1024);
   if (text !== undefined) {
     const parsed = parsePin(text);
-    if (parsed === undefined) throw new LatchClientError({ code: 'daemon_not_verified', status: null, message: `${file} is not a pinned daemon key; pin it again with latch daemon pin.` });
-    return { keyId: parsed, source: 'daemon_key.pub' };
+    if (parsed === undefined) throw new LatchClientError({ code: 'daemon_not_verified', status: null, message: `${file} is not a pinned daemon key; remove it, or write the daemon's key id there again.` });
+    return { keyId: parsed, source: 'daemon_key.pub', file };
   }
   let keyId: string | undefined;
   try {
@@ -56,7 +69,7 @@ export function readPinnedKey(home: string): PinnedKey | undefined {
   } catch {
     keyId = undefined;
   }
-  return keyId === undefined ? undefined : { keyId, source: 'config.json' };
+  return keyId === undefined ? undefined : { keyId, source: 'config.json', file: path.join(home, 'config.json') };
 }
 
 /** writePinnedKey pins a daemon's public key in home (0600, atomic). */
@@ -93,7 +106,7 @@ export async function verifyPinnedDaemon(transport: HttpTransport, baseUrl: stri
       status: null,
       message: `The program listening on ${baseUrl} did not prove it is the Latch daemon whose key is pinned: ${why}. The passphrase was not sent.`,
     });
-  if (pinned === undefined) throw notVerified('no daemon key is pinned in this data directory (latch daemon pin, or latch service install --system, pins it)');
+  if (pinned === undefined) throw notVerified('no daemon key is pinned (sudo latch service install --system pins the separate-user daemon for every account; the same-user setup pins config.json\'s key at enrollment)');
   const challenge = randomBytes(CHALLENGE_BYTES).toString('base64url');
   let answer: TransportAnswer;
   try {
@@ -110,6 +123,6 @@ export async function verifyPinnedDaemon(transport: HttpTransport, baseUrl: stri
   const publicKey = publicText === undefined ? undefined : fromBase64Url(publicText);
   const signature = signatureText === undefined ? undefined : fromBase64Url(signatureText);
   if (extra !== undefined || publicKey?.length !== 32 || signature?.length !== 64) throw notVerified('its key proof is malformed');
-  if (keyId !== pinned.keyId || keyIdOf(publicKey) !== pinned.keyId) throw notVerified(`it holds another key than the pinned ${pinned.keyId}`);
+  if (keyId !== pinned.keyId || keyIdOf(publicKey) !== pinned.keyId) throw notVerified(`it holds another key than ${pinned.keyId}, pinned in ${pinned.file}`);
   if (!verifyEd25519(signature, keyProofMessage(challenge, transport.address), publicKey)) throw notVerified('its signature over the challenge is wrong');
 }

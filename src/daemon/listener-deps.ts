@@ -10,6 +10,8 @@ import { healthReport } from './health.js';
 import { signKeyProof } from '../signer/index.js';
 import type { ProofKey } from '../http/daemon-proof.js';
 import { bindOwner } from './owner-binding.js';
+import { readAudit } from '../datadir/audit-log.js';
+import { verifyAudit } from '../verify/audit-verify.js';
 import { bindIdentity } from './identity-binding.js';
 import type { DirectoryRegistrar } from './identity-registration.js';
 import type { DaemonServices } from './services.js';
@@ -39,6 +41,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
       identity: identity.operations,
       owner: bindOwner(services, core, authorizations),
       consoleLoginLink,
+      audit: { recent: (limit) => readAudit(services.home, { limit }), verify: () => verifyAudit(services.home) },
     },
     b: { operations, health: () => ({ version: services.version, uptimeSeconds: services.uptimeSeconds() }) },
   };

@@ -5,8 +5,9 @@
  * nothing that runs as the owner can read the key, the tokens, the policy or the journals.
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, lstatSync, mkdirSync } from 'node:fs';
+import { closeSync, constants, fchownSync, fstatSync, lstatSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
+import { openDaemonPin, type DaemonPin } from './daemon-pin.js';
 
 /** A system account as /etc/passwd (or NSS) describes it. */
 export interface ServiceUser {
@@ -74,7 +75,16 @@ export function prepareDataDirFor(home: string, user: ServiceUser): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     mkdirSync(home, { mode: 0o700 });
-    chownSync(home, user.uid, user.gid);
+    // The new directory is given away through a descriptor opened without following links: had
+    // someone who controls the parent swapped it for a link meanwhile, nothing else is chowned.
+    const fd = openSync(home, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    try {
+      const made = fstatSync(fd);
+      if (!made.isDirectory() || made.uid !== 0) throw new ServiceUserError(`${home} changed while it was being created; nothing was given to ${user.name}`);
+      fchownSync(fd, user.uid, user.gid);
+    } finally {
+      closeSync(fd);
+    }
     return;
   }
   if (stats.isSymbolicLink() || !stats.isDirectory()) throw new ServiceUserError(`${home} is not a directory (a symbolic link is refused)`);
@@ -106,10 +116,11 @@ export function dropTo(user: ServiceUser): void {
 
 /**
  * becomeServiceUser is the whole `--user NAME` step: root, the account, the data directory, the
- * drop. It returns the data directory the daemon then uses (LATCH_HOME, else the user's home when
- * that is the system data directory, else ~NAME/.latch), and sets HOME and USER to the account's.
+ * owners' pin opened, the drop. It returns the data directory the daemon then uses (LATCH_HOME,
+ * else the user's home when that is the system data directory, else ~NAME/.latch) and the pin to
+ * complete once the daemon listens, and sets HOME and USER to the account's.
  */
-export function becomeServiceUser(name: string, env: NodeJS.ProcessEnv): string {
+export function becomeServiceUser(name: string, env: NodeJS.ProcessEnv): { home: string; pin: DaemonPin | { error: string } } {
   requireRoot('--user');
   const user = lookUpUser(name);
   if (user === undefined) throw new ServiceUserError(`there is no user "${name}" (latch service install --system creates one)`);
@@ -117,9 +128,11 @@ export function becomeServiceUser(name: string, env: NodeJS.ProcessEnv): string 
   const latchHome = env['LATCH_HOME'];
   const home = latchHome !== undefined && latchHome !== '' ? latchHome : user.home === SYSTEM_DATA_DIR ? SYSTEM_DATA_DIR : path.join(user.home, '.latch');
   prepareDataDirFor(home, user);
+  // Opened as root, written once the daemon listens: the owners' pin (docs/decisions.md §30).
+  const pin = openDaemonPin(env, user.name);
   dropTo(user);
   env['HOME'] = user.home;
   env['USER'] = user.name;
   env['LATCH_HOME'] = home;
-  return home;
+  return { home, pin };
 }

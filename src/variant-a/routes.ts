@@ -18,6 +18,7 @@ import { readHandlers } from '../variant-common/read-routes.js';
 import { allocateHandler } from '../variant-common/wallet-allocation.js';
 import type { IdentityOperations } from '../identity/identity-operations.js';
 import { approvalHandlers } from './approval-routes.js';
+import { auditHandlers, type AuditOperations } from './audit-routes.js';
 import { identityHandlers } from './identity-routes.js';
 import { authorizationHandlers } from './authorization-routes.js';
 import { evidenceHandler, type EvidenceOperations } from './evidence-routes.js';
@@ -63,6 +64,8 @@ export interface VariantADeps {
   consoleLoginLink: () => { url: string; expires_at: string };
   /** Agent identity: Web Bot Auth signatures and the key directory (docs/decisions.md §23). */
   identity: IdentityOperations;
+  /** audit.log for the owner who cannot read it (the separate-user setup, docs/decisions.md §30). */
+  audit: AuditOperations;
 }
 
 /** variantARoutes is Variant A's route table. */
@@ -74,6 +77,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
   const approvals = approvalHandlers(deps.approvals);
   const owner = ownerHandlers(deps.owner);
   const identity = identityHandlers(deps.identity);
+  const audit = auditHandlers(deps.audit);
   const reads = readHandlers(operations, {
     cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
     cardDetail: cardDetailA,
@@ -90,6 +94,8 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'GET', pattern: '/approvals/:approval_id', access: 'agents', handler: approvals.get },
     { method: 'POST', pattern: '/approvals/:approval_id/approve', access: 'owner_present', handler: approvals.approve },
     { method: 'POST', pattern: '/approvals/:approval_id/deny', access: 'owner', handler: approvals.deny },
+    { method: 'GET', pattern: '/audit', access: 'owner', handler: audit.list },
+    { method: 'GET', pattern: '/audit/verify', access: 'owner', handler: audit.verify },
     { method: 'GET', pattern: '/authorizations', access: 'agents', handler: signed.list },
     { method: 'GET', pattern: '/authorizations/:policy_id', access: 'agents', handler: signed.get },
     { method: 'POST', pattern: '/authorizations/:policy_id/cancel', access: 'agents', handler: signed.cancel },

@@ -16,6 +16,7 @@ import type { CoreOperations } from '../../src/core/operations.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import type { EvidenceOperations } from '../../src/variant-a/evidence-routes.js';
 import type { IdentityOperations } from '../../src/identity/identity-operations.js';
+import type { AuditOperations } from '../../src/variant-a/audit-routes.js';
 import type { PolicyOperations } from '../../src/variant-a/policy-routes.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { signingProxyRoutes } from '../../src/proxy/signing-proxy.js';
@@ -120,6 +121,7 @@ const OWNER_ONLY_WORDS: ReadonlyArray<[string, readonly string[]]> = [
   ['the brake', ['POST /pause', 'POST /resume']],
   ['owner sessions', ['DELETE /owner/sessions/current']],
   ['console login links', ['POST /console/login-code']],
+  ['the audit log', ['GET /audit', 'GET /audit/verify']],
 ];
 
 test('the actor table names exactly the routes an agent\'s token can never reach', () => {
@@ -139,6 +141,7 @@ test('the actor table names exactly the routes an agent\'s token can never reach
     policy: {} as PolicyOperations,
     evidence: {} as EvidenceOperations,
     identity: {} as IdentityOperations,
+    audit: {} as AuditOperations,
     health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null, approvalsLockedSeconds: 0, ownerPresence: 'none' }),
     owner: {} as OwnerOperations,
     proxyUpstream: () => {

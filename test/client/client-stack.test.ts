@@ -3,7 +3,8 @@
  * rotated between two calls and by a token file that does not exist yet at the first call.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -100,6 +101,21 @@ describe('retry once, against the daemon', () => {
     } finally {
       stranger.close();
       rmSync(otherHome, { recursive: true, force: true });
+    }
+  });
+
+  test('an agent token the daemon never made (made before the key was pinned, or by another daemon): daemon_not_verified says so, and nothing is sent', async () => {
+    const ownHome = path.join(stack.root, 'owner-home-unknown-agent');
+    mkdirSync(path.join(ownHome, 'agents'), { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(ownHome, 'agents', 'ghost.token'), `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600 });
+    const ghost = new LatchClient({ home: ownHome, baseUrl: `http://127.0.0.1:${stack.portA}`, env: {}, agent: 'ghost' });
+    try {
+      const refusedBefore = bearerRefusals('invalid_bearer_token');
+      await assert.rejects(ghost.cards(), (error: unknown) => error instanceof LatchClientError && error.code === 'daemon_not_verified' && /does not know agent "ghost"/.test(error.message));
+      assert.equal(bearerRefusals('invalid_bearer_token'), refusedBefore, 'the token was never sent');
+    } finally {
+      ghost.close();
+      rmSync(ownHome, { recursive: true, force: true });
     }
   });
 });

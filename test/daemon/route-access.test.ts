@@ -107,6 +107,8 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   ...proxyRequests(),
   'POST /console/login-code': { path: '/console/login-code', body: {} },
   'GET /agents': { path: '/agents' },
+  'GET /audit': { path: '/audit' },
+  'GET /audit/verify': { path: '/audit/verify' },
   'POST /agents': { path: '/agents', body: { name: 'helper' } },
   'DELETE /agents/:name': { path: '/agents/helper' },
   'POST /agents/:name/rotate': { path: '/agents/helper/rotate', body: {} },
@@ -139,7 +141,7 @@ const REQUESTS_B: Record<string, { path: string; body?: unknown }> = {
 
 /** The owner-only routes of owner-control §1 that only stop money or read (owner-presence §1: 'owner'), per listener. */
 const OWNER_ONLY = {
-  a: ['DELETE /owner/sessions/current', 'GET /agents', 'GET /policy', 'POST /approvals/:approval_id/deny', 'POST /console/login-code', 'POST /pause', 'POST /sign-revocation', ...proxyNames('owner')].sort(),
+  a: ['DELETE /owner/sessions/current', 'GET /agents', 'GET /audit', 'GET /audit/verify', 'GET /policy', 'POST /approvals/:approval_id/deny', 'POST /console/login-code', 'POST /pause', 'POST /sign-revocation', ...proxyNames('owner')].sort(),
   b: [] as string[],
 };
 
@@ -223,6 +225,16 @@ function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[
           return Promise.resolve({ headers: { 'signature-input': 'sig1=()', signature: 'sig1=::' }, keyId: 'k', created: NOW, expires: NOW + 60 });
         },
         directory: () => ({ body: new TextEncoder().encode('{"keys":[]}'), headers: { 'content-type': 'application/http-message-signatures-directory+json' } }),
+      },
+      audit: {
+        recent: () => {
+          callers.push(OWNER);
+          return [];
+        },
+        verify: () => {
+          callers.push(OWNER);
+          return { ok: true, lines: 0 };
+        },
       },
     }),
     b: variantBRoutes({ operations, health: () => ({ version: '0.0.0', uptimeSeconds: 1 }) }),

@@ -62,6 +62,8 @@ const OWNER_ONLY: ReadonlySet<string> = new Set([
   'DELETE /owner/sessions/current',
   'POST /pause',
   'POST /console/login-code',
+  'GET /audit',
+  'GET /audit/verify',
   'POST /resume',
   'PUT /policy',
   'POST /sign-card-policy-window',
@@ -90,6 +92,7 @@ function tables(): { a: Route[]; b: Route[] } {
         throw new LatchError('device_not_enrolled');
       },
       identity: {} as IdentityOperations,
+      audit: { recent: () => [], verify: () => ({ ok: true, lines: 0 }) },
     }),
     b: variantBRoutes({ operations, health: () => ({ version: '0', uptimeSeconds: 0 }) }),
   };

@@ -7,7 +7,7 @@
  * session. The policy and agents are managed through the API.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -176,19 +176,24 @@ describe('the CLI from an owner account that cannot read the daemon files (owner
     return { code, stdout: out, stderr: err };
   };
 
-  test('latch agent add and latch policy apply go through the API with a session; the token lands in the owner\'s own 0600 file', async () => {
+  test('latch agent add and latch policy apply go through the API with a session; the token is shown once, or goes to the --token-file the owner names (0600), never into the owner\'s agents folder', async () => {
     const own = mkdtempSync(path.join(tmpdir(), 'latch-owner-cli-'));
     chmodSync(own, 0o700);
     try {
       const health = await fetch(`http://127.0.0.1:${currentPort()}/health`);
       writePinnedKey(own, Buffer.from(((await health.json()) as { signing_key: { public_key: string } }).signing_key.public_key, 'base64url'));
-      const added = await runOwnerCli(own, ['agent', 'add', 'cli-helper', '--passphrase-stdin'], `${PASSPHRASE}\n`);
+      const added = await runOwnerCli(own, ['agent', 'add', 'cli-helper', '--json', '--passphrase-stdin'], `${PASSPHRASE}\n`);
       assert.equal(added.code, 0, added.stderr);
-      const file = path.join(own, 'agents', 'cli-helper.token');
+      const shown = JSON.parse(added.stdout) as { agent: string; token: string; token_file: null };
+      assert.equal(shown.token_file, null);
+      assert.equal(existsSync(path.join(own, 'agents')), false, "no token went into the owner's agents folder");
+      const agent = new JsonClient(`http://127.0.0.1:${currentPort()}`, () => shown.token);
+      assert.equal((await agent.get('/cards')).status, 200, 'the token shown once works');
+      const file = path.join(own, 'kept.token');
+      const kept = await runOwnerCli(own, ['agent', 'add', 'cli-keeper', '--token-file', file, '--passphrase-stdin'], `${PASSPHRASE}\n`);
+      assert.equal(kept.code, 0, kept.stderr);
       assert.equal(statSync(file).mode & 0o777, 0o600);
-      assert.ok(!added.stdout.includes(readFileSync(file, 'utf8')), 'the token is not printed');
-      const agent = new JsonClient(`http://127.0.0.1:${currentPort()}`, () => readFileSync(file, 'utf8').trim());
-      assert.equal((await agent.get('/cards')).status, 200, 'the agent token from the owner\'s file works');
+      assert.ok(!kept.stdout.includes(readFileSync(file, 'utf8')), 'the token written to a file is not printed');
 
       const policyFile = path.join(own, 'new-policy.json');
       writeFileSync(policyFile, '{"v":1,"default":"allow","new_merchant":"allow"}');

@@ -13,53 +13,13 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
-import { REPO_ROOT } from '../support/paths.js';
+import { createUser, LATCH, REAL_USERS_SKIP, removeUser, runAs, type Account } from '../support/os-users.js';
 import { JsonClient } from '../support/stack.js';
 
-const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-const hasUseradd = spawnSync('sh', ['-c', 'command -v useradd && command -v userdel'], { stdio: 'ignore' }).status === 0;
-const skip = !isRoot ? 'needs root to create users and drop privileges (CI runs as root)' : !hasUseradd ? 'needs useradd and userdel' : false;
-
-const LATCH = path.join(REPO_ROOT, 'bin', 'latch.js');
 const PASSPHRASE = 'separate users, one owner';
 const suffix = randomBytes(3).toString('hex');
 const SERVICE = `latchsvc${suffix}`;
 const OWNER = `latchown${suffix}`;
-
-interface Account {
-  uid: number;
-  gid: number;
-}
-
-function account(name: string): Account {
-  const line = spawnSync('getent', ['passwd', name], { encoding: 'utf8' }).stdout.trim().split(':');
-  return { uid: Number(line[2]), gid: Number(line[3]) };
-}
-
-/**
- * runAs runs the latch CLI as an account, with input on standard input. It does not block: the
- * sandbox cloud answers from this process meanwhile.
- */
-function runAs(who: Account, args: string[], env: Record<string, string>, input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // Node hands NODE_V8_COVERAGE to every child unless its env names it; under c8 another user
-    // could not write the coverage folder. Empty turns it off.
-    const child = spawn(process.execPath, [LATCH, ...args], { uid: who.uid, gid: who.gid, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', NODE_V8_COVERAGE: '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`latch ${args.join(' ')} as uid ${who.uid} did not finish within 120 s: ${stderr}`));
-    }, 120_000);
-    child.once('exit', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
-}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -68,7 +28,7 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-describe('the separate-user setup with real users', { skip }, () => {
+describe('the separate-user setup with real users', { skip: REAL_USERS_SKIP }, () => {
   let root: string;
   let home: string;
   let ownerHome: string;
@@ -80,12 +40,8 @@ describe('the separate-user setup with real users', { skip }, () => {
   let owner: Account;
 
   before(async () => {
-    for (const name of [SERVICE, OWNER]) {
-      const made = spawnSync('useradd', ['--no-create-home', '--user-group', '--shell', '/usr/sbin/nologin', name], { encoding: 'utf8' });
-      assert.equal(made.status, 0, `useradd ${name}: ${made.stderr}`);
-    }
-    service = account(SERVICE);
-    owner = account(OWNER);
+    service = createUser(SERVICE);
+    owner = createUser(OWNER);
     root = mkdtempSync(path.join(tmpdir(), 'latch-users-'));
     // Others may pass through to their own directories, and see nothing else.
     chmodSync(root, 0o711);
@@ -116,7 +72,8 @@ describe('the separate-user setup with real users', { skip }, () => {
     const groups = process.getgroups?.() ?? [];
     process.setgroups?.([owner.gid]);
     try {
-      daemon = spawn(process.execPath, [LATCH, 'daemon', '--user', SERVICE, '--port-a', '0', '--port-b', '0'], { env: { PATH: process.env['PATH'] ?? '', LATCH_HOME: home, NODE_V8_COVERAGE: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      // Root's pin goes to a root-owned directory of this test, never /etc/latch (docs/decisions.md §30).
+      daemon = spawn(process.execPath, [LATCH, 'daemon', '--user', SERVICE, '--port-a', '0', '--port-b', '0'], { env: { PATH: process.env['PATH'] ?? '', LATCH_HOME: home, LATCH_SYSTEM_PIN: path.join(root, 'etc-latch', 'daemon.json'), NODE_V8_COVERAGE: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     } finally {
       process.setgroups?.(groups);
     }
@@ -149,7 +106,7 @@ describe('the separate-user setup with real users', { skip }, () => {
       await exited;
     }
     await sandbox?.close();
-    for (const name of [SERVICE, OWNER]) spawnSync('userdel', [name], { stdio: 'ignore' });
+    for (const name of [SERVICE, OWNER]) removeUser(name);
     if (root !== undefined) rmSync(root, { recursive: true, force: true });
   });
 
@@ -183,9 +140,12 @@ describe('the separate-user setup with real users', { skip }, () => {
     const pinned = spawnSync('sh', ['-c', `umask 077 && printf '%s\\n' '${JSON.stringify({ v: 1, key_id: keyId })}' > ${pinDir}/daemon_key.pub`], { uid: owner.uid, gid: owner.gid });
     assert.equal(pinned.status, 0);
     const env = { LATCH_HOME: ownerHome, HOME: ownerHome, LATCH_URL: `http://127.0.0.1:${portA}` };
-    const added = await runAs(owner, ['agent', 'add', 'helper', '--passphrase-stdin'], env, `${PASSPHRASE}\n`);
-    assert.equal(added.status, 0, added.stderr + added.stdout);
+    // The token goes to the file the owner names (docs/decisions.md §30), here where --agent reads it.
+    const agentsDir = spawnSync('sh', ['-c', `umask 077 && mkdir ${ownerHome}/agents`], { uid: owner.uid, gid: owner.gid });
+    assert.equal(agentsDir.status, 0);
     const tokenFile = path.join(ownerHome, 'agents', 'helper.token');
+    const added = await runAs(owner, ['agent', 'add', 'helper', '--token-file', tokenFile, '--passphrase-stdin'], env, `${PASSPHRASE}\n`);
+    assert.equal(added.status, 0, added.stderr + added.stdout);
     assert.ok(existsSync(tokenFile));
     assert.equal(statSync(tokenFile).uid, owner.uid);
     assert.equal(statSync(tokenFile).mode & 0o777, 0o600);
@@ -201,6 +161,10 @@ describe('the separate-user setup with real users', { skip }, () => {
     const resumed = await runAs(owner, ['resume', '--passphrase-stdin'], env, `${PASSPHRASE}\n`);
     assert.equal(resumed.status, 0, resumed.stderr + resumed.stdout);
     assert.match(resumed.stdout, /Signing resumed/);
+    // Every owner read too, with one session from the passphrase (docs/decisions.md §30.4).
+    const approvals = await runAs(owner, ['approvals', '--json', '--passphrase-stdin'], env, `${PASSPHRASE}\n`);
+    assert.equal(approvals.status, 0, approvals.stderr + approvals.stdout);
+    assert.deepEqual((JSON.parse(approvals.stdout) as { approvals: unknown[] }).approvals, []);
     assert.ok(!existsSync(path.join(home, 'paused')));
     // With no passphrase, the owner account has nothing to call with: no token, no session.
     const refused = await runAs(owner, ['agent', 'add', 'another', '--passphrase-stdin'], env, 'not the passphrase\n');

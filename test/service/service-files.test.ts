@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../src/cli/main.js';
@@ -10,6 +10,8 @@ import { currentLatchCommand } from '../../src/service/latch-command.js';
 import { launchdPlist, launchdPlistPath, systemdUnit, systemdUnitPath, systemdWord } from '../../src/service/service-files.js';
 import { spawnSync } from 'node:child_process';
 import { captureIo } from '../cli/cli-io.js';
+import { commandUnderPrivateTmp } from '../../src/cli/commands/service-private-tmp.js';
+import { REPO_ROOT } from '../support/paths.js';
 
 const SPEC = { command: { program: '/usr/local/bin/latch', args: [] }, home: '/home/ann/.latch' };
 
@@ -156,6 +158,31 @@ test('latch service install refuses a LATCH_HOME under /tmp or /var/tmp, which P
   assert.equal(underPrivateTmp('/tmpfoo/latch'), false);
   assert.equal(underPrivateTmp('/home/ann/.latch'), false);
   assert.equal(underPrivateTmp('/var/tmp'), true);
+});
+
+test('latch service install refuses a program under /tmp, which PrivateTmp=yes would hide: --print, the user unit, and --system --dry-run alike', linuxOnly, () => {
+  // A Latch started from /tmp: a script there that runs this checkout's bin/latch.js.
+  const hiddenDir = mkdtempSync(path.join('/tmp', 'latch-l36-program-'));
+  const userHome = mkdtempSync(path.join(NOT_TMP, 'latch-service-'));
+  try {
+    const script = path.join(hiddenDir, 'latch.mjs');
+    writeFileSync(script, `import ${JSON.stringify(path.join(REPO_ROOT, 'bin', 'latch.js'))};\n`);
+    const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: userHome, LATCH_HOME: path.join(userHome, 'data'), NODE_V8_COVERAGE: '' };
+    for (const args of [['service', 'install', '--print'], ['service', 'install'], ['service', 'install', '--system', '--user', 'l36dryuser', '--dry-run']]) {
+      const run = spawnSync(process.execPath, [script, ...args], { encoding: 'utf8', env, timeout: 60_000 });
+      assert.equal(run.status, EXIT.usage, `${args.join(' ')}: ${run.stderr}${run.stdout}`);
+      assert.match(run.stderr, /PrivateTmp=yes/);
+      assert.ok(run.stderr.includes(script), `${args.join(' ')} names the hidden program: ${run.stderr}`);
+      assert.doesNotMatch(run.stdout, /ExecStart/, 'no unit was printed');
+    }
+    assert.equal(existsSync(path.join(userHome, '.config', 'systemd', 'user', 'latch.service')), false, 'no unit was written');
+  } finally {
+    rmSync(hiddenDir, { recursive: true, force: true });
+    rmSync(userHome, { recursive: true, force: true });
+  }
+  assert.equal(commandUnderPrivateTmp({ program: '/usr/bin/node', args: ['--import', 'tsx', '/opt/latch/bin/latch.js'] }), undefined);
+  assert.equal(commandUnderPrivateTmp({ program: '/var/tmp/node', args: [] }), '/var/tmp/node');
+  assert.equal(commandUnderPrivateTmp({ program: '/usr/bin/node', args: ['--import=file:///tmp/x/loader.mjs', '/opt/latch.js'] }), '/tmp/x/loader.mjs');
 });
 
 test('latch service install --port-a/--port-b: the service runs latch daemon on those ports', linuxOnly, async () => {

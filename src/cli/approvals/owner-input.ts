@@ -70,3 +70,15 @@ export async function ownerConsent(io: CliIo, home: string, options: { passphras
   const answer = await withKeys(keys, (k) => readChoice(k, io.stderr, 'Approve exactly this request? [y/N] ', ['y', 'n'] as const, 'n'));
   return answer === 'y' ? { approve: true } : { approve: false };
 }
+
+/**
+ * sessionConsent is ownerConsent for an owner who already gave the passphrase for this command's
+ * session (the separate-user setup): --yes or --passphrase-stdin count as yes, else [y/N] on the
+ * terminal.
+ */
+export async function sessionConsent(io: CliIo, options: { given: boolean }): Promise<OwnerConsent> {
+  if (options.given) return { approve: true };
+  const keys = terminalKeys(io, 'confirm with --yes');
+  const answer = await withKeys(keys, (k) => readChoice(k, io.stderr, 'Approve exactly this request? [y/N] ', ['y', 'n'] as const, 'n'));
+  return answer === 'y' ? { approve: true } : { approve: false };
+}

@@ -1,17 +1,21 @@
 /**
  * `latch agent add | list | rotate | remove`: the owner gives each agent its own token file, so the
  * daemon can tell agents apart and take one away without touching the others (docs/decisions.md §15.1).
- * No command prints a token: they print where the token file is, and the agent's configuration
- * names the agent (`latch mcp --agent NAME`), never the secret.
+ * In the same-user setup no command prints a token: they print where the token file is, and the
+ * agent's configuration names the agent (`latch mcp --agent NAME`), never the secret. In the
+ * separate-user setup the daemon makes the token, shown once for the agent's own account (or
+ * written to the --token-file the owner names), never kept in the owner's folder (§30.3).
  */
 import { LatchClient } from '../../client/latch-client.js';
 import { existsSync } from 'node:fs';
-import { addAgent, agentTokenPath, assertAgentName, ensureAgentsDir, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
+import { addAgent, assertAgentName, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
 import { createExclusive } from '../../datadir/atomic-file.js';
 import { rotateIdentityKey } from '../../identity/identity-keys.js';
 import { countOf } from '../../policy-text/policy-summary.js';
-import { directEditNote, isOwnerHomeOfAnotherDaemon, withOwnerPresence } from '../owner-session.js';
+import { daemonLivesElsewhere, directEditNote, refuseWhereDaemonLivesElsewhere, withOwnerPresence } from '../owner-session.js';
 import { latchVersion } from '../../version.js';
+import { resolveHome } from '../../datadir/home.js';
+import { newCliClient } from '../daemon-calls/daemon-call-command.js';
 import { UsageError, type CliIo } from '../command.js';
 import type { CommandArgs } from '../daemon-calls/command-args.js';
 import { revokeAll, type RevokeAllResult } from '../daemon-calls/revoke-all.js';
@@ -28,10 +32,19 @@ function agentName({ positionals }: CommandArgs, command: string): string {
   return name;
 }
 
+/** What `latch agent add` made: the token's file, or (through the API, without --token-file) the token itself, shown once. */
+interface AgentAdded {
+  agent: string;
+  token_file: string | null;
+  token?: string;
+  /** Said when the file was written directly while a passphrase is set (docs/decisions.md §31.3). */
+  note?: string;
+}
+
 /** `latch agent add NAME` creates an agent's token file. */
-export const agentAddCommand = localCommand<{ agent: string; token_file: string; note?: string }>({
+export const agentAddCommand = localCommand<AgentAdded>({
   name: 'agent add',
-  summary: 'Give an agent its own token (prints the token file, never the token)',
+  summary: "Give an agent its own token (a 0600 file; in the separate-user setup, shown once for the agent's account)",
   usage: `Usage: latch agent add NAME [--token-file PATH] [--passphrase-stdin] [--json]
 
 Creates $LATCH_HOME/agents/NAME.token (0600) holding a new random token for the agent NAME
@@ -39,28 +52,41 @@ Creates $LATCH_HOME/agents/NAME.token (0600) holding a new random token for the 
 agent at it with --agent NAME (or LATCH_AGENT=NAME), e.g. \`latch mcp --agent NAME\`. A running
 daemon accepts the new token from its next request. --json prints {"agent", "token_file"}.
 
-When this data directory is not the daemon's (a daemon key is pinned here and there is no
-daemon_token you can read: the daemon runs as its own user), or with --token-file, the agent is created through the daemon's API (POST /agents) instead, with the owner's
-presence: you are asked for the owner passphrase (or give it with --passphrase-stdin), sent only
-after the daemon proved its pinned key. The token is then written to --token-file PATH (default
-$LATCH_HOME/agents/NAME.token, 0600, never over an existing file), which --agent NAME reads.
+In the separate-user setup (the daemon runs as its own user: root pinned it, or a daemon key is
+pinned here and there is no daemon_token you can read), or with --token-file, the agent is
+created through the daemon's API (POST /agents) with the owner's presence: you are asked for the
+owner passphrase (or give it with --passphrase-stdin), sent only after the daemon proved its
+pinned key. The token is then written to --token-file PATH (0600, never over an existing file),
+or, without --token-file, printed this once and stored nowhere (--json: {"agent", "token"}): it
+is for the agent's own account (docs/separate-user.md), not for a folder every program running
+as you can read.
 
 ${EXIT_CODES}`,
   flags: { 'token-file': 'value', 'passphrase-stdin': 'boolean' },
   positionalsMax: 1,
   async perform(args, io) {
     const name = agentName(args, 'agent add');
-    const home = privateHome(io.env);
     const tokenFile = typeof args.flags['token-file'] === 'string' ? args.flags['token-file'] : undefined;
-    // An owner's own directory in the separate-user setup (or --token-file): the daemon makes the agent (docs/decisions.md §21.7).
-    if (tokenFile === undefined && !isOwnerHomeOfAnotherDaemon(home)) return { agent: name, token_file: addAgent(home, name), ...directEditNote(home) };
-    return { agent: name, token_file: await addAgentThroughApi(io, home, name, tokenFile, args.flags['passphrase-stdin'] === true) };
+    const elsewhere = daemonLivesElsewhere(resolveHome(io.env), io.env);
+    // The owner's account in the separate-user setup (or --token-file): the daemon makes the agent (docs/decisions.md §30).
+    if (tokenFile === undefined && !elsewhere) {
+      const home = privateHome(io.env);
+      return { agent: name, token_file: addAgent(home, name), ...directEditNote(home) };
+    }
+    return addAgentThroughApi(io, name, tokenFile, args.flags['passphrase-stdin'] === true);
   },
-  human: ({ agent, token_file, note }) => [
-    `Created agent ${agent}. Its token is in ${token_file}`,
-    `Configure the agent with --agent ${agent} (for MCP: latch mcp --agent ${agent}); do not copy the token itself.`,
-    ...(note === undefined ? [] : [note]),
-  ],
+  human: ({ agent, token_file, token, note }) =>
+    token !== undefined
+      ? [
+          `Created agent ${agent}. Its token, shown this once and stored nowhere on this account:`,
+          `  ${token}`,
+          `Give it to the agent's own account: as that user, save it (umask 077; mkdir -p ~/.latch/agents; cat > ~/.latch/agents/${agent}.token), then run the agent with --agent ${agent}.`,
+        ]
+      : [
+          `Created agent ${agent}. Its token is in ${token_file}`,
+          `Configure the agent with --agent ${agent} (for MCP: latch mcp --agent ${agent}); do not copy the token itself.`,
+          ...(note === undefined ? [] : [note]),
+        ],
 });
 
 interface AgentRow {
@@ -70,18 +96,25 @@ interface AgentRow {
 }
 
 /**
- * addAgentThroughApi creates the agent with POST /agents (the owner with presence) and writes the
- * token the daemon shows once into a new 0600 file of the caller's own; it returns the file.
+ * ownerApiClient is the owner's client for the agent commands that go through the daemon's API:
+ * never as an agent, asking the passphrase once when a session is needed.
  */
-async function addAgentThroughApi(io: CliIo, home: string, name: string, tokenFile: string | undefined, passphraseStdin: boolean): Promise<string> {
-  const file = tokenFile ?? agentTokenPath(home, name);
-  if (tokenFile === undefined) ensureAgentsDir(home);
-  if (existsSync(file)) throw new UsageError(`${file} already exists; choose another --token-file`);
-  const client = new LatchClient({ env: { ...io.env, LATCH_AGENT: '' }, userAgent: `latch-cli/${latchVersion()}` });
+function ownerApiClient(io: CliIo, passphraseStdin: boolean): LatchClient {
+  return newCliClient({ ...io, env: { ...io.env, LATCH_AGENT: '' } }, '', { passphraseStdin });
+}
+
+/**
+ * addAgentThroughApi creates the agent with POST /agents (the owner with presence); the token the
+ * daemon shows once goes into a new 0600 file the owner named, or back to be printed once.
+ */
+async function addAgentThroughApi(io: CliIo, name: string, tokenFile: string | undefined, passphraseStdin: boolean): Promise<AgentAdded> {
+  if (tokenFile !== undefined && existsSync(tokenFile)) throw new UsageError(`${tokenFile} already exists; choose another --token-file`);
+  const client = ownerApiClient(io, passphraseStdin);
   try {
     const created = await withOwnerPresence(client, io, { passphraseStdin }, () => client.addAgent(name));
-    createExclusive(file, created.token);
-    return file;
+    if (tokenFile === undefined) return { agent: name, token_file: null, token: created.token };
+    createExclusive(tokenFile, created.token);
+    return { agent: name, token_file: tokenFile };
   } finally {
     client.close();
   }
@@ -91,17 +124,27 @@ async function addAgentThroughApi(io: CliIo, home: string, name: string, tokenFi
 export const agentListCommand = localCommand<{ agents: AgentRow[] }>({
   name: 'agent list',
   summary: 'List the agents: name, created, last used',
-  usage: `Usage: latch agent list [--json]
+  usage: `Usage: latch agent list [--passphrase-stdin] [--json]
 
 Lists the agents that have a token file in $LATCH_HOME/agents/: name, when it was created and
-when the daemon last accepted its token (to the minute). Tokens are never shown.
+when the daemon last accepted its token (to the minute). Tokens are never shown. In the
+separate-user setup it asks the daemon (GET /agents, with the owner passphrase).
 
 ${EXIT_CODES}`,
-  flags: {},
+  flags: { 'passphrase-stdin': 'boolean' },
   positionalsMax: 0,
-  perform: (_args, io) => ({
-    agents: listAgents(privateHome(io.env)).map((a) => ({ name: a.name, created_at: a.createdAt.toISOString(), last_used_at: a.lastUsedAt?.toISOString() ?? null })),
-  }),
+  async perform(args, io) {
+    // In the separate-user setup the agents are the daemon's: ask it, never this empty folder.
+    if (daemonLivesElsewhere(resolveHome(io.env), io.env)) {
+      const client = ownerApiClient(io, args.flags['passphrase-stdin'] === true);
+      try {
+        return { agents: (await withOwnerPresence(client, io, { passphraseStdin: args.flags['passphrase-stdin'] === true }, () => client.listAgents())).agents };
+      } finally {
+        client.close();
+      }
+    }
+    return { agents: listAgents(privateHome(io.env)).map((a) => ({ name: a.name, created_at: a.createdAt.toISOString(), last_used_at: a.lastUsedAt?.toISOString() ?? null })) };
+  },
   human({ agents }) {
     if (agents.length === 0) return ['No agents yet. Add one with: latch agent add NAME'];
     const width = Math.max(4, ...agents.map((a) => a.name.length));
@@ -113,14 +156,16 @@ ${EXIT_CODES}`,
 });
 
 /** `latch agent rotate NAME` replaces an agent's token. */
-export const agentRotateCommand = localCommand<{ agent: string; token_file?: string; key_id?: string }>({
+export const agentRotateCommand = localCommand<{ agent: string; token_file?: string; key_id?: string; token?: string }>({
   name: 'agent rotate',
   summary: "Replace an agent's token (the old one stops working at once), or with --identity its identity key",
-  usage: `Usage: latch agent rotate NAME [--identity] [--json]
+  usage: `Usage: latch agent rotate NAME [--identity] [--token-file PATH] [--passphrase-stdin] [--json]
 
 Replaces the token in $LATCH_HOME/agents/NAME.token atomically. A running daemon refuses the old
 token from its next request; the agent's client re-reads the file and goes on. --json prints
-{"agent", "token_file"}.
+{"agent", "token_file"}. In the separate-user setup the daemon rotates it (POST
+/agents/NAME/rotate, with the owner passphrase) and the new token is printed this once, or
+written to a new --token-file PATH (0600), exactly as latch agent add does.
 
   --identity   replace the agent's Web Bot Auth identity key (agents/NAME.identity) instead of its
                token: its next signature uses the new key, and the old key id leaves the key
@@ -128,17 +173,39 @@ token from its next request; the agent's client re-reads the file and goes on. -
                prints {"agent", "key_id"}.
 
 ${EXIT_CODES}`,
-  flags: { identity: 'boolean' },
+  flags: { identity: 'boolean', 'token-file': 'value', 'passphrase-stdin': 'boolean' },
   positionalsMax: 1,
-  perform(args, io) {
+  async perform(args, io) {
     const name = agentName(args, 'agent rotate');
+    if (daemonLivesElsewhere(resolveHome(io.env), io.env)) {
+      if (args.flags['identity'] === true) refuseWhereDaemonLivesElsewhere('agent rotate --identity', io.env, `The agent's identity key is the daemon's: rotate it as the service user (sudo -u SERVICE_USER env LATCH_HOME=DATA_DIR latch agent rotate ${name} --identity).`);
+      return rotateAgentThroughApi(io, name, typeof args.flags['token-file'] === 'string' ? args.flags['token-file'] : undefined, args.flags['passphrase-stdin'] === true);
+    }
     // The token and the identity key are revoked for different reasons: each rotates alone (docs/decisions.md §23.1).
     if (args.flags['identity'] === true) return { agent: name, key_id: rotateIdentityKey(privateHome(io.env), name).keyId };
     return { agent: name, token_file: rotateAgent(privateHome(io.env), name) };
   },
-  human: ({ agent, token_file, key_id }) =>
-    key_id !== undefined ? [`Replaced the identity key of agent ${agent}; its key id is now ${key_id}.`] : [`Rotated the token of agent ${agent} in ${token_file}.`],
+  human: ({ agent, token_file, key_id, token }) =>
+    key_id !== undefined
+      ? [`Replaced the identity key of agent ${agent}; its key id is now ${key_id}.`]
+      : token !== undefined
+        ? [`Rotated the token of agent ${agent}; the old one stops working now. The new token, shown this once and stored nowhere on this account:`, `  ${token}`]
+        : [`Rotated the token of agent ${agent} in ${token_file}.`],
 });
+
+/** rotateAgentThroughApi is addAgentThroughApi for POST /agents/NAME/rotate. */
+async function rotateAgentThroughApi(io: CliIo, name: string, tokenFile: string | undefined, passphraseStdin: boolean): Promise<{ agent: string; token_file?: string; token?: string }> {
+  if (tokenFile !== undefined && existsSync(tokenFile)) throw new UsageError(`${tokenFile} already exists; choose another --token-file`);
+  const client = ownerApiClient(io, passphraseStdin);
+  try {
+    const rotated = await withOwnerPresence(client, io, { passphraseStdin }, () => client.rotateAgent(name));
+    if (tokenFile === undefined) return { agent: name, token: rotated.token };
+    createExclusive(tokenFile, rotated.token);
+    return { agent: name, token_file: tokenFile };
+  } finally {
+    client.close();
+  }
+}
 
 interface AgentRemoval {
   agent: string;
@@ -152,7 +219,7 @@ interface AgentRemoval {
 export const agentRemoveCommand = localCommand<AgentRemoval>({
   name: 'agent remove',
   summary: "Remove an agent's token (its next request is refused)",
-  usage: `Usage: latch agent remove NAME [--revoke] [--json]
+  usage: `Usage: latch agent remove NAME [--revoke] [--passphrase-stdin] [--json]
 
 Deletes $LATCH_HOME/agents/NAME.token: the daemon refuses the agent's next request with
 invalid_bearer_token. Without --revoke, authorizations it already holds stay valid until they
@@ -165,10 +232,21 @@ Options:
              It says how many it cancelled (--json: {"agent", "removed", "revoked": [...], "already_ended": [...]}).
 
 ${EXIT_CODES} With --revoke: 8 daemon unreachable, 7 a cancellation refused.`,
-  flags: { revoke: 'boolean' },
+  flags: { revoke: 'boolean', 'passphrase-stdin': 'boolean' },
   positionalsMax: 1,
   async perform(args, io) {
     const name = agentName(args, 'agent remove');
+    if (daemonLivesElsewhere(resolveHome(io.env), io.env)) {
+      // The daemon removes it (DELETE /agents/NAME, ?revoke=true cancels what it holds first).
+      const passphraseStdin = args.flags['passphrase-stdin'] === true;
+      const client = ownerApiClient(io, passphraseStdin);
+      try {
+        await withOwnerPresence(client, io, { passphraseStdin }, () => client.removeAgent(name, { revoke: args.flags['revoke'] === true }));
+      } finally {
+        client.close();
+      }
+      return { agent: name, removed: true, revoked: null, already_ended: null };
+    }
     if (args.flags['revoke'] !== true) {
       removeAgent(privateHome(io.env), name);
       return { agent: name, removed: true, revoked: null, already_ended: null };

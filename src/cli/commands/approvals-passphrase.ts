@@ -3,6 +3,7 @@
  * an agent that can run commands as the owner's user does not have in its files (docs/decisions.md §15.4).
  * It is read without echo and stored only as an scrypt hash; it is never printed or logged.
  */
+import { refuseWhereDaemonLivesElsewhere } from '../owner-session.js';
 import { approvalPassphrasePath, approvalPassphraseProblem, clearApprovalPassphrase, setApprovalPassphrase } from '../../datadir/approval-passphrase.js';
 import { reportApprovalError } from '../approvals/approval-errors.js';
 import { stdinPassphrase, terminalKeys, withKeys } from '../approvals/owner-input.js';
@@ -45,6 +46,7 @@ Exit codes: 0 set; 2 bad usage, an unacceptable passphrase, or the two entries d
       const flags = parseFlags(args, { 'passphrase-stdin': 'boolean', json: 'boolean', agent: 'value' });
       json = flags['json'] === true;
       refuseAgentFlag('approvals passphrase set', stringFlag(flags, 'agent'));
+      refuseWhereDaemonLivesElsewhere('approvals passphrase set', io.env, 'The owner passphrase is the daemon\'s: set or change it as the service user (sudo -u SERVICE_USER env LATCH_HOME=DATA_DIR latch approvals passphrase set; latch doctor names both).');
       const home = privateHome(io.env);
       const passphrase = flags['passphrase-stdin'] === true ? await stdinPassphrase(io) : await askTwice(io);
       const problem = approvalPassphraseProblem(passphrase);
@@ -85,6 +87,7 @@ Exit codes: 0 removed (or none was set); 2 bad usage; 3 unsafe data directory; 7
     let json = false;
     try {
       const flags = parseFlags(args, { json: 'boolean', agent: 'value' });
+      refuseWhereDaemonLivesElsewhere('approvals passphrase clear', io.env, 'The owner passphrase is the daemon\'s: clear it as the service user (sudo -u SERVICE_USER env LATCH_HOME=DATA_DIR latch approvals passphrase clear).');
       json = flags['json'] === true;
       refuseAgentFlag('approvals passphrase clear', stringFlag(flags, 'agent'));
       const removed = clearApprovalPassphrase(privateHome(io.env));

@@ -66,14 +66,18 @@ Exit codes: 0 stopped with Ctrl-C (or end of input); 2 bad usage or not a termin
       json = flags['json'] === true;
       refuseAgentFlag('approvals watch', stringFlag(flags, 'agent'));
       keys = terminalKeys(io, 'approvals watch is interactive; scripts use latch approvals, approve and deny');
-      client = newCliClient(io);
-      // Approvals go through a client of their own, which holds the watch's owner session; the
-      // polls go with the token, so they do not keep the session from idling out (§21.8).
-      approver = newCliClient(io);
-      keys.onInterrupt(stop.stop);
-      keys.start();
+      const terminal = keys;
       // With --json the words for people, prompts included, go to stderr; stdout keeps the decisions.
       const words = json ? { ...io, stdout: io.stderr } : io;
+      // In the separate-user setup the polls need the session too: asked on the watch's own
+      // terminal, at the start and again if the session reaches its lifetime (docs/decisions.md §30).
+      client = newCliClient(io, undefined, { ownerPassphrase: () => readSecret(terminal, words.stdout, 'Owner passphrase (not shown): ') });
+      // Approvals go through a client of their own, which holds the watch's owner session; the
+      // polls go with the token, so they do not keep the session from idling out (§21.8). With
+      // no token to poll with (the separate-user setup), one client does both.
+      approver = client.systemDaemon !== undefined ? client : newCliClient(io);
+      keys.onInterrupt(stop.stop);
+      keys.start();
       await new Watch(client, approver, keys, words, stop, (decided) => {
         if (json) writeLine(io.stdout, JSON.stringify(decided));
       }).run();
@@ -92,7 +96,7 @@ Exit codes: 0 stopped with Ctrl-C (or end of input); 2 bad usage or not a termin
       stop.dispose();
       keys?.stop();
       approver?.close();
-      client?.close();
+      if (client !== approver) client?.close();
     }
   },
 };

@@ -8,7 +8,7 @@ import type { LatchClient } from '../../client/latch-client.js';
 import type { Approval } from '../../client/types.js';
 import { approvalIdArg, reportApprovalError } from '../approvals/approval-errors.js';
 import { cardLabels } from '../approvals/card-labels.js';
-import { ownerConsent } from '../approvals/owner-input.js';
+import { ownerConsent, sessionConsent } from '../approvals/owner-input.js';
 import { writeLine, type CliIo, type Command } from '../command.js';
 import { integerFlag, optional, parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
 import { newCliClient } from '../daemon-calls/daemon-call-command.js';
@@ -37,6 +37,7 @@ Options:
   --limit N              at most N (1-100)
   --starting-after ID    the page after this approval
   --agent NAME           list as this agent (its own approvals only)
+  --passphrase-stdin     in the separate-user setup, read the owner passphrase from standard input
   --json                 print {"approvals": [...], "has_more": ...}
 
 Exit codes: 0 listed; 7 refused; 8 daemon unreachable; 2 bad usage.`,
@@ -44,14 +45,14 @@ Exit codes: 0 listed; 7 refused; 8 daemon unreachable; 2 bad usage.`,
     let client: LatchClient | undefined;
     let json = false;
     try {
-      const { flags } = parseCommandArgs(args, { all: 'boolean', limit: 'value', 'starting-after': 'value', agent: 'value', json: 'boolean' }, 0);
+      const { flags } = parseCommandArgs(args, { all: 'boolean', limit: 'value', 'starting-after': 'value', agent: 'value', json: 'boolean', 'passphrase-stdin': 'boolean' }, 0);
       json = flags['json'] === true;
       const query = {
         ...(flags['all'] !== true && { status: 'pending_approval' as const }),
         ...optional('limit', integerFlag(flags, 'limit', 1, 100)),
         ...optional('starting_after', stringFlag(flags, 'starting-after')),
       };
-      client = newCliClient(io, stringFlag(flags, 'agent'));
+      client = newCliClient(io, stringFlag(flags, 'agent'), { passphraseStdin: flags['passphrase-stdin'] === true });
       const list = await client.approvals(query);
       if (json) {
         writeLine(io.stdout, JSON.stringify(list));
@@ -108,6 +109,7 @@ question, since it authorizes nothing.
 
 Options:
   --reason TEXT   what the agent is told
+  --passphrase-stdin   in the separate-user setup, read the owner passphrase from standard input
   --json          print the approval as it now stands (the request goes to stderr)
   --agent NAME    refused (exit 7, agent_not_permitted): only the owner denies
 
@@ -119,14 +121,15 @@ async function decide(commandName: 'approve' | 'deny', args: string[], io: CliIo
   let client: LatchClient | undefined;
   let json = false;
   try {
-    const own: Record<string, FlagKind> = commandName === 'approve' ? { 'passphrase-stdin': 'boolean', yes: 'boolean' } : { reason: 'value' };
+    const own: Record<string, FlagKind> = commandName === 'approve' ? { 'passphrase-stdin': 'boolean', yes: 'boolean' } : { reason: 'value', 'passphrase-stdin': 'boolean' };
     const spec: Record<string, FlagKind> = { ...own, json: 'boolean', agent: 'value' };
     const { flags, positionals } = parseCommandArgs(args, spec, 1);
     json = flags['json'] === true;
     const approvalId = approvalIdArg(positionals[0], commandName);
     // The daemon refuses an agent's decision; refusing here asks for no passphrase and sends nothing.
     refuseAgentFlag(commandName, stringFlag(flags, 'agent'));
-    client = newCliClient(io);
+    const passphraseStdin = flags['passphrase-stdin'] === true;
+    client = newCliClient(io, undefined, { passphraseStdin });
     const approval = await client.approval(approvalId);
     const terms = json ? io.stderr : io.stdout;
     for (const line of approvalLines(approval, (await cardLabels(client)).get(approval.request.card_id ?? ''))) writeLine(terms, line);
@@ -137,7 +140,9 @@ async function decide(commandName: 'approve' | 'deny', args: string[], io: CliIo
     if (commandName === 'deny') {
       decided = await client.deny(approvalId, optional('reason', stringFlag(flags, 'reason')));
     } else {
-      const consent = await ownerConsent(io, client.home, { passphraseStdin: flags['passphrase-stdin'] === true, yes: flags['yes'] === true });
+      // In the separate-user setup the passphrase already opened this command's session (which
+      // carries the owner's presence); what is left to ask is the yes to exactly this request.
+      const consent = client.hasOwnerSession() ? await sessionConsent(io, { given: passphraseStdin || flags['yes'] === true }) : await ownerConsent(io, client.home, { passphraseStdin, yes: flags['yes'] === true });
       if (!consent.approve) {
         writeLine(io.stderr, 'Not approved; nothing was sent.');
         return EXIT.ok;

@@ -3,14 +3,19 @@ import { verifyAudit } from '../../verify/audit-verify.js';
 import { resolveHome } from '../../datadir/home.js';
 import { EXIT } from '../exit-codes.js';
 import { localCommand } from '../local-command.js';
+import { daemonLivesElsewhere } from '../owner-session.js';
+import { newCliClient } from '../daemon-calls/daemon-call-command.js';
 
-const USAGE = `Usage: latch audit verify [--json]
+const USAGE = `Usage: latch audit verify [--passphrase-stdin] [--json]
 
 Checks the hash chain of $LATCH_HOME/audit.log (default ~/.latch): every line must chain to the
 one before it and the last line must match audit.head, so an edited, deleted or inserted line
 is reported with the first line where the chain breaks. On an enrolled device a missing or empty
 log, or one shorter than (or different at) the line state.journal records as written, is broken
 too: the record was deleted or replaced.
+
+In the separate-user setup the daemon checks its own log (GET /audit/verify, with the owner
+passphrase; --passphrase-stdin reads it from standard input).
 
 With --json it prints {"ok", "file", "lines", "problem": {"line", "reason"} | null}.
 
@@ -28,10 +33,20 @@ export const auditVerifyCommand = localCommand<AuditVerification>({
   name: 'audit verify',
   summary: 'Check that no line of audit.log was edited, deleted or inserted',
   usage: USAGE,
-  flags: {},
+  flags: { 'passphrase-stdin': 'boolean' },
   positionalsMax: 0,
-  perform(_args, io) {
+  async perform(args, io) {
     const home = resolveHome(io.env);
+    if (daemonLivesElsewhere(home, io.env)) {
+      // The daemon checks its own log (GET /audit/verify): the owner cannot read it (§30).
+      const client = newCliClient({ ...io, env: { ...io.env, LATCH_AGENT: '' } }, '', { passphraseStdin: args.flags['passphrase-stdin'] === true });
+      try {
+        const result = await client.verifyAudit();
+        return { ok: result.ok, file: "the daemon's audit.log", lines: result.lines, problem: result.problem };
+      } finally {
+        client.close();
+      }
+    }
     const result = verifyAudit(home);
     return { ok: result.ok, file: auditLogPath(home), lines: result.lines, problem: result.ok ? null : (result.problem ?? { line: 0, reason: 'unknown problem' }) };
   },

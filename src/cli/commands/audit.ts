@@ -2,6 +2,10 @@ import { auditLogPath, readAudit } from '../../datadir/audit-log.js';
 import { AUDIT_COLUMNS, auditRow } from '../audit-rows.js';
 import { resolveHome } from '../../datadir/home.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
+import { daemonLivesElsewhere } from '../owner-session.js';
+import { newCliClient, reportCallError } from '../daemon-calls/daemon-call-command.js';
+import { AUDIT_LINES_MAX } from '../../variant-a/audit-routes.js';
+import { LatchClientError } from '../../client/client-errors.js';
 import type { AuditRecord } from '../../datadir/audit-entry.js';
 import { auditSize, followAudit } from '../audit-follow.js';
 import { matchesAuditFilter, parseOperations, parseSince, type AuditFilter } from '../audit-filter.js';
@@ -12,7 +16,7 @@ import { EXIT } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
 import { isAgentNameShape } from '../../ids/agent-name.js';
 
-const USAGE = `Usage: latch audit [--operation NAMES] [--agent NAME] [--since WHEN] [--limit N] [--reads] [--follow] [--json]
+const USAGE = `Usage: latch audit [--operation NAMES] [--agent NAME] [--since WHEN] [--limit N] [--reads] [--follow] [--passphrase-stdin] [--json]
        latch audit verify
 
 Shows the most recent lines of $LATCH_HOME/audit.log (default ~/.latch): one line per signature
@@ -20,7 +24,10 @@ the daemon made (policy windows, revocations, signed upstream and web requests, 
 outcomes) with its time, operation, agent, merchant (for a signed web request, the host it went
 to), amount, details (the request line with host and path, or the policy, card, outcome and the
 refusal's code) and the caller's User-Agent. It reads the
-file directly; no daemon is needed. 'latch audit verify' checks the hash chain.
+file directly; no daemon is needed. 'latch audit verify' checks the hash chain. In the
+separate-user setup, where the log is the daemon's, it asks the daemon (GET /audit, with the
+owner passphrase; --passphrase-stdin reads it from standard input), and the filters apply to the
+latest 1000 lines; --follow there is refused (it watches the file, which only the daemon's user reads).
 
 By default it leaves out the signed upstream reads (sign_request GET and HEAD, which the daemon
 makes for every card or transaction listing), so what moved or could move money comes first;
@@ -47,15 +54,21 @@ export const auditCommand: Command = {
   usage: USAGE,
   async run(args, io) {
     try {
-      const { flags } = parseCommandArgs(args, { limit: 'value', json: 'boolean', operation: 'value', agent: 'value', since: 'value', reads: 'boolean', follow: 'boolean' }, 0);
+      const { flags } = parseCommandArgs(args, { limit: 'value', json: 'boolean', operation: 'value', agent: 'value', since: 'value', reads: 'boolean', follow: 'boolean', 'passphrase-stdin': 'boolean' }, 0);
       const limit = integerFlag(flags, 'limit', 1, 1000) ?? 20;
       const filter = auditFilter(flags);
       const home = resolveHome(io.env);
+      const keep = (record: AuditRecord) => matchesAuditFilter(record, filter);
+      // In the separate-user setup the log is the daemon's: ask it, never this empty folder (§30).
+      const elsewhere = daemonLivesElsewhere(home, io.env);
+      if (elsewhere && flags['follow'] === true) {
+        throw new UsageError("--follow watches the audit file, and in the separate-user setup only the daemon's user reads it: run latch audit again for the latest lines, or follow it as that user (sudo -u SERVICE_USER latch audit --follow)");
+      }
       // Measured before reading, so a line written meanwhile is read again rather than missed (and
       // printed once: follow skips what the latest lines already showed).
       const followFrom = flags['follow'] === true ? auditSize(home) : 0;
-      const records = readAudit(home, { limit, filter: (record) => matchesAuditFilter(record, filter) });
-      const file = auditLogPath(home);
+      const records = elsewhere ? await auditThroughApi(io, flags['passphrase-stdin'] === true, limit, keep) : readAudit(home, { limit, filter: keep });
+      const file = elsewhere ? "the daemon's audit.log" : auditLogPath(home);
       if (flags['follow'] === true) return await follow(io, home, records, followFrom, filter, flags['json'] === true);
       if (flags['json'] === true) {
         writeLine(io.stdout, JSON.stringify({ file, records }));
@@ -69,10 +82,25 @@ export const auditCommand: Command = {
       for (const line of table([...AUDIT_COLUMNS], records.map(auditRow))) writeLine(io.stdout, line);
       return EXIT.ok;
     } catch (error) {
+      if (error instanceof LatchClientError) return reportCallError(error, io, 'audit', args.includes('--json'));
       return reportError(error, io, 'audit');
     }
   },
 };
+
+/**
+ * auditThroughApi reads the daemon's latest lines (GET /audit, the owner's session) and filters
+ * them here: the filters apply to the latest 1000 lines.
+ */
+async function auditThroughApi(io: CliIo, passphraseStdin: boolean, limit: number, keep: (record: AuditRecord) => boolean): Promise<AuditRecord[]> {
+  const client = newCliClient({ ...io, env: { ...io.env, LATCH_AGENT: '' } }, '', { passphraseStdin });
+  try {
+    const answer = await client.auditRecords(AUDIT_LINES_MAX);
+    return (answer.records as unknown as AuditRecord[]).filter(keep).slice(-limit);
+  } finally {
+    client.close();
+  }
+}
 
 /** follow prints the latest records and then every new one that matches, until SIGINT or SIGTERM. */
 async function follow(io: CliIo, home: string, latest: readonly AuditRecord[], from: number, filter: AuditFilter, json: boolean): Promise<number> {

@@ -8,6 +8,7 @@ import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { reportError, reportErrorAsLog } from '../report-error.js';
 import { becomeServiceUser, ServiceUserError } from '../../service/service-user.js';
+import { completeDaemonPin, type DaemonPin } from '../../service/daemon-pin.js';
 import { hostDaemonProcess } from '../daemon-host.js';
 import { CONSOLE_FLAGS, consoleOption } from '../console-flags.js';
 
@@ -48,13 +49,24 @@ Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe, broken or unwritable d
  * becomeServiceUserOrExplain runs the `--user NAME` step (service/service-user.ts); its refusals
  * are usage errors (exit 2) naming what to do.
  */
-export function becomeServiceUserOrExplain(name: string, env: NodeJS.ProcessEnv): void {
+export function becomeServiceUserOrExplain(name: string, env: NodeJS.ProcessEnv): DaemonPin | { error: string } {
   try {
-    becomeServiceUser(name, env);
+    return becomeServiceUser(name, env).pin;
   } catch (error) {
     if (error instanceof ServiceUserError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/** finishPin completes the owners' pin of `--user` (or passes on why it could not be opened). */
+export function finishPin(pin: DaemonPin | { error: string }, home: string, portA: number | undefined): { file: string; key_id: string } | { error: string } {
+  return 'error' in pin ? pin : completeDaemonPin(pin, home, portA);
+}
+
+/** logPin says on stderr what the owners' pin now holds, and the owner's next step. */
+function logPin(result: { file: string; key_id: string } | { error: string }, logger: Logger): void {
+  if ('error' in result) logger.warn('daemon_not_pinned', { message: result.error, remedy: 'Owners cannot prove this daemon until it is pinned: see docs/separate-user.md.' });
+  else logger.info('daemon_pinned', { file: result.file, key_id: result.key_id, next: "from the owner's own account, without sudo: latch doctor, then latch approvals" });
 }
 
 /** What --json means for a server whose stdout is JSON lines already. */
@@ -73,6 +85,7 @@ export const daemonCommand: Command = {
     let logger = createLogger({ stream: io.stderr });
     let daemon: DaemonHandle;
     let stopTimeoutMs: number;
+    let pin: DaemonPin | { error: string } | undefined;
     try {
       const flags = parseFlags(args, FLAGS);
       refuseAgentFlag('daemon', stringFlag(flags, 'agent'));
@@ -83,7 +96,7 @@ export const daemonCommand: Command = {
       const portB = portFlag(flags, 'port-b');
       stopTimeoutMs = stopTimeoutFlag(flags);
       // Before anything is read or bound: the rest runs as the service user (docs/decisions.md §21).
-      if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
+      if (typeof flags['user'] === 'string') pin = becomeServiceUserOrExplain(flags['user'], io.env);
       ({ daemon, logger } = createDaemonWithLogger({
         home: resolveHome(io.env),
         env: io.env,
@@ -106,6 +119,7 @@ export const daemonCommand: Command = {
     } catch (error) {
       return reportListenErrorAsLog(error, logger);
     }
+    if (pin !== undefined) logPin(finishPin(pin, resolveHome(io.env), ports.portA), logger);
     writeLine(io.stdout, JSON.stringify({ event: 'daemon_listening', pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null, port_console: ports.portConsole ?? null }));
     await host.untilStopped(daemon, stopTimeoutMs);
     return EXIT.ok;

@@ -8,8 +8,9 @@ import { newCliClient } from '../daemon-calls/daemon-call-command.js';
 import { EXIT } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
 import { ownerSecurity, type OwnerSecurity } from '../../client/owner-security.js';
+import { separateUserDoctor } from './doctor-separate.js';
 
-const USAGE = `Usage: latch doctor [--json] [--agent NAME]
+const USAGE = `Usage: latch doctor [--json] [--agent NAME] [--passphrase-stdin]
 
 Finds out why Latch does not work, checking in this order:
   1. daemon      GET /health, and the answer proves it comes from the daemon that holds this
@@ -35,8 +36,15 @@ reports the owner's protections (docs/decisions.md §21): the pinned daemon key 
 proves before it sends the owner passphrase), the owner presence factors, and whether anything in
 the data directory is readable by others (a problem: exit 3). It changes nothing.
 
+In the separate-user setup (root pinned a daemon that keeps its data elsewhere), the owner's
+doctor checks that daemon through the API instead: which pin is in force, that the daemon proves
+the pinned key, that an owner session opens (it asks the passphrase), the policy it loaded, the
+brake, the cloud, and that its data directory is the service user's alone.
+
 Options:
   --json    print {ok, url, home, checks: [{name, status, detail, fix}], problem, security}
+            (separate-user setup: {ok, setup, url, home, pin, checks})
+  --passphrase-stdin  the owner passphrase from standard input (the separate-user setup)
   --agent NAME  check as this agent (its token; pending approvals are then its own only)
 
 Exit codes: 0 nothing blocks payments (warnings allowed); 8 the daemon is not running or not
@@ -54,11 +62,13 @@ export const doctorCommand: Command = {
   async run(args, io) {
     let client: LatchClient | undefined;
     try {
-      const { flags } = parseCommandArgs(args, { json: 'boolean', agent: 'value' }, 0);
-      client = newCliClient(io, stringFlag(flags, 'agent'));
+      const { flags } = parseCommandArgs(args, { json: 'boolean', agent: 'value', 'passphrase-stdin': 'boolean' }, 0);
+      client = newCliClient(io, stringFlag(flags, 'agent'), { passphraseStdin: flags['passphrase-stdin'] === true });
+      // The owner's account of a daemon root pinned: check the real daemon, never this folder (§30).
+      if (client.systemDaemon !== undefined && client.agent === undefined) return await separateUserDoctor(client, client.systemDaemon, io, flags['json'] === true);
       const found = await diagnose(client);
       const presence = await client.health().then((health) => (typeof health.owner_presence === 'string' ? health.owner_presence : null)).catch(() => null);
-      const security = ownerSecurity(client.home, presence);
+      const security = ownerSecurity(client.home, presence, io.env);
       const diagnosis = { ...found, problem: namingExposedFiles(found.problem, security) };
       if (flags['json'] === true) writeLine(io.stdout, JSON.stringify({ ...diagnosis, security }));
       else for (const line of [...report(diagnosis), ...securityReport(security)]) writeLine(io.stdout, line);
@@ -114,7 +124,7 @@ function namingExposedFiles(problem: DiagnosisProblem | null, security: OwnerSec
 
 function securityReport(security: OwnerSecurity): string[] {
   const lines = ['Owner protections:'];
-  lines.push(`  pinned daemon key  ${security.pinned_key === null ? 'none' : `${security.pinned_key.key_id} (from ${security.pinned_key.source})`}`);
+  lines.push(`  pinned daemon key  ${security.pinned_key === null ? 'none' : `${security.pinned_key.key_id} (from ${security.pinned_key.source === 'system' ? "root's pin" : security.pinned_key.source})`}`);
   lines.push(`  owner presence     ${security.owner_presence ?? 'unknown'}`);
   lines.push(`  data directory     ${security.data_directory === 'private' ? 'nothing in it is readable by others' : security.data_directory === 'not_readable_by_you' ? 'not readable by you (the daemon runs as its own user)' : 'EXPOSED to others'}`);
   for (const warning of security.warnings) lines.push(`  warning: ${warning}`);

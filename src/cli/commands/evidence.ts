@@ -12,7 +12,7 @@ import { EXIT } from '../exit-codes.js';
 import { readInputFile } from '../read-input-file.js';
 import { reportError } from '../report-error.js';
 
-const USAGE = `Usage: latch evidence PW_ID [--out FILE] [--agent NAME] [--json]
+const USAGE = `Usage: latch evidence PW_ID [--out FILE] [--agent NAME] [--passphrase-stdin] [--json]
 
 Writes the evidence pack of one authorization (GET /authorizations/:policy_id/evidence): the
 device's public key, the signed window, the request and who made it, the policy's decision, the
@@ -62,13 +62,13 @@ export const evidenceCommand: Command = {
     let client: ReturnType<typeof newCliClient> | undefined;
     let json = false;
     try {
-      const { flags, positionals } = parseCommandArgs(args, { out: 'value', agent: 'value', json: 'boolean' }, 1);
+      const { flags, positionals } = parseCommandArgs(args, { out: 'value', agent: 'value', json: 'boolean', 'passphrase-stdin': 'boolean' }, 1);
       json = flags['json'] === true;
       const policyId = positionals[0];
       if (policyId === undefined) throw new UsageError('name the authorization: latch evidence pw_…');
       checkId(policyId, 'pw', 'PW_ID');
       const out = stringFlag(flags, 'out');
-      client = newCliClient(io, stringFlag(flags, 'agent'));
+      client = newCliClient(io, stringFlag(flags, 'agent'), { passphraseStdin: flags['passphrase-stdin'] === true });
       const pack = await client.evidence(policyId);
       if (out === undefined) {
         io.stdout.write(pack);

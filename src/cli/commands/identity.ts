@@ -13,6 +13,9 @@ import { directoryBody, directoryKey, WELL_KNOWN_DIRECTORY_PATH } from '../../id
 import { UsageError } from '../command.js';
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { localCommand } from '../local-command.js';
+import { daemonLivesElsewhere, refuseWhereDaemonLivesElsewhere } from '../owner-session.js';
+import { resolveHome } from '../../datadir/home.js';
+import { newCliClient } from '../daemon-calls/daemon-call-command.js';
 import { privateHome } from '../private-home.js';
 
 const EXIT_CODES = 'Exit codes: 0 done; 2 bad usage or agent name; 3 unsafe or broken data directory, or no such agent; 7 --agent given; 1 anything else.';
@@ -31,15 +34,27 @@ https://<your domain>${WELL_KNOWN_DIRECTORY_PATH} with the media type
 application/http-message-signatures-directory+json, and set identity_directory_url in config.json to
 that URL: signatures then name it in Signature-Agent. Publish it again after latch agent add,
 remove or rotate --identity. The running daemon serves the same keys, signed, at
-GET /web-bot-auth/directory. --json prints {"keys", "file", "document"}.
+GET /web-bot-auth/directory; in the separate-user setup this command takes the document from
+there. --json prints {"keys", "file", "document"}.
 
 ${EXIT_CODES}`,
   flags: { out: 'value' },
   positionalsMax: 0,
-  perform(args, io) {
+  async perform(args, io) {
+    const out = stringFlag(args.flags, 'out');
+    // In the separate-user setup the keys are the daemon's: it serves the same document (§30.4).
+    if (daemonLivesElsewhere(resolveHome(io.env), io.env)) {
+      const client = newCliClient({ ...io, env: { ...io.env, LATCH_AGENT: '' } }, '');
+      try {
+        const document = await client.keyDirectory();
+        if (out !== undefined) writeFileAtomic(out, document, PUBLIC_FILE_MODE);
+        return { keys: (JSON.parse(document) as { keys: unknown[] }).keys.length, file: out ?? null, document };
+      } finally {
+        client.close();
+      }
+    }
     const keys = identityKeyring(privateHome(io.env)).all().map(({ key }) => key);
     const body = directoryBody(keys);
-    const out = stringFlag(args.flags, 'out');
     if (out !== undefined) writeFileAtomic(out, body, PUBLIC_FILE_MODE);
     return { keys: keys.length, file: out ?? null, document: Buffer.from(body).toString('utf8') };
   },
@@ -62,6 +77,7 @@ ${EXIT_CODES}`,
     const name = args.positionals[0];
     if (name === undefined) throw new UsageError('latch identity show needs an agent NAME (or owner)');
     if (name !== OWNER_IDENTITY) assertAgentName(name);
+    refuseWhereDaemonLivesElsewhere('identity show', io.env, `The identity keys are the daemon's: run it as the service user (sudo -u SERVICE_USER env LATCH_HOME=DATA_DIR latch identity show ${name}).`);
     const key = ensureIdentityKey(privateHome(io.env), name);
     return { name, key_id: key.keyId, jwk: directoryKey(key) };
   },

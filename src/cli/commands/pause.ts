@@ -12,7 +12,7 @@ import { latchVersion } from '../../version.js';
 import type { CliIo } from '../command.js';
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { localCommand } from '../local-command.js';
-import { directEditNote, isOwnerHomeOfAnotherDaemon, withOwnerPresence } from '../owner-session.js';
+import { daemonLivesElsewhere, directEditNote, withOwnerPresence } from '../owner-session.js';
 import { privateHome } from '../private-home.js';
 
 /** throughApi calls the daemon as the owner, with a session from the owner passphrase. */
@@ -52,7 +52,7 @@ Exit codes: 0 paused; 2 bad usage; 3 unsafe data directory; 7 --agent given; 1 a
   positionalsMax: 0,
   async perform({ flags }, io) {
     const home = privateHome(io.env);
-    if (isOwnerHomeOfAnotherDaemon(home)) {
+    if (daemonLivesElsewhere(home, io.env)) {
       const answer = await throughApi(io, flags['passphrase-stdin'] === true, (client) => client.pause(stringFlag(flags, 'reason')));
       return { paused: answer['paused'] as PauseState, file: null };
     }
@@ -84,7 +84,7 @@ Exit codes: 0 resumed (or was not paused); 2 bad usage; 3 unsafe data directory;
   positionalsMax: 0,
   async perform({ flags }, io) {
     const home = privateHome(io.env);
-    if (isOwnerHomeOfAnotherDaemon(home)) {
+    if (daemonLivesElsewhere(home, io.env)) {
       const answer = await throughApi(io, flags['passphrase-stdin'] === true, (client) => client.resume());
       return { resumed: answer['resumed'] === true };
     }

@@ -21,7 +21,7 @@ import { localCommand } from '../local-command.js';
 import { privateHome } from '../private-home.js';
 import { LatchClient } from '../../client/latch-client.js';
 import { latchVersion } from '../../version.js';
-import { withOwnerPresence } from '../owner-session.js';
+import { refuseWhereDaemonLivesElsewhere, withOwnerPresence } from '../owner-session.js';
 
 /** What `latch policy check-file` found: valid (with its counts) or the field that is wrong. */
 type FileCheck =
@@ -152,6 +152,7 @@ Exit codes: 0 written; 3 a policy.json already exists (left unchanged) or the da
   flags: {},
   positionalsMax: 0,
   perform(_args, io) {
+    refuseWhereDaemonLivesElsewhere('policy init', io.env, 'Write the policy in a file of yours and apply it: latch policy apply FILE (latch policy show prints the current one).');
     // The policy is written only into a directory others cannot change.
     const home = privateHome(io.env);
     const file = policyPath(home);
@@ -189,6 +190,7 @@ Exit codes: 0 removed (or there was none); 3 unsafe data directory; 7 --agent gi
   flags: {},
   positionalsMax: 0,
   async perform(_args, io) {
+    refuseWhereDaemonLivesElsewhere('policy remove', io.env, 'Apply a replacement instead: latch policy apply FILE.');
     const home = privateHome(io.env);
     const file = policyPath(home);
     const loaded = loadPolicyFile(file);

@@ -4,7 +4,7 @@
  * commands write or remove the file and print the one command that starts or stops it; they never
  * start anything themselves, so nothing runs that the user has not seen.
  */
-import { existsSync, mkdirSync, realpathSync, unlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
@@ -18,6 +18,9 @@ import { JSON_OPTION, OWNER_ONLY_AGENT_OPTION, refuseAgentFlag } from '../common
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { reportError } from '../report-error.js';
 import { installSystemService } from './service-system.js';
+import { commandUnderPrivateTmp, underPrivateTmp } from './service-private-tmp.js';
+
+export { underPrivateTmp };
 import { DEFAULT_SERVICE_USER, SYSTEM_DATA_DIR } from '../../service/service-user.js';
 
 /** The kinds of service definition Latch writes. */
@@ -31,26 +34,6 @@ export function serviceKindFor(platform: NodeJS.Platform): ServiceKind | undefin
 }
 
 const FLAGS = { force: 'boolean', print: 'boolean', 'port-a': 'value', 'port-b': 'value', json: 'boolean', agent: 'value', system: 'boolean', user: 'value', 'dry-run': 'boolean' } as const;
-
-/** The folders systemd's PrivateTmp=yes replaces with the service's own empty ones. */
-const PRIVATE_TMP_ROOTS = ['/tmp', '/var/tmp'];
-
-/**
- * underPrivateTmp reports whether a data directory lies in /tmp or /var/tmp (its real path, as far
- * as it exists): a unit with PrivateTmp=yes would not see it, and would quietly start an empty one.
- */
-export function underPrivateTmp(home: string): boolean {
-  let real = path.resolve(home);
-  for (let probe = real; ; probe = path.dirname(probe)) {
-    try {
-      real = path.join(realpathSync(probe), path.relative(probe, real));
-      break;
-    } catch {
-      if (path.dirname(probe) === probe) break;
-    }
-  }
-  return PRIVATE_TMP_ROOTS.some((root) => real === root || real.startsWith(`${root}/`));
-}
 
 /** daemonPortArgs turns --port-a / --port-b into the arguments the service passes to latch daemon. */
 function daemonPortArgs(flags: Flags): string[] {
@@ -96,11 +79,14 @@ LATCH_HOME there is refused (the service would not see it and would start an emp
 With --system (as root), the daemon runs as its own system user instead (the separate-user
 setup, docs/decisions.md §21.7): the user (default ${DEFAULT_SERVICE_USER}; no login shell; home = the data
 directory, ${SYSTEM_DATA_DIR}) is created when missing, the data directory is created 0700 for it, a
-hardened systemd system unit (or a launchd daemon with UserName) is written, and the daemon's key
-is pinned for the account that ran sudo ($SUDO_USER's ~/.latch/daemon_key.pub), so that its
-clients prove the daemon before they send a passphrase. Nothing that runs as you can then read the
-key, the tokens, the policy or the journals; you reach the daemon over loopback with a session
-(latch commands ask for the owner passphrase) and give agents tokens with latch agent add.
+hardened systemd system unit (or a launchd daemon with UserName) is written, and, once the daemon
+is enrolled, its key and address are pinned where only root can write (/etc/latch/daemon.json), so
+that every account's client proves the daemon before it sends a passphrase (before enrollment it
+prints the commands that enroll it, then run it again with --force to pin). It writes nothing into
+your home, and refuses a ~/.latch of $SUDO_USER that is a symbolic link. Nothing that runs as you
+can then read the key, the tokens, the policy or the journals; you reach the daemon over loopback
+with a session (latch commands ask for the owner passphrase) and give agents tokens with latch
+agent add. See docs/separate-user.md.
 
 Options:
   --system     install the system service (separate user) instead of the user service
@@ -113,8 +99,9 @@ Options:
 ${JSON_OPTION} ({"file", "written": true, "start"}; with --print {"file", "text"})
 ${OWNER_ONLY_AGENT_OPTION}
 
-Exit codes: 0 written; 2 bad usage, unsupported platform, LATCH_HOME under /tmp (Linux), or already
-installed without --force; 7 --agent given; 1 anything else.`,
+Exit codes: 0 written; 2 bad usage, unsupported platform, LATCH_HOME or the program under /tmp
+(Linux), a symlinked ~/.latch (--system), or already installed without --force; 7 --agent given;
+1 anything else.`,
   async run(args, io) {
     try {
       const flags = parseFlags(args, FLAGS);
@@ -131,7 +118,12 @@ installed without --force; 7 --agent given; 1 anything else.`,
           `LATCH_HOME ${home} is under /tmp or /var/tmp, which the unit's PrivateTmp=yes replaces with the service's own empty folder: the service would not use this data directory. Set LATCH_HOME to a directory elsewhere (the default is ~/.latch) and install again`,
         );
       }
-      const spec = { command: currentLatchCommand(), home, daemonArgs: daemonPortArgs(flags) };
+      const command = currentLatchCommand();
+      const hidden = kind === 'systemd' ? commandUnderPrivateTmp(command) : undefined;
+      if (hidden !== undefined) {
+        throw new UsageError(`the service would run ${hidden}, under /tmp or /var/tmp, which the unit's PrivateTmp=yes replaces with its own empty folder: the service could not start. Install Latch elsewhere (e.g. ~/.local or /opt) and run this again from there`);
+      }
+      const spec = { command, home, daemonArgs: daemonPortArgs(flags) };
       const text = kind === 'systemd' ? systemdUnit(spec) : launchdPlist(spec);
       const file = serviceFile(kind, io.env);
       if (flags['print'] === true) {

@@ -1,3 +1,4 @@
+import { refuseWhereDaemonLivesElsewhere } from '../owner-session.js';
 import { effectiveCloudUrl, loadConfig, normalizeCloudUrl } from '../../datadir/config.js';
 import { ensureHome, resolveHome } from '../../datadir/home.js';
 import { assertDataDirSecure } from '../../datadir/permissions.js';
@@ -40,6 +41,8 @@ export const setupCommand: Command = {
     try {
       const flags = parseFlags(args, FLAGS);
       refuseAgentFlag('setup', typeof flags['agent'] === 'string' ? flags['agent'] : undefined);
+      // A second device in the owner's folder would not be the daemon root pinned (docs/decisions.md §30).
+      refuseWhereDaemonLivesElsewhere('setup', io.env, 'Enroll the daemon as the service user: sudo -u SERVICE_USER env LATCH_HOME=DATA_DIR latch setup --token …, then pin it: sudo latch service install --system --force.');
       const setupToken = typeof flags['token'] === 'string' ? flags['token'] : io.env['LATCH_SETUP_TOKEN'];
       if (setupToken === undefined || setupToken === '') throw new UsageError('--token (or LATCH_SETUP_TOKEN) is required');
       const home = resolveHome(io.env);

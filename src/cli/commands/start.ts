@@ -20,7 +20,7 @@ import { enrolledLine, enrollThisDevice } from '../enroll-this-device.js';
 import { reportError } from '../report-error.js';
 import { hostDaemonProcess } from '../daemon-host.js';
 import { DEFAULT_SANDBOX_PORT } from './sandbox.js';
-import { becomeServiceUserOrExplain, reportListenError } from './daemon.js';
+import { becomeServiceUserOrExplain, finishPin, reportListenError } from './daemon.js';
 import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from '../common-options.js';
 import { stringFlag } from '../daemon-calls/command-args.js';
 
@@ -73,7 +73,7 @@ export const startCommand: Command = {
       const portB = portFlag(flags, 'port-b') ?? DEFAULT_PORT_B;
       const sandboxPort = portFlag(flags, 'sandbox-port') ?? DEFAULT_SANDBOX_PORT;
       // Before anything is read or bound: the rest runs as the service user (docs/decisions.md §21).
-      if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
+      const pin = typeof flags['user'] === 'string' ? becomeServiceUserOrExplain(flags['user'], io.env) : undefined;
       const ownerConsole = consoleOption(flags, portA);
       const home = resolveHome(io.env);
       // A daemon serving this directory already holds the ports: name it (exit 3), as latch daemon
@@ -146,6 +146,7 @@ export const startCommand: Command = {
       const homeIsDefault = home === resolveHome({});
       const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
       say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation(), consolePort: ports.portConsole ?? null }));
+      if (pin !== undefined) say(pinnedLine(finishPin(pin, home, ports.portA)));
       // The sandbox closes within what is left of the same deadline: a client holding a connection
       // to it open (trickling a request) must not keep the process alive (docs/decisions.md §27.5).
       const running = sandbox;
@@ -161,6 +162,12 @@ export const startCommand: Command = {
     }
   },
 };
+
+/** pinnedLine tells root what the owners' pin of --user now holds, and the owner's next step. */
+function pinnedLine(result: { file: string; key_id: string } | { error: string }): string {
+  if ('error' in result) return `Not pinned for the owners: ${result.error}.`;
+  return `Pinned this daemon (key ${result.key_id}) for every account in ${result.file}. Next, from the owner's own account without sudo: latch doctor, then latch approvals (docs/separate-user.md).`;
+}
 
 /** firstCardOf picks the account's first card for the printed curl commands. */
 function firstCardOf(sandbox: Sandbox, accountId: string | undefined): string | undefined {

@@ -1,3 +1,4 @@
+import { refuseWhereDaemonLivesElsewhere } from '../owner-session.js';
 import { rotateToken, tokenPath } from '../../datadir/token.js';
 import { localCommand } from '../local-command.js';
 import { privateHome } from '../private-home.js';
@@ -18,6 +19,7 @@ export const tokenRotateCommand = localCommand<{ rotated: true; file: string }>(
   flags: {},
   positionalsMax: 0,
   perform(_args, io) {
+    refuseWhereDaemonLivesElsewhere('token rotate', io.env, 'The daemon token is the service user\'s: rotate it as the service user (sudo -u SERVICE_USER env LATCH_HOME=DATA_DIR latch token rotate).');
     // Writing a fresh secret into a directory others can read would leak it at once.
     const home = privateHome(io.env);
     rotateToken(home);

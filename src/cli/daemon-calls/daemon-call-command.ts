@@ -8,12 +8,12 @@ import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import type { FlagKind } from '../flags.js';
 import { reportError } from '../report-error.js';
-import { usageWithCommonOptions } from '../common-options.js';
+import { AGENT_OPTION, JSON_OPTION, PASSPHRASE_STDIN_OPTION, usageWithCommonOptions } from '../common-options.js';
 import { cliRemedy } from './cli-remedies.js';
 import { parseCommandArgs, stringFlag, type CommandArgs } from './command-args.js';
 import { exitCodeForClientError } from './exit-for-error.js';
 import { flagFor } from './flag-names.js';
-import { withOwnerPresence } from '../owner-session.js';
+import { askOwnerPassphrase, withOwnerPresence } from '../owner-session.js';
 
 /** A CLI command that is one conversation with the daemon through the client module. */
 export interface DaemonCall<T> {
@@ -49,21 +49,22 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
   return {
     name: call.name,
     summary: call.summary,
-    usage: usageWithCommonOptions(call.usage),
+    usage: usageWithCommonOptions(call.usage, AGENT_OPTION, JSON_OPTION, PASSPHRASE_STDIN_OPTION),
     async run(args, io) {
       let client: LatchClient | undefined;
       let json = false;
       try {
-        const parsed = parseCommandArgs(args, { ...call.flags, json: 'boolean', agent: 'value' }, call.positionalsMax);
+        const parsed = parseCommandArgs(args, { ...call.flags, json: 'boolean', agent: 'value', 'passphrase-stdin': 'boolean' }, call.positionalsMax);
         json = parsed.flags['json'] === true;
         const perform = call.prepare(parsed);
         const agent = stringFlag(parsed.flags, 'agent');
         // An empty name is the owner: it also overrides LATCH_AGENT.
-        client = newCliClient(io, call.agentFlagNamesSubject === true && agent !== undefined ? '' : agent);
+        const passphraseStdin = parsed.flags['passphrase-stdin'] === true;
+        client = newCliClient(io, call.agentFlagNamesSubject === true && agent !== undefined ? '' : agent, { passphraseStdin });
         const owner = client;
         // The owner's money-moving calls (latch allocate, ...) ask for the passphrase on the
         // terminal when the daemon wants presence (docs/decisions.md §21); agents never.
-        const result = owner.agent === undefined ? await withOwnerPresence(owner, io, { passphraseStdin: false, openWithoutToken: false }, () => perform(owner)) : await perform(owner);
+        const result = owner.agent === undefined ? await withOwnerPresence(owner, io, { passphraseStdin, openWithoutToken: false }, () => perform(owner)) : await perform(owner);
         if (json) writeLine(io.stdout, JSON.stringify(result));
         else for (const line of call.human(result)) writeLine(io.stdout, line);
         return call.exitCode?.(result) ?? EXIT.ok;
@@ -81,9 +82,12 @@ export function daemonCallCommand<T>(call: DaemonCall<T>): Command {
  * command's environment; `--agent NAME` (every command that talks to the daemon takes it) wins
  * over LATCH_AGENT.
  */
-export function newCliClient(io: CliIo, agent?: string): LatchClient {
+export function newCliClient(io: CliIo, agent?: string, options: { passphraseStdin?: boolean; ownerPassphrase?: () => Promise<string> } = {}): LatchClient {
   try {
-    return new LatchClient({ env: io.env, userAgent: `latch-cli/${latchVersion()}`, ...(agent !== undefined && { agent }) });
+    // In the separate-user setup the owner's calls need a session: the passphrase is asked once,
+    // on the first call that needs it (docs/decisions.md §30).
+    const ownerPassphrase = options.ownerPassphrase ?? (() => askOwnerPassphrase(io, options.passphraseStdin === true));
+    return new LatchClient({ env: io.env, userAgent: `latch-cli/${latchVersion()}`, ownerPassphrase, ...(agent !== undefined && { agent }) });
   } catch (error) {
     if (error instanceof DaemonUrlError || error instanceof AgentNameError) throw new UsageError(error.message);
     throw error;
