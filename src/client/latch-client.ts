@@ -364,6 +364,11 @@ export class LatchClient {
     return answer.text;
   }
 
+  /** identityKey is GET /web-bot-auth/keys/:name (owner only): one holder's identity key id and public JWK. */
+  async identityKey(name: string): Promise<{ name: string; key_id: string; jwk: { kid: string } }> {
+    return expectShape(await this.call('GET', `/web-bot-auth/keys/${encodeURIComponent(name)}`), ['name', 'key_id', 'jwk']);
+  }
+
   /** auditRecords is GET /audit (owner only): the latest `limit` lines of the daemon's audit.log, as they are in the file. */
   async auditRecords(limit: number): Promise<{ records: Array<Record<string, unknown>>; has_more: boolean }> {
     return expectShape(await this.call('GET', withQuery('/audit', { limit })), ['records', 'has_more']);

@@ -11,7 +11,8 @@ import type { AuditEntry } from '../datadir/audit-entry.js';
 import { LatchError } from '../errors/latch-error.js';
 import type { Policy } from '../policy/policy-types.js';
 import type { IdentityKeyring } from './identity-keyring.js';
-import { directoryBody, signDirectory, DIRECTORY_SIGNATURE_SECONDS } from './key-directory.js';
+import type { IdentityHolder } from './identity-keys.js';
+import { directoryBody, directoryKey, signDirectory, DIRECTORY_SIGNATURE_SECONDS, type DirectoryKey } from './key-directory.js';
 import { deniedHostRule } from './merchant-deny.js';
 import type { CheckedTarget } from './target-url.js';
 import { NONCE_BYTES, signWebRequest, type WebSignatureHeaders, type WebSignatureTag } from './web-bot-auth.js';
@@ -61,10 +62,23 @@ export interface SignedDirectory {
   headers: Record<string, string>;
 }
 
+/** One holder's identity key as the owner is shown it: the id and the public JWK, never the secret half. */
+export interface ShownIdentityKey {
+  holder: IdentityHolder;
+  keyId: string;
+  jwk: DirectoryKey;
+}
+
 /** The identity operations. */
 export interface IdentityOperations {
   signWebRequest(request: WebSignRequest, caller: IdentityCaller): Promise<WebSignResult>;
   directory(authority: string): SignedDirectory;
+  /**
+   * publicKey is `latch identity show NAME` done by the daemon (the separate-user setup, where the
+   * keys are its files): the holder's key, made on first use as for a signature; agent_not_found
+   * for a name that is no agent.
+   */
+  publicKey(holder: IdentityHolder): ShownIdentityKey;
 }
 
 /** identityOperations binds the operations to a daemon's keys, clock, policy and audit log. */
@@ -111,6 +125,17 @@ export function identityOperations(deps: IdentityDeps): IdentityOperations {
       const headers = signDirectory(body, keys, authority, created, created + DIRECTORY_SIGNATURE_SECONDS);
       deps.keysSeen?.(true);
       return { body, headers: { ...headers } };
+    },
+    publicKey(holder) {
+      let key;
+      try {
+        key = deps.keys.keyOf(holder);
+      } catch (error) {
+        // The keyring's answer for a removed agent is for a token it accepted; the owner asked by name.
+        if (error instanceof LatchError && error.code === 'invalid_bearer_token') throw new LatchError('agent_not_found');
+        throw error;
+      }
+      return { holder, keyId: key.keyId, jwk: directoryKey(key) };
     },
   };
 }

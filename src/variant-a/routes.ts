@@ -123,6 +123,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'POST', pattern: '/wallet/allocate', access: 'owner_present', handler: allocateHandler(operations, allocationA) },
     { method: 'GET', pattern: '/wallet/balance', access: 'agents', handler: reads.walletBalance },
     { method: 'GET', pattern: '/web-bot-auth/directory', access: 'public', handler: identity.directory },
+    { method: 'GET', pattern: '/web-bot-auth/keys/:name', access: 'owner', handler: identity.key },
     { method: 'POST', pattern: '/web-bot-auth/sign', access: 'agents', handler: identity.sign },
   ];
 }

@@ -122,6 +122,7 @@ const OWNER_ONLY_WORDS: ReadonlyArray<[string, readonly string[]]> = [
   ['owner sessions', ['DELETE /owner/sessions/current']],
   ['console login links', ['POST /console/login-code']],
   ['the audit log', ['GET /audit', 'GET /audit/verify']],
+  ['identity keys by name', ['GET /web-bot-auth/keys/:name']],
 ];
 
 test('the actor table names exactly the routes an agent\'s token can never reach', () => {

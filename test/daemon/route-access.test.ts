@@ -120,6 +120,7 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'POST /wallet/allocate': { path: '/wallet/allocate', body: { card_id: 'card_a', amount: 1 } },
   'GET /wallet/balance': { path: '/wallet/balance' },
   'GET /web-bot-auth/directory': { path: '/web-bot-auth/directory' },
+  'GET /web-bot-auth/keys/:name': { path: '/web-bot-auth/keys/helper' },
   'POST /web-bot-auth/sign': { path: '/web-bot-auth/sign', body: { method: 'GET', url: 'https://shop.example.com/' } },
 };
 
@@ -141,7 +142,7 @@ const REQUESTS_B: Record<string, { path: string; body?: unknown }> = {
 
 /** The owner-only routes of owner-control §1 that only stop money or read (owner-presence §1: 'owner'), per listener. */
 const OWNER_ONLY = {
-  a: ['DELETE /owner/sessions/current', 'GET /agents', 'GET /audit', 'GET /audit/verify', 'GET /policy', 'POST /approvals/:approval_id/deny', 'POST /console/login-code', 'POST /pause', 'POST /sign-revocation', ...proxyNames('owner')].sort(),
+  a: ['DELETE /owner/sessions/current', 'GET /agents', 'GET /audit', 'GET /audit/verify', 'GET /policy', 'POST /approvals/:approval_id/deny', 'POST /console/login-code', 'POST /pause', 'POST /sign-revocation', 'GET /web-bot-auth/keys/:name', ...proxyNames('owner')].sort(),
   b: [] as string[],
 };
 
@@ -225,6 +226,10 @@ function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[
           return Promise.resolve({ headers: { 'signature-input': 'sig1=()', signature: 'sig1=::' }, keyId: 'k', created: NOW, expires: NOW + 60 });
         },
         directory: () => ({ body: new TextEncoder().encode('{"keys":[]}'), headers: { 'content-type': 'application/http-message-signatures-directory+json' } }),
+        publicKey: (holder) => {
+          callers.push(OWNER);
+          return { holder, keyId: 'k', jwk: { kty: 'OKP', crv: 'Ed25519', kid: 'k', x: 'x', use: 'sig' } };
+        },
       },
       audit: {
         recent: () => {

@@ -54,6 +54,7 @@ describe('route tables', () => {
       'GET /transactions/:tx_id',
       'GET /wallet/balance',
       'GET /web-bot-auth/directory',
+      'GET /web-bot-auth/keys/:name',
       'POST /agents',
       'POST /agents/:name/rotate',
       'POST /approvals/:approval_id/approve',

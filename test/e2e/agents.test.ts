@@ -64,6 +64,7 @@ const OWNER_ONLY: ReadonlySet<string> = new Set([
   'POST /console/login-code',
   'GET /audit',
   'GET /audit/verify',
+  'GET /web-bot-auth/keys/:name',
   'POST /resume',
   'PUT /policy',
   'POST /sign-card-policy-window',

@@ -219,6 +219,10 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
     const verified = await asOwner(['audit', 'verify', '--passphrase-stdin']);
     assert.equal(verified.status, 0, verified.stdout + verified.stderr);
     assert.match(verified.stdout, /hash chain intact/);
+    // --follow watches the file, which only the daemon's user reads: refused, saying what to run.
+    const follow = await asOwner(['audit', '--follow', '--passphrase-stdin']);
+    assert.equal(follow.status, 2, follow.stderr);
+    assert.match(follow.stderr, /only the daemon's user reads it/);
 
     const paused = await asOwner(['pause', '--reason', 'lunch', '--passphrase-stdin']);
     assert.equal(paused.status, 0, paused.stderr);
@@ -227,7 +231,23 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
     assert.match(resumed.stdout, /Signing resumed/);
     const directory = await asOwner(['identity', 'directory', '--json'], '');
     assert.equal(directory.status, 0, directory.stderr);
-    assert.ok(Array.isArray((JSON.parse((JSON.parse(directory.stdout) as { document: string }).document) as { keys: unknown[] }).keys), 'the daemon\'s key directory');
+    const published = (JSON.parse((JSON.parse(directory.stdout) as { document: string }).document) as { keys: Array<Record<string, unknown>> }).keys;
+    assert.ok(Array.isArray(published), 'the daemon\'s key directory');
+    // One key by name is the daemon's too (GET /web-bot-auth/keys/:name, the owner's session): the
+    // same public JWK the directory lists, never the secret half.
+    for (const holder of ['helper', 'owner']) {
+      const shown = await asOwner(['identity', 'show', holder, '--json', '--passphrase-stdin']);
+      assert.equal(shown.status, 0, shown.stderr);
+      const key = JSON.parse(shown.stdout) as { name: string; key_id: string; jwk: Record<string, unknown> };
+      assert.equal(key.name, holder);
+      assert.equal(key.jwk['kid'], key.key_id);
+      assert.equal(key.jwk['d'], undefined, 'no secret half');
+      assert.deepEqual(published.find((entry) => entry['kid'] === key.key_id), key.jwk, `${holder}'s key is the one the daemon publishes`);
+    }
+    const unknownAgent = await asOwner(['identity', 'show', 'nobody', '--passphrase-stdin']);
+    assert.equal(unknownAgent.status, 7, unknownAgent.stderr);
+    assert.match(unknownAgent.stderr, /no agent of that name/);
+    assert.ok(!existsSync(path.join(ownerHome, '.latch', 'agents')), 'no key was made in the owner\'s folder');
     const login = await asOwner(['console', '--no-open', '--passphrase-stdin']);
     assert.equal(login.status, 0, login.stderr);
 

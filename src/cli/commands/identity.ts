@@ -5,7 +5,6 @@
  */
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
 import { assertAgentName } from '../../datadir/agents.js';
-import type { Ed25519PublicJwk } from '../../crypto/jwk.js';
 import { OWNER_IDENTITY } from '../../signer/identity-key-file.js';
 import { identityKeyring } from '../../identity/identity-keyring.js';
 import { ensureIdentityKey } from '../../identity/identity-keys.js';
@@ -13,7 +12,7 @@ import { directoryBody, directoryKey, WELL_KNOWN_DIRECTORY_PATH } from '../../id
 import { UsageError } from '../command.js';
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { localCommand } from '../local-command.js';
-import { daemonLivesElsewhere, refuseWhereDaemonLivesElsewhere } from '../owner-session.js';
+import { daemonLivesElsewhere } from '../owner-session.js';
 import { resolveHome } from '../../datadir/home.js';
 import { newCliClient } from '../daemon-calls/daemon-call-command.js';
 import { privateHome } from '../private-home.js';
@@ -61,23 +60,42 @@ ${EXIT_CODES}`,
   human: ({ keys, file, document }) => (file === null ? [document] : [`Wrote ${keys} key${keys === 1 ? '' : 's'} to ${file}.`]),
 });
 
+/** What `latch identity show` prints: one holder's key id and public JWK. */
+interface ShownKey {
+  name: string;
+  key_id: string;
+  jwk: { kid: string };
+}
+
 /** `latch identity show NAME` prints one identity key's id and public JWK. */
-export const identityShowCommand = localCommand<{ name: string; key_id: string; jwk: Ed25519PublicJwk & { kid: string; use: 'sig' } }>({
+export const identityShowCommand = localCommand<ShownKey>({
   name: 'identity show',
   summary: "Show an agent's (or the owner's) identity key id and public JWK",
-  usage: `Usage: latch identity show NAME [--json]
+  usage: `Usage: latch identity show NAME [--passphrase-stdin] [--json]
 
 Prints the key id (RFC 7638 thumbprint) and public JWK of the Web Bot Auth identity key of agent
 NAME, or of the owner with NAME "owner", as JSON. The key is made if it does not exist yet.
+In the separate-user setup the keys are the daemon's: it answers (GET /web-bot-auth/keys/NAME,
+with the owner passphrase; --passphrase-stdin reads it from standard input), and an agent it
+does not know is its refusal, exit 7.
 
 ${EXIT_CODES}`,
-  flags: {},
+  flags: { 'passphrase-stdin': 'boolean' },
   positionalsMax: 1,
-  perform(args, io) {
+  async perform(args, io) {
     const name = args.positionals[0];
     if (name === undefined) throw new UsageError('latch identity show needs an agent NAME (or owner)');
     if (name !== OWNER_IDENTITY) assertAgentName(name);
-    refuseWhereDaemonLivesElsewhere('identity show', io.env, `The identity keys are the daemon's: run it as the service user (sudo -u SERVICE_USER env LATCH_HOME=DATA_DIR latch identity show ${name}).`);
+    // In the separate-user setup the keys are the daemon's files: it shows the public half (§30).
+    if (daemonLivesElsewhere(resolveHome(io.env), io.env)) {
+      const client = newCliClient({ ...io, env: { ...io.env, LATCH_AGENT: '' } }, '', { passphraseStdin: args.flags['passphrase-stdin'] === true });
+      try {
+        const shown = await client.identityKey(name);
+        return { name: shown.name, key_id: shown.key_id, jwk: shown.jwk };
+      } finally {
+        client.close();
+      }
+    }
     const key = ensureIdentityKey(privateHome(io.env), name);
     return { name, key_id: key.keyId, jwk: directoryKey(key) };
   },
