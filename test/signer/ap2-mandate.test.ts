@@ -1,0 +1,37 @@
+/** The mandate key's signer signs open mandates of the stated kind only, and never shows its key. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { inspect } from 'node:util';
+import { toBase64Url } from '../../src/crypto/base64url.js';
+import { generateP256Scalar, p256PublicJwkOfScalar } from '../../src/crypto/p256.js';
+import { Ap2MandateSigner } from '../../src/signer/ap2-mandate.js';
+import { openCheckoutClaims, openPaymentClaims, type MandateTerms } from '../../src/ap2/open-mandates.js';
+
+const scalar = generateP256Scalar();
+const signer = Ap2MandateSigner.fromScalar(scalar);
+const terms: MandateTerms = {
+  cardId: 'card_0123456789abcdef',
+  merchant: { id: 'shop.example', name: 'Shop' },
+  amountMaxMinor: 100,
+  currency: 'USD',
+  lines: [{ item: { id: 'a', title: 'A' }, alternatives: [], quantity: 1 }],
+  agentKey: p256PublicJwkOfScalar(generateP256Scalar()),
+};
+
+test('the mandate signer refuses claims of another kind, without a bound agent key or without a lifetime', () => {
+  const checkout = openCheckoutClaims(terms, 10, 20);
+  const payment = openPaymentClaims(terms, 'h', 10, 20);
+  assert.throws(() => signer.signOpenPaymentMandate(checkout as never), /as mandate.payment.open.1/);
+  assert.throws(() => signer.signOpenCheckoutMandate(payment as never), /as mandate.checkout.open.1/);
+  assert.throws(() => signer.signOpenCheckoutMandate({ ...checkout, cnf: undefined } as never), /cnf/);
+  assert.throws(() => signer.signOpenCheckoutMandate({ ...checkout, exp: 10 }), /iat < exp/);
+});
+
+test('the mandate signer shows no private key in JSON, inspect or its own members', () => {
+  const d = toBase64Url(scalar);
+  for (const text of [JSON.stringify(signer), inspect(signer, { showHidden: true, depth: 5 }), JSON.stringify({ ...signer }), Object.keys(signer).join()]) {
+    assert.ok(!text.includes(d), 'the scalar is not shown');
+    assert.ok(!text.includes('"d"'), 'no d member');
+  }
+  assert.deepEqual(Object.keys(signer).sort(), ['kid', 'publicJwk']);
+});
