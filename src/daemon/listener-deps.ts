@@ -11,6 +11,7 @@ import { signEd25519 } from '../crypto/ed25519.js';
 import type { ProofKey } from '../http/daemon-proof.js';
 import { bindOwner } from './owner-binding.js';
 import { bindIdentity } from './identity-binding.js';
+import { bindAp2 } from './ap2-binding.js';
 import type { DirectoryRegistrar } from './identity-registration.js';
 import type { DaemonServices } from './services.js';
 
@@ -30,6 +31,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
       policy: core.policy,
       proxyUpstream: core.proxyUpstream,
       identity: identity.operations,
+      ap2: bindAp2(services, () => core.cloudClock.nowSeconds()),
       owner: bindOwner(services, core, authorizations),
       consoleLoginLink,
     },

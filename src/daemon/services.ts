@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { configPath, loadConfig, type LatchConfig } from '../datadir/config.js';
 import { deviceKeyPath, loadDeviceKey, type DeviceKey } from '../datadir/device-key.js';
 import { deviceKeyNextPath } from '../datadir/key-rollover.js';
+import { loadMandateKey, mandateKeyPath, readRetiredMandateKeys, retiredMandateKeysPath, type LoadedMandateKey, type RetiredMandateKey } from '../datadir/mandate-key.js';
 import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { assertHomeSecure } from '../datadir/permissions.js';
 import { pausePath, readPause, type PauseState } from '../datadir/pause.js';
@@ -38,6 +39,10 @@ export interface DaemonServices {
    * replaces the key, the staged one once config.json names it), or undefined before enrollment.
    */
   deviceKey(): DeviceKey | undefined;
+  /** mandateKey returns the AP2 mandate key's signer (mandate.key), or undefined before it is made. */
+  mandateKey(): LoadedMandateKey | undefined;
+  /** retiredMandateKeys returns the retired mandate keys GET /ap2/jwks may still list. */
+  retiredMandateKeys(): RetiredMandateKey[];
   /** config returns the current config.json (defaults when absent). */
   config(): LatchConfig;
   /** paused returns the owner's emergency brake (`latch pause`), or undefined while signing runs. */
@@ -92,9 +97,13 @@ export function createServices(options: ServicesOptions): DaemonServices {
   const paused = inCheckedHome(pausePath(home), () => readPause(home));
   const installedKey = inCheckedHome(deviceKeyPath(home), () => loadDeviceKey(home, passphrase));
   const stagedKey = inCheckedHome(deviceKeyNextPath(home), () => loadDeviceKey(home, passphrase, deviceKeyNextPath(home)));
+  const mandateKey = inCheckedHome(mandateKeyPath(home), () => loadMandateKey(home, passphrase));
+  const retiredMandateKeys = inCheckedHome(retiredMandateKeysPath(home), () => readRetiredMandateKeys(home));
   return {
     home,
     version: latchVersion(),
+    mandateKey,
+    retiredMandateKeys,
     startedAt: new Date(),
     logger,
     env,

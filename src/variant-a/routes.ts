@@ -1,7 +1,8 @@
 /**
  * The route table of the canonical listener (127.0.0.1:7723, docs/decisions.md §2): every route of
  * Variant A, with its method, pattern, who may call it, and its handler. GET /health, POST
- * /owner/sessions and the key directory GET /web-bot-auth/directory (docs/decisions.md §23.5) are public; the owner's routes are those docs/decisions.md §15.1 and §21 name,
+ * /owner/sessions, the key directory GET /web-bot-auth/directory (docs/decisions.md §23.5) and the AP2
+ * mandate keys GET /ap2/jwks (docs/ap2.md) are public; the owner's routes are those docs/decisions.md §15.1 and §21 name,
  * 'owner_present' where the route could move money or widen what agents may do (approving,
  * resuming, PUT /policy, agents, the signing primitives, wallet allocation, proxy writes) and
  * 'owner' where it can only stop money or read; every other route admits the owner and agents.
@@ -18,6 +19,7 @@ import { readHandlers } from '../variant-common/read-routes.js';
 import { allocateHandler } from '../variant-common/wallet-allocation.js';
 import type { IdentityOperations } from '../identity/identity-operations.js';
 import { approvalHandlers } from './approval-routes.js';
+import { ap2Handlers, type Ap2Operations } from './ap2-routes.js';
 import { identityHandlers } from './identity-routes.js';
 import { authorizationHandlers } from './authorization-routes.js';
 import { evidenceHandler, type EvidenceOperations } from './evidence-routes.js';
@@ -63,6 +65,8 @@ export interface VariantADeps {
   consoleLoginLink: () => { url: string; expires_at: string };
   /** Agent identity: Web Bot Auth signatures and the key directory (docs/decisions.md §23). */
   identity: IdentityOperations;
+  /** AP2 mandates: the trusted surface's keys and open mandates (docs/ap2.md). */
+  ap2: Ap2Operations;
 }
 
 /** variantARoutes is Variant A's route table. */
@@ -74,6 +78,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
   const approvals = approvalHandlers(deps.approvals);
   const owner = ownerHandlers(deps.owner);
   const identity = identityHandlers(deps.identity);
+  const ap2 = ap2Handlers(deps.ap2);
   const reads = readHandlers(operations, {
     cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
     cardDetail: cardDetailA,
@@ -86,6 +91,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'POST', pattern: '/agents', access: 'owner_present', handler: owner.addAgent },
     { method: 'DELETE', pattern: '/agents/:name', access: 'owner_present', handler: owner.removeAgent },
     { method: 'POST', pattern: '/agents/:name/rotate', access: 'owner_present', handler: owner.rotateAgent },
+    { method: 'GET', pattern: '/ap2/jwks', access: 'public', handler: ap2.jwks },
     { method: 'GET', pattern: '/approvals', access: 'agents', handler: approvals.list },
     { method: 'GET', pattern: '/approvals/:approval_id', access: 'agents', handler: approvals.get },
     { method: 'POST', pattern: '/approvals/:approval_id/approve', access: 'owner_present', handler: approvals.approve },

@@ -113,6 +113,7 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'POST /wallet/allocate': { path: '/wallet/allocate', body: { card_id: 'card_a', amount: 1 } },
   'GET /wallet/balance': { path: '/wallet/balance' },
   'GET /web-bot-auth/directory': { path: '/web-bot-auth/directory' },
+  'GET /ap2/jwks': { path: '/ap2/jwks' },
   'POST /web-bot-auth/sign': { path: '/web-bot-auth/sign', body: { method: 'GET', url: 'https://shop.example.com/' } },
 };
 
@@ -207,6 +208,7 @@ function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[
         },
         directory: () => ({ body: new TextEncoder().encode('{"keys":[]}'), headers: { 'content-type': 'application/http-message-signatures-directory+json' } }),
       },
+      ap2: { jwks: () => ({ keys: [] }) },
     }),
     b: variantBRoutes({ operations, health: () => ({ version: '0.0.0', uptimeSeconds: 1 }) }),
   };

@@ -23,9 +23,9 @@ describe('route tables', () => {
     });
   }
 
-  test('on Variant A only GET /health, the public key directory and POST /owner/sessions are public', () => {
+  test('on Variant A only GET /health, the public key directories (Web Bot Auth, AP2 mandate JWKS) and POST /owner/sessions are public', () => {
     const publicRoutes = tables.a.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.pattern}`);
-    assert.deepEqual(publicRoutes, ['GET /health', 'POST /owner/sessions', 'GET /web-bot-auth/directory']);
+    assert.deepEqual(publicRoutes, ['GET /ap2/jwks', 'GET /health', 'POST /owner/sessions', 'GET /web-bot-auth/directory']);
   });
 
   test('on Variant B every route needs the token, /health included', () => {
@@ -38,6 +38,7 @@ describe('route tables', () => {
       'DELETE /owner/sessions/current',
       'DELETE /v1/*',
       'GET /agents',
+      'GET /ap2/jwks',
       'GET /approvals',
       'GET /approvals/:approval_id',
       'GET /authorizations',
