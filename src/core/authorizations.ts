@@ -3,7 +3,7 @@
  * on A, and B's /authorize, build an AuthorizationRequest and call requestAuthorization, whose
  * steps are explicit: check the request, idempotency, decision, sign and audit, register.
  */
-import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type AccountWindowRequest, type AuthorizationRequest, type OneTimeRequest } from './authorization-request.js';
+import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type AccountWindowRequest, type Ap2MandateRequest, type AuthorizationRequest, type OneTimeRequest } from './authorization-request.js';
 import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type OperationContext, type SignatureAudit } from './core-deps.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { WindowNotRecorded } from './signature-audit.js';
@@ -18,7 +18,8 @@ import { principalName } from './principal.js';
 import { requestFingerprint } from './signed-window-cache.js';
 import { buildWindowPayload, signPayload, type PolicyWindowPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
 import { requestSha256 } from './approval.js';
-import type { DecisionRecord } from './decision-record.js';
+import type { Ap2MandateRecord, DecisionRecord } from './decision-record.js';
+import { mandateAuditFields, signMandates } from './ap2-mandates.js';
 
 export type { SignedWindow } from './window-payload.js';
 export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
@@ -150,6 +151,8 @@ class ApprovalRequired extends Error {
 async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: AuthorizationRequest, operation: string, context: OperationContext, approvalId?: string): Promise<SignedWindow> {
   // Before anything is decided or recorded: a paused daemon reserves nothing and leaves no trace.
   refuseWhilePaused(deps.paused);
+  // An AP2 mandate names the card's label: read before anything is decided or reserved.
+  const mandateCard = request.kind === 'ap2_mandate' ? await mandateCardOf(deps, request, context) : undefined;
   const nowSeconds = deps.nowSeconds();
   const signedAt = windowNow(deps);
   const terms = windowTerms(request, signedAt);
@@ -165,17 +168,61 @@ async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: Au
     case 'allow':
       break;
   }
-  await deps.authorizations.record({
-    ...activeEntry(payload.policy_id, terms, context, nowSeconds),
-    evidence: decisionRecord(deps, request, payload, device.key.keyId, decision, nowSeconds, approvalId),
-  });
+  const entry = activeEntry(payload.policy_id, terms, context, nowSeconds);
+  const evidence = decisionRecord(deps, request, payload, device.key.keyId, decision, nowSeconds, approvalId);
+  // The open mandates ride in the same ledger entry as the card window that backs them; they are
+  // answered only once that entry is durable and their audit line written (docs/ap2.md).
+  const mandates = mandateCard === undefined ? undefined : await signMandatesOrFail(deps, entry, evidence, mandateCard, terms.notBefore, terms.notAfter);
+  await deps.authorizations.record({ ...entry, evidence: { ...evidence, ...(mandates !== undefined && { mandates }) } });
   try {
+    if (mandates !== undefined && mandateCard !== undefined) await deps.audit(mandateAudit(mandateCard.request, mandates, payload, evidence.requestSha256, context));
     // Audited with the request that carries it to the cloud, in one line (see register).
     return { payload, jws: signPayload(payload, device.key), keyId: device.key.keyId };
   } catch (error) {
     await deps.authorizations.noteStatus(payload.policy_id, 'failed');
     throw error;
   }
+}
+
+/** An AP2 mandate request with its card's label, read before the decision. */
+interface MandateCard {
+  request: Ap2MandateRequest;
+  label: string | undefined;
+}
+
+async function mandateCardOf(deps: CoreDeps, request: Ap2MandateRequest, context: OperationContext): Promise<MandateCard> {
+  if (deps.mandates === undefined) throw new LatchError('data_directory_unavailable', { message: 'This daemon signs no AP2 mandates (no mandate key is bound); nothing was signed.' });
+  return { request, label: await deps.mandates.cardLabel(request.cardId, context) };
+}
+
+/**
+ * signMandatesOrFail signs the open mandates of an allowed request; should signing fail, the entry
+ * is recorded as `failed`, which gives back the reservation the decision made.
+ */
+async function signMandatesOrFail(deps: CoreDeps, entry: ReturnType<typeof activeEntry>, evidence: DecisionRecord, card: MandateCard, iat: number, exp: number): Promise<Ap2MandateRecord> {
+  try {
+    return signMandates(deps, card.request, card.label, iat, exp);
+  } catch (error) {
+    await deps.authorizations.record({ ...entry, state: 'failed', evidence });
+    throw error;
+  }
+}
+
+/** mandateAudit is the `ap2_mandate_signed` line: each SD-JWT by its hash, the agent key's thumbprint, the mandate kid, the caller. */
+function mandateAudit(request: Ap2MandateRequest, mandates: Ap2MandateRecord, payload: PolicyWindowPayload, requestSha: string, context: OperationContext): SignatureAudit {
+  return {
+    operation: 'ap2_mandate_signed',
+    policyId: payload.policy_id,
+    cardId: request.cardId,
+    merchant: request.merchant,
+    amountMinor: request.amountMinor,
+    currency: request.currency,
+    keyId: mandates.keyId,
+    caller: context.caller,
+    principal: context.principal,
+    requestSha256: requestSha,
+    mandate: mandateAuditFields(request, mandates),
+  };
 }
 
 /**

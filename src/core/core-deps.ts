@@ -1,4 +1,5 @@
 import type { SigningKey } from '../crypto/signing-key.js';
+import type { MandateDeps } from './ap2-mandates.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { toBase64Url } from '../crypto/base64url.js';
 import { randomId } from '../ids/random-id.js';
@@ -81,6 +82,11 @@ export interface CoreDeps {
    * the proxy.
    */
   heldWindows?: HeldWindows;
+  /**
+   * The AP2 mandate key's signer and the card labels mandates name (docs/ap2.md). Absent, an
+   * ap2_mandate request is refused before anything is recorded; no other kind needs it.
+   */
+  mandates?: MandateDeps;
 }
 
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */

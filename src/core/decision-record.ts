@@ -16,6 +16,21 @@ export interface RecordedDecision {
   policySha256: string | null;
 }
 
+/**
+ * The open mandates signed for an AP2 mandate request (docs/ap2.md), kept whole: the answer to a
+ * retry or an approval is read from here, and the evidence pack carries them.
+ */
+export interface Ap2MandateRecord {
+  mandateId: string;
+  openCheckoutMandate: string;
+  openPaymentMandate: string;
+  openCheckoutHash: string;
+  /** The mandate key's kid. */
+  keyId: string;
+  iat: number;
+  exp: number;
+}
+
 /** The decision-time record of one authorization. */
 export interface DecisionRecord {
   request: AuthorizationRequest;
@@ -29,6 +44,8 @@ export interface DecisionRecord {
   decision: RecordedDecision;
   /** The approval that satisfied an `ask`, if any. */
   approvalId: string | null;
+  /** An AP2 mandate request's signed open mandates. */
+  mandates?: Ap2MandateRecord;
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -43,6 +60,34 @@ export function decisionRecordJson(record: DecisionRecord): Record<string, unkno
     key_id: record.keyId,
     decision: { decision: record.decision.decision, rule: record.decision.rule, reasons: record.decision.reasons, policy_sha256: record.decision.policySha256 },
     approval_id: record.approvalId,
+    ...(record.mandates !== undefined && { ap2_mandates: mandatesJson(record.mandates) }),
+  };
+}
+
+function mandatesJson(mandates: Ap2MandateRecord): Record<string, unknown> {
+  return {
+    mandate_id: mandates.mandateId,
+    open_checkout_mandate: mandates.openCheckoutMandate,
+    open_payment_mandate: mandates.openPaymentMandate,
+    open_checkout_hash: mandates.openCheckoutHash,
+    key_id: mandates.keyId,
+    iat: mandates.iat,
+    exp: mandates.exp,
+  };
+}
+
+function parseMandates(value: unknown): Ap2MandateRecord {
+  const record = object(value);
+  const text = ['mandate_id', 'open_checkout_mandate', 'open_payment_mandate', 'open_checkout_hash', 'key_id'].every((name) => typeof record[name] === 'string');
+  if (!text || !Number.isSafeInteger(record['iat']) || !Number.isSafeInteger(record['exp'])) throw new Error('malformed decision record');
+  return {
+    mandateId: record['mandate_id'] as string,
+    openCheckoutMandate: record['open_checkout_mandate'] as string,
+    openPaymentMandate: record['open_payment_mandate'] as string,
+    openCheckoutHash: record['open_checkout_hash'] as string,
+    keyId: record['key_id'] as string,
+    iat: record['iat'] as number,
+    exp: record['exp'] as number,
   };
 }
 
@@ -78,6 +123,7 @@ export function parseDecisionRecord(value: unknown): DecisionRecord {
     keyId: record['key_id'] as string,
     decision: { decision: decision['decision'] as 'allow' | 'ask', rule: decision['rule'] as string | null, reasons: reasons as string[], policySha256: decision['policy_sha256'] as string | null },
     approvalId: record['approval_id'] as string | null,
+    ...(record['ap2_mandates'] !== undefined && { mandates: parseMandates(record['ap2_mandates']) }),
   };
 }
 

@@ -31,7 +31,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
       policy: core.policy,
       proxyUpstream: core.proxyUpstream,
       identity: identity.operations,
-      ap2: bindAp2(services, () => core.cloudClock.nowSeconds()),
+      ap2: bindAp2(services, core.deps, () => core.cloudClock.nowSeconds()),
       owner: bindOwner(services, core, authorizations),
       consoleLoginLink,
     },

@@ -23,7 +23,7 @@ export const AGENTS_MAX = 100;
 export const CARDS_MAX = 100;
 export const MERCHANTS_MAX = 200;
 export const CURRENCIES_MAX = 16;
-export const KINDS: readonly AuthorizationKind[] = ['one_time', 'merchant_verification', 'recurring'];
+export const KINDS: readonly AuthorizationKind[] = ['one_time', 'merchant_verification', 'recurring', 'ap2_mandate'];
 
 /** The scope members of rules, budgets and velocity limits. */
 export const SCOPE_FIELDS = ['agents', 'cards', 'merchants', 'currencies'] as const;

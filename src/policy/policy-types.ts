@@ -10,7 +10,7 @@ export type PolicyDecision = 'allow' | 'ask' | 'deny';
 export type OverDecision = 'ask' | 'deny';
 
 /** The kinds of authorization a rule can name. */
-export type AuthorizationKind = 'one_time' | 'merchant_verification' | 'recurring';
+export type AuthorizationKind = 'one_time' | 'merchant_verification' | 'recurring' | 'ap2_mandate';
 
 /** Rolling budget windows: a day is 24 h, a week 7 days, a month 30 days. */
 export type BudgetPeriod = 'day' | 'week' | 'month';

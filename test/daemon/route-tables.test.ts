@@ -32,7 +32,7 @@ describe('route tables', () => {
     assert.deepEqual(tables.b.filter((route) => route.access === 'public'), []);
   });
 
-  test('Variant A serves exactly the decided endpoint set (docs/decisions.md §2, §4, §15.2, §15.3, §15.4, §22)', () => {
+  test('Variant A serves exactly the decided endpoint set (docs/decisions.md §2, §4, §15.2, §15.3, §15.4, §22, §32)', () => {
     assert.deepEqual(tables.a.map((route) => `${route.method} ${route.pattern}`).sort(), [
       'DELETE /agents/:name',
       'DELETE /owner/sessions/current',
@@ -57,6 +57,7 @@ describe('route tables', () => {
       'PATCH /v1/*',
       'POST /agents',
       'POST /agents/:name/rotate',
+      'POST /ap2/mandates',
       'POST /approvals/:approval_id/approve',
       'POST /approvals/:approval_id/deny',
       'POST /authorizations/:policy_id/cancel',
