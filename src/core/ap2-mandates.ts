@@ -4,22 +4,14 @@
  * like any other; on `allow` the mandate key signs the two open mandates, which ride in the same
  * ledger entry as the card window that backs them, and are audited before they are answered.
  */
-import { signOpenMandates, type OpenMandateSigner } from '../ap2/sign-open-mandates.js';
+import { signOpenMandates } from '../ap2/sign-open-mandates.js';
 import { sdHash } from '../ap2/sd-jwt.js';
 import { p256Thumbprint } from '../crypto/p256.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
 import type { Ap2MandateRequest } from './authorization-request.js';
-import type { CoreDeps, OperationContext } from './core-deps.js';
+import type { CoreDeps } from './core-deps.js';
 import type { Ap2MandateRecord } from './decision-record.js';
-
-/** What the pipeline needs to sign mandates: the mandate key's signer and a card's label. */
-export interface MandateDeps {
-  /** The mandate key's signer (mandate.key), or undefined when the data directory has none. */
-  signer(): OpenMandateSigner | undefined;
-  /** The card's label, the instrument's description; undefined leaves the description out. */
-  cardLabel(cardId: string, context: OperationContext): Promise<string | undefined>;
-}
 
 /**
  * signMandates signs both open mandates of a request that was allowed, valid from iat to exp (the

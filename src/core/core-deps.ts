@@ -1,5 +1,5 @@
 import type { SigningKey } from '../crypto/signing-key.js';
-import type { MandateDeps } from './ap2-mandates.js';
+import type { MandateDeps } from './mandate-deps.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { toBase64Url } from '../crypto/base64url.js';
 import { randomId } from '../ids/random-id.js';

@@ -5,7 +5,7 @@
  */
 import { mandateJwks } from '../ap2/mandate-jwks.js';
 import { requestAp2Mandates } from '../core/ap2-mandate-operation.js';
-import type { MandateDeps } from '../core/ap2-mandates.js';
+import type { MandateDeps } from '../core/mandate-deps.js';
 import { cloudCall, type CoreDeps } from '../core/core-deps.js';
 import type { Ap2Operations } from '../variant-a/ap2-routes.js';
 import type { DaemonServices } from './services.js';
