@@ -13,7 +13,17 @@ import { SDJwtInstance } from '@sd-jwt/core';
 import { ES256, digest } from '@sd-jwt/crypto-nodejs';
 import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { addAgent } from '../../src/datadir/agents.js';
-import { startStack, type JsonClient, type Stack } from '../support/stack.js';
+import { runLatch, startStack, type JsonClient, type Stack } from '../support/stack.js';
+import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { signPack } from '../../src/evidence/pack-jws.js';
+import { verifyEvidence } from '../../src/evidence/verify-pack.js';
+import { requestValue } from '../../src/evidence/request-view.js';
+import { requestSha256 } from '../../src/core/approval.js';
+import { Ap2MandateSigner } from '../../src/signer/ap2-mandate.js';
+import { generateP256Scalar, p256PublicKeyObject } from '../../src/crypto/p256.js';
+import { loadMandateKey } from '../../src/datadir/mandate-key.js';
+import { verifyRootSdJwt } from '../../src/ap2/verify-sd-jwt.js';
+import type { OpenPaymentClaims } from '../../src/ap2/open-mandates.js';
 
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'mandates-over-20', kinds: ['ap2_mandate'], min_amount: '20.01', decision: 'ask' }, { id: 'no-evil', merchants: ['evil.example'], decision: 'deny' }] };
 
@@ -203,3 +213,70 @@ test('cancel revokes the card window and frees the budget, and says the mandates
   assert.equal(plain.body.mandate_id, created.body.mandate_id);
   assert.equal(plain.body.mandate_revocable, undefined, 'only the cancel answer says it');
 });
+
+describe('the evidence pack of a mandate', () => {
+  let policyId: string;
+  let file: string;
+  const offline = () => ({ LATCH_HOME: path.join(stack.root, 'no-such-home') });
+  before(async () => {
+    const created = await post(body({ amount_max: '4.00', merchant: { name: 'Pack Shop', website: 'https://pack.example' } }));
+    assert.equal(created.status, 201, created.text);
+    policyId = created.body.policy_id;
+    file = path.join(stack.root, 'ap2-pack.json');
+    const exported = await runLatch(['evidence', policyId, '--out', file], { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
+    assert.equal(exported.code, 0, exported.stderr);
+  });
+
+  test('carries both SD-JWTs as answered and the mandate JWKS; latch evidence verify checks them offline', async () => {
+    const pack = JSON.parse(readFileSync(file, 'utf8'));
+    assert.deepEqual(Object.keys(pack.ap2), ['policy_id', 'mandate_id', 'open_checkout_mandate', 'open_payment_mandate', 'open_checkout_hash', 'key_id', 'expires_at', 'jwks']);
+    assert.deepEqual(pack.ap2.jwks, { keys: [jwks.keys[0]] });
+    assert.equal(pack.request.kind, 'ap2_mandate');
+    await verified(pack.ap2.open_payment_mandate);
+    const checked = await runLatch(['evidence', 'verify', file], offline());
+    assert.equal(checked.code, 0, checked.stderr + checked.stdout);
+  });
+
+  test('a pack re-signed by the device key around changed mandates still fails: each AP2 check names its problem', async () => {
+    const text = readFileSync(file, 'utf8');
+    const device = loadDeviceKey(stack.home);
+    assert.ok(device !== undefined);
+    const other = Ap2MandateSigner.fromScalar(generateP256Scalar());
+    const resigned = (change: (pack: Record<string, any>) => void): string => {
+      const { jws: _old, ...pack } = JSON.parse(text);
+      change(pack);
+      const bodyText = JSON.stringify(pack);
+      return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signPack(bodyText, device))}}\n`;
+    };
+    const cases: [string, (pack: Record<string, any>) => void, RegExp][] = [
+      ['unchanged', () => undefined, /^$/],
+      ['a disclosure dropped', (pack) => { pack.ap2.open_checkout_mandate = pack.ap2.open_checkout_mandate.replace(/~[^~]+~/, '~'); }, /open checkout mandate does not verify/],
+      ['another key in the JWKS', (pack) => { pack.ap2.jwks.keys = [{ ...other.publicJwk, kid: other.kid, alg: 'ES256', use: 'sig' }]; pack.ap2.key_id = other.kid; }, /does not verify/],
+      ['another checkout hash', (pack) => { pack.ap2.open_checkout_hash = 'x'; }, /open_checkout_hash/],
+      ['another expiry', (pack) => { pack.ap2.expires_at = '2099-01-01T00:00:00Z'; }, /expires_at/],
+      ['a payment mandate for more, signed by the mandate key itself', (pack) => { pack.ap2.open_payment_mandate = largerPayment(pack); }, /open payment mandate does not say exactly what was asked/],
+      ['the request changed to match nothing else', (pack) => { pack.request.ap2.items[0].title = 'Gold mug'; pack.request.sha256 = requestSha256Of(pack.request); }, /another request's sha256/],
+    ];
+    for (const [name, change, problem] of cases) {
+      const verdict = verifyEvidence(resigned(change));
+      if (name === 'unchanged') assert.equal(verdict.ok, true, JSON.stringify(verdict));
+      else assert.ok(!verdict.ok && problem.test(verdict.problem), `${name}: ${JSON.stringify(verdict)}`);
+    }
+  });
+});
+
+/** largerPayment is the pack's payment mandate re-signed by the real mandate key with a larger max. */
+function largerPayment(pack: Record<string, any>): string {
+  const signer = loadMandateKey(stack.home, undefined)?.signer;
+  assert.ok(signer !== undefined);
+  const claims = verifyRootSdJwt(pack.ap2.open_payment_mandate, () => p256PublicKeyObject(signer.publicJwk)).delegate as unknown as OpenPaymentClaims;
+  claims.constraints[0].max += 100;
+  return signer.signOpenPaymentMandate(claims);
+}
+
+/** requestSha256Of recomputes a pack request's hash the way verify does, so only the mandate check can catch the change. */
+function requestSha256Of(view: Record<string, unknown>): string {
+  const value = requestValue(view);
+  assert.ok(typeof value !== 'string', String(value));
+  return requestSha256(value);
+}
