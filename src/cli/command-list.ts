@@ -64,6 +64,7 @@ export const COMMAND_LIST: readonly ListedCommand[] = [
   listed('identity directory', async () => (await import('./commands/identity.js')).identityDirectoryCommand),
   listed('identity show', async () => (await import('./commands/identity.js')).identityShowCommand),
   listed('ap2 key', async () => (await import('./commands/ap2-key.js')).ap2KeyCommand),
+  listed('ap2 mandate', async () => (await import('./commands/ap2-mandate.js')).ap2MandateCommand),
   listed('policy init', async () => (await import('./commands/policy-file.js')).policyInitCommand),
   listed('policy check-file', async () => (await import('./commands/policy-file.js')).policyCheckFileCommand),
   listed('policy apply', async () => (await import('./commands/policy-file.js')).policyApplyCommand),

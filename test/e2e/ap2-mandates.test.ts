@@ -280,3 +280,24 @@ function requestSha256Of(view: Record<string, unknown>): string {
   assert.ok(typeof value !== 'string', String(value));
   return requestSha256(value);
 }
+
+test('latch ap2 mandate --json as the agent prints the mandates; a key file with d is refused before anything is sent', async () => {
+  const env = { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` };
+  const publicFile = path.join(stack.root, 'agent.pub.jwk');
+  const privateFile = path.join(stack.root, 'agent.jwk');
+  const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  writeFileSync(publicFile, JSON.stringify(pair.publicKey.export({ format: 'jwk' })));
+  writeFileSync(privateFile, JSON.stringify(pair.privateKey.export({ format: 'jwk' })));
+  const args = ['ap2', 'mandate', '--card', stack.cards[0].card_id, '--merchant-name', 'Cli Shop', '--website', 'https://cli.example', '--amount-max', '2.00', '--items', '[{"id":"sku-1","title":"Mug"}]', '--agent', 'shopper', '--json'];
+  const made = await runLatch([...args, '--agent-key', publicFile], env);
+  assert.equal(made.code, 0, made.stderr);
+  const answer = JSON.parse(made.stdout);
+  const payment = await verified(answer.open_payment_mandate);
+  assert.equal(payment.delegate['cnf'].jwk.x, pair.publicKey.export({ format: 'jwk' }).x);
+  const before = auditLines().length;
+  const refused = await runLatch([...args, '--agent-key', privateFile], env);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr + refused.stdout, /private key \(d\)/);
+  assert.ok(!(refused.stderr + refused.stdout).includes(String(pair.privateKey.export({ format: 'jwk' }).d)));
+  assert.equal(auditLines().length, before);
+});
