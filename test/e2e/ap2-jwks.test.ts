@@ -58,3 +58,13 @@ test('latch setup --rotate-mandate-key: the running daemon serves the new key fi
   const misuse = await runLatch(['setup', '--rotate-mandate-key', '--token', 'x'], { LATCH_HOME: stack.home });
   assert.equal(misuse.code, 2);
 });
+
+test('latch setup makes mandate.key (0600) with the device key, before any daemon starts', async () => {
+  const home = path.join(stack.root, 'fresh-home');
+  const token = await stack.admin.post('/v1/sandbox/setup-tokens', {});
+  assert.equal(token.status, 201, token.text);
+  const setup = await runLatch(['setup', '--token', token.body.setup_token, '--cloud', stack.sandbox.url], { LATCH_HOME: home });
+  assert.equal(setup.code, 0, setup.stderr);
+  assert.equal(statSync(path.join(home, 'mandate.key')).mode & 0o777, 0o600);
+  assert.equal(JSON.parse(readFileSync(path.join(home, 'mandate.key'), 'utf8')).format, 'raw');
+});

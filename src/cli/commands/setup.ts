@@ -4,7 +4,7 @@ import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { enrolledLine, enrollThisDevice } from '../enroll-this-device.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { passphraseFromEnv } from '../../datadir/device-key.js';
-import { rotateMandateKey } from '../../datadir/mandate-key.js';
+import { ensureMandateKey, rotateMandateKey } from '../../datadir/mandate-key.js';
 import { isoSeconds } from '../../time/iso-time.js';
 import { privateHome } from '../private-home.js';
 import { EXIT } from '../exit-codes.js';
@@ -58,6 +58,8 @@ export const setupCommand: Command = {
       const cloudUrl = cloudUrlFrom(flags['cloud'], effectiveCloudUrl(loadConfig(home), io.env));
       const deviceName = typeof flags['name'] === 'string' ? flags['name'] : undefined;
       const result = await enrollThisDevice({ home, env: io.env, setupToken, cloudUrl, ...(deviceName !== undefined && { deviceName }), reconnect: flags['reconnect'] === true });
+      // The AP2 mandate key is made with the device's enrollment (kept when it exists: --reconnect replaces only the device key).
+      ensureMandateKey(home, passphraseFromEnv(io.env));
       if (flags['json'] === true) writeLine(io.stdout, JSON.stringify(result));
       else writeLine(io.stdout, enrolledLine(result));
       return EXIT.ok;
