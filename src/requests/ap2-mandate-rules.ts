@@ -13,6 +13,7 @@ import { normalizeMerchant } from '../validate/merchant.js';
 import { amount, int, str, type FieldRule } from '../validate/schema.js';
 import { wrongType } from '../validate/field-rule.js';
 import { displayName } from '../validate/display-name.js';
+import type { RuleJsonSchema } from '../validate/rule-json-schema.js';
 import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../validate/ttl.js';
 import { cardIdField, currencyField } from './common-fields.js';
 import type { Ap2Item, Ap2Merchant, MandateLine } from '../ap2/open-mandates.js';
@@ -40,14 +41,28 @@ const nameText = str({ required: true, maxLength: NAME_LENGTH_MAX });
 const websiteText = str({ required: true, maxLength: WEBSITE_LENGTH_MAX });
 const quantity = int({ min: 1, max: MANDATE_QUANTITY_MAX, default: 1 });
 
+const text = (maxLength: number): RuleJsonSchema => ({ type: 'string', minLength: 1, maxLength });
+const closed = (properties: Record<string, RuleJsonSchema>, required: readonly string[]): RuleJsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
+const itemSchema = closed({ id: text(ID_LENGTH_MAX), title: text(TITLE_LENGTH_MAX) }, ['id', 'title']);
+const coordinate: RuleJsonSchema = { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', minLength: 43, maxLength: 43 };
+
 export const ap2MandateRules = {
   card_id: cardIdField(),
-  merchant: objectRule<MandateMerchant>('an object {"name", "website", "id"?}', merchantFrom),
+  merchant: objectRule<MandateMerchant>('an object {"name", "website", "id"?}', merchantFrom, closed({ name: text(NAME_LENGTH_MAX), website: text(WEBSITE_LENGTH_MAX), id: text(ID_LENGTH_MAX) }, ['name', 'website'])),
   amount_max: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR }),
   currency: currencyField(),
-  items: objectRule<MandateLine[]>(`an array of 1 to ${MANDATE_LINES_MAX} items`, linesFrom),
+  items: objectRule<MandateLine[]>(`an array of 1 to ${MANDATE_LINES_MAX} items`, linesFrom, {
+    type: 'array',
+    minItems: 1,
+    maxItems: MANDATE_LINES_MAX,
+    items: closed(
+      { id: text(ID_LENGTH_MAX), title: text(TITLE_LENGTH_MAX), quantity: { type: 'integer', minimum: 1, maximum: MANDATE_QUANTITY_MAX }, alternatives: { type: 'array', maxItems: MANDATE_ALTERNATIVES_MAX, items: itemSchema } },
+      ['id', 'title'],
+    ),
+  }),
   ttl_minutes: int({ min: TTL_MINUTES_MIN, max: TTL_MINUTES_MAX, default: MANDATE_TTL_MINUTES_DEFAULT }),
-  agent_key: objectRule<P256PublicJwk>('a P-256 public JWK', agentKeyFrom),
+  // The schema names the members AP2 lets a JWK carry that are text; the rule also takes and drops key_ops and ext.
+  agent_key: objectRule<P256PublicJwk>('a P-256 public JWK', agentKeyFrom, closed({ kty: { type: 'string', enum: ['EC'] }, crv: { type: 'string', enum: ['P-256'] }, x: coordinate, y: coordinate, alg: { type: 'string', enum: ['ES256'] }, kid: text(200), use: text(16) }, ['kty', 'crv', 'x', 'y'])),
 };
 
 /** merchantFrom checks {name, website, id?}: website an https URL whose host is a merchant domain; id defaults to that host. */
@@ -124,10 +139,11 @@ function exactObject(value: JsonValue, param: string, required: readonly string[
 }
 
 /** objectRule is a required field checked by `parse` as a whole (an object or an array). */
-function objectRule<T>(expected: string, parse: (value: JsonValue, param: string) => T): FieldRule<T, 'required'> {
+function objectRule<T>(expected: string, parse: (value: JsonValue, param: string) => T, jsonSchema: RuleJsonSchema): FieldRule<T, 'required'> {
   return {
     presence: 'required',
     defaultValue: undefined,
+    jsonSchema,
     fromJson: parse,
     fromQuery: (_text, param) => {
       throw wrongType(param, expected);
