@@ -16,7 +16,7 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { toBase64Url, utf8 } from '../src/crypto/base64url.js';
-import { generateSecretKey, signEd25519 } from '../src/crypto/ed25519.js';
+import { generateSecretKey, signEd25519 } from '../test/support/raw-signing.js';
 
 const BODY_BYTES_MAX = 64 * 1024;
 const WALLET = Buffer.from(JSON.stringify({ usdt: '250.00', allocated: '150.00', available: '100.00', currency: 'USDT' }));

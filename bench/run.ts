@@ -33,7 +33,7 @@ import { measureAuthorize } from './sections/authorize.js';
 import { measureCharges } from './sections/charges.js';
 import { measureColdStart } from './sections/cold-start.js';
 import { measureEvidence } from './sections/evidence.js';
-import { measureFloor } from './sections/floor.js';
+import { floorText, measureFloor } from './sections/floor.js';
 import { HISTORY_LINES, measureHistory } from './sections/history.js';
 import { measureOverhead } from './sections/daemon-overhead.js';
 import { measurePolicy } from './sections/policy.js';
@@ -88,6 +88,7 @@ async function main(): Promise<void> {
     const daemons = started.map(({ latch, port, token }) => ({ label: latch.label, port, token }));
     progress('the floor: noble sign and verify, fdatasync, loopback round trip');
     const floor = await measureFloor(options.shape, stack.root, barePort);
+    progress(`the floor: ${floorText(floor)}`);
     const targets = { daemons, barePort, cardIds: stack.cardIds, floor };
     if (options.sections.has(1)) {
       progress('1: daemon overhead');

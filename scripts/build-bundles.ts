@@ -8,10 +8,10 @@
  *   noble packages from the package's declared dependencies.
  * - type declarations (dist/types/) for the library, emitted by the TypeScript compiler.
  */
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions, type Message, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Message, type Metafile, type Plugin } from 'esbuild';
 import ts from 'typescript';
 
 /** The repository root (this file is in scripts/). */
@@ -175,6 +175,7 @@ async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints'
     legalComments: 'none',
     define: { LATCH_BUILD_VERSION: JSON.stringify(version) },
     logLevel: 'silent',
+    plugins: [consoleFilesInlined()],
   });
   const unexpected = result.warnings.filter((warning) => !isAllowedWarning(warning));
   if (unexpected.length > 0) throw new Error(`esbuild warnings:\n${unexpected.map(describeMessage).join('\n')}`);
@@ -185,6 +186,42 @@ async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints'
   mkdirSync(path.dirname(outFile), { recursive: true });
   writeFileSync(outFile, text);
   return { file: outFile, bytes: Buffer.byteLength(text), bundled };
+}
+
+/**
+ * consoleFilesInlined replaces src/console/assets/console-files.ts, which reads the console's
+ * browser files from beside itself, with a module that holds their bytes (base64), so that a bundle
+ * serves them without a file to read (docs/decisions.md §29.5). The files are those the module
+ * names in CONSOLE_FILES; one missing fails the build.
+ */
+function consoleFilesInlined(): Plugin {
+  return {
+    name: 'latch-console-files',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]src[\\/]console[\\/]assets[\\/]console-files\.ts$/ }, (args) => {
+        const folder = path.dirname(args.path);
+        const source = readFileSync(args.path, 'utf8');
+        const listed = /CONSOLE_FILES = \[([^\]]*)\]/.exec(source)?.[1];
+        if (listed === undefined) throw new Error(`${args.path} names no CONSOLE_FILES`);
+        const names = [...listed.matchAll(/'([^']+)'/g)].map((match) => match[1] as string);
+        const present = new Set(readdirSync(folder));
+        const files: Record<string, string> = {};
+        for (const name of names) {
+          if (!present.has(name)) throw new Error(`console file ${name} is missing beside ${args.path}`);
+          files[name] = readFileSync(path.join(folder, name)).toString('base64');
+        }
+        const contents = [
+          `export const CONSOLE_FILES = ${JSON.stringify(names)};`,
+          `const FILES = ${JSON.stringify(files)};`,
+          'export function consoleFile(name) {',
+          "  if (!Object.hasOwn(FILES, name)) throw new Error('consoleFile: ' + name + ' is not a console file');",
+          "  return new Uint8Array(Buffer.from(FILES[name], 'base64'));",
+          '}',
+        ].join('\n');
+        return { contents, loader: 'js' };
+      });
+    },
+  };
 }
 
 /**

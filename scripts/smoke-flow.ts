@@ -6,10 +6,11 @@
  * passes, and names the cloud as the problem once the sandbox is stopped.
  */
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { readToken } from '../src/datadir/token.js';
 import { adminApi, createDemoAccount } from '../src/quickstart/sandbox-account.js';
-import { packageVersion } from './build-bundles.js';
+import { packageVersion, REPO_ROOT } from './build-bundles.js';
 import { runLatch, startLatch, type LatchProgram, type RunningLatch } from './latch-process.js';
 import { expect, requestJson, type Checklist } from './smoke-kit.js';
 
@@ -58,14 +59,23 @@ export async function smokeFlow(checks: Checklist, options: FlowOptions): Promis
     });
 
     const daemon = start(['daemon', '--port-a', '0', '--port-b', '0']);
+    let consolePort = 0;
     const base = await checks.check('latch daemon listens', async () => {
       const ready = await daemon.ready;
       expect(ready['event'] === 'daemon_listening' && typeof ready['port_a'] === 'number', 'ready line', ready);
+      consolePort = ready['port_console'] as number;
       return `http://127.0.0.1:${ready['port_a'] as number}`;
     });
     await checks.check('GET /health is 200 with the version and the enrolled key', async () => {
       const health = await requestJson(`${base}/health`);
       expect(health.status === 200 && health.body?.version === packageVersion() && health.body?.signing_key?.key_id === keyId, 'health', health);
+    });
+    await checks.check("the console serves its browser files as the bytes of src/console/assets (docs/decisions.md §29.5)", async () => {
+      for (const name of ['console.js', 'console.css', 'icon.svg']) {
+        const answer = await consoleGet(consolePort, `/assets/${name}`);
+        const served = answer.body;
+        expect(answer.status === 200 && served.equals(readFileSync(path.join(REPO_ROOT, 'src/console/assets', name))), `${name} as its file`, { status: answer.status, bytes: served.length });
+      }
     });
 
     const token = readToken(home);
@@ -115,4 +125,21 @@ export async function smokeFlow(checks: Checklist, options: FlowOptions): Promis
   } finally {
     await Promise.all(running.map((r) => r.stop(2_000)));
   }
+}
+
+/**
+ * consoleGet asks the console on 127.0.0.1 with its own Host, `localhost:PORT` (what `localhost`
+ * resolves to is not ours to decide, and fetch does not let a caller set Host).
+ */
+function consoleGet(port: number, target: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: '127.0.0.1', port, path: target, headers: { host: `localhost:${port}` }, setHost: false, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+    });
+    request.setTimeout(5_000, () => request.destroy(new Error(`GET ${target} got no answer in 5 s`)));
+    request.on('error', reject);
+    request.end();
+  });
 }

@@ -23,13 +23,12 @@ export {
   type DaemonOptions,
   type DaemonPorts,
 } from './daemon/create-daemon.js';
-export type { DaemonServices } from './daemon/services.js';
 export { resolveHome } from './datadir/home.js';
 export { DataDirError, type DataDirErrorCode } from './datadir/data-dir-error.js';
 export { LatchError } from './errors/latch-error.js';
 export type { ErrorCode } from './errors/error-table.js';
 export { latchVersion } from './version.js';
 // Checking an evidence pack offline (docs/evidence.md): no daemon, cloud or data directory.
-export { verifyEvidence, type EvidenceVerdict } from './evidence/verify-pack.js';
+export { keyIdsOfJwks, verifyEvidence, type EvidenceVerdict, type VerifyEvidenceOptions } from './evidence/verify-pack.js';
 // The typed Variant A client (LatchClient, LatchClientError and the wire types), whole.
 export * from './client/index.js';

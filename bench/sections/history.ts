@@ -17,7 +17,7 @@ import { freePort, spawnNode, wrap } from '../child-process.js';
 import { figure, type Figure } from '../figures.js';
 import { buildAuditHistory } from '../history-builder.js';
 import { median } from '../stats.js';
-import { verifyAudit } from '../../src/datadir/audit-verify.js';
+import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { readAuditLines } from '../../src/datadir/audit-lines.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { untilHealthy } from './cold-start.js';

@@ -1,6 +1,6 @@
 /**
  * The trusted surface's JWKS (GET /ap2/jwks): the current mandate key first, then each retired key
- * until every mandate it signed has expired (src/datadir/mandate-key.ts). This is what an AP2
+ * until every mandate it signed has expired (src/signer/mandate-key.ts). This is what an AP2
  * credentials provider or merchant loads to verify Latch's open mandates.
  */
 import type { P256PublicJwk } from '../crypto/p256.js';

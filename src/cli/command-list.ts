@@ -54,6 +54,7 @@ export const COMMAND_LIST: readonly ListedCommand[] = [
   listed('transactions', async () => (await import('./commands/transactions.js')).transactionsCommand),
   listed('evidence', async () => (await import('./commands/evidence.js')).evidenceCommand),
   listed('evidence verify', async () => (await import('./commands/evidence.js')).evidenceVerifyCommand),
+  listed('authorizations', async () => (await import('./commands/authorizations.js')).authorizationsCommand),
   listed('audit', async () => (await import('./commands/audit.js')).auditCommand),
   listed('audit verify', async () => (await import('./commands/audit-verify.js')).auditVerifyCommand),
   listed('token rotate', async () => (await import('./commands/token-rotate.js')).tokenRotateCommand),

@@ -4,7 +4,7 @@ import { httpCloudGateway } from '../cloud/http-cloud-gateway.js';
 import { enrollDevice } from '../core/enroll.js';
 import { requestSignatureEntry } from '../daemon/audit-records.js';
 import { sharedAuditWriter } from '../datadir/audit-writer.js';
-import { passphraseFromEnv } from '../datadir/device-key.js';
+import { passphraseFromEnv } from '../signer/device-key.js';
 import { dataDirEnrollmentStore } from '../datadir/enrollment-store.js';
 import { ensureHome } from '../datadir/home.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';

@@ -11,6 +11,7 @@ import { pinnedKeyPath } from '../client/pinned-key.js';
 import type { LatchClient } from '../client/latch-client.js';
 import { LatchClientError } from '../client/client-errors.js';
 import { readToken } from '../datadir/token.js';
+import { passphraseIsSet } from './approvals/owner-input.js';
 import { stdinPassphrase, terminalKeys, withKeys } from './approvals/owner-input.js';
 import type { CliIo } from './command.js';
 import { readSecret } from './terminal/prompts.js';
@@ -62,8 +63,8 @@ export async function withOwnerPresence<T>(client: LatchClient, io: CliIo, optio
       return await call();
     } catch (error) {
       if (!(error instanceof LatchClientError) || error.code !== 'owner_presence_required') throw error;
-      // No terminal to ask on: the daemon's answer, with its remedy, is the answer.
-      if (!canAsk(io)) throw error;
+      // No terminal to ask on: say what the owner can do here, not what an HTTP caller would.
+      if (!canAsk(io)) throw noTerminalForPassphrase(error);
     }
     await client.openOwnerSession(await askOwnerPassphrase(io, false));
     opened = true;
@@ -71,4 +72,30 @@ export async function withOwnerPresence<T>(client: LatchClient, io: CliIo, optio
   } finally {
     if (opened) await client.endOwnerSession().catch(() => undefined);
   }
+}
+
+/** What the owner is told when the passphrase is needed and standard input is no terminal (docs/decisions.md §31.4). */
+export const NO_TERMINAL_REMEDY = 'Run it in a terminal, or pass --passphrase-stdin and give the passphrase on the first line of standard input.';
+
+function noTerminalForPassphrase(error: LatchClientError): LatchClientError {
+  return new LatchClientError({
+    code: error.code,
+    status: error.status,
+    specClass: 'Owner passphrase needed',
+    message: 'This needs the owner passphrase, and standard input is not a terminal to ask it on.',
+    remedy: NO_TERMINAL_REMEDY,
+  });
+}
+
+/**
+ * The line a command prints when it changed the data directory's files itself while an owner
+ * passphrase is set (docs/decisions.md §31.3): the passphrase is asked by the daemon's API, and a
+ * program running as the owner edits the files without it.
+ */
+export const DIRECT_EDIT_NOTE =
+  'Changed the file directly; the passphrase guards the API, not your files. For a passphrase that also guards them, see the separate-user setup (SECURITY.md).';
+
+/** directEditNote is `{note}` when a passphrase is set in home (a file edit then bypassed it), else nothing. */
+export function directEditNote(home: string): { note?: string } {
+  return passphraseIsSet(home) ? { note: DIRECT_EDIT_NOTE } : {};
 }

@@ -1,10 +1,11 @@
+import { isLoopbackName } from '../http/loopback.js';
+
 /** The daemon's default address: Variant A, the canonical listener (docs/decisions.md §2). */
 export const DEFAULT_DAEMON_URL = 'http://127.0.0.1:7723';
 
 /** The environment variable that points clients (CLI, MCP bridge, embedders) at another daemon address. */
 export const DAEMON_URL_ENV = 'LATCH_URL';
 
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /**
  * daemonOrigin returns the normalized origin of a daemon URL, or undefined when it is unusable.
@@ -21,7 +22,7 @@ export function daemonOrigin(text: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  if (url.protocol !== 'http:' || !isLoopbackName(url.hostname)) return undefined;
   if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return undefined;
   if (url.pathname !== '/' || text.includes('?') || text.includes('#')) return undefined;
   return url.hostname === 'localhost' ? `http://127.0.0.1${url.port === '' ? '' : `:${url.port}`}` : url.origin;

@@ -79,6 +79,8 @@ export interface LatchClientErrorFields {
   message?: string;
   /** A remedy more specific than the table's (for example the exact chmod command). */
   remedy?: string;
+  /** A class more fitting than the table's where the client knows better (the owner, not an agent, lacks presence). */
+  specClass?: string;
   param?: string;
   requestId?: string;
   /** The Idempotency-Key the request was sent with, so that a caller can retry it safely. */
@@ -116,7 +118,7 @@ export class LatchClientError extends Error {
     this.code = fields.code;
     this.status = fields.status;
     this.remedy = fields.remedy ?? remedyOf(fields.code);
-    this.specClass = specClassOf(fields.code);
+    this.specClass = fields.specClass ?? specClassOf(fields.code);
     this.param = fields.param;
     this.requestId = fields.requestId;
     this.idempotencyKey = fields.idempotencyKey;

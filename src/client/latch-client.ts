@@ -172,7 +172,10 @@ export class LatchClient {
    * putPolicy replaces policy.json with exactly text (PUT /policy); the daemon validates it like
    * the file. The passphrase, when given, goes in Latch-Owner-Passphrase after the pinned key is proved.
    */
-  async putPolicy(text: string, options: { passphrase?: string } = {}): Promise<{ sha256: string; previous_sha256: string | null }> {
+  async putPolicy(
+    text: string,
+    options: { passphrase?: string } = {},
+  ): Promise<{ sha256: string; previous_sha256: string | null; warnings?: Array<{ field: string; id: string; message: string }> }> {
     if (options.passphrase !== undefined) await this.verifyPinnedKey();
     const answer = await this.call('PUT', '/policy', { rawBody: text, ...(options.passphrase !== undefined && { ownerPassphrase: options.passphrase }) });
     return expectShape(answer, ['sha256']);
@@ -185,7 +188,7 @@ export class LatchClient {
   }
 
   /** listAgents is GET /agents (never tokens). */
-  async listAgents(): Promise<{ agents: Array<{ name: string; created_at: string; last_used_at: string | null }>; has_more: boolean }> {
+  async listAgents(): Promise<{ agents: Array<{ name: string; created_at: string; last_used_at: string | null; identity_key_id?: string | null }>; has_more: boolean }> {
     return expectShape(await this.call('GET', '/agents'), ['agents', 'has_more']);
   }
 

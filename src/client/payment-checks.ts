@@ -14,7 +14,7 @@ import { readApprovalPassphrase } from '../datadir/approval-passphrase.js';
 import { DataDirError, shellQuote } from '../datadir/data-dir-error.js';
 import { pausePath, readPause } from '../datadir/pause.js';
 import { loadPolicyFile, policyPath } from '../daemon/policy-source.js';
-import { countOf, policySummary } from '../policy/policy-summary.js';
+import { countOf, policySummary } from '../policy-text/policy-summary.js';
 import type { LatchClient } from './latch-client.js';
 import type { Health } from './types.js';
 

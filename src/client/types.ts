@@ -3,7 +3,8 @@
  * sends. Money is always decimal text with the currency's decimals ("12.50"), times are ISO 8601
  * UTC; field names are the wire names, so the API reference applies unchanged.
  */
-import type { TransactionStatus } from '../core/model.js';
+import type { AuthorizationKind, AuthorizationType, RecurringInterval, TransactionStatus } from '../core/model.js';
+import type { ApprovalStatus } from '../core/approval.js';
 
 export type { TransactionStatus } from '../core/model.js';
 
@@ -67,8 +68,8 @@ export interface Authorization {
   merchant_name: string;
   amount: string;
   currency: string;
-  authorization_type: 'exact' | 'ceiling';
-  kind: 'one_time' | 'merchant_verification' | 'recurring' | (string & {});
+  authorization_type: AuthorizationType;
+  kind: AuthorizationKind | (string & {});
   expires_at: string;
   status: string;
   created_at: string;
@@ -151,7 +152,7 @@ export interface AuthorizeInput {
   amount: AmountInput;
   merchant_name: string;
   currency?: string;
-  authorization_type?: 'exact' | 'ceiling';
+  authorization_type?: AuthorizationType;
   ttl_minutes?: number;
   /** What the payment is for (order id or note, at most 200 printable characters); signed with the window. */
   reference?: string;
@@ -199,10 +200,10 @@ export interface RecurringInput {
   card_id: string;
   merchant_name: string;
   amount: AmountInput;
-  interval: 'day' | 'week' | 'month' | 'year';
+  interval: RecurringInterval;
   interval_count?: number;
   currency?: string;
-  authorization_type?: 'exact' | 'ceiling';
+  authorization_type?: AuthorizationType;
   starts_at?: string;
   ends_at?: string;
   max_charges?: number;
@@ -288,7 +289,7 @@ export interface PolicyView {
 }
 
 /** Where an approval stands (docs/decisions.md §15.4): waiting, decided by the owner, timed out, or refused by the cloud after approval. */
-export type ApprovalStatus = 'pending_approval' | 'approved' | 'denied' | 'expired' | 'failed';
+export type { ApprovalStatus };
 
 /**
  * The exact request an approval holds, in the wire names of the POST it came from (card_id,
@@ -302,7 +303,7 @@ export interface ApprovalRequest {
   merchant_name?: string;
   amount?: string;
   currency?: string;
-  authorization_type?: 'exact' | 'ceiling' | (string & {});
+  authorization_type?: AuthorizationType | (string & {});
   /** How long the authorization is valid from the moment of approval (one-time and merchant verification). */
   ttl_seconds?: number;
   interval?: string;

@@ -75,8 +75,12 @@ export interface CloudClientOptions {
   userAgent: string;
   fetch?: typeof fetch;
   timeoutMs?: number;
-  /** Called after each request signature is made and before the request is sent. */
-  onRequestSigned?: (record: RequestSignatureRecord) => void | Promise<void>;
+  /**
+   * Called after each request signature is made and before the request is sent; the request waits
+   * for it, so its audit line is on disk first. Required: no signature goes unrecorded by omission
+   * (docs/decisions.md §28.6); a test that records nothing says so with `() => undefined`.
+   */
+  onRequestSigned: (record: RequestSignatureRecord) => void | Promise<void>;
   nowSeconds?: () => number;
   /** Learns the cloud's clock from each answer's Date header (see cloud-clock.ts). */
   clock?: CloudClock;
@@ -155,7 +159,7 @@ export class CloudClient {
       'user-agent': this.options.userAgent,
       ...signatureHeaders({ method: request.method, url, body: request.body, contentType: request.contentType, idempotencyKey: request.idempotencyKey }, key, this.nowSeconds()),
     };
-    await this.options.onRequestSigned?.({ method: request.method, path: url.pathname, keyId: key.keyId, caller: request.caller, ...(window !== undefined && { window }) });
+    await this.options.onRequestSigned({ method: request.method, path: url.pathname, keyId: key.keyId, caller: request.caller, ...(window !== undefined && { window }) });
     try {
       const response = await this.fetchImpl(url, {
         method: request.method,

@@ -3,8 +3,7 @@
  * and the cloud client alike, so that no two of them can disagree about which cloud is allowed.
  */
 
-/** Plain http is allowed only to these hosts: the local sandbox. */
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+import { isLoopbackName } from '../http/loopback.js';
 
 /**
  * cloudOrigin returns the origin of a cloud URL (scheme, host and port, no trailing slash), or
@@ -27,7 +26,7 @@ export function cloudOrigin(text: string): string | undefined {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
   if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return undefined;
   if (url.pathname !== '/' || text.includes('?') || text.includes('#')) return undefined;
-  if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) return undefined;
+  if (url.protocol === 'http:' && !isLoopbackName(url.hostname)) return undefined;
   if (url.protocol === 'http:' && url.hostname === 'localhost') return `http://127.0.0.1${url.port === '' ? '' : `:${url.port}`}`;
   return url.origin;
 }

@@ -18,7 +18,7 @@ import type {
   Wallet,
 } from '../core/model.js';
 import { unexpectedShape } from './cloud-errors.js';
-import { TRANSACTION_STATUSES } from '../core/model.js';
+import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, CARD_STATUSES, RECURRING_INTERVALS, TRANSACTION_STATUSES } from '../core/model.js';
 
 type Json = Record<string, unknown>;
 
@@ -97,7 +97,7 @@ export function readCard(value: unknown): Card {
     cardId: str(o, 'card_id'),
     label: str(o, 'label'),
     last4: str(o, 'last4'),
-    status: oneOf<CardStatus>(o, 'status', ['frozen', 'active', 'closed']),
+    status: oneOf<CardStatus>(o, 'status', CARD_STATUSES),
     balanceMinor,
     ...readHolds(o, balanceMinor),
     currency: str(o, 'currency'),
@@ -114,24 +114,24 @@ export function readCardList(value: unknown): Card[] {
 /** readAuthorization reads a cloud authorization (docs/decisions.md §4 shape). */
 export function readAuthorization(value: unknown): Authorization {
   const o = obj(value);
-  const kind = oneOf<AuthorizationKind>(o, 'kind', ['one_time', 'merchant_verification', 'recurring']);
+  const kind = oneOf<AuthorizationKind>(o, 'kind', AUTHORIZATION_KINDS);
   return {
     policyId: str(o, 'policy_id'),
     cardId: strOrNull(o, 'card_id'),
     merchant: str(o, 'merchant_name'),
     amountMinor: money(o, 'amount'),
     currency: str(o, 'currency'),
-    authorizationType: oneOf<AuthorizationType>(o, 'authorization_type', ['exact', 'ceiling']),
+    authorizationType: oneOf<AuthorizationType>(o, 'authorization_type', AUTHORIZATION_TYPES),
     kind,
     notBefore: time(o, 'not_before'),
     expiresAt: time(o, 'expires_at'),
-    status: oneOf<AuthorizationStatus>(o, 'status', ['active', 'used', 'expired', 'revoked']),
+    status: oneOf<AuthorizationStatus>(o, 'status', AUTHORIZATION_STATUSES),
     createdAt: time(o, 'created_at'),
     transactionId: strOrNull(o, 'transaction_id'),
     recurring:
       kind === 'recurring'
         ? {
-            interval: oneOf<RecurringInterval>(o, 'interval', ['day', 'week', 'month', 'year']),
+            interval: oneOf<RecurringInterval>(o, 'interval', RECURRING_INTERVALS),
             intervalCount: intOrNull(o, 'interval_count') ?? 1,
             maxCharges: intOrNull(o, 'max_charges'),
             currentPeriodStart: timeOrNull(o, 'current_period_start'),
@@ -150,7 +150,7 @@ function readPolicyWindow(value: unknown): PolicyWindowView | null {
     merchant: str(o, 'merchant'),
     amountMinor: money(o, 'amount'),
     currency: str(o, 'currency'),
-    authorizationType: oneOf<AuthorizationType>(o, 'authorization_type', ['exact', 'ceiling']),
+    authorizationType: oneOf<AuthorizationType>(o, 'authorization_type', AUTHORIZATION_TYPES),
     notBefore: time(o, 'not_before'),
     notAfter: time(o, 'not_after'),
     keyId: str(o, 'key_id'),

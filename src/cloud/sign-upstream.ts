@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { contentDigest } from '../crypto/content-digest.js';
 import { toBase64Url } from '../crypto/base64url.js';
-import { signRequest } from '../crypto/http-signature.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
 import type { SigningKey } from '../crypto/signing-key.js';
+import { signUpstreamRequest } from '../signer/index.js';
 
 /** The RFC 9421 label on every upstream request (docs/decisions.md §6). */
 export const SIGNATURE_LABEL = 'latch';
@@ -41,7 +41,8 @@ export function signatureHeaders(parts: UpstreamRequestParts, key: SigningKey, n
     headers['idempotency-key'] = parts.idempotencyKey;
     components.push('idempotency-key');
   }
-  const signed = signRequest(
+  const signed = signUpstreamRequest(
+    key,
     {
       method: parts.method,
       authority: parts.url.host,
@@ -58,7 +59,6 @@ export function signatureHeaders(parts: UpstreamRequestParts, key: SigningKey, n
       alg: 'ed25519',
       nonce: toBase64Url(randomBytes(16)),
     },
-    key.secretKey,
   );
   return { ...headers, ...signed };
 }

@@ -79,9 +79,15 @@ export function activityLine(text: string): ActivityLine | undefined {
   if (amount !== undefined) parts.push(`${amount} ${field('currency') ?? ''}`.trim());
   const merchant = field('merchant');
   if (merchant !== undefined) parts.push(`at ${merchant}`);
-  for (const name of ['outcome', 'method', 'host', 'approval_id', 'policy_id', 'reason']) {
+  // A refusal says why (the cloud's code), and a signed request says where it went: method, host, path.
+  const outcome = field('outcome');
+  const code = field('code');
+  if (outcome !== undefined) parts.push(code === undefined ? outcome : `${outcome} (${code})`);
+  const method = field('method');
+  if (method !== undefined) parts.push(`${method} ${field('host') ?? ''}${field('path') ?? ''}`.trim());
+  for (const name of ['approval_id', 'policy_id', 'reason']) {
     const value = field(name);
-    if (value !== undefined) parts.push(name === 'policy_id' || name === 'approval_id' ? `(${value})` : value);
+    if (value !== undefined) parts.push(name === 'reason' ? value : `(${value})`);
   }
   return {
     seq: typeof record['seq'] === 'number' ? record['seq'] : 0,

@@ -42,7 +42,7 @@ export interface ConsoleSessions {
   logout(cookie: string): void;
 }
 
-const secretKey = (secret: string): string => toBase64Url(sha256(utf8(secret)));
+const hashedSecret = (secret: string): string => toBase64Url(sha256(utf8(secret)));
 const newSecret = (): string => toBase64Url(randomBytes(32));
 
 /** createConsoleSessions makes the in-memory store; `now` is injectable for tests. */
@@ -65,11 +65,11 @@ export function createConsoleSessions(now: () => number = Date.now): ConsoleSess
       dropOldest(codes, CODES_MAX);
       const code = newSecret();
       const expiresMs = now() + LOGIN_CODE_SECONDS * 1000;
-      codes.set(secretKey(code), expiresMs);
+      codes.set(hashedSecret(code), expiresMs);
       return { code, expiresMs };
     },
     login(code) {
-      const key = secretKey(code);
+      const key = hashedSecret(code);
       const expiresMs = codes.get(key);
       codes.delete(key);
       if (expiresMs === undefined || now() >= expiresMs) return undefined;
@@ -77,11 +77,11 @@ export function createConsoleSessions(now: () => number = Date.now): ConsoleSess
       const cookie = newSecret();
       const csrf = newSecret();
       const atMs = now();
-      sessions.set(secretKey(cookie), { csrf, createdMs: atMs, lastUsedMs: atMs });
+      sessions.set(hashedSecret(cookie), { csrf, createdMs: atMs, lastUsedMs: atMs });
       return { cookie, csrf };
     },
     session(cookie) {
-      const key = secretKey(cookie);
+      const key = hashedSecret(cookie);
       const session = sessions.get(key);
       if (session === undefined) return undefined;
       const atMs = now();
@@ -93,7 +93,7 @@ export function createConsoleSessions(now: () => number = Date.now): ConsoleSess
       return session;
     },
     logout(cookie) {
-      sessions.delete(secretKey(cookie));
+      sessions.delete(hashedSecret(cookie));
     },
   };
 }

@@ -7,7 +7,7 @@
 import type { AuthorizationEntry } from '../core/authorization-ledger.js';
 import { currencyDecimals, formatMinor } from '../money/amount.js';
 import type { PolicyStandings } from '../policy/policy-gate.js';
-import { scopeMatches } from '../policy/scope-match.js';
+import { budgetCovers } from '../policy/scope-match.js';
 
 export const SPENDING_DAYS = 30;
 const DAY_SECONDS = 86_400;
@@ -45,7 +45,7 @@ export function summarizeSpending(entries: Iterable<Readonly<AuthorizationEntry>
     let chargedMinor = 0;
     for (const entry of kept) {
       if (entry.state !== 'used' || entry.signedAtSeconds <= nowSeconds - budget.windowSeconds) continue;
-      if (!scopeMatches(budget, { agent: entry.agent, cardId: entry.cardId, merchant: entry.merchant, currency: entry.currency })) continue;
+      if (!budgetCovers(budget, { agent: entry.agent, cardId: entry.cardId, merchant: entry.merchant, currency: entry.currency })) continue;
       chargedMinor += entry.usedMinor ?? entry.amountMinor;
     }
     const usedMinor = Math.min(chargedMinor, exposureMinor);

@@ -4,7 +4,7 @@
  * each id wins on replay, so a pending approval acknowledged with 202 — and its decision —
  * survive a restart or a kill -9.
  */
-import type { Approval, ApprovalStatus } from './approval.js';
+import { APPROVAL_STATUSES, type Approval, type ApprovalStatus } from './approval.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import { principalName, type Principal } from './principal.js';
 import type { RecordStore, StateRecord } from './record-store.js';
@@ -183,7 +183,7 @@ function toRecord(approval: Approval): StateRecord {
   return { type: APPROVAL_RECORD_TYPE, approval: JSON.parse(JSON.stringify(approval)) as unknown };
 }
 
-const STATUSES: ReadonlySet<string> = new Set(['pending_approval', 'approved', 'denied', 'expired', 'failed']);
+const STATUSES: ReadonlySet<string> = new Set(APPROVAL_STATUSES);
 
 /** parseApproval checks a replayed record's shape and throws on anything else. */
 function parseApproval(record: StateRecord): Approval {

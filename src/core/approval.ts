@@ -12,8 +12,9 @@ import type { Authorization } from './model.js';
 import type { Principal } from './principal.js';
 import type { SignedWindow } from './window-payload.js';
 
-/** The states of an approval; only `pending_approval` can still change, and only once. */
-export type ApprovalStatus = 'pending_approval' | 'approved' | 'denied' | 'expired' | 'failed';
+/** The states of an approval; only `pending_approval` can still change, and only once (docs/decisions.md §29.6). */
+export const APPROVAL_STATUSES = ['pending_approval', 'approved', 'denied', 'expired', 'failed'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 /** Without a policy setting, an approval not decided within 15 minutes expires. */
 export const APPROVAL_TTL_SECONDS_DEFAULT = 900;

@@ -10,8 +10,15 @@
  * and a cursor lookup O(1), never a scan of history.
  */
 import type { RecordStore, StateRecord } from './record-store.js';
-import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
-import { decisionRecordJson, parseDecisionRecord, type DecisionRecord } from './decision-record.js';
+import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECURRING_INTERVALS, type AuthorizationKind, type AuthorizationType, type RecurringInterval } from './model.js';
+
+/**
+ * A ledger entry's states: the cloud's authorization statuses, and `failed` (the cloud refused
+ * it) and `unregistered` (never sent), which only the ledger knows.
+ */
+export const LEDGER_STATES = [...AUTHORIZATION_STATUSES, 'failed', 'unregistered'] as const;
+export type LedgerState = (typeof LEDGER_STATES)[number];
+import { decisionRecordJson, mandatesJson, parseDecisionRecord, parseMandates, type Ap2MandateRecord, type DecisionRecord } from './decision-record.js';
 
 /** A recurring entry's schedule, kept so that budgets count every charge it allows (docs/decisions.md §17.2). */
 export interface EntrySchedule {
@@ -36,12 +43,14 @@ export interface AuthorizationEntry {
    * `unregistered`: signed but, the cloud said, never registered, and now never sent (a cancel by
    * the owner, or a cloud 404 for an entry not being registered; docs/decisions.md §17.1).
    */
-  state: 'active' | 'used' | 'expired' | 'revoked' | 'failed' | 'unregistered';
+  state: LedgerState;
   usedMinor: number | null;
   /** Set for recurring entries (absent in records written before it existed). */
   schedule?: EntrySchedule;
   /** What the evidence pack needs, kept at decision time (docs/decisions.md §22); absent on older entries. */
   evidence?: DecisionRecord;
+  /** The window's compact JWS as it was signed, kept once signed (docs/decisions.md §28); absent before. */
+  jws?: string;
 }
 
 export type AuthorizationEntryState = AuthorizationEntry['state'];
@@ -66,6 +75,13 @@ export type AuthorizationStatusListener = (entry: Readonly<AuthorizationEntry>) 
 /** The state journal's record types: the entry as signed, and a later change of its state. */
 export const AUTHORIZATION_RECORD_TYPE = 'authorization';
 export const AUTHORIZATION_STATUS_RECORD_TYPE = 'authorization_status';
+/** The record of the JWS signed for an entry (written after the entry, before or while it is registered). */
+export const AUTHORIZATION_SIGNATURE_RECORD_TYPE = 'authorization_signature';
+/** The journal record of the AP2 open mandates signed for a recorded entry (docs/ap2.md). */
+export const AP2_MANDATES_RECORD_TYPE = 'ap2_mandates';
+
+/** What the ledger says when a kept signature could not be written (the evidence pack is then unavailable for it). */
+export type SignatureNotKept = (policyId: string, error: unknown) => void;
 
 /**
  * How long an entry is kept after it can no longer be spent (signed more than this long ago, and
@@ -77,15 +93,15 @@ export const AUTHORIZATION_RETENTION_SECONDS = 90 * 86_400;
 /** The most entries one page may ask for. */
 export const AUTHORIZATION_PAGE_LIMIT_MAX = 100;
 
-const STATES: ReadonlySet<string> = new Set(['active', 'used', 'expired', 'revoked', 'failed', 'unregistered']);
-const INTERVALS: ReadonlySet<string> = new Set(['day', 'week', 'month', 'year']);
+const STATES: ReadonlySet<string> = new Set(LEDGER_STATES);
+const INTERVALS: ReadonlySet<string> = new Set(RECURRING_INTERVALS);
 /**
  * The state of a window rolled back, never to be sent. A `failed` one may be sent again: the
  * cloud refused it under its Idempotency-Key and replays that refusal.
  */
 const NEVER_SENT: ReadonlySet<string> = new Set(['unregistered']);
-const KINDS: ReadonlySet<string> = new Set(['one_time', 'merchant_verification', 'recurring']);
-const TYPES: ReadonlySet<string> = new Set(['exact', 'ceiling']);
+const KINDS: ReadonlySet<string> = new Set(AUTHORIZATION_KINDS);
+const TYPES: ReadonlySet<string> = new Set(AUTHORIZATION_TYPES);
 
 /** One index over the entries in signing order: the ids, and each id's position. */
 class SigningOrderIndex {
@@ -129,17 +145,28 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
   private readonly registering = new Map<string, number>();
 
   constructor(
-    private readonly store?: RecordStore,
+    private readonly store: RecordStore,
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
     private readonly retentionSeconds = AUTHORIZATION_RETENTION_SECONDS,
+    private readonly signatureNotKept: SignatureNotKept = () => {},
   ) {
-    store?.register(AUTHORIZATION_RECORD_TYPE, {
+    store.register(AUTHORIZATION_RECORD_TYPE, {
       replay: (record) => this.index(parseEntryRecord(record)),
       live: (now) => this.live(now),
     });
-    store?.register(AUTHORIZATION_STATUS_RECORD_TYPE, {
+    store.register(AUTHORIZATION_STATUS_RECORD_TYPE, {
       replay: (record) => this.replayStatus(record),
       // Compaction writes each entry with its current state, so status records are never live.
+      live: () => [],
+    });
+    store.register(AUTHORIZATION_SIGNATURE_RECORD_TYPE, {
+      replay: (record) => this.replaySignature(record),
+      // Compaction writes each entry with its JWS.
+      live: () => [],
+    });
+    store.register(AP2_MANDATES_RECORD_TYPE, {
+      replay: (record) => this.withEntry(record, (entry) => entry.evidence !== undefined && (entry.evidence.mandates = parseMandates(record['mandates']))),
+      // Compaction writes each entry with its evidence, the mandates in it.
       live: () => [],
     });
   }
@@ -161,7 +188,7 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     // Indexed in the same turn as the append is queued, so a compaction in between keeps it.
     this.index(copy);
     try {
-      await this.store?.append(entryRecord(copy));
+      await this.store.append(entryRecord(copy));
     } catch (error) {
       // Not durable, so never signed: it must not count, here or after a restart.
       this.apply(copy, 'failed', null);
@@ -210,7 +237,31 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     const used = state === 'used' ? (usedMinor ?? entry.amountMinor) : null;
     if (used !== null && (!Number.isSafeInteger(used) || used < 0)) throw new Error('AuthorizationLedger.noteStatus: usedMinor must be a non-negative safe integer');
     this.apply(entry, state, used);
-    await this.store?.append({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
+    await this.store.append({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
+  }
+
+  /**
+   * keepSignature keeps the JWS signed for an entry (the evidence pack carries it; nothing signs a
+   * window twice). The record joins the journal's next group commit, so the signing path never
+   * waits for it; a write that fails is reported to signatureNotKept, and the entry's pack is then
+   * unavailable after a restart.
+   */
+  keepSignature(policyId: string, jws: string): void {
+    const entry = this.entries.get(policyId);
+    if (entry === undefined || entry.jws !== undefined) return;
+    entry.jws = jws;
+    this.store.append({ type: AUTHORIZATION_SIGNATURE_RECORD_TYPE, policy_id: policyId, jws }).catch((error: unknown) => this.signatureNotKept(policyId, error));
+  }
+
+  /**
+   * keepMandates makes the AP2 open mandates signed for a recorded entry durable before they are
+   * answered: a retry or an approval is answered with exactly these (docs/ap2.md).
+   */
+  async keepMandates(policyId: string, mandates: Ap2MandateRecord): Promise<void> {
+    const evidence = this.entries.get(policyId)?.evidence;
+    if (evidence === undefined) throw new Error('AuthorizationLedger.keepMandates: no recorded decision for this entry');
+    await this.store.append({ type: AP2_MANDATES_RECORD_TYPE, policy_id: policyId, mandates: mandatesJson(mandates) });
+    evidence.mandates = mandates;
   }
 
   /**
@@ -280,6 +331,21 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     const entry = this.entries.get(policyId);
     if (entry === undefined || entry.state !== 'active') return;
     this.apply(entry, state as AuthorizationEntryState, used as number | null);
+  }
+
+  private withEntry(record: StateRecord, apply: (entry: AuthorizationEntry) => unknown): void {
+    const policyId = record['policy_id'];
+    if (typeof policyId !== 'string') throw new Error(`malformed ${String(record['type'])} record`);
+    const entry = this.entries.get(policyId);
+    if (entry !== undefined) apply(entry);
+  }
+
+  private replaySignature(record: StateRecord): void {
+    const policyId = record['policy_id'];
+    const jws = record['jws'];
+    if (typeof policyId !== 'string' || typeof jws !== 'string') throw new Error('malformed authorization_signature record');
+    const entry = this.entries.get(policyId);
+    if (entry !== undefined) entry.jws = jws;
   }
 
   private indexFor(agent: string | undefined, cardId: string | undefined): SigningOrderIndex | undefined {
@@ -352,6 +418,7 @@ function entryRecord(entry: AuthorizationEntry): StateRecord {
     used_minor: entry.usedMinor,
     ...(entry.schedule !== undefined && { schedule: { interval: entry.schedule.interval, interval_count: entry.schedule.intervalCount, max_charges: entry.schedule.maxCharges } }),
     ...(entry.evidence !== undefined && { evidence: decisionRecordJson(entry.evidence) }),
+    ...(entry.jws !== undefined && { jws: entry.jws }),
   };
 }
 
@@ -377,6 +444,10 @@ function parseEntryRecord(record: StateRecord): AuthorizationEntry {
     entry.schedule = { interval: schedule['interval'] as RecurringInterval, intervalCount: schedule['interval_count'] as number, maxCharges: schedule['max_charges'] as number | null };
   }
   if (record['evidence'] !== undefined) entry.evidence = parseDecisionRecord(record['evidence']);
+  if (record['jws'] !== undefined) {
+    if (typeof record['jws'] !== 'string') throw new Error('malformed authorization entry');
+    entry.jws = record['jws'];
+  }
   checkEntry(entry);
   return entry;
 }

@@ -110,7 +110,7 @@ export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, po
   const entry = visibleEntry(ledger, policyId, context.principal);
   // A held window never sent: taken out of the hold, so the proxy can never forward it, and
   // revoked in the ledger at once, so its budget is free (docs/decisions.md §21).
-  if (deps.heldWindows?.isHeld(policyId) === true) {
+  if (deps.heldWindows.isHeld(policyId) === true) {
     await deps.heldWindows.drop(policyId);
     await ledger.noteStatus(policyId, 'revoked');
     return { authorization: ledgerAuthorization(entry, 'revoked'), ...ownerOf(entry), registered: false };
@@ -169,7 +169,7 @@ async function lookUp(deps: CoreDeps, ledger: LedgerView, entries: readonly Ledg
     while (next < entries.length) {
       const index = next++;
       const entry = entries[index] as LedgerEntryView;
-      if (deps.heldWindows?.isHeld(entry.policyId) === true) {
+      if (deps.heldWindows.isHeld(entry.policyId) === true) {
         // Signed by the owner's primitive and held, not registered: the cloud does not know it yet.
         results[index] = { authorization: ledgerAuthorization(entry, 'active'), ...ownerOf(entry), registered: false };
         continue;

@@ -60,8 +60,8 @@ export interface Ap2MandateRequest extends RequestBase {
 
 export type AuthorizationRequest = OneTimeRequest | MerchantVerificationRequest | RecurringRequest | Ap2MandateRequest;
 
-/** Every kind of request the pipeline takes: the cloud's kinds of window, and AP2 mandates. */
-export type RequestKind = AuthorizationRequest['kind'];
+/** Every kind of request the pipeline takes: the cloud's kinds of window, and AP2 mandates (core/model.ts). */
+export type { RequestKind } from './model.js';
 
 /** An account-wide window (/sign-policy-window): like a one-time request, with no card at all. */
 export interface AccountWindowRequest {
@@ -73,7 +73,7 @@ export interface AccountWindowRequest {
 }
 
 /** The audit log's operation name for each kind, as written since the first release. */
-export const AUDIT_OPERATION: Readonly<Record<RequestKind, string>> = {
+export const AUDIT_OPERATION: Readonly<Record<AuthorizationRequest['kind'], string>> = {
   one_time: 'authorize',
   merchant_verification: 'merchant_bind',
   recurring: 'recurring',

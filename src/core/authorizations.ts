@@ -3,11 +3,10 @@
  * on A, and B's /authorize, build an AuthorizationRequest and call requestAuthorization, whose
  * steps are explicit: check the request, idempotency, decision, sign and audit, register.
  */
-import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type AccountWindowRequest, type Ap2MandateRequest, type AuthorizationRequest, type OneTimeRequest } from './authorization-request.js';
+import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type AccountWindowRequest, type AuthorizationRequest, type OneTimeRequest } from './authorization-request.js';
 import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type OperationContext, type SignatureAudit } from './core-deps.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { WindowNotRecorded } from './signature-audit.js';
-import type { AuthorizationDecision, DecisionRequest } from './decision.js';
 import { LatchError } from '../errors/latch-error.js';
 import { isoSeconds } from '../time/iso-time.js';
 import type { Authorization } from './model.js';
@@ -16,10 +15,9 @@ import { awaitDecision, createApproval, earlierApproval, outcomeError } from './
 import { refuseWhilePaused } from './signing-pause.js';
 import { principalName } from './principal.js';
 import { requestFingerprint } from './signed-window-cache.js';
-import { buildWindowPayload, signPayload, type PolicyWindowPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
+import type { PolicyWindowPayload, SignedWindow } from './window-payload.js';
 import { requestSha256 } from './approval.js';
-import type { Ap2MandateRecord, DecisionRecord } from './decision-record.js';
-import { mandateAuditFields, signMandates } from './ap2-mandates.js';
+import { signDecidedWindow, type AskDecision, type WindowPurpose, type WindowSigning } from './sign-window.js';
 
 export type { SignedWindow } from './window-payload.js';
 export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
@@ -63,7 +61,7 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
   // decided afresh, as if it were new (docs/decisions.md §17.1).
   for (let attempt = 0; ; attempt++) {
     try {
-      const signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context));
+      const signed = await signIdempotently(deps, device, operation, request, context, () => signForRegistration(deps, device, request, context));
       const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
       return { outcome: 'created', authorization, window: signed };
     } catch (error) {
@@ -90,7 +88,7 @@ export async function signApprovedRequest(deps: CoreDeps, request: Authorization
   const operation = AUDIT_OPERATION[request.kind];
   for (let attempt = 0; ; attempt++) {
     try {
-      const signed = await signIdempotently(deps, device, operation, request, context, () => decideAndSign(deps, device, request, operation, context, approvalId), approvalId);
+      const signed = await signIdempotently(deps, device, operation, request, context, () => signForRegistration(deps, device, request, context, approvalId), approvalId);
       const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
       return { authorization, window: signed };
     } catch (error) {
@@ -130,117 +128,27 @@ class WindowRolledBack extends Error {
 
 /** forgetWindow drops a rolled-back window from the signed-window cache. */
 function forgetWindow(deps: CoreDeps, device: EnrolledDevice, context: OperationContext, policyId: string): void {
-  if (context.idempotencyKey !== undefined) deps.signedWindows?.forget(windowScope(device, context), context.idempotencyKey, policyId);
+  if (context.idempotencyKey !== undefined) deps.signedWindows.forget(windowScope(device, context), context.idempotencyKey, policyId);
 }
 
-/** Thrown inside the idempotent step for a decision of `ask`, so nothing is remembered as signed. */
+/**
+ * Thrown inside the idempotent step for the pipeline's `approval_required`, only so that the
+ * signed-window cache (which shares one promise among concurrent retries) remembers nothing as
+ * signed; requestAuthorization turns it back into its value at once.
+ */
 class ApprovalRequired extends Error {
-  constructor(readonly decision: Extract<AuthorizationDecision, { decision: 'ask' }>) {
+  constructor(readonly decision: AskDecision) {
     super('approval required');
   }
 }
 
-/**
- * decideAndSign builds the window, asks the decision step about it, and only on `allow` records
- * it in the authorization ledger (durable before it is signed, so also before anything could
- * register it; for a policy, this entry is the durable form of the budget reservation), then
- * signs it (its audit line is written with the request that registers it). A signature that
- * fails is recorded as `failed`, which cancels the reservation. A denial signs nothing, records
- * nothing and reaches no cloud.
- */
-async function decideAndSign(deps: CoreDeps, device: EnrolledDevice, request: AuthorizationRequest, operation: string, context: OperationContext, approvalId?: string): Promise<SignedWindow> {
-  // Before anything is decided or recorded: a paused daemon reserves nothing and leaves no trace.
-  refuseWhilePaused(deps.paused);
-  // An AP2 mandate names the card's label: read before anything is decided or reserved.
-  const mandateCard = request.kind === 'ap2_mandate' ? await mandateCardOf(deps, request, context) : undefined;
-  const nowSeconds = deps.nowSeconds();
+/** signForRegistration runs a request through the one pipeline (sign-window.ts) to be registered. */
+async function signForRegistration(deps: CoreDeps, device: EnrolledDevice, request: AuthorizationRequest, context: OperationContext, approvalId?: string): Promise<SignedWindow> {
   const signedAt = windowNow(deps);
-  const terms = windowTerms(request, signedAt);
-  const payload = buildWindowPayload(terms, device.deviceId, signedAt);
-  const decision = await deps.decide(request, context, { policyId: payload.policy_id, nowSeconds, ...(approvalId !== undefined && { approvalId }) });
-  switch (decision.decision) {
-    case 'deny':
-      throw new LatchError('policy_denied', { rule: decision.rule, reasons: decision.reasons, message: `The spending policy refuses this request (rule ${decision.rule}).` });
-    case 'ask':
-      // An approved request asked again means the decision step ignored the approval: a bug.
-      if (approvalId !== undefined) throw new Error('decideAndSign: the decision step asked again for an approved request');
-      throw new ApprovalRequired(decision);
-    case 'allow':
-      break;
-  }
-  const entry = activeEntry(payload.policy_id, terms, context, nowSeconds);
-  const evidence = decisionRecord(deps, request, payload, device.key.keyId, decision, nowSeconds, approvalId);
-  // The open mandates ride in the same ledger entry as the card window that backs them; they are
-  // answered only once that entry is durable and their audit line written (docs/ap2.md).
-  const mandates = mandateCard === undefined ? undefined : await signMandatesOrFail(deps, entry, evidence, mandateCard, terms.notBefore, terms.notAfter);
-  await deps.authorizations.record({ ...entry, evidence: { ...evidence, ...(mandates !== undefined && { mandates }) } });
-  try {
-    if (mandates !== undefined && mandateCard !== undefined) await deps.audit(mandateAudit(mandateCard.request, mandates, payload, evidence.requestSha256, context));
-    // Audited with the request that carries it to the cloud, in one line (see register).
-    return { payload, jws: signPayload(payload, device.key), keyId: device.key.keyId };
-  } catch (error) {
-    await deps.authorizations.noteStatus(payload.policy_id, 'failed');
-    throw error;
-  }
-}
-
-/** An AP2 mandate request with its card's label, read before the decision. */
-interface MandateCard {
-  request: Ap2MandateRequest;
-  label: string | undefined;
-}
-
-async function mandateCardOf(deps: CoreDeps, request: Ap2MandateRequest, context: OperationContext): Promise<MandateCard> {
-  if (deps.mandates === undefined) throw new LatchError('data_directory_unavailable', { message: 'This daemon signs no AP2 mandates (no mandate key is bound); nothing was signed.' });
-  return { request, label: await deps.mandates.cardLabel(request.cardId, context) };
-}
-
-/**
- * signMandatesOrFail signs the open mandates of an allowed request; should signing fail, the entry
- * is recorded as `failed`, which gives back the reservation the decision made.
- */
-async function signMandatesOrFail(deps: CoreDeps, entry: ReturnType<typeof activeEntry>, evidence: DecisionRecord, card: MandateCard, iat: number, exp: number): Promise<Ap2MandateRecord> {
-  try {
-    return signMandates(deps, card.request, card.label, iat, exp);
-  } catch (error) {
-    await deps.authorizations.record({ ...entry, state: 'failed', evidence });
-    throw error;
-  }
-}
-
-/** mandateAudit is the `ap2_mandate_signed` line: each SD-JWT by its hash, the agent key's thumbprint, the mandate kid, the caller. */
-function mandateAudit(request: Ap2MandateRequest, mandates: Ap2MandateRecord, payload: PolicyWindowPayload, requestSha: string, context: OperationContext): SignatureAudit {
-  return {
-    operation: 'ap2_mandate_signed',
-    policyId: payload.policy_id,
-    cardId: request.cardId,
-    merchant: request.merchant,
-    amountMinor: request.amountMinor,
-    currency: request.currency,
-    keyId: mandates.keyId,
-    caller: context.caller,
-    principal: context.principal,
-    requestSha256: requestSha,
-    mandate: mandateAuditFields(request, mandates),
-  };
-}
-
-/**
- * decisionRecord is what the evidence pack needs of this authorization, kept with its ledger
- * entry (docs/decisions.md §22). An approved request was received when its approval was created.
- */
-function decisionRecord(deps: CoreDeps, request: AuthorizationRequest, payload: PolicyWindowPayload, keyId: string, decision: Extract<AuthorizationDecision, { decision: 'allow' }>, nowSeconds: number, approvalId: string | undefined): DecisionRecord {
-  const basis = decision.basis;
-  const approval = approvalId === undefined ? undefined : deps.approvals.book.get(approvalId);
-  return {
-    request: { ...request },
-    requestSha256: requestSha256(request),
-    receivedAtSeconds: approval?.createdAtSeconds ?? nowSeconds,
-    window: payload,
-    keyId,
-    decision: basis === undefined ? { decision: 'allow', rule: null, reasons: [], policySha256: null } : { decision: basis.decision, rule: basis.rule, reasons: basis.reasons, policySha256: basis.policySha256 },
-    approvalId: approvalId ?? null,
-  };
+  const purpose: WindowPurpose = { kind: 'register', request, ...(approvalId !== undefined && { approvalId }) };
+  const signing = await signDecidedWindow(deps, device, purpose, windowTerms(request, signedAt), signedAt, context);
+  if (signing.outcome === 'approval_required') throw new ApprovalRequired(signing.decision);
+  return signing.window;
 }
 
 /**
@@ -331,54 +239,8 @@ function clockMoved(deps: CoreDeps, payload: PolicyWindowPayload, error: unknown
   return new LatchError('clock_skew', {
     message:
       `The cloud refused the window's times because its clock moved after the daemon last heard it: the cloud's clock reads ${isoSeconds(cloudNow)}, this device's ${isoSeconds(deps.nowSeconds())}. ` +
-      'Nothing was authorized. The daemon now signs in the cloud\'s time: repeat the request, with a new Idempotency-Key if it had one.',
+      'Nothing was authorized. The daemon signs in the cloud\'s time from now on, so the same request made again can succeed (with a new Idempotency-Key if it had one); if clock_skew comes back, set this device\'s clock right (latch doctor shows both clocks).',
   });
-}
-
-/**
- * signPrimitive is the owner's signing primitives' pipeline (docs/decisions.md §21): nothing signs
- * around the ledger. The brake stops it; the policy decides (a deny is final, an `ask` is satisfied
- * by the owner's presence, which the route required); the window enters the authorization ledger
- * as the owner's before it is signed, so it counts toward every budget and velocity limit, is
- * listed and can be cancelled; its signature is audited; and the daemon holds it, unregistered,
- * for the /v1 proxy to forward exactly once. Nothing reaches the cloud here.
- */
-async function signPrimitive(deps: CoreDeps, device: EnrolledDevice, terms: WindowTerms, decided: DecisionRequest, operation: string, context: OperationContext): Promise<SignedWindow> {
-  refuseWhilePaused(deps.paused);
-  const nowSeconds = deps.nowSeconds();
-  const payload = buildWindowPayload(terms, device.deviceId, windowNow(deps));
-  const decision = await deps.decide(decided, context, { policyId: payload.policy_id, nowSeconds, ownerPresent: true });
-  if (decision.decision === 'deny') {
-    throw new LatchError('policy_denied', { rule: decision.rule, message: `The spending policy refuses this window (rule ${decision.rule}); change the policy first.` });
-  }
-  if (decision.decision === 'ask') throw new Error('signPrimitive: the decision step asked although the owner is present');
-  await deps.authorizations.record(activeEntry(payload.policy_id, terms, context, nowSeconds));
-  try {
-    const signed = await signBuilt(deps, device, payload, terms, operation, context);
-    await deps.heldWindows?.hold(payload.policy_id, signed.jws, terms.cardId === null ? '/v1/policy-windows' : '/v1/authorizations', terms.notAfter);
-    return signed;
-  } catch (error) {
-    // Not signed, not audited or not held: the reservation is given back and nothing is answered.
-    await deps.authorizations.noteStatus(payload.policy_id, 'failed');
-    throw error;
-  }
-}
-
-async function signBuilt(deps: CoreDeps, device: EnrolledDevice, payload: PolicyWindowPayload, terms: WindowTerms, operation: string, context: OperationContext): Promise<SignedWindow> {
-  const jws = signPayload(payload, device.key);
-  await deps.audit({
-    operation,
-    policyId: payload.policy_id,
-    cardId: terms.cardId,
-    merchant: terms.merchant,
-    amountMinor: terms.amountMinor,
-    currency: terms.currency,
-    keyId: device.key.keyId,
-    caller: context.caller,
-    principal: context.principal,
-    ...(terms.reference !== undefined && { reference: terms.reference }),
-  });
-  return { payload, jws, keyId: device.key.keyId };
 }
 
 /**
@@ -396,7 +258,7 @@ async function signIdempotently(
   approvalId?: string,
 ): Promise<SignedWindow> {
   const cache = deps.signedWindows;
-  if (cache === undefined || context.idempotencyKey === undefined) return sign();
+  if (context.idempotencyKey === undefined) return sign();
   let fresh = false;
   const signed = await cache.signOnce(windowScope(device, context), context.idempotencyKey, requestFingerprint(operation, request), deps.nowSeconds(), () => {
     fresh = true;
@@ -432,15 +294,27 @@ async function decideReplay(deps: CoreDeps, request: AuthorizationRequest, signe
   }
 }
 
-/** signCardWindow signs what /authorize would for a one-time request, through the pipeline, and contacts nobody. */
-export function signCardWindow(deps: CoreDeps, request: OneTimeRequest, context: OperationContext): Promise<SignedWindow> {
-  checkRequest(request, windowNow(deps));
-  return signPrimitive(deps, deps.device(), windowTerms(request, windowNow(deps)), request, 'sign_card_policy_window', context);
+/**
+ * signCardWindow signs what /authorize would for a one-time request, through the one pipeline as
+ * a window to hold (docs/decisions.md §21): nothing signs around the ledger, and nobody is contacted.
+ */
+export async function signCardWindow(deps: CoreDeps, request: OneTimeRequest, context: OperationContext): Promise<SignedWindow> {
+  const signedAt = windowNow(deps);
+  checkRequest(request, signedAt);
+  return held(await signDecidedWindow(deps, deps.device(), { kind: 'hold', decided: request, operation: 'sign_card_policy_window' }, windowTerms(request, signedAt), signedAt, context));
 }
 
-/** signAccountWindow signs an account-wide window (no card), through the pipeline, and contacts nobody. */
-export function signAccountWindow(deps: CoreDeps, request: AccountWindowRequest, context: OperationContext): Promise<SignedWindow> {
-  return signPrimitive(deps, deps.device(), accountWindowTerms(request, windowNow(deps)), { ...request, kind: 'one_time', cardId: null }, 'sign_policy_window', context);
+/** signAccountWindow signs an account-wide window (no card), through the one pipeline as a window to hold. */
+export async function signAccountWindow(deps: CoreDeps, request: AccountWindowRequest, context: OperationContext): Promise<SignedWindow> {
+  const signedAt = windowNow(deps);
+  const decided = { ...request, kind: 'one_time' as const, cardId: null };
+  return held(await signDecidedWindow(deps, deps.device(), { kind: 'hold', decided, operation: 'sign_policy_window' }, accountWindowTerms(request, signedAt), signedAt, context));
+}
+
+/** held is the window a primitive signed; the pipeline never asks while the owner is present. */
+function held(signing: WindowSigning): SignedWindow {
+  if (signing.outcome !== 'signed') throw new Error('a signing primitive was asked for an approval although the owner is present');
+  return signing.window;
 }
 
 /**
@@ -449,23 +323,4 @@ export function signAccountWindow(deps: CoreDeps, request: AccountWindowRequest,
  */
 function windowNow(deps: CoreDeps): number {
   return deps.cloudNowSeconds?.() ?? deps.nowSeconds();
-}
-
-/** activeEntry is the ledger entry of a window about to be signed: active, nothing used yet. */
-function activeEntry(policyId: string, terms: WindowTerms, context: OperationContext, nowSeconds: number) {
-  return {
-    policyId,
-    agent: principalName(context.principal),
-    cardId: terms.cardId,
-    merchant: terms.merchant,
-    currency: terms.currency,
-    amountMinor: terms.amountMinor,
-    kind: terms.kind,
-    authorizationType: terms.authorizationType,
-    signedAtSeconds: nowSeconds,
-    notAfterSeconds: terms.notAfter,
-    state: 'active' as const,
-    usedMinor: null,
-    ...(terms.recurring !== undefined && { schedule: terms.recurring }),
-  };
 }

@@ -1,5 +1,6 @@
 import type { SigningKey } from '../crypto/signing-key.js';
 import type { MandateDeps } from './mandate-deps.js';
+import type { Ap2MandateRecord } from './decision-record.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { toBase64Url } from '../crypto/base64url.js';
 import { randomId } from '../ids/random-id.js';
@@ -58,9 +59,10 @@ export interface CoreDeps {
   cloudNowSeconds?(): number;
   /**
    * Windows signed for requests that carried an Idempotency-Key, so a retry re-sends the same
-   * window; without it every request signs afresh.
+   * window. Required: without it a retry would sign and register a second window for one request
+   * (docs/decisions.md §28.6).
    */
-  signedWindows?: SignedWindowCache;
+  signedWindows: SignedWindowCache;
   /*
    * The safety steps below are required: none has an absent form that allows everything (docs/decisions.md
    * §18.3). A test that wants "allow all" passes allowEverything or neverPaused by name.
@@ -78,13 +80,13 @@ export interface CoreDeps {
   approvals: ApprovalDeps;
   /**
    * The windows the owner's signing primitives made, held unregistered for the /v1 proxy to
-   * forward once (docs/decisions.md §21). Absent, such a window can never be registered through
-   * the proxy.
+   * forward once (docs/decisions.md §21). Required: a primitive's window is signed only once it is
+   * held (docs/decisions.md §28.6).
    */
-  heldWindows?: HeldWindows;
+  heldWindows: HeldWindows;
   /**
    * The AP2 mandate key's signer and the card labels mandates name (docs/ap2.md). Absent, an
-   * ap2_mandate request is refused before anything is recorded; no other kind needs it.
+   * ap2_mandate request is refused before anything is decided or recorded; no other kind needs it.
    */
   mandates?: MandateDeps;
 }
@@ -95,6 +97,13 @@ export interface AuthorizationRecorder {
   /** The entry of a window this device signed (who asked for it), if it is still kept. */
   get(policyId: string): AuthorizationEntry | undefined;
   noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void>;
+  /**
+   * keepSignature keeps the JWS made for a recorded entry, for its evidence pack (docs/decisions.md
+   * §28). It never delays or fails the signing: the record joins the journal's next group commit.
+   */
+  keepSignature(policyId: string, jws: string): void;
+  /** keepMandates makes an entry's signed AP2 open mandates durable before they are answered (docs/ap2.md). */
+  keepMandates(policyId: string, mandates: Ap2MandateRecord): Promise<void>;
   /** Right before a window is sent: false when it was rolled back and must never be sent (docs/decisions.md §17.1). */
   beginRegistration(policyId: string): boolean;
   endRegistration(policyId: string): void;

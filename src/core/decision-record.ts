@@ -64,7 +64,7 @@ export function decisionRecordJson(record: DecisionRecord): Record<string, unkno
   };
 }
 
-function mandatesJson(mandates: Ap2MandateRecord): Record<string, unknown> {
+export function mandatesJson(mandates: Ap2MandateRecord): Record<string, unknown> {
   return {
     mandate_id: mandates.mandateId,
     open_checkout_mandate: mandates.openCheckoutMandate,
@@ -76,7 +76,7 @@ function mandatesJson(mandates: Ap2MandateRecord): Record<string, unknown> {
   };
 }
 
-function parseMandates(value: unknown): Ap2MandateRecord {
+export function parseMandates(value: unknown): Ap2MandateRecord {
   const record = object(value);
   const text = ['mandate_id', 'open_checkout_mandate', 'open_payment_mandate', 'open_checkout_hash', 'key_id'].every((name) => typeof record[name] === 'string');
   if (!text || !Number.isSafeInteger(record['iat']) || !Number.isSafeInteger(record['exp'])) throw new Error('malformed decision record');

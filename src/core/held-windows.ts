@@ -30,8 +30,8 @@ interface Held {
 export class HeldWindows {
   private readonly held = new Map<string, Held>();
 
-  constructor(private readonly store?: RecordStore) {
-    store?.register(HELD_WINDOW_RECORD_TYPE, {
+  constructor(private readonly store: RecordStore) {
+    store.register(HELD_WINDOW_RECORD_TYPE, {
       replay: (record) => {
         const held = parseHeld(record);
         if (held === undefined) throw new Error('malformed held_window record');
@@ -39,7 +39,7 @@ export class HeldWindows {
       },
       live: (nowSeconds) => [...this.held.values()].filter((held) => held.notAfterSeconds > nowSeconds).map(heldRecord),
     });
-    store?.register(HELD_WINDOW_TAKEN_RECORD_TYPE, {
+    store.register(HELD_WINDOW_TAKEN_RECORD_TYPE, {
       replay: (record) => {
         if (typeof record['policy_id'] !== 'string') throw new Error('malformed held_window_taken record');
         this.held.delete(record['policy_id']);
@@ -52,7 +52,7 @@ export class HeldWindows {
   /** hold keeps a window just signed, durably, before its JWS is answered. */
   async hold(policyId: string, jws: string, route: HeldWindowRoute, notAfterSeconds: number): Promise<void> {
     const held: Held = { policyId, jwsSha256: jwsDigest(jws), route, notAfterSeconds };
-    await this.store?.append(heldRecord(held));
+    await this.store.append(heldRecord(held));
     this.keep(held);
   }
 
@@ -66,14 +66,14 @@ export class HeldWindows {
     if (found === undefined) return undefined;
     // Out of memory first, so a concurrent request with the same JWS finds nothing.
     this.held.delete(found.policyId);
-    await this.store?.append({ type: HELD_WINDOW_TAKEN_RECORD_TYPE, policy_id: found.policyId });
+    await this.store.append({ type: HELD_WINDOW_TAKEN_RECORD_TYPE, policy_id: found.policyId });
     return found.policyId;
   }
 
   /** drop forgets a held window (it was cancelled): it can never be forwarded. */
   async drop(policyId: string): Promise<boolean> {
     if (!this.held.delete(policyId)) return false;
-    await this.store?.append({ type: HELD_WINDOW_TAKEN_RECORD_TYPE, policy_id: policyId });
+    await this.store.append({ type: HELD_WINDOW_TAKEN_RECORD_TYPE, policy_id: policyId });
     return true;
   }
 

@@ -3,7 +3,20 @@
  * and Variant B map these to their wire shapes; nothing here knows HTTP.
  */
 
-export type CardStatus = 'frozen' | 'active' | 'closed';
+/*
+ * The vocabulary of the wire (docs/decisions.md §29.6): each list below is written once, and the
+ * types, validators, MCP schemas, CLI choices, the client's types and the sandbox's shapes derive
+ * from it (test/core/vocabulary.test.ts holds them to it).
+ */
+
+/** isMember reports whether value is one of a vocabulary's words, and narrows it to them. */
+export function isMember<T extends string>(words: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (words as readonly string[]).includes(value);
+}
+
+/** Every state a card can be in. */
+export const CARD_STATUSES = ['frozen', 'active', 'closed'] as const;
+export type CardStatus = (typeof CARD_STATUSES)[number];
 
 export interface Card {
   cardId: string;
@@ -22,10 +35,21 @@ export interface Card {
   dailySpentMinor: number;
 }
 
-export type AuthorizationType = 'exact' | 'ceiling';
-export type AuthorizationKind = 'one_time' | 'merchant_verification' | 'recurring';
-export type AuthorizationStatus = 'active' | 'used' | 'expired' | 'revoked';
-export type RecurringInterval = 'day' | 'week' | 'month' | 'year';
+/** The amount types of a window: exactly the amount, or up to it. */
+export const AUTHORIZATION_TYPES = ['exact', 'ceiling'] as const;
+export type AuthorizationType = (typeof AUTHORIZATION_TYPES)[number];
+/** The kinds of window. */
+export const AUTHORIZATION_KINDS = ['one_time', 'merchant_verification', 'recurring'] as const;
+export type AuthorizationKind = (typeof AUTHORIZATION_KINDS)[number];
+/** The kinds of request the pipeline decides (and a policy rule names): every kind of window, and AP2 open mandates (docs/ap2.md). */
+export const REQUEST_KINDS = [...AUTHORIZATION_KINDS, 'ap2_mandate'] as const;
+export type RequestKind = (typeof REQUEST_KINDS)[number];
+/** Every state an authorization can be in, as the cloud reports it. */
+export const AUTHORIZATION_STATUSES = ['active', 'used', 'expired', 'revoked'] as const;
+export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];
+/** The periods a recurring window repeats over. */
+export const RECURRING_INTERVALS = ['day', 'week', 'month', 'year'] as const;
+export type RecurringInterval = (typeof RECURRING_INTERVALS)[number];
 
 export interface RecurringTerms {
   interval: RecurringInterval;

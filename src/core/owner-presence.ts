@@ -16,7 +16,7 @@
 import { LatchError } from '../errors/latch-error.js';
 import type { OwnerPassphrase } from './approval-deps.js';
 import type { NewOwnerSession, OwnerSessions } from './owner-sessions.js';
-import type { PassphraseLockout } from './passphrase-lockout.js';
+import { PASSPHRASE_WINDOW_SECONDS, type PassphraseLockout } from './passphrase-lockout.js';
 
 /** The names of presence factors, in the order /health lists them. */
 export type PresenceFactorName = 'passphrase' | 'passkey';
@@ -45,10 +45,6 @@ export interface OwnerPresenceDeps {
   nowSeconds(): number;
 }
 
-/** The remedy every refusal for lack of presence carries. */
-export const PRESENCE_REMEDY =
-  'Confirm that you are the owner: send {"passphrase": "..."} in the body (the Latch-Owner-Passphrase header for PUT /policy and the /v1 proxy), or use an owner session from POST /owner/sessions.';
-
 /** What one passphrase check needs: the lockout, the stored hash's check, the clock. */
 export type PassphraseCheckDeps = Pick<OwnerPresenceDeps, 'lockout' | 'passphrase' | 'nowSeconds'>;
 
@@ -67,8 +63,17 @@ export async function checkOwnerPassphrase(deps: PassphraseCheckDeps, candidate:
   deps.lockout.refuseWhileLocked(nowSeconds, stored.id);
   if (candidate === undefined) throw new LatchError('owner_presence_required', { message: 'This needs the owner passphrase or an owner session; neither was sent.' });
   // Counted before the slow hash starts, in-flight checks included (docs/decisions.md §17.3).
-  if (!(await deps.lockout.check(nowSeconds, stored.id, () => stored.verify(candidate)))) throw new LatchError('invalid_passphrase');
+  if (!(await deps.lockout.check(nowSeconds, stored.id, () => stored.verify(candidate)))) {
+    throw new LatchError('invalid_passphrase', { message: wrongPassphraseMessage(deps.lockout.attemptsLeft(nowSeconds, stored.id)) });
+  }
   return 'right';
+}
+
+/** wrongPassphraseMessage says how many tries remain before the lockout (docs/decisions.md §31.8). */
+export function wrongPassphraseMessage(attemptsLeft: number): string {
+  const minutes = PASSPHRASE_WINDOW_SECONDS / 60;
+  if (attemptsLeft === 0) return `The owner passphrase is wrong, and that was the last try: every passphrase check is locked for ${minutes} minutes.`;
+  return `The owner passphrase is wrong: ${attemptsLeft} ${attemptsLeft === 1 ? 'try' : 'tries'} left before every passphrase check locks for ${minutes} minutes.`;
 }
 
 /** OwnerPresence answers whether presence is configured and checks its proofs. */
@@ -109,7 +114,16 @@ export class OwnerPresence {
   /** openSession checks the passphrase and makes an owner session (POST /owner/sessions). */
   async openSession(passphrase: string | undefined): Promise<NewOwnerSession> {
     if (passphrase === undefined) throw new LatchError('invalid_passphrase', { message: 'Send {"passphrase": "..."} to open an owner session.' });
+    // The session is proved with the factors as they are now: take them as the baseline first, or
+    // the first session after a passphrase change would be ended at its first use for that change.
+    this.endSessionsIfChanged();
+    const proved = this.generations;
     await this.provePassphrase(passphrase);
+    this.endSessionsIfChanged();
+    if (this.generations !== proved) {
+      // The passphrase changed while it was being checked: what was proved is no longer the owner's.
+      throw new LatchError('invalid_passphrase', { message: 'The owner passphrase changed while it was being checked; log in again with the current one.' });
+    }
     return this.deps.sessions.create(this.deps.nowSeconds());
   }
 

@@ -60,6 +60,11 @@ export class PassphraseLockout {
     return Math.max(1, first + PASSPHRASE_WINDOW_SECONDS - nowSeconds);
   }
 
+  /** attemptsLeft is how many more wrong passphrases this one may take before checks lock. */
+  attemptsLeft(nowSeconds: number, passphraseId: string): number {
+    return Math.max(0, PASSPHRASE_ATTEMPTS_MAX - this.counted(nowSeconds, passphraseId).length);
+  }
+
   /** refuseWhileLocked throws 429 too_many_attempts while checks of this passphrase are refused. */
   refuseWhileLocked(nowSeconds: number, passphraseId: string): void {
     const seconds = this.lockedForSeconds(nowSeconds, passphraseId);

@@ -1,5 +1,6 @@
 import type { CoreDeps, EnrolledDevice, OperationContext } from './core-deps.js';
-import { buildRevocationPayload, signPayload, type RevocationPayload } from './window-payload.js';
+import { buildRevocationPayload, type RevocationPayload } from './window-payload.js';
+import { signRevocation as signRevocationJws } from '../signer/index.js';
 
 /** A signed revocation; submitting it is POST /v1/authorizations/:id/revoke {jws}. */
 export interface SignedRevocation {
@@ -16,7 +17,7 @@ export interface SignedRevocation {
 export async function signRevocation(deps: CoreDeps, device: EnrolledDevice, policyId: string, reason: string | undefined, context: OperationContext): Promise<SignedRevocation> {
   const { key, deviceId } = device;
   const payload = buildRevocationPayload(policyId, deviceId, deps.cloudNowSeconds?.() ?? deps.nowSeconds(), reason);
-  const jws = signPayload(payload, key);
+  const jws = signRevocationJws(key, payload);
   await deps.audit({
     operation: 'sign_revocation',
     policyId,

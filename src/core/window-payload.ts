@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { toBase64Url } from '../crypto/base64url.js';
-import { signJwsCompact } from '../crypto/jws.js';
 import { formatMinor } from '../money/amount.js';
 import { randomId } from '../ids/random-id.js';
-import type { SigningKey } from '../crypto/signing-key.js';
 import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
 
 /**
@@ -97,9 +95,4 @@ export function buildRevocationPayload(policyId: string, deviceId: string, nowSe
   const payload: RevocationPayload = { v: 1, typ: 'revocation', policy_id: policyId, device_id: deviceId, nonce: toBase64Url(randomBytes(16)), iat: nowSeconds };
   if (reason !== undefined) payload.reason = reason;
   return payload;
-}
-
-/** signPayload signs a window or revocation payload as a compact EdDSA JWS. */
-export function signPayload(payload: PolicyWindowPayload | RevocationPayload, key: SigningKey): string {
-  return signJwsCompact(payload, key.keyId, key.secretKey, 'JWT');
 }

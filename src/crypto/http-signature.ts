@@ -3,7 +3,7 @@
  * @authority, @path, @query and header fields, one signature per label, Ed25519.
  */
 import { fromBase64, toBase64, utf8 } from './base64url.js';
-import { signEd25519, verifyEd25519 } from './ed25519.js';
+import { verifyEd25519 } from './ed25519.js';
 
 /** The parts of a request a signature can cover. Header names are lower-case. */
 export interface SignableRequest {
@@ -74,21 +74,6 @@ export function signatureBase(request: SignableRequest, components: readonly str
 export interface SignedHeaders {
   'signature-input': string;
   signature: string;
-}
-
-/** signRequest signs request under label and returns the Signature-Input and Signature values. */
-export function signRequest(
-  request: SignableRequest,
-  label: string,
-  components: readonly string[],
-  params: SignatureParams,
-  secretKey: Uint8Array,
-): SignedHeaders {
-  const serialized = serializeSignatureParams(components, params);
-  const base = signatureBase(request, components, serialized);
-  if (base === undefined) throw new Error('signRequest: a covered component is missing from the request');
-  const signature = signEd25519(utf8(base), secretKey);
-  return { 'signature-input': `${label}=${serialized}`, signature: `${label}=:${toBase64(signature)}:` };
 }
 
 /** A parsed signature: what it covers, its parameters, and the raw serialized parameters. */

@@ -1,25 +1,12 @@
 import { fromBase64Url, toBase64Url, utf8 } from './base64url.js';
 import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
-import { signEd25519, verifyEd25519 } from './ed25519.js';
+import { verifyEd25519 } from './ed25519.js';
 
 /** The protected header Latch writes: EdDSA (RFC 8037) with the key's thumbprint as kid. */
 export interface JwsHeader {
   alg: 'EdDSA';
   kid: string;
   typ?: string;
-}
-
-/**
- * signJwsCompact returns the RFC 7515 compact serialization of payload signed with EdDSA. A
- * payload carrying card data is never signed (`card_data_not_accepted`), whatever path built it:
- * values normalized after the front door's guard are checked here once more.
- */
-export function signJwsCompact(payload: object, keyId: string, secretKey: Uint8Array, typ = 'JWT'): string {
-  assertSignableWithoutCardData(payload);
-  const header: JwsHeader = { alg: 'EdDSA', kid: keyId, typ };
-  const signingInput = `${toBase64Url(utf8(JSON.stringify(header)))}.${toBase64Url(utf8(JSON.stringify(payload)))}`;
-  const signature = signEd25519(utf8(signingInput), secretKey);
-  return `${signingInput}.${toBase64Url(signature)}`;
 }
 
 export type JwsDecodeFailure = 'malformed' | 'unsupported_algorithm' | 'bad_signature';

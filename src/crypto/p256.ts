@@ -1,10 +1,10 @@
 /**
  * P-256 public keys as JWKs and ES256 verification (RFC 7518 §3.4), on node:crypto. Used by AP2
  * mandates (docs/ap2.md): the mandate key's public half, the agent key an open mandate binds by
- * `cnf`, and the checks of a signed mandate. Signing lives in src/signer; nothing here holds a
- * private key.
+ * `cnf`, and the checks of a signed mandate. Key generation and signing live in src/signer
+ * (p256-scalar.ts, ap2-mandate.ts); nothing here holds a private key.
  */
-import { createECDH, createHash, createPublicKey, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { fromBase64Url, toBase64Url } from './base64url.js';
 
 /** A P-256 scalar (`d`) and each public coordinate are 32 bytes. */
@@ -69,25 +69,4 @@ export function p256PublicKeyObject(jwk: P256PublicJwk): KeyObject {
 export function verifyEs256(signingInput: string, signature: Uint8Array, key: KeyObject): boolean {
   if (signature.length !== ES256_SIGNATURE_BYTES) return false;
   return verify('sha256', Buffer.from(signingInput, 'ascii'), { key, dsaEncoding: 'ieee-p1363' }, signature);
-}
-
-/**
- * generateP256Scalar makes a new private scalar from node:crypto's key generator (never from raw
- * random bytes: it must be below the group order). The caller stores it and hands it to the signer.
- */
-export function generateP256Scalar(): Uint8Array {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const d = privateKey.export({ format: 'jwk' }).d;
-  const bytes = d === undefined ? undefined : fromBase64Url(d);
-  if (bytes?.length !== P256_SCALAR_BYTES) throw new Error('generateP256Scalar: node:crypto exported no 32-byte d');
-  return bytes;
-}
-
-/** p256PublicJwkOfScalar derives the public JWK of a private scalar. */
-export function p256PublicJwkOfScalar(d: Uint8Array): P256PublicJwk {
-  const ecdh = createECDH('prime256v1');
-  ecdh.setPrivateKey(d);
-  // Uncompressed point: 0x04 || x || y.
-  const point = ecdh.getPublicKey();
-  return { kty: 'EC', crv: 'P-256', x: toBase64Url(point.subarray(1, 33)), y: toBase64Url(point.subarray(33, 65)) };
 }

@@ -1,6 +1,9 @@
-/** The device key material the daemon signs with. DeviceKeyPair from the data directory satisfies it. */
+/**
+ * A key the signer holds, as everyone else sees it: its public half and RFC 7638 key id. The
+ * secret never appears on it; only src/signer/ can sign with it (docs/decisions.md §28).
+ * DeviceKey and the identity keys satisfy it.
+ */
 export interface SigningKey {
-  readonly secretKey: Uint8Array;
   readonly publicKey: Uint8Array;
   readonly keyId: string;
 }

@@ -33,7 +33,7 @@ export interface AuditAnchorKeeper {
 export const ANCHOR_INTERVAL_MS = 1000;
 
 /** auditAnchorKeeper registers the record type on store; call it before the store opens. */
-export function auditAnchorKeeper(home: string, store: StateStore): AuditAnchorKeeper {
+export function auditAnchorKeeper(home: string, store: StateStore, warn: (event: string, fields: Record<string, string>) => void): AuditAnchorKeeper {
   let stored: AuditAnchor | undefined;
   let wanted: AuditAnchor | undefined;
   const record = (anchor: AuditAnchor): StateRecord => ({ type: AUDIT_ANCHOR_RECORD, seq: anchor.seq, hash: anchor.hash });
@@ -56,8 +56,10 @@ export function auditAnchorKeeper(home: string, store: StateStore): AuditAnchorK
       lastWriteMs = Date.now();
       try {
         await store.append(record(next));
-      } catch {
-        return; // The store refuses while closing or when the disk fails; the next note tries again.
+      } catch (error) {
+        // The store refuses while closing or when the disk fails; the next note tries again.
+        warn('audit_anchor_not_recorded', { seq: String(next.seq), detail: error instanceof Error ? error.message : String(error) });
+        return;
       }
       if (stored === undefined || next.seq > stored.seq) stored = next;
       raiseAuditFloor(home, next);

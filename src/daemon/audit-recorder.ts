@@ -24,7 +24,7 @@ export interface AuditRecorder {
 /** auditRecorder makes the recorder of one daemon's data directory. */
 export function auditRecorder(services: DaemonServices): AuditRecorder {
   const writer = sharedAuditWriter(services.home);
-  const anchor = auditAnchorKeeper(services.home, services.stateStore);
+  const anchor = auditAnchorKeeper(services.home, services.stateStore, (event, fields) => services.logger.warn(event, fields));
   const append = async (entry: AuditEntry): Promise<AuditAppendResult> => {
     try {
       const appended = await writer.append(entry);

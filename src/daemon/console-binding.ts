@@ -1,25 +1,24 @@
 /**
  * The daemon's side of the owner console (docs/decisions.md §25): its sessions and challenges, the
- * passkeys file, and calls into Variant A's routes as the owner with the presence the console
- * proved. Nothing here checks presence itself: the console's routes do, and an owner-present route
- * refuses a call that brings none.
+ * passkeys file, the event stream and the pictures. Nothing here calls a route or checks
+ * presence: the console's listener has the one front door, which does (docs/decisions.md §29.2).
  */
+import { policySummary } from '../policy-text/policy-summary.js';
+import { policyWarnings } from '../policy-text/policy-warnings.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { OWNER } from '../core/principal.js';
 import { utf8 } from '../crypto/base64url.js';
 import { ACTIVITY_LINES_MAX, readActivity } from '../console/activity.js';
-import type { ConsoleDeps, OwnerCall } from '../console/console-deps.js';
-import type { EventStreamResult } from '../console/console-front-door.js';
+import type { ConsoleDeps } from '../console/console-deps.js';
+import type { EventStreamResult } from '../http/route.js';
 import { createConsoleSessions, type ConsoleSessions } from '../console/console-sessions.js';
 import { createPresenceChallenges } from '../console/presence-challenges.js';
 import { summarizeSpending, SPENDING_DAYS } from '../console/spending-summary.js';
-import { verifyAudit } from '../datadir/audit-verify.js';
+import { verifyAudit } from '../verify/audit-verify.js';
 import { cleanLabel, PASSKEYS_MAX, readPasskeys, writePasskeys } from '../datadir/passkeys.js';
 import { readPause } from '../datadir/pause.js';
 import { invalidRequest, LatchError } from '../errors/latch-error.js';
-import type { RequestContext } from '../http/route.js';
-import type { Router } from '../http/router.js';
 import { isJsonObject, type JsonObject } from '../json/parse-json.js';
 import { parsePolicyText } from '../policy/policy-file.js';
 import { PolicyInvalidError } from '../policy/policy-invalid-error.js';
@@ -41,37 +40,12 @@ export interface ConsoleBinding {
 }
 
 /** bindConsole makes the console's dependencies for one daemon; `apiRouter` is Variant A's table. */
-export function bindConsole(services: DaemonServices, core: CoreBinding, apiRouter: Router, port: () => number): ConsoleBinding {
+export function bindConsole(services: DaemonServices, core: CoreBinding, port: () => number): ConsoleBinding {
   const { home } = services;
   const sessions = createConsoleSessions();
   const challenges = createPresenceChallenges();
   const approvals = approvalOperations(core.deps);
   let streams = 0;
-
-  const callA = async (call: OwnerCall) => {
-    const match = apiRouter.match(call.method, call.path);
-    const configured = core.presence.configured();
-    // Presence proven here (passphrase or passkey), or none needed while no factor exists.
-    const ownerPresent = call.presence.factor !== 'session' || !configured;
-    if (match.route.access === 'owner_present' && !ownerPresent) throw new LatchError('owner_presence_required');
-    const context: RequestContext = {
-      method: call.method,
-      path: call.path,
-      query: new URLSearchParams(),
-      rawQuery: '',
-      params: match.params,
-      headers: { 'user-agent': call.userAgent },
-      body: call.body,
-      rawBody: call.rawBody ?? utf8(call.body === undefined ? '' : JSON.stringify(call.body)),
-      requestId: call.requestId,
-      principal: OWNER,
-      ownerPresent,
-      ...(call.presence.factor === 'passkey' && { presenceCredentialId: call.presence.credentialId }),
-      userAgent: call.userAgent,
-      signal: call.signal,
-    };
-    return match.route.handler(context);
-  };
 
   const pendingSignature = async (): Promise<string> => {
     const page = await approvals.listApprovals({ status: 'pending_approval', limit: 100 }, ownerContext());
@@ -112,7 +86,6 @@ export function bindConsole(services: DaemonServices, core: CoreBinding, apiRout
     sessions,
     challenges,
     port,
-    callA,
     presence: {
       factors: () => core.presence.factors(),
       checkPassphrase: (passphrase) => core.presence.provePassphrase(passphrase),
@@ -154,11 +127,7 @@ export function bindConsole(services: DaemonServices, core: CoreBinding, apiRout
     policy: {
       validate(text) {
         const policy = candidatePolicy(text);
-        const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-        return {
-          summary: `${count(policy.rules.length, 'rule', 'rules')}, ${count(policy.budgets.length, 'budget', 'budgets')}, ${count(policy.velocity.length, 'velocity limit', 'velocity limits')}`,
-          sha256: bytesToHex(sha256(utf8(text))),
-        };
+        return { summary: policySummary(policy), sha256: bytesToHex(sha256(utf8(text))), warnings: policyWarnings(policy) };
       },
       dryRun(text, sample) {
         const policy = candidatePolicy(text);

@@ -1,11 +1,14 @@
 /**
- * The owner console's listener (docs/decisions.md §25): its own front door in front of the console's
- * routes and Variant A's table, served beside Variant A. Its port may come from config.json, so
- * the listener is made only once listen() has checked the data directory.
+ * The owner console's listener (docs/decisions.md §25, §29.2): the one front door, with the
+ * console's rules (its Origin, its cookie session, passkeys), in front of one table of the
+ * console's pages, its own routes and Variant A's routes, served beside Variant A. Its port may
+ * come from config.json, so the listener is made only once listen() has checked the data directory.
  */
-import { consoleOrigin, createConsoleFrontDoor } from '../console/console-front-door.js';
-import { consoleRoutes, PUBLIC_CONSOLE_PATTERNS } from '../console/console-routes.js';
+import { CONSOLE_SECURITY_HEADERS, consoleOrigin, cookieValues } from '../console/console-headers.js';
+import { provePasskey } from '../console/presence-proof.js';
+import { consoleTable } from '../console/console-table.js';
 import { LatchError } from '../errors/latch-error.js';
+import { createFrontDoor } from '../http/front-door.js';
 import { createLocalServer, type LocalServer, type ServerLimits } from '../http/local-server.js';
 import type { Route } from '../http/route.js';
 import { Router } from '../http/router.js';
@@ -37,14 +40,21 @@ export interface ConsoleListenerInputs {
 /** consoleListener binds the console to one daemon and says how to make its listener. */
 export function consoleListener(inputs: ConsoleListenerInputs): ConsoleListener {
   const { services, core, limits, ready } = inputs;
-  const binding = bindConsole(services, core, new Router(inputs.routesA), inputs.boundPort);
-  const frontDoor = createConsoleFrontDoor({
-    consoleRoutes: new Router(consoleRoutes(binding.deps)),
-    apiRoutes: new Router(inputs.routesA),
-    sessions: binding.sessions,
+  const binding = bindConsole(services, core, inputs.boundPort);
+  const frontDoor = createFrontDoor({
+    listener: 'console',
+    router: new Router(consoleTable(binding.deps, inputs.routesA)),
+    // No bearer is a credential here: the console's is the session cookie with its CSRF header.
+    credentials: () => [],
+    presence: core.presence,
     log: services.logger,
-    publicConsolePatterns: PUBLIC_CONSOLE_PATTERNS,
-    presenceConfigured: () => core.presence.configured(),
+    browser: {
+      origin: consoleOrigin,
+      sessions: binding.sessions,
+      cookieValues,
+      provePasskey: (assertion, route, params) => provePasskey(binding.deps, assertion, route, params),
+      answerHeaders: CONSOLE_SECURITY_HEADERS,
+    },
   });
   // Its port may come from config.json, which is read only once listen() has checked the directory.
   const makeServer = () =>

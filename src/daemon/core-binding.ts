@@ -7,8 +7,9 @@ import type { CloudClock } from '../cloud/cloud-clock.js';
 import type { ProxyUpstream } from '../proxy/signing-proxy.js';
 import { StoredAuthorizationLedger } from '../core/authorization-ledger.js';
 import type { ApprovalDeps } from '../core/approval-deps.js';
-import type { CoreDeps } from '../core/core-deps.js';
+import type { CoreDeps, OperationContext } from '../core/core-deps.js';
 import { SignedWindowCache } from '../core/signed-window-cache.js';
+import { learnChargedMerchant, type ChargedMerchantDeps } from '../core/charged-merchants.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
 import { PolicyGate } from '../policy/policy-gate.js';
 import type { OwnerPresence } from '../core/owner-presence.js';
@@ -35,6 +36,11 @@ export interface CoreBinding {
   auditAnchor: AuditAnchorKeeper;
   /** The spending policy: the decision step of every authorization, and GET /policy, POST /policy/check. */
   policy: PolicyGate;
+  /**
+   * Before new_merchant would call merchant new: asks the cloud whether this device's active
+   * authorizations there were used (docs/decisions.md §31.2). Never fails.
+   */
+  learnChargedMerchant(merchant: string, context: OperationContext): Promise<void>;
   /** The cloud's clock as learned from its answers (skew shown by /health and latch doctor). */
   cloudClock: CloudClock;
   /** Appends one line to audit.log durably (owner actions: policy_changed, agent_added, ...). */
@@ -56,7 +62,9 @@ export function bindCore(services: DaemonServices): CoreBinding {
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   // The parts below register their record types with state.journal, which must happen before
   // listen() opens it; compaction writes live records in the order the types were registered.
-  const ledger = new StoredAuthorizationLedger(services.stateStore);
+  const ledger = new StoredAuthorizationLedger(services.stateStore, undefined, undefined, (policyId, error) =>
+    services.logger.warn('window_signature_not_kept', { policy_id: policyId, detail: error instanceof Error ? error.message : String(error) }),
+  );
   const policy = new PolicyGate({
     policy: services.policy,
     authorizations: ledger,
@@ -69,12 +77,14 @@ export function bindCore(services: DaemonServices): CoreBinding {
   const approvals = bindApprovals(services, audit.append);
   const presence = bindPresence(services, approvals, nowSeconds);
   const heldWindows = new HeldWindows(services.stateStore);
-  const deps = coreDeps(services, { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds });
+  const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds };
+  const deps = coreDeps(services, coreParts);
   return {
     deps,
     authorizationLedger: ledger,
     auditAnchor: audit.anchor,
     policy,
+    learnChargedMerchant: (merchant, context) => learnMerchant(services, coreParts, merchant, context),
     presence,
     appendAudit: audit.append,
     get cloudClock() {
@@ -82,7 +92,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
     },
     proxyUpstream: () => {
       const { client, key } = enrolledDevice(services, cloud);
-      return { client, key, paused: services.paused, heldWindows, ledger, nowSeconds };
+      return { client, key, paused: services.paused, heldWindows, ledger, nowSeconds, warn: (event, fields) => services.logger.warn(event, fields) };
     },
   };
 }
@@ -96,6 +106,23 @@ interface CoreParts {
   approvals: ApprovalDeps;
   heldWindows: HeldWindows;
   nowSeconds: () => number;
+}
+
+/** learnMerchant asks the cloud about a merchant's authorizations only when the policy would call it new. */
+async function learnMerchant(services: DaemonServices, parts: CoreParts, merchant: string, context: OperationContext): Promise<void> {
+  if (parts.policy.merchantIsNew(merchant)) await learnChargedMerchant(chargedMerchantDeps(services, parts), merchant, context);
+}
+
+/** chargedMerchantDeps lets the core ask the cloud about a merchant's authorizations and mark it known. */
+function chargedMerchantDeps(services: DaemonServices, parts: CoreParts): ChargedMerchantDeps {
+  return {
+    device: () => {
+      const { key, deviceId, cloud: gateway } = enrolledDevice(services, parts.cloud);
+      return { key, deviceId, cloud: gateway };
+    },
+    ledger: parts.ledger,
+    markKnown: (merchant) => parts.policy.markMerchantKnown(merchant),
+  };
 }
 
 /** coreDeps is what the core operations call: every safety step is here, none optional (docs/decisions.md §18.3). */
@@ -119,7 +146,12 @@ function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
     paused: services.paused,
     signedWindows: SignedWindowCache.durable(services.stateStore),
     authorizations: parts.ledger,
-    decide: parts.policy.decide,
+    // Before new_merchant calls a merchant new, the cloud is asked whether this device's
+    // authorizations there were charged meanwhile (docs/decisions.md §31.2).
+    decide: async (request, context, facts) => {
+      if (facts.replay !== true) await learnMerchant(services, parts, request.merchant, context);
+      return parts.policy.decide(request, context, facts);
+    },
     approvals: parts.approvals,
     heldWindows: parts.heldWindows,
     mandates: mandateDeps(services, () => enrolledDevice(services, cloud)),

@@ -3,15 +3,15 @@
  * services, the bound core, the listeners (build-listeners.ts) and the start and stop sequences
  * (daemon-lifecycle.ts). Each part is in its own file; this one only puts them together.
  */
-import { passphraseFromEnv } from '../datadir/device-key.js';
+import { passphraseFromEnv } from '../signer/device-key.js';
 import type { ServerLimits } from '../http/local-server.js';
-import { createLogger } from '../log/logger.js';
+import { createLogger, type Logger } from '../log/logger.js';
 import { buildListeners, connectionBudget, type ListenerChoices } from './build-listeners.js';
 import { bindCore } from './core-binding.js';
 import { DaemonLifecycle } from './daemon-lifecycle.js';
 import type { DaemonPorts, ListenerName } from './daemon-listeners.js';
 import { createServingGate } from './serving-gate.js';
-import { createServices, type DaemonServices } from './services.js';
+import { createServices } from './services.js';
 
 export { DEFAULT_PORT_CONSOLE, type DaemonPorts, type ListenerName } from './daemon-listeners.js';
 
@@ -73,7 +73,10 @@ export interface DaemonHandle {
   close(options?: { deadlineMs?: number; reason?: string }): Promise<void>;
   /** addresses lists the bound address of each listening listener (empty before listen). */
   addresses(): Array<{ listener: ListenerName; address: string; port: number }>;
-  readonly services: DaemonServices;
+  /*
+   * No key, journal or service registry: an embedding program reaches the daemon through its
+   * listeners like any client, so the signer's key never leaves the daemon (docs/decisions.md §28).
+   */
 }
 
 /**
@@ -82,6 +85,15 @@ export interface DaemonHandle {
  * until listen().
  */
 export function createDaemon(options: DaemonOptions): DaemonHandle {
+  return createDaemonWithLogger(options).daemon;
+}
+
+/**
+ * createDaemonWithLogger is createDaemon for `latch daemon`, which reports its crashes through the
+ * daemon's own logger (the one that knows the token, so a crash report cannot carry it). Not
+ * exported by the package.
+ */
+export function createDaemonWithLogger(options: DaemonOptions): { daemon: DaemonHandle; logger: Logger } {
   const env = options.env ?? process.env;
   const choices: ListenerChoices = {
     serveA: options.variantA ?? true,
@@ -102,10 +114,10 @@ export function createDaemon(options: DaemonOptions): DaemonHandle {
   const core = bindCore(services);
   const plan = buildListeners(services, core, choices, { ready: gate.ready, limits });
   const lifecycle = new DaemonLifecycle({ services, passphrase, auditAnchor: core.auditAnchor, plan, gate, budget });
-  return {
-    services,
+  const daemon: DaemonHandle = {
     addresses: () => plan.listeners.addresses(),
     listen: () => lifecycle.start(),
     close: async (closeOptions = {}) => lifecycle.stop(closeOptions.deadlineMs ?? DEFAULT_CLOSE_DEADLINE_MS, closeOptions.reason),
   };
+  return { daemon, logger };
 }

@@ -3,8 +3,6 @@
  * identity keys of its data directory, the cloud-corrected clock windows are signed in, the policy
  * in force, config.json's published directory URL and the shared audit log.
  */
-import { sharedAuditWriter } from '../datadir/audit-writer.js';
-import { DataDirError } from '../datadir/data-dir-error.js';
 import { identityKeyring } from '../identity/identity-keyring.js';
 import { identityOperations, type IdentityOperations } from '../identity/identity-operations.js';
 import type { CoreBinding } from './core-binding.js';
@@ -22,7 +20,6 @@ export interface IdentityBinding {
 
 /** bindIdentity returns the identity operations of one daemon and its cloud registrar. */
 export function bindIdentity(services: DaemonServices, core: CoreBinding): IdentityBinding {
-  const writer = sharedAuditWriter(services.home);
   const keys = identityKeyring(services.home);
   const registrar = directoryRegistrar({ keys, upstream: core.proxyUpstream, cloudNowSeconds: () => core.cloudClock.nowSeconds(), logger: services.logger });
   let lastCheckMs = Number.NEGATIVE_INFINITY;
@@ -31,13 +28,9 @@ export function bindIdentity(services: DaemonServices, core: CoreBinding): Ident
     cloudNowSeconds: () => core.cloudClock.nowSeconds(),
     policy: () => core.policy.effective(),
     directoryUrl: () => services.config().identity_directory_url,
+    // Through the daemon's one recorder, so an identity line moves the audit anchor like every other.
     audit: async (entry) => {
-      try {
-        await writer.append(entry);
-      } catch (error) {
-        if (error instanceof DataDirError) services.logger.error('audit_append_refused', { reason: error.code, detail: error.message });
-        throw error;
-      }
+      await core.appendAudit(entry);
     },
     // The cloud's copy of the directory follows the keys this daemon uses: at every directory
     // request, and at most once a second for signatures, so a burst does not list the agents folder each time.

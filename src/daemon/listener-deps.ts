@@ -7,7 +7,7 @@ import type { CoreBinding } from './core-binding.js';
 import { createCredentials, type Credentials } from './credentials.js';
 import { evidenceOperations } from './evidence-binding.js';
 import { healthReport } from './health.js';
-import { signEd25519 } from '../crypto/ed25519.js';
+import { signKeyProof } from '../signer/index.js';
 import type { ProofKey } from '../http/daemon-proof.js';
 import { bindOwner } from './owner-binding.js';
 import { bindIdentity } from './identity-binding.js';
@@ -28,7 +28,14 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
       approvals: approvalOperations(core.deps),
       evidence: evidenceOperations(services, core),
       health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core), approvalsLockedSeconds: approvalsLockedSeconds(core) }),
-      policy: core.policy,
+      policy: {
+        effective: () => core.policy.effective(),
+        // A check answers what the request would get: a charged merchant is learned first (§31.2).
+        check: async (request, agent, context) => {
+          if (context !== undefined) await core.learnChargedMerchant(request.merchant, context);
+          return core.policy.check(request, agent);
+        },
+      },
       proxyUpstream: core.proxyUpstream,
       identity: identity.operations,
       ap2: bindAp2(services, core.deps, () => core.cloudClock.nowSeconds()),
@@ -95,6 +102,6 @@ export function proofKeyFor(services: DaemonServices): () => ProofKey | undefine
   return () => {
     const key = services.deviceKey();
     if (key === undefined) return undefined;
-    return { keyId: key.keyId, publicKey: key.publicKey, sign: (message) => signEd25519(message, key.secretKey) };
+    return { keyId: key.keyId, publicKey: key.publicKey, sign: (challenge, address) => signKeyProof(key, challenge, address) };
   };
 }

@@ -4,6 +4,9 @@
  * cannot write the data directory (the separate-user setup) needs none of its files. Every change
  * is audited with who made it; no token, passphrase or hash of either is ever written to a line.
  */
+import { readIdentityKey } from '../identity/identity-keys.js';
+import { policyWarnings } from '../policy-text/policy-warnings.js';
+import type { Policy } from '../policy/policy-types.js';
 import { readFileSync } from 'node:fs';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -30,7 +33,7 @@ export function bindOwner(services: DaemonServices, core: CoreBinding, authoriza
   const agentView = (name: string): AgentView => {
     const found = listAgents(home).find((agent) => agent.name === name);
     if (found === undefined) throw new LatchError('agent_not_found');
-    return viewOf(found);
+    return viewOf(home, found);
   };
   return {
     openSession: (passphrase) => core.presence.openSession(passphrase),
@@ -45,8 +48,9 @@ export function bindOwner(services: DaemonServices, core: CoreBinding, authoriza
       return resumed;
     },
     replacePolicy: async (bytes, context) => {
+      let policy: Policy;
       try {
-        parsePolicyBytes(bytes);
+        policy = parsePolicyBytes(bytes);
       } catch (error) {
         if (error instanceof PolicyInvalidError) throw new LatchError('policy_invalid', { status: 400, param: error.field, message: `${error.message} Nothing was changed.` });
         throw error;
@@ -56,14 +60,14 @@ export function bindOwner(services: DaemonServices, core: CoreBinding, authoriza
       writeFileAtomic(file, bytes);
       const newSha256 = bytesToHex(sha256(bytes));
       await audit('policy_changed', context, { old_sha256: previousSha256, new_sha256: newSha256 });
-      return { sha256: newSha256, previousSha256 };
+      return { sha256: newSha256, previousSha256, warnings: policyWarnings(policy) };
     },
     addAgent: async (name, context) => {
       mapAgentErrors(() => addAgent(home, name));
       await audit('agent_added', context, { agent_name: name });
       return { agent: agentView(name), token: readAgentToken(home, name) };
     },
-    listAgents: () => listAgents(home).map(viewOf),
+    listAgents: () => listAgents(home).map((agent) => viewOf(home, agent)),
     rotateAgent: async (name, context) => {
       mapAgentErrors(() => rotateAgent(home, name));
       await audit('agent_rotated', context, { agent_name: name });
@@ -77,8 +81,17 @@ export function bindOwner(services: DaemonServices, core: CoreBinding, authoriza
   };
 }
 
-function viewOf(agent: AgentInfo): AgentView {
-  return { name: agent.name, createdAt: agent.createdAt, lastUsedAt: agent.lastUsedAt };
+function viewOf(home: string, agent: AgentInfo): AgentView {
+  return { name: agent.name, createdAt: agent.createdAt, lastUsedAt: agent.lastUsedAt, identityKeyId: identityKeyIdOf(home, agent.name) };
+}
+
+/** identityKeyIdOf is the agent's identity key id; a key it cannot read is shown as none (latch doctor names the file). */
+function identityKeyIdOf(home: string, name: string): string | null {
+  try {
+    return readIdentityKey(home, name)?.keyId ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** currentSha256 is the SHA-256 of policy.json as it is now, or null when there is none. */

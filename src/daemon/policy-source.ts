@@ -16,6 +16,7 @@ import { openPrivateFile } from '../datadir/read-private-file.js';
 import { DEFAULT_POLICY, parsePolicyBytes, POLICY_FILE_BYTES_MAX } from '../policy/policy-file.js';
 import { PolicyInvalidError } from '../policy/policy-invalid-error.js';
 import type { Policy } from '../policy/policy-types.js';
+import type { PolicyInForce } from './policy-in-force.js';
 import { reloadOnChange } from './reload-on-change.js';
 
 /** policyPath is `$LATCH_HOME/policy.json`. */
@@ -46,8 +47,12 @@ export function policyRemovedPath(home: string): string {
   return dataFilePath(home, DATA_FILES.policyRemoved);
 }
 
-/** policySource returns a getter of the effective policy that throws PolicyInvalidError while the file is invalid. */
-export function policySource(home: string, checkHome: () => void = () => undefined): () => Policy {
+/**
+ * policySource returns a getter of the effective policy that throws PolicyInvalidError while the
+ * file is invalid, and while it is missing after a restart although a policy was in force (inForce,
+ * state.journal) and `latch policy remove` has not run since.
+ */
+export function policySource(home: string, inForce: PolicyInForce, checkHome: () => void = () => undefined): () => Policy {
   const file = policyPath(home);
   const marker = policyRemovedPath(home);
   // The last policy loaded from the file, and when (ms): kept while the file is missing.
@@ -59,14 +64,26 @@ export function policySource(home: string, checkHome: () => void = () => undefin
     if ('invalid' in result) throw result.invalid;
     if (result.policy.source === 'file') {
       if (lastGood?.policy !== result.policy) lastGood = { policy: result.policy, loadedAtMs: atMs };
+      inForce.note(result.policy.sha256, atMs);
       return result.policy;
     }
-    if (lastGood === undefined) return result.policy;
-    if (removedSince(marker, lastGood.loadedAtMs)) {
+    if (lastGood !== undefined) {
+      if (!removedSince(marker, lastGood.loadedAtMs)) return lastGood.policy;
       lastGood = undefined;
+      inForce.note(null, Date.now());
       return result.policy;
     }
-    return lastGood.policy;
+    // No policy loaded by this process: one in force before a restart still binds, failing closed.
+    const known = inForce.current();
+    if (known === undefined || known.sha256 === null) return result.policy;
+    if (removedSince(marker, known.atMs)) {
+      inForce.note(null, Date.now());
+      return result.policy;
+    }
+    throw new PolicyInvalidError(
+      '$',
+      `policy.json is missing, but a policy (sha256 ${known.sha256}) was in force before the daemon restarted; nothing governed is signed until the file is restored, or \`latch policy remove\` says to allow every request`,
+    );
   };
 }
 

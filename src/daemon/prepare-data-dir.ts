@@ -6,7 +6,7 @@ import { agentFiles } from '../datadir/agents.js';
 import { lockDataDir, type DaemonLock } from '../datadir/daemon-lock.js';
 import { ensureHome } from '../datadir/home.js';
 import { finishKeyRollover } from '../datadir/key-rollover.js';
-import { ensureMandateKey } from '../datadir/mandate-key.js';
+import { ensureMandateKey } from '../signer/mandate-key.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';
 import { ensureToken } from '../datadir/token.js';
 import type { DaemonServices } from './services.js';

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { configPath, loadConfig, type LatchConfig } from '../datadir/config.js';
-import { deviceKeyPath, loadDeviceKey, type DeviceKey } from '../datadir/device-key.js';
+import { deviceKeyPath, loadDeviceKey, type DeviceKey } from '../signer/device-key.js';
 import { deviceKeyNextPath } from '../datadir/key-rollover.js';
-import { loadMandateKey, mandateKeyPath, readRetiredMandateKeys, retiredMandateKeysPath, type LoadedMandateKey, type RetiredMandateKey } from '../datadir/mandate-key.js';
+import { loadMandateKey, mandateKeyPath, readRetiredMandateKeys, retiredMandateKeysPath, type LoadedMandateKey, type RetiredMandateKey } from '../signer/mandate-key.js';
 import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { assertHomeSecure } from '../datadir/permissions.js';
 import { pausePath, readPause, type PauseState } from '../datadir/pause.js';
@@ -11,6 +11,7 @@ import type { Logger } from '../log/logger.js';
 import type { Policy } from '../policy/policy-types.js';
 import { StateStore } from '../datadir/state-store.js';
 import { latchVersion } from '../version.js';
+import { PolicyInForce } from './policy-in-force.js';
 import { policySource } from './policy-source.js';
 import { oncePerTurn, reloadOnChange } from './reload-on-change.js';
 
@@ -99,6 +100,10 @@ export function createServices(options: ServicesOptions): DaemonServices {
   const stagedKey = inCheckedHome(deviceKeyNextPath(home), () => loadDeviceKey(home, passphrase, deviceKeyNextPath(home)));
   const mandateKey = inCheckedHome(mandateKeyPath(home), () => loadMandateKey(home, passphrase));
   const retiredMandateKeys = inCheckedHome(retiredMandateKeysPath(home), () => readRetiredMandateKeys(home));
+  const stateStore = new StateStore(dataFilePath(home, DATA_FILES.stateJournal), undefined, undefined, (error) =>
+    logger.warn('state_journal_compaction_failed', { detail: error instanceof Error ? error.message : String(error) }),
+  );
+  const policyInForce = new PolicyInForce(stateStore, (error) => logger.warn('policy_in_force_not_recorded', { detail: error instanceof Error ? error.message : String(error) }));
   return {
     home,
     version: latchVersion(),
@@ -125,7 +130,7 @@ export function createServices(options: ServicesOptions): DaemonServices {
     config,
     paused,
     watchedFile: inCheckedHome,
-    policy: policySource(home, homeChecked),
-    stateStore: new StateStore(dataFilePath(home, DATA_FILES.stateJournal)),
+    policy: policySource(home, policyInForce, homeChecked),
+    stateStore,
   };
 }

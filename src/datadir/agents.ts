@@ -10,8 +10,8 @@ import { lstatSync, mkdirSync, readdirSync, unlinkSync, utimesSync } from 'node:
 import path from 'node:path';
 import { createExclusive, fsyncDirectory, writeFileAtomic } from './atomic-file.js';
 import { DataDirError } from './data-dir-error.js';
-import { AGENTS_DIR, AGENT_NAME_PATTERN, HOME_DIR_MODE } from './home.js';
-import { createIdentityKeyFile, destroyIdentityKeyFile, identityKeyFile } from '../identity/identity-key-file.js';
+import { AGENTS_DIR, AGENT_FILE_SUFFIXES, AGENT_NAME_PATTERN, HOME_DIR_MODE } from './home.js';
+import { createIdentityKeyFile, destroyIdentityKeyFile, identityKeyFile } from '../signer/identity-key-file.js';
 import { assertPrivate, assertPrivateStats } from './permissions.js';
 import { readPrivateFile, readPrivateFileWithStats } from './read-private-file.js';
 import { newToken, parseTokenText } from './token.js';
@@ -22,8 +22,8 @@ export const AGENTS_MAX = 64;
 /** `owner` names the daemon token's holder in audit lines and policies, so no agent may take it. */
 const RESERVED_NAMES: ReadonlySet<string> = new Set(['owner']);
 
-const TOKEN_SUFFIX = '.token';
-const META_SUFFIX = '.json';
+const TOKEN_SUFFIX = AGENT_FILE_SUFFIXES.token;
+const META_SUFFIX = AGENT_FILE_SUFFIXES.record;
 const META_FILE_BYTES_MAX = 1024;
 const TOKEN_FILE_BYTES_MAX = 64;
 

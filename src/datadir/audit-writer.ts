@@ -82,7 +82,7 @@ interface PendingEntry {
  * once the lines are fsynced; the head is brought up to the end when the writer lets go of
  * audit.lock (its queue is empty, or a burst reached AUDIT_LOCK_HOLD_COMMITS_MAX). Lines after a
  * head that announced nothing are still refused beyond that one line; verifyAudit
- * (audit-verify.ts) accepts up to `pending` lines after an announcing head, as a crash leaves them.
+ * (verify/audit-verify.ts) accepts up to `pending` lines after an announcing head, as a crash leaves them.
  */
 export function createAuditWriter(home: string, options: AuditWriterOptions = {}): AuditWriter {
   const key = path.resolve(home);

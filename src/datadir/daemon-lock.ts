@@ -72,6 +72,20 @@ export function lockDataDir(home: string, now: Date = new Date()): DaemonLock {
   throw new DataDirError('locked', file, 'daemon.lock kept changing while this daemon tried to take it', `start the daemon again; if no latch daemon is running, remove the lock: rm ${shellQuote(file)}`);
 }
 
+/**
+ * assertNoOtherDaemon throws lockDataDir's `locked` error (exit 3, naming the running daemon's pid
+ * and start time) when another live process holds daemon.lock, and takes nothing: a command that
+ * creates things before its daemon takes the lock (`latch start`) asks first.
+ */
+export function assertNoOtherDaemon(home: string): void {
+  const key = path.resolve(home);
+  if (held.has(key)) return;
+  const file = daemonLockPath(key);
+  const seen = readPrivateFile(file, LOCK_FILE_BYTES_MAX);
+  const owner = seen === undefined ? undefined : parseLock(seen);
+  if (owner !== undefined && running(owner.pid)) throw lockedBy(file, owner);
+}
+
 /** readLockOwner returns the daemon named in daemon.lock, or undefined when there is none (for messages and tests). */
 export function readLockOwner(home: string): LockOwner | undefined {
   const text = readPrivateFile(daemonLockPath(home), LOCK_FILE_BYTES_MAX);

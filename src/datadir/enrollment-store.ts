@@ -1,6 +1,6 @@
 import type { EnrollmentStore } from '../core/enroll.js';
 import { loadConfig, saveConfig, type LatchConfig } from './config.js';
-import { generateDeviceKey, loadDeviceKey, type DeviceKey } from './device-key.js';
+import { generateDeviceKey, loadDeviceKey, type DeviceKey } from '../signer/device-key.js';
 import { finishKeyRollover, stageDeviceKey } from './key-rollover.js';
 
 /**

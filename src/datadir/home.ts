@@ -1,7 +1,7 @@
-import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { removeStaleTemporaries } from './stale-temporaries.js';
+import { removeStaleTemporaries, STALE_TEMPORARY_AGE_MS } from './stale-temporaries.js';
 import { AGENT_NAME_PATTERN, AGENT_NAME_TEXT } from '../ids/agent-name.js';
 
 /** The names of the files Latch keeps in its data directory (docs/decisions.md §1). */
@@ -40,14 +40,37 @@ export const DATA_FILES = {
 export const AGENTS_DIR = 'agents';
 /** An agent's name (the one pattern is in src/ids/agent-name.ts). */
 export { AGENT_NAME_PATTERN };
-/** The files of one agent in AGENTS_DIR: its token and its record. */
-const AGENT_FILE_NAME = new RegExp(`^${AGENT_NAME_TEXT}\\.(?:token|json)$`);
+
+/**
+ * The files of one holder in AGENTS_DIR, by suffix: an agent's token and record (agents.ts), and
+ * the identity key of an agent or of the owner (src/identity/identity-key-file.ts). The writers
+ * name their files from this table and the cleaner of abandoned temporaries reads it, so a new kind
+ * of agent file cannot be written without its temporaries being cleaned.
+ */
+export const AGENT_FILE_SUFFIXES = { token: '.token', record: '.json', identity: '.identity' } as const;
+const AGENT_FILE_NAME = new RegExp(`^${AGENT_NAME_TEXT}(?:${Object.values(AGENT_FILE_SUFFIXES).map((suffix) => suffix.replace('.', '\\.')).join('|')})$`);
+
+/** `latch console`'s page that redirects to a one-time login link (src/cli/login-page.ts). */
+export const CONSOLE_LOGIN_PAGE = 'console-login.html';
+/** `latch start`'s note of its sandbox (src/cli/commands/start.ts). */
+export const SANDBOX_NOTE = 'sandbox.json';
+/** The audit log's lock, taken by link (audit-lock.ts). */
+export const AUDIT_LOCK = 'audit.lock';
+/** The daemon's public key a client pinned (src/client/pinned-key.ts, PINNED_KEY_FILE). */
+export const PINNED_DAEMON_KEY = 'daemon_key.pub';
 
 /**
  * Every file Latch may write in the data directory by write-to-temporary and rename, or lock by
- * link: the data files, the audit lock, and `latch start`'s note of its sandbox.
+ * link: the data files, the audit lock, a client's pinned daemon key, `latch start`'s note of its
+ * sandbox and `latch console`'s login page. test/datadir/written-temporaries.test.ts walks every
+ * writer and fails when one writes a file this table (or AGENT_FILE_SUFFIXES) does not name.
  */
-const WRITTEN_FILES: ReadonlySet<string> = new Set([...Object.values(DATA_FILES), 'audit.lock', 'sandbox.json']);
+export const WRITTEN_FILES: ReadonlySet<string> = new Set([...Object.values(DATA_FILES), AUDIT_LOCK, PINNED_DAEMON_KEY, SANDBOX_NOTE, CONSOLE_LOGIN_PAGE]);
+
+/** isAgentsFolderFile reports whether name is a file Latch writes in AGENTS_DIR. */
+export function isAgentsFolderFile(name: string): boolean {
+  return AGENT_FILE_NAME.test(name);
+}
 
 /** The name of one known data-directory file. */
 export type DataFileName = (typeof DATA_FILES)[keyof typeof DATA_FILES];
@@ -96,10 +119,28 @@ export function ensureHome(home: string): void {
  * there, and of nothing else. It returns how many it removed.
  */
 export function removeDataDirTemporaries(home: string, nowMs: number = Date.now()): number {
-  const removed = removeStaleTemporaries(home, (name) => WRITTEN_FILES.has(name), nowMs);
+  const removed = removeStaleTemporaries(home, (name) => WRITTEN_FILES.has(name), nowMs) + removeSpentLoginPage(home, nowMs);
   // Only a real folder: an agents link (refused later) could point at someone else's files.
   const agents = path.join(home, AGENTS_DIR);
-  return isRealDirectory(agents) ? removed + removeStaleTemporaries(agents, (name) => AGENT_FILE_NAME.test(name), nowMs) : removed;
+  return isRealDirectory(agents) ? removed + removeStaleTemporaries(agents, isAgentsFolderFile, nowMs) : removed;
+}
+
+/**
+ * removeSpentLoginPage removes `latch console`'s login page once its code has expired (a code
+ * lives 60 s, STALE_TEMPORARY_AGE_MS): a spent code is no secret, but a file that only ever held
+ * one has no reason to stay.
+ */
+function removeSpentLoginPage(home: string, nowMs: number): number {
+  const file = path.join(home, CONSOLE_LOGIN_PAGE);
+  try {
+    const stats = lstatSync(file);
+    const uid = typeof process.getuid === 'function' ? process.getuid() : stats.uid;
+    if (!stats.isFile() || stats.uid !== uid || nowMs - stats.mtimeMs < STALE_TEMPORARY_AGE_MS) return 0;
+    unlinkSync(file);
+    return 1;
+  } catch {
+    return 0;
+  }
 }
 
 function isRealDirectory(target: string): boolean {

@@ -43,6 +43,8 @@ export class StateStore implements RecordStore {
     readonly file: string,
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
     private readonly limits: JournalLimits = STATE_JOURNAL_LIMITS,
+    /** Told of a compaction that failed (the journal stays usable; the next append tries again). */
+    private readonly compactionFailed: (error: unknown) => void = () => undefined,
   ) {}
 
   /** register makes owner responsible for records of this type; only before open(). */
@@ -98,9 +100,9 @@ export class StateStore implements RecordStore {
       throw asDataDirError(error, this.file);
     }
     if (journal.compactionDue() && this.compacting === undefined) {
-      // A failed compaction leaves the journal usable; the next append tries again.
+      // A failed compaction leaves the journal usable; the next append tries again. It is reported.
       this.compacting = this.compactNow(this.liveRecords(this.nowSeconds()))
-        .catch(() => undefined)
+        .catch((error: unknown) => this.compactionFailed(error))
         .finally(() => (this.compacting = undefined));
     }
   }

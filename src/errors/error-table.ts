@@ -58,7 +58,7 @@ export const ERROR_TABLE = {
     status: 403,
     specClass: 'Agent not permitted',
     message: 'The /v1 proxy does not forward this request: it registers or changes a window the daemon did not sign through its authorization pipeline.',
-    remedy: 'Use POST /authorize (or /merchant-bind, /recurring), or sign with /sign-card-policy-window or /sign-policy-window and register exactly that window through the proxy, once.',
+    remedy: 'Use POST /authorize (or /merchant-bind, /recurring), or sign with /sign-card-policy-window or /sign-policy-window and register exactly that window through the proxy, once. The proxy forwards only the cloud routes of its table, spelled exactly (docs/api.md).',
   },
   agent_exists: {
     status: 409,

@@ -1,7 +1,7 @@
 import { ERROR_TABLE, type ErrorCode } from './error-table.js';
 
 export interface ErrorBody {
-  error: { code: string; message: string; param?: string; rule?: string; reasons?: string[]; reason?: string | null; request_id?: string };
+  error: { code: string; message: string; remedy?: string; param?: string; rule?: string; reasons?: string[]; reason?: string | null; request_id?: string };
 }
 
 /**
@@ -41,9 +41,14 @@ export class LatchError extends Error {
     this.status = options.status ?? spec.status;
   }
 
-  /** toBody returns the common error body of docs/decisions.md §7. */
-  toBody(requestId?: string): ErrorBody {
+  /**
+   * toBody returns the common error body of docs/decisions.md §7. The daemon's bodies carry the
+   * code's `remedy` (what to do next, the sentence agents are told to show the user, §31.4); the
+   * sandbox cloud's do not (`remedy: false`), as the cloud API's errors are code and message only.
+   */
+  toBody(requestId?: string, options: { remedy?: boolean } = {}): ErrorBody {
     const error: ErrorBody['error'] = { code: this.code, message: this.message };
+    if (options.remedy !== false) error.remedy = remedyFor(this.code);
     if (this.param !== undefined) error.param = this.param;
     if (this.rule !== undefined) error.rule = this.rule;
     if (this.reasons !== undefined) error.reasons = [...this.reasons];

@@ -11,14 +11,13 @@ import type { Ap2MandateRecord, DecisionRecord } from '../core/decision-record.j
 import { mandatesWire } from '../ap2/mandate-wire.js';
 import type { MandateJwk } from '../ap2/mandate-jwks.js';
 import type { Authorization, Transaction } from '../core/model.js';
-import { signPayload } from '../core/window-payload.js';
 import { jwkThumbprint, publicJwk } from '../crypto/jwk.js';
 import { LatchError } from '../errors/latch-error.js';
 import { currencyDecimals, formatMinor } from '../money/amount.js';
 import { isoSeconds } from '../time/iso-time.js';
 import type { AuditExcerpt } from './audit-excerpt.js';
 import { EVIDENCE_TYPE, type EvidenceAp2, type EvidenceApproval, type EvidenceBody, type EvidenceCloud, type EvidenceTransaction } from './pack.js';
-import { signPack } from './pack-jws.js';
+import { signEvidencePack } from '../signer/index.js';
 import { requestView } from './request-view.js';
 
 /** What making a pack reads. */
@@ -45,9 +44,12 @@ const CLOCK_SLACK_SECONDS = 300;
 export async function exportEvidence(sources: EvidenceSources, policyId: string, context: OperationContext): Promise<string> {
   const entry = sources.ledger.get(policyId);
   if (entry === undefined || entry.state === 'failed') throw new LatchError('authorization_not_found');
+  // Rolled back before it left: the ledger promises this window is never sent, so no pack hands it out.
+  if (entry.state === 'unregistered') throw new LatchError('evidence_unavailable', { message: 'This window was never registered and is never sent, so there is no evidence to export.' });
   if (context.principal.kind === 'agent' && entry.agent !== principalName(context.principal)) throw new LatchError('authorization_not_found');
   const facts = entry.evidence;
   if (facts === undefined) throw new LatchError('evidence_unavailable', { message: 'This authorization was signed before this device kept evidence packs.' });
+  if (entry.jws === undefined) throw new LatchError('evidence_unavailable', { message: 'This device did not keep the signature of this authorization\'s window (signed before it kept them), so there is no pack to export.' });
   const device = sources.deps.device();
   if (device.key.keyId !== facts.keyId) throw new LatchError('evidence_unavailable', { message: 'This authorization was signed with a device key this device no longer holds.' });
   const cloud = await cloudFacts(device, facts, context, sources.deps.nowSeconds);
@@ -70,8 +72,8 @@ export async function exportEvidence(sources: EvidenceSources, policyId: string,
     type: EVIDENCE_TYPE,
     policy_id: policyId,
     jwks: { keys: [{ ...jwk, kid: jwkThumbprint(jwk) }] },
-    // Ed25519 signatures are deterministic: the same payload and key give the JWS that was registered.
-    window: { jws: signPayload(window, device.key), payload: window },
+    // The JWS that was signed and registered, as the ledger kept it: a pack never signs a window again.
+    window: { jws: entry.jws, payload: window },
     request: requestView(facts.request, entry.agent, facts.receivedAtSeconds, facts.requestSha256),
     decision: { decision: facts.decision.decision, rule: facts.decision.rule, reasons: facts.decision.reasons, sha256: facts.decision.policySha256 },
     approval: approvalView(sources, facts),
@@ -81,7 +83,7 @@ export async function exportEvidence(sources: EvidenceSources, policyId: string,
     exported_at: isoSeconds(sources.deps.nowSeconds()),
   };
   const bodyText = JSON.stringify(body);
-  const jws = signPack(bodyText, device.key);
+  const jws = signEvidencePack(device.key, bodyText);
   return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(jws)}}\n`;
 }
 

@@ -5,8 +5,7 @@
  * whose base64url is not canonical (two texts for one signature would let a byte change pass).
  */
 import { fromBase64Url, toBase64Url, utf8 } from '../crypto/base64url.js';
-import { signEd25519, verifyEd25519 } from '../crypto/ed25519.js';
-import type { SigningKey } from '../crypto/signing-key.js';
+import { verifyEd25519 } from '../crypto/ed25519.js';
 import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
 import { EVIDENCE_JWS_TYP } from './pack.js';
 
@@ -17,19 +16,6 @@ export interface VerifiedCompact {
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
-
-/**
- * signPack signs the pack's JSON text with the device key. The card-data guard runs on the pack
- * first, as on everything the key signs; the SHA-256 values in it (hashes, not numbers anyone
- * wrote) are masked for the guard only, since 64 random hex digits hold a Luhn-valid run of
- * 13 to 19 digits now and then.
- */
-export function signPack(bodyText: string, key: SigningKey): string {
-  assertSignableWithoutCardData(maskHashes(JSON.parse(bodyText)));
-  const header = { alg: 'EdDSA', kid: key.keyId, typ: EVIDENCE_JWS_TYP };
-  const signingInput = `${toBase64Url(utf8(JSON.stringify(header)))}.${toBase64Url(utf8(bodyText))}`;
-  return `${signingInput}.${toBase64Url(signEd25519(utf8(signingInput), key.secretKey))}`;
-}
 
 /**
  * verifyCompact checks a compact EdDSA JWS against a raw public key and returns its header and
@@ -78,7 +64,7 @@ function utf8Text(bytes: Uint8Array): string | undefined {
  * maskHashes returns a copy for the guard in which every 64-digit hex string is blank and every
  * audit line is its parsed record, masked the same way (a line's `prev` is such a hash).
  */
-function maskHashes(value: unknown, inAuditLines = false): unknown {
+export function maskHashes(value: unknown, inAuditLines = false): unknown {
   if (typeof value === 'string') {
     if (HEX64.test(value)) return '';
     if (inAuditLines) {

@@ -4,6 +4,7 @@
  * hash the window's and the approval's audit lines name — so a changed term cannot keep its hash.
  */
 import type { AuthorizationRequest } from '../core/authorization-request.js';
+import { AUTHORIZATION_TYPES, isMember, type AuthorizationType } from '../core/model.js';
 import { currencyDecimals, formatMinor, parseAmountText } from '../money/amount.js';
 import { isoSeconds, parseIsoSeconds } from '../time/iso-time.js';
 import { ap2TermsFromWire, ap2TermsWire, type Ap2TermsWire } from '../ap2/mandate-wire.js';
@@ -16,7 +17,7 @@ export interface RequestView {
   merchant_name: string;
   amount: string;
   currency: string;
-  authorization_type: 'exact' | 'ceiling';
+  authorization_type: AuthorizationType;
   reference: string | null;
   /** One-time and merchant verification: how long the window runs. */
   ttl_seconds?: number;
@@ -77,7 +78,7 @@ export function requestValue(view: Record<string, unknown>): AuthorizationReques
   if (reference !== null && typeof reference !== 'string') return 'request.reference is neither text nor null';
   const base = { cardId: view['card_id'], merchant: view['merchant_name'], amountMinor, currency, ...(reference !== null && { reference }) };
   const type = view['authorization_type'];
-  if (type !== 'exact' && type !== 'ceiling') return 'request.authorization_type is neither exact nor ceiling';
+  if (!isMember(AUTHORIZATION_TYPES, type)) return `request.authorization_type is none of ${AUTHORIZATION_TYPES.join(', ')}`;
   switch (view['kind']) {
     case 'one_time':
     case 'merchant_verification': {

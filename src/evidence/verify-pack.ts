@@ -15,8 +15,23 @@ import { verifyCompact } from './pack-jws.js';
 import { requestValue } from './request-view.js';
 import { checkWindowTerms } from './window-terms.js';
 
-/** What verifyEvidence found: everything holds, or the first thing that does not. */
-export type EvidenceVerdict = { ok: true; policyId: string; keyId: string } | { ok: false; problem: string };
+/**
+ * What verifyEvidence found: everything holds, or the first thing that does not. `keyPinned` says
+ * whether the key was one the caller named (options.expectedKeyIds): without that, a pack that
+ * holds is only consistent with itself, since anyone can sign a made-up pack with a key of their
+ * own and carry that key in it (docs/decisions.md §27.2).
+ */
+export type EvidenceVerdict = { ok: true; policyId: string; keyId: string; keyPinned: boolean } | { ok: false; problem: string };
+
+/** What verifyEvidence is told besides the pack. */
+export interface VerifyEvidenceOptions {
+  /**
+   * The key ids (RFC 7638 thumbprints) of the device keys the pack must be signed by: `latch
+   * status` shows the device's; keyIdsOfJwks reads them from a JWKS. The pack's key must be one
+   * of them, else the verdict names both.
+   */
+  expectedKeyIds?: readonly string[];
+}
 
 type Json = Record<string, unknown>;
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -28,16 +43,39 @@ const CLOCK_SKEW_SECONDS = 300;
  * verifyEvidence checks a pack: its exact text (a string or the file's bytes), or the parsed
  * object (then re-serialised, so member order still matters). It never throws on bad input.
  */
-export function verifyEvidence(pack: string | Uint8Array | object): EvidenceVerdict {
+export function verifyEvidence(pack: string | Uint8Array | object, options: VerifyEvidenceOptions = {}): EvidenceVerdict {
   try {
-    const problem = check(pack);
-    return typeof problem === 'string' ? { ok: false, problem } : { ok: true, ...problem };
+    const problem = check(pack, options.expectedKeyIds);
+    return typeof problem === 'string' ? { ok: false, problem } : { ok: true, ...problem, keyPinned: options.expectedKeyIds !== undefined };
   } catch {
     return { ok: false, problem: 'the pack could not be read' };
   }
 }
 
-function check(input: string | Uint8Array | object): string | { policyId: string; keyId: string } {
+/**
+ * keyIdsOfJwks returns the key id of every Ed25519 public key in a JWKS (`{"keys": [...]}`, as a
+ * parsed object or its text), computed from the key itself rather than taken from its `kid`; or a
+ * sentence saying why it is not such a JWKS.
+ */
+export function keyIdsOfJwks(jwks: unknown): string[] | string {
+  let value = jwks;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return 'the JWKS is not JSON';
+    }
+  }
+  if (!isObject(value) || !Array.isArray(value['keys']) || value['keys'].length === 0) return 'the JWKS is not {"keys": [...]} with at least one key';
+  const ids: string[] = [];
+  for (const jwk of value['keys'] as unknown[]) {
+    if (publicKeyFromJwk(jwk) === undefined || !isObject(jwk)) return "a key of the JWKS is not an Ed25519 public key";
+    ids.push(jwkThumbprint({ kty: 'OKP', crv: 'Ed25519', x: jwk['x'] } as Ed25519PublicJwk));
+  }
+  return ids;
+}
+
+function check(input: string | Uint8Array | object, expectedKeyIds: readonly string[] | undefined): string | { policyId: string; keyId: string } {
   const text = packText(input);
   if (text === undefined) return 'the pack is not UTF-8 text of at most 4 MiB';
   let parsed: unknown;
@@ -62,6 +100,9 @@ function check(input: string | Uint8Array | object): string | { policyId: string
 
   const key = packKey(pack['jwks']);
   if (typeof key === 'string') return key;
+  // First after the key is read: a pack signed by another key is not this device's, however
+  // consistent it is with itself.
+  if (expectedKeyIds !== undefined && !expectedKeyIds.includes(key.kid)) return `the pack is signed by key ${key.kid}, not by the expected device key (${expectedKeyIds.join(', ') || 'none named'})`;
 
   const signed = verifyCompact(pack['jws'], key.publicKey);
   if (typeof signed === 'string') return `the pack's jws ${signed}`;

@@ -122,18 +122,14 @@ function headerValues(rawHeaders: readonly string[], name: string): string[] {
  * so the device key's other signatures cannot be replayed as proofs, nor a proof as one of them.
  */
 export const KEY_PROOF_HEADER = 'latch-key-proof';
-const KEY_PROOF_LABEL = 'latch-daemon-key-proof-v1';
+export { keyProofMessage } from '../crypto/key-proof-message.js';
 
-/** keyProofMessage is the exact message the device key signs for a challenge on address. */
-export function keyProofMessage(challenge: string, address: string): Uint8Array {
-  return utf8(`${KEY_PROOF_LABEL}\n${challenge}\n${address}`);
-}
-
-/** What the key proof needs of the device key: its public half, its id, and a signature. */
+/** What the key proof needs of the device key: its public half, its id, and the signer's key proof. */
 export interface ProofKey {
   keyId: string;
   publicKey: Uint8Array;
-  sign(message: Uint8Array): Uint8Array;
+  /** The signature of keyProofMessage(challenge, address), made by the signer (src/signer/key-proof.ts). */
+  sign(challenge: string, address: string): Uint8Array;
 }
 
 /**
@@ -150,6 +146,6 @@ export function keyProofForRequest(request: ChallengedRequest, key: () => ProofK
   if (localAddress === undefined || localPort === undefined) return undefined;
   const found = key();
   if (found === undefined) return undefined;
-  const signature = found.sign(keyProofMessage(challenge, proofAddress(localAddress, localPort)));
+  const signature = found.sign(challenge, proofAddress(localAddress, localPort));
   return `${found.keyId}.${toBase64Url(found.publicKey)}.${toBase64Url(signature)}`;
 }

@@ -2,14 +2,18 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { RequestSignals } from './request-signals.js';
 import { performance } from 'node:perf_hooks';
 import type { OwnerPresence } from '../core/owner-presence.js';
-import { OWNER_SESSION_PREFIX } from '../core/owner-sessions.js';
-import { OWNER, type Principal } from '../core/principal.js';
-import { isJsonObject, type JsonValue } from '../json/parse-json.js';
+import type { Principal } from '../core/principal.js';
+import { isJsonObject } from '../json/parse-json.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
-import { checkBearer, type Credential } from './bearer-token.js';
+import type { Credential } from './bearer-token.js';
+import { admitCredential, CSRF_HEADER, type BrowserListener } from './door-credential.js';
+
+export type { BrowserListener } from './door-credential.js';
+export { OWNER_PASSPHRASE_HEADER } from './inline-presence.js';
+import { inlinePassphrase, OWNER_PASSPHRASE_HEADER, OWNER_PRESENCE_HEADER, presenceProof, withoutPassphrase } from './inline-presence.js';
 import { fromBrowser } from './browser-check.js';
 import { framingFault } from './message-framing.js';
 import type { EventLog } from './event-log.js';
@@ -17,7 +21,7 @@ import { originFormTarget, validHost } from './host-check.js';
 import { declaresBody, readRequestBody } from './request-body.js';
 import { splitTarget } from './request-target.js';
 import { sendError, sendJson, sendRaw } from './respond.js';
-import { isRawResult, type RequestContext, type RouteResult } from './route.js';
+import { isEventStream, isRawResult, type RequestContext, type RouteResult } from './route.js';
 import type { RouteMatch, Router } from './router.js';
 
 /** Methods the API knows; anything else (TRACE, PROPFIND, ...) is refused before routing. */
@@ -42,10 +46,12 @@ export interface FrontDoorOptions {
    */
   presence: Pick<OwnerPresence, 'configured' | 'provePassphrase' | 'useSession' | 'endSession'>;
   log: EventLog;
+  /**
+   * The owner console's rules (docs/decisions.md §29.2); absent on A and B, which refuse every
+   * browser and take only bearer credentials.
+   */
+  browser?: BrowserListener;
 }
-
-/** The request header that carries the owner passphrase where the body cannot (PUT /policy, the /v1 proxy). */
-export const OWNER_PASSPHRASE_HEADER = 'latch-owner-passphrase';
 
 /** Per-request facts only the server knows: its actual port, its shutdown and stopping signals, its header-count limit. */
 export interface ListenerState {
@@ -89,6 +95,14 @@ export type FrontDoor = (request: IncomingMessage, response: ServerResponse, sta
  *    403 owner_presence_required. The passphrase is taken out of the body the handler sees.
  * 9. The route's handler.
  *
+ * On the owner console's listener (options.browser) the same steps run with its rules: step 2
+ * admits a browser, but anything but GET and HEAD must carry exactly the console's Origin; step 4's
+ * credential is the session cookie plus the session's X-Latch-CSRF header (401
+ * console_login_required, 403 console_csrf_invalid), never a bearer; step 8 also takes a passkey
+ * or the passphrase in the Latch-Owner-Presence header. A console session is the owner without
+ * presence. Its pages are 'public' routes that see the session, if any, to show the login page or
+ * the page.
+ *
  * Every answer carries `X-Request-Id`, every error body its `request_id`, and no answer ever
  * carries an `Access-Control-*` header.
  */
@@ -97,6 +111,7 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
     const requestId = randomId('req');
     const startedMs = performance.now();
     const trace: RequestTrace = { route: undefined, code: undefined };
+    if (options.browser !== undefined) for (const [name, value] of Object.entries(options.browser.answerHeaders)) response.setHeader(name, value);
     response.setHeader('x-request-id', requestId);
     response.once('close', () => logRequest(options, request, response, requestId, startedMs, trace));
     // Before anything awaits: a client that leaves while the body is read or a passphrase checked
@@ -112,7 +127,7 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
     }
     try {
       const result = await admitAndHandle(options, request, signals, state, requestId, trace);
-      writeResult(response, result);
+      await writeResult(response, result, signals);
     } catch (error) {
       if (error instanceof DataDirError) {
         // A file went bad while the daemon runs: fail closed with a code that says so. The file
@@ -148,9 +163,12 @@ async function admitAndHandle(
   trace: RequestTrace,
 ): Promise<RouteResult> {
   const target = request.url;
+  const { browser } = options;
   if (!originFormTarget(target) || !validHost(request.rawHeaders, state.port)) throw new LatchError('forbidden_host');
-  if (fromBrowser(request.headers)) throw new LatchError('forbidden_origin');
   const method = request.method ?? '';
+  if (browser === undefined ? fromBrowser(request.headers) : method !== 'GET' && method !== 'HEAD' && request.headers.origin !== browser.origin(state.port)) {
+    throw new LatchError('forbidden_origin');
+  }
   if (method === 'OPTIONS') throw new LatchError('forbidden_origin');
   if (!KNOWN_METHODS.has(method)) throw new LatchError('method_not_allowed');
 
@@ -161,9 +179,18 @@ async function admitAndHandle(
     match = options.router.match(method, path);
   } catch (error) {
     miss = error;
+    // The console's pages and reads answer HEAD as GET where no HEAD route is named; A and B
+    // answer HEAD only where they name it.
+    if (browser !== undefined && method === 'HEAD') {
+      try {
+        match = options.router.match('GET', path);
+      } catch {
+        // The HEAD miss stands.
+      }
+    }
   }
-  const session = match?.route.access === 'public' ? undefined : ownerSession(request.rawHeaders, options);
-  const principal = match?.route.access === 'public' ? undefined : session !== undefined ? OWNER : bearerPrincipal(request.rawHeaders, options);
+  const credential = admitCredential(options, request, match);
+  const { principal } = credential;
   if (principal !== undefined) options.noteCaller?.(principal);
   if (match === undefined) throw miss;
   const { route } = match;
@@ -178,21 +205,28 @@ async function admitAndHandle(
   if (route.forwardsBody === true && isJsonObject(body) && Object.hasOwn(body, 'passphrase')) {
     throw new LatchError('invalid_request', { param: 'passphrase', message: 'The /v1 proxy forwards its body to the cloud: send the passphrase in the Latch-Owner-Passphrase header, or use an owner session.' });
   }
-  let ownerPresent = session !== undefined;
+  let ownerPresent = credential.ownerSession !== undefined;
+  let presenceCredentialId: string | undefined;
   if (route.access === 'owner_present') {
     // Only a POST's JSON body may carry the passphrase; PUT /policy's body is the policy itself.
     const inline = inlinePassphrase(request.rawHeaders, method === 'POST' ? body : undefined);
     if (inline.fromBody) body = withoutPassphrase(body);
+    const proof = browser === undefined ? undefined : presenceProof(request.rawHeaders);
     if (!ownerPresent && options.presence.configured()) {
-      if (inline.passphrase === undefined) throw new LatchError('owner_presence_required');
-      await options.presence.provePassphrase(inline.passphrase);
+      if (proof?.passkey !== undefined) {
+        presenceCredentialId = await (browser as BrowserListener).provePasskey(proof.passkey, route, match.params);
+      } else {
+        const passphrase = proof?.passphrase ?? inline.passphrase;
+        if (passphrase === undefined) throw new LatchError('owner_presence_required');
+        await options.presence.provePassphrase(passphrase);
+      }
       ownerPresent = true;
     }
   }
 
   const context: RequestContext = {
     method,
-    path,
+    path: route.mountPrefix === undefined ? path : path.slice(route.mountPrefix.length),
     query: new URLSearchParams(rawQuery),
     rawQuery,
     params: match.params,
@@ -202,7 +236,9 @@ async function admitAndHandle(
     requestId,
     principal,
     ownerPresent,
-    ...(session !== undefined && { endOwnerSession: () => options.presence.endSession(session) }),
+    ...(presenceCredentialId !== undefined && { presenceCredentialId }),
+    ...(credential.end !== undefined && { endOwnerSession: credential.end }),
+    ...(credential.consoleSession !== undefined && { consoleSession: credential.consoleSession }),
     userAgent: request.headers['user-agent'] ?? '',
     get signal() {
       return signals.signal;
@@ -214,70 +250,13 @@ async function admitAndHandle(
   return route.handler(context);
 }
 
-/**
- * ownerSession returns the presented bearer when it is a live owner session (`los_…`), and
- * undefined for any other request; checking it counts as the session's use.
- */
-function ownerSession(rawHeaders: readonly string[], options: FrontDoorOptions): string | undefined {
-  const values = headerValues(rawHeaders, 'authorization');
-  if (values.length !== 1) return undefined;
-  const value = values[0] as string;
-  const space = value.indexOf(' ');
-  if (space === -1 || value.slice(0, space).toLowerCase() !== 'bearer') return undefined;
-  const token = value.slice(space + 1);
-  if (!token.startsWith(OWNER_SESSION_PREFIX) || !options.presence.useSession(token)) return undefined;
-  return token;
-}
-
-/**
- * bearerPrincipal checks the bearer against the daemon's tokens. A `los_…` bearer that is no live
- * session (and, by a one-in-2^24 chance, no token either) is refused saying that the session ended.
- */
-function bearerPrincipal(rawHeaders: readonly string[], options: FrontDoorOptions): Principal {
-  try {
-    return checkBearer(rawHeaders, options.credentials());
-  } catch (error) {
-    const values = headerValues(rawHeaders, 'authorization');
-    const looksLikeSession = values.length === 1 && /^bearer los_/i.test(values[0] as string);
-    if (error instanceof LatchError && error.code === 'invalid_bearer_token' && looksLikeSession) {
-      throw new LatchError('invalid_bearer_token', { message: 'The owner session has ended (it was idle, reached its lifetime, or the daemon restarted): open a new one.' });
-    }
-    throw error;
+async function writeResult(response: ServerResponse, result: RouteResult, signals: RequestSignals): Promise<void> {
+  if (isEventStream(result)) {
+    response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
+    await result.pump((event, data) => response.write(`event: ${event}\ndata: ${data}\n\n`), signals.signal);
+    response.end();
+    return;
   }
-}
-
-/**
- * inlinePassphrase finds a passphrase sent with the request: the Latch-Owner-Passphrase header
- * (exactly one), or a string `passphrase` member of a JSON object body.
- */
-function inlinePassphrase(rawHeaders: readonly string[], body: JsonValue | undefined): { passphrase: string | undefined; fromBody: boolean } {
-  const headers = headerValues(rawHeaders, OWNER_PASSPHRASE_HEADER);
-  if (headers.length > 1) throw new LatchError('invalid_request', { param: OWNER_PASSPHRASE_HEADER, message: 'Send the Latch-Owner-Passphrase header once.' });
-  const inBody = isJsonObject(body) && Object.hasOwn(body, 'passphrase');
-  if (headers.length === 1) return { passphrase: headers[0], fromBody: inBody };
-  if (!inBody) return { passphrase: undefined, fromBody: false };
-  const value = (body as Record<string, JsonValue>)['passphrase'];
-  if (typeof value !== 'string' || value.length > 4096) throw new LatchError('invalid_request', { param: 'passphrase', message: 'passphrase must be a string of at most 4096 characters.' });
-  return { passphrase: value, fromBody: true };
-}
-
-/** withoutPassphrase is the body without its `passphrase` member: handlers never see it. */
-function withoutPassphrase(body: JsonValue | undefined): JsonValue | undefined {
-  if (!isJsonObject(body)) return body;
-  const copy: Record<string, JsonValue> = { ...body };
-  delete copy['passphrase'];
-  return copy;
-}
-
-function headerValues(rawHeaders: readonly string[], name: string): string[] {
-  const values: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    if ((rawHeaders[i] as string).toLowerCase() === name) values.push(rawHeaders[i + 1] as string);
-  }
-  return values;
-}
-
-function writeResult(response: ServerResponse, result: RouteResult): void {
   const headers = withoutCors(result.headers ?? {});
   if (isRawResult(result)) sendRaw(response, result.status, result.rawBody, headers);
   else sendJson(response, result.status, result.body, headers);
@@ -303,6 +282,8 @@ function withoutCredentials(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   delete copy['authorization'];
   delete copy['cookie'];
   delete copy[OWNER_PASSPHRASE_HEADER];
+  delete copy[OWNER_PRESENCE_HEADER];
+  delete copy[CSRF_HEADER];
   return copy;
 }
 

@@ -3,6 +3,8 @@
  * still sends the attacker's name in Host, so only the loopback names for this exact port pass.
  */
 
+import { isLoopbackName } from './loopback.js';
+
 /**
  * validHost reports whether the request carries exactly one Host header whose value is
  * `127.0.0.1:<port>`, `localhost:<port>` (any case) or `[::1]:<port>` for the listener's port.
@@ -20,7 +22,7 @@ export function validHost(rawHeaders: readonly string[], port: number): boolean 
   const suffix = `:${port}`;
   if (!value.endsWith(suffix)) return false;
   const name = value.slice(0, -suffix.length);
-  return name === '127.0.0.1' || name === '[::1]' || name.toLowerCase() === 'localhost';
+  return isLoopbackName(name);
 }
 
 /**

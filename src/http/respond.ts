@@ -30,7 +30,7 @@ export function sendRaw(response: ServerResponse, status: number, rawBody: Uint8
  * sendError writes the common error body of docs/decisions.md §7. Anything that is not a LatchError is
  * a bug: it answers `internal_error` without any detail of the exception.
  */
-export function sendError(response: ServerResponse, error: unknown, requestId: string, options: { close?: boolean } = {}): void {
+export function sendError(response: ServerResponse, error: unknown, requestId: string, options: { close?: boolean; remedy?: boolean } = {}): void {
   const latchError = error instanceof LatchError ? error : new LatchError('internal_error');
   const headers: Record<string, string> = {};
   if (latchError.code === 'missing_bearer_token') headers['www-authenticate'] = 'Bearer';
@@ -42,5 +42,5 @@ export function sendError(response: ServerResponse, error: unknown, requestId: s
     response.destroy();
     return;
   }
-  sendJson(response, latchError.status, latchError.toBody(requestId), headers);
+  sendJson(response, latchError.status, latchError.toBody(requestId, { ...(options.remedy !== undefined && { remedy: options.remedy }) }), headers);
 }

@@ -30,8 +30,14 @@ export interface RequestContext {
   ownerPresent: boolean;
   /** The passkey that proved presence, on a call from the owner console (docs/decisions.md §25). */
   presenceCredentialId?: string;
-  /** Ends the owner session this request came with (DELETE /owner/sessions/current); absent without one. */
+  /** Ends the owner session this request came with (DELETE /owner/sessions/current, the console's logout); absent without one. */
   endOwnerSession?: () => boolean;
+  /**
+   * The console session the request's cookie names, on the console listener (docs/decisions.md
+   * §29.2): its CSRF token, which a page carries in a meta tag. Set also on public routes (the
+   * pages), where the session is looked up but not required.
+   */
+  consoleSession?: { readonly csrf: string };
   /** The caller's User-Agent, for the audit log. */
   userAgent: string;
   /** Aborted when the client goes away or the server shuts down. */
@@ -57,7 +63,16 @@ export interface RawResult {
   headers: Record<string, string>;
 }
 
-export type RouteResult = JsonResult | RawResult;
+/**
+ * A live answer (server-sent events, the console's approvals stream): the front door writes the
+ * headers, then `pump` writes events until the client leaves or the server stops (the signal).
+ */
+export interface EventStreamResult {
+  readonly status: 200;
+  readonly pump: (write: (event: string, data: string) => boolean, signal: AbortSignal) => Promise<void>;
+}
+
+export type RouteResult = JsonResult | RawResult | EventStreamResult;
 
 export type RouteHandler = (context: RequestContext) => Promise<RouteResult> | RouteResult;
 
@@ -85,12 +100,36 @@ export interface Route {
    * a passphrase can never travel on to the cloud.
    */
   forwardsBody?: boolean;
+  /**
+   * The prefix a route table was mounted under on this listener (Variant A's routes under
+   * `/console/api/a` on the console): its handler sees the path without it.
+   */
+  mountPrefix?: string;
   handler: RouteHandler;
+}
+
+/**
+ * mountRoutes serves a route table under a prefix on another listener (Variant A's routes under
+ * `/console/api/a` on the console): each pattern gains the prefix, each handler sees the path
+ * without it, and a 'public' route needs that listener's credential like the others.
+ */
+export function mountRoutes(prefix: string, routes: readonly Route[]): Route[] {
+  return routes.map((route) => ({
+    ...route,
+    pattern: `${prefix}${route.pattern}`,
+    access: route.access === 'public' ? 'owner' : route.access,
+    mountPrefix: prefix,
+  }));
 }
 
 /** isRawResult reports whether a result carries raw bytes rather than a JSON body. */
 export function isRawResult(result: RouteResult): result is RawResult {
   return 'rawBody' in result;
+}
+
+/** isEventStream reports whether a result is a live event stream. */
+export function isEventStream(result: RouteResult): result is EventStreamResult {
+  return 'pump' in result;
 }
 
 /**

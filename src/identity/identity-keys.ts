@@ -14,7 +14,7 @@ import {
   OWNER_IDENTITY,
   readIdentityKeyFile,
   replaceIdentityKeyFile,
-} from './identity-key-file.js';
+} from '../signer/identity-key-file.js';
 
 /** The key's holder: `owner`, or an agent's name. */
 export type IdentityHolder = string;

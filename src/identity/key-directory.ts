@@ -9,7 +9,8 @@ import { contentDigest } from '../crypto/content-digest.js';
 import { utf8 } from '../crypto/base64url.js';
 import { publicJwk } from '../crypto/jwk.js';
 import type { SigningKey } from '../crypto/signing-key.js';
-import { component, signMessage, type CoveredComponent } from './message-signature.js';
+import { component, type CoveredComponent } from './message-signature.js';
+import { signDirectoryEntry } from '../signer/index.js';
 
 /** The directory's media type. */
 export const DIRECTORY_MEDIA_TYPE = 'application/http-message-signatures-directory+json';
@@ -62,7 +63,7 @@ export function signDirectory(body: Uint8Array, keys: readonly SigningKey[], aut
   const digest = contentDigest(body);
   const covered = directoryComponents(authority, digest);
   const signed = keys.map((key, index) =>
-    signMessage(`binding${index}`, covered, [['created', created], ['expires', expires], ['keyid', key.keyId], ['tag', DIRECTORY_TAG]], key.secretKey),
+    signDirectoryEntry(key, `binding${index}`, covered, [['created', created], ['expires', expires], ['keyid', key.keyId], ['tag', DIRECTORY_TAG]]),
   );
   const headers = { 'content-type': DIRECTORY_MEDIA_TYPE, 'content-digest': digest };
   if (signed.length === 0) return headers;

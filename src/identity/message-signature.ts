@@ -4,8 +4,6 @@
  * value it takes in this message, and the signature parameters keep the order they are given in,
  * so that the drafts' test vectors, whose orders differ, are reproduced byte for byte.
  */
-import { toBase64, utf8 } from '../crypto/base64url.js';
-import { signEd25519 } from '../crypto/ed25519.js';
 
 /** One covered component: its identifier as serialized in the list, and its canonical value. */
 export interface CoveredComponent {
@@ -40,11 +38,4 @@ export function signatureBase(components: readonly CoveredComponent[], serialize
     if (/[\r\n]/.test(covered.value)) throw new Error('signatureBase: a component value holds a line break');
   }
   return [...components.map((c) => `${c.id}: ${c.value}`), `"@signature-params": ${serializedParams}`].join('\n');
-}
-
-/** signMessage signs the components with an Ed25519 secret key under label. */
-export function signMessage(label: string, components: readonly CoveredComponent[], params: readonly SignatureParameter[], secretKey: Uint8Array): MessageSignature {
-  const serialized = serializeSignatureParams(components, params);
-  const signature = signEd25519(utf8(signatureBase(components, serialized)), secretKey);
-  return { signatureInput: `${label}=${serialized}`, signature: `${label}=:${toBase64(signature)}:` };
 }

@@ -5,6 +5,7 @@
  * agent's HTTP client will send them, since both come from the WHATWG URL parser.
  */
 import { invalidRequest } from '../errors/latch-error.js';
+import { isLoopbackName } from '../http/loopback.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
 import type { WebRequestTarget } from './web-bot-auth.js';
 
@@ -17,11 +18,9 @@ export interface CheckedTarget extends Omit<WebRequestTarget, 'contentDigest'> {
   readonly host: string;
 }
 
-const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '[::1]']);
-
-/** isLoopbackHost reports whether a URL's hostname is this machine: localhost, 127.0.0.0/8 or [::1]. */
+/** isLoopbackHost reports whether a URL's hostname is this machine: a loopback name, or any of 127.0.0.0/8. */
 export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  return isLoopbackName(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 /** checkTargetUrl applies the URL rules to text and returns the parts a signature covers. */
@@ -43,6 +42,10 @@ export function checkTargetUrl(text: string, param = 'url'): CheckedTarget {
   if (url.username !== '' || url.password !== '' || /^[a-z][a-z0-9+.-]*:\/\/[^/?]*@/i.test(text)) refuse('no user info');
   if (url.hostname === '') refuse('it needs a host');
   const host = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
+  // One trailing dot is the DNS root and names the same host; a host with an empty label besides
+  // (`casino.example..`) is no host name, and would otherwise slip past the merchant deny rules,
+  // which compare names label by label.
+  if (host === '' || host.startsWith('.') || host.endsWith('.') || host.includes('..')) refuse('a host name without empty labels (at most one trailing dot)');
   // Card data anywhere in it is refused, raw or percent-encoded, in the host, the path or the query.
   assertNoCardData({ path: url.pathname, query: url.search, headerValues: [text, host] });
   return { authority: url.host, path: url.pathname === '' ? '/' : url.pathname, query: url.search, host };

@@ -5,7 +5,8 @@
  * (docs/decisions.md §23.2). Pure: the key, the time and the nonce are given.
  */
 import type { SigningKey } from '../crypto/signing-key.js';
-import { component, signMessage, type CoveredComponent, type SignatureParameter } from './message-signature.js';
+import { signWebBotAuth } from '../signer/index.js';
+import { component, type CoveredComponent, type SignatureParameter } from './message-signature.js';
 
 /** The tags a request signature may carry: Web Bot Auth's, then Visa TAP's for browsing and for paying. */
 export const WEB_SIGNATURE_TAGS = ['web-bot-auth', 'agent-browser-auth', 'agent-payer-auth'] as const;
@@ -80,7 +81,7 @@ export function signWebRequest(input: WebSignatureInput): WebSignatureHeaders {
     ['nonce', input.nonce],
     ['tag', input.tag],
   ];
-  const signed = signMessage(SIGNATURE_LABEL, coveredComponents(input.target, input.tag, signatureAgent), params, input.key.secretKey);
+  const signed = signWebBotAuth(input.key, SIGNATURE_LABEL, coveredComponents(input.target, input.tag, signatureAgent), params);
   return {
     'signature-input': signed.signatureInput,
     signature: signed.signature,

@@ -32,10 +32,11 @@ export const DEFAULT_JSON_LIMITS: JsonLimits = { depthMax: 8, membersMax: 64 };
  * lone surrogates in escapes, nesting beyond `depthMax` and containers beyond `membersMax` are all
  * refused with `invalid_request` (param `body`), and so are numbers whose text or exponent is
  * absurdly large (see numberTextProblem), so that every number's exact value is cheap to compute.
- * Numbers stay as JsonNumber text.
+ * Numbers stay as JsonNumber text. An error names where it is as an offset (a request body), or as
+ * a line and column (`where: 'line-column'`, a file a person edits: policy.json).
  */
-export function parseJson(text: string, limits: JsonLimits = DEFAULT_JSON_LIMITS): JsonValue {
-  const parser = new Parser(text, limits);
+export function parseJson(text: string, limits: JsonLimits = DEFAULT_JSON_LIMITS, where: ErrorPlace = 'offset'): JsonValue {
+  const parser = new Parser(text, limits, where);
   parser.skipWhitespace();
   const value = parser.parseValue(0);
   parser.skipWhitespace();
@@ -48,6 +49,22 @@ export function isJsonObject(value: JsonValue | undefined): value is JsonObject 
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber);
 }
 
+/** How an error names where in the text it is. */
+export type ErrorPlace = 'offset' | 'line-column';
+
+/** lineColumn is where offset falls in text, both counted from 1 (a column counts UTF-16 code units). */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 0x0a) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
 const NUMBER_PATTERN = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 
 class Parser {
@@ -55,10 +72,17 @@ class Parser {
   constructor(
     private readonly text: string,
     private readonly limits: JsonLimits,
+    private readonly where: ErrorPlace,
   ) {}
 
   fail(what: string): never {
-    throw invalidRequest('body', `The body is not valid JSON: ${what} at offset ${this.position}.`);
+    throw invalidRequest('body', `The body is not valid JSON: ${what} at ${this.place()}.`);
+  }
+
+  private place(): string {
+    if (this.where === 'offset') return `offset ${this.position}`;
+    const { line, column } = lineColumn(this.text, this.position);
+    return `line ${line}, column ${column}`;
   }
 
   skipWhitespace(): void {

@@ -6,7 +6,8 @@
  * test checks every tool's real result, so the two cannot drift apart.
  */
 
-import { TRANSACTION_STATUSES } from '../core/model.js';
+import { AUTHORIZATION_TYPES, CARD_STATUSES, TRANSACTION_STATUSES } from '../core/model.js';
+import { APPROVAL_STATUSES } from '../core/approval.js';
 
 /** The JSON Schema keywords the output schemas use. */
 export interface OutputSchema {
@@ -43,7 +44,7 @@ const cardFields = {
   card_id: text,
   label: text,
   last4: text,
-  status: { type: 'string', enum: ['frozen', 'active', 'closed'] },
+  status: { type: 'string', enum: CARD_STATUSES },
   balance: money,
   available: moneyOrNull,
   held: moneyOrNull,
@@ -59,7 +60,7 @@ const authorizationFields = {
   merchant_name: text,
   amount: money,
   currency: text,
-  authorization_type: { type: 'string', enum: ['exact', 'ceiling'] },
+  authorization_type: { type: 'string', enum: AUTHORIZATION_TYPES },
   kind: text,
   expires_at: time,
   status: text,
@@ -91,7 +92,7 @@ const ap2Mandates = object({
 const approval = object(
   {
     approval_id: text,
-    status: { type: 'string', enum: ['pending_approval', 'approved', 'denied', 'expired', 'failed'] },
+    status: { type: 'string', enum: APPROVAL_STATUSES },
     agent: text,
     request: object(
       {
@@ -100,7 +101,7 @@ const approval = object(
         merchant_name: text,
         amount: money,
         currency: text,
-        authorization_type: { type: 'string', enum: ['exact', 'ceiling'] },
+        authorization_type: { type: 'string', enum: AUTHORIZATION_TYPES },
         ttl_seconds: integer,
         interval: text,
         interval_count: integer,
@@ -148,7 +149,7 @@ const policyWindow = object({
   merchant: text,
   amount: money,
   currency: text,
-  authorization_type: { type: 'string', enum: ['exact', 'ceiling'] },
+  authorization_type: { type: 'string', enum: AUTHORIZATION_TYPES },
   not_before: time,
   not_after: time,
   key_id: text,

@@ -14,7 +14,7 @@ import type { InputSchema, ToolArguments } from './tool-input.js';
 import { OUTPUT_SCHEMAS, type OutputSchema } from './output-schemas.js';
 import { approvalRefusal } from './approval-guidance.js';
 import { toolInput, type ToolArgument } from './tool-schema.js';
-import type { TransactionStatus } from '../core/model.js';
+import type { AuthorizationType, RecurringInterval, TransactionStatus } from '../core/model.js';
 
 /** The part of the client the tools use; tests pass a fake with the same shape. */
 export type ToolClient = Pick<
@@ -139,7 +139,7 @@ export const TOOLS: readonly ToolDefinition[] = [
           merchant_name: required(args, 'merchant_domain'),
           amount: required(args, 'amount'),
           currency: text(args, 'currency'),
-          authorization_type: text(args, 'authorization_type') as 'exact' | 'ceiling' | undefined,
+          authorization_type: text(args, 'authorization_type') as AuthorizationType | undefined,
           ttl_minutes: whole(args, 'ttl_minutes'),
           reference: text(args, 'reference'),
         }),
@@ -198,9 +198,9 @@ export const TOOLS: readonly ToolDefinition[] = [
           card_id: required(args, 'card_id'),
           merchant_name: required(args, 'merchant_domain'),
           amount: required(args, 'amount'),
-          interval: required(args, 'interval') as 'day' | 'week' | 'month' | 'year',
+          interval: required(args, 'interval') as RecurringInterval,
           interval_count: whole(args, 'interval_count'),
-          authorization_type: text(args, 'authorization_type') as 'exact' | 'ceiling' | undefined,
+          authorization_type: text(args, 'authorization_type') as AuthorizationType | undefined,
           currency: text(args, 'currency'),
           starts_at: text(args, 'starts_at'),
           ends_at: text(args, 'ends_at'),

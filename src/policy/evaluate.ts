@@ -1,6 +1,6 @@
 import { currencyDecimals, formatMinor } from '../money/amount.js';
 import { OWNER_AGENT } from './policy-scope-fields.js';
-import { scopeMatches, type ScopeFacts } from './scope-match.js';
+import { budgetCovers, scopeMatches, type ScopeFacts } from './scope-match.js';
 import { exposureWithin, type ChargeSchedule } from './recurring-exposure.js';
 import {
   DECISION_STRICTNESS,
@@ -84,7 +84,7 @@ export function evaluatePolicy(policy: Policy, request: PolicyRequest, usage: Po
 
   const budgets: BudgetStanding[] = [];
   for (const budget of policy.budgets) {
-    if (!scopeMatches(budget, request)) continue;
+    if (!budgetCovers(budget, request)) continue;
     const exposure = usage.exposure(budget, request.nowSeconds);
     budgets.push({ id: budget.id, limit: budget.limitMinor, exposure, remaining: Math.max(0, budget.limitMinor - exposure) });
     // A recurring request counts every charge it allows inside the window (docs/decisions.md §17.2).

@@ -67,7 +67,8 @@ export function parsePolicyText(text: string): Policy {
 
 function parseText(text: string): JsonValue {
   try {
-    return parseJson(text, JSON_LIMITS);
+    // A person edits this file: a syntax error names its line and column, not a byte offset.
+    return parseJson(text, JSON_LIMITS, 'line-column');
   } catch (error) {
     if (error instanceof LatchError) refuse(ROOT_FIELD, error.message.replace(/^The body is/, 'the file is'));
     throw error;

@@ -161,6 +161,21 @@ export class PolicyGate {
     }
   }
 
+  /**
+   * merchantIsNew reports whether the policy in force would call merchant new (`new_merchant` is
+   * not `allow` and no authorization there is known to be used or approved); false while the
+   * policy is invalid, which decides nothing anyway.
+   */
+  merchantIsNew(merchant: string): boolean {
+    let policy: Policy;
+    try {
+      policy = this.effective();
+    } catch {
+      return false;
+    }
+    return policy.newMerchant !== 'allow' && !this.usageFor(policy).merchantKnown(merchant);
+  }
+
   /** markMerchantKnown records durably that an authorization at merchant was approved (for new_merchant). */
   async markMerchantKnown(merchant: string): Promise<void> {
     if (this.knownMerchants.has(merchant)) return;

@@ -2,6 +2,10 @@
  * The typed spending policy (docs/decisions.md §15.3). Amounts are integer minor units; every list is
  * already validated and normalized, so evaluation never re-checks what the file said.
  */
+import type { RequestKind } from '../core/model.js';
+
+/** The kinds of authorization a rule can name: the pipeline's kinds of request (core/model.ts). */
+export type AuthorizationKind = RequestKind;
 
 /** What the policy says about one request; `deny` is stricter than `ask`, which is stricter than `allow`. */
 export type PolicyDecision = 'allow' | 'ask' | 'deny';
@@ -9,8 +13,6 @@ export type PolicyDecision = 'allow' | 'ask' | 'deny';
 /** What a limit contributes when a request would go over it. */
 export type OverDecision = 'ask' | 'deny';
 
-/** The kinds of authorization a rule can name. */
-export type AuthorizationKind = 'one_time' | 'merchant_verification' | 'recurring' | 'ap2_mandate';
 
 /** Rolling budget windows: a day is 24 h, a week 7 days, a month 30 days. */
 export type BudgetPeriod = 'day' | 'week' | 'month';

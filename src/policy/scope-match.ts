@@ -39,3 +39,16 @@ export function scopeMatches(scope: PolicyScope, facts: ScopeFacts): boolean {
   if (scope.currencies !== undefined && !scope.currencies.includes(facts.currency)) return false;
   return true;
 }
+
+/**
+ * budgetCovers reports whether a budget counts an authorization. It is scopeMatches, except that an
+ * authorization without a card (an account-wide window, `/sign-policy-window`) counts against a
+ * card-scoped budget whenever the rest of the scope holds: it can be charged on any card of the
+ * account, so on each listed card too, and a card's budget that skipped it would cap nothing
+ * (docs/decisions.md §27.6). It keeps counting there after it is charged, on whichever card.
+ */
+export function budgetCovers(budget: PolicyScope, facts: ScopeFacts): boolean {
+  if (facts.cardId !== null || budget.cards === undefined) return scopeMatches(budget, facts);
+  const { cards: _cards, ...anyCard } = budget;
+  return scopeMatches(anyCard, facts);
+}

@@ -1,4 +1,4 @@
-import { scopeMatches, type ScopeFacts } from './scope-match.js';
+import { budgetCovers, scopeMatches, type ScopeFacts } from './scope-match.js';
 import { WindowQueue, type HeadCounter, type WindowEntry } from './window-queue.js';
 import { POLICY_WINDOW_SECONDS_MAX, type Policy, type PolicyBudget, type PolicyScope, type PolicyVelocity } from './policy-types.js';
 import type { PolicyUsage } from './evaluate.js';
@@ -175,13 +175,13 @@ export class UsageLedger implements PolicyUsage {
 
   private slotsFor(entry: TrackedEntry): WindowSlot[] {
     const slots: WindowSlot[] = [];
-    const consider = (scope: PolicyScope, window: WindowQueue, multiple: number): void => {
-      if (!scopeMatches(scope, entry)) return;
+    const consider = (covers: boolean, window: WindowQueue, multiple: number): void => {
+      if (!covers) return;
       const item: WindowEntry = { atSeconds: entry.atSeconds, exposureMinor: entry.exposureMinor * multiple, counted: entry.counted };
       if (window.add(item)) slots.push({ window, item, multiple });
     };
-    for (const [budget, window] of this.budgetWindows) consider(budget, window, chargesWithin(entry.schedule, budget.windowSeconds));
-    for (const [velocity, window] of this.velocityWindows) consider(velocity, window, 1);
+    for (const [budget, window] of this.budgetWindows) consider(budgetCovers(budget, entry), window, chargesWithin(entry.schedule, budget.windowSeconds));
+    for (const [velocity, window] of this.velocityWindows) consider(scopeMatches(velocity, entry), window, 1);
     return slots;
   }
 

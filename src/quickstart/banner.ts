@@ -12,28 +12,40 @@ export interface BannerFacts {
   homeIsDefault: boolean;
   /** How an MCP client starts this Latch: program and arguments before `mcp`. */
   latchCommand: { program: string; args: string[] };
+  /** The owner console's port, or null when it is not served. */
+  consolePort?: number | null;
 }
+
+/** The agent the banner's MCP configuration is for: the one it tells the owner to add first. */
+export const BANNER_AGENT = 'shopper';
 
 /** The Variant A port an MCP client reaches without LATCH_URL. */
 const DEFAULT_PORT_A = 7723;
 
 /**
- * mcpConfiguration is the `mcpServers` entry for this Latch exactly as it runs now: absolute
- * paths, and LATCH_HOME / LATCH_URL only when they are not the defaults the client assumes.
+ * mcpConfiguration is the `mcpServers` entry for an agent of this Latch exactly as it runs now:
+ * absolute paths, the agent's own token (`--agent`), LATCH_HOME always (an MCP client starts its
+ * servers with its own environment, whose HOME need not be yours: docs/decisions.md §31.9) and
+ * LATCH_URL when the port is not the default.
  */
-export function mcpConfiguration(facts: BannerFacts): object {
-  const env: Record<string, string> = {};
-  if (!facts.homeIsDefault) env['LATCH_HOME'] = facts.home;
+export function mcpConfiguration(facts: BannerFacts, agent: string = BANNER_AGENT): object {
+  const env: Record<string, string> = { LATCH_HOME: facts.home };
   if (facts.portA !== DEFAULT_PORT_A) env['LATCH_URL'] = `http://127.0.0.1:${facts.portA}`;
   return {
     mcpServers: {
       latch: {
         command: facts.latchCommand.program,
-        args: [...facts.latchCommand.args, 'mcp'],
-        ...(Object.keys(env).length > 0 && { env }),
+        args: [...facts.latchCommand.args, 'mcp', '--agent', agent],
+        env,
       },
     },
   };
+}
+
+/** consoleLines name the owner console's address and how to sign in to it, when it is served. */
+function consoleLines(facts: BannerFacts): string[] {
+  if (facts.consolePort === undefined || facts.consolePort === null) return [];
+  return [`  Owner console              http://127.0.0.1:${facts.consolePort}  (sign in: latch console)`];
 }
 
 /**
@@ -65,6 +77,7 @@ export function bannerText(facts: BannerFacts): string {
     `  Sandbox cloud              ${facts.cloudUrl}`,
     `  Daemon token               ${facts.tokenPath}`,
     `  Sandbox admin key          ${facts.adminKeyPath}`,
+    ...consoleLines(facts),
     ...portsNote(facts, a),
     '',
     'Try it (copy and paste into another terminal):',
@@ -90,10 +103,10 @@ export function bannerText(facts: BannerFacts): string {
     '  # the transactions',
     `  curl -s -H ${token} ${a}/transactions`,
     '',
-    'Give each agent its own token rather than the daemon token: latch agent add shopper,',
-    'then use --agent shopper with any latch command, or "args": ["mcp", "--agent", "shopper"] for MCP.',
+    `Give each agent its own token rather than the daemon token: latch agent add ${BANNER_AGENT},`,
+    `then use --agent ${BANNER_AGENT} with any latch command.`,
     '',
-    'Use it from an agent over MCP (paste into the MCP client\'s configuration):',
+    `Use it from that agent over MCP (after latch agent add ${BANNER_AGENT}; paste into the MCP client's configuration):`,
     '',
     ...JSON.stringify(mcpConfiguration(facts), null, 2).split('\n').map((line) => `  ${line}`),
     '',

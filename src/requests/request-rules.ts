@@ -10,7 +10,7 @@ import { amount, int, oneOf, parsedStr, str } from '../validate/schema.js';
 import { approvalIdField, cardIdField, currencyField, merchantField, policyIdField } from './common-fields.js';
 import { parseIsoSeconds } from '../time/iso-time.js';
 import { CARD_ID_PATTERN, TRANSACTION_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
-import { TRANSACTION_STATUSES } from '../core/model.js';
+import { AUTHORIZATION_TYPES, RECURRING_INTERVALS, TRANSACTION_STATUSES, type AuthorizationType } from '../core/model.js';
 import { APPROVAL_WAIT_SECONDS_MAX } from '../core/approvals.js';
 import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../validate/ttl.js';
 
@@ -20,7 +20,7 @@ export const VERIFICATION_AMOUNT_MAX_MINOR = 100;
 /** The caller's purpose: an order id or a note, at most 200 printable characters, signed with the window. */
 const reference = () => str({ maxLength: 200 });
 const ttlMinutes = (defaultMinutes: number) => int({ min: TTL_MINUTES_MIN, max: TTL_MINUTES_MAX, default: defaultMinutes });
-const authorizationType = (fallback: 'exact' | 'ceiling') => oneOf(['exact', 'ceiling'] as const, { default: fallback });
+const authorizationType = (fallback: AuthorizationType) => oneOf(AUTHORIZATION_TYPES, { default: fallback });
 const isoTime = () =>
   parsedStr((text: string, param: string) => {
     const seconds = parseIsoSeconds(text);
@@ -61,7 +61,7 @@ export const recurringRules = {
   amount: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR }),
   currency: currencyField(),
   authorization_type: authorizationType('ceiling'),
-  interval: oneOf(['day', 'week', 'month', 'year'] as const, { required: true }),
+  interval: oneOf(RECURRING_INTERVALS, { required: true }),
   interval_count: int({ min: 1, max: 365, default: 1 }),
   starts_at: isoTime(),
   ends_at: isoTime(),

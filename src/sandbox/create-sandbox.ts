@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { assertPrivate } from '../datadir/permissions.js';
 import type { EventLog } from '../http/event-log.js';
+import { LOOPBACK_HOSTS } from '../http/loopback.js';
 import { Router } from '../http/router.js';
 import { loadOrCreateAdminKey } from './admin-key.js';
 import { adminRoutes } from './http/admin-routes.js';
@@ -167,6 +168,6 @@ export async function createSandbox(options: SandboxOptions): Promise<Sandbox> {
  */
 function ownAuthorities(host: string, port: number): string[] {
   const names = [host.toLowerCase()];
-  if (host === '127.0.0.1' || host === '[::1]') names.push('localhost', '127.0.0.1', '[::1]');
+  if (host === '127.0.0.1' || host === '[::1]') names.push(...LOOPBACK_HOSTS);
   return [...new Set(names)].map((name) => `${name}:${port}`);
 }

@@ -8,11 +8,14 @@
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { inspect } from 'node:util';
 import { toBase64Url } from '../crypto/base64url.js';
-import { P256_SCALAR_BYTES, p256PublicJwkOfScalar, p256Thumbprint, type P256PublicJwk } from '../crypto/p256.js';
+import { P256_SCALAR_BYTES, p256Thumbprint, type P256PublicJwk } from '../crypto/p256.js';
+import { p256PublicJwkOfScalar } from './p256-scalar.js';
 import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
 import { OPEN_CHECKOUT_VCT, OPEN_PAYMENT_VCT, packOpenCheckout, packOpenPayment, type OpenCheckoutClaims, type OpenPaymentClaims } from '../ap2/open-mandates.js';
 import { issueRootSdJwt } from '../ap2/sd-jwt.js';
-import type { OpenMandateSigner } from '../ap2/sign-open-mandates.js';
+import { signOpenMandates, type OpenMandateSigner, type SignedOpenMandates } from '../ap2/sign-open-mandates.js';
+import type { MandateTerms } from '../ap2/open-mandates.js';
+import { WindowNotRecordedForSigning, type RecordedWindows } from './window.js';
 
 /** The mandate key's signer. Its private key never leaves this object. */
 export class Ap2MandateSigner implements OpenMandateSigner {
@@ -65,4 +68,18 @@ function checkOpenMandate(claims: OpenCheckoutClaims | OpenPaymentClaims, vct: s
   if (claims.cnf?.jwk?.kty !== 'EC') throw new Error('Ap2MandateSigner: an open mandate must bind the agent key (cnf)');
   if (!Number.isSafeInteger(claims.iat) || !Number.isSafeInteger(claims.exp) || claims.exp <= claims.iat) throw new Error('Ap2MandateSigner: an open mandate needs iat < exp');
   assertSignableWithoutCardData(claims);
+}
+
+/**
+ * signRecordedOpenMandates signs the open mandates of an AP2 request only when the ledger holds its
+ * card window as the active entry of an allowed `ap2_mandate` request with these terms: like a
+ * window (window.ts), a caller that skipped the decision or the record gets no mandate.
+ */
+export function signRecordedOpenMandates(signer: OpenMandateSigner, ledger: RecordedWindows, policyId: string, terms: MandateTerms, iat: number, exp: number): SignedOpenMandates {
+  const entry = ledger.get(policyId);
+  if (entry === undefined) throw new WindowNotRecordedForSigning(policyId, 'the ledger holds no entry for its mandates');
+  const request = entry.evidence?.request;
+  const recorded = entry.state === 'active' && request?.kind === 'ap2_mandate' && entry.cardId === terms.cardId && entry.amountMinor === terms.amountMaxMinor && entry.currency === terms.currency && entry.notAfterSeconds === exp && entry.evidence?.window.not_before === iat;
+  if (!recorded || entry.evidence?.mandates !== undefined) throw new WindowNotRecordedForSigning(policyId, 'its ledger entry is not an active AP2 mandate request with these terms, or its mandates are already signed');
+  return signOpenMandates(terms, signer, iat, exp);
 }

@@ -10,11 +10,12 @@ import { LatchError } from '../errors/latch-error.js';
 import { int, oneOf, str, validateBody, validateQuery } from '../validate/schema.js';
 import { approvalWire } from '../variant-common/approval-shape.js';
 import { ok, operationContext } from '../variant-common/operation-context.js';
+import { APPROVAL_STATUSES } from '../core/approval.js';
 
 const listRules = {
   limit: int({ min: 1, max: 100, default: 20 }),
   starting_after: str({ pattern: APPROVAL_ID_PATTERN, describe: 'an approval id like ap_…' }),
-  status: oneOf(['pending_approval', 'approved', 'denied', 'expired', 'failed'] as const),
+  status: oneOf(APPROVAL_STATUSES),
 };
 
 // The passphrase is bounded like the stored one may be (1024 characters, some multi-byte). It goes

@@ -3,6 +3,7 @@
  * one authorization, and its cancellation. Each answer is the A authorization object plus the
  * `agent` that asked for it.
  */
+import { AUTHORIZATION_STATUSES } from '../core/model.js';
 import type { AuthorizationListOperations, OwnedAuthorization } from '../core/authorization-list.js';
 import type { RouteHandler } from '../http/route.js';
 import { AGENT_NAME_PATTERN } from '../datadir/agents.js';
@@ -15,7 +16,7 @@ import { authorizationA } from './shapes.js';
 const listRules = {
   limit: int({ min: 1, max: 100, default: 20 }),
   starting_after: str({ pattern: POLICY_ID_PATTERN, describe: wireIdWords('pw') }),
-  status: oneOf(['active', 'used', 'expired', 'revoked'] as const),
+  status: oneOf(AUTHORIZATION_STATUSES),
   card_id: str({ pattern: CARD_ID_PATTERN, describe: wireIdWords('card') }),
   agent: str({ pattern: AGENT_NAME_PATTERN, describe: 'an agent name (or owner)' }),
 };

@@ -5,6 +5,7 @@
  * front door has checked the access each route declares (presence for what could move money or
  * widen what agents may do); these handlers only read the wire shape and call the operations.
  */
+import type { PolicyWarning } from '../policy-text/policy-warnings.js';
 import type { NewOwnerSession } from '../core/owner-sessions.js';
 import type { OperationContext } from '../core/operation-context.js';
 import { AGENT_NAME_PATTERN } from '../datadir/agents.js';
@@ -19,6 +20,8 @@ export interface AgentView {
   name: string;
   createdAt: Date;
   lastUsedAt: Date | null;
+  /** The key id of the agent's Web Bot Auth identity key (made with the agent), or null when it cannot be read. */
+  identityKeyId: string | null;
 }
 
 /** What the owner routes call; the daemon binds them to its data directory (src/daemon/owner-binding.ts). */
@@ -28,7 +31,8 @@ export interface OwnerOperations {
   pause(reason: string | undefined, context: OperationContext): Promise<{ since: string; reason: string | null }>;
   resume(context: OperationContext): Promise<boolean>;
   /** Validates the policy text like the file (400 policy_invalid), writes it atomically and audits the change. */
-  replacePolicy(bytes: Uint8Array, context: OperationContext): Promise<{ sha256: string; previousSha256: string | null }>;
+  /** The answer's warnings are the rules of the new policy that can never change a decision. */
+  replacePolicy(bytes: Uint8Array, context: OperationContext): Promise<{ sha256: string; previousSha256: string | null; warnings: PolicyWarning[] }>;
   addAgent(name: string, context: OperationContext): Promise<{ agent: AgentView; token: string }>;
   listAgents(): AgentView[];
   rotateAgent(name: string, context: OperationContext): Promise<{ agent: AgentView; token: string }>;
@@ -83,7 +87,7 @@ export function ownerHandlers(operations: OwnerOperations): OwnerHandlers {
     putPolicy: async (request) => {
       validateQuery(request.query, {});
       const changed = await operations.replacePolicy(request.rawBody, operationContext(request));
-      return ok({ sha256: changed.sha256, previous_sha256: changed.previousSha256 });
+      return ok({ sha256: changed.sha256, previous_sha256: changed.previousSha256, warnings: changed.warnings });
     },
     addAgent: async (request) => {
       validateQuery(request.query, {});
@@ -113,7 +117,7 @@ function noContent() {
 }
 
 function agentWire(agent: AgentView) {
-  return { name: agent.name, created_at: agent.createdAt.toISOString(), last_used_at: agent.lastUsedAt?.toISOString() ?? null };
+  return { name: agent.name, created_at: agent.createdAt.toISOString(), last_used_at: agent.lastUsedAt?.toISOString() ?? null, identity_key_id: agent.identityKeyId };
 }
 
 /** A malformed name in the path is an agent that does not exist, like an unknown one. */

@@ -11,25 +11,30 @@ import { callerOf, type RequestContext, type RouteHandler } from '../http/route.
 import { isJsonObject, type JsonObject } from '../json/parse-json.js';
 import { currencyDecimals, formatMinor } from '../money/amount.js';
 import type { PolicyEvaluation } from '../policy/evaluate.js';
-import { policyToJson } from '../policy/policy-json-writer.js';
+import { policyToJson } from '../policy-text/policy-json-writer.js';
 import type { Policy } from '../policy/policy-types.js';
 import { OWNER_AGENT } from '../policy/policy-scope-fields.js';
 import { oneOf, str, validateBody, validateQuery } from '../validate/schema.js';
-import { ok } from '../variant-common/operation-context.js';
+import { ok, operationContext } from '../variant-common/operation-context.js';
+import type { OperationContext } from '../core/core-deps.js';
 import { merchantVerificationRequest, oneTimeRequest, recurringRequest } from './handlers.js';
 import { authorizeRules, merchantBindRules, recurringRules } from '../requests/request-rules.js';
+import { AUTHORIZATION_KINDS } from '../core/model.js';
 
 /** What the policy routes call; PolicyGate provides both. */
 export interface PolicyOperations {
   /** The policy in force; throws 503 policy_invalid while policy.json is invalid. */
   effective(): Policy;
-  /** What the policy would decide for `agent` (`owner` or an agent's name); reserves nothing. */
-  check(request: AuthorizationRequest, agent: string): PolicyEvaluation;
+  /**
+   * What the policy would decide for `agent` (`owner` or an agent's name); reserves nothing. With a
+   * context, a merchant the policy would call new is first looked up as a real request's is.
+   */
+  check(request: AuthorizationRequest, agent: string, context?: OperationContext): PolicyEvaluation | Promise<PolicyEvaluation>;
 }
 
 /** The members /policy/check reads itself; every other member is the chosen kind's request body. */
 const checkRules = {
-  kind: oneOf(['one_time', 'merchant_verification', 'recurring'] as const, { default: 'one_time' }),
+  kind: oneOf(AUTHORIZATION_KINDS, { default: 'one_time' }),
   agent: str({ pattern: AGENT_NAME_PATTERN, describe: 'an agent name (or owner)' }),
 };
 
@@ -47,12 +52,12 @@ export function policyHandlers(operations: PolicyOperations): PolicyHandlers {
       const policy = operations.effective();
       return ok({ policy: policyToJson(policy), sha256: policy.sha256, source: policy.source });
     },
-    check: (request) => {
+    check: async (request) => {
       validateQuery(request.query, {});
       const { own, rest } = splitBody(request.body);
       const input = validateBody(own, checkRules);
       const checked = requestOfKind(input.kind, rest);
-      const evaluation = operations.check(checked, checkedAgent(request, input.agent));
+      const evaluation = await operations.check(checked, checkedAgent(request, input.agent), operationContext(request));
       return ok(evaluationJson(evaluation, checked.currency));
     },
   };

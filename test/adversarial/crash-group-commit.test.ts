@@ -12,7 +12,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { readAudit } from '../../src/datadir/audit-log.js';
-import { verifyAudit } from '../../src/datadir/audit-verify.js';
+import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { readToken } from '../../src/datadir/token.js';
 import { readFrames } from '../../src/store/journal.js';
 import { startStack, type Stack } from '../support/stack.js';

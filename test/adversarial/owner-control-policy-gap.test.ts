@@ -4,10 +4,12 @@
  * daemon keeps the last good policy until the owner runs `latch policy remove` (audited).
  */
 import assert from 'node:assert/strict';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { addAgent } from '../../src/datadir/agents.js';
+import { createDaemon } from '../../src/daemon/create-daemon.js';
+import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
 import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;
@@ -55,4 +57,30 @@ test('item 4: while policy.json is missing mid-save the last good policy holds; 
   renameSync(policyFile, `${policyFile}~`);
   assert.equal((await buy()).body?.error?.rule, 'no-denied-again');
   renameSync(`${policyFile}~`, policyFile);
+});
+
+test('a policy removed by rm while the daemon is down keeps failing closed after the restart; latch policy remove (audited) ends it', async () => {
+  writePolicy({ v: 1, rules: [{ id: 'no-denied-restart', merchants: ['denied.example.com'], decision: 'deny' }] });
+  assert.equal((await buy()).body?.error?.rule, 'no-denied-restart', 'the policy is loaded and in force');
+  await stack.daemon.close({ deadlineMs: 1_000 });
+  rmSync(policyFile);
+  const lines = () => readFileSync(path.join(stack.home, 'audit.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const linesBefore = lines().length;
+
+  const restarted = createDaemon({ home: stack.home, portA: 0, portB: 0, env: { LATCH_HOME: stack.home }, logStream: new PassThrough().resume() });
+  after(() => restarted.close({ deadlineMs: 1_000 }));
+  const ports = await restarted.listen();
+  const shopper = new JsonClient(`http://127.0.0.1:${ports.portA}`, () => readAgentToken(stack.home, 'shopper'));
+  const restartedBuy = () => shopper.post('/authorize', { card_id: stack.cards[0].card_id, amount: '1.00', merchant_name: 'denied.example.com' });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const refused = await restartedBuy();
+    assert.deepEqual([refused.status, refused.body?.error?.code], [503, 'policy_invalid'], refused.text);
+    assert.match(refused.body.error.message, /policy\.json is missing.*latch policy remove/);
+  }
+  assert.deepEqual(lines().slice(linesBefore).filter((line) => typeof line['policy_id'] === 'string' || line['path'] === '/v1/authorizations'), [], 'no window was signed or sent for them');
+
+  const removed = await runLatch(['policy', 'remove'], { LATCH_HOME: stack.home });
+  assert.equal(removed.code, 0, removed.stderr);
+  assert.equal((await restartedBuy()).status, 200, 'removed explicitly: no policy');
+  assert.equal(lines().filter((line) => line['operation'] === 'policy_removed').length, 2, 'each removal is audited');
 });

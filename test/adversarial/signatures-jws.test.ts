@@ -14,8 +14,9 @@ import { after, before, test } from 'node:test';
 import { startStack, type Stack } from '../support/stack.js';
 import { SignedClient } from '../support/sandbox-client.js';
 import { loadConfig } from '../../src/datadir/config.js';
-import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { publicJwk } from '../../src/crypto/jwk.js';
+import { secretOf } from '../support/raw-signing.js';
 
 let stack: Stack;
 before(async () => {
@@ -79,7 +80,7 @@ test('every changed byte of a policy-window JWS is refused by the cloud; the ori
   const key = loadDeviceKey(stack.home);
   assert.ok(key !== undefined);
   const config = loadConfig(stack.home);
-  const device = new SignedClient(stack.sandbox.url, { secretKey: key.secretKey, publicKey: key.publicKey, keyId: key.keyId, jwk: publicJwk(key.publicKey) }, config.device_id as string, stack.accountId);
+  const device = new SignedClient(stack.sandbox.url, { secretKey: secretOf(key), publicKey: key.publicKey, keyId: key.keyId, jwk: publicJwk(key.publicKey) }, config.device_id as string, stack.accountId);
   const answers = await inBatches(all, 8, async ([name, text]) => ({ name, answer: await device.request('POST', '/v1/authorizations', { jws: text }) }));
   const accepted = answers.filter(({ answer }) => answer.status < 400);
   assert.deepEqual(accepted.map(({ name }) => name), [], 'no changed JWS is accepted');

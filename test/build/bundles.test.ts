@@ -86,7 +86,7 @@ describe('the CLI bundle', () => {
     assert.match(run.stderr, /daemon/);
   });
 
-  test('latch daemon serves /health with the built-in version and stops on SIGTERM', async () => {
+  test('latch daemon serves /health with the built-in version, the console files as their bytes, and stops on SIGTERM', async () => {
     const home = path.join(root, 'daemon-home');
     const daemon = startLatch(latch, ['daemon', '--port-a', '0', '--no-variant-b'], { env: bareEnv(home), cwd: path.dirname(cli.file) });
     try {
@@ -97,6 +97,12 @@ describe('the CLI bundle', () => {
       const health = (await response.json()) as Record<string, unknown>;
       assert.equal(health['version'], packageVersion());
       assert.equal(health['signing_key'], null);
+      // The console's browser files travel inlined in the bundle and are served as their bytes (docs/decisions.md §29.5).
+      for (const name of ['console.js', 'console.css', 'icon.svg']) {
+        const asset = await fetch(`http://127.0.0.1:${String(ready['port_console'])}/assets/${name}`, { headers: { host: `localhost:${String(ready['port_console'])}` }, signal: AbortSignal.timeout(5_000) });
+        assert.equal(asset.status, 200, name);
+        assert.deepEqual(Buffer.from(await asset.arrayBuffer()), readFileSync(path.join(REPO_ROOT, 'src/console/assets', name)), name);
+      }
     } finally {
       assert.deepEqual(await daemon.stop(), { code: 0, signal: null }, daemon.stderr());
     }
@@ -191,7 +197,7 @@ export const run = async (): Promise<void> => {
   const daemon = createDaemon(options);
   await daemon.listen();
   const answer = await new LatchClient({ home: options.home }).authorize({ card_id: 'card_x', amount: '1.00', merchant_name: 'a.example' });
-  if (!isPendingApproval(answer)) console.log(answer.policy_id, daemon.services.home);
+  if (!isPendingApproval(answer)) console.log(answer.policy_id, daemon.addresses().length);
 };
 `,
     );

@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readToken } from '../../src/datadir/token.js';
-import { CHALLENGE_HEADER, KEY_PROOF_HEADER, keyProofForRequest, PROOF_HEADER, proofForRequest } from '../../src/http/daemon-proof.js';
+import { CHALLENGE_HEADER, KEY_PROOF_HEADER, keyProofForRequest, PROOF_HEADER, proofForRequest, keyProofMessage } from '../../src/http/daemon-proof.js';
 import { writePinnedKey } from '../../src/client/pinned-key.js';
-import { generateSecretKey, publicKeyOf, signEd25519 } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, signEd25519 } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 
 export interface StubApproval {
@@ -66,7 +66,7 @@ export async function startApprovalsStub(home: string): Promise<ApprovalsStub> {
   const secretKey = generateSecretKey();
   const publicKey = publicKeyOf(secretKey);
   writePinnedKey(home, publicKey);
-  const proofKey = { keyId: keyIdOf(publicKey), publicKey, sign: (message: Uint8Array) => signEd25519(message, secretKey) };
+  const proofKey = { keyId: keyIdOf(publicKey), publicKey, sign: (challenge: string, address: string) => signEd25519(keyProofMessage(challenge, address), secretKey) };
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -107,3 +107,31 @@ test('watch against the real daemon: the full terms, a + passphrase approves (un
   assert.equal(ended.length, 1, `one DELETE /owner/sessions/current in the daemon's log:\n${ended.join('\n')}`);
   assert.match(ended[0] as string, /"status":20\d/);
 });
+
+test('a question on the screen is withdrawn when its request is decided elsewhere (latch deny), and the watch goes on', async () => {
+  pane?.close();
+  const card = stack.cards[0];
+  pane = new TmuxPane('watch-stale');
+  pane.start(`LATCH_HOME='${stack.home}' LATCH_URL='http://127.0.0.1:${stack.portA}' node --import tsx src/cli/main.ts approvals watch`, REPO_ROOT);
+  await pane.waitFor(/Watching for requests/);
+
+  const asked = await shopper.post('/authorize', { card_id: card.card_id, amount: '65.00', merchant_name: 'stale.example.com' });
+  assert.equal(asked.status, 202, asked.text);
+  const id: string = asked.body.approval_id;
+  await pane.waitFor(new RegExp(`${escaped(id)}[^]*Approve, deny or skip\\? \\[a/d/s\\]\\s*$`));
+
+  const denied = await stack.a.post(`/approvals/${id}/deny`, { reason: 'decided in the console' });
+  assert.equal(denied.status, 200, denied.text);
+  let screen = await pane.waitFor(new RegExp(`${escaped(id)} is no longer pending: it was denied elsewhere\\. Nothing to decide here\\.\\s*$`));
+  assert.doesNotMatch(screen, /Approve, deny or skip\? \[a\/d\/s\]\s*$/, 'no stale question stays on the screen');
+
+  // The watch goes on: the next request is asked about, and a key answers it, not the withdrawn one.
+  const next = await shopper.post('/authorize', { card_id: card.card_id, amount: '70.00', merchant_name: 'fresh.example.com' });
+  const nextId: string = next.body.approval_id;
+  await pane.waitFor(new RegExp(`${escaped(nextId)}[^]*Approve, deny or skip\\? \\[a/d/s\\]\\s*$`));
+  pane.type('s');
+  screen = await pane.waitFor(new RegExp(`Skipped ${escaped(nextId)}`));
+  assert.equal((await stack.a.get(`/approvals/${id}`)).body.status, 'denied');
+  pane.press('C-c');
+  await pane.waitFor(/EXIT=0/);
+});

@@ -65,8 +65,8 @@ test('latch audit --operation --agent --since selects lines; --limit counts matc
   const table = captureIo({ LATCH_HOME: home });
   assert.equal(await runCli(['audit', '--operation', 'authorize'], table), EXIT.ok);
   const lines = table.stdout.text.trim().split('\n');
-  assert.match(lines[0] as string, /^SEQ\s+TIME\s+OPERATION\s+SUBJECT\s+AMOUNT\s+AGENT\s+USER-AGENT$/);
-  assert.match(lines[1] as string, /authorize\s+pw_1\s+shopper/);
+  assert.match(lines[0] as string, /^SEQ\s+TIME\s+OPERATION\s+AGENT\s+MERCHANT\s+AMOUNT\s+DETAIL\s+USER-AGENT$/);
+  assert.match(lines[1] as string, /authorize\s+shopper\s+.*pw_1/);
   const none = captureIo({ LATCH_HOME: home });
   assert.equal(await runCli(['audit', '--agent', 'nobody'], none), EXIT.ok);
   assert.match(none.stdout.text, /no line matches/);

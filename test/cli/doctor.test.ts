@@ -77,6 +77,23 @@ describe('latch doctor on a working stack, then broken in two ways', () => {
     }
   });
 
+  test('audit.log readable by others: exit 3 naming the file and the chmod fix, not a cloud failure (exit 1)', async () => {
+    const auditLog = path.join(stack.home, 'audit.log');
+    chmodSync(auditLog, 0o644);
+    try {
+      const { code, report, stdout } = await doctor(stackEnv(stack));
+      assert.equal(code, EXIT.dataDir, stdout);
+      assert.equal(report.problem.code, 'data_directory_unavailable');
+      assert.ok(report.problem.message.includes(auditLog), report.problem.message);
+      assert.equal(report.problem.remedy.startsWith(`chmod 600 ${auditLog}`), true, report.problem.remedy);
+      assert.match(stdout, new RegExp(`What to do: chmod 600 ${auditLog.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    } finally {
+      chmodSync(auditLog, 0o600);
+    }
+    // The fix is the whole fix: the next doctor passes.
+    assert.equal((await doctor(stackEnv(stack))).code, EXIT.ok);
+  });
+
   test('a data directory without a token file (another LATCH_HOME): token class, exit 3', async () => {
     const emptyHome = path.join(stack.root, 'empty-home');
     mkdirSync(emptyHome, { mode: 0o700 });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { addAgent } from '../../src/datadir/agents.js';
-import { STARTER_POLICY_TEXT } from '../../src/policy/starter-policy.js';
+import { STARTER_POLICY_TEXT } from '../../src/policy-text/starter-policy.js';
 import { runLatch, startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;
@@ -85,6 +85,29 @@ describe('latch policy init and check-file', () => {
     } finally {
       chmodSync(policyFile(), 0o600);
     }
+  });
+
+  test('check-file and apply warn about a rule that can never change a decision (a max_amount that is no cap), and still accept the file', async () => {
+    const draft = path.join(stack.root, 'books-cap.json');
+    const books = { v: 1, default: 'allow', rules: [{ id: 'books-cap', merchants: ['books.example.com'], max_amount: '20.00', decision: 'allow' }] };
+    writeFileSync(draft, JSON.stringify(books));
+    const checked = await latch(['policy', 'check-file', draft]);
+    assert.equal(checked.code, EXIT.ok, checked.stderr);
+    assert.match(checked.stdout, /^OK: 1 rule, 0 budgets, 0 velocity limits; sha256 [0-9a-f]{64}\nwarning: rules\[0\] \(books-cap\): rule books-cap can never change a decision.*max_amount is not a cap.*min_amount and "decision": "deny".*or a budget/);
+    const json = JSON.parse((await latch(['policy', 'check-file', draft, '--json'])).stdout);
+    assert.deepEqual(json.warnings.map((w: { field: string; id: string }) => [w.field, w.id]), [['rules[0]', 'books-cap']]);
+
+    const applied = await latch(['policy', 'apply', draft]);
+    assert.equal(applied.code, EXIT.ok, applied.stderr);
+    assert.match(applied.stdout, /^Applied .*\nwarning: rules\[0\] \(books-cap\): .*max_amount is not a cap/);
+    const appliedJson = JSON.parse((await latch(['policy', 'apply', draft, '--json'])).stdout);
+    assert.equal(appliedJson.warnings[0].id, 'books-cap');
+
+    const capped = { v: 1, default: 'allow', rules: [{ id: 'books-cap', merchants: ['books.example.com'], min_amount: '20.01', decision: 'deny' }] };
+    writeFileSync(draft, JSON.stringify(capped));
+    const clean = await latch(['policy', 'check-file', draft]);
+    assert.doesNotMatch(clean.stdout, /warning/);
+    rmSync(policyFile(), { force: true });
   });
 
   test('check-file of a missing named file is a usage error', async () => {

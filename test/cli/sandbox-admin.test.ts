@@ -58,3 +58,21 @@ test('without sandbox.json, or with the sandbox down, the commands say what to d
   const remote = await latch({ LATCH_HOME: empty }, 'sandbox', 'clock', '--cloud', 'https://api.example.com', '--admin-key-file', run.sandbox.adminKeyPath);
   assert.equal(remote.code, EXIT.usage);
 });
+
+test('setup-token says a new account is empty and how a second device joins this one; --account makes a token for it', async () => {
+  const enrolled = tempHome();
+  writeFileSync(path.join(enrolled, 'sandbox.json'), JSON.stringify({ cloud_url: run.sandbox.url, admin_key_path: run.sandbox.adminKeyPath }), { mode: 0o600 });
+  const first = JSON.parse((await latch({ LATCH_HOME: enrolled }, 'sandbox', 'setup-token', '--json')).stdout) as { account_id: string };
+  writeFileSync(path.join(enrolled, 'config.json'), JSON.stringify({ account_id: first.account_id }), { mode: 0o600 });
+
+  const fresh = await latch({ LATCH_HOME: enrolled }, 'sandbox', 'setup-token');
+  assert.equal(fresh.code, EXIT.ok, fresh.stderr);
+  assert.match(fresh.stdout, /This is a new, empty sandbox account: a device enrolled with it sees no cards and no funds\./);
+  assert.match(fresh.stdout, new RegExp(`latch sandbox setup-token --account ${first.account_id}$`, 'm'));
+
+  const joined = await latch({ LATCH_HOME: enrolled }, 'sandbox', 'setup-token', '--account', first.account_id, '--json');
+  assert.equal(joined.code, EXIT.ok, joined.stderr);
+  assert.equal((JSON.parse(joined.stdout) as { account_id: string }).account_id, first.account_id);
+  const unknown = await latch({ LATCH_HOME: enrolled }, 'sandbox', 'setup-token', '--account', 'acct_nosuchaccount');
+  assert.notEqual(unknown.code, EXIT.ok);
+});

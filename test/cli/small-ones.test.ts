@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { countOf, policySummary } from '../../src/policy/policy-summary.js';
+import { countOf, policySummary } from '../../src/policy-text/policy-summary.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 let root: string;

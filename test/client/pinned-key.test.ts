@@ -15,7 +15,7 @@ import { LatchClient } from '../../src/client/latch-client.js';
 import { LatchClientError } from '../../src/client/client-errors.js';
 import { readPinnedKey, writePinnedKey } from '../../src/client/pinned-key.js';
 import { toBase64Url } from '../../src/crypto/base64url.js';
-import { generateSecretKey, publicKeyOf, signEd25519 } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, signEd25519 } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { clearApprovalPassphrase, setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
 import { loadConfig } from '../../src/datadir/config.js';

@@ -4,9 +4,9 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CHALLENGE_HEADER, KEY_PROOF_HEADER, keyProofForRequest, PROOF_HEADER, proofForRequest, type ProofKey } from '../../src/http/daemon-proof.js';
+import { CHALLENGE_HEADER, KEY_PROOF_HEADER, keyProofForRequest, PROOF_HEADER, proofForRequest, type ProofKey, keyProofMessage } from '../../src/http/daemon-proof.js';
 import { writePinnedKey } from '../../src/client/pinned-key.js';
-import { generateSecretKey, publicKeyOf, signEd25519 } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, signEd25519 } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 
 export interface SeenRequest {
@@ -94,5 +94,5 @@ export function pinStubKey(stub: StubDaemon, home: string): void {
   const secretKey = generateSecretKey();
   const publicKey = publicKeyOf(secretKey);
   writePinnedKey(home, publicKey);
-  stub.proofKey = { keyId: keyIdOf(publicKey), publicKey, sign: (message) => signEd25519(message, secretKey) };
+  stub.proofKey = { keyId: keyIdOf(publicKey), publicKey, sign: (challenge, address) => signEd25519(keyProofMessage(challenge, address), secretKey) };
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CloudClient, parseCloudOrigin, type CloudRequest } from '../../src/cloud/cloud-client.js';
-import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { parseSignature, verifyRequestSignature } from '../../src/crypto/http-signature.js';
 import { contentDigestMatches } from '../../src/crypto/content-digest.js';
@@ -12,7 +12,7 @@ import { LatchError } from '../../src/errors/latch-error.js';
 
 const secretKey = generateSecretKey();
 const publicKey = publicKeyOf(secretKey);
-const key = { secretKey, publicKey, keyId: keyIdOf(publicKey) };
+const key = heldKey(secretKey);
 
 interface Seen {
   method: string;
@@ -46,7 +46,7 @@ async function upstream(answer: (seen: Seen, count: number) => { status: number;
 
 /** client signs every request with the test key, as the daemon passes the key it resolved. */
 function client(url: string, timeoutMs = 2000) {
-  const inner = new CloudClient({ cloudUrl: url, userAgent: 'latch-test', timeoutMs });
+  const inner = new CloudClient({ cloudUrl: url, userAgent: 'latch-test', timeoutMs, onRequestSigned: () => undefined });
   return { send: (request: CloudRequest) => inner.send({ key, ...request }) };
 }
 
@@ -126,7 +126,7 @@ test('connection refused → 502 upstream_unavailable; a hanging cloud → 504',
 test('no signing key → device_not_enrolled, nothing sent', async () => {
   const cloud = await upstream(() => ({ status: 200 }));
   try {
-    const unenrolled = new CloudClient({ cloudUrl: cloud.url, userAgent: 't' });
+    const unenrolled = new CloudClient({ cloudUrl: cloud.url, userAgent: 't', onRequestSigned: () => undefined });
     await assert.rejects(unenrolled.send({ method: 'GET', pathAndQuery: '/v1/wallet' }), (e: unknown) => e instanceof LatchError && e.code === 'device_not_enrolled');
     assert.equal(cloud.seen.length, 0);
   } finally {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { CloudClock } from '../../src/cloud/cloud-clock.js';
 import { CloudClient } from '../../src/cloud/cloud-client.js';
 import { LatchError } from '../../src/errors/latch-error.js';
-import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 
 const LOCAL_MS = Date.parse('2026-11-23T12:00:00.300Z');
@@ -29,12 +29,12 @@ test('the cloud clock is learned from Date headers, to the second, and ignores n
 test("a signature_expired from a cloud whose clock is more than 300 s away becomes clock_skew naming both clocks", async () => {
   const secretKey = generateSecretKey();
   const publicKey = publicKeyOf(secretKey);
-  const key = { secretKey, publicKey, keyId: keyIdOf(publicKey) };
+  const key = heldKey(secretKey);
   const answer = (date: string, code: string) => async () =>
     new Response(JSON.stringify({ error: { code, message: 'x' } }), { status: 401, headers: { 'content-type': 'application/json', date } });
   const send = (fetchImpl: typeof fetch) => {
     const clock = new CloudClock(() => LOCAL_MS);
-    const client = new CloudClient({ cloudUrl: 'http://127.0.0.1:9', userAgent: 't', fetch: fetchImpl as typeof fetch, clock });
+    const client = new CloudClient({ cloudUrl: 'http://127.0.0.1:9', userAgent: 't', fetch: fetchImpl as typeof fetch, clock, onRequestSigned: () => undefined });
     return client.send({ method: 'GET', pathAndQuery: '/v1/cards', key });
   };
   await assert.rejects(send(answer('Mon, 23 Nov 2026 12:10:00 GMT', 'signature_expired') as typeof fetch), (error: unknown) => {

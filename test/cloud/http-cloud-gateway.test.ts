@@ -3,12 +3,12 @@ import { test } from 'node:test';
 import type { CloudClient, CloudRequest, CloudResponse } from '../../src/cloud/cloud-client.js';
 import { httpCloudGateway } from '../../src/cloud/http-cloud-gateway.js';
 import { OWNER } from '../../src/core/principal.js';
-import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 
 const secretKey = generateSecretKey();
-const key = { secretKey, publicKey: publicKeyOf(secretKey), keyId: keyIdOf(publicKeyOf(secretKey)) };
+const key = heldKey(secretKey);
 const call = { key, caller: { requestId: 'req_1', userAgent: 'test', principal: OWNER }, idempotencyKey: 'k1' };
 
 function fakeClient(answer: (request: CloudRequest) => CloudResponse): { client: CloudClient; sent: CloudRequest[] } {

@@ -10,6 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { writeLoginPage } from '../../src/cli/login-page.js';
 import type { Page } from 'puppeteer-core';
 import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
 import { addAgent } from '../../src/datadir/agents.js';
@@ -90,13 +92,31 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     return selector;
   }
 
-  test('log in, see the exact terms of a pending approval', async () => {
+  test('log in (the browser keeps the Secure __Host- session cookie on http://localhost), see the exact terms of a pending approval', async () => {
     const approvalId = await ask('12.34');
     await login();
     const section = await approvalSection(approvalId);
+    // Chromium keeps a Secure __Host- cookie from http://localhost (docs/decisions.md §29.4).
+    const cookies = await page.cookies(origin);
+    assert.deepEqual(cookies.map((cookie) => [cookie.name, cookie.secure, cookie.httpOnly, cookie.sameSite, cookie.path]), [['__Host-latch_console', true, true, 'Strict', '/']]);
     const text = (await page.$eval(section, (node) => (node as unknown as { innerText: string }).innerText)) as string;
     for (const term of ['12.34 USD at shop.example.com', 'shopper', stack.cards[0].card_id, stack.cards[0].label, '•••• ', 'exact', 'default', 'no rule matched']) assert.ok(text.includes(term), `the terms lack ${term}: ${text}`);
+    // Words, not wire names (issue 37 item 8): the kind, the window, the expiry in local time, the card's balance.
+    for (const term of ['one-time', 'valid 30 minutes after approval', 'local time', '100.00 USD available']) assert.ok(text.includes(term), `the terms lack ${term}: ${text}`);
+    for (const wire of ['one_time', '1800 s']) assert.ok(!text.includes(wire), `the terms show ${wire}: ${text}`);
+    assert.ok(!text.includes('less than this request'), text);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'approvals.png') });
+  });
+
+  test('an approval for more than the card holds says so beside the balance', async () => {
+    const approvalId = await ask('500.00', 'big.example.com');
+    await page.goto(`${origin}/approvals`);
+    const section = await approvalSection(approvalId);
+    const text = (await page.$eval(section, (node) => (node as unknown as { innerText: string }).innerText)) as string;
+    assert.match(text, /100\.00 USD available — less than this request/);
+    await page.type(`${section} input[aria-label="Reason for denying ${approvalId}"]`, 'too much');
+    await (await findButton(page, 'Deny', section)).click();
+    await waitForText('Denied: 500.00 USD', 'the denial');
   });
 
   test('register a passkey (presence: the passphrase), then approve with it and the charge passes', async () => {
@@ -104,7 +124,7 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     await page.waitForSelector('input[aria-label="Passkey name"]', { timeout: WAIT_MS });
     await page.type('input[aria-label="Passkey name"]', 'laptop');
     await page.type('input[aria-label="Owner passphrase for Add passkey"]', PASSPHRASE);
-    await (await findButton(page, 'Add passkey with passphrase')).click();
+    await (await findButton(page, 'Confirm with passphrase, then add passkey')).click();
     await waitForText('Passkey added.', 'the passkey to be registered');
     await waitForText('laptop (', 'the passkey in the list');
     const health = await stack.a.get('/health');
@@ -205,6 +225,23 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     assert.match(consoleProblems.join('\n'), /Content Security Policy/, 'an inline script was not reported as a CSP violation');
     assert.equal(await page.evaluate('window.inlineRan === true'), false, 'an inline script ran despite the CSP');
   });
+
+  test('the private page latch console opens instead of the link logs a fresh browser in, from file://', async () => {
+    const link = await stack.a.post('/console/login-code', {});
+    assert.equal(link.status, 201, link.text);
+    const file = writeLoginPage(stack.home, link.body.url);
+    const context = await headless.browser.createBrowserContext();
+    try {
+      const fresh = await context.newPage();
+      await fresh.goto(pathToFileURL(file).href);
+      await fresh.waitForFunction(`location.origin === ${JSON.stringify(origin)} && location.pathname === '/approvals'`, { timeout: WAIT_MS });
+      // Logged in with the page's code, which is spent now.
+      const again = await fetch(`${origin}/console/api/login`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ code: link.body.url.split('#')[1] }) });
+      assert.equal(again.status, 401);
+    } finally {
+      await context.close();
+    }
+  });
 });
 
 async function findButton(page: Page, text: string, within = 'body') {
@@ -225,8 +262,9 @@ async function findButton(page: Page, text: string, within = 'body') {
 function assertionScript(first: string, second: string): string {
   return String.raw`(async () => {
     const csrf = document.querySelector('meta[name="latch-csrf"]').getAttribute('content');
-    const call = async (path, body) => {
-      const response = await fetch('/console/api' + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-latch-csrf': csrf }, body: JSON.stringify(body) });
+    const call = async (path, proof) => {
+      const presence = btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(proof)))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+      const response = await fetch('/console/api' + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-latch-csrf': csrf, 'latch-owner-presence': presence }, body: '{}' });
       const json = await response.json();
       return { status: response.status, code: json.error ? json.error.code : undefined };
     };
@@ -239,11 +277,11 @@ function assertionScript(first: string, second: string): string {
       return { id: text(credential.rawId), client_data_json: text(credential.response.clientDataJSON), authenticator_data: text(credential.response.authenticatorData), signature: text(credential.response.signature) };
     };
     const stolen = await assertionFor(${JSON.stringify(first)});
-    const crossed = await call('/approvals/${second}/approve', { passkey: stolen });
-    const own = await call('/approvals/${first}/approve', { passkey: stolen });
+    const crossed = await call('/a/approvals/${second}/approve', { passkey: stolen });
+    const own = await call('/a/approvals/${first}/approve', { passkey: stolen });
     const fresh = await assertionFor(${JSON.stringify(first)});
-    const freshAnswer = await call('/approvals/${first}/approve', { passkey: fresh });
-    const replay = await call('/approvals/${first}/approve', { passkey: fresh });
+    const freshAnswer = await call('/a/approvals/${first}/approve', { passkey: fresh });
+    const replay = await call('/a/approvals/${first}/approve', { passkey: fresh });
     return { crossed: { status: crossed.status, code: crossed.code }, own: { status: own.status, code: own.code }, fresh: { status: freshAnswer.status }, replay: { status: replay.status, code: replay.code } };
   })()`;
 }

@@ -8,7 +8,7 @@ import { activityLine } from '../../src/console/activity.js';
 import { createConsoleSessions, LOGIN_CODE_SECONDS, SESSION_IDLE_SECONDS, SESSION_MAX_SECONDS } from '../../src/console/console-sessions.js';
 import { challengeFor, CHALLENGE_SECONDS, createPresenceChallenges } from '../../src/console/presence-challenges.js';
 import { summarizeSpending } from '../../src/console/spending-summary.js';
-import { cookieValue } from '../../src/console/console-headers.js';
+import { cookieValues } from '../../src/console/console-headers.js';
 import { cleanLabel, readPasskeys, writePasskeys } from '../../src/datadir/passkeys.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import type { AuthorizationEntry } from '../../src/core/authorization-ledger.js';
@@ -42,14 +42,18 @@ describe('console sessions', () => {
     assert.equal(sessions.session(long.cookie), undefined, 'a session outlived its lifetime');
   });
 
-  test('the cookie parser takes exactly one well-formed session cookie', () => {
+  test('the cookie parser lists the well-formed copies of the __Host- session cookie, at most four', () => {
     const value = 'a'.repeat(43);
-    assert.equal(cookieValue(`latch_console=${value}`), value);
-    assert.equal(cookieValue(`other=1; latch_console=${value}`), value);
-    assert.equal(cookieValue(`latch_console=${value}; latch_console=${value}`), undefined);
-    assert.equal(cookieValue(`latch_console=${value}x`), undefined);
-    assert.equal(cookieValue('latch_console='), undefined);
-    assert.equal(cookieValue(undefined), undefined);
+    const other = 'b'.repeat(43);
+    assert.deepEqual(cookieValues(`__Host-latch_console=${value}`), [value]);
+    assert.deepEqual(cookieValues(`other=1; __Host-latch_console=${value}`), [value]);
+    assert.deepEqual(cookieValues(`__Host-latch_console=${value}; __Host-latch_console=${value}`), [value]);
+    assert.deepEqual(cookieValues(`__Host-latch_console=${value}; __Host-latch_console=${other}`), [value, other]);
+    assert.deepEqual(cookieValues(`latch_console=${value}`), [], 'the name without its prefix is not the cookie');
+    assert.deepEqual(cookieValues(`__Host-latch_console=${value}x`), []);
+    assert.deepEqual(cookieValues('__Host-latch_console='), []);
+    assert.deepEqual(cookieValues(undefined), []);
+    assert.deepEqual(cookieValues(Array.from({ length: 5 }, (_, i) => `__Host-latch_console=${String(i).repeat(43)}`).join('; ')), []);
   });
 });
 

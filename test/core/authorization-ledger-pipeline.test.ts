@@ -12,24 +12,27 @@ import type { CloudGateway } from '../../src/core/cloud-gateway.js';
 import type { CoreDeps, OperationContext } from '../../src/core/core-deps.js';
 import type { Authorization } from '../../src/core/model.js';
 import { OWNER } from '../../src/core/principal.js';
-import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { WindowNotRecorded } from '../../src/core/signature-audit.js';
 import { allowEverything } from '../../src/core/decision.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
 import { approvalsNeverAsked } from '../support/core-deps.js';
+import { HeldWindows } from '../../src/core/held-windows.js';
+import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
+import { MemoryRecordStore } from '../support/memory-record-store.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
-const key = { secretKey, publicKey: publicKeyOf(secretKey), keyId: keyIdOf(publicKeyOf(secretKey)) };
+const key = heldKey(secretKey);
 const unexpected = () => Promise.reject(new Error('not used by this test'));
 const agentContext: OperationContext = { principal: { kind: 'agent', name: 'shopper' }, caller: { requestId: 'req_1', userAgent: 'test' }, idempotencyKey: undefined };
 const oneTime: OneTimeRequest = { kind: 'one_time', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 1250, currency: 'USD', authorizationType: 'exact', ttlSeconds: 1800 };
 const recurring: RecurringRequest = { kind: 'recurring', cardId: 'card_b', merchant: 'sub.example.com', amountMinor: 999, currency: 'USD', authorizationType: 'ceiling', interval: 'month', intervalCount: 1, startsAt: null, endsAt: null, maxCharges: null };
 
 function setup(register: (policyId: string) => Promise<Authorization>, audit: () => Promise<void> = async () => undefined) {
-  const ledger = new StoredAuthorizationLedger(undefined, () => NOW);
+  const ledger = new StoredAuthorizationLedger(new MemoryRecordStore(), () => NOW);
   const statesAtRegistration: Array<string | undefined> = [];
   const cloud: CloudGateway = {
     registerAuthorization: async (jws, call) => {
@@ -43,6 +46,8 @@ function setup(register: (policyId: string) => Promise<Authorization>, audit: ()
     listTransactions: unexpected, getTransaction: unexpected, wallet: unexpected, allocate: unexpected, enrollDevice: unexpected,
   };
   const deps: CoreDeps = {
+    heldWindows: new HeldWindows(new MemoryRecordStore()),
+    signedWindows: new SignedWindowCache(),
     device: () => ({ key, deviceId: 'dev_test', cloud }),
     audit,
     nowSeconds: () => NOW,

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { StoredAuthorizationLedger, type AuthorizationEntry } from '../../src/core/authorization-ledger.js';
 import { StateStore } from '../../src/datadir/state-store.js';
 import { tempJournalPath } from '../support/temp-journal.js';
+import { MemoryRecordStore } from '../support/memory-record-store.js';
 
 const NOW = 1_800_000_000;
 function entry(n: number, overrides: Partial<AuthorizationEntry> = {}): AuthorizationEntry {
@@ -38,7 +39,7 @@ async function openLedger(file: string, now = NOW + 1000): Promise<{ store: Stat
 const ids = (entries: AuthorizationEntry[]): string[] => entries.map((e) => e.policyId);
 
 test('pages are newest first, per agent and per card, and follow the cursor', async () => {
-  const ledger = new StoredAuthorizationLedger(undefined, () => NOW + 1000);
+  const ledger = new StoredAuthorizationLedger(new MemoryRecordStore(), () => NOW + 1000);
   for (let n = 1; n <= 12; n++) await ledger.record(entry(n));
   const cases: Array<{ query: Parameters<StoredAuthorizationLedger['page']>[0]; want: string[]; hasMore: boolean }> = [
     { query: { limit: 3 }, want: ['pw_0012', 'pw_0011', 'pw_0010'], hasMore: true },
@@ -66,7 +67,7 @@ test('pages are newest first, per agent and per card, and follow the cursor', as
 
 test('noteStatus changes an active entry once; later, repeated and unknown reports are ignored', async () => {
   const seen: string[] = [];
-  const ledger = new StoredAuthorizationLedger(undefined, () => NOW + 1000);
+  const ledger = new StoredAuthorizationLedger(new MemoryRecordStore(), () => NOW + 1000);
   ledger.onStatus((e) => seen.push(`${e.policyId}:${e.state}:${e.usedMinor}`));
   await ledger.record(entry(1));
   await ledger.record(entry(2));

@@ -7,7 +7,7 @@ import type { CoreDeps, OperationContext, SignatureAudit } from '../../src/core/
 import type { Authorization } from '../../src/core/model.js';
 import { OWNER } from '../../src/core/principal.js';
 import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
-import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { verifyJwsCompact } from '../../src/crypto/jws.js';
 import { LatchError } from '../../src/errors/latch-error.js';
@@ -16,10 +16,12 @@ import { allowEverything } from '../../src/core/decision.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
 import { approvalsNeverAsked } from '../support/core-deps.js';
 import { StoredAuthorizationLedger } from '../../src/core/authorization-ledger.js';
+import { HeldWindows } from '../../src/core/held-windows.js';
+import { MemoryRecordStore } from '../support/memory-record-store.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
-const key = { secretKey, publicKey: publicKeyOf(secretKey), keyId: keyIdOf(publicKeyOf(secretKey)) };
+const key = heldKey(secretKey);
 
 interface Registered {
   jws: string;
@@ -37,7 +39,7 @@ interface Fake {
 const unexpected = () => Promise.reject(new Error('not used by this test'));
 
 /** fakeDeps registers every window as the authorization it describes, through a fake cloud gateway. */
-function fakeDeps(options: { cache?: boolean } = {}): Fake {
+function fakeDeps(): Fake {
   const sent: Registered[] = [];
   const events: string[] = [];
   const audits: SignatureAudit[] = [];
@@ -82,6 +84,7 @@ function fakeDeps(options: { cache?: boolean } = {}): Fake {
     enrollDevice: unexpected,
   };
   const deps: CoreDeps = {
+    heldWindows: new HeldWindows(new MemoryRecordStore()),
     device: () => ({ key, deviceId: 'dev_test', cloud }),
     audit: async (record) => {
       audits.push(record);
@@ -90,9 +93,9 @@ function fakeDeps(options: { cache?: boolean } = {}): Fake {
     nowSeconds: () => NOW,
     paused: neverPaused,
     decide: allowEverything,
-    authorizations: new StoredAuthorizationLedger(undefined, () => NOW),
+    authorizations: new StoredAuthorizationLedger(new MemoryRecordStore(), () => NOW),
     approvals: approvalsNeverAsked(),
-    ...(options.cache === false ? {} : { signedWindows: new SignedWindowCache() }),
+    signedWindows: new SignedWindowCache(),
   };
   return { deps, sent, events, audits };
 }
@@ -140,11 +143,14 @@ test('the same Idempotency-Key and input re-send the first window; another input
   assert.notEqual(fresh.authorization.policyId, first.authorization.policyId);
 });
 
-test('without the cache every request signs afresh', async () => {
-  const fake = fakeDeps({ cache: false });
-  const first = await created(fake.deps, oneTime, context('k1'));
-  const again = await created(fake.deps, oneTime, context('k1'));
+test('without an Idempotency-Key every request signs afresh; the cache is a required dependency', async () => {
+  const fake = fakeDeps();
+  const first = await created(fake.deps, oneTime, context());
+  const again = await created(fake.deps, oneTime, context());
   assert.notEqual(again.window.payload.policy_id, first.window.payload.policy_id);
+  // @ts-expect-error signedWindows is required: a retry must never sign a second window (docs/decisions.md §28.6).
+  const missing: CoreDeps = { ...fake.deps, signedWindows: undefined };
+  assert.ok(missing !== undefined);
 });
 
 test('merchant verification is a ceiling window of kind merchant_verification', async () => {

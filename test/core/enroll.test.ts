@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CloudGateway, Enrollment } from '../../src/core/cloud-gateway.js';
 import { enrollDevice, type EnrollmentStore } from '../../src/core/enroll.js';
-import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 
 const newKey = () => {
   const secretKey = generateSecretKey();
-  return { secretKey, publicKey: publicKeyOf(secretKey), keyId: keyIdOf(publicKeyOf(secretKey)) };
+  return heldKey(secretKey);
 };
 
 function memoryStore(existingKeyId?: string) {

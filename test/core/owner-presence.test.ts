@@ -119,6 +119,32 @@ describe('owner presence', () => {
     assert.equal(presence.useSession(second), false, 'a cleared passphrase ends the session');
   });
 
+  test('the first session opened after a passphrase change lives: the change is taken as the baseline when it opens', async () => {
+    let salt: string | undefined = 'salt-1';
+    let verifying: (() => void) | undefined;
+    const presence = new OwnerPresence({
+      factors: [{ name: 'passphrase', configured: () => salt !== undefined, generation: () => salt }],
+      lockout: new PassphraseLockout(),
+      passphrase: () => (salt === undefined ? undefined : { id: salt, verify: async (candidate: string) => (verifying?.(), candidate === 'right passphrase') }),
+      sessions: new OwnerSessions(),
+      nowSeconds: () => T0,
+    });
+    const before = (await presence.openSession('right passphrase')).token;
+    assert.equal(presence.useSession(before), true);
+    // The passphrase changes and nothing looks at the factors before the owner logs in again.
+    salt = 'salt-2';
+    const after = (await presence.openSession('right passphrase')).token;
+    assert.equal(presence.useSession(after), true, 'the new session survives its first use');
+    assert.equal(presence.useSession(after), true);
+    assert.equal(presence.useSession(before), false, 'the session from before the change ended');
+    // A change while the passphrase is being checked: what was proved is no longer the owner's.
+    verifying = () => {
+      salt = 'salt-3';
+    };
+    await assert.rejects(presence.openSession('right passphrase'), (e) => codeOf(e) === 'invalid_passphrase');
+    assert.equal(presence.useSession(after), false, 'the change ended the sessions opened before it');
+  });
+
   test('50 wrong passphrases in parallel: at most 5 are checked', async () => {
     const checks = { count: 0 };
     const { presence } = passphrasePresence('right passphrase', { checks });

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createPublicKey, createPrivateKey } from 'node:crypto';
-import { parseSignature, signRequest, signatureBase, verifyRequestSignature, type SignableRequest } from '../../src/crypto/http-signature.js';
+import { parseSignature, signatureBase, verifyRequestSignature, type SignableRequest } from '../../src/crypto/http-signature.js';
+import { signRequest } from '../support/raw-signing.js';
 import { contentDigest, contentDigestMatches } from '../../src/crypto/content-digest.js';
 import { utf8 } from '../../src/crypto/base64url.js';
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { OWNER, type Principal } from '../../src/core/principal.js';
 import { requestAuditEntries, requestSignatureEntry, signatureEntry } from '../../src/daemon/audit-records.js';
 import { sharedAuditWriter } from '../../src/datadir/audit-writer.js';
-import { verifyAudit } from '../../src/datadir/audit-verify.js';
+import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { tempHome } from '../datadir/temp-home.js';
 
 const SHOPPER: Principal = { kind: 'agent', name: 'shopper' };

@@ -1,7 +1,9 @@
 /**
- * Who may call what, on both listeners, with a credential list that holds an agent's token
- * beside the daemon token: an agent on every owner-only route is 403 agent_not_permitted and
- * reaches no handler; on every other route it is admitted, and the core sees it as the caller.
+ * Who may call what, on every listener (A, B and the owner console), derived from the route tables:
+ * for every principal (an agent, the owner's token, an owner session, a console session, a console
+ * session with presence) every route is reached or refused exactly as its access says, by the one
+ * front door (docs/decisions.md §29.2). With a credential list that holds an agent's token beside
+ * the daemon token, the core sees the agent as the caller wherever it is admitted.
  */
 import { noPresenceFactor, passphrasePresence } from '../support/owner-presence.js';
 import assert from 'node:assert/strict';
@@ -20,6 +22,15 @@ import { Router } from '../../src/http/router.js';
 import { createLogger } from '../../src/log/logger.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
+import { signingProxyRoutes } from '../../src/proxy/signing-proxy.js';
+import { consoleTable } from '../../src/console/console-table.js';
+import type { ConsoleDeps } from '../../src/console/console-deps.js';
+import { createConsoleSessions } from '../../src/console/console-sessions.js';
+import { CONSOLE_SECURITY_HEADERS, consoleOrigin, cookieValues } from '../../src/console/console-headers.js';
+import { errorCode, sendRaw } from '../http/raw-client.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../support/paths.js';
 
 const OWNER_TOKEN = 'O'.repeat(43);
 const AGENT_TOKEN = 'G'.repeat(43);
@@ -93,13 +104,7 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'POST /sign-revocation': { path: '/sign-revocation', body: { policy_id: 'pw_abc123' } },
   'GET /transactions': { path: '/transactions' },
   'GET /transactions/:tx_id': { path: '/transactions/tx_a' },
-  'DELETE /v1/*': { path: '/v1/wallet' },
-  'GET /v1/*': { path: '/v1/wallet' },
-  'HEAD /v1/*': { path: '/v1/wallet' },
-  'PATCH /v1/*': { path: '/v1/wallet', body: {} },
-  'POST /v1/*': { path: '/v1/wallet/allocate', body: { card_id: 'card_a', amount: '1.00' } },
-  'PUT /v1/*': { path: '/v1/wallet', body: {} },
-  'POST /v1/authorizations/:policy_id/revoke': { path: '/v1/authorizations/pw_a/revoke', body: { jws: 'a.b.c' } },
+  ...proxyRequests(),
   'POST /console/login-code': { path: '/console/login-code', body: {} },
   'GET /agents': { path: '/agents' },
   'POST /agents': { path: '/agents', body: { name: 'helper' } },
@@ -127,6 +132,16 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'POST /web-bot-auth/sign': { path: '/web-bot-auth/sign', body: { method: 'GET', url: 'https://shop.example.com/' } },
 };
 
+/** A request for each route of the /v1 proxy, from its one table; the catch-all refuses what no row names. */
+function proxyRequests(): Record<string, { path: string; body?: unknown }> {
+  const requests: Record<string, { path: string; body?: unknown }> = {};
+  for (const route of signingProxyRoutes(() => { throw new Error('not called'); })) {
+    const path = route.pattern === '/v1/*' ? '/v1/nothing' : route.pattern.replace(':policy_id', 'pw_a').replace(':card_id', 'card_a').replace(':transaction_id', 'tx_a');
+    requests[`${route.method} ${route.pattern}`] = route.method === 'POST' ? { path, body: { jws: 'a.b.c' } } : { path };
+  }
+  return requests;
+}
+
 /** B's /authorize names its fields differently. */
 const REQUESTS_B: Record<string, { path: string; body?: unknown }> = {
   ...REQUESTS,
@@ -135,38 +150,40 @@ const REQUESTS_B: Record<string, { path: string; body?: unknown }> = {
 
 /** The owner-only routes of owner-control §1 that only stop money or read (owner-presence §1: 'owner'), per listener. */
 const OWNER_ONLY = {
-  a: ['DELETE /owner/sessions/current', 'GET /agents', 'GET /policy', 'GET /v1/*', 'HEAD /v1/*', 'POST /approvals/:approval_id/deny', 'POST /console/login-code', 'POST /pause', 'POST /sign-revocation', 'POST /v1/authorizations/:policy_id/revoke'],
+  a: ['DELETE /owner/sessions/current', 'GET /agents', 'GET /policy', 'POST /approvals/:approval_id/deny', 'POST /console/login-code', 'POST /pause', 'POST /sign-revocation', ...proxyNames('owner')].sort(),
   b: [] as string[],
 };
+
+/** The proxy's routes of one access level: its reads and revocations are 'owner', the rest 'owner_present'. */
+function proxyNames(access: Route['access']): string[] {
+  return signingProxyRoutes(() => { throw new Error('not called'); }).filter((route) => route.access === access).map((route) => `${route.method} ${route.pattern}`);
+}
 
 /** The routes that need the owner's presence once a factor is configured (owner-presence §1), per listener. */
 const OWNER_PRESENT = {
   a: [
     'DELETE /agents/:name',
-    'DELETE /v1/*',
-    'PATCH /v1/*',
     'POST /agents',
     'POST /agents/:name/rotate',
     'POST /approvals/:approval_id/approve',
     'POST /resume',
     'POST /sign-card-policy-window',
     'POST /sign-policy-window',
-    'POST /v1/*',
     'POST /wallet/allocate',
     'PUT /policy',
-    'PUT /v1/*',
-  ],
+    ...proxyNames('owner_present'),
+  ].sort(),
   b: ['POST /wallet/allocate'],
 };
 
 /** fakeOwner answers the owner routes and records who called them (a session opens with no caller). */
 function fakeOwner(callers: Principal[], presence?: OwnerPresence): OwnerOperations {
-  const agent = { name: 'helper', createdAt: new Date(NOW * 1000), lastUsedAt: null };
+  const agent = { name: 'helper', createdAt: new Date(NOW * 1000), lastUsedAt: null, identityKeyId: null };
   return {
     openSession: async (passphrase) => (presence === undefined ? { token: 'los_fake', expiresAtSeconds: NOW + 300 } : presence.openSession(passphrase)),
     pause: (...args: unknown[]) => seenCall(callers, args, { since: '2027-01-15T08:00:00Z', reason: null }),
     resume: (...args: unknown[]) => seenCall(callers, args, true),
-    replacePolicy: (...args: unknown[]) => seenCall(callers, args, { sha256: '0'.repeat(64), previousSha256: null }),
+    replacePolicy: (...args: unknown[]) => seenCall(callers, args, { sha256: '0'.repeat(64), previousSha256: null, warnings: [] }),
     addAgent: (...args: unknown[]) => seenCall(callers, args, { agent, token: 'T'.repeat(43) }),
     listAgents: () => {
       callers.push(OWNER);
@@ -303,7 +320,7 @@ describe('an agent token on both listeners', () => {
           if (route.method === 'HEAD') return assert.equal(owner.status, 409, 'the owner reaches the proxy (device_not_enrolled)');
           assert.notEqual(owner.body['error']?.code, 'agent_not_permitted');
           // Admitted: an answer of the handler (the proxy's device_not_enrolled, DELETE /owner/sessions/current's not_found without a session).
-          assert.ok((owner.status >= 200 && owner.status < 300) || ['device_not_enrolled', 'not_found'].includes(owner.body['error']?.code), `${name}: ${owner.status} ${JSON.stringify(owner.body)}`);
+          assert.ok((owner.status >= 200 && owner.status < 300) || ['device_not_enrolled', 'not_found', 'proxy_route_not_allowed'].includes(owner.body['error']?.code), `${name}: ${owner.status} ${JSON.stringify(owner.body)}`);
         });
       } else {
         test(`${name}: the agent is admitted, and the core sees the agent as the caller`, async () => {
@@ -403,7 +420,7 @@ describe('owner presence on both listeners, with a passphrase configured (owner-
   }
 
   test('on the /v1 proxy a passphrase in the body is refused (it would travel to the cloud); the header is not forwarded', async () => {
-    const route = tablesWith([]).a.find((candidate) => routeName(candidate) === 'POST /v1/*') as Route;
+    const route = tablesWith([]).a.find((candidate) => routeName(candidate) === 'POST /v1/wallet/allocate') as Route;
     const inBody = await send('a', route, { authorization: `Bearer ${OWNER_TOKEN}` }, { passphrase: PASSPHRASE });
     assert.equal(inBody.status, 400, inBody.text);
     assert.equal(inBody.code, 'invalid_request');
@@ -421,4 +438,169 @@ describe('owner presence on both listeners, with a passphrase configured (owner-
     const forged = await fetch(`http://127.0.0.1:${port}/agents`, { headers: { authorization: `Bearer los_${'A'.repeat(43)}` } });
     assert.equal(forged.status, 401, 'a made-up session token is refused');
   });
+});
+
+/**
+ * Every route of every listener, for every kind of caller, derived from the route tables the
+ * daemon builds (docs/decisions.md §29.2): the one front door alone decides who reaches which
+ * handler. Each handler is replaced by one that only records that it was reached, so what is
+ * tested is the door, and a refused request must reach no handler at all.
+ */
+describe('every route on every listener for every principal', () => {
+  const PASSPHRASE = 'correct horse battery staple';
+  type Listener = 'a' | 'b' | 'console';
+  type Caller = 'agent' | 'owner token' | 'owner session' | 'console session' | 'console session with presence';
+  const CALLERS: readonly Caller[] = ['agent', 'owner token', 'owner session', 'console session', 'console session with presence'];
+  const reached: string[] = [];
+  const servers: Partial<Record<Listener, { server: LocalServer; port: number; routes: Route[] }>> = {};
+  const { presence } = passphrasePresence(PASSPHRASE);
+  const consoleSessions = createConsoleSessions();
+  let ownerSessionToken = '';
+  let consoleCookie = '';
+  let consoleCsrf = '';
+
+  /** recorded replaces each handler with one that notes its route and answers 299. */
+  const recorded = (routes: readonly Route[]): Route[] =>
+    routes.map((route) => ({
+      ...route,
+      handler: () => {
+        reached.push(routeName(route));
+        return { status: 299, body: { reached: routeName(route) } };
+      },
+    }));
+
+  before(async () => {
+    const log = createLogger({ level: 'silent' });
+    const tables = tablesWith([], presence);
+    const consolePort = { value: 0 };
+    const consoleRoutesTable = consoleTable({ port: () => consolePort.value } as ConsoleDeps, tables.a);
+    const credentials = () => [
+      { token: OWNER_TOKEN, principal: OWNER },
+      { token: AGENT_TOKEN, principal: SHOPPER },
+    ];
+    for (const [listener, routes] of [['a', tables.a], ['b', tables.b], ['console', consoleRoutesTable]] as const) {
+      const table = recorded(routes);
+      const frontDoor = createFrontDoor({
+        listener,
+        router: new Router(table),
+        credentials: listener === 'console' ? () => [] : credentials,
+        presence,
+        log,
+        ...(listener === 'console' && {
+          browser: {
+            origin: consoleOrigin,
+            sessions: consoleSessions,
+            cookieValues,
+            provePasskey: () => Promise.reject(new LatchError('passkey_not_verified')),
+            answerHeaders: CONSOLE_SECURITY_HEADERS,
+          },
+        }),
+      });
+      const server = createLocalServer({ listener, port: 0, frontDoor, log });
+      const port = await server.listen();
+      if (listener === 'console') consolePort.value = port;
+      servers[listener] = { server, port, routes: table };
+    }
+    ownerSessionToken = (await presence.openSession(PASSPHRASE)).token;
+    const login = consoleSessions.login(consoleSessions.issueCode().code);
+    assert.ok(login !== undefined);
+    consoleCookie = login.cookie;
+    consoleCsrf = login.csrf;
+  });
+  after(async () => {
+    for (const entry of Object.values(servers)) await entry?.server.close(0);
+  });
+
+  /** The credential headers of a caller. */
+  function credentialHeaders(caller: Caller): Record<string, string> {
+    switch (caller) {
+      case 'agent':
+        return { authorization: `Bearer ${AGENT_TOKEN}` };
+      case 'owner token':
+        return { authorization: `Bearer ${OWNER_TOKEN}` };
+      case 'owner session':
+        return { authorization: `Bearer ${ownerSessionToken}` };
+      case 'console session':
+        return { cookie: `__Host-latch_console=${consoleCookie}`, 'x-latch-csrf': consoleCsrf };
+      case 'console session with presence':
+        return {
+          cookie: `__Host-latch_console=${consoleCookie}`,
+          'x-latch-csrf': consoleCsrf,
+          'latch-owner-presence': Buffer.from(JSON.stringify({ passphrase: PASSPHRASE })).toString('base64url'),
+        };
+    }
+  }
+
+  /** What the door must do: let the caller reach the route's handler, or refuse with this code. */
+  function expected(listener: Listener, route: Route, caller: Caller): 'reached' | { status: number; code: string } {
+    if (route.access === 'public') return 'reached';
+    if (listener === 'console') {
+      if (caller === 'console session with presence') return 'reached';
+      if (caller !== 'console session') return { status: 401, code: 'console_login_required' };
+      return route.access === 'owner_present' ? { status: 403, code: 'owner_presence_required' } : 'reached';
+    }
+    if (caller === 'console session' || caller === 'console session with presence') return { status: 401, code: 'missing_bearer_token' };
+    if (caller === 'owner session') return 'reached';
+    if (caller === 'agent') return route.access === 'agents' ? 'reached' : { status: 403, code: 'agent_not_permitted' };
+    return route.access === 'owner_present' ? { status: 403, code: 'owner_presence_required' } : 'reached';
+  }
+
+  /** A path that matches the route's pattern. */
+  const samplePath = (pattern: string): string =>
+    pattern
+      .split('/')
+      .map((segment) => (segment === '*' ? 'nothing' : segment.startsWith(':') ? `${segment.slice(1).replace(/_id$/, '')}_abc` : segment))
+      .join('/');
+
+  test("no module calls a route's handler but the front door (the sandbox's server serves only the sandbox)", () => {
+    const callers: string[] = [];
+    const walk = (folder: string): void => {
+      for (const entry of readdirSync(folder, { withFileTypes: true })) {
+        const full = path.join(folder, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.name.endsWith('.ts') && /\.handler\(|\.handler\.(?:call|apply)\(/.test(readFileSync(full, 'utf8'))) callers.push(path.relative(REPO_ROOT, full));
+      }
+    };
+    walk(path.join(REPO_ROOT, 'src'));
+    assert.deepEqual(callers.sort(), ['src/http/front-door.ts', 'src/sandbox/http/sandbox-server.ts']);
+  });
+
+  test('the console table holds its pages, its own routes and every route of A, mounted under /console/api/a', () => {
+    const names = new Set((servers.console?.routes ?? []).map(routeName));
+    for (const route of servers.a?.routes ?? []) assert.ok(names.has(`${route.method} /console/api/a${route.pattern}`), `${routeName(route)} is not mounted on the console`);
+    assert.ok([...names].some((name) => name.startsWith('GET /console/api/') && !name.startsWith('GET /console/api/a/')), 'the console has its own routes');
+    assert.ok(names.has('GET /approvals') && names.has('GET /assets/console.js'), 'the console has its pages');
+  });
+
+  for (const listener of ['a', 'b', 'console'] as const) {
+    for (const caller of CALLERS) {
+      test(`${listener === 'console' ? 'the console' : `Variant ${listener.toUpperCase()}`}, as ${caller}: every route is reached or refused exactly as its access says`, async () => {
+        const entry = servers[listener];
+        assert.ok(entry !== undefined && entry.routes.length > 0);
+        const problems: string[] = [];
+        for (const route of entry.routes) {
+          const method = route.method === '*' ? 'GET' : route.method;
+          const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
+          const headers: Record<string, string> = {
+            host: `${listener === 'console' ? 'localhost' : '127.0.0.1'}:${entry.port}`,
+            ...credentialHeaders(caller),
+            ...(listener === 'console' && method !== 'GET' && method !== 'HEAD' && { origin: consoleOrigin(entry.port) }),
+            ...(hasBody && { 'content-type': 'application/json' }),
+          };
+          reached.length = 0;
+          const answer = await sendRaw(entry.port, { method, target: samplePath(route.pattern), headers: Object.entries(headers), ...(hasBody && { body: '{}' }) });
+          const want = expected(listener, route, caller);
+          const name = `${routeName(route)} → ${answer.status} ${answer.body.slice(0, 160)}`;
+          if (want === 'reached') {
+            if (answer.status !== 299 || reached.length !== 1 || reached[0] !== routeName(route)) problems.push(`${name}: should reach its handler (reached ${JSON.stringify(reached)})`);
+          } else {
+            if (reached.length !== 0) problems.push(`${name}: reached ${JSON.stringify(reached)} though it should be refused`);
+            if (answer.status !== want.status) problems.push(`${name}: should be ${want.status} ${want.code}`);
+            else if (method !== 'HEAD' && errorCode(answer) !== want.code) problems.push(`${name}: should be ${want.code}`);
+          }
+        }
+        assert.deepEqual(problems, []);
+      });
+    }
+  }
 });

@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import type { AuditEntry } from '../../src/datadir/audit-entry.js';
 import { AUDIT_LINGER_MS, createAuditWriter } from '../../src/datadir/audit-writer.js';
 import { assertAuditAppendable, auditLogPath, readAuditHead, type AuditAppendResult } from '../../src/datadir/audit-log.js';
-import { verifyAudit } from '../../src/datadir/audit-verify.js';
+import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { tempHome } from './temp-home.js';
 

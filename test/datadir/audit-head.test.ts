@@ -5,7 +5,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import type { AuditEntry } from '../../src/datadir/audit-entry.js';
 import { HEAD_FILE_BYTES, HEAD_SLOT_BYTES, parseHeadFile } from '../../src/datadir/audit-head.js';
 import { appendAudit, assertAuditAppendable, auditHeadPath, auditLogPath, readAuditHead } from '../../src/datadir/audit-log.js';
-import { verifyAudit } from '../../src/datadir/audit-verify.js';
+import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { createAuditWriter } from '../../src/datadir/audit-writer.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { tempHome } from './temp-home.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { appendAudit } from '../../src/datadir/audit-log.js';
 import { auditLockPath, withAuditLock } from '../../src/datadir/audit-lock.js';
-import { verifyAudit } from '../../src/datadir/audit-verify.js';
+import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { createAuditWriter } from '../../src/datadir/audit-writer.js';
 import { REPO_ROOT } from '../support/paths.js';
 

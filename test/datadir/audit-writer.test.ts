@@ -13,7 +13,7 @@ import {
   readAuditHead,
   type AuditAppendResult,
 } from '../../src/datadir/audit-log.js';
-import { verifyAudit } from '../../src/datadir/audit-verify.js';
+import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { tempHome } from './temp-home.js';
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
 import { loadConfig, saveConfig } from '../../src/datadir/config.js';
-import { generateDeviceKey, loadDeviceKey, storeDeviceKey } from '../../src/datadir/device-key.js';
+import { generateDeviceKey, loadDeviceKey, storeDeviceKey } from '../../src/signer/device-key.js';
 import { deviceKeyNextPath, finishKeyRollover, keyNamedByConfig, stageDeviceKey } from '../../src/datadir/key-rollover.js';
 import { tempHome } from './temp-home.js';
 

@@ -15,6 +15,7 @@ import { addAgent, readAgentToken, removeAgent, rotateAgent } from '../../src/da
 import { LatchError } from '../../src/errors/latch-error.js';
 import type { Route } from '../../src/http/route.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
+import { signingProxyRoutes } from '../../src/proxy/signing-proxy.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
 import type { CoreOperations } from '../../src/core/operations.js';
 import type { EvidenceOperations } from '../../src/variant-a/evidence-routes.js';
@@ -50,14 +51,10 @@ after(() => stack.close());
  * of that name must be owner-only, and every other route (but A's /health) must admit agents.
  * Routes added later by other parts (GET /policy, approval decisions) are covered once they exist.
  */
+const PROXY_ROUTE_NAMES = signingProxyRoutes(() => { throw new Error('not called'); }).map((route) => `${route.method} ${route.pattern}`);
 const OWNER_ONLY: ReadonlySet<string> = new Set([
-  'DELETE /v1/*',
-  'GET /v1/*',
-  'HEAD /v1/*',
-  'PATCH /v1/*',
-  'POST /v1/*',
-  'PUT /v1/*',
-  'POST /v1/authorizations/:policy_id/revoke',
+  // Every route of the /v1 proxy, from its one table.
+  ...PROXY_ROUTE_NAMES,
   // owner-presence §1, §4: the owner's controls through the API.
   'GET /agents',
   'POST /agents',

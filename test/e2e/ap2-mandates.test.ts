@@ -14,14 +14,15 @@ import { ES256, digest } from '@sd-jwt/crypto-nodejs';
 import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { addAgent } from '../../src/datadir/agents.js';
 import { runLatch, startStack, type JsonClient, type Stack } from '../support/stack.js';
-import { loadDeviceKey } from '../../src/datadir/device-key.js';
-import { signPack } from '../../src/evidence/pack-jws.js';
+import { loadDeviceKey } from '../../src/signer/device-key.js';
+import { signEvidencePack } from '../../src/signer/index.js';
 import { verifyEvidence } from '../../src/evidence/verify-pack.js';
 import { requestValue } from '../../src/evidence/request-view.js';
 import { requestSha256 } from '../../src/core/approval.js';
 import { Ap2MandateSigner } from '../../src/signer/ap2-mandate.js';
-import { generateP256Scalar, p256PublicKeyObject } from '../../src/crypto/p256.js';
-import { loadMandateKey } from '../../src/datadir/mandate-key.js';
+import { p256PublicKeyObject } from '../../src/crypto/p256.js';
+import { generateP256Scalar } from '../../src/signer/p256-scalar.js';
+import { loadMandateKey } from '../../src/signer/mandate-key.js';
 import { verifyRootSdJwt } from '../../src/ap2/verify-sd-jwt.js';
 import type { OpenPaymentClaims } from '../../src/ap2/open-mandates.js';
 
@@ -246,7 +247,7 @@ describe('the evidence pack of a mandate', () => {
       const { jws: _old, ...pack } = JSON.parse(text);
       change(pack);
       const bodyText = JSON.stringify(pack);
-      return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signPack(bodyText, device))}}\n`;
+      return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signEvidencePack(device, bodyText))}}\n`;
     };
     const cases: [string, (pack: Record<string, any>) => void, RegExp][] = [
       ['unchanged', () => undefined, /^$/],

@@ -9,10 +9,11 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
-import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { startExtraDaemon } from '../support/extra-daemon.js';
 import { jsonAnswer, startRecordingServer } from '../support/recording-server.js';
 import { JsonClient, runLatch, startStack, type HttpAnswer, type Stack } from '../support/stack.js';
+import { secretOf } from '../support/raw-signing.js';
 
 let stack: Stack;
 before(async () => {
@@ -43,13 +44,13 @@ describe('what is recorded', () => {
     assert.equal(first?.['operation'], 'sign_request');
     assert.equal(first?.['method'], 'POST');
     assert.equal(first?.['path'], '/v1/devices');
-    assert.equal(first?.['key_id'], stack.daemon.services.deviceKey()?.keyId);
+    assert.equal(first?.['key_id'], loadDeviceKey(stack.home)?.keyId);
     assert.equal(first?.['agent'], 'owner', 'latch setup is the owner');
   });
 
   test('the signing primitives: one line each, written before the response', async () => {
     const card = stack.cards[0].card_id;
-    const keyId = stack.daemon.services.deviceKey()?.keyId;
+    const keyId = loadDeviceKey(stack.home)?.keyId;
     const window = await stack.a.post('/sign-card-policy-window', { card_id: card, amount: '12.50', merchant_name: 'shop.example.com' }, headers);
     assert.deepEqual(
       linesOf(window).map((line) => ({ ...line, seq: 0, prev: '', time: '' })),
@@ -183,7 +184,7 @@ describe('integrity and secrecy', () => {
     const text = readFileSync(path.join(stack.home, 'audit.log'), 'utf8');
     const key = loadDeviceKey(stack.home);
     assert.ok(key !== undefined);
-    const secretKey = Buffer.from(key.secretKey);
+    const secretKey = Buffer.from(secretOf(key));
     for (const secret of [stack.token(), agentToken, stack.sandbox.adminKey, secretKey.toString('base64url'), secretKey.toString('base64'), secretKey.toString('hex')]) {
       assert.ok(!text.includes(secret), 'not in audit.log');
       assert.ok(!stack.logs().includes(secret), 'not in the daemon log');

@@ -62,6 +62,8 @@ test('the first authorization after the cloud clock jumps, with no answer in bet
     assert.equal(first.body.error.code, 'clock_skew', label);
     assert.equal(first.body.error.param, undefined, `${label}: no field the caller did not send`);
     assert.match(first.body.error.message, /the cloud's clock reads \d{4}-\d\d-\d\dT[\d:]+Z, this device's \d{4}-\d\d-\d\dT[\d:]+Z/, label);
+    assert.match(first.body.error.message, /set this device's clock right/, `${label}: the way out if it comes back`);
+    assert.match(first.body.error.remedy, /clock right/, label);
     const next = await stack.a.post('/authorize', { card_id: card, amount: '1.00', merchant_name: `jump-${label}.example.com` });
     assert.equal(next.status, 200, `${label}: the daemon learned the clock from the refusal: ${next.text}`);
     assert.equal((await stack.charge(card, `jump-${label}.example.com`, '1.00')).body.decision, 'approved', label);

@@ -11,11 +11,12 @@ import { after, before, describe, test } from 'node:test';
 import * as jose from 'jose';
 import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
 import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
-import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { readToken } from '../../src/datadir/token.js';
 import { verifyEvidence } from '../../src/index.js';
 import { assertError } from '../support/e2e-assert.js';
 import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.js';
+import { secretOf } from '../support/raw-signing.js';
 
 // Amounts of 5.00 and above wait for the owner; below, the policy allows at once.
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'large', min_amount: '5.00', decision: 'ask' }] };
@@ -77,7 +78,7 @@ describe('a pack checked by jose with its own key', () => {
       const window = await verifyWithJose(pack, pack.window.jws);
       assert.deepEqual(JSON.parse(new TextDecoder().decode(window.payload)), pack.window.payload);
       assert.equal(window.protectedHeader.kid, key.kid);
-      assert.deepEqual(verifyEvidence(text), { ok: true, policyId: pack.policy_id, keyId: key.kid });
+      assert.deepEqual(verifyEvidence(text), { ok: true, policyId: pack.policy_id, keyId: key.kid, keyPinned: false });
     });
   }
 
@@ -137,9 +138,9 @@ describe('what a pack holds', () => {
       readAgentToken(stack.home, 'shopper'),
       readAgentToken(stack.home, 'travel'),
       PASSPHRASE,
-      Buffer.from(key.secretKey).toString('base64url'),
-      Buffer.from(key.secretKey).toString('base64'),
-      Buffer.from(key.secretKey).toString('hex'),
+      Buffer.from(secretOf(key)).toString('base64url'),
+      Buffer.from(secretOf(key)).toString('base64'),
+      Buffer.from(secretOf(key)).toString('hex'),
     ];
     for (const text of [charged.text, approved.text]) {
       for (const secret of secrets) assert.ok(!text.includes(secret), 'a secret is in a pack');
@@ -162,7 +163,7 @@ describe('every kind of authorization', () => {
       assert.equal(created.status, 200, created.text);
       const pack = await shopper.get(`/authorizations/${created.body.policy_id}/evidence`);
       assert.equal(pack.status, 200, pack.text);
-      assert.deepEqual(verifyEvidence(pack.text), { ok: true, policyId: created.body.policy_id, keyId: pack.body.jwks.keys[0].kid }, `${route} ${JSON.stringify(body)}`);
+      assert.deepEqual(verifyEvidence(pack.text), { ok: true, policyId: created.body.policy_id, keyId: pack.body.jwks.keys[0].kid, keyPinned: false }, `${route} ${JSON.stringify(body)}`);
       assert.equal(pack.body.request.kind, route === '/merchant-bind' ? 'merchant_verification' : 'recurring');
     }
   });
@@ -223,7 +224,7 @@ describe('the command line', () => {
     const offline = { LATCH_HOME: path.join(stack.root, 'no-such-home') };
     const verified = await runLatch(['evidence', 'verify', file], offline);
     assert.equal(verified.code, 0, verified.stderr);
-    assert.match(verified.stdout, /holds/);
+    assert.match(verified.stdout, /consistent with itself/);
     writeFileSync(file, readFileSync(file, 'utf8').replace('"amount":"2.50"', '"amount":"3.50"'));
     const tampered = await runLatch(['evidence', 'verify', file], offline);
     assert.equal(tampered.code, 6);

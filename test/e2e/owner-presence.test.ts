@@ -14,14 +14,15 @@ import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../../src/cli/main.js';
 import { writePinnedKey } from '../../src/client/pinned-key.js';
-import { buildWindowPayload, signPayload } from '../../src/core/window-payload.js';
+import { buildWindowPayload } from '../../src/core/window-payload.js';
 import { createDaemon } from '../../src/daemon/create-daemon.js';
 import { clearApprovalPassphrase, setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
 import { loadConfig } from '../../src/datadir/config.js';
-import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { readToken } from '../../src/datadir/token.js';
 import { assertError } from '../support/e2e-assert.js';
 import { JsonClient, startStack, type Stack } from '../support/stack.js';
+import { signJwsCompact, secretOf } from '../support/raw-signing.js';
 
 const PASSPHRASE = 'the owner is right here';
 let stack: Stack;
@@ -77,9 +78,10 @@ describe('nothing signs around the ledger (owner-presence §3), with no presence
     assert.ok(key !== undefined);
     const deviceId = loadConfig(stack.home).device_id as string;
     const now = Math.floor(Date.now() / 1000);
-    const foreign = signPayload(
+    const foreign = signJwsCompact(
       buildWindowPayload({ cardId: card, merchant: 'bypass.example.com', amountMinor: 4000, currency: 'USD', authorizationType: 'exact', kind: 'one_time', notBefore: now, notAfter: now + 600 }, deviceId, now),
-      key,
+      key.keyId,
+      secretOf(key),
     );
     const refused = await stack.a.post('/v1/authorizations', { jws: foreign });
     assertError(refused, 403, 'proxy_route_not_allowed');
@@ -256,7 +258,7 @@ describe('with the owner passphrase set (owner-presence §1, §2, §4)', () => {
     const owner = new JsonClient(stack.a.baseUrl, () => session);
     const added = await owner.post('/agents', { name: 'helper' });
     assert.equal(added.status, 201, added.text);
-    assert.deepEqual(Object.keys(added.body).sort(), ['created_at', 'last_used_at', 'name', 'token']);
+    assert.deepEqual(Object.keys(added.body).sort(), ['created_at', 'identity_key_id', 'last_used_at', 'name', 'token']);
     const agent = new JsonClient(stack.a.baseUrl, () => added.body.token as string);
     assert.equal((await agent.get('/cards')).status, 200);
     assertError(await owner.post('/agents', { name: 'helper' }), 409, 'agent_exists');

@@ -12,6 +12,9 @@ import { startExtraDaemon, type ExtraDaemon } from '../support/extra-daemon.js';
 import { verifyLatchSignature } from '../support/independent-http-signature.js';
 import { hang, jsonAnswer, startRecordingServer, type RecordingServer } from '../support/recording-server.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROXY_ROUTES } from '../../src/proxy/proxy-routes.js';
 
 let stack: Stack;
 let cloud: RecordingServer;
@@ -87,7 +90,7 @@ describe('escapes', () => {
         const headers: Array<[string, string]> = method === 'POST' ? [['Content-Type', 'application/json']] : [];
         const answer = await daemon.raw(method, target, headers, body);
         assert.ok([400, 403, 404].includes(answer.status), `${method} ${target} → ${answer.status} ${answer.body}`);
-        assert.ok(['invalid_request', 'forbidden_host', 'not_found'].includes(errorCode(answer) ?? ''), `${target}: ${answer.body}`);
+        assert.ok(['invalid_request', 'forbidden_host', 'not_found', 'proxy_route_not_allowed'].includes(errorCode(answer) ?? ''), `${target}: ${answer.body}`);
       }
     }
     assert.equal(evil.requests.length, 0);
@@ -95,21 +98,94 @@ describe('escapes', () => {
     assert.equal(cloud.requests.length, before, 'none of them was forwarded at all');
   });
 
-  test('odd but harmless paths are forwarded exactly as sent, and stay under /v1/', async () => {
+  test('odd paths that are no row of the allow-list are refused, never forwarded', async () => {
     const before = cloud.requests.length;
-    const harmless = ['/v1/a.b/c..d', '/v1/@evil.example/x', '/v1/x?next=http://evil.example/../../y', '/v1/%252e%252e/x', '/v1/x;y=..'];
-    for (const target of harmless) {
+    const odd = ['/v1/a.b/c..d', '/v1/@evil.example/x', '/v1/x?next=http://evil.example/../../y', '/v1/%252e%252e/x', '/v1/x;y=..', '/v1/wallet;x', '/v1/wallet/'];
+    for (const target of odd) {
       const answer = await daemon.raw('GET', target);
-      assert.equal(answer.status, 200, `${target}: ${answer.body}`);
+      assert.ok(['invalid_request', 'proxy_route_not_allowed'].includes(errorCode(answer) ?? ''), `${target}: ${answer.status} ${answer.body}`);
     }
-    const received = cloud.requests.slice(before).map((r) => r.target);
-    assert.deepEqual(received, harmless);
-    for (const target of received) assertUnderV1(target);
+    assert.equal(cloud.requests.length, before);
   });
 
   test('a Host naming another host is refused before any routing', async () => {
     const answer = await daemon.raw('GET', '/v1/wallet', [['Host', evilHost()]]);
     assert.equal(errorCode(answer), 'forbidden_host');
+  });
+});
+
+/** auditLines counts the lines of the daemon's audit log: an upstream signature adds one. */
+const auditLines = (): number => readFileSync(join(stack.home, 'audit.log'), 'utf8').split('\n').filter((line) => line !== '').length;
+
+describe('the allow-list of method and canonical path (docs/decisions.md §29.1)', () => {
+  /** Each would register, revoke or move money at a cloud that decodes escapes or folds case. */
+  const disguised: Array<[string, string]> = [
+    ['POST', '/v1/%61uthorizations'],
+    ['POST', '/v1/%41uthorizations'],
+    ['POST', '/v1/authorization%73'],
+    ['POST', '/v1/Authorizations'],
+    ['POST', '/v1/AUTHORIZATIONS'],
+    ['POST', '/v1/%70olicy-windows'],
+    ['POST', '/v1/Policy-Windows'],
+    ['POST', '/v1/policy%2Dwindows'],
+    ['POST', '/v1/authorizations/'],
+    ['POST', '/v1/authorizations;x=1'],
+    ['POST', '/v1/V1/authorizations'],
+    ['POST', '/V1/authorizations'],
+    ['POST', '/v1/authorizations/pw_abc/Revoke'],
+    ['POST', '/v1/authorizations/%70w_abc/revoke'],
+    ['POST', '/v1/authorizations/PW_ABC/revoke'],
+    ['POST', '/v1/Authorizations/pw_abc/revoke'],
+    ['POST', '/v1/wallet/Allocate'],
+    ['POST', '/v1/wallet/%61llocate'],
+    ['PUT', '/v1/authorizations'],
+    ['PATCH', '/v1/authorizations/pw_abc'],
+    ['DELETE', '/v1/authorizations/pw_abc'],
+    ['POST', '/v1/authorizations/pw_abc'],
+    ['POST', '/v1/devices'],
+    ['POST', '/v1/sandbox/charges'],
+    ['GET', '/v1/%63ards'],
+    ['GET', '/v1/Cards'],
+    ['GET', '/v1/cards/CARD_ABC'],
+    ['GET', '/v1/cards/%63ard_abc'],
+  ];
+
+  test('POST /v1/%61uthorizations, /v1/Authorizations and every other disguise are refused, never signed nor forwarded', async () => {
+    const sentBefore = cloud.requests.length;
+    const linesBefore = auditLines();
+    for (const [method, target] of disguised) {
+      const body = method === 'GET' || method === 'DELETE' ? undefined : '{"jws":"a.b.c"}';
+      const headers: Array<[string, string]> = body === undefined ? [] : [['Content-Type', 'application/json']];
+      const answer = await daemon.raw(method, target, headers, body);
+      assert.ok([400, 403, 404].includes(answer.status), `${method} ${target} → ${answer.status} ${answer.body}`);
+      assert.ok(['invalid_request', 'proxy_route_not_allowed', 'not_found'].includes(errorCode(answer) ?? ''), `${method} ${target}: ${answer.body}`);
+    }
+    assert.equal(cloud.requests.length, sentBefore, 'nothing was forwarded');
+    assert.equal(auditLines(), linesBefore, 'nothing was signed (an upstream signature is an audit line)');
+  });
+
+  test('a percent-escape anywhere in the path is 400 invalid_request, param path; a path outside the table is 403 proxy_route_not_allowed', async () => {
+    const escaped = await daemon.raw('POST', '/v1/%61uthorizations', [['Content-Type', 'application/json']], '{"jws":"a.b.c"}');
+    assert.equal(escaped.status, 400);
+    assert.equal(errorCode(escaped), 'invalid_request');
+    assert.equal((JSON.parse(escaped.body) as { error: { param: string } }).error.param, 'path');
+    const folded = await daemon.raw('POST', '/v1/Authorizations', [['Content-Type', 'application/json']], '{"jws":"a.b.c"}');
+    assert.equal(folded.status, 403);
+    assert.equal(errorCode(folded), 'proxy_route_not_allowed');
+  });
+
+  test('every row of the table is forwarded as sent, and HEAD beside each GET', async () => {
+    const before = cloud.requests.length;
+    const sample = (pattern: string) => pattern.replace(':policy_id', 'pw_abc').replace(':card_id', 'card_abc').replace(':transaction_id', 'tx_abc');
+    const rows = PROXY_ROUTES.filter((row) => row.purpose === 'read' || row.purpose === 'move_money');
+    for (const row of rows) {
+      const answer = await daemon.raw(row.method, sample(row.pattern), row.method === 'POST' ? [['Content-Type', 'application/json']] : [], row.method === 'POST' ? '{}' : undefined);
+      assert.equal(answer.status, 200, `${row.method} ${row.pattern}: ${answer.body}`);
+      if (row.method === 'GET') assert.equal((await daemon.raw('HEAD', sample(row.pattern))).status, 200, `HEAD ${row.pattern}`);
+    }
+    const received = cloud.requests.slice(before).map((request) => `${request.method} ${request.target}`);
+    const expected = rows.flatMap((row) => (row.method === 'GET' ? [`GET ${sample(row.pattern)}`, `HEAD ${sample(row.pattern)}`] : [`${row.method} ${sample(row.pattern)}`]));
+    assert.deepEqual(received, expected);
   });
 });
 
@@ -209,7 +285,7 @@ describe('answers', () => {
         response.end(body);
       });
       // POST with a key: retried on 503 like any safe request, and still passed back as it was.
-      const answer = await daemon.raw('POST', '/v1/things', [['Content-Type', 'application/json']], '{}');
+      const answer = await daemon.raw('POST', '/v1/wallet/allocate', [['Content-Type', 'application/json']], '{}');
       assert.equal(answer.status, status);
       assert.equal(answer.body, body);
       assert.deepEqual(answer.headers['content-type'], [contentType]);
@@ -222,7 +298,7 @@ describe('answers', () => {
         response.writeHead(status, { location: `${evil.url}/v1/stolen`, 'content-type': 'application/json' });
         response.end('{"moved":true}');
       });
-      const answer = await daemon.raw('POST', '/v1/things', [['Content-Type', 'application/json']], '{"a":1}');
+      const answer = await daemon.raw('POST', '/v1/wallet/allocate', [['Content-Type', 'application/json']], '{"a":1}');
       assert.equal(answer.status, status);
       assert.equal(answer.body, '{"moved":true}');
       assert.equal(answer.headers['location'], undefined);
@@ -238,12 +314,12 @@ describe('answers', () => {
     const exact = `{"pad":"${'a'.repeat(cap - frame.length)}"}`;
     assert.equal(Buffer.byteLength(exact), cap);
     const before = cloud.requests.length;
-    const ok = await daemon.raw('POST', '/v1/bulk', [['Content-Type', 'application/json']], exact);
+    const ok = await daemon.raw('POST', '/v1/wallet/allocate', [['Content-Type', 'application/json']], exact);
     assert.equal(ok.status, 200, ok.body.slice(0, 200));
     assert.equal(cloud.requests.length, before + 1);
     assert.equal(cloud.requests.at(-1)?.body.toString('utf8'), exact);
     const over = `{"pad":"${'a'.repeat(cap - frame.length + 1)}"}`;
-    const refused = await daemon.raw('POST', '/v1/bulk', [['Content-Type', 'application/json']], over);
+    const refused = await daemon.raw('POST', '/v1/wallet/allocate', [['Content-Type', 'application/json']], over);
     assert.equal(refused.status, 413);
     assert.equal(errorCode(refused), 'payload_too_large');
     assert.equal(cloud.requests.length, before + 1);
@@ -255,21 +331,21 @@ describe('answers', () => {
       response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(cap) });
       response.end(Buffer.alloc(cap, 0x61));
     });
-    const whole = await daemon.raw('GET', '/v1/big');
+    const whole = await daemon.raw('GET', '/v1/wallet');
     assert.equal(whole.status, 200);
     assert.equal(whole.body.length, cap);
     cloud.respondWith((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(cap + 1) });
       response.end(Buffer.alloc(cap + 1, 0x61));
     });
-    assert.equal(errorCode(await daemon.raw('GET', '/v1/big')), 'upstream_unavailable');
+    assert.equal(errorCode(await daemon.raw('GET', '/v1/wallet')), 'upstream_unavailable');
     cloud.respondWith((_request, response) => {
       // Chunked, no Content-Length: the daemon must count as it reads.
       response.writeHead(200, { 'content-type': 'application/json' });
       for (let i = 0; i < 5; i++) response.write(Buffer.alloc(cap / 4, 0x61));
       response.end();
     });
-    const streamed = await daemon.raw('GET', '/v1/big');
+    const streamed = await daemon.raw('GET', '/v1/wallet');
     assert.equal(streamed.status, 502);
     assert.equal(errorCode(streamed), 'upstream_unavailable');
   });
@@ -279,31 +355,29 @@ describe('answers', () => {
     assert.equal(answer.status, 200, answer.text);
     assert.deepEqual(answer.body, { usdt: '400.00', allocated: '150.00', available: '250.00' });
     const refused = await stack.a.get('/v1/nothing-here');
-    assert.equal(refused.status, 404);
+    assertError(refused, 403, 'proxy_route_not_allowed');
   });
 });
 
 describe('idempotency keys', () => {
-  test('forwarded when sent; made for POST/PUT/PATCH/DELETE when absent; none for GET', async () => {
+  test('forwarded when sent; made for a POST when absent; none for GET', async () => {
     const before = cloud.requests.length;
-    await daemon.a.post('/v1/things', { a: 1 }, { 'idempotency-key': 'my-key-123' });
-    await daemon.a.post('/v1/things', { a: 1 });
-    await daemon.a.request('PUT', '/v1/things/1', { a: 1 });
-    await daemon.a.request('PATCH', '/v1/things/1', { a: 1 });
-    await daemon.a.request('DELETE', '/v1/things/1');
-    await daemon.a.get('/v1/things');
+    await daemon.a.post('/v1/wallet/allocate', { a: 1 }, { 'idempotency-key': 'my-key-123' });
+    await daemon.a.post('/v1/wallet/allocate', { a: 1 });
+    await daemon.a.post('/v1/wallet/allocate', { a: 2 });
+    await daemon.a.get('/v1/wallet');
     const keys = cloud.requests.slice(before).map((r) => r.headers['idempotency-key']);
     assert.equal(keys[0], 'my-key-123');
-    for (const key of keys.slice(1, 5)) assert.match(key as string, /^[\x21-\x7e]{8,255}$/);
-    assert.equal(new Set(keys.slice(0, 5)).size, 5);
-    assert.equal(keys[5], undefined);
+    for (const key of keys.slice(1, 3)) assert.match(key as string, /^[\x21-\x7e]{8,255}$/);
+    assert.equal(new Set(keys.slice(0, 3)).size, 3);
+    assert.equal(keys[3], undefined);
   });
 
   test('a malformed key is 400 and nothing is sent', async () => {
     const before = cloud.requests.length;
-    const answer = await daemon.a.post('/v1/things', { a: 1 }, { 'idempotency-key': 'k'.repeat(256) });
+    const answer = await daemon.a.post('/v1/wallet/allocate', { a: 1 }, { 'idempotency-key': 'k'.repeat(256) });
     assertError(answer, 400, 'invalid_request', 'Idempotency-Key');
-    const raw = await daemon.raw('POST', '/v1/things', [['Content-Type', 'application/json'], ['Idempotency-Key', 'tab\tinside']], '{}');
+    const raw = await daemon.raw('POST', '/v1/wallet/allocate', [['Content-Type', 'application/json'], ['Idempotency-Key', 'tab\tinside']], '{}');
     assert.equal(errorCode(raw), 'invalid_request');
     assert.equal(cloud.requests.length, before);
   });
@@ -316,7 +390,7 @@ describe('the upstream down or slow', () => {
     const down = await startExtraDaemon(stack.home, { LATCH_CLOUD_URL: gone.url });
     try {
       assertError(await down.a.get('/v1/wallet'), 502, 'upstream_unavailable');
-      assertError(await down.a.post('/v1/things', { a: 1 }), 502, 'upstream_unavailable');
+      assertError(await down.a.post('/v1/wallet/allocate', { a: 1 }), 502, 'upstream_unavailable');
     } finally {
       await down.close();
     }
@@ -327,7 +401,7 @@ describe('the upstream down or slow', () => {
     const daemonSlow = await startExtraDaemon(stack.home, { LATCH_CLOUD_URL: slow.url, LATCH_UPSTREAM_TIMEOUT_MS: '250' });
     try {
       assertError(await daemonSlow.a.get('/v1/wallet'), 504, 'upstream_unavailable');
-      assertError(await daemonSlow.a.post('/v1/things', { a: 1 }), 504, 'upstream_unavailable');
+      assertError(await daemonSlow.a.post('/v1/wallet/allocate', { a: 1 }), 504, 'upstream_unavailable');
       assert.ok(slow.requests.length >= 2);
     } finally {
       await daemonSlow.close();

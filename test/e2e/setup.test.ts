@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { loadConfig } from '../../src/datadir/config.js';
-import { deviceKeyPath } from '../../src/datadir/device-key.js';
+import { deviceKeyPath } from '../../src/signer/device-key.js';
 import { assertError } from '../support/e2e-assert.js';
 import { startExtraDaemon } from '../support/extra-daemon.js';
 import { runLatch, startStack, type Stack } from '../support/stack.js';

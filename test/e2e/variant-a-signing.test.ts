@@ -131,8 +131,8 @@ describe('RFC 9421 on every upstream request', () => {
     await daemon.a.post('/authorize', { card_id: card(), amount: 1, merchant_name: 'shop.example.com' });
     await daemon.a.post('/wallet/allocate', { card_id: card(), amount: 1 });
     await daemon.a.get('/v1/wallet?x=1&y=%20');
-    await daemon.a.request('PUT', '/v1/things/thing_1', { a: 1 });
-    await daemon.a.request('DELETE', '/v1/things/thing_1');
+    await daemon.a.post('/v1/wallet/allocate', { a: 1 });
+    await daemon.a.get('/v1/authorizations/pw_thing1');
     assert.equal(cloud.requests.length, 7);
     const nonces = new Set<string>();
     for (const request of cloud.requests) {
@@ -163,8 +163,8 @@ describe('RFC 9421 on every upstream request', () => {
         'POST /v1/authorizations',
         'POST /v1/wallet/allocate',
         'GET /v1/wallet?x=1&y=%20',
-        'PUT /v1/things/thing_1',
-        'DELETE /v1/things/thing_1',
+        'POST /v1/wallet/allocate',
+        'GET /v1/authorizations/pw_thing1',
       ],
     );
   });

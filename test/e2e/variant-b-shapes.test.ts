@@ -153,13 +153,13 @@ describe('Variant B: exact response shapes', () => {
     assert.match(wallet.text, /"available":249\.5[,}]/);
   });
 
-  test('errors on B are the common body {error: {code, message, request_id, param?}}', async () => {
+  test('errors on B are the common body {error: {code, message, remedy, request_id, param?}}', async () => {
     const notFound = await stack.b.get('/cards/card_doesnotexist');
     expectError(notFound, 404, 'card_not_found');
     assertKeys(notFound.body, B_SHAPES.error, 'error body');
-    assertKeys(notFound.body.error, ['code', 'message', 'request_id'], 'error object');
+    assertKeys(notFound.body.error, ['code', 'message', 'remedy', 'request_id'], 'error object');
     const invalid = await stack.b.post('/authorize', { card_id: cardId, amount: 1, merchant: 'shop.example.com', ttl: '30' });
     expectError(invalid, 400, 'invalid_request', 'ttl');
-    assertKeys(invalid.body.error, ['code', 'message', 'param', 'request_id'], 'error object with param');
+    assertKeys(invalid.body.error, ['code', 'message', 'remedy', 'param', 'request_id'], 'error object with param');
   });
 });

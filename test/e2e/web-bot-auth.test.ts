@@ -179,6 +179,8 @@ describe('POST /web-bot-auth/sign: refusals', () => {
     ['an unknown field', { method: 'GET', url: 'https://shop.example.com/', body: 'x' }, 400, 'invalid_request'],
     ['a card number in the query', { method: 'GET', url: 'https://shop.example.com/pay?n=4111111111111111' }, 400, 'card_data_not_accepted'],
     ['a percent-encoded card number in the path', { method: 'GET', url: 'https://shop.example.com/pay/4111%2D1111%2D1111%2D1111' }, 400, 'card_data_not_accepted'],
+    ['a host with two trailing dots (an empty label)', { method: 'GET', url: 'https://shop.example.com../' }, 400, 'invalid_request', 'url'],
+    ['a host with an empty label inside', { method: 'GET', url: 'https://shop..example.com/' }, 400, 'invalid_request', 'url'],
     ['a CVV field in the query', { method: 'GET', url: 'https://shop.example.com/pay?cvv=123' }, 400, 'card_data_not_accepted'],
   ];
   for (const [name, body, status, code, param] of cases) {
@@ -208,6 +210,8 @@ describe('POST /web-bot-auth/sign: refusals', () => {
       refusedWith(await shopper.post('/web-bot-auth/sign', { method: 'GET', url: 'https://casino.example.com/' }), 403, 'policy_denied');
       const refused = await shopper.post('/web-bot-auth/sign', { method: 'GET', url: 'https://www.CASINO.example.com./' });
       assert.equal((refused.body as { error: { rule: string } }).error.rule, 'no-casino', refused.text);
+      // Trailing dots past the root's one do not make another host: nothing is signed for it.
+      for (const url of ['https://casino.example.com../', 'https://www.casino.example.com.../']) refusedWith(await shopper.post('/web-bot-auth/sign', { method: 'GET', url }), 400, 'invalid_request', 'url');
       await sign(shopper, { method: 'GET', url: 'https://shop.example.com/' });
       // The rule names agents only: the owner may still present itself there.
       await sign(stack.a, { method: 'GET', url: 'https://casino.example.com/' });
@@ -362,14 +366,14 @@ describe('the sandbox cloud serves the directory of the devices it knows', () =>
 
 
   test('registration refuses a key whose kid is not its thumbprint, whose proof does not verify, or names another authority', async () => {
-    const { signMessage } = await import('../../src/identity/message-signature.js');
+    const { signMessage, secretOf } = await import('../support/raw-signing.js');
     const { proofComponents, proofParams } = await import('../../src/identity/directory-proof.js');
-    const { signingKeyOf } = await import('../../src/identity/identity-key-file.js');
+    const { signingKeyOf } = await import('../../src/signer/identity-key-file.js');
     const { directoryKey } = await import('../../src/identity/key-directory.js');
     const key = signingKeyOf(new Uint8Array(32).fill(7));
     const authority = new URL(stack.sandbox.url).host;
     const now = Math.floor(Date.now() / 1000);
-    const entry = (overrides: Record<string, unknown> = {}, signWith = key.secretKey, signedAuthority = authority) => ({
+    const entry = (overrides: Record<string, unknown> = {}, signWith = secretOf(key), signedAuthority = authority) => ({
       jwk: directoryKey(key),
       authority,
       created: now,
@@ -377,10 +381,20 @@ describe('the sandbox cloud serves the directory of the devices it knows', () =>
       signature: signMessage('b', proofComponents(signedAuthority), proofParams(key.keyId, now, now + 3600), signWith).signature.slice(3, -1),
       ...overrides,
     });
-    const put = (body: unknown) => stack.a.request('PUT', '/v1/devices/identity-directory', body);
+    // Signed with the device's key as the daemon signs its own registration (the /v1 proxy does not forward this route).
+    const { CloudClient } = await import('../../src/cloud/cloud-client.js');
+    const { loadDeviceKey } = await import('../../src/signer/device-key.js');
+    const deviceKey = loadDeviceKey(stack.home);
+    assert.ok(deviceKey !== undefined);
+    const client = new CloudClient({ cloudUrl: stack.sandbox.url, userAgent: 'latch-test', onRequestSigned: () => {} });
+    const put = async (body: unknown): Promise<HttpAnswer> => {
+      const answer = await client.send({ method: 'PUT', pathAndQuery: '/v1/devices/identity-directory', body: new TextEncoder().encode(JSON.stringify(body)), contentType: 'application/json', key: deviceKey });
+      const text = new TextDecoder().decode(answer.rawBody);
+      return { status: answer.status, headers: answer.headers, body: JSON.parse(text) as unknown, text };
+    };
     refusedWith(await put({ keys: [entry({ jwk: { ...directoryKey(key), kid: 'NFcWBst6DXG-N35nHdzMrioWntdzNZghQSkjHNMMSjw' } })] }), 400, 'invalid_request', 'keys[0].jwk');
     refusedWith(await put({ keys: [entry({}, new Uint8Array(32).fill(8))] }), 400, 'invalid_request', 'keys[0].signature');
-    refusedWith(await put({ keys: [entry({ authority: 'evil.example' }, key.secretKey, 'evil.example')] }), 400, 'invalid_request', 'keys[0].authority');
+    refusedWith(await put({ keys: [entry({ authority: 'evil.example' }, secretOf(key), 'evil.example')] }), 400, 'invalid_request', 'keys[0].authority');
     refusedWith(await put({ keys: [entry({ expires: now + 40 * 3600 })] }), 400, 'invalid_request', 'keys[0].expires');
     refusedWith(await put({ keys: [entry({ jwk: { ...directoryKey(key), d: 'secret' } })] }), 400, 'invalid_request', 'keys[0].jwk');
     refusedWith(await put({ keys: 'all' }), 400, 'invalid_request', 'keys');

@@ -7,22 +7,24 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { requestSha256 } from '../../src/core/approval.js';
-import { AUTHORIZATION_RECORD_TYPE, StoredAuthorizationLedger } from '../../src/core/authorization-ledger.js';
+import { AUTHORIZATION_RECORD_TYPE, AUTHORIZATION_SIGNATURE_RECORD_TYPE, StoredAuthorizationLedger } from '../../src/core/authorization-ledger.js';
 import { requestAuthorization } from '../../src/core/authorizations.js';
 import type { OneTimeRequest } from '../../src/core/authorization-request.js';
 import type { CloudGateway } from '../../src/core/cloud-gateway.js';
 import type { CoreDeps, OperationContext } from '../../src/core/core-deps.js';
 import type { Authorization } from '../../src/core/model.js';
 import type { RecordStore, StateRecord, StateRecordOwner } from '../../src/core/record-store.js';
-import { signPayload } from '../../src/core/window-payload.js';
-import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, heldKey, signJwsCompact } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
 import { approvalsNeverAsked } from '../support/core-deps.js';
+import { HeldWindows } from '../../src/core/held-windows.js';
+import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
+import { MemoryRecordStore } from '../support/memory-record-store.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
-const key = { secretKey, publicKey: publicKeyOf(secretKey), keyId: keyIdOf(publicKeyOf(secretKey)) };
+const key = heldKey(secretKey);
 const unexpected = () => Promise.reject(new Error('not used by this test'));
 const context: OperationContext = { principal: { kind: 'agent', name: 'shopper' }, caller: { requestId: 'req_1', userAgent: 'test' }, idempotencyKey: undefined };
 const request: OneTimeRequest = { kind: 'one_time', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 1250, currency: 'USD', authorizationType: 'exact', ttlSeconds: 1800, reference: 'order-9' };
@@ -52,6 +54,8 @@ function pipeline(store: MemoryStore) {
     listTransactions: unexpected, getTransaction: unexpected, wallet: unexpected, allocate: unexpected, enrollDevice: unexpected,
   };
   const deps: CoreDeps = {
+    heldWindows: new HeldWindows(new MemoryRecordStore()),
+    signedWindows: new SignedWindowCache(),
     device: () => ({ key, deviceId: 'dev_test', cloud }),
     audit: async () => undefined,
     nowSeconds: () => NOW,
@@ -68,8 +72,10 @@ test('one record per authorization carries the request, its hash, the window, th
   const { deps, ledger, sent } = pipeline(store);
   const created = await requestAuthorization(deps, request, context);
   assert.equal(created.outcome, 'created');
-  assert.equal(store.records.length, 1, 'no record of its own: the ledger entry carries it');
+  assert.equal(store.records.length, 2, 'no record of its own: the ledger entry carries it; then the JWS that was signed');
   const policyId = JSON.parse(store.records[0] as string).policy_id as string;
+  assert.deepEqual(JSON.parse(store.records[1] as string), { type: AUTHORIZATION_SIGNATURE_RECORD_TYPE, policy_id: policyId, jws: sent[0] });
+  assert.equal(ledger.get(policyId)?.jws, sent[0], 'the ledger keeps the JWS the cloud received: the evidence pack never signs it again');
   const evidence = ledger.get(policyId)?.evidence;
   assert.ok(evidence !== undefined);
   assert.deepEqual(evidence.request, request);
@@ -78,7 +84,7 @@ test('one record per authorization carries the request, its hash, the window, th
   assert.equal(evidence.keyId, key.keyId);
   assert.deepEqual(evidence.decision, { decision: 'allow', rule: 'groceries', reasons: ['rule groceries (allow): shop.example.com'], policySha256: POLICY_SHA });
   assert.equal(evidence.approvalId, null);
-  assert.equal(signPayload(evidence.window, key), sent[0], 'the kept payload signs to exactly the JWS the cloud received');
+  assert.equal(signJwsCompact(evidence.window, key.keyId, secretKey), sent[0], 'the kept payload signs to exactly the JWS the cloud received');
 });
 
 test('the record survives a replay and a compaction unchanged', async () => {
@@ -90,7 +96,11 @@ test('the record survives a replay and a compaction unchanged', async () => {
   // Replay: a new ledger reads the journal's records.
   const replayed = new MemoryStore();
   const again = new StoredAuthorizationLedger(replayed, () => NOW);
-  for (const text of store.records) replayed.owners.get(AUTHORIZATION_RECORD_TYPE)?.replay(JSON.parse(text) as StateRecord, NOW);
+  for (const text of store.records) {
+    const record = JSON.parse(text) as StateRecord;
+    replayed.owners.get(record.type)?.replay(record, NOW);
+  }
+  assert.ok(before?.jws !== undefined);
   assert.deepEqual(again.get(policyId), before);
   // Compaction writes what live() returns; a ledger replaying that has the same entry.
   const live = replayed.owners.get(AUTHORIZATION_RECORD_TYPE)?.live(NOW) ?? [];

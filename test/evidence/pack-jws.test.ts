@@ -5,14 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { LatchError } from '../../src/errors/latch-error.js';
-import { signPack, verifyCompact } from '../../src/evidence/pack-jws.js';
+import { verifyCompact } from '../../src/evidence/pack-jws.js';
+import { signEvidencePack } from '../../src/signer/index.js';
 
 const secretKey = generateSecretKey();
 const publicKey = publicKeyOf(secretKey);
-const key = { secretKey, publicKey, keyId: keyIdOf(publicKey) };
+const key = heldKey(secretKey);
 // A SHA-256 in hex whose digits hold 4111111111111111, a test card number that passes Luhn.
 const HASH_WITH_DIGITS = `a4111111111111111b${'c'.repeat(46)}`;
 
@@ -22,7 +23,7 @@ function body(extra: Record<string, unknown>): string {
 
 test('hashes are not card numbers: a pack of them is signed, and verifies', () => {
   const text = body({});
-  const jws = signPack(text, key);
+  const jws = signEvidencePack(key, text);
   const verified = verifyCompact(jws, publicKey);
   assert.notEqual(typeof verified, 'string');
   assert.equal((verified as { payloadText: string }).payloadText, text);
@@ -38,12 +39,12 @@ test('a card number anywhere in a pack refuses it: a member, a reference, an aud
     body({ amount: 4111111111111111 }),
   ];
   for (const text of cases) {
-    assert.throws(() => signPack(text, key), (error: unknown) => error instanceof LatchError && error.code === 'card_data_not_accepted', text.slice(0, 80));
+    assert.throws(() => signEvidencePack(key, text), (error: unknown) => error instanceof LatchError && error.code === 'card_data_not_accepted', text.slice(0, 80));
   }
 });
 
 test('the reader refuses what is not exactly one signature', () => {
-  const jws = signPack(body({}), key);
+  const jws = signEvidencePack(key, body({}));
   const [header, payload, signature] = jws.split('.') as [string, string, string];
   // The last base64url character of a 64-byte signature carries 2 unused bits: another letter
   // decodes to the same bytes, and must still be refused.

@@ -8,14 +8,17 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { loadDeviceKey } from '../../src/datadir/device-key.js';
+import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { lineHash } from '../../src/datadir/audit-lines.js';
-import type { DeviceKey } from '../../src/datadir/device-key.js';
-import { signPack } from '../../src/evidence/pack-jws.js';
+import type { DeviceKey } from '../../src/signer/device-key.js';
+import { signEvidencePack } from '../../src/signer/index.js';
 import { verifyEvidence } from '../../src/evidence/verify-pack.js';
-import { signPayload } from '../../src/core/window-payload.js';
 import { fuzzCount, fuzzSeed, SeededRandom } from '../adversarial/seeded-random.js';
-import { startStack, type Stack } from '../support/stack.js';
+import { runLatch, startStack, type Stack } from '../support/stack.js';
+import { generateSecretKey, publicKeyOf, signEd25519, signJwsCompact, secretOf } from '../support/raw-signing.js';
+import { toBase64Url, utf8 } from '../../src/crypto/base64url.js';
+import { EVIDENCE_JWS_TYP } from '../../src/evidence/pack.js';
+import { keyIdOf, publicJwk } from '../../src/crypto/jwk.js';
 
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'large', min_amount: '5.00', decision: 'ask' }] };
 
@@ -49,7 +52,7 @@ function resigned(text: string, edit: (pack: Pack) => void): string {
   const { jws: _jws, ...body } = JSON.parse(text) as Pack;
   edit(body);
   const bodyText = JSON.stringify(body);
-  return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signPack(bodyText, key))}}\n`;
+  return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signEvidencePack(key, bodyText))}}\n`;
 }
 
 /** edited writes a pack changed by edit, keeping its JWS (as anyone could). */
@@ -74,6 +77,20 @@ test('the untouched packs hold, as text, as bytes and as the parsed object', () 
   // Re-signing an unchanged pack gives a pack that holds: the re-signed cases below fail for their change alone.
   assert.equal(verifyEvidence(resigned(chargedText, () => {})).ok, true);
   assert.equal(verifyEvidence(resigned(approvedText, () => {})).ok, true);
+});
+
+test('a pretty-printed pack does not hold, and docs/evidence.md warns of it in the words verify uses', async () => {
+  const { readFileSync } = await import('node:fs');
+  const doc = readFileSync(new URL('../../docs/evidence.md', import.meta.url), 'utf8');
+  for (const text of [chargedText, approvedText]) {
+    const pretty = JSON.stringify(JSON.parse(text), null, 2);
+    const verdict = verifyEvidence(pretty);
+    assert.equal(verdict.ok, false);
+    const problem = 'problem' in verdict ? verdict.problem : '';
+    assert.match(problem, /exact form \(one line of JSON, as exported\)/);
+    assert.ok(doc.includes(problem), `docs/evidence.md quotes the problem verify names: ${problem}`);
+  }
+  assert.match(doc, /\*\*Keep the file exactly as exported\.\*\* Pretty-printing it/);
 });
 
 describe('each tampering fails, kept signature or signed again', () => {
@@ -120,7 +137,7 @@ describe('each tampering fails, kept signature or signed again', () => {
   test('a window signed again over other terms fails on the terms, not only on a signature', () => {
     const text = resigned(chargedText, (p) => {
       p.window.payload.amount = '3.50';
-      p.window.jws = signPayload(p.window.payload, key);
+      p.window.jws = signJwsCompact(p.window.payload, key.keyId, secretOf(key));
     });
     assert.match(problemOf(text), /the window's amount is not the request's/);
   });
@@ -152,4 +169,83 @@ test('any byte changed anywhere fails (seeded; LATCH_FUZZ_SEED and LATCH_FUZZ_CO
       assert.equal(verdict.ok, false, `seed ${seed}: byte ${position} changed from ${bytes[position]} to ${changed[position]} still verified`);
     }
   }
+});
+
+/**
+ * forgedWithFreshKey is the red team's pack (issue 34): the approved pack with the request changed
+ * from its agent to `owner` and the approval removed, its audit lines and window signed again with
+ * a key of the forger's own, which the pack then carries. It is consistent with itself.
+ */
+function forgedWithFreshKey(text: string): string {
+  const secretKey = generateSecretKey();
+  const fresh = { secretKey, publicKey: publicKeyOf(secretKey), keyId: keyIdOf(publicKeyOf(secretKey)) };
+  const { jws: _jws, ...body } = JSON.parse(text) as Pack;
+  const oldKid = body.jwks.keys[0].kid as string;
+  body.jwks = { keys: [{ ...publicJwk(fresh.publicKey), kid: fresh.keyId, ...Object.fromEntries(Object.entries(body.jwks.keys[0]).filter(([name]) => !['kty', 'crv', 'x', 'kid'].includes(name))) }] };
+  body.window = { jws: signJwsCompact(body.window.payload, fresh.keyId, fresh.secretKey), payload: body.window.payload };
+  body.request.agent = 'owner';
+  body.approval = null;
+  body.decision = { ...body.decision, decision: 'allow', rule: null, reasons: [] };
+  const lines: string[] = [];
+  const hashes: string[] = [];
+  let previous: { seq: number; hash: string } | undefined;
+  for (const line of body.audit.lines as string[]) {
+    const record = JSON.parse(line) as Record<string, unknown>;
+    if (record['policy_id'] !== body.policy_id) continue;
+    if (record['key_id'] === oldKid) record['key_id'] = fresh.keyId;
+    if (typeof record['agent'] === 'string') record['agent'] = 'owner';
+    if (previous !== undefined && record['seq'] === previous.seq + 1) record['prev'] = previous.hash;
+    const rewritten = JSON.stringify(record);
+    const hash = lineHash(new TextEncoder().encode(rewritten));
+    lines.push(rewritten);
+    hashes.push(hash);
+    previous = { seq: record['seq'] as number, hash };
+  }
+  body.audit = { lines, line_sha256: hashes, log_end: { seq: previous?.seq, sha256: previous?.hash } };
+  const bodyText = JSON.stringify(body);
+  const signingInput = `${toBase64Url(utf8(JSON.stringify({ alg: 'EdDSA', kid: fresh.keyId, typ: EVIDENCE_JWS_TYP })))}.${toBase64Url(utf8(bodyText))}`;
+  const packJws = `${signingInput}.${toBase64Url(signEd25519(utf8(signingInput), fresh.secretKey))}`;
+  return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(packJws)}}\n`;
+}
+
+describe('naming the expected device key (issue 34 item 3)', () => {
+  test('a pack re-signed with a fresh key (request changed to owner, approval removed) holds unpinned, and fails when the device key is named', () => {
+    const forged = forgedWithFreshKey(approvedText);
+    const unpinned = verifyEvidence(forged);
+    assert.equal(unpinned.ok, true, unpinned.ok ? '' : unpinned.problem);
+    assert.equal(unpinned.ok && unpinned.keyPinned, false, 'an unpinned verdict says it pinned nothing');
+    const pinned = verifyEvidence(forged, { expectedKeyIds: [key.keyId] });
+    assert.equal(pinned.ok, false);
+    assert.match(pinned.ok ? '' : pinned.problem, new RegExp(`^the pack is signed by key \\S+, not by the expected device key \\(${key.keyId}\\)$`));
+    // The genuine pack holds against the same key, and says so.
+    assert.deepEqual(verifyEvidence(approvedText, { expectedKeyIds: [key.keyId] }), { ok: true, policyId: JSON.parse(approvedText).policy_id, keyId: key.keyId, keyPinned: true });
+  });
+
+  test('latch evidence verify: --key-id and --jwks refuse the forged pack (exit 6 naming both keys); unpinned it says it proves only internal consistency', async () => {
+    const forgedFile = path.join(stack.root, 'forged.json');
+    const genuineFile = path.join(stack.root, 'genuine.json');
+    const jwksFile = path.join(stack.root, 'device-jwks.json');
+    writeFileSync(forgedFile, forgedWithFreshKey(approvedText));
+    writeFileSync(genuineFile, approvedText);
+    writeFileSync(jwksFile, JSON.stringify({ keys: [{ ...publicJwk(key.publicKey), kid: 'a kid is not trusted: the key is' }] }));
+    const offline = { LATCH_HOME: path.join(stack.root, 'no-such-home') };
+    const unpinned = await runLatch(['evidence', 'verify', forgedFile], offline);
+    assert.equal(unpinned.code, 0, unpinned.stderr);
+    assert.match(unpinned.stdout, /the key the pack carries/);
+    assert.match(unpinned.stdout, /proves only internal consistency/);
+    assert.doesNotMatch(unpinned.stdout, /holds/);
+    for (const pin of [['--key-id', key.keyId], ['--jwks', jwksFile]]) {
+      const refused = await runLatch(['evidence', 'verify', forgedFile, ...pin], offline);
+      assert.equal(refused.code, 6, `${pin[0]}: ${refused.stdout}`);
+      assert.match(refused.stderr, new RegExp(`not by the expected device key \\(${key.keyId}\\)`));
+      const genuine = await runLatch(['evidence', 'verify', genuineFile, ...pin, '--json'], offline);
+      assert.equal(genuine.code, 0, genuine.stdout);
+      assert.equal(JSON.parse(genuine.stdout).key_pinned, true);
+      const human = await runLatch(['evidence', 'verify', genuineFile, ...pin], offline);
+      assert.match(human.stdout, new RegExp(`holds: signed by key ${key.keyId}, the device key you named`));
+    }
+    assert.equal((await runLatch(['evidence', 'verify', genuineFile, '--key-id', 'short'], offline)).code, 2);
+    writeFileSync(jwksFile, '{"keys":[]}');
+    assert.equal((await runLatch(['evidence', 'verify', genuineFile, '--jwks', jwksFile], offline)).code, 2);
+  });
 });

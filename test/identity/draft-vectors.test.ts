@@ -16,9 +16,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { contentDigest } from '../../src/crypto/content-digest.js';
 import { keyIdOf, publicJwk } from '../../src/crypto/jwk.js';
-import { signingKeyOf } from '../../src/identity/identity-key-file.js';
+import { signingKeyOf } from '../../src/signer/identity-key-file.js';
 import { directoryBody, directoryComponents, signDirectory, DIRECTORY_TAG } from '../../src/identity/key-directory.js';
-import { component, serializeSignatureParams, signatureBase, signMessage, type SignatureParameter } from '../../src/identity/message-signature.js';
+import { component, serializeSignatureParams, signatureBase, type SignatureParameter } from '../../src/identity/message-signature.js';
+import { secretOf, signMessage } from '../support/raw-signing.js';
 
 /** RFC 9421 Appendix B.1.4, test-key-ed25519: the PKCS#8 private key, whose last 32 bytes are the seed. */
 const TEST_KEY_PKCS8 = 'MC4CAQAwBQYDK2VwBCIEIJ+DYvh6SEqVTm50DFtMDoQikTmiCqirVv9mWG9qfSnF';
@@ -53,7 +54,7 @@ describe('draft-ietf-webbotauth-httpsig-protocol: Ed25519 test vectors', () => {
       signatureBase(covered, serialized),
       '"@authority": example.com\n"signature-agent";key="agent2": "https://signature-agent.test"\n"@signature-params": ("@authority" "signature-agent";key="agent2");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=4889289600;nonce="n9p433xm+NJ3ph3upfBIGmsuwHw387YV7Q/F+6BSpGCVjYCqQw6rznNA8PVVLySrAWsv0hQtFioQb6E1YsauiA==";tag="web-bot-auth"',
     );
-    const signed = signMessage('sig2', covered, params, key.secretKey);
+    const signed = signMessage('sig2', covered, params, secretOf(key));
     assert.equal(signed.signatureInput, 'sig2=("@authority" "signature-agent";key="agent2");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=4889289600;nonce="n9p433xm+NJ3ph3upfBIGmsuwHw387YV7Q/F+6BSpGCVjYCqQw6rznNA8PVVLySrAWsv0hQtFioQb6E1YsauiA==";tag="web-bot-auth"');
     assert.equal(signed.signature, 'sig2=:RdNFx5Bj6au3YgAMQL/RzmUlZE8QZLIaXGRpw985hWnwPfMxT228NMk6ehRS1PSl4e8PhbNZACSanGdhEwYCCg==:');
   });
@@ -72,7 +73,7 @@ describe('draft-ietf-webbotauth-httpsig-protocol: Ed25519 test vectors', () => {
       signatureBase(covered, serializeSignatureParams(covered, params)),
       '"@authority": example.com\n"signature-agent": "https://signature-agent.test"\n"@signature-params": ("@authority" "signature-agent");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=1735693200;nonce="e8N7S2MFd/qrd6T2R3tdfAuuANngKI7LFtKYI/vowzk4lAZYadIX6wW25MwG7DCT9RUKAJ0qVkU0mEeLElW1qg==";tag="web-bot-auth"',
     );
-    const signed = signMessage('sig2', covered, params, key.secretKey);
+    const signed = signMessage('sig2', covered, params, secretOf(key));
     assert.equal(signed.signature, 'sig2=:jdq0SqOwHdyHr9+r5jw3iYZH6aNGKijYp/EstF4RQTQdi5N5YYKrD+mCT1HA1nZDsi6nJKuHxUi/5Syp3rLWBA==:');
   });
 
@@ -88,7 +89,7 @@ describe('draft-ietf-webbotauth-httpsig-protocol: Ed25519 test vectors', () => {
       '"@authority";req: signature-agent.test\n"content-digest": sha-256=:CADMT2aBdV/rqQr/NIru64ERQkCobVvllA4V0fLFDu0=:\n"@signature-params": ("@authority";req "content-digest");created=1735689600;expires=4889289600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";tag="http-message-signatures-directory"',
     );
     const expected = 'l6P8R67tm3kujAxbHWio7ll01qrEZ0dKD/WWlGhNYEmTnFZM8Wt0VQ9zqGfvo7T/UMkBxsigzChM1Gpz7gOVBg==';
-    assert.equal(signMessage('binding', covered, params, key.secretKey).signature, `binding=:${expected}:`);
+    assert.equal(signMessage('binding', covered, params, secretOf(key)).signature, `binding=:${expected}:`);
     // The daemon's own directory signer makes the same bytes, under its label binding0.
     const headers = signDirectory(body, [key], 'signature-agent.test', 1735689600, 4889289600);
     assert.equal(headers['content-digest'], digest);

@@ -6,9 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLogger, type LogLevel } from '../../src/log/logger.js';
 import { LatchError } from '../../src/errors/latch-error.js';
-import { createDeviceKey } from '../../src/datadir/device-key.js';
+import { createDeviceKey } from '../../src/signer/device-key.js';
 import { ensureHome } from '../../src/datadir/home.js';
 import { toBase64Url } from '../../src/crypto/base64url.js';
+import { secretOf } from '../support/raw-signing.js';
 
 const FIXED = new Date('2025-01-02T03:04:05.000Z');
 const PAN = '4111 1111 1111 1111';
@@ -153,12 +154,12 @@ test('bytes are never dumped, and a device key logs public material only', () =>
     ensureHome(home);
     const key = createDeviceKey(home);
     const { logger, lines, raw } = capture();
-    logger.info('key', { device: key, bytes: key.secretKey, buffer: Buffer.from(key.secretKey) });
+    logger.info('key', { device: key, bytes: secretOf(key), buffer: Buffer.from(secretOf(key)) });
     const [line] = lines();
     assert.ok(line);
     assert.equal(line['bytes'], '[bytes]');
     assert.equal(line['buffer'], '[bytes]');
-    assert.ok(!raw().includes(toBase64Url(key.secretKey)));
+    assert.ok(!raw().includes(toBase64Url(secretOf(key))));
     assert.ok(raw().includes(key.keyId));
   } finally {
     rmSync(path.dirname(home), { recursive: true, force: true });

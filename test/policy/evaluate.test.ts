@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { evaluatePolicy, ruleMatches, type PolicyRequest } from '../../src/policy/evaluate.js';
 import { parsePolicyText } from '../../src/policy/policy-file.js';
 import { DEFAULT_POLICY } from '../../src/policy/policy-file.js';
@@ -171,17 +172,20 @@ test('a request that mixes up owner and agent is a programmer error', () => {
 });
 
 test("docs/policy.md's worked example decides as its table says", () => {
-  const policy = parsePolicyText(
-    '{"v":1,"default":"allow","new_merchant":"ask","rules":[{"id":"groceries","agents":["shopper"],"merchants":["grocer.example","*.grocer.example"],"max_amount":"150.00","decision":"allow"},{"id":"large","min_amount":"50.00","decision":"ask"},{"id":"no-subscriptions","agents":["shopper"],"kinds":["recurring"],"decision":"deny"}],"budgets":[{"id":"shopper-daily","agents":["shopper"],"per":"day","limit":"200.00","over":"deny"}],"velocity":[{"id":"burst","agents":["*"],"per_seconds":3600,"max_count":10,"over":"deny"}]}',
-  );
+  // The policy is read from the document itself, so the example and this test cannot drift apart.
+  const doc = readFileSync(new URL('../../docs/policy.md', import.meta.url), 'utf8');
+  const example = /## A worked example\n[\s\S]*?```json\n([\s\S]*?)```/.exec(doc)?.[1];
+  assert.ok(example !== undefined, 'docs/policy.md has no worked example');
+  const policy = parsePolicyText(example);
   const ledger = ledgerKnowing(policy, ['grocer.example', 'evilgrocer.example']);
   ledger.reserve(entry({ amountMinor: 18_000, atSeconds: T0 - 7_200 }));
   const rows: Array<[Partial<PolicyRequest>, string, string]> = [
-    [{ amountMinor: 1_200 }, 'allow', 'groceries'],
+    [{ amountMinor: 1_200 }, 'allow', 'default'],
     [{ amountMinor: 1_200, merchant: 'evilgrocer.example' }, 'allow', 'default'],
     [{ amountMinor: 1_200, merchant: 'new.grocer.example' }, 'ask', 'new_merchant'],
     [{ amountMinor: 6_000 }, 'deny', 'shopper-daily'],
-    [{ amountMinor: 2_000 }, 'allow', 'groceries'],
+    [{ amountMinor: 2_000 }, 'allow', 'default'],
+    [{ amountMinor: 16_000 }, 'deny', 'groceries-cap'],
     [{ amountMinor: 500, kind: 'recurring' }, 'deny', 'no-subscriptions'],
     [{ amountMinor: 6_000, agent: 'owner', isOwner: true }, 'ask', 'large'],
   ];

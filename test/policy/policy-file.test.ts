@@ -10,7 +10,7 @@ import {
   parsePolicyText,
 } from '../../src/policy/policy-file.js';
 import { PolicyInvalidError } from '../../src/policy/policy-invalid-error.js';
-import { policyToJson } from '../../src/policy/policy-json-writer.js';
+import { policyToJson } from '../../src/policy-text/policy-json-writer.js';
 import { CURRENCY_DECIMALS } from '../../src/money/amount.js';
 import { SPEC_POLICY } from './policy-fixtures.js';
 
@@ -218,4 +218,13 @@ test('exactly RULES_MAX rules and a file of exactly the byte limit are accepted'
 test('a rule may name an agent that does not exist yet, "owner" and "*"', () => {
   const policy = parsePolicyText(rulesFile('{"id":"r","agents":["future-bot","owner","*"],"decision":"ask"}'));
   assert.deepEqual(policy.rules[1]?.agents, ['future-bot', 'owner', '*']);
+});
+
+test('a syntax error in policy.json names its line and column, not a byte offset', () => {
+  const text = '{\n  "v": 1,\n  "default": "allow",\n}\n';
+  assert.throws(
+    () => parsePolicyText(text),
+    (error: unknown) => error instanceof PolicyInvalidError && error.field === '$' && /line 4, column 1\.$/.test(error.message) && !/offset/.test(error.message),
+  );
+  assert.throws(() => parsePolicyText('{"v": 1, "rules": [\n  {"id": "a" "decision": "deny"}\n]}'), /line 2, column 15\./);
 });

@@ -182,3 +182,31 @@ test('evaluateAndReserve refuses an entry that is not the request, or a ledger o
   assert.throws(() => evaluateAndReserve(policy, req, ledger, { ...entryFor(req), amountMinor: 1 }), /does not describe/);
   assert.throws(() => evaluateAndReserve(budgetPolicy('week'), req, ledger, entryFor(req)), /another policy/);
 });
+
+test('a window without a card counts in every card-scoped budget whose other conditions hold; rules and velocity on cards ignore it', () => {
+  const policy = parsePolicyText(
+    JSON.stringify({
+      v: 1,
+      default: 'allow',
+      rules: [{ id: 'card-rule', cards: ['card_a1'], decision: 'deny' }],
+      budgets: [
+        { id: 'a1', cards: ['card_a1'], per: 'day', limit: '10.00', over: 'deny' },
+        { id: 'a1-coffee', cards: ['card_a1'], merchants: ['coffee.example'], per: 'day', limit: '10.00', over: 'deny' },
+      ],
+      velocity: [{ id: 'a1-burst', cards: ['card_a1'], per_seconds: 3600, max_count: 1, over: 'deny' }],
+    }),
+  );
+  const ledger = new UsageLedger(policy);
+  const accountWide = request({ agent: 'owner', cardId: null, amountMinor: 4_000 });
+  const over = evaluatePolicy(policy, accountWide, ledger);
+  assert.deepEqual([over.decision, over.rule], ['deny', 'a1'], 'over the card budget it could be charged against');
+  assert.deepEqual(over.budgets.map((budget) => budget.id), ['a1'], 'a budget whose merchants do not hold does not count it');
+  ledger.reserve(entry({ id: 'pw_account', agent: 'owner', cardId: null, amountMinor: 600 }));
+  assert.equal(ledger.exposure(policy.budgets[0]!, T0), 600);
+  assert.equal(ledger.exposure(policy.budgets[1]!, T0), 0);
+  assert.equal(ledger.count(policy.velocity[0]!, T0), 0, 'velocity on cards does not count a window without one');
+  // Within the budget, the card rule does not match a window without a card: allowed.
+  assert.equal(evaluatePolicy(policy, request({ agent: 'owner', cardId: null, amountMinor: 400 }), ledger).decision, 'allow');
+  // A request on the card itself sees the account-wide window in its budget's exposure.
+  assert.deepEqual(evaluatePolicy(policy, request({ amountMinor: 500 }), ledger).budgets.find((budget) => budget.id === 'a1'), { id: 'a1', limit: 1_000, exposure: 600, remaining: 400 });
+});

@@ -22,9 +22,14 @@ const refused: Array<[string, string]> = [
   ['/v1/', ''],
   ['//evil.example/v1/wallet', ''],
   ['/v1/wallet', 'a=\u0000'],
+  ['/v1/%61uthorizations', ''],
+  ['/v1/authorization%73', ''],
+  ['/v1/%252e%252e/x', ''],
+  ['/v1/cards/%63ard_x', ''],
+  ['/v1/wallet#x', ''],
 ];
 
-test('proxy path: every escape shape is refused before anything is sent', () => {
+test('proxy path: every escape shape, and any percent-escape in the path, is refused before anything is sent', () => {
   for (const [path, query] of refused) {
     assert.throws(
       () => checkProxyPath(path, query),
@@ -36,7 +41,7 @@ test('proxy path: every escape shape is refused before anything is sent', () => 
 
 test('proxy path: plain paths under /v1/ pass', () => {
   for (const path of ['/v1/wallet', '/v1/authorizations/pw_abc/revoke', '/v1/cards/card_x', '/v1/a.b/c..d']) {
-    assert.doesNotThrow(() => checkProxyPath(path, 'limit=5'), path);
+    assert.doesNotThrow(() => checkProxyPath(path, 'limit=5&starting_after=tx%5F1'), path);
   }
 });
 

@@ -26,12 +26,17 @@ interface McpEntry {
 }
 const entryOf = (facts: BannerFacts) => (mcpConfiguration(facts) as { mcpServers: { latch: McpEntry } }).mcpServers.latch;
 
-test('the MCP configuration names LATCH_URL and LATCH_HOME only when they are not the defaults', () => {
-  assert.deepEqual(entryOf(FACTS), { command: '/usr/bin/node', args: ['/opt/latch/bin/latch.js', 'mcp'] });
-  assert.deepEqual(entryOf({ ...FACTS, portA: 9000 }).env, { LATCH_URL: 'http://127.0.0.1:9000' });
+test("the MCP configuration is an agent's (--agent shopper), always names LATCH_HOME, and LATCH_URL only off the default port", () => {
+  assert.deepEqual(entryOf(FACTS), { command: '/usr/bin/node', args: ['/opt/latch/bin/latch.js', 'mcp', '--agent', 'shopper'], env: { LATCH_HOME: '/home/you/.latch' } });
+  assert.deepEqual(entryOf({ ...FACTS, portA: 9000 }).env, { LATCH_HOME: '/home/you/.latch', LATCH_URL: 'http://127.0.0.1:9000' });
   assert.deepEqual(entryOf({ ...FACTS, home: '/tmp/h', homeIsDefault: false }).env, { LATCH_HOME: '/tmp/h' });
   // Variant B's port never matters to MCP: it speaks to Variant A.
-  assert.equal(entryOf({ ...FACTS, portB: 9999 }).env, undefined);
+  assert.deepEqual(entryOf({ ...FACTS, portB: 9999 }).env, { LATCH_HOME: '/home/you/.latch' });
+});
+
+test("the banner shows the owner console's address and how to sign in, when it is served", () => {
+  assert.match(bannerText({ ...FACTS, consolePort: 7724 }), /^ {2}Owner console {14}http:\/\/127\.0\.0\.1:7724 {2}\(sign in: latch console\)$/m);
+  assert.doesNotMatch(bannerText({ ...FACTS, consolePort: null }), /Owner console/);
 });
 
 test('the banner prints the MCP configuration as JSON that parses, and no secret', () => {
@@ -39,7 +44,8 @@ test('the banner prints the MCP configuration as JSON that parses, and no secret
   const start = text.indexOf('  {\n');
   const end = text.indexOf('\n  }\n', start) + 4;
   const parsed = JSON.parse(text.slice(start, end)) as { mcpServers: { latch: McpEntry } };
-  assert.deepEqual(parsed.mcpServers.latch.env, { LATCH_URL: 'http://127.0.0.1:9000' });
+  assert.deepEqual(parsed.mcpServers.latch.env, { LATCH_HOME: '/home/you/.latch', LATCH_URL: 'http://127.0.0.1:9000' });
+  assert.deepEqual(parsed.mcpServers.latch.args.slice(-3), ['mcp', '--agent', 'shopper']);
   assert.equal(text.includes('Bearer ey'), false);
 });
 

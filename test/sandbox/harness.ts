@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { toBase64Url } from '../../src/crypto/base64url.js';
-import { signJwsCompact } from '../../src/crypto/jws.js';
+import { signJwsCompact } from '../support/raw-signing.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { randomId } from '../../src/ids/random-id.js';
 import { Ledger, type Txn } from '../../src/sandbox/ledger/ledger.js';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { toBase64Url } from '../../src/crypto/base64url.js';
-import { generateP256Scalar, p256PublicJwkOfScalar } from '../../src/crypto/p256.js';
+import { generateP256Scalar, p256PublicJwkOfScalar } from '../../src/signer/p256-scalar.js';
 import { Ap2MandateSigner } from '../../src/signer/ap2-mandate.js';
 import { openCheckoutClaims, openPaymentClaims, type MandateTerms } from '../../src/ap2/open-mandates.js';
 

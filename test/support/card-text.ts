@@ -12,3 +12,15 @@ const PERCENT_ENCODED = /%34%31%31%31(?:%31){12}/i;
 export function holdsTestCardNumber(text: string): boolean {
   return GROUPED.test(text) || PERCENT_ENCODED.test(text);
 }
+
+/** A random id as src/ids/random-id.ts makes them: a prefix, `_`, and 24 of [a-z0-9]. */
+const RANDOM_ID = /\b[a-z]+_[a-z0-9]{24}\b/g;
+
+/**
+ * mentionsCvv reports whether a text (a log, an answer) names the cvv field. Random ids are taken
+ * out first: a request id is 24 random letters and digits, and about one in 2,000 holds "cvv" by
+ * chance (issue 37 item 10: the flake of front-door.test.ts was exactly this).
+ */
+export function mentionsCvv(text: string): boolean {
+  return text.replace(RANDOM_ID, '<id>').toLowerCase().includes('cvv');
+}

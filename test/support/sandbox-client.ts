@@ -11,10 +11,10 @@ import path from 'node:path';
 import { createSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/create-sandbox.js';
 import { toBase64Url, utf8 } from '../../src/crypto/base64url.js';
 import { contentDigest } from '../../src/crypto/content-digest.js';
-import { generateSecretKey, publicKeyOf } from '../../src/crypto/ed25519.js';
-import { signRequest } from '../../src/crypto/http-signature.js';
+import { generateSecretKey, publicKeyOf } from './raw-signing.js';
+import { signRequest } from './raw-signing.js';
 import { keyIdOf, publicJwk, type Ed25519PublicJwk } from '../../src/crypto/jwk.js';
-import { signJwsCompact } from '../../src/crypto/jws.js';
+import { signJwsCompact } from './raw-signing.js';
 import { randomId } from '../../src/ids/random-id.js';
 
 /** An answer as received. `body` is the parsed JSON (or undefined when the body is not JSON). */

@@ -261,9 +261,11 @@ function luhnSum(number: string): number {
 }
 
 test('nothing carrying card data is signed: a JWS payload or an upstream path or query is refused before signing', async () => {
-  const { signJwsCompact } = await import('../../src/crypto/jws.js');
+  const { signRevocation } = await import('../../src/signer/index.js');
+  const { heldKey } = await import('../support/raw-signing.js');
   const { signatureHeaders } = await import('../../src/cloud/sign-upstream.js');
-  const secretKey = new Uint8Array(32).fill(7);
+  const signingKey = heldKey(new Uint8Array(32).fill(7));
+  const sign = (payload: object) => signRevocation(signingKey, payload as Parameters<typeof signRevocation>[1]);
   const refused = (error: unknown): boolean => error instanceof LatchError && error.code === 'card_data_not_accepted';
   const payloads: object[] = [
     { merchant: 'xn--4111111111111111-eqbee.com' },
@@ -271,9 +273,9 @@ test('nothing carrying card data is signed: a JWS payload or an upstream path or
     { nested: [{ amount: 4111111111111111 }] },
     { cvv: 'x' },
   ];
-  for (const payload of payloads) assert.throws(() => signJwsCompact(payload, 'kid', secretKey), refused, JSON.stringify(payload));
-  assert.match(signJwsCompact({ merchant: 'shop.example', amount: '12.50', not_before: 1763703180, nonce: 'abc' }, 'kid', secretKey), /^[\w-]+\.[\w-]+\.[\w-]+$/);
-  const key = { keyId: 'kid', secretKey } as unknown as Parameters<typeof signatureHeaders>[1];
+  for (const payload of payloads) assert.throws(() => sign(payload), refused, JSON.stringify(payload));
+  assert.match(sign({ merchant: 'shop.example', amount: '12.50', not_before: 1763703180, nonce: 'abc' }), /^[\w-]+\.[\w-]+\.[\w-]+$/);
+  const key = signingKey;
   for (const url of [`https://cloud.example/v1/cards/${VISA}`, `https://cloud.example/v1/transactions?note=4111-1111-1111-1111`, 'https://cloud.example/v1/transactions?cvv=1', 'https://cloud.example/v1/transactions?note=4111.1111.1111.1111', 'https://cloud.example/v1/transactions?c%2576v=1']) {
     assert.throws(() => signatureHeaders({ method: 'GET', url: new URL(url), body: undefined, contentType: undefined, idempotencyKey: undefined }, key, 1763703180), refused, url);
   }

@@ -6,7 +6,7 @@
 import { generateKeyPairSync, sign as signWithNode, type KeyObject } from 'node:crypto';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { toBase64Url, utf8 } from '../../src/crypto/base64url.js';
-import { generateSecretKey, publicKeyOf, signEd25519 } from '../../src/crypto/ed25519.js';
+import { generateSecretKey, publicKeyOf, signEd25519 } from '../support/raw-signing.js';
 import { encodeCbor, type CborInput } from './cbor-encode.js';
 
 export type Algorithm = 'ES256' | 'EdDSA';

@@ -9,8 +9,8 @@ import { existsSync } from 'node:fs';
 import { addAgent, agentTokenPath, assertAgentName, ensureAgentsDir, listAgents, removeAgent, rotateAgent } from '../../datadir/agents.js';
 import { createExclusive } from '../../datadir/atomic-file.js';
 import { rotateIdentityKey } from '../../identity/identity-keys.js';
-import { countOf } from '../../policy/policy-summary.js';
-import { isOwnerHomeOfAnotherDaemon, withOwnerPresence } from '../owner-session.js';
+import { countOf } from '../../policy-text/policy-summary.js';
+import { directEditNote, isOwnerHomeOfAnotherDaemon, withOwnerPresence } from '../owner-session.js';
 import { latchVersion } from '../../version.js';
 import { UsageError, type CliIo } from '../command.js';
 import type { CommandArgs } from '../daemon-calls/command-args.js';
@@ -29,7 +29,7 @@ function agentName({ positionals }: CommandArgs, command: string): string {
 }
 
 /** `latch agent add NAME` creates an agent's token file. */
-export const agentAddCommand = localCommand<{ agent: string; token_file: string }>({
+export const agentAddCommand = localCommand<{ agent: string; token_file: string; note?: string }>({
   name: 'agent add',
   summary: 'Give an agent its own token (prints the token file, never the token)',
   usage: `Usage: latch agent add NAME [--token-file PATH] [--passphrase-stdin] [--json]
@@ -53,12 +53,13 @@ ${EXIT_CODES}`,
     const home = privateHome(io.env);
     const tokenFile = typeof args.flags['token-file'] === 'string' ? args.flags['token-file'] : undefined;
     // An owner's own directory in the separate-user setup (or --token-file): the daemon makes the agent (docs/decisions.md §21.7).
-    if (tokenFile === undefined && !isOwnerHomeOfAnotherDaemon(home)) return { agent: name, token_file: addAgent(home, name) };
+    if (tokenFile === undefined && !isOwnerHomeOfAnotherDaemon(home)) return { agent: name, token_file: addAgent(home, name), ...directEditNote(home) };
     return { agent: name, token_file: await addAgentThroughApi(io, home, name, tokenFile, args.flags['passphrase-stdin'] === true) };
   },
-  human: ({ agent, token_file }) => [
+  human: ({ agent, token_file, note }) => [
     `Created agent ${agent}. Its token is in ${token_file}`,
     `Configure the agent with --agent ${agent} (for MCP: latch mcp --agent ${agent}); do not copy the token itself.`,
+    ...(note === undefined ? [] : [note]),
   ],
 });
 

@@ -4,8 +4,8 @@
  * private key never leaves mandate.key and the signer.
  */
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
-import { passphraseFromEnv } from '../../datadir/device-key.js';
-import { ensureMandateKey } from '../../datadir/mandate-key.js';
+import { passphraseFromEnv } from '../../signer/device-key.js';
+import { ensureMandateKey } from '../../signer/mandate-key.js';
 import { mandateJwk, type MandateJwk } from '../../ap2/mandate-jwks.js';
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { localCommand } from '../local-command.js';

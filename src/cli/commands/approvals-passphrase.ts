@@ -14,6 +14,12 @@ import { stringFlag } from '../daemon-calls/command-args.js';
 import { readSecret } from '../terminal/prompts.js';
 import { privateHome } from '../private-home.js';
 
+/** What the passphrase guards and what it does not, said when it is set (docs/decisions.md §31.3). */
+export const PASSPHRASE_GUARDS = [
+  'It guards the daemon\'s API: approving, resuming, changing the policy, adding agents and allocating through it need the passphrase, so a program holding only the daemon token cannot.',
+  'It does not guard your files: a program running as you can edit the data directory (latch resume and latch agent add do, and say so). The separate-user setup (SECURITY.md) puts the files out of its reach.',
+];
+
 /** `latch approvals passphrase set` stores a new approval passphrase. */
 export const approvalsPassphraseSetCommand: Command = {
   name: 'approvals passphrase set',
@@ -50,6 +56,7 @@ Exit codes: 0 set; 2 bad usage, an unacceptable passphrase, or the two entries d
       }
       writeLine(io.stdout, `Approval passphrase set (its hash is in ${approvalPassphrasePath(home)}).`);
       writeLine(io.stdout, 'Approving a request now needs it: latch approve, latch approvals watch, or --passphrase-stdin in scripts.');
+      for (const line of PASSPHRASE_GUARDS) writeLine(io.stdout, line);
       return EXIT.ok;
     } catch (error) {
       return reportApprovalError(error, io, 'approvals passphrase set', json);

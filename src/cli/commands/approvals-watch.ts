@@ -19,7 +19,7 @@ import { printable } from '../daemon-calls/views.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags } from '../flags.js';
 import type { KeyInput } from '../terminal/key-input.js';
-import { InputEnded, PromptInterrupted, readChoice, readSecret, readText } from '../terminal/prompts.js';
+import { InputEnded, PromptInterrupted, PromptWithdrawn, readChoice, readSecret, readText } from '../terminal/prompts.js';
 import { outcomeLine } from './approvals.js';
 
 /** How often the list is asked for: fast enough that a waiting agent is not kept long. */
@@ -43,7 +43,9 @@ it is valid, recurring terms, the rule that asked and why), then:
                                    in this process only and ends when the watch stops); d asks for
                                    an optional reason; s leaves it pending.
 
-Requests that expire or are decided elsewhere are reported as they disappear. A daemon restart, an
+Requests that expire or are decided elsewhere (the console, latch approve or deny) are reported as
+they disappear; a question on the screen is withdrawn within a second when its request is decided
+elsewhere, and the watch goes on. A daemon restart, an
 unreachable daemon or a rotated token is survived: it keeps polling and says when it is back.
 Ctrl-C stops it. Standard input must be a terminal (for scripts: latch approvals, approve, deny).
 
@@ -204,7 +206,12 @@ class Watch {
     this.say('New request waiting for your approval:');
     for (const line of approvalLines(approval, (await cardLabels(this.client)).get(approval.request.card_id ?? ''))) this.say(`  ${line}`);
     for (;;) {
-      const choice = await readChoice(this.keys, this.io.stdout, 'Approve, deny or skip? [a/d/s] ', ['a', 'd', 's'] as const);
+      const asked = await this.ask(id);
+      if (asked.choice === undefined) {
+        this.say(printable(`${id} is no longer pending: ${asked.state === 'expired' ? 'it expired' : `it was ${asked.state} elsewhere`}. Nothing to decide here.`));
+        return;
+      }
+      const choice = asked.choice;
       if (choice === 's') {
         this.skipped.set(id, approval);
         this.say(printable(`Skipped ${id}: it stays pending (latch approve ${id} or latch deny ${id} later).`));
@@ -229,6 +236,47 @@ class Watch {
         this.skipped.set(id, approval);
         return;
       }
+    }
+  }
+
+  /**
+   * ask puts the question, and keeps asking the daemon about the approval while it waits: when the
+   * approval leaves pending_approval (decided in the console or with latch approve/deny, or
+   * expired), the question is withdrawn and the state it reached is returned instead of a choice.
+   */
+  private async ask(id: string): Promise<{ choice: 'a' | 'd' | 's'; state?: undefined } | { choice?: undefined; state: string }> {
+    const withdrawn = new AbortController();
+    let state = 'pending_approval';
+    let asking = true;
+    let timer: NodeJS.Timeout | undefined;
+    let wake: (() => void) | undefined;
+    const watching = (async () => {
+      while (asking) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          timer = setTimeout(resolve, WATCH_POLL_MS);
+        });
+        if (!asking) return;
+        // A failed look (the daemon restarting, say) leaves the question up; the next look may answer.
+        const now = await this.client.approval(id).then((a) => a.status, () => undefined);
+        if (now !== undefined && now !== 'pending_approval' && asking) {
+          state = now;
+          withdrawn.abort();
+          return;
+        }
+      }
+    })();
+    try {
+      return { choice: await readChoice(this.keys, this.io.stdout, 'Approve, deny or skip? [a/d/s] ', ['a', 'd', 's'] as const, undefined, withdrawn.signal) };
+    } catch (error) {
+      if (error instanceof PromptWithdrawn) return { state };
+      throw error;
+    } finally {
+      // The answer (or the withdrawal) ends the look-ups at once: no wait for the next tick.
+      asking = false;
+      clearTimeout(timer);
+      wake?.();
+      await watching;
     }
   }
 

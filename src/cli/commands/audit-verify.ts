@@ -1,5 +1,5 @@
 import { auditLogPath } from '../../datadir/audit-log.js';
-import { verifyAudit } from '../../datadir/audit-verify.js';
+import { verifyAudit } from '../../verify/audit-verify.js';
 import { resolveHome } from '../../datadir/home.js';
 import { EXIT } from '../exit-codes.js';
 import { localCommand } from '../local-command.js';

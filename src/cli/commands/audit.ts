@@ -1,8 +1,10 @@
 import { auditLogPath, readAudit } from '../../datadir/audit-log.js';
-import type { AuditRecord } from '../../datadir/audit-entry.js';
+import { AUDIT_COLUMNS, auditRow } from '../audit-rows.js';
 import { resolveHome } from '../../datadir/home.js';
-import { UsageError, writeLine, type Command } from '../command.js';
-import { auditAgentOf, matchesAuditFilter, parseOperations, parseSince, type AuditFilter } from '../audit-filter.js';
+import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
+import type { AuditRecord } from '../../datadir/audit-entry.js';
+import { auditSize, followAudit } from '../audit-follow.js';
+import { matchesAuditFilter, parseOperations, parseSince, type AuditFilter } from '../audit-filter.js';
 import { integerFlag, parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
 import type { Flags } from '../flags.js';
 import { table } from '../daemon-calls/views.js';
@@ -10,12 +12,14 @@ import { EXIT } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
 import { isAgentNameShape } from '../../ids/agent-name.js';
 
-const USAGE = `Usage: latch audit [--operation NAMES] [--agent NAME] [--since WHEN] [--limit N] [--reads] [--json]
+const USAGE = `Usage: latch audit [--operation NAMES] [--agent NAME] [--since WHEN] [--limit N] [--reads] [--follow] [--json]
        latch audit verify
 
 Shows the most recent lines of $LATCH_HOME/audit.log (default ~/.latch): one line per signature
-the daemon made (policy windows, revocations, signed upstream requests) with time, operation,
-policy, card, merchant, amount, key id, request id and the caller's User-Agent. It reads the
+the daemon made (policy windows, revocations, signed upstream and web requests, approvals,
+outcomes) with its time, operation, agent, merchant (for a signed web request, the host it went
+to), amount, details (the request line with host and path, or the policy, card, outcome and the
+refusal's code) and the caller's User-Agent. It reads the
 file directly; no daemon is needed. 'latch audit verify' checks the hash chain.
 
 By default it leaves out the signed upstream reads (sign_request GET and HEAD, which the daemon
@@ -29,9 +33,12 @@ Options:
   --since WHEN       only lines at or after WHEN: 2026-11-01, 2026-11-01T09:00:00Z, or 30m/12h/7d ago
   --limit N          how many of the latest matching lines, 1 to 1000 (default 20)
   --reads            include the signed upstream reads (sign_request GET/HEAD)
-  --json             print {file, records: [...]} with every field of each line
+  --follow           after the latest lines, keep printing each new line as the daemon writes
+                     it, until Ctrl-C (exit 0); the filters apply to the new lines too
+  --json             print {file, records: [...]} with every field of each line; with --follow,
+                     one record per line (JSON Lines), the latest first, then each new one
 
-Exit codes: 0 ok; 2 bad usage; 3 unsafe or unreadable data directory or audit.log.`;
+Exit codes: 0 ok (with --follow: stopped by Ctrl-C); 2 bad usage; 3 unsafe or unreadable data directory or audit.log.`;
 
 /** `latch audit` shows the latest audit.log lines (`audit verify` is its own command). */
 export const auditCommand: Command = {
@@ -40,12 +47,16 @@ export const auditCommand: Command = {
   usage: USAGE,
   async run(args, io) {
     try {
-      const { flags } = parseCommandArgs(args, { limit: 'value', json: 'boolean', operation: 'value', agent: 'value', since: 'value', reads: 'boolean' }, 0);
+      const { flags } = parseCommandArgs(args, { limit: 'value', json: 'boolean', operation: 'value', agent: 'value', since: 'value', reads: 'boolean', follow: 'boolean' }, 0);
       const limit = integerFlag(flags, 'limit', 1, 1000) ?? 20;
       const filter = auditFilter(flags);
       const home = resolveHome(io.env);
+      // Measured before reading, so a line written meanwhile is read again rather than missed (and
+      // printed once: follow skips what the latest lines already showed).
+      const followFrom = flags['follow'] === true ? auditSize(home) : 0;
       const records = readAudit(home, { limit, filter: (record) => matchesAuditFilter(record, filter) });
       const file = auditLogPath(home);
+      if (flags['follow'] === true) return await follow(io, home, records, followFrom, filter, flags['json'] === true);
       if (flags['json'] === true) {
         writeLine(io.stdout, JSON.stringify({ file, records }));
         return EXIT.ok;
@@ -55,7 +66,7 @@ export const auditCommand: Command = {
         writeLine(io.stdout, filtered ? `${file}: no line matches.` : `${file}: no signatures recorded yet.`);
         return EXIT.ok;
       }
-      for (const line of table(['SEQ', 'TIME', 'OPERATION', 'SUBJECT', 'AMOUNT', 'AGENT', 'USER-AGENT'], records.map(row))) writeLine(io.stdout, line);
+      for (const line of table([...AUDIT_COLUMNS], records.map(auditRow))) writeLine(io.stdout, line);
       return EXIT.ok;
     } catch (error) {
       return reportError(error, io, 'audit');
@@ -63,14 +74,30 @@ export const auditCommand: Command = {
   },
 };
 
-function row(record: AuditRecord): string[] {
-  const method = typeof record['method'] === 'string' ? record['method'] : undefined;
-  const path = typeof record['path'] === 'string' ? record['path'] : undefined;
-  const outcome = typeof record['outcome'] === 'string' ? `${record['outcome']}${typeof record['code'] === 'string' ? ` (${record['code']})` : ''}` : undefined;
-  const parts = [record.policy_id, record.card_id, record.merchant, outcome ?? null].filter((part) => part !== null && part !== undefined);
-  const subject = method !== undefined ? `${method} ${path ?? ''}` : parts.join(' ');
-  const amount = record.amount === null ? '' : `${record.amount} ${record.currency ?? ''}`.trim();
-  return [String(record.seq), record.time, record.operation, subject, amount, auditAgentOf(record), record.user_agent ?? ''];
+/** follow prints the latest records and then every new one that matches, until SIGINT or SIGTERM. */
+async function follow(io: CliIo, home: string, latest: readonly AuditRecord[], from: number, filter: AuditFilter, json: boolean): Promise<number> {
+  const print = (record: AuditRecord): void => writeLine(io.stdout, json ? JSON.stringify(record) : auditRow(record).join('  '));
+  if (!json) {
+    const [header, ...rows] = table([...AUDIT_COLUMNS], latest.map(auditRow));
+    writeLine(io.stdout, latest.length === 0 ? AUDIT_COLUMNS.join('  ') : (header ?? ''));
+    for (const line of rows) writeLine(io.stdout, line);
+  } else {
+    for (const record of latest) print(record);
+  }
+  const stop = new AbortController();
+  const stopNow = (): void => stop.abort();
+  process.on('SIGINT', stopNow);
+  process.on('SIGTERM', stopNow);
+  try {
+    const shownSeq = latest.reduce((max, record) => Math.max(max, record.seq), 0);
+    await followAudit(home, from, (record) => {
+      if (record.seq > shownSeq && matchesAuditFilter(record, filter)) print(record);
+    }, stop.signal);
+  } finally {
+    process.off('SIGINT', stopNow);
+    process.off('SIGTERM', stopNow);
+  }
+  return EXIT.ok;
 }
 
 function auditFilter(flags: Flags): AuditFilter {

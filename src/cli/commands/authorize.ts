@@ -6,6 +6,7 @@ import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
 import { pendingApprovalLines } from '../daemon-calls/approval-views.js';
 import { authorizationLines } from '../daemon-calls/views.js';
 import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../../validate/ttl.js';
+import { AUTHORIZATION_TYPES } from '../../core/model.js';
 
 const USAGE = `Usage: latch authorize --card <card_id> --amount <decimal> --merchant <domain>
                        [--currency USD] [--type exact|ceiling] [--ttl <minutes>]
@@ -48,7 +49,7 @@ export const authorizeCommand = daemonCallCommand<Authorization | PendingApprova
       amount: amountFlag(flags, 'amount') ?? requiredFlag(flags, 'amount'),
       merchant_name: requiredFlag(flags, 'merchant'),
       ...optional('currency', stringFlag(flags, 'currency')),
-      ...optional('authorization_type', choiceFlag(flags, 'type', ['exact', 'ceiling'] as const)),
+      ...optional('authorization_type', choiceFlag(flags, 'type', AUTHORIZATION_TYPES)),
       ...optional('ttl_minutes', integerFlag(flags, 'ttl', TTL_MINUTES_MIN, TTL_MINUTES_MAX)),
       ...optional('reference', stringFlag(flags, 'reference')),
     };

@@ -1,21 +1,26 @@
 /**
  * `latch console [--no-open]`: asks the daemon for a one-time login link to the owner console and
  * opens it in the browser. The link's code is in the URL's fragment, so it reaches no server log
- * and no Referer; it works once, within 60 seconds.
+ * and no Referer; it works once, within 60 seconds. The opener never sees the code: it is given a
+ * private page that redirects to the link (login-page.ts).
  */
-import { spawn } from 'node:child_process';
+import { ensureHome } from '../../datadir/home.js';
+import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
+import { openInBrowser, writeLoginPage } from '../login-page.js';
 
 const USAGE = `Usage: latch console [--no-open] [--json]
 
 Prints a one-time login link to the owner console (http://localhost:7724/login#CODE by default)
-and opens it in your browser. The link works once, within 60 seconds; the console then keeps you
+and opens it in your browser (through a private page in $LATCH_HOME, console-login.html, so the
+code is never on a command line other users can read). The link works once, within 60 seconds; the console then keeps you
 signed in for 15 minutes of inactivity (12 hours at most, or until the daemon restarts). Making a
 link needs the owner: the daemon token, or an owner session.
 
-In the console, every action that can move money or widen what agents may do (approving, resuming,
-applying a policy, adding, rotating or removing an agent, managing passkeys) asks again for your
-passkey or passphrase.
+Once a passphrase or passkey is set, every console action that widens what may happen (approving,
+resuming, applying a policy, adding, rotating or removing an agent, managing passkeys) asks again
+for your passkey or passphrase; a console session alone has the daemon token's rights, and may ask
+for payments that your policy then decides.
 
 Options:
   --no-open   print the link only
@@ -31,21 +36,16 @@ export const consoleCommand = daemonCallCommand<{ url: string; expires_at: strin
   flags: { 'no-open': 'boolean' },
   positionalsMax: 0,
   prepare: (args) => async (client) => {
+    const open = args.flags['no-open'] !== true;
+    if (open) {
+      // The page is the owner's own: written only into a data directory that is private, checked
+      // before a code is made so that a refusal wastes none.
+      ensureHome(client.home);
+      assertDataDirSecure(client.home);
+    }
     const link = await client.consoleLoginLink();
-    if (args.flags['no-open'] !== true) openInBrowser(link.url);
+    if (open) openInBrowser(writeLoginPage(client.home, link.url));
     return link;
   },
   human: (link) => [link.url],
 });
-
-/** openInBrowser hands the URL to the desktop's opener; without one, the printed link is enough. */
-function openInBrowser(url: string): void {
-  const opener = process.platform === 'darwin' ? ['open', url] : process.platform === 'win32' ? ['cmd', '/c', 'start', '', url] : ['xdg-open', url];
-  try {
-    const child = spawn(opener[0] as string, opener.slice(1), { stdio: 'ignore', detached: true });
-    child.on('error', () => undefined);
-    child.unref();
-  } catch {
-    // No opener on this machine (a server, a container): the link on stdout is the way in.
-  }
-}

@@ -1,4 +1,4 @@
-import { createDaemon, DEFAULT_CLOSE_DEADLINE_MS, DEFAULT_PORT_A, DEFAULT_PORT_B, type DaemonHandle } from '../../daemon/create-daemon.js';
+import { createDaemonWithLogger, DEFAULT_CLOSE_DEADLINE_MS, DEFAULT_PORT_A, DEFAULT_PORT_B, type DaemonHandle } from '../../daemon/create-daemon.js';
 import { resolveHome } from '../../datadir/home.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -8,7 +8,7 @@ import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { reportError, reportErrorAsLog } from '../report-error.js';
 import { becomeServiceUser, ServiceUserError } from '../../service/service-user.js';
-import { stopSignal } from '../stop-signal.js';
+import { hostDaemonProcess } from '../daemon-host.js';
 import { CONSOLE_FLAGS, consoleOption } from '../console-flags.js';
 
 /** The longest --stop-timeout: systemd's default grace before SIGKILL is 90 s. */
@@ -69,6 +69,7 @@ export const daemonCommand: Command = {
   usage: usageWithCommonOptions(USAGE, OWNER_ONLY_AGENT_OPTION, DAEMON_JSON_OPTION),
   async run(args, io) {
     // Everything this command writes to stderr is a JSON line, its failures too (docs/decisions.md §24.6).
+    const host = hostDaemonProcess(createLogger({ stream: io.stderr }));
     let logger = createLogger({ stream: io.stderr });
     let daemon: DaemonHandle;
     let stopTimeoutMs: number;
@@ -83,7 +84,7 @@ export const daemonCommand: Command = {
       stopTimeoutMs = stopTimeoutFlag(flags);
       // Before anything is read or bound: the rest runs as the service user (docs/decisions.md §21).
       if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
-      daemon = createDaemon({
+      ({ daemon, logger } = createDaemonWithLogger({
         home: resolveHome(io.env),
         env: io.env,
         logStream: io.stderr,
@@ -92,30 +93,21 @@ export const daemonCommand: Command = {
         ...(portA === undefined ? {} : { portA }),
         ...(portB === undefined ? {} : { portB }),
         ...(variantA && { console: consoleOption(flags, portA) }),
-      });
+      }));
       // The daemon's own logger knows its secrets (the token), so a crash report cannot carry them.
-      logger = daemon.services.logger;
+      host.useLogger(logger);
     } catch (error) {
+      host.dispose();
       return reportErrorAsLog(error, logger, 'daemon', 'daemon_start_failed');
     }
-    const crashes = reportCrashes(logger);
-    const inspector = keepInspectorClosed(logger);
-    // Listening for signals before binding means a SIGTERM during startup still closes cleanly.
-    const stop = stopSignal();
     let ports;
     try {
-      ports = await daemon.listen();
+      ports = await host.listen(daemon);
     } catch (error) {
-      stop.dispose();
-      crashes.dispose();
-      inspector.dispose();
       return reportListenErrorAsLog(error, logger);
     }
     writeLine(io.stdout, JSON.stringify({ event: 'daemon_listening', pid: process.pid, port_a: ports.portA ?? null, port_b: ports.portB ?? null, port_console: ports.portConsole ?? null }));
-    const signal = await stop.received;
-    await daemon.close({ deadlineMs: stopTimeoutMs, reason: signal });
-    crashes.dispose();
-    inspector.dispose();
+    await host.untilStopped(daemon, stopTimeoutMs);
     return EXIT.ok;
   },
 };
@@ -128,37 +120,6 @@ function stopTimeoutFlag(flags: Flags): number {
     throw new UsageError(`--stop-timeout must be whole seconds from 0 to ${STOP_TIMEOUT_SECONDS_MAX}`);
   }
   return Number(value) * 1000;
-}
-
-/**
- * reportCrashes turns an uncaught exception or unhandled rejection into one JSON log line (the
- * error's name and message, redacted like every line; no stack) and exit 1, instead of Node's
- * plain-text stack trace on a stderr that otherwise carries only JSON lines.
- */
-function reportCrashes(logger: Logger): { dispose(): void } {
-  const crash = (error: unknown): void => {
-    logger.error('daemon_crashed', { error: error instanceof Error ? error.name : typeof error, message: error instanceof Error ? error.message : String(error), exit_code: EXIT.failure });
-    process.exit(EXIT.failure);
-  };
-  process.on('uncaughtException', crash);
-  process.on('unhandledRejection', crash);
-  return {
-    dispose: () => {
-      process.off('uncaughtException', crash);
-      process.off('unhandledRejection', crash);
-    },
-  };
-}
-
-/**
- * keepInspectorClosed answers SIGUSR1 with a log line. Without a listener, Node opens its inspector
- * on 127.0.0.1:9229 at SIGUSR1, where any local user can attach and run code inside the daemon,
- * which holds the token and the device key (docs/decisions.md §24.4).
- */
-function keepInspectorClosed(logger: Logger): { dispose(): void } {
-  const ignore = (): void => logger.warn('signal_ignored', { signal: 'SIGUSR1', reason: 'the inspector stays closed' });
-  process.on('SIGUSR1', ignore);
-  return { dispose: () => process.off('SIGUSR1', ignore) };
 }
 
 /** reportListenErrorAsLog is reportListenError as one JSON log line. */

@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import { diagnose, type Diagnosis, type DiagnosisProblem } from '../../client/diagnose.js';
+import { shellQuote } from '../../datadir/data-dir-error.js';
 import type { LatchClient } from '../../client/latch-client.js';
 import { writeLine, type Command } from '../command.js';
 import { parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
@@ -38,7 +40,8 @@ Options:
   --agent NAME  check as this agent (its token; pending approvals are then its own only)
 
 Exit codes: 0 nothing blocks payments (warnings allowed); 8 the daemon is not running or not
-verified; 3 the token file, policy.json, the pause file or the passphrase file is unusable; 6
+verified; 3 the token file, policy.json, the pause file or the passphrase file is unusable, or a
+server-backed call failed on a data file others can read (the file is named); 6
 policy.json is invalid; 7 not enrolled, key not recognized, token refused, signing paused or
 approving locked; 9 the cloud is unavailable; 1 another failure of the server-backed call; 2 bad
 usage.`;
@@ -53,9 +56,10 @@ export const doctorCommand: Command = {
     try {
       const { flags } = parseCommandArgs(args, { json: 'boolean', agent: 'value' }, 0);
       client = newCliClient(io, stringFlag(flags, 'agent'));
-      const diagnosis = await diagnose(client);
+      const found = await diagnose(client);
       const presence = await client.health().then((health) => (typeof health.owner_presence === 'string' ? health.owner_presence : null)).catch(() => null);
       const security = ownerSecurity(client.home, presence);
+      const diagnosis = { ...found, problem: namingExposedFiles(found.problem, security) };
       if (flags['json'] === true) writeLine(io.stdout, JSON.stringify({ ...diagnosis, security }));
       else for (const line of [...report(diagnosis), ...securityReport(security)]) writeLine(io.stdout, line);
       if (diagnosis.problem !== null) return exitFor(diagnosis.problem);
@@ -77,10 +81,35 @@ function exitFor(problem: DiagnosisProblem): number {
   const payment = PAYMENT_EXIT[problem.code];
   if (payment !== undefined) return payment;
   if (problem.check === 'daemon' || problem.code === 'daemon_unreachable' || problem.code === 'daemon_no_answer') return EXIT.daemonUnreachable;
-  if (problem.code === 'token_unreadable') return EXIT.dataDir;
+  // The daemon's own data directory failed the call (an unsafe, corrupt or unwritable file): not the cloud's failure.
+  if (problem.code === 'token_unreadable' || problem.code === 'data_directory_unavailable') return EXIT.dataDir;
   if (problem.code === 'upstream_unavailable') return EXIT.upstreamUnavailable;
   if (problem.check === 'cloud') return EXIT.failure;
   return EXIT.refused;
+}
+
+/**
+ * namingExposedFiles makes a call the daemon failed on its data directory name the cause when this
+ * check found it: files others can read or change, which the daemon refuses to use. The daemon's
+ * answer only says "a file became unsafe"; the owner needs the file and the fix.
+ */
+function namingExposedFiles(problem: DiagnosisProblem | null, security: OwnerSecurity): DiagnosisProblem | null {
+  if (problem === null || problem.code !== 'data_directory_unavailable' || security.data_directory !== 'exposed') return problem;
+  const isDirectory = (entry: string): boolean => {
+    try {
+      return statSync(entry).isDirectory();
+    } catch {
+      return false;
+    }
+  };
+  const directories = security.exposed.filter(isDirectory);
+  const files = security.exposed.filter((entry) => !isDirectory(entry));
+  const fixes = [...(directories.length > 0 ? [`chmod 700 ${directories.map(shellQuote).join(' ')}`] : []), ...(files.length > 0 ? [`chmod 600 ${files.map(shellQuote).join(' ')}`] : [])];
+  return {
+    ...problem,
+    message: `${problem.message} Readable or writable by others, so the daemon refuses to use it: ${security.exposed.join(', ')}.`,
+    remedy: `${fixes.join('; ')} (and check who could have read or changed it meanwhile)`,
+  };
 }
 
 function securityReport(security: OwnerSecurity): string[] {

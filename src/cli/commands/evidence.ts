@@ -3,7 +3,7 @@
  * verify FILE` checks a pack offline: no daemon, no cloud, no data directory (docs/evidence.md).
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { verifyEvidence } from '../../evidence/verify-pack.js';
+import { keyIdsOfJwks, verifyEvidence } from '../../evidence/verify-pack.js';
 import { EVIDENCE_BYTES_MAX } from '../../evidence/pack.js';
 import { UsageError, writeLine, type Command } from '../command.js';
 import { checkId, parseCommandArgs, stringFlag } from '../daemon-calls/command-args.js';
@@ -27,15 +27,22 @@ Options:
 Exit codes: 0 written; 7 refused (authorization_not_found, evidence_unavailable ...); 8 daemon
 unreachable; 9 cloud unavailable; 2 bad usage; 1 anything else.`;
 
-const VERIFY_USAGE = `Usage: latch evidence verify FILE [--json]
+const VERIFY_USAGE = `Usage: latch evidence verify FILE [--key-id KID] [--jwks KEYS_FILE] [--json]
 
 Checks an evidence pack offline — no daemon, no cloud, no data directory: the pack's signature and
 the window's with the pack's own key, the key id, that the signed payload is the pack, that the
 window is what was asked, that the approval names the same request, every audit line's hash and
 order, and that no charge the cloud reports exceeds the window. Any byte changed anywhere fails.
 
+The pack carries its own key, so without --key-id or --jwks a pack that holds is only consistent
+with itself: anyone can sign a made-up pack with a key of their own. Name the device's key
+(latch status shows it as "signing key") to know the pack was signed by that device.
+
 Options:
-  --json          print {"ok", "file", "policy_id", "key_id"} or {"ok": false, "file", "problem"}
+  --key-id KID      the device key the pack must be signed by (its RFC 7638 thumbprint)
+  --jwks KEYS_FILE  a JWKS file of the device keys the pack may be signed by
+  --json            print {"ok", "file", "policy_id", "key_id", "key_pinned"} or
+                    {"ok": false, "file", "problem"}
   --agent NAME    accepted, and changes nothing: verifying needs no identity and no data directory
 
 Exit codes: 0 everything holds; 6 something does not (the first thing is named); 2 bad usage;
@@ -77,6 +84,29 @@ export const evidenceCommand: Command = {
   },
 };
 
+/** The shape of a key id: an RFC 7638 SHA-256 thumbprint in base64url. */
+const KEY_ID = /^[A-Za-z0-9_-]{43}$/;
+
+/** expectedKeys reads --key-id and --jwks into the key ids a pack must be signed by (undefined: none named). */
+function expectedKeys(keyId: string | undefined, jwksFile: string | undefined): string[] | undefined {
+  if (keyId === undefined && jwksFile === undefined) return undefined;
+  const ids: string[] = [];
+  if (keyId !== undefined) {
+    if (!KEY_ID.test(keyId)) throw new UsageError('--key-id must be a key id: 43 base64url characters, as latch status shows the signing key');
+    ids.push(keyId);
+  }
+  if (jwksFile !== undefined) {
+    if (statSync(jwksFile).size > JWKS_BYTES_MAX) throw new UsageError(`--jwks ${jwksFile} is larger than a JWKS of device keys can be`);
+    const fromJwks = keyIdsOfJwks(readFileSync(jwksFile, 'utf8'));
+    if (typeof fromJwks === 'string') throw new UsageError(`--jwks ${jwksFile}: ${fromJwks}`);
+    ids.push(...fromJwks);
+  }
+  return ids;
+}
+
+/** A JWKS of a few public keys is a few hundred bytes; anything far larger is the wrong file. */
+const JWKS_BYTES_MAX = 64 * 1024;
+
 /** `latch evidence verify FILE` checks a pack offline. */
 export const evidenceVerifyCommand: Command = {
   name: 'evidence verify',
@@ -84,23 +114,29 @@ export const evidenceVerifyCommand: Command = {
   usage: VERIFY_USAGE,
   async run(args, io) {
     try {
-      const { flags, positionals } = parseCommandArgs(args, { json: 'boolean', agent: 'value' }, 1);
+      const { flags, positionals } = parseCommandArgs(args, { json: 'boolean', agent: 'value', 'key-id': 'value', jwks: 'value' }, 1);
       const json = flags['json'] === true;
       const file = positionals[0];
       if (file === undefined) throw new UsageError('name the pack: latch evidence verify FILE');
+      const expectedKeyIds = expectedKeys(stringFlag(flags, 'key-id'), stringFlag(flags, 'jwks'));
       // Read no more than a pack may be, so a wrong file is refused before it is loaded.
       if (statSync(file).size > EVIDENCE_BYTES_MAX) {
         if (json) writeLine(io.stdout, JSON.stringify({ ok: false, file, problem: 'not an evidence pack: larger than any pack can be' }));
         else writeLine(io.stderr, `${file}: not an evidence pack: larger than any pack can be.`);
         return EXIT.verifyFailed;
       }
-      const verdict = verifyEvidence(readFileSync(file));
+      const verdict = verifyEvidence(readFileSync(file), expectedKeyIds === undefined ? {} : { expectedKeyIds });
       if (json) {
-        writeLine(io.stdout, JSON.stringify(verdict.ok ? { ok: true, file, policy_id: verdict.policyId, key_id: verdict.keyId } : { ok: false, file, problem: verdict.problem }));
+        writeLine(io.stdout, JSON.stringify(verdict.ok ? { ok: true, file, policy_id: verdict.policyId, key_id: verdict.keyId, key_pinned: verdict.keyPinned } : { ok: false, file, problem: verdict.problem }));
         return verdict.ok ? EXIT.ok : EXIT.verifyFailed;
       }
+      if (verdict.ok && verdict.keyPinned) {
+        writeLine(io.stdout, `${file}: the evidence pack of ${verdict.policyId} holds: signed by key ${verdict.keyId}, the device key you named, and every check passed.`);
+        return EXIT.ok;
+      }
       if (verdict.ok) {
-        writeLine(io.stdout, `${file}: the evidence pack of ${verdict.policyId} holds: signed by key ${verdict.keyId}, and every check passed.`);
+        writeLine(io.stdout, `${file}: the evidence pack of ${verdict.policyId} is consistent with itself: signed by key ${verdict.keyId}, the key the pack carries, and every check passed.`);
+        writeLine(io.stdout, `No device key was named, so this proves only internal consistency, not that this device signed it: name the device's key with --key-id KID or --jwks KEYS_FILE (latch status shows it).`);
         return EXIT.ok;
       }
       writeLine(io.stderr, `${file}: the evidence pack does not hold: ${verdict.problem}.`);

@@ -6,7 +6,7 @@
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
 import { assertAgentName } from '../../datadir/agents.js';
 import type { Ed25519PublicJwk } from '../../crypto/jwk.js';
-import { OWNER_IDENTITY } from '../../identity/identity-key-file.js';
+import { OWNER_IDENTITY } from '../../signer/identity-key-file.js';
 import { identityKeyring } from '../../identity/identity-keyring.js';
 import { ensureIdentityKey } from '../../identity/identity-keys.js';
 import { directoryBody, directoryKey, WELL_KNOWN_DIRECTORY_PATH } from '../../identity/key-directory.js';

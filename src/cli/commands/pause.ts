@@ -12,7 +12,7 @@ import { latchVersion } from '../../version.js';
 import type { CliIo } from '../command.js';
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { localCommand } from '../local-command.js';
-import { isOwnerHomeOfAnotherDaemon, withOwnerPresence } from '../owner-session.js';
+import { directEditNote, isOwnerHomeOfAnotherDaemon, withOwnerPresence } from '../owner-session.js';
 import { privateHome } from '../private-home.js';
 
 /** throughApi calls the daemon as the owner, with a session from the owner passphrase. */
@@ -65,7 +65,7 @@ Exit codes: 0 paused; 2 bad usage; 3 unsafe data directory; 7 --agent given; 1 a
 });
 
 /** `latch resume` releases the brake. */
-export const resumeCommand = localCommand<{ resumed: boolean }>({
+export const resumeCommand = localCommand<{ resumed: boolean; note?: string }>({
   name: 'resume',
   summary: 'Release the emergency brake: the daemon signs again',
   usage: `Usage: latch resume [--passphrase-stdin] [--json]
@@ -88,7 +88,8 @@ Exit codes: 0 resumed (or was not paused); 2 bad usage; 3 unsafe data directory;
       const answer = await throughApi(io, flags['passphrase-stdin'] === true, (client) => client.resume());
       return { resumed: answer['resumed'] === true };
     }
-    return { resumed: resumeSigning(home) };
+    const resumed = resumeSigning(home);
+    return { resumed, ...(resumed && directEditNote(home)) };
   },
-  human: ({ resumed }) => [resumed ? 'Signing resumed.' : 'Signing was not paused.'],
+  human: ({ resumed, note }) => [resumed ? 'Signing resumed.' : 'Signing was not paused.', ...(note === undefined ? [] : [note])],
 });

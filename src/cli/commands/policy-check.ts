@@ -7,6 +7,7 @@ import { UsageError } from '../command.js';
 import { amountFlag, checkId, choiceFlag, integerFlag, optional, requiredFlag, stringFlag } from '../daemon-calls/command-args.js';
 import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
 import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../../validate/ttl.js';
+import { AUTHORIZATION_KINDS, AUTHORIZATION_TYPES, RECURRING_INTERVALS } from '../../core/model.js';
 
 const CHECK_USAGE = `Usage: latch policy check --card <card_id> --merchant <domain> --amount <decimal>
                          [--kind one_time|merchant_verification|recurring] [--type exact|ceiling]
@@ -39,7 +40,7 @@ Exit codes: 0 the policy answered, whatever it decided (allow, ask or deny); 2 b
 value the daemon refused (e.g. --agent from an agent); 8 daemon unreachable; 1 policy.json is
 invalid (503 policy_invalid, naming the field) or another failure.`;
 
-const KINDS = ['one_time', 'merchant_verification', 'recurring'] as const;
+const KINDS = AUTHORIZATION_KINDS;
 
 /** `latch policy check` asks what the policy would decide; exit 0 whatever it decides. */
 export const policyCheckCommand = daemonCallCommand<PolicyCheck>({
@@ -69,7 +70,7 @@ export const policyCheckCommand = daemonCallCommand<PolicyCheck>({
           kind,
           ...base,
           amount: amount ?? requiredFlag(flags, 'amount'),
-          ...optional('authorization_type', choiceFlag(flags, 'type', ['exact', 'ceiling'] as const)),
+          ...optional('authorization_type', choiceFlag(flags, 'type', AUTHORIZATION_TYPES)),
           ...optional('ttl_minutes', integerFlag(flags, 'ttl', TTL_MINUTES_MIN, TTL_MINUTES_MAX)),
         };
         break;
@@ -84,8 +85,8 @@ export const policyCheckCommand = daemonCallCommand<PolicyCheck>({
           kind,
           ...base,
           amount: amount ?? requiredFlag(flags, 'amount'),
-          interval: choiceFlag(flags, 'interval', ['day', 'week', 'month', 'year'] as const) ?? requiredFlag(flags, 'interval') as never,
-          ...optional('authorization_type', choiceFlag(flags, 'type', ['exact', 'ceiling'] as const)),
+          interval: choiceFlag(flags, 'interval', RECURRING_INTERVALS) ?? requiredFlag(flags, 'interval') as never,
+          ...optional('authorization_type', choiceFlag(flags, 'type', AUTHORIZATION_TYPES)),
         };
         break;
     }

@@ -10,10 +10,11 @@ import { DataDirError } from '../../datadir/data-dir-error.js';
 import { resolveHome } from '../../datadir/home.js';
 import { loadPolicyFile, policyPath, policyRemovedPath } from '../../daemon/policy-source.js';
 import { parsePolicyBytes, POLICY_FILE_BYTES_MAX } from '../../policy/policy-file.js';
-import { policySummary } from '../../policy/policy-summary.js';
+import { policySummary } from '../../policy-text/policy-summary.js';
 import { PolicyInvalidError } from '../../policy/policy-invalid-error.js';
+import { policyWarnings, type PolicyWarning } from '../../policy-text/policy-warnings.js';
 import type { Policy } from '../../policy/policy-types.js';
-import { STARTER_POLICY_TEXT } from '../../policy/starter-policy.js';
+import { STARTER_POLICY_TEXT } from '../../policy-text/starter-policy.js';
 import { UsageError, type CliIo } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { localCommand } from '../local-command.js';
@@ -24,7 +25,17 @@ import { withOwnerPresence } from '../owner-session.js';
 
 /** What `latch policy check-file` found: valid (with its counts) or the field that is wrong. */
 type FileCheck =
-  | { valid: true; file: string; source: 'file' | 'default'; rules: number; budgets: number; velocity: number; sha256: string; summary: string }
+  | {
+      valid: true;
+      file: string;
+      source: 'file' | 'default';
+      rules: number;
+      budgets: number;
+      velocity: number;
+      sha256: string;
+      summary: string;
+      warnings: PolicyWarning[];
+    }
   | { valid: false; file: string; field: string; message: string };
 
 /** `latch policy check-file [FILE]` validates a policy file without a daemon. */
@@ -37,12 +48,15 @@ Parses FILE exactly as the daemon parses policy.json and prints either
   OK: N rules, M budgets, K velocity limits; sha256 …
 or the field that is wrong, e.g.
   policy.json is invalid at rules[2].max_amount: must be a decimal amount in a string, like "12.50".
+A valid file may also get a warning for every rule that can never change a decision (an "allow"
+rule under "default": "allow" — its max_amount is no cap), with what would work (docs/policy.md, Caps).
 Without FILE it checks $LATCH_HOME/policy.json with the daemon's data-file checks (a regular file
 of this user, mode 0600, no symbolic link); a FILE you name (a draft, say) is only parsed.
---json prints {"valid": true, "file", "source", "rules", "budgets", "velocity", "sha256", "summary"}
+--json prints {"valid": true, "file", "source", "rules", "budgets", "velocity", "sha256", "summary",
+"warnings": [{"field", "id", "message"}]}
 or {"valid": false, "file", "field", "message"}.
 
-Exit codes: 0 valid (or no policy.json: everything is allowed); 6 invalid; 2 bad usage or FILE
+Exit codes: 0 valid, warnings or not (or no policy.json: everything is allowed); 6 invalid; 2 bad usage or FILE
 cannot be read; 3 $LATCH_HOME/policy.json is unsafe (permissions, owner, a link); 7 --agent given.`,
   flags: {},
   positionalsMax: 1,
@@ -53,7 +67,7 @@ cannot be read; 3 $LATCH_HOME/policy.json is unsafe (permissions, owner, a link)
   human(result) {
     if (!result.valid) return [`${result.file} is invalid at ${result.field}: ${result.message}`];
     if (result.source === 'default') return [`No policy file at ${result.file}: the daemon allows every request (the default policy). Write one with: latch policy init`];
-    return [`OK: ${result.summary}; sha256 ${result.sha256}`];
+    return [`OK: ${result.summary}; sha256 ${result.sha256}`, ...warningLines(result.warnings)];
   },
   exitCode: (result) => (result.valid ? EXIT.ok : EXIT.verifyFailed),
 });
@@ -76,7 +90,22 @@ function checkNamedFile(file: string): FileCheck {
 
 function valid(file: string, policy: Policy): FileCheck {
   const source = policy.source === 'default' ? 'default' : 'file';
-  return { valid: true, file, source, rules: policy.rules.length, budgets: policy.budgets.length, velocity: policy.velocity.length, sha256: policy.sha256, summary: policySummary(policy) };
+  return {
+    valid: true,
+    file,
+    source,
+    rules: policy.rules.length,
+    budgets: policy.budgets.length,
+    velocity: policy.velocity.length,
+    sha256: policy.sha256,
+    summary: policySummary(policy),
+    warnings: policyWarnings(policy),
+  };
+}
+
+/** warningLines writes one line per warning, naming the rule where the file has it. */
+function warningLines(warnings: readonly PolicyWarning[]): string[] {
+  return warnings.map((warning) => `warning: ${warning.field} (${warning.id}): ${warning.message}`);
 }
 
 function invalid(file: string, error: PolicyInvalidError): FileCheck {
@@ -180,7 +209,7 @@ Exit codes: 0 removed (or there was none); 3 unsafe data directory; 7 --agent gi
 });
 
 /** `latch policy apply FILE` sends a policy to the running daemon (PUT /policy). */
-export const policyApplyCommand = localCommand<{ file: string; sha256: string; previous_sha256: string | null }>({
+export const policyApplyCommand = localCommand<{ file: string; sha256: string; previous_sha256: string | null; warnings: PolicyWarning[] }>({
   name: 'policy apply',
   summary: "Replace the daemon's policy with FILE through its API (needs the owner's presence)",
   usage: `Usage: latch policy apply FILE [--passphrase-stdin] [--json]
@@ -192,7 +221,9 @@ daemon's data directory (the separate-user setup). When an owner passphrase is s
 asked for it (or give it on standard input with --passphrase-stdin); it is sent only after the
 daemon has proved the key pinned in $LATCH_HOME (docs/decisions.md §21).
 
-With --json it prints {"file", "sha256", "previous_sha256"}.
+The daemon's warnings (rules that can never change a decision, docs/policy.md "Caps") are printed
+after the change; they do not stop it. With --json it prints {"file", "sha256", "previous_sha256",
+"warnings"}.
 
 Exit codes: 0 applied; 2 bad usage or unreadable FILE; 6 FILE is not a valid policy; 7 refused; 8 the daemon is not running or not verified; 1 anything else.`,
   flags: { 'passphrase-stdin': 'boolean' },
@@ -204,10 +235,10 @@ Exit codes: 0 applied; 2 bad usage or unreadable FILE; 6 FILE is not a valid pol
     const client = new LatchClient({ env: { ...io.env, LATCH_AGENT: '' }, userAgent: `latch-cli/${latchVersion()}` });
     try {
       const applied = await withOwnerPresence(client, io, { passphraseStdin: flags['passphrase-stdin'] === true }, () => client.putPolicy(text));
-      return { file, sha256: applied.sha256, previous_sha256: applied.previous_sha256 ?? null };
+      return { file, sha256: applied.sha256, previous_sha256: applied.previous_sha256 ?? null, warnings: applied.warnings ?? [] };
     } finally {
       client.close();
     }
   },
-  human: ({ file, sha256 }) => [`Applied ${file}: the daemon's policy is now sha256 ${sha256}.`],
+  human: ({ file, sha256, warnings }) => [`Applied ${file}: the daemon's policy is now sha256 ${sha256}.`, ...warningLines(warnings)],
 });

@@ -5,6 +5,7 @@ import { amountFlag, checkId, choiceFlag, integerFlag, optional, requiredFlag, s
 import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
 import { pendingApprovalLines } from '../daemon-calls/approval-views.js';
 import { authorizationLines } from '../daemon-calls/views.js';
+import { AUTHORIZATION_TYPES, RECURRING_INTERVALS, type RecurringInterval } from '../../core/model.js';
 
 const USAGE = `Usage: latch recurring --card <card_id> --merchant <domain> --amount <decimal>
                        --interval day|week|month|year [--interval-count N]
@@ -60,9 +61,9 @@ export const recurringCommand = daemonCallCommand<Authorization | PendingApprova
       card_id: checkId(requiredFlag(flags, 'card'), 'card', '--card'),
       merchant_name: requiredFlag(flags, 'merchant'),
       amount: amountFlag(flags, 'amount') ?? requiredFlag(flags, 'amount'),
-      interval: choiceFlag(flags, 'interval', ['day', 'week', 'month', 'year'] as const) ?? (requiredFlag(flags, 'interval') as 'day'),
+      interval: choiceFlag(flags, 'interval', RECURRING_INTERVALS) ?? (requiredFlag(flags, 'interval') as RecurringInterval),
       ...optional('interval_count', integerFlag(flags, 'interval-count', 1, 365)),
-      ...optional('authorization_type', choiceFlag(flags, 'type', ['exact', 'ceiling'] as const)),
+      ...optional('authorization_type', choiceFlag(flags, 'type', AUTHORIZATION_TYPES)),
       ...optional('currency', stringFlag(flags, 'currency')),
       ...optional('starts_at', stringFlag(flags, 'starts-at')),
       ...optional('ends_at', stringFlag(flags, 'ends-at')),

@@ -4,6 +4,7 @@
  * $LATCH_HOME/sandbox.json (written by `latch start`), or --cloud and --admin-key-file.
  */
 import path from 'node:path';
+import { loadConfig } from '../../datadir/config.js';
 import { resolveHome } from '../../datadir/home.js';
 import { readPrivateFile } from '../../datadir/read-private-file.js';
 import { adminApi } from '../../quickstart/sandbox-account.js';
@@ -80,31 +81,59 @@ async function runAdmin(io: CliIo, name: string, body: () => Promise<number>): P
   }
 }
 
-/** `latch sandbox setup-token` makes a setup token for a new sandbox account. */
+/**
+ * newAccountHint says that a new account starts empty, and how a second device joins this
+ * LATCH_HOME's account instead (docs/decisions.md §31.9).
+ */
+function newAccountHint(io: CliIo): string[] {
+  const own = enrolledAccount(io);
+  return [
+    'This is a new, empty sandbox account: a device enrolled with it sees no cards and no funds.',
+    own === undefined
+      ? 'To enroll another device into an existing account, add --account acct_… (account_id in that device\'s config.json).'
+      : `To enroll another device into this device's account instead: latch sandbox setup-token --account ${own}`,
+  ];
+}
+
+/** enrolledAccount is the account of $LATCH_HOME's enrolled device, when there is one. */
+function enrolledAccount(io: CliIo): string | undefined {
+  try {
+    return loadConfig(resolveHome(io.env)).account_id;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `latch sandbox setup-token` makes a setup token for a new sandbox account, or for one named. */
 export const sandboxSetupTokenCommand: Command = {
   name: 'sandbox setup-token',
   summary: 'Make a setup token on the sandbox, for latch setup',
-  usage: `Usage: latch sandbox setup-token [--cloud URL] [--admin-key-file FILE] [--json]
+  usage: `Usage: latch sandbox setup-token [--account acct_…] [--cloud URL] [--admin-key-file FILE] [--json]
 
-Asks the sandbox for a setup token (valid 15 minutes) for a new sandbox account, and prints it
-with the command that uses it: latch setup --token TOKEN --cloud URL.
+Asks the sandbox for a setup token (valid 15 minutes) and prints it with the command that uses it:
+latch setup --token TOKEN --cloud URL. Without --account the token is for a new, empty account (no
+cards, no funds); with it, a device enrolled with the token joins that account and sees its cards
+(a second device of yours: --account with the account of $LATCH_HOME, which the output names).
 
 Options:
+  --account ID            the sandbox account the token enrolls into (default: a new one)
 ${COMMON_OPTIONS}
 
 Exit codes: 0 made; 2 bad usage or no sandbox.json; 8 the sandbox is not running; 1 anything else.`,
   run: (args, io) =>
     runAdmin(io, 'sandbox setup-token', async () => {
-      const { flags } = parseCommandArgs(args, COMMON_FLAGS, 0);
+      const { flags } = parseCommandArgs(args, { ...COMMON_FLAGS, account: 'value' }, 0);
       refuseAgentFlag('sandbox setup-token', stringFlag(flags, 'agent'));
+      const account = stringFlag(flags, 'account');
       const admin = sandboxAdmin(flags, io);
-      const answer = await adminCall(admin, 'POST', '/v1/sandbox/setup-tokens', {});
+      const answer = await adminCall(admin, 'POST', '/v1/sandbox/setup-tokens', account === undefined ? {} : { account_id: account });
       if (flags['json'] === true) {
         writeLine(io.stdout, JSON.stringify(answer));
         return EXIT.ok;
       }
       writeLine(io.stdout, `Setup token for account ${String(answer['account_id'])}, valid until ${String(answer['expires_at'])}:`);
       writeLine(io.stdout, `  latch setup --token ${String(answer['setup_token'])} --cloud ${admin.cloudUrl}`);
+      if (account === undefined) for (const line of newAccountHint(io)) writeLine(io.stdout, line);
       return EXIT.ok;
     }),
 };

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { createDaemon, DEFAULT_PORT_A, DEFAULT_PORT_B, DEFAULT_PORT_CONSOLE } from '../../daemon/create-daemon.js';
+import { createDaemonWithLogger, DEFAULT_CLOSE_DEADLINE_MS, DEFAULT_PORT_A, DEFAULT_PORT_B, DEFAULT_PORT_CONSOLE } from '../../daemon/create-daemon.js';
 import { CONSOLE_FLAGS, consoleOption } from '../console-flags.js';
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
 import { loadConfig } from '../../datadir/config.js';
-import { ensureHome, resolveHome } from '../../datadir/home.js';
+import { ensureHome, resolveHome, SANDBOX_NOTE } from '../../datadir/home.js';
 import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { tokenPath } from '../../datadir/token.js';
 import { createLogger } from '../../log/logger.js';
@@ -17,7 +17,7 @@ import { parseFlags, portFlag } from '../flags.js';
 import { assertPortsFree } from '../port-probe.js';
 import { enrolledLine, enrollThisDevice } from '../enroll-this-device.js';
 import { reportError } from '../report-error.js';
-import { stopSignal } from '../stop-signal.js';
+import { hostDaemonProcess } from '../daemon-host.js';
 import { DEFAULT_SANDBOX_PORT } from './sandbox.js';
 import { becomeServiceUserOrExplain, reportListenError } from './daemon.js';
 import { OWNER_ONLY_AGENT_OPTION, refuseAgentFlag, usageWithCommonOptions } from '../common-options.js';
@@ -40,7 +40,13 @@ Options:
                     if missing, refuse one owned by anyone else, then drop supplementary groups,
                     gid and uid to NAME before reading any data file or opening a port
   --port-console N  the owner console's port (default ${DEFAULT_PORT_CONSOLE}; see latch console)
-  --no-console      do not serve the owner console`;
+  --no-console      do not serve the owner console
+
+It hosts the daemon exactly as latch daemon does: SIGTERM, SIGINT and SIGHUP stop it within
+${DEFAULT_CLOSE_DEADLINE_MS / 1000} s (a second one at once), SIGUSR1 is logged and never opens the inspector.
+
+Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe data directory, or another daemon already
+serves it (named); 4 port in use; 5 could not listen; 1 anything else.`;
 
 const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'sandbox-port': 'value', json: 'boolean', agent: 'value', user: 'value', ...CONSOLE_FLAGS } as const;
 
@@ -50,7 +56,8 @@ export const startCommand: Command = {
   summary: 'Quick start: the sandbox cloud and the daemon together, enrolled and ready',
   usage: usageWithCommonOptions(USAGE, OWNER_ONLY_AGENT_OPTION, '  --json         print only the JSON line {"event":"latch_started", ...}, not the tour'),
   async run(args, io) {
-    const stop = stopSignal();
+    // The same guards as latch daemon from the first moment: signals, the inspector, crashes.
+    const host = hostDaemonProcess(createLogger({ stream: io.stderr }));
     let sandbox: Sandbox | undefined;
     try {
       const flags = parseFlags(args, FLAGS);
@@ -67,11 +74,13 @@ export const startCommand: Command = {
       if (typeof flags['user'] === 'string') becomeServiceUserOrExplain(flags['user'], io.env);
       const ownerConsole = consoleOption(flags, portA);
       const home = resolveHome(io.env);
+      // A daemon serving this directory already holds the ports: name it (exit 3), as latch daemon does.
+      host.refuseSecondDaemon(home);
       try {
         // Before anything is created: a busy port must not leave an account or enrollment behind.
         await assertPortsFree([portA, portB, sandboxPort, ...(ownerConsole === undefined ? [] : [ownerConsole.port ?? DEFAULT_PORT_CONSOLE])]);
       } catch (error) {
-        stop.dispose();
+        host.dispose();
         return reportListenError(error, io, 'start');
       }
       ensureHome(home);
@@ -80,10 +89,10 @@ export const startCommand: Command = {
       try {
         sandbox = await createSandbox({ dataDir: path.join(home, 'sandbox'), port: sandboxPort, log: createLogger({ stream: io.stderr }) });
       } catch (error) {
-        stop.dispose();
+        host.dispose();
         return reportListenError(error, io, 'start');
       }
-      writeFileAtomic(path.join(home, 'sandbox.json'), `${JSON.stringify({ cloud_url: sandbox.url, admin_key_path: sandbox.adminKeyPath }, null, 2)}\n`);
+      writeFileAtomic(path.join(home, SANDBOX_NOTE), `${JSON.stringify({ cloud_url: sandbox.url, admin_key_path: sandbox.adminKeyPath }, null, 2)}\n`);
       if (config.device_id !== undefined && config.cloud_url !== sandbox.url) {
         throw new UsageError(`this data directory is enrolled with ${config.cloud_url ?? 'another cloud'}, not the sandbox at ${sandbox.url}; use another LATCH_HOME (or the same --sandbox-port as before)`);
       }
@@ -104,11 +113,11 @@ export const startCommand: Command = {
           say(enrolledLine(enrolled));
         } catch (error) {
           await sandbox.close();
-          stop.dispose();
+          host.dispose();
           return reportError(error, io, 'setup');
         }
       }
-      const daemon = createDaemon({
+      const { daemon, logger: daemonLogger } = createDaemonWithLogger({
         home,
         env: io.env,
         logStream: io.stderr,
@@ -116,25 +125,24 @@ export const startCommand: Command = {
         portB,
         ...(ownerConsole !== undefined && { console: ownerConsole }),
       });
+      host.useLogger(daemonLogger);
       let ports;
       try {
-        ports = await daemon.listen();
+        ports = await host.listen(daemon);
       } catch (error) {
         await sandbox.close();
-        stop.dispose();
         return reportListenError(error, io, 'start');
       }
       const firstCardId = firstCardOf(sandbox, loadConfig(home).account_id);
       writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, port_console: ports.portConsole ?? null, cloud_url: sandbox.url }));
       const homeIsDefault = home === resolveHome({});
       const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
-      say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation() }));
-      await stop.received;
-      await daemon.close();
+      say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation(), consolePort: ports.portConsole ?? null }));
+      await host.untilStopped(daemon, DEFAULT_CLOSE_DEADLINE_MS);
       await sandbox.close();
       return EXIT.ok;
     } catch (error) {
-      stop.dispose();
+      host.dispose();
       await sandbox?.close();
       return reportError(error, io, 'start');
     }

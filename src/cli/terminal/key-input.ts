@@ -21,6 +21,9 @@ const QUEUED_KEYS_MAX = 8192;
  * decides something first throws them away, so a stray key can never answer a question that was
  * not on the screen yet.
  */
+/** What next() resolves with after withdraw(): longer than one key, so never typed. */
+export const WITHDRAWN = '\u0000withdrawn';
+
 export class KeyInput {
   private readonly queue: string[] = [];
   private waiter: ((key: string | null) => void) | undefined;
@@ -69,6 +72,14 @@ export class KeyInput {
     return new Promise((resolve) => {
       this.waiter = resolve;
     });
+  }
+
+  /**
+   * withdraw ends the wait of a prompt that no longer applies (the question was answered
+   * elsewhere): the waiting next() resolves with WITHDRAWN, which no key can be.
+   */
+  withdraw(): void {
+    this.deliver(WITHDRAWN);
   }
 
   /**

@@ -2,7 +2,7 @@
  * Questions the CLI asks a person on the terminal: a secret read without echo, a line of text, a
  * single-key choice. Prompts go to stderr, so that stdout stays the command's output.
  */
-import { KEY, type KeyInput } from './key-input.js';
+import { KEY, WITHDRAWN, type KeyInput } from './key-input.js';
 
 /** PromptInterrupted is Ctrl-C at a prompt: the command stops and exits 130. */
 export class PromptInterrupted extends Error {
@@ -17,6 +17,14 @@ export class InputEnded extends Error {
   constructor() {
     super('standard input ended');
     this.name = 'InputEnded';
+  }
+}
+
+/** PromptWithdrawn is a question taken off the screen because it no longer applies (its signal aborted). */
+export class PromptWithdrawn extends Error {
+  constructor() {
+    super('the question no longer applies');
+    this.name = 'PromptWithdrawn';
   }
 }
 
@@ -71,13 +79,37 @@ async function readLine(keys: KeyInput, out: NodeJS.WritableStream, prompt: stri
 
 /**
  * readChoice asks for one key among choices (lower case) and returns it; keys typed before the
- * question are discarded first. Enter picks fallback when there is one (the [y/N] default).
+ * question are discarded first. Enter picks fallback when there is one (the [y/N] default). When
+ * signal aborts, the question is withdrawn: PromptWithdrawn, and no key is taken.
  */
-export async function readChoice<T extends string>(keys: KeyInput, out: NodeJS.WritableStream, prompt: string, choices: readonly T[], fallback?: T): Promise<T> {
+export async function readChoice<T extends string>(
+  keys: KeyInput,
+  out: NodeJS.WritableStream,
+  prompt: string,
+  choices: readonly T[],
+  fallback?: T,
+  signal?: AbortSignal,
+): Promise<T> {
   await keys.discardPending();
+  if (signal?.aborted === true) throw new PromptWithdrawn();
   out.write(prompt);
+  const withdraw = (): void => keys.withdraw();
+  signal?.addEventListener('abort', withdraw, { once: true });
+  try {
+    return await readChoiceKey(keys, out, choices, fallback, signal);
+  } finally {
+    signal?.removeEventListener('abort', withdraw);
+  }
+}
+
+async function readChoiceKey<T extends string>(keys: KeyInput, out: NodeJS.WritableStream, choices: readonly T[], fallback: T | undefined, signal: AbortSignal | undefined): Promise<T> {
   for (;;) {
-    const key = await keys.next();
+    // Checked before every wait too: an abort between two keys found no wait to end.
+    const key = signal?.aborted === true ? WITHDRAWN : await keys.next();
+    if (key === WITHDRAWN) {
+      out.write('\n');
+      throw new PromptWithdrawn();
+    }
     if (key === null) {
       out.write('\n');
       throw new InputEnded();

@@ -1,9 +1,9 @@
 /**
- * The console's pages and assets, compiled into the daemon (no file is read at run time, so the
- * single binary carries them). Every page is the same shell; the script fills it.
+ * The console's pages and assets. The script, the stylesheet and the icon are real files beside
+ * this one (console-files.ts reads them; every bundle carries them inlined); every page is the same
+ * shell, and the script fills it.
  */
-import { CONSOLE_CSS } from './console-css.js';
-import { CONSOLE_JS } from './console-js.js';
+import { consoleFile } from './console-files.js';
 
 const PAGES = [
   { path: '/approvals', name: 'approvals', title: 'Approvals' },
@@ -13,24 +13,25 @@ const PAGES = [
   { path: '/activity', name: 'activity', title: 'Activity' },
 ] as const;
 
-const ICON_SVG =
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0b5cad"/><path d="M5 3v10h6" stroke="#fff" stroke-width="2" fill="none"/></svg>';
 
-const ASSETS: Readonly<Record<string, { contentType: string; body: string }>> = {
-  '/assets/console.js': { contentType: 'text/javascript; charset=utf-8', body: CONSOLE_JS },
-  '/assets/console.css': { contentType: 'text/css; charset=utf-8', body: CONSOLE_CSS },
-  '/assets/icon.svg': { contentType: 'image/svg+xml', body: ICON_SVG },
+const ASSETS: Readonly<Record<string, { contentType: string; file: string }>> = {
+  '/assets/console.js': { contentType: 'text/javascript; charset=utf-8', file: 'console.js' },
+  '/assets/console.css': { contentType: 'text/css; charset=utf-8', file: 'console.css' },
+  '/assets/icon.svg': { contentType: 'image/svg+xml', file: 'icon.svg' },
 };
 
-/** consoleAsset returns a static asset by path. */
-export function consoleAsset(path: string): { contentType: string; body: string } | undefined {
-  return Object.hasOwn(ASSETS, path) ? ASSETS[path] : undefined;
+/** consoleAsset returns a static asset by path: its content type and its bytes, as the file holds them. */
+export function consoleAsset(path: string): { contentType: string; body: Uint8Array } | undefined {
+  if (!Object.hasOwn(ASSETS, path)) return undefined;
+  const asset = ASSETS[path] as { contentType: string; file: string };
+  return { contentType: asset.contentType, body: consoleFile(asset.file) };
 }
 
-/** isConsolePage reports whether a path is one of the signed-in pages. */
-export function isConsolePage(path: string): boolean {
-  return PAGES.some((page) => page.path === path);
-}
+/** The paths of the signed-in pages. */
+export const CONSOLE_PAGE_PATHS: readonly string[] = PAGES.map((page) => page.path);
+
+/** The paths of the static assets. */
+export const CONSOLE_ASSET_PATHS: readonly string[] = Object.keys(ASSETS);
 
 /** consolePage renders the shell of a page; the CSRF token rides in a meta tag, never in script. */
 export function consolePage(path: string, csrf?: string): string {

@@ -18,12 +18,10 @@ import { deviceRoute } from './guards.js';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from './pagination.js';
 import type { SandboxContext } from './sandbox-context.js';
 import { authorizationView, cardView, transactionDetailView, transactionView, walletView } from './views.js';
-import { TRANSACTION_STATUSES } from '../../core/model.js';
+import { AUTHORIZATION_STATUSES, TRANSACTION_STATUSES } from '../../core/model.js';
 
 const ID_TEXT = { maxLength: 80, pattern: LOOKUP_ID_SHAPE, describe: 'an id like card_...' } as const;
 const JWS_RULES = { jws: str({ required: true, maxLength: 16_384 }) };
-
-const AUTHORIZATION_STATUSES = ['active', 'used', 'expired', 'revoked'] as const;
 
 /** cloudRoutes returns the `/v1` route table of the cloud API. */
 export function cloudRoutes(sandbox: SandboxContext): Route[] {

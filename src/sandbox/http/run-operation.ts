@@ -79,7 +79,7 @@ function runIdempotent(txn: Txn, context: RequestContext, storeKey: string, oper
   } catch (error) {
     // An expected failure is an answer like any other: a retry gets it again, not a second try.
     if (!(error instanceof LatchError)) throw error;
-    result = { status: error.status, body: error.toBody(context.requestId) };
+    result = { status: error.status, body: error.toBody(context.requestId, { remedy: false }) };
   }
   // Stored as JSON text would read back, so the replayed state equals the live one.
   const body: unknown = JSON.parse(JSON.stringify(result.body));

@@ -6,7 +6,7 @@ import type { EventLog } from '../../http/event-log.js';
 import { declaresBody, readRequestBody } from '../../http/request-body.js';
 import { splitTarget } from '../../http/request-target.js';
 import { sendError, sendJson, sendRaw } from '../../http/respond.js';
-import { isRawResult, type RequestContext, type RouteResult } from '../../http/route.js';
+import { isEventStream, isRawResult, type RequestContext, type RouteResult } from '../../http/route.js';
 import type { Router } from '../../http/router.js';
 import { assertNoCardData } from '../../validate/card-data-guard.js';
 import { followSignals } from '../../runtime/follow-signals.js';
@@ -51,12 +51,13 @@ async function handle(router: Router, log: EventLog | undefined, shutdown: Abort
     const result = await admit(router, shutdown, request, response, requestId);
     // Raw bytes only for the agents' key directory, whose media type is its own.
     if (isRawResult(result)) sendRaw(response, result.status, result.rawBody, result.headers);
+    else if (isEventStream(result)) throw new Error('the sandbox serves no event stream');
     else sendJson(response, result.status, result.body, result.headers ?? {});
   } catch (error) {
     if (!(error instanceof LatchError)) log?.error('internal_error', { request_id: requestId, cause: error instanceof Error ? error.name : typeof error });
     const close = declaresBody(request) && !request.complete;
     if (close) request.resume();
-    sendError(response, error, requestId, { close });
+    sendError(response, error, requestId, { close, remedy: false });
   }
 }
 

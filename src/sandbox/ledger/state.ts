@@ -4,14 +4,10 @@
  */
 import { emptyCreationIndex, type CreationIndex } from './creation-index.js';
 
-export type CardStatus = 'frozen' | 'active' | 'closed';
-export type AuthorizationKind = 'one_time' | 'merchant_verification' | 'recurring';
-export type AuthorizationType = 'exact' | 'ceiling';
-export type AuthorizationStatus = 'active' | 'used' | 'expired' | 'revoked';
-import type { TransactionStatus } from '../../core/model.js';
+import type { AuthorizationKind, AuthorizationStatus, AuthorizationType, CardStatus, RecurringInterval, TransactionStatus } from '../../core/model.js';
 
-export type { TransactionStatus };
-export type RecurringInterval = 'day' | 'week' | 'month' | 'year';
+/** The wire's vocabulary is the daemon's (core/model.ts), so the sandbox cannot speak another. */
+export type { AuthorizationKind, AuthorizationStatus, AuthorizationType, CardStatus, RecurringInterval, TransactionStatus };
 
 /** The codes a declined charge can carry. */
 export type DeclineCode =

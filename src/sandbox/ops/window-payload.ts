@@ -6,6 +6,7 @@
 import { invalidRequest } from '../../errors/latch-error.js';
 import { parseAmountText } from '../../money/amount.js';
 import { wireIdPattern } from '../../ids/wire-ids.js';
+import { AUTHORIZATION_KINDS, AUTHORIZATION_TYPES, RECURRING_INTERVALS } from '../../core/model.js';
 import { normalizeMerchant } from '../../validate/merchant.js';
 import type { AuthorizationKind, AuthorizationType, RecurringInterval } from '../ledger/state.js';
 
@@ -59,7 +60,7 @@ export function readWindowPayload(payload: Record<string, unknown>, expectedTyp:
   refuseUnknown(payload, WINDOW_FIELDS);
   if (payload['v'] !== 1) throw invalidRequest('v', 'v must be 1.');
   if (payload['typ'] !== expectedTyp) throw invalidRequest('typ', `typ must be "${expectedTyp}" on this endpoint.`);
-  const kind = choice(payload, 'kind', ['one_time', 'merchant_verification', 'recurring'] as const);
+  const kind = choice(payload, 'kind', AUTHORIZATION_KINDS);
   let cardId: string | null = null;
   if (expectedTyp === 'card_policy_window') cardId = text(payload, 'card_id', CARD_ID, 'a card id like card_...');
   else if (payload['card_id'] !== undefined) throw invalidRequest('card_id', 'An account-wide window has no card_id; use POST /v1/authorizations for a card.');
@@ -84,7 +85,7 @@ export function readWindowPayload(payload: Record<string, unknown>, expectedTyp:
     merchant,
     amount: parseAmountText(amountText, { param: 'amount', allowZero: true }),
     currency: text(payload, 'currency', CURRENCY, 'three upper-case letters'),
-    authorizationType: choice(payload, 'authorization_type', ['exact', 'ceiling'] as const),
+    authorizationType: choice(payload, 'authorization_type', AUTHORIZATION_TYPES),
     kind,
     notBefore: time(payload, 'not_before'),
     notAfter: time(payload, 'not_after'),
@@ -112,7 +113,7 @@ export function readRevocationPayload(payload: Record<string, unknown>): Revocat
 }
 
 function readRecurrence(payload: Record<string, unknown>): NonNullable<WindowPayload['recurring']> {
-  const interval = choice(payload, 'interval', ['day', 'week', 'month', 'year'] as const);
+  const interval = choice(payload, 'interval', RECURRING_INTERVALS);
   const intervalCount = payload['interval_count'] === undefined ? 1 : integer(payload, 'interval_count', 1, INTERVAL_COUNT_MAX);
   const maxCharges = payload['max_charges'] === undefined || payload['max_charges'] === null ? null : integer(payload, 'max_charges', 1, MAX_CHARGES_MAX);
   return { interval, intervalCount, maxCharges };

@@ -1,9 +1,12 @@
-/**
- * The console's script, served from /assets/console.js. Plain browser JavaScript with no
- * dependency and no inline code anywhere (the CSP allows only 'self'); it builds every element
- * with the DOM API, so no text the daemon returns is ever parsed as HTML.
+// @ts-check
+/*
+ * The owner console's script, served as these bytes from /assets/console.js (docs/decisions.md
+ * §29.5). Plain browser JavaScript with no dependency and no inline code anywhere (the CSP allows
+ * only 'self'); it builds every element with the DOM API, so no text the daemon returns is ever
+ * parsed as HTML. Type-checked with its own tsconfig.json (the DOM library; checkJs), by
+ * test/console/console-files.test.ts.
  */
-export const CONSOLE_JS = String.raw`'use strict';
+'use strict';
 (function () {
   var csrfMeta = document.querySelector('meta[name="latch-csrf"]');
   var csrf = csrfMeta ? csrfMeta.getAttribute('content') : '';
@@ -37,6 +40,7 @@ export const CONSOLE_JS = String.raw`'use strict';
   function status(kind, text) { return el('p', { 'class': 'status ' + kind, role: kind === 'bad' ? 'alert' : 'status', text: text }); }
 
   function api(method, path, body, headers) {
+    /** @type {RequestInit & { headers: Record<string, string> }} */
     var init = { method: method, headers: { 'x-latch-csrf': csrf }, credentials: 'same-origin' };
     Object.keys(headers || {}).forEach(function (name) { init.headers[name] = headers[name]; });
     if (body !== undefined) { init.headers['content-type'] = 'application/json'; init.body = typeof body === 'string' ? body : JSON.stringify(body); }
@@ -73,22 +77,29 @@ export const CONSOLE_JS = String.raw`'use strict';
     return navigator.credentials.get({ publicKey: {
       challenge: fromB64u(options.challenge), rpId: options.rp_id, timeout: options.timeout_ms, userVerification: 'required',
       allowCredentials: options.credential_ids.map(function (id) { return { type: 'public-key', id: fromB64u(id) }; }),
-    } }).then(function (credential) {
+    } }).then(function (/** @type {any} */ credential) {
       return { id: toB64u(credential.rawId), client_data_json: toB64u(credential.response.clientDataJSON),
         authenticator_data: toB64u(credential.response.authenticatorData), signature: toB64u(credential.response.signature) };
     });
   }
 
+  // The proof of presence travels in one header the console's front door reads (base64url JSON,
+  // so a passphrase in any script survives): the route's own body stays what the route takes.
+  function presence(proof) {
+    if (!proof || (!proof.passphrase && !proof.passkey)) return {};
+    return { 'latch-owner-presence': toB64u(new TextEncoder().encode(JSON.stringify(proof))) };
+  }
+
   // Fresh presence for one owner-present action: a passkey (bound to a challenge for this purpose) or the passphrase.
   var factors = [];
-  function presenceForm(label, purposePath, onProof) {
+  function presenceForm(label, purposePath, onProof, wording) {
     var message = el('div', { 'aria-live': 'polite' });
     if (factors.length === 0) {
       // No passphrase and no passkey yet: the session is the owner, as the daemon token is.
       return el('div', null, el('div', { 'class': 'actions' }, el('button', { type: 'button', 'class': 'primary', text: label, onclick: function () { clear(message); onProof({}, message); } })), message);
     }
     var pass = el('input', { type: 'password', autocomplete: 'current-password', 'aria-label': 'Owner passphrase for ' + label, placeholder: 'Passphrase' });
-    var passkeyButton = el('button', { type: 'button', 'class': 'primary', text: label + ' with passkey', onclick: function () {
+    var passkeyButton = el('button', { type: 'button', 'class': 'primary', text: (wording && wording.passkey) || label + ' with passkey', onclick: function () {
       passkeyButton.disabled = true; clear(message);
       api('POST', purposePath, {}).then(function (result) {
         if (!result.ok) throw new Error(errorText(result));
@@ -97,7 +108,7 @@ export const CONSOLE_JS = String.raw`'use strict';
         .catch(function (error) { message.appendChild(status('bad', error.message || String(error))); })
         .then(function () { passkeyButton.disabled = false; });
     } });
-    var passButton = el('button', { type: 'submit', text: label + ' with passphrase' });
+    var passButton = el('button', { type: 'submit', text: (wording && wording.passphrase) || label + ' with passphrase' });
     var form = el('form', { 'class': 'actions', onsubmit: function (event) {
       event.preventDefault(); clear(message);
       if (!pass.value) { message.appendChild(status('bad', 'Type the owner passphrase, or use a passkey.')); pass.focus(); return; }
@@ -107,6 +118,22 @@ export const CONSOLE_JS = String.raw`'use strict';
     return el('div', null, form, message);
   }
 
+  // Words for the approval card (docs/decisions.md §31.8): no wire names, durations in words, local time beside UTC.
+  var KIND_WORDS = { one_time: 'one-time', merchant_verification: 'merchant verification', recurring: 'recurring' };
+  function durationWords(seconds) {
+    if (seconds % 3600 === 0) return seconds / 3600 + (seconds === 3600 ? ' hour' : ' hours');
+    if (seconds % 60 === 0) return seconds / 60 + (seconds === 60 ? ' minute' : ' minutes');
+    return seconds + ' seconds';
+  }
+  function localAndUtc(iso) {
+    var at = new Date(iso);
+    return isNaN(at.getTime()) ? iso : iso + ' (' + at.toLocaleString() + ' local time)';
+  }
+  // Decimal text to integer minor units by its digits, never through a float (money rule).
+  function decimalMinor(text) {
+    var parts = String(text).split('.'); var fraction = ((parts[1] || '') + '00').slice(0, 2);
+    return parseInt(parts[0] + fraction, 10);
+  }
   function term(list, name, value) { if (value !== undefined && value !== null && value !== '') { list.appendChild(el('dt', { text: name })); list.appendChild(el('dd', { text: String(value) })); } }
 
   // ---- Approvals -----------------------------------------------------------------------
@@ -138,13 +165,16 @@ export const CONSOLE_JS = String.raw`'use strict';
     term(terms, 'Agent', approval.agent);
     term(terms, 'Card', (r.card_label ? r.card_label + ' ' : '') + (r.card_last4 ? '•••• ' + r.card_last4 + ' ' : '') + '(' + r.card_id + ')');
     term(terms, 'Merchant', r.merchant_name);
-    term(terms, 'Kind', r.kind);
+    var card = (cardsById || {})[r.card_id];
+    var available = card ? (card.available !== null && card.available !== undefined ? card.available : card.balance) : undefined;
+    if (available !== undefined) term(terms, 'Card balance', available + ' ' + (card.currency || r.currency) + ' available' + (r.amount && decimalMinor(available) < decimalMinor(r.amount) ? ' — less than this request' : ''));
+    term(terms, 'Kind', KIND_WORDS[r.kind] || r.kind);
     term(terms, 'Type', r.authorization_type);
-    term(terms, 'Window', r.ttl_seconds ? 'for ' + r.ttl_seconds + ' s after approval' : (r.interval ? 'every ' + r.interval_count + ' ' + r.interval + (r.max_charges ? ', at most ' + r.max_charges + ' charges' : '') : ''));
+    term(terms, 'Window', r.ttl_seconds ? 'valid ' + durationWords(r.ttl_seconds) + ' after approval' : (r.interval ? 'every ' + r.interval_count + ' ' + r.interval + (r.max_charges ? ', at most ' + r.max_charges + ' charges' : '') : ''));
     term(terms, 'Reference', r.reference);
     term(terms, 'Rule', approval.rule);
     term(terms, 'Why', (approval.reasons || []).join('; '));
-    term(terms, 'Expires', approval.expires_at);
+    term(terms, 'Expires', localAndUtc(approval.expires_at));
     term(terms, 'Request SHA-256', approval.request_sha256);
     var what = r.amount + ' ' + r.currency + ' at ' + r.merchant_name;
     var reason = el('input', { type: 'text', 'aria-label': 'Reason for denying ' + approval.approval_id, placeholder: 'Reason (optional)', maxlength: '200' });
@@ -157,7 +187,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       });
     } }, reason, el('button', { type: 'submit', 'class': 'danger', text: 'Deny' }));
     var approve = presenceForm('Approve', '/approvals/' + approval.approval_id + '/passkey-options', function (proof, message) {
-      return api('POST', '/approvals/' + approval.approval_id + '/approve', proof).then(function (result) {
+      return api('POST', '/a/approvals/' + approval.approval_id + '/approve', {}, presence(proof)).then(function (result) {
         clear(message);
         if (result.ok && result.body.status === 'approved') {
           notice('ok', 'Approved: ' + result.body.authorization.policy_id + ' is ' + result.body.authorization.status + ' (' + what + ').');
@@ -179,6 +209,7 @@ export const CONSOLE_JS = String.raw`'use strict';
     });
   }
   function refreshApprovals() {
+    cardsById = null; // balances change: the card line of an approval shows them as they are now
     return Promise.all([api('GET', '/a/approvals?status=pending_approval&limit=100'), cards()]).then(function (results) {
       var result = results[0];
       if (!result.ok) { clear(content); content.appendChild(status('bad', errorText(result))); return; }
@@ -310,7 +341,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       var name = el('input', { type: 'text', 'aria-label': 'New agent name', placeholder: 'agent name', pattern: '[a-z][a-z0-9_-]{0,31}' });
       var add = presenceForm('Add agent', '/presence-options', function (proof, message) {
         if (!name.value) { message.appendChild(status('bad', 'Name the agent first.')); return Promise.resolve(); }
-        return api('POST', '/agents', { name: name.value, proof: proof }).then(function (answer) {
+        return api('POST', '/a/agents', { name: name.value }, presence(proof)).then(function (answer) {
           if (!answer.ok) { message.appendChild(status('bad', errorText(answer))); return; }
           clear(shown);
           shown.appendChild(status('ok', 'Agent ' + answer.body.name + ' added. Its token is shown once; give it to the agent now:'));
@@ -332,14 +363,14 @@ export const CONSOLE_JS = String.raw`'use strict';
       var actions = el('td');
       var remove = el('button', { type: 'button', 'class': 'danger', text: 'Remove', onclick: function () {
         clear(actions); actions.appendChild(presenceForm('Remove ' + agent.name, '/presence-options', function (proof, message) {
-          return api('POST', '/agents/' + agent.name + '/remove', { proof: proof }).then(function (answer) {
+          return api('DELETE', '/a/agents/' + encodeURIComponent(agent.name), undefined, presence(proof)).then(function (answer) {
             if (!answer.ok) message.appendChild(status('bad', errorText(answer))); else loadAgents();
           });
         }));
       } });
       var rotate = el('button', { type: 'button', text: 'Rotate token', onclick: function () {
         clear(actions); actions.appendChild(presenceForm('Rotate ' + agent.name, '/presence-options', function (proof, message) {
-          return api('POST', '/agents/' + agent.name + '/rotate', { proof: proof }).then(function (answer) {
+          return api('POST', '/a/agents/' + encodeURIComponent(agent.name) + '/rotate', {}, presence(proof)).then(function (answer) {
             if (!answer.ok) { message.appendChild(status('bad', errorText(answer))); return; }
             if (shown) { clear(shown); shown.appendChild(status('ok', 'New token for ' + agent.name + ' (shown once):')); shown.appendChild(el('p', { 'class': 'token', text: answer.body.token })); }
             loadAgentRows(table);
@@ -365,6 +396,7 @@ export const CONSOLE_JS = String.raw`'use strict';
         return api('POST', '/policy/validate', { text: editor.value }).then(function (answer) {
           clear(verdict);
           if (answer.ok) verdict.appendChild(status('ok', 'Valid: ' + answer.body.summary));
+          if (answer.ok) (answer.body.warnings || []).forEach(function (w) { verdict.appendChild(status('warn', 'Warning: ' + w.field + ' (' + w.id + '): ' + w.message)); });
           else verdict.appendChild(status('bad', errorText(answer)));
           return answer.ok;
         });
@@ -388,7 +420,7 @@ export const CONSOLE_JS = String.raw`'use strict';
         });
       } }, sample.card, sample.merchant, sample.amount, sample.agent, el('button', { type: 'submit', text: 'Dry run' }));
       var apply = presenceForm('Apply', '/presence-options', function (proof, message) {
-        return api('POST', '/policy/apply', { text: editor.value, proof: proof }).then(function (answer) {
+        return api('PUT', '/a/policy', editor.value, presence(proof)).then(function (answer) {
           message.appendChild(answer.ok ? status('ok', 'Applied; sha256 ' + answer.body.sha256) : status('bad', errorText(answer)));
         });
       });
@@ -409,7 +441,7 @@ export const CONSOLE_JS = String.raw`'use strict';
       content.appendChild(data.verify.ok ? status('ok', 'Audit log verified: ' + data.verify.lines + ' lines, hash chain intact.') : status('bad', 'Audit log does not verify: ' + data.verify.problem));
       var pause = data.paused
         ? presenceForm('Resume signing', '/presence-options', function (proof, message) {
-            return api('POST', '/resume', { proof: proof }).then(function (answer) { if (answer.ok) loadActivity(); else message.appendChild(status('bad', errorText(answer))); });
+            return api('POST', '/a/resume', {}, presence(proof)).then(function (answer) { if (answer.ok) loadActivity(); else message.appendChild(status('bad', errorText(answer))); });
           })
         : el('form', { 'class': 'actions', onsubmit: function (event) {
             event.preventDefault();
@@ -437,7 +469,7 @@ export const CONSOLE_JS = String.raw`'use strict';
     }
     var label = el('input', { type: 'text', 'aria-label': 'Passkey name', placeholder: 'e.g. laptop', maxlength: '64' });
     var register = presenceForm('Add passkey', '/presence-options', function (proof) {
-      return api('POST', '/passkeys/registration-options', { proof: proof, label: label.value }).then(function (result) {
+      return api('POST', '/passkeys/registration-options', { label: label.value }, presence(proof)).then(function (result) {
         if (!result.ok) throw new Error(errorText(result));
         var options = result.body;
         return navigator.credentials.create({ publicKey: {
@@ -446,13 +478,13 @@ export const CONSOLE_JS = String.raw`'use strict';
           pubKeyCredParams: [{ type: 'public-key', alg: -7 }, { type: 'public-key', alg: -8 }],
           authenticatorSelection: { userVerification: 'required', residentKey: 'preferred' }, attestation: 'none', timeout: options.timeout_ms,
         } });
-      }).then(function (credential) {
+      }).then(function (/** @type {any} */ credential) {
         return api('POST', '/passkeys', { label: label.value || 'passkey', client_data_json: toB64u(credential.response.clientDataJSON), attestation_object: toB64u(credential.response.attestationObject) });
       }).then(function (answer) {
         clear(message); message.appendChild(answer.ok ? status('ok', 'Passkey added.') : status('bad', errorText(answer))); refresh();
         api('GET', '/session').then(function (result) { if (result.ok) factors = result.body.presence_factors; });
       }).catch(function (error) { clear(message); message.appendChild(status('bad', error.message || String(error))); });
-    });
+    }, { passphrase: 'Confirm with passphrase, then add passkey', passkey: 'Confirm with a passkey, then add another' });
     panel.appendChild(list); panel.appendChild(label); panel.appendChild(register); panel.appendChild(message);
     refresh();
     return panel;
@@ -480,4 +512,3 @@ export const CONSOLE_JS = String.raw`'use strict';
     loaders[page]();
   });
 })();
-`;

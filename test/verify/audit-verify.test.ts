@@ -3,9 +3,9 @@ import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { appendAudit, auditHeadPath, auditLogPath } from '../../src/datadir/audit-log.js';
-import { verifyAudit } from '../../src/datadir/audit-verify.js';
+import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
-import { tempHome } from './temp-home.js';
+import { tempHome } from '../datadir/temp-home.js';
 
 const NOW = new Date('2025-03-04T05:06:07.000Z');
 

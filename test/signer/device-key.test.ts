@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { toBase64Url } from '../../src/crypto/base64url.js';
-import { publicKeyOf, signEd25519, verifyEd25519 } from '../../src/crypto/ed25519.js';
+import { verifyEd25519 } from '../../src/crypto/ed25519.js';
+import { publicKeyOf, signEd25519 } from '../support/raw-signing.js';
 import { keyIdOf, jwkThumbprint } from '../../src/crypto/jwk.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import {
@@ -14,8 +15,9 @@ import {
   passphraseFromEnv,
   replaceDeviceKey,
   storeDeviceKey,
-} from '../../src/datadir/device-key.js';
-import { tempHome } from './temp-home.js';
+} from '../../src/signer/device-key.js';
+import { tempHome } from '../datadir/temp-home.js';
+import { secretOf } from '../support/raw-signing.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 
@@ -53,19 +55,19 @@ for (const passphrase of [undefined, PASSPHRASE]) {
     const home = tempHome();
     const created = createDeviceKey(home, passphrase);
     assert.equal(statSync(deviceKeyPath(home)).mode & 0o777, 0o600);
-    assert.ok(Buffer.from(created.publicKey).equals(publicKeyOf(created.secretKey)));
+    assert.ok(Buffer.from(created.publicKey).equals(publicKeyOf(secretOf(created))));
     assert.equal(created.keyId, keyIdOf(created.publicKey));
     assert.equal(created.keyId, jwkThumbprint(created.publicJwk));
     assert.deepEqual(created.publicJwk, { kty: 'OKP', crv: 'Ed25519', x: toBase64Url(created.publicKey) });
     const loaded = loadDeviceKey(home, passphrase);
     assert.ok(loaded);
     // Compared as a boolean so that a failure never prints key bytes into the test output.
-    assert.ok(Buffer.from(loaded.secretKey).equals(created.secretKey));
-    assert.equal(Object.getPrototypeOf(loaded.secretKey), Uint8Array.prototype);
+    assert.ok(Buffer.from(secretOf(loaded)).equals(secretOf(created)));
+    assert.equal(Object.getPrototypeOf(secretOf(loaded)), Uint8Array.prototype);
     assert.equal(loaded.keyId, created.keyId);
     assert.equal(loaded.storage, passphrase === undefined ? 'raw' : 'scrypt-aes-256-gcm');
     const message = new TextEncoder().encode('policy window');
-    assert.equal(verifyEd25519(signEd25519(message, loaded.secretKey), message, created.publicKey), true);
+    assert.equal(verifyEd25519(signEd25519(message, secretOf(loaded)), message, created.publicKey), true);
   });
 
   test(`${label}: createDeviceKey refuses to overwrite; replaceDeviceKey swaps atomically`, () => {
@@ -94,11 +96,11 @@ for (const passphrase of [undefined, PASSPHRASE]) {
       String(key),
       JSON.stringify(Object.entries(key)),
     ];
-    for (const view of views) assert.equal(leaksSecret(view, key.secretKey), false, `secret leaked in: ${view.slice(0, 60)}`);
+    for (const view of views) assert.equal(leaksSecret(view, secretOf(key)), false, `secret leaked in: ${view.slice(0, 60)}`);
     // The detector itself must see a secret that is shown plainly, or the loop above proves nothing.
-    const exposed = { secretKey: key.secretKey };
-    assert.equal(leaksSecret(inspect(exposed), key.secretKey), true);
-    assert.equal(leaksSecret(JSON.stringify(exposed), key.secretKey), true);
+    const exposed = { secretKey: secretOf(key) };
+    assert.equal(leaksSecret(inspect(exposed), secretOf(key)), true);
+    assert.equal(leaksSecret(JSON.stringify(exposed), secretOf(key)), true);
     assert.ok(JSON.stringify(key).includes(key.keyId), 'public material is still shown');
   });
 }
@@ -107,7 +109,7 @@ test('the encrypted file holds no plaintext secret; the raw file does, and both 
   const home = tempHome();
   const key = createDeviceKey(home, PASSPHRASE);
   const text = readFileSync(deviceKeyPath(home), 'utf8');
-  assert.ok(!text.includes(toBase64Url(key.secretKey)));
+  assert.ok(!text.includes(toBase64Url(secretOf(key))));
   const file = JSON.parse(text) as Record<string, unknown>;
   assert.equal(file['format'], 'scrypt-aes-256-gcm');
   assert.deepEqual(Object.keys(file).sort(), ['ciphertext', 'format', 'iv', 'kdf', 'tag', 'v']);

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
 import { fromBase64Url, toBase64Url } from '../crypto/base64url.js';
 import { ED25519_SECRET_KEY_BYTES } from '../crypto/ed25519.js';
-import { DataDirError, shellQuote } from './data-dir-error.js';
+import { DataDirError, shellQuote } from '../datadir/data-dir-error.js';
 
 /** The two storage formats of device.key. */
 export type KeyFileFormat = 'raw' | 'scrypt-aes-256-gcm';

@@ -1,6 +1,6 @@
 import { formatMinor } from '../money/amount.js';
-import { amountDecimals } from './policy-scope-fields.js';
-import type { Policy, PolicyScope } from './policy-types.js';
+import { amountDecimals } from '../policy/policy-scope-fields.js';
+import type { Policy, PolicyScope } from '../policy/policy-types.js';
 
 /**
  * policyToJson writes the effective policy back in policy.json's shape (amounts as decimal

@@ -1,11 +1,12 @@
 import { inspect } from 'node:util';
-import { generateSecretKey, publicKeyOf } from '../crypto/ed25519.js';
 import { keyIdOf, publicJwk, type Ed25519PublicJwk } from '../crypto/jwk.js';
-import { createExclusive, writeFileAtomic } from './atomic-file.js';
-import { DataDirError, shellQuote } from './data-dir-error.js';
-import { DATA_FILES, dataFilePath } from './home.js';
+import { createExclusive, writeFileAtomic } from '../datadir/atomic-file.js';
+import { DataDirError, shellQuote } from '../datadir/data-dir-error.js';
+import { DATA_FILES, dataFilePath } from '../datadir/home.js';
+import { readPrivateFile } from '../datadir/read-private-file.js';
+import { generateSecretKey, publicKeyOf } from './ed25519-sign.js';
+import { holdSecret, secretForKeyFile } from './held-keys.js';
 import { openKeyFile, parseKeyFile, rawKeyFile, rawSecretKey, sealKeyFile, type KeyFileFormat } from './key-file.js';
-import { readPrivateFile } from './read-private-file.js';
 
 /** The environment variable that holds the device key's passphrase. */
 export const PASSPHRASE_ENV = 'LATCH_KEY_PASSPHRASE';
@@ -15,36 +16,30 @@ const KEY_FILE_BYTES_MAX = 4096;
 
 /** The device's Ed25519 key pair with its RFC 7638 key id. */
 export interface DeviceKeyPair {
-  readonly secretKey: Uint8Array;
   readonly publicKey: Uint8Array;
   readonly keyId: string;
   readonly publicJwk: Ed25519PublicJwk;
 }
 
 /**
- * DeviceKey holds the device key pair. The secret key lives in a private field behind a getter,
- * so JSON.stringify, util.inspect, console.log, object spread and Object.keys never reach it;
- * only code that asks for `secretKey` by name gets it.
+ * DeviceKey is the device key as everyone outside the signer sees it: the public half, the key id
+ * and how it is stored. The secret is held by the signer (held-keys.ts), never by this object, so
+ * no getter, JSON.stringify, util.inspect, spread or Object.keys can reach it; a signature is
+ * asked of the signer for a stated purpose (docs/decisions.md §28).
  */
 export class DeviceKey implements DeviceKeyPair {
-  readonly #secretKey: Uint8Array;
   readonly publicKey: Uint8Array;
   readonly keyId: string;
   readonly publicJwk: Ed25519PublicJwk;
   /** How the key is stored on disk: `raw` (file permissions only) or encrypted under a passphrase. */
   readonly storage: KeyFileFormat;
 
-  constructor(secretKey: Uint8Array, storage: KeyFileFormat) {
-    this.#secretKey = secretKey;
-    this.publicKey = publicKeyOf(secretKey);
+  constructor(secret: Uint8Array, storage: KeyFileFormat) {
+    this.publicKey = publicKeyOf(secret);
     this.keyId = keyIdOf(this.publicKey);
     this.publicJwk = publicJwk(this.publicKey);
     this.storage = storage;
-  }
-
-  /** secretKey is the 32-byte Ed25519 secret; pass it to the signer and never anywhere else. */
-  get secretKey(): Uint8Array {
-    return this.#secretKey;
+    holdSecret(this, secret);
   }
 
   /** toJSON returns public material only. */
@@ -104,7 +99,8 @@ export function replaceDeviceKey(home: string, passphrase?: string): DeviceKey {
  */
 export function storeDeviceKey(home: string, key: DeviceKeyPair, passphrase: string | undefined, mode: 'create' | 'replace', file = deviceKeyPath(home)): void {
   checkPassphrase(passphrase);
-  const contents = passphrase === undefined ? rawKeyFile(key.secretKey) : sealKeyFile(key.secretKey, passphrase);
+  const secret = secretForKeyFile(key);
+  const contents = passphrase === undefined ? rawKeyFile(secret) : sealKeyFile(secret, passphrase);
   const text = `${JSON.stringify(contents, null, 2)}\n`;
   if (mode === 'replace') {
     writeFileAtomic(file, text);
@@ -133,8 +129,8 @@ export function loadDeviceKey(home: string, passphrase?: string, file = deviceKe
     throw new DataDirError('passphrase_required', file, `device.key is encrypted and ${PASSPHRASE_ENV} is not set`, `set ${PASSPHRASE_ENV} to the passphrase chosen at setup`);
   }
   checkPassphrase(passphrase);
-  const secretKey = openKeyFile(parsed, passphrase);
-  if (secretKey === undefined) {
+  const opened = openKeyFile(parsed, passphrase);
+  if (opened === undefined) {
     throw new DataDirError(
       'wrong_passphrase',
       file,
@@ -142,7 +138,7 @@ export function loadDeviceKey(home: string, passphrase?: string, file = deviceKe
       `set ${PASSPHRASE_ENV} to the passphrase chosen at setup; if it is lost (or the file was altered), make a new key with: latch setup --reconnect (mv ${shellQuote(file)} aside first to keep it)`,
     );
   }
-  return new DeviceKey(secretKey, 'scrypt-aes-256-gcm');
+  return new DeviceKey(opened, 'scrypt-aes-256-gcm');
 }
 
 function checkPassphrase(passphrase: string | undefined): void {

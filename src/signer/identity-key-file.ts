@@ -9,15 +9,16 @@
 import { unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fromBase64Url, toBase64Url } from '../crypto/base64url.js';
-import { generateSecretKey, publicKeyOf } from '../crypto/ed25519.js';
-import { keyIdOf } from '../crypto/jwk.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 import { createExclusive, fsyncDirectory, writeFileAtomic } from '../datadir/atomic-file.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
+import { AGENT_FILE_SUFFIXES } from '../datadir/home.js';
 import { readPrivateFile } from '../datadir/read-private-file.js';
+import { generateSecretKey } from './ed25519-sign.js';
+import { heldKey } from './held-keys.js';
 
 /** The suffix of an identity key file in the agents folder. */
-export const IDENTITY_SUFFIX = '.identity';
+export const IDENTITY_SUFFIX = AGENT_FILE_SUFFIXES.identity;
 /** The owner's key file name stem: `owner` is reserved, so it can never be an agent's. */
 export const OWNER_IDENTITY = 'owner';
 
@@ -34,10 +35,9 @@ function newIdentityKeyText(): string {
   return `${toBase64Url(generateSecretKey())}\n`;
 }
 
-/** signingKeyOf derives the public key and key id (the RFC 7638 thumbprint) of a secret key. */
-export function signingKeyOf(secretKey: Uint8Array): SigningKey {
-  const publicKey = publicKeyOf(secretKey);
-  return { secretKey, publicKey, keyId: keyIdOf(publicKey) };
+/** signingKeyOf makes the signer hold a secret key and returns its handle (public key and RFC 7638 key id). */
+export function signingKeyOf(secret: Uint8Array): SigningKey {
+  return heldKey(secret);
 }
 
 /**
@@ -48,9 +48,9 @@ export function readIdentityKeyFile(file: string, fix: string): SigningKey | und
   const text = readPrivateFile(file, KEY_FILE_BYTES_MAX);
   if (text === undefined) return undefined;
   const match = KEY_TEXT.exec(text);
-  const secretKey = match === null ? undefined : fromBase64Url(match[1] as string);
-  if (secretKey === undefined || secretKey.length !== 32) throw new DataDirError('corrupt', file, 'The identity key file does not hold a key', fix);
-  return signingKeyOf(secretKey);
+  const secret = match === null ? undefined : fromBase64Url(match[1] as string);
+  if (secret === undefined || secret.length !== 32) throw new DataDirError('corrupt', file, 'The identity key file does not hold a key', fix);
+  return signingKeyOf(secret);
 }
 
 /** createIdentityKeyFile writes a new key with O_EXCL; it returns false when the file exists already. */

@@ -3,16 +3,17 @@
  * mandate.key under device.key's file rules (0600, refused when exposed, foreign or a symlink;
  * encrypted at rest under LATCH_KEY_PASSPHRASE when it is set; written atomically). Rotation keeps
  * the retired public keys in mandate.retired.json until every mandate they signed has expired, so
- * GET /ap2/jwks still lists them. This file reads and writes; the signing is src/signer's.
+ * GET /ap2/jwks still lists them. This file reads and writes it (in the signer, as device-key.ts: it holds the private scalar); ap2-mandate.ts signs.
  */
-import { createExclusive, writeFileAtomic } from './atomic-file.js';
-import { DataDirError } from './data-dir-error.js';
+import { createExclusive, writeFileAtomic } from '../datadir/atomic-file.js';
+import { DataDirError } from '../datadir/data-dir-error.js';
 import { PASSPHRASE_ENV } from './device-key.js';
-import { DATA_FILES, dataFilePath } from './home.js';
+import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { openKeyFile, parseKeyFile, rawKeyFile, rawSecretKey, sealKeyFile, type KeyFileFormat, type KeyFileLabel } from './key-file.js';
-import { readPrivateFile } from './read-private-file.js';
-import { generateP256Scalar, p256PublicJwkFromUntrusted, p256Thumbprint, type P256PublicJwk } from '../crypto/p256.js';
-import { Ap2MandateSigner } from '../signer/ap2-mandate.js';
+import { readPrivateFile } from '../datadir/read-private-file.js';
+import { p256PublicJwkFromUntrusted, p256Thumbprint, type P256PublicJwk } from '../crypto/p256.js';
+import { Ap2MandateSigner } from './ap2-mandate.js';
+import { generateP256Scalar } from './p256-scalar.js';
 import { TTL_MINUTES_MAX } from '../validate/ttl.js';
 
 const KEY_FILE_BYTES_MAX = 4096;

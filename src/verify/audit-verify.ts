@@ -1,11 +1,11 @@
 import { closeSync, constants } from 'node:fs';
-import { HEAD_FILE_BYTES, parseHeadFile } from './audit-head.js';
-import { auditHeadPath, auditLogPath, parseRecord, type AuditHead } from './audit-log.js';
-import type { AuditRecord } from './audit-entry.js';
-import { GENESIS_HASH, lineHash, readAuditLines } from './audit-lines.js';
-import { openPrivateFile, readPrivateFile } from './read-private-file.js';
-import { anchorProblem, readJournalAnchor } from './audit-anchor.js';
-import { loadConfig } from './config.js';
+import { HEAD_FILE_BYTES, parseHeadFile } from '../datadir/audit-head.js';
+import { auditHeadPath, auditLogPath, parseRecord, type AuditHead } from '../datadir/audit-log.js';
+import type { AuditRecord } from '../datadir/audit-entry.js';
+import { GENESIS_HASH, lineHash, readAuditLines } from '../datadir/audit-lines.js';
+import { openPrivateFile, readPrivateFile } from '../datadir/read-private-file.js';
+import { anchorProblem, readJournalAnchor } from '../datadir/audit-anchor.js';
+import { loadConfig } from '../datadir/config.js';
 
 /** The result of verifyAudit: `ok`, how many lines were checked, and the first problem found. */
 export interface AuditVerification {

@@ -1,4 +1,4 @@
-import type { Policy } from './policy-types.js';
+import type { Policy } from '../policy/policy-types.js';
 
 /** policySummary counts a policy's entries in words: "1 rule, 2 budgets, 0 velocity limits". */
 export function policySummary(policy: Pick<Policy, 'rules' | 'budgets' | 'velocity'>): string {
