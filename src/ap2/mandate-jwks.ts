@@ -3,7 +3,7 @@
  * until every mandate it signed has expired (src/signer/mandate-key.ts). This is what an AP2
  * credentials provider or merchant loads to verify Latch's open mandates.
  */
-import type { P256PublicJwk } from '../crypto/p256.js';
+import type { P256PublicJwk } from './p256.js';
 
 /** One key of the mandate JWKS, in the members the spec names. */
 export interface MandateJwk extends P256PublicJwk {

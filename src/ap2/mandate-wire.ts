@@ -4,7 +4,7 @@
  * back into the value the daemon hashed, so a changed term cannot keep the request's SHA-256.
  */
 import type { Ap2MandateRequest } from '../core/authorization-request.js';
-import { p256PublicJwkFromUntrusted, p256Thumbprint } from '../crypto/p256.js';
+import { p256PublicJwkFromUntrusted, p256Thumbprint } from './p256.js';
 import type { Ap2Item, MandateLine } from './open-mandates.js';
 import type { Ap2MandateRecord } from '../core/decision-record.js';
 import { isoSeconds } from '../time/iso-time.js';

@@ -4,7 +4,7 @@
  * the delegate claims, which of their array elements are selectively disclosable, and the terms
  * they are made from. Pure: no key, no clock, no I/O.
  */
-import type { P256PublicJwk } from '../crypto/p256.js';
+import type { P256PublicJwk } from './p256.js';
 import type { Disclose } from './sd-jwt.js';
 
 export const OPEN_CHECKOUT_VCT = 'mandate.checkout.open.1';

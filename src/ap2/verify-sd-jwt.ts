@@ -6,7 +6,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { fromBase64Url } from '../crypto/base64url.js';
-import { verifyEs256 } from '../crypto/p256.js';
+import { verifyEs256 } from './p256.js';
 import { ARRAY_DIGEST_KEY, ROOT_SD_JWT_TYP, SD_ALG, decodeJsonSegment, sdDigest, type RootSdJwtHeader } from './sd-jwt.js';
 
 /** A verified root SD-JWT: its header, the resolved delegate claims and how many disclosures it had. */

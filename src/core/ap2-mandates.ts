@@ -6,7 +6,7 @@
  * before they are answered.
  */
 import { sdHash } from '../ap2/sd-jwt.js';
-import { p256Thumbprint } from '../crypto/p256.js';
+import { p256Thumbprint } from '../ap2/p256.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
 import { signRecordedOpenMandates } from '../signer/index.js';

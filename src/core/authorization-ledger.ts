@@ -18,7 +18,8 @@ import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECUR
  */
 export const LEDGER_STATES = [...AUTHORIZATION_STATUSES, 'failed', 'unregistered'] as const;
 export type LedgerState = (typeof LEDGER_STATES)[number];
-import { decisionRecordJson, mandatesJson, parseDecisionRecord, parseMandates, type Ap2MandateRecord, type DecisionRecord } from './decision-record.js';
+import { decisionRecordJson, parseDecisionRecord, type DecisionRecord } from './decision-record.js';
+import { mandatesJson, parseMandates, type Ap2MandateRecord } from '../ap2/mandate-record.js';
 
 /** A recurring entry's schedule, kept so that budgets count every charge it allows (docs/decisions.md §17.2). */
 export interface EntrySchedule {

@@ -1,5 +1,5 @@
 import type { SigningKey } from '../crypto/signing-key.js';
-import type { MandateDeps } from './mandate-deps.js';
+import type { OpenMandateSigner } from '../ap2/sign-open-mandates.js';
 import type { Ap2MandateRecord } from './decision-record.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { toBase64Url } from '../crypto/base64url.js';
@@ -136,4 +136,12 @@ export function cloudCall(device: EnrolledDevice, context: OperationContext, ide
     ...(idempotencyKey !== undefined && { idempotencyKey }),
     ...(context.signal !== undefined && { signal: context.signal }),
   };
+}
+
+/** What the pipeline needs to sign AP2 open mandates (docs/ap2.md): the mandate key's signer and a card's label. */
+export interface MandateDeps {
+  /** The mandate key's signer (mandate.key), or undefined when the data directory has none. */
+  signer(): OpenMandateSigner | undefined;
+  /** The card's label, the instrument's description; undefined leaves the description out. */
+  cardLabel(cardId: string, context: OperationContext): Promise<string | undefined>;
 }

@@ -7,6 +7,9 @@
  */
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { PolicyWindowPayload } from './window-payload.js';
+import { mandatesJson, parseMandates, type Ap2MandateRecord } from '../ap2/mandate-record.js';
+
+export type { Ap2MandateRecord };
 
 /** Why the request was allowed: the policy's answer, rule, reasons and its SHA-256 (null without a policy). */
 export interface RecordedDecision {
@@ -14,21 +17,6 @@ export interface RecordedDecision {
   rule: string | null;
   reasons: string[];
   policySha256: string | null;
-}
-
-/**
- * The open mandates signed for an AP2 mandate request (docs/ap2.md), kept whole: the answer to a
- * retry or an approval is read from here, and the evidence pack carries them.
- */
-export interface Ap2MandateRecord {
-  mandateId: string;
-  openCheckoutMandate: string;
-  openPaymentMandate: string;
-  openCheckoutHash: string;
-  /** The mandate key's kid. */
-  keyId: string;
-  iat: number;
-  exp: number;
 }
 
 /** The decision-time record of one authorization. */
@@ -61,33 +49,6 @@ export function decisionRecordJson(record: DecisionRecord): Record<string, unkno
     decision: { decision: record.decision.decision, rule: record.decision.rule, reasons: record.decision.reasons, policy_sha256: record.decision.policySha256 },
     approval_id: record.approvalId,
     ...(record.mandates !== undefined && { ap2_mandates: mandatesJson(record.mandates) }),
-  };
-}
-
-export function mandatesJson(mandates: Ap2MandateRecord): Record<string, unknown> {
-  return {
-    mandate_id: mandates.mandateId,
-    open_checkout_mandate: mandates.openCheckoutMandate,
-    open_payment_mandate: mandates.openPaymentMandate,
-    open_checkout_hash: mandates.openCheckoutHash,
-    key_id: mandates.keyId,
-    iat: mandates.iat,
-    exp: mandates.exp,
-  };
-}
-
-export function parseMandates(value: unknown): Ap2MandateRecord {
-  const record = object(value);
-  const text = ['mandate_id', 'open_checkout_mandate', 'open_payment_mandate', 'open_checkout_hash', 'key_id'].every((name) => typeof record[name] === 'string');
-  if (!text || !Number.isSafeInteger(record['iat']) || !Number.isSafeInteger(record['exp'])) throw new Error('malformed decision record');
-  return {
-    mandateId: record['mandate_id'] as string,
-    openCheckoutMandate: record['open_checkout_mandate'] as string,
-    openPaymentMandate: record['open_payment_mandate'] as string,
-    openCheckoutHash: record['open_checkout_hash'] as string,
-    keyId: record['key_id'] as string,
-    iat: record['iat'] as number,
-    exp: record['exp'] as number,
   };
 }
 

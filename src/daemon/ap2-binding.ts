@@ -4,8 +4,8 @@
  * rotation takes effect without a restart), and the pipeline the mandates go through.
  */
 import { mandateJwks } from '../ap2/mandate-jwks.js';
-import { requestAp2Mandates } from '../core/ap2-mandate-operation.js';
-import type { MandateDeps } from '../core/mandate-deps.js';
+import { requestAp2Mandates } from '../variant-common/ap2-mandate-operation.js';
+import type { MandateDeps } from '../core/core-deps.js';
 import { cloudCall, type CoreDeps } from '../core/core-deps.js';
 import type { Ap2Operations } from '../variant-a/ap2-routes.js';
 import type { DaemonServices } from './services.js';

@@ -8,7 +8,7 @@ import { openCheckoutClaims, openPaymentClaims, type MandateTerms } from '../ap2
 import { sdHash } from '../ap2/sd-jwt.js';
 import { SdJwtRefused, verifyRootSdJwt } from '../ap2/verify-sd-jwt.js';
 import type { Ap2MandateRequest } from '../core/authorization-request.js';
-import { p256PublicJwkFromUntrusted, p256PublicKeyObject, p256Thumbprint } from '../crypto/p256.js';
+import { p256PublicJwkFromUntrusted, p256PublicKeyObject, p256Thumbprint } from '../ap2/p256.js';
 import { isoSeconds } from '../time/iso-time.js';
 
 type Json = Record<string, unknown>;

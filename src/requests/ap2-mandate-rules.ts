@@ -8,7 +8,7 @@
 import { LatchError, invalidRequest } from '../errors/latch-error.js';
 import { isJsonObject, type JsonValue } from '../json/parse-json.js';
 import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../money/amount.js';
-import { p256PublicJwkFromUntrusted, type P256PublicJwk } from '../crypto/p256.js';
+import { p256PublicJwkFromUntrusted, type P256PublicJwk } from '../ap2/p256.js';
 import { normalizeMerchant } from '../validate/merchant.js';
 import { amount, int, str, type FieldRule } from '../validate/schema.js';
 import { wrongType } from '../validate/field-rule.js';

@@ -8,7 +8,7 @@
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import { inspect } from 'node:util';
 import { toBase64Url } from '../crypto/base64url.js';
-import { P256_SCALAR_BYTES, p256Thumbprint, type P256PublicJwk } from '../crypto/p256.js';
+import { P256_SCALAR_BYTES, p256Thumbprint, type P256PublicJwk } from '../ap2/p256.js';
 import { p256PublicJwkOfScalar } from './p256-scalar.js';
 import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
 import { OPEN_CHECKOUT_VCT, OPEN_PAYMENT_VCT, packOpenCheckout, packOpenPayment, type OpenCheckoutClaims, type OpenPaymentClaims } from '../ap2/open-mandates.js';

@@ -2,8 +2,9 @@
  * The AP2 mandate key (docs/ap2.md, docs/decisions.md §32): a P-256 key, never the device key, in
  * mandate.key under device.key's file rules (0600, refused when exposed, foreign or a symlink;
  * encrypted at rest under LATCH_KEY_PASSPHRASE when it is set; written atomically). Rotation keeps
- * the retired public keys in mandate.retired.json until every mandate they signed has expired, so
- * GET /ap2/jwks still lists them. This file reads and writes it (in the signer, as device-key.ts: it holds the private scalar); ap2-mandate.ts signs.
+ * the retired public keys in mandate.retired.json (datadir/mandate-retired.ts) until every mandate
+ * they signed has expired, so GET /ap2/jwks still lists them. This file reads and writes the key
+ * (in the signer, like device-key.ts: it holds the private scalar); ap2-mandate.ts signs.
  */
 import { createExclusive, writeFileAtomic } from '../datadir/atomic-file.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
@@ -11,31 +12,15 @@ import { PASSPHRASE_ENV } from './device-key.js';
 import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { openKeyFile, parseKeyFile, rawKeyFile, rawSecretKey, sealKeyFile, type KeyFileFormat, type KeyFileLabel } from './key-file.js';
 import { readPrivateFile } from '../datadir/read-private-file.js';
-import { p256PublicJwkFromUntrusted, p256Thumbprint, type P256PublicJwk } from '../crypto/p256.js';
+import { readRetiredMandateKeys, retiredMandateKeysPath, RETIRED_KEY_LISTED_SECONDS } from '../datadir/mandate-retired.js';
 import { Ap2MandateSigner } from './ap2-mandate.js';
 import { generateP256Scalar } from './p256-scalar.js';
-import { TTL_MINUTES_MAX } from '../validate/ttl.js';
 
 const KEY_FILE_BYTES_MAX = 4096;
-const RETIRED_FILE_BYTES_MAX = 64 * 1024;
 /** At most this many retired keys are kept; older ones have long expired anyway. */
 const RETIRED_KEYS_MAX = 32;
-/** AP2's verifiers accept an `exp` up to 300 s in the past (`_check_time_claims`). */
-export const AP2_CLOCK_SKEW_SECONDS = 300;
-/**
- * A retired key stays listed for the longest lifetime a mandate can have, plus AP2's skew: every
- * mandate it signed has expired by then, whatever the ledger says.
- */
-export const RETIRED_KEY_LISTED_SECONDS = TTL_MINUTES_MAX * 60 + AP2_CLOCK_SKEW_SECONDS;
 
 const LABEL: KeyFileLabel = { name: 'mandate.key', remake: 'latch setup --rotate-mandate-key' };
-
-/** A retired mandate key's public half and until when GET /ap2/jwks lists it (Unix seconds). */
-export interface RetiredMandateKey {
-  jwk: P256PublicJwk;
-  kid: string;
-  until: number;
-}
 
 /** The current mandate key's signer and how it is stored. */
 export interface LoadedMandateKey {
@@ -46,11 +31,6 @@ export interface LoadedMandateKey {
 /** mandateKeyPath returns the path of mandate.key. */
 export function mandateKeyPath(home: string): string {
   return dataFilePath(home, DATA_FILES.mandateKey);
-}
-
-/** retiredMandateKeysPath returns the path of mandate.retired.json. */
-export function retiredMandateKeysPath(home: string): string {
-  return dataFilePath(home, DATA_FILES.mandateKeysRetired);
 }
 
 /** loadMandateKey reads mandate.key, or returns undefined when there is none. */
@@ -113,27 +93,6 @@ export function rotateMandateKey(home: string, passphrase: string | undefined, n
   return { oldKid: current.signer.kid, newKid: next.signer.kid, oldListedUntil: until };
 }
 
-/** readRetiredMandateKeys reads mandate.retired.json ([] when absent); a malformed file is `corrupt`. */
-export function readRetiredMandateKeys(home: string): RetiredMandateKey[] {
-  const file = retiredMandateKeysPath(home);
-  const text = readPrivateFile(file, RETIRED_FILE_BYTES_MAX);
-  if (text === undefined) return [];
-  const corrupt = (what: string) => new DataDirError('corrupt', file, `mandate.retired.json is not valid (${what})`, 'restore it from a backup; removing it unlists the retired keys at once');
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw corrupt('not JSON');
-  }
-  const list = (value as { v?: unknown; retired?: unknown } | null)?.retired;
-  if ((value as { v?: unknown } | null)?.v !== 1 || !Array.isArray(list)) throw corrupt('unknown version');
-  return list.map((entry: unknown) => {
-    const record = entry as Record<string, unknown> | null;
-    const checked = p256PublicJwkFromUntrusted(record?.['jwk']);
-    if (!('jwk' in checked) || !Number.isSafeInteger(record?.['until'])) throw corrupt('an entry is not a P-256 key with until');
-    return { jwk: checked.jwk, kid: p256Thumbprint(checked.jwk), until: record?.['until'] as number };
-  });
-}
 
 function loaded(scalar: Uint8Array, storage: KeyFileFormat): LoadedMandateKey {
   try {

@@ -1,11 +1,11 @@
 /**
  * The mandate key's private P-256 scalar: made and turned into its public JWK only here, in the
- * signer (docs/decisions.md §28, §32). src/crypto/p256.ts keeps the public half: JWKs and ES256
+ * signer (docs/decisions.md §28, §32). src/ap2/p256.ts keeps the public half: JWKs and ES256
  * verification.
  */
 import { createECDH, generateKeyPairSync } from 'node:crypto';
 import { fromBase64Url, toBase64Url } from '../crypto/base64url.js';
-import { P256_SCALAR_BYTES, type P256PublicJwk } from '../crypto/p256.js';
+import { P256_SCALAR_BYTES, type P256PublicJwk } from '../ap2/p256.js';
 
 /**
  * generateP256Scalar makes a new private scalar from node:crypto's key generator (never from raw

@@ -5,7 +5,7 @@
  */
 import type { MandateJwks } from '../ap2/mandate-jwks.js';
 import { mandatesWire } from '../ap2/mandate-wire.js';
-import type { Ap2MandateResult } from '../core/ap2-mandate-operation.js';
+import type { Ap2MandateResult } from '../variant-common/ap2-mandate-operation.js';
 import type { Ap2MandateRequest } from '../core/authorization-request.js';
 import type { OperationContext } from '../core/core-deps.js';
 import type { RouteHandler } from '../http/route.js';

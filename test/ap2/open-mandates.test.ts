@@ -10,7 +10,7 @@ import { SDJwtInstance } from '@sd-jwt/core';
 import { ES256, digest } from '@sd-jwt/crypto-nodejs';
 import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, decodeProtectedHeader } from 'jose';
 import { createHash } from 'node:crypto';
-import { p256PublicKeyObject } from '../../src/crypto/p256.js';
+import { p256PublicKeyObject } from '../../src/ap2/p256.js';
 import { generateP256Scalar, p256PublicJwkOfScalar } from '../../src/signer/p256-scalar.js';
 import { Ap2MandateSigner } from '../../src/signer/ap2-mandate.js';
 import { signOpenMandates } from '../../src/ap2/sign-open-mandates.js';

@@ -179,7 +179,7 @@ describe('the declarations', () => {
     for (const internal of ['proxy', 'variant-a', 'variant-b', 'mcp', 'quickstart']) {
       assert.ok(!files.some((file) => file.startsWith(internal)), `${internal} is not shipped`);
     }
-    // 59 before AP2 mandates; their six (ap2/ shapes and SD-JWT, crypto/p256, the mandate key file and
+    // 59 before AP2 mandates; their six (ap2/ shapes and SD-JWT, ap2/p256, the mandate key file and
     // its signer) are reachable from DaemonServices and CoreDeps (docs/decisions.md §32).
     assert.ok(files.length < 66, `${files.length} declaration files`);
   });

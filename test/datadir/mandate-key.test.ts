@@ -5,10 +5,11 @@ import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync, renameSy
 import { verify } from 'node:crypto';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { assertDataDirSecure } from '../../src/datadir/permissions.js';
-import { ensureMandateKey, loadMandateKey, mandateKeyPath, readRetiredMandateKeys, RETIRED_KEY_LISTED_SECONDS, rotateMandateKey } from '../../src/signer/mandate-key.js';
+import { ensureMandateKey, loadMandateKey, mandateKeyPath, rotateMandateKey } from '../../src/signer/mandate-key.js';
+import { readRetiredMandateKeys, RETIRED_KEY_LISTED_SECONDS } from '../../src/datadir/mandate-retired.js';
 import { loadDeviceKey, createDeviceKey } from '../../src/signer/device-key.js';
 import { mandateJwks } from '../../src/ap2/mandate-jwks.js';
-import { p256PublicKeyObject } from '../../src/crypto/p256.js';
+import { p256PublicKeyObject } from '../../src/ap2/p256.js';
 import { tempHome } from './temp-home.js';
 
 const PASSPHRASE = 'correct horse battery staple';

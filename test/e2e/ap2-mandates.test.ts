@@ -20,7 +20,7 @@ import { verifyEvidence } from '../../src/evidence/verify-pack.js';
 import { requestValue } from '../../src/evidence/request-view.js';
 import { requestSha256 } from '../../src/core/approval.js';
 import { Ap2MandateSigner } from '../../src/signer/ap2-mandate.js';
-import { p256PublicKeyObject } from '../../src/crypto/p256.js';
+import { p256PublicKeyObject } from '../../src/ap2/p256.js';
 import { generateP256Scalar } from '../../src/signer/p256-scalar.js';
 import { loadMandateKey } from '../../src/signer/mandate-key.js';
 import { verifyRootSdJwt } from '../../src/ap2/verify-sd-jwt.js';

@@ -5,12 +5,12 @@
  * with exactly the mandates that were signed and audited.
  */
 import { LatchError } from '../errors/latch-error.js';
-import type { Approval } from './approval.js';
-import type { Ap2MandateRequest } from './authorization-request.js';
-import { requestAuthorization } from './authorizations.js';
-import type { CoreDeps, OperationContext } from './core-deps.js';
-import type { Ap2MandateRecord } from './decision-record.js';
-import type { Authorization } from './model.js';
+import type { Approval } from '../core/approval.js';
+import type { Ap2MandateRequest } from '../core/authorization-request.js';
+import { requestAuthorization } from '../core/authorizations.js';
+import type { CoreDeps, OperationContext } from '../core/core-deps.js';
+import type { Ap2MandateRecord } from '../core/decision-record.js';
+import type { Authorization } from '../core/model.js';
 
 /** The signed mandates with the card window's authorization, or the approval that holds the request. */
 export type Ap2MandateResult = { outcome: 'created'; authorization: Authorization; mandates: Ap2MandateRecord } | { outcome: 'approval_pending'; approval: Approval };
