@@ -35,3 +35,25 @@ test('the mandate signer shows no private key in JSON, inspect or its own member
   }
   assert.deepEqual(Object.keys(signer).sort(), ['kid', 'publicJwk']);
 });
+
+test('the signer signs open mandates only for the ledger\'s active ap2_mandate entry with the same terms, once', async () => {
+  const { signRecordedOpenMandates } = await import('../../src/signer/index.js');
+  const request = { kind: 'ap2_mandate' };
+  const entry = { policyId: 'pw_1', cardId: terms.cardId, amountMinor: 100, currency: 'USD', notAfterSeconds: 20, state: 'active', evidence: { request, window: { not_before: 10 } } };
+  const ledger = (found: object | undefined) => ({ get: () => found as never });
+  const signed = signRecordedOpenMandates(signer, ledger(entry), 'pw_1', terms, 10, 20);
+  assert.equal(signed.keyId, signer.kid);
+  assert.throws(() => signRecordedOpenMandates(signer, ledger(undefined), 'pw_1', terms, 10, 20), /no entry/);
+  const refused: object[] = [
+    ...['failed', 'unregistered', 'used', 'revoked', 'expired'].map((state) => ({ ...entry, state })),
+    { ...entry, evidence: { ...entry.evidence, request: { kind: 'one_time' } } },
+    { ...entry, evidence: undefined },
+    { ...entry, amountMinor: 99 },
+    { ...entry, cardId: 'card_other' },
+    { ...entry, currency: 'EUR' },
+    { ...entry, notAfterSeconds: 21 },
+    { ...entry, evidence: { ...entry.evidence, window: { not_before: 11 } } },
+    { ...entry, evidence: { ...entry.evidence, mandates: {} } },
+  ];
+  for (const found of refused) assert.throws(() => signRecordedOpenMandates(signer, ledger(found), 'pw_1', terms, 10, 20), /not an active AP2 mandate request/, JSON.stringify(found));
+});
