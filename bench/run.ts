@@ -10,7 +10,8 @@
  * `--only` runs only the listed sections (1..12); `policy` names section 7, the spending policy,
  * `evidence` section 9, evidence packs with 10,000 authorizations of history, `web-bot-auth`
  * section 10, agent identity signing, `presence` section 11, a route with an owner session, and
- * `console` section 12, the owner console's first paint in headless Chromium.
+ * `console` section 12, the owner console's first paint in headless Chromium, `ap2` section 13,
+ * POST /ap2/mandates against /authorize at one client.
  * `--history` builds a history (an audit.log of 1,000,000 lines; a sandbox journal of 1,000,000
  * records and the daemon's state.journal of its authorizations; each bounded in bytes and time) and
  * measures section 8, flatness with history, alone.
@@ -40,6 +41,7 @@ import { measureSandboxHistory } from './sections/sandbox-history.js';
 import { SANDBOX_HISTORY_RECORDS_MAX as SANDBOX_HISTORY_RECORDS } from './sandbox-history-builder.js';
 import { measureProxy } from './sections/proxy.js';
 import { measureWebBotAuth } from './sections/web-bot-auth.js';
+import { measureAp2Mandates } from './sections/ap2-mandates.js';
 import { measureOwnerPresence } from './sections/owner-presence.js';
 import { measureConsolePaint } from './sections/console-paint.js';
 import { renderTable } from './table.js';
@@ -58,9 +60,9 @@ function readOptions(): Options {
     options: { json: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' }, compare: { type: 'string' }, history: { type: 'boolean', default: false } },
     strict: true,
   });
-  const names: Record<string, string> = { policy: '7', history: '8', evidence: '9', 'web-bot-auth': '10', presence: '11', console: '12' };
-  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7,9,10,11,12')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
-  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 12) throw new Error(`--only: ${section} is not a section (1..12, policy, history, evidence, web-bot-auth, presence or console)`);
+  const names: Record<string, string> = { policy: '7', history: '8', evidence: '9', 'web-bot-auth': '10', presence: '11', console: '12', ap2: '13' };
+  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7,9,10,11,12,13')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
+  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 13) throw new Error(`--only: ${section} is not a section (1..13, policy, history, evidence, web-bot-auth, presence, console or ap2)`);
   return { json: values.json, compare: values.compare, shape: values.quick ? QUICK_SHAPE : FULL_SHAPE, sections };
 }
 
@@ -104,6 +106,11 @@ async function main(): Promise<void> {
     if (options.sections.has(10)) {
       progress('10: agent identity, POST /web-bot-auth/sign');
       figures.push(...(await measureWebBotAuth(options.shape, { daemon: daemons[0] as (typeof daemons)[0], floor })));
+    }
+    if (options.sections.has(13)) {
+      // Measured for this tree only: a tree under comparison may not serve the route.
+      progress('13: AP2 mandates, POST /ap2/mandates against /authorize');
+      figures.push(...(await measureAp2Mandates(options.shape, { daemon: daemons[0] as (typeof daemons)[0], cardIds: stack.cardIds })));
     }
     for (const { server } of started) await server.stop();
     if (options.sections.has(3)) {

@@ -15,6 +15,8 @@ import { DaemonExchange, type CallOptions } from './daemon-exchange.js';
 import { isConsoleLoginUrl } from './console-link.js';
 import { isPendingApproval } from './pending-approval.js';
 import type {
+  Ap2MandateInput,
+  Ap2Mandates,
   AccountWindowInput,
   AllocateInput,
   Allocation,
@@ -266,6 +268,14 @@ export class LatchClient {
     return this.writeOrAsk('/recurring', input, options);
   }
 
+  /**
+   * ap2Mandate asks for AP2 open mandates (POST /ap2/mandates): Latch signs them as the trusted
+   * surface, bound to the agent's key, once the policy allows; or returns the pending approval.
+   */
+  async ap2Mandate(input: Ap2MandateInput, options: AuthorizeOptions = {}): Promise<Ap2Mandates | PendingApproval> {
+    return this.writeOrAsk('/ap2/mandates', input, options, ['policy_id', 'mandate_id', 'open_checkout_mandate', 'open_payment_mandate']);
+  }
+
   /** approvals lists approvals, newest first (an agent's client sees only its own); filter with status. */
   async approvals(query: ApprovalQuery = {}): Promise<ApprovalList> {
     return expectShape(await this.call('GET', withQuery('/approvals', query)), ['approvals', 'has_more']);
@@ -453,7 +463,7 @@ export class LatchClient {
    * writeOrAsk sends a POST that the policy may hold for the owner: 202 is the pending approval,
    * any other success the authorization. With waitSeconds the daemon holds the answer.
    */
-  private async writeOrAsk(target: string, body: object, options: AuthorizeOptions): Promise<Authorization | PendingApproval> {
+  private async writeOrAsk<T = Authorization>(target: string, body: object, options: AuthorizeOptions, fields: readonly string[] = ['policy_id', 'amount']): Promise<T | PendingApproval> {
     const idempotencyKey = options.idempotencyKey ?? randomId('idem');
     const wait = options.waitSeconds;
     if (wait !== undefined && (!Number.isInteger(wait) || wait < 1 || wait > APPROVAL_WAIT_SECONDS_MAX)) {
@@ -462,7 +472,7 @@ export class LatchClient {
     const held = wait === undefined ? {} : { prefer: `wait=${wait}`, timeoutMs: Math.max(this.timeoutMs, wait * 1000 + WAIT_MARGIN_MS) };
     const answer = await this.wire.exchange('POST', target, { body, idempotencyKey, ...held });
     const result = interpretAnswer(answer, idempotencyKey);
-    if (answer.status !== 202) return expectShape<Authorization>(result, ['policy_id', 'amount']);
+    if (answer.status !== 202) return expectShape<T>(result, fields);
     const pending = expectShape<PendingApproval>(result, APPROVAL_FIELDS);
     if (!isPendingApproval(pending)) throw new LatchClientError({ code: 'invalid_response', status: 202, message: 'The daemon answered 202 without a pending approval.', idempotencyKey });
     return pending;

@@ -158,6 +158,29 @@ export interface AuthorizeInput {
   reference?: string;
 }
 
+/** POST /ap2/mandates (docs/ap2.md): an agent's AP2 open mandates, bound to its P-256 public key. */
+export interface Ap2MandateInput {
+  card_id: string;
+  merchant: { name: string; website: string; id?: string };
+  amount_max: AmountInput;
+  currency?: string;
+  items: { id: string; title: string; quantity?: number; alternatives?: { id: string; title: string }[] }[];
+  ttl_minutes?: number;
+  /** The agent's public JWK {kty: EC, crv: P-256, x, y}; never one with d. */
+  agent_key: { kty: string; crv: string; x: string; y: string; [member: string]: unknown };
+}
+
+/** What POST /ap2/mandates answers with 201 (and an approved approval in `ap2_mandates`). */
+export interface Ap2Mandates {
+  policy_id: string;
+  mandate_id: string;
+  open_checkout_mandate: string;
+  open_payment_mandate: string;
+  open_checkout_hash: string;
+  key_id: string;
+  expires_at: string;
+}
+
 /** POST /sign-policy-window: a window not bound to a card. */
 export type AccountWindowInput = Omit<AuthorizeInput, 'card_id'>;
 

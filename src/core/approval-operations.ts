@@ -19,10 +19,21 @@ export interface ApprovalOperations {
 /** approvalOperations binds the approval operations to deps. */
 export function approvalOperations(deps: CoreDeps): ApprovalOperations {
   const signApproved = (request: Parameters<typeof signApprovedRequest>[1], context: OperationContext, approvalId: string) => signApprovedRequest(deps, request, context, approvalId);
+  const answered = (approval: Approval) => withMandates(deps, approval);
   return {
-    listApprovals: (query, context) => listApprovals(deps, query, context),
-    getApproval: (id, context) => getApproval(deps, id, context),
-    approve: (id, passphrase, context) => approveApproval(deps, signApproved, id, passphrase, context),
+    listApprovals: async (query, context) => {
+      const page = await listApprovals(deps, query, context);
+      return { ...page, approvals: page.approvals.map(answered) };
+    },
+    getApproval: async (id, context) => answered(await getApproval(deps, id, context)),
+    approve: async (id, passphrase, context) => answered(await approveApproval(deps, signApproved, id, passphrase, context)),
     deny: (id, reason, context) => denyApproval(deps, id, reason, context),
   };
+}
+
+/** withMandates adds an approved AP2 mandate request's open mandates, so the approval answers with them (docs/ap2.md). */
+function withMandates(deps: CoreDeps, approval: Approval): Approval {
+  if (approval.status !== 'approved' || approval.request.kind !== 'ap2_mandate' || approval.authorization === null) return approval;
+  const mandates = deps.authorizations.get(approval.authorization.policyId)?.evidence?.mandates;
+  return mandates === undefined ? approval : { ...approval, mandates };
 }

@@ -4,6 +4,7 @@
  * place the request lives until it is signed, so nothing about it can change between the ask and
  * the signature.
  */
+import type { Ap2MandateRecord } from './decision-record.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { AuthorizationRequest } from './authorization-request.js';
@@ -48,6 +49,11 @@ export interface Approval {
   callerKey: boolean;
   /** The fingerprint of the caller's POST, for telling a retry from a reused key. */
   fingerprintSha256: string;
+  /**
+   * An approved AP2 mandate request's open mandates, read from the ledger entry when the approval
+   * is answered (never stored with the approval: the ledger holds them once).
+   */
+  mandates?: Ap2MandateRecord;
 }
 
 /** canonicalJson writes a JSON value with object keys sorted at every depth, so equal values hash equally. */

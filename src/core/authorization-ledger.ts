@@ -19,6 +19,7 @@ import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECUR
 export const LEDGER_STATES = [...AUTHORIZATION_STATUSES, 'failed', 'unregistered'] as const;
 export type LedgerState = (typeof LEDGER_STATES)[number];
 import { decisionRecordJson, parseDecisionRecord, type DecisionRecord } from './decision-record.js';
+import { mandatesJson, parseMandates, type Ap2MandateRecord } from '../ap2/mandate-record.js';
 
 /** A recurring entry's schedule, kept so that budgets count every charge it allows (docs/decisions.md §17.2). */
 export interface EntrySchedule {
@@ -77,6 +78,8 @@ export const AUTHORIZATION_RECORD_TYPE = 'authorization';
 export const AUTHORIZATION_STATUS_RECORD_TYPE = 'authorization_status';
 /** The record of the JWS signed for an entry (written after the entry, before or while it is registered). */
 export const AUTHORIZATION_SIGNATURE_RECORD_TYPE = 'authorization_signature';
+/** The journal record of the AP2 open mandates signed for a recorded entry (docs/ap2.md). */
+export const AP2_MANDATES_RECORD_TYPE = 'ap2_mandates';
 
 /** What the ledger says when a kept signature could not be written (the evidence pack is then unavailable for it). */
 export type SignatureNotKept = (policyId: string, error: unknown) => void;
@@ -160,6 +163,11 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     store.register(AUTHORIZATION_SIGNATURE_RECORD_TYPE, {
       replay: (record) => this.replaySignature(record),
       // Compaction writes each entry with its JWS.
+      live: () => [],
+    });
+    store.register(AP2_MANDATES_RECORD_TYPE, {
+      replay: (record) => this.withEntry(record, (entry) => entry.evidence !== undefined && (entry.evidence.mandates = parseMandates(record['mandates']))),
+      // Compaction writes each entry with its evidence, the mandates in it.
       live: () => [],
     });
   }
@@ -247,6 +255,17 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
   }
 
   /**
+   * keepMandates makes the AP2 open mandates signed for a recorded entry durable before they are
+   * answered: a retry or an approval is answered with exactly these (docs/ap2.md).
+   */
+  async keepMandates(policyId: string, mandates: Ap2MandateRecord): Promise<void> {
+    const evidence = this.entries.get(policyId)?.evidence;
+    if (evidence === undefined) throw new Error('AuthorizationLedger.keepMandates: no recorded decision for this entry');
+    await this.store.append({ type: AP2_MANDATES_RECORD_TYPE, policy_id: policyId, mandates: mandatesJson(mandates) });
+    evidence.mandates = mandates;
+  }
+
+  /**
    * beginRegistration is called right before a window is sent to the cloud, in the same turn as
    * the check that lets it go: it answers false for a window rolled back (unregistered),
    * which must never be sent, and otherwise marks it on its way, so markUnregistered leaves it be.
@@ -313,6 +332,13 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     const entry = this.entries.get(policyId);
     if (entry === undefined || entry.state !== 'active') return;
     this.apply(entry, state as AuthorizationEntryState, used as number | null);
+  }
+
+  private withEntry(record: StateRecord, apply: (entry: AuthorizationEntry) => unknown): void {
+    const policyId = record['policy_id'];
+    if (typeof policyId !== 'string') throw new Error(`malformed ${String(record['type'])} record`);
+    const entry = this.entries.get(policyId);
+    if (entry !== undefined) apply(entry);
   }
 
   private replaySignature(record: StateRecord): void {

@@ -21,7 +21,7 @@ import { signRevocation } from './revocation.js';
  */
 export type LedgerEntryView = Pick<
   AuthorizationEntry,
-  'policyId' | 'agent' | 'cardId' | 'merchant' | 'currency' | 'amountMinor' | 'kind' | 'authorizationType' | 'signedAtSeconds' | 'notAfterSeconds' | 'state'
+  'policyId' | 'agent' | 'cardId' | 'merchant' | 'currency' | 'amountMinor' | 'kind' | 'authorizationType' | 'signedAtSeconds' | 'notAfterSeconds' | 'state' | 'evidence'
 >;
 
 /** The ledger operations this module uses (a subset of AuthorizationLedger). */
@@ -41,6 +41,8 @@ export interface OwnedAuthorization {
   authorization: Authorization;
   agent: string;
   registered?: boolean;
+  /** For the card window of AP2 open mandates (docs/ap2.md): the mandates' id. */
+  mandateId?: string;
 }
 
 export interface AuthorizationListQuery {
@@ -111,7 +113,7 @@ export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, po
   if (deps.heldWindows.isHeld(policyId) === true) {
     await deps.heldWindows.drop(policyId);
     await ledger.noteStatus(policyId, 'revoked');
-    return { authorization: ledgerAuthorization(entry, 'revoked'), agent: entry.agent, registered: false };
+    return { authorization: ledgerAuthorization(entry, 'revoked'), ...ownerOf(entry), registered: false };
   }
   if (entry.state === 'unregistered') return unregisteredView(entry);
   const device = deps.device();
@@ -131,7 +133,7 @@ export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, po
     }
   }
   await ledger.noteStatus(policyId, authorization.status);
-  return { authorization, agent: entry.agent, registered: true };
+  return { authorization, ...ownerOf(entry), registered: true };
 }
 
 /**
@@ -169,7 +171,7 @@ async function lookUp(deps: CoreDeps, ledger: LedgerView, entries: readonly Ledg
       const entry = entries[index] as LedgerEntryView;
       if (deps.heldWindows.isHeld(entry.policyId) === true) {
         // Signed by the owner's primitive and held, not registered: the cloud does not know it yet.
-        results[index] = { authorization: ledgerAuthorization(entry, 'active'), agent: entry.agent, registered: false };
+        results[index] = { authorization: ledgerAuthorization(entry, 'active'), ...ownerOf(entry), registered: false };
         continue;
       }
       if (entry.state === 'unregistered') {
@@ -181,11 +183,11 @@ async function lookUp(deps: CoreDeps, ledger: LedgerView, entries: readonly Ledg
         authorization = await device.cloud.getAuthorization(entry.policyId, cloudCall(device, context));
       } catch (error) {
         if (!notAtCloud(error)) throw error;
-        results[index] = (await ledger.markUnregistered(entry.policyId)) ? unregisteredView(entry) : { authorization: ledgerAuthorization(entry, 'active'), agent: entry.agent, registered: false };
+        results[index] = (await ledger.markUnregistered(entry.policyId)) ? unregisteredView(entry) : { authorization: ledgerAuthorization(entry, 'active'), ...ownerOf(entry), registered: false };
         continue;
       }
       if (authorization.status !== entry.state) await ledger.noteStatus(entry.policyId, authorization.status);
-      results[index] = { authorization, agent: entry.agent, registered: true };
+      results[index] = { authorization, ...ownerOf(entry), registered: true };
     }
   };
   await Promise.all(Array.from({ length: Math.min(LOOKUPS_PARALLEL, entries.length) }, worker));
@@ -199,7 +201,7 @@ function notAtCloud(error: unknown): boolean {
 
 /** unregisteredView shows a rolled-back window: revoked, never registered. */
 function unregisteredView(entry: LedgerEntryView): OwnedAuthorization {
-  return { authorization: ledgerAuthorization(entry, 'revoked'), agent: entry.agent, registered: false };
+  return { authorization: ledgerAuthorization(entry, 'revoked'), ...ownerOf(entry), registered: false };
 }
 
 /**
@@ -238,4 +240,10 @@ export function authorizationListOperations(deps: CoreDeps, ledger: LedgerView):
     getAuthorization: (policyId, context) => getOwnedAuthorization(deps, ledger, policyId, context),
     cancelAuthorization: (policyId, reason, context) => cancelAuthorization(deps, ledger, policyId, reason, context),
   };
+}
+
+/** ownerOf is who asked for an entry, and the id of the AP2 mandates its window backs, if any. */
+function ownerOf(entry: LedgerEntryView): { agent: string; mandateId?: string } {
+  const mandateId = entry.evidence?.mandates?.mandateId;
+  return { agent: entry.agent, ...(mandateId !== undefined && { mandateId }) };
 }

@@ -6,6 +6,8 @@
 import { LatchError } from '../errors/latch-error.js';
 import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
 import type { WindowTerms } from './window-payload.js';
+import type { Ap2Merchant, MandateLine } from '../ap2/open-mandates.js';
+import type { P256PublicJwk } from '../ap2/p256.js';
 
 interface RequestBase {
   cardId: string;
@@ -40,7 +42,26 @@ export interface RecurringRequest extends RequestBase {
   maxCharges: number | null;
 }
 
-export type AuthorizationRequest = OneTimeRequest | MerchantVerificationRequest | RecurringRequest;
+/**
+ * An agent's AP2 open mandates (docs/ap2.md): decided and counted as a ceiling of amountMinor
+ * (amount_max) for ttlSeconds, registered as a one-time ceiling card window for the same card,
+ * merchant (the website's host) and lifetime, and signed as the two open mandates bound to the
+ * agent's key. The whole request, agent key included, is what an approval is bound to.
+ */
+export interface Ap2MandateRequest extends RequestBase {
+  kind: 'ap2_mandate';
+  ttlSeconds: number;
+  mandate: {
+    merchant: Ap2Merchant;
+    lines: MandateLine[];
+    agentKey: P256PublicJwk;
+  };
+}
+
+export type AuthorizationRequest = OneTimeRequest | MerchantVerificationRequest | RecurringRequest | Ap2MandateRequest;
+
+/** Every kind of request the pipeline takes: the cloud's kinds of window, and AP2 mandates (core/model.ts). */
+export type { RequestKind } from './model.js';
 
 /** An account-wide window (/sign-policy-window): like a one-time request, with no card at all. */
 export interface AccountWindowRequest {
@@ -52,10 +73,11 @@ export interface AccountWindowRequest {
 }
 
 /** The audit log's operation name for each kind, as written since the first release. */
-export const AUDIT_OPERATION: Readonly<Record<AuthorizationKind, string>> = {
+export const AUDIT_OPERATION: Readonly<Record<AuthorizationRequest['kind'], string>> = {
   one_time: 'authorize',
   merchant_verification: 'merchant_bind',
   recurring: 'recurring',
+  ap2_mandate: 'ap2_mandate',
 };
 
 /** A recurring schedule without ends_at runs for one year. */
@@ -105,6 +127,9 @@ export function windowTerms(request: AuthorizationRequest, nowSeconds: number): 
       return { ...base, authorizationType: request.authorizationType, kind: 'one_time', notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
     case 'merchant_verification':
       return { ...base, authorizationType: 'ceiling', kind: 'merchant_verification', notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
+    case 'ap2_mandate':
+      // The card window that backs the mandates: the card declines more than they allow.
+      return { ...base, authorizationType: 'ceiling', kind: 'one_time', notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
     case 'recurring': {
       const notBefore = request.startsAt ?? nowSeconds;
       return {

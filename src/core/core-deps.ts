@@ -1,4 +1,6 @@
 import type { SigningKey } from '../crypto/signing-key.js';
+import type { OpenMandateSigner } from '../ap2/sign-open-mandates.js';
+import type { Ap2MandateRecord } from './decision-record.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { toBase64Url } from '../crypto/base64url.js';
 import { randomId } from '../ids/random-id.js';
@@ -82,6 +84,11 @@ export interface CoreDeps {
    * held (docs/decisions.md §28.6).
    */
   heldWindows: HeldWindows;
+  /**
+   * The AP2 mandate key's signer and the card labels mandates name (docs/ap2.md). Absent, an
+   * ap2_mandate request is refused before anything is decided or recorded; no other kind needs it.
+   */
+  mandates?: MandateDeps;
 }
 
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */
@@ -95,6 +102,8 @@ export interface AuthorizationRecorder {
    * §28). It never delays or fails the signing: the record joins the journal's next group commit.
    */
   keepSignature(policyId: string, jws: string): void;
+  /** keepMandates makes an entry's signed AP2 open mandates durable before they are answered (docs/ap2.md). */
+  keepMandates(policyId: string, mandates: Ap2MandateRecord): Promise<void>;
   /** Right before a window is sent: false when it was rolled back and must never be sent (docs/decisions.md §17.1). */
   beginRegistration(policyId: string): boolean;
   endRegistration(policyId: string): void;
@@ -127,4 +136,12 @@ export function cloudCall(device: EnrolledDevice, context: OperationContext, ide
     ...(idempotencyKey !== undefined && { idempotencyKey }),
     ...(context.signal !== undefined && { signal: context.signal }),
   };
+}
+
+/** What the pipeline needs to sign AP2 open mandates (docs/ap2.md): the mandate key's signer and a card's label. */
+export interface MandateDeps {
+  /** The mandate key's signer (mandate.key), or undefined when the data directory has none. */
+  signer(): OpenMandateSigner | undefined;
+  /** The card's label, the instrument's description; undefined leaves the description out. */
+  cardLabel(cardId: string, context: OperationContext): Promise<string | undefined>;
 }

@@ -7,6 +7,9 @@
  */
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { PolicyWindowPayload } from './window-payload.js';
+import { mandatesJson, parseMandates, type Ap2MandateRecord } from '../ap2/mandate-record.js';
+
+export type { Ap2MandateRecord };
 
 /** Why the request was allowed: the policy's answer, rule, reasons and its SHA-256 (null without a policy). */
 export interface RecordedDecision {
@@ -29,6 +32,8 @@ export interface DecisionRecord {
   decision: RecordedDecision;
   /** The approval that satisfied an `ask`, if any. */
   approvalId: string | null;
+  /** An AP2 mandate request's signed open mandates. */
+  mandates?: Ap2MandateRecord;
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -43,6 +48,7 @@ export function decisionRecordJson(record: DecisionRecord): Record<string, unkno
     key_id: record.keyId,
     decision: { decision: record.decision.decision, rule: record.decision.rule, reasons: record.decision.reasons, policy_sha256: record.decision.policySha256 },
     approval_id: record.approvalId,
+    ...(record.mandates !== undefined && { ap2_mandates: mandatesJson(record.mandates) }),
   };
 }
 
@@ -78,6 +84,7 @@ export function parseDecisionRecord(value: unknown): DecisionRecord {
     keyId: record['key_id'] as string,
     decision: { decision: decision['decision'] as 'allow' | 'ask', rule: decision['rule'] as string | null, reasons: reasons as string[], policySha256: decision['policy_sha256'] as string | null },
     approvalId: record['approval_id'] as string | null,
+    ...(record['ap2_mandates'] !== undefined && { mandates: parseMandates(record['ap2_mandates']) }),
   };
 }
 

@@ -41,6 +41,9 @@ export type AuthorizationType = (typeof AUTHORIZATION_TYPES)[number];
 /** The kinds of window. */
 export const AUTHORIZATION_KINDS = ['one_time', 'merchant_verification', 'recurring'] as const;
 export type AuthorizationKind = (typeof AUTHORIZATION_KINDS)[number];
+/** The kinds of request the pipeline decides (and a policy rule names): every kind of window, and AP2 open mandates (docs/ap2.md). */
+export const REQUEST_KINDS = [...AUTHORIZATION_KINDS, 'ap2_mandate'] as const;
+export type RequestKind = (typeof REQUEST_KINDS)[number];
 /** Every state an authorization can be in, as the cloud reports it. */
 export const AUTHORIZATION_STATUSES = ['active', 'used', 'expired', 'revoked'] as const;
 export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];

@@ -9,8 +9,10 @@
  *    policy, the durable form of the budget reservation);
  * 4. the signature: the signer signs only the ledger's active entry (src/signer/window.ts);
  * 5. what the purpose does with it: a window to register keeps its JWS on the entry (the caller
- *    registers it, its audit line written with the request that carries it, §16.3); a window to
- *    hold is audited now and held for the /v1 proxy to forward once (§21).
+ *    registers it, its audit line written with the request that carries it, §16.3), and for an
+ *    AP2 mandate request the mandate key then signs the open mandates, kept and audited
+ *    (core/ap2-mandates.ts, §32); a window to hold is audited now and held for the /v1 proxy to
+ *    forward once (§21).
  *
  * Outcomes are values: `signed`, or `approval_required` for a policy's `ask`. A denial is the
  * caller's error (`policy_denied`); anything that fails after the record marks the entry `failed`,
@@ -24,6 +26,7 @@ import { requestSha256 } from './approval.js';
 import { principalName } from './principal.js';
 import { refuseWhilePaused } from './signing-pause.js';
 import { buildWindowPayload, type PolicyWindowPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
+import { mandateCardOf, signKeptMandates } from './ap2-mandates.js';
 import { LatchError } from '../errors/latch-error.js';
 import { signRecordedWindow } from '../signer/index.js';
 
@@ -44,6 +47,8 @@ export type WindowSigning = { outcome: 'signed'; window: SignedWindow } | { outc
 export async function signDecidedWindow(deps: CoreDeps, device: EnrolledDevice, purpose: WindowPurpose, terms: WindowTerms, signedAt: number, context: OperationContext): Promise<WindowSigning> {
   // Before anything is decided or recorded: a paused daemon reserves nothing and leaves no trace.
   refuseWhilePaused(deps.paused);
+  // An AP2 mandate names its card's label: read before anything is decided or reserved.
+  const mandateCard = purpose.kind === 'register' ? await mandateCardOf(deps, purpose.request, context) : undefined;
   const nowSeconds = deps.nowSeconds();
   const payload = buildWindowPayload(terms, device.deviceId, signedAt);
   const decision = await deps.decide(decidedRequest(purpose), context, decisionFacts(purpose, payload.policy_id, nowSeconds));
@@ -58,13 +63,15 @@ export async function signDecidedWindow(deps: CoreDeps, device: EnrolledDevice, 
       break;
   }
   const entry = activeEntry(payload.policy_id, terms, context, nowSeconds);
-  await deps.authorizations.record(purpose.kind === 'register' ? { ...entry, evidence: decisionRecord(deps, purpose, payload, device.key.keyId, decision, nowSeconds) } : entry);
+  const evidence = purpose.kind === 'register' ? decisionRecord(deps, purpose, payload, device.key.keyId, decision, nowSeconds) : undefined;
+  await deps.authorizations.record(evidence !== undefined ? { ...entry, evidence } : entry);
   try {
     const jws = signRecordedWindow(device.key, deps.authorizations, payload);
     const window: SignedWindow = { payload, jws, keyId: device.key.keyId };
     if (purpose.kind === 'register') {
       // Kept for the evidence pack, which hands out this JWS and never signs the window again.
       deps.authorizations.keepSignature(payload.policy_id, jws);
+      if (mandateCard !== undefined && evidence !== undefined) await signKeptMandates(deps, mandateCard, window, evidence.requestSha256, context);
     } else {
       await auditHeld(deps, window, terms, purpose.operation, context);
       await deps.heldWindows.hold(payload.policy_id, jws, terms.cardId === null ? '/v1/policy-windows' : '/v1/authorizations', terms.notAfter);

@@ -16,6 +16,8 @@ export interface SignatureAudit {
   reference?: string;
   /** The SHA-256 of the request the window was signed for (docs/decisions.md §22), for a registered window. */
   requestSha256?: string;
+  /** An AP2 mandate's line (`ap2_mandate_signed`): the mandates by their sd_hash, and the agent key they bind. */
+  mandate?: { mandateId: string; openCheckoutSdHash: string; openPaymentSdHash: string; agentKeyThumbprint: string };
 }
 
 /**

@@ -25,6 +25,12 @@ export function signatureEntry(signature: SignatureAudit): AuditEntry {
     agent: principalName(signature.principal),
     ...(signature.reference !== undefined && { reference: signature.reference }),
     ...(signature.requestSha256 !== undefined && { request_sha256: signature.requestSha256 }),
+    ...(signature.mandate !== undefined && {
+      mandate_id: signature.mandate.mandateId,
+      open_checkout_sd_hash: signature.mandate.openCheckoutSdHash,
+      open_payment_sd_hash: signature.mandate.openPaymentSdHash,
+      agent_key_thumbprint: signature.mandate.agentKeyThumbprint,
+    }),
   };
 }
 

@@ -21,6 +21,7 @@ import { outcomeEntry, signatureEntry } from './audit-records.js';
 import { cloudConnection, upstreamTimeoutMs, type CloudConnection } from './cloud-connection.js';
 import { enrolledDevice } from './enrolled-device.js';
 import { bindPresence } from './presence-binding.js';
+import { mandateDeps } from './ap2-binding.js';
 import type { DaemonServices } from './services.js';
 
 export type { ProxyUpstream } from '../proxy/signing-proxy.js';
@@ -153,5 +154,6 @@ function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
     },
     approvals: parts.approvals,
     heldWindows: parts.heldWindows,
+    mandates: mandateDeps(services, () => enrolledDevice(services, cloud)),
   };
 }

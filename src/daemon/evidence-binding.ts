@@ -7,6 +7,15 @@ import type { DaemonServices } from './services.js';
 import { exportEvidence } from '../evidence/build-pack.js';
 import { readAuditExcerpt } from '../evidence/audit-excerpt.js';
 import type { EvidenceOperations } from '../variant-a/evidence-routes.js';
+import { mandateJwk, type MandateJwk } from '../ap2/mandate-jwks.js';
+
+/** mandateKeyById finds a mandate key, current or retired (listed or not), by its kid. */
+function mandateKeyById(services: DaemonServices, kid: string): MandateJwk | undefined {
+  const current = services.mandateKey()?.signer;
+  if (current?.kid === kid) return mandateJwk(current);
+  const retired = services.retiredMandateKeys().find((key) => key.kid === kid);
+  return retired === undefined ? undefined : mandateJwk({ publicJwk: retired.jwk, kid: retired.kid });
+}
 
 /** evidenceOperations binds the export to one daemon's state. */
 export function evidenceOperations(services: DaemonServices, core: CoreBinding): EvidenceOperations {
@@ -15,6 +24,7 @@ export function evidenceOperations(services: DaemonServices, core: CoreBinding):
     ledger: core.authorizationLedger,
     approval: (id: string) => core.deps.approvals.book.get(id),
     auditExcerpt: (ids: { policyId: string; approvalId: string | null }) => readAuditExcerpt(services.home, ids),
+    mandateKey: (kid: string) => mandateKeyById(services, kid),
   };
   return { exportEvidence: (policyId, context) => exportEvidence(sources, policyId, context) };
 }

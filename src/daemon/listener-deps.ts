@@ -13,6 +13,7 @@ import { bindOwner } from './owner-binding.js';
 import { readAudit } from '../datadir/audit-log.js';
 import { verifyAudit } from '../verify/audit-verify.js';
 import { bindIdentity } from './identity-binding.js';
+import { bindAp2 } from './ap2-binding.js';
 import type { DirectoryRegistrar } from './identity-registration.js';
 import type { DaemonServices } from './services.js';
 
@@ -39,6 +40,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
       },
       proxyUpstream: core.proxyUpstream,
       identity: identity.operations,
+      ap2: bindAp2(services, core.deps, () => core.cloudClock.nowSeconds()),
       owner: bindOwner(services, core, authorizations),
       consoleLoginLink,
       audit: { recent: (limit) => readAudit(services.home, { limit }), verify: () => verifyAudit(services.home) },

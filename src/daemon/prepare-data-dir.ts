@@ -6,6 +6,7 @@ import { agentFiles } from '../datadir/agents.js';
 import { lockDataDir, type DaemonLock } from '../datadir/daemon-lock.js';
 import { ensureHome } from '../datadir/home.js';
 import { finishKeyRollover } from '../datadir/key-rollover.js';
+import { ensureMandateKey } from '../signer/mandate-key.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';
 import { ensureToken } from '../datadir/token.js';
 import type { DaemonServices } from './services.js';
@@ -38,5 +39,8 @@ function loadDataDir(services: DaemonServices, passphrase: string | undefined): 
   services.token();
   const key = services.deviceKey();
   if (key !== undefined) services.logger.info('device_key_loaded', { key_id: key.keyId, storage: key.storage });
+  // The AP2 mandate key: made here for a data directory that predates it (docs/ap2.md).
+  const mandate = ensureMandateKey(services.home, passphrase);
+  services.logger.info('mandate_key_loaded', { key_id: mandate.signer.kid, storage: mandate.storage });
   services.config();
 }

@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { configPath, loadConfig, type LatchConfig } from '../datadir/config.js';
 import { deviceKeyPath, loadDeviceKey, type DeviceKey } from '../signer/device-key.js';
 import { deviceKeyNextPath } from '../datadir/key-rollover.js';
+import { loadMandateKey, mandateKeyPath, type LoadedMandateKey } from '../signer/mandate-key.js';
+import { readRetiredMandateKeys, retiredMandateKeysPath, type RetiredMandateKey } from '../datadir/mandate-retired.js';
 import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { assertHomeSecure } from '../datadir/permissions.js';
 import { pausePath, readPause, type PauseState } from '../datadir/pause.js';
@@ -39,6 +41,10 @@ export interface DaemonServices {
    * replaces the key, the staged one once config.json names it), or undefined before enrollment.
    */
   deviceKey(): DeviceKey | undefined;
+  /** mandateKey returns the AP2 mandate key's signer (mandate.key), or undefined before it is made. */
+  mandateKey(): LoadedMandateKey | undefined;
+  /** retiredMandateKeys returns the retired mandate keys GET /ap2/jwks may still list. */
+  retiredMandateKeys(): RetiredMandateKey[];
   /** config returns the current config.json (defaults when absent). */
   config(): LatchConfig;
   /** paused returns the owner's emergency brake (`latch pause`), or undefined while signing runs. */
@@ -93,6 +99,8 @@ export function createServices(options: ServicesOptions): DaemonServices {
   const paused = inCheckedHome(pausePath(home), () => readPause(home));
   const installedKey = inCheckedHome(deviceKeyPath(home), () => loadDeviceKey(home, passphrase));
   const stagedKey = inCheckedHome(deviceKeyNextPath(home), () => loadDeviceKey(home, passphrase, deviceKeyNextPath(home)));
+  const mandateKey = inCheckedHome(mandateKeyPath(home), () => loadMandateKey(home, passphrase));
+  const retiredMandateKeys = inCheckedHome(retiredMandateKeysPath(home), () => readRetiredMandateKeys(home));
   const stateStore = new StateStore(dataFilePath(home, DATA_FILES.stateJournal), undefined, undefined, (error) =>
     logger.warn('state_journal_compaction_failed', { detail: error instanceof Error ? error.message : String(error) }),
   );
@@ -100,6 +108,8 @@ export function createServices(options: ServicesOptions): DaemonServices {
   return {
     home,
     version: latchVersion(),
+    mandateKey,
+    retiredMandateKeys,
     startedAt: new Date(),
     logger,
     env,

@@ -30,6 +30,10 @@ export const DATA_FILES = {
   listen: 'listen.json',
   // The owner's registered passkeys, public keys only (see passkeys.ts).
   passkeys: 'passkeys.json',
+  // The AP2 mandate key, P-256 (see mandate-key.ts; docs/ap2.md).
+  mandateKey: 'mandate.key',
+  // Public keys of retired mandate keys, listed in GET /ap2/jwks until their mandates have expired.
+  mandateKeysRetired: 'mandate.retired.json',
 } as const;
 
 /** The folder of agent files inside the data directory (see agents.ts). */

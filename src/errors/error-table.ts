@@ -279,6 +279,12 @@ export const ERROR_TABLE = {
     message: 'The request is not valid.',
     remedy: 'Fix the field named in param and send the request again.',
   },
+  invalid_agent_key: {
+    status: 400,
+    specClass: 'Bad input',
+    message: "agent_key is not the agent's P-256 public JWK.",
+    remedy: 'Send the public half of the agent\'s P-256 key as a JWK {"kty":"EC","crv":"P-256","x","y"}, without d.',
+  },
   card_data_not_accepted: {
     status: 400,
     specClass: 'Bad input',

@@ -7,14 +7,16 @@ import { principalName } from '../core/principal.js';
 import type { Approval } from '../core/approval.js';
 import type { AuthorizationEntry } from '../core/authorization-ledger.js';
 import { cloudCall, type CoreDeps, type EnrolledDevice, type OperationContext } from '../core/core-deps.js';
-import type { DecisionRecord } from '../core/decision-record.js';
+import type { Ap2MandateRecord, DecisionRecord } from '../core/decision-record.js';
+import { mandatesWire } from '../ap2/mandate-wire.js';
+import type { MandateJwk } from '../ap2/mandate-jwks.js';
 import type { Authorization, Transaction } from '../core/model.js';
 import { jwkThumbprint, publicJwk } from '../crypto/jwk.js';
 import { LatchError } from '../errors/latch-error.js';
 import { currencyDecimals, formatMinor } from '../money/amount.js';
 import { isoSeconds } from '../time/iso-time.js';
 import type { AuditExcerpt } from './audit-excerpt.js';
-import { EVIDENCE_TYPE, type EvidenceApproval, type EvidenceBody, type EvidenceCloud, type EvidenceTransaction } from './pack.js';
+import { EVIDENCE_TYPE, type EvidenceAp2, type EvidenceApproval, type EvidenceBody, type EvidenceCloud, type EvidenceTransaction } from './pack.js';
 import { signEvidencePack } from '../signer/index.js';
 import { requestView } from './request-view.js';
 
@@ -26,6 +28,8 @@ export interface EvidenceSources {
   approval(id: string): Approval | undefined;
   /** The audit lines about the authorization and its approval. */
   auditExcerpt(ids: { policyId: string; approvalId: string | null }): AuditExcerpt;
+  /** The public mandate key with this kid, current or retired (AP2 packs, docs/ap2.md). */
+  mandateKey?(kid: string): MandateJwk | undefined;
 }
 
 /** How many pages of the card's transactions (100 each, newest first) a pack reads at most. */
@@ -75,11 +79,18 @@ export async function exportEvidence(sources: EvidenceSources, policyId: string,
     approval: approvalView(sources, facts),
     audit,
     cloud: { ...cloud, registration: registrationOf(audit, policyId) },
+    ...(facts.mandates !== undefined && { ap2: ap2View(sources, policyId, facts.mandates) }),
     exported_at: isoSeconds(sources.deps.nowSeconds()),
   };
   const bodyText = JSON.stringify(body);
   const jws = signEvidencePack(device.key, bodyText);
   return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(jws)}}\n`;
+}
+
+/** ap2View is an AP2 pack's member: the mandates as answered, and the key that signed them (none if the directory lost it). */
+function ap2View(sources: EvidenceSources, policyId: string, mandates: Ap2MandateRecord): EvidenceAp2 {
+  const key = sources.mandateKey?.(mandates.keyId);
+  return { ...mandatesWire(policyId, mandates), jwks: { keys: key === undefined ? [] : [key] } };
 }
 
 /**

@@ -5,6 +5,7 @@
  * byte changed anywhere is caught.
  */
 import type { Ed25519PublicJwk } from '../crypto/jwk.js';
+import type { MandateJwk } from '../ap2/mandate-jwks.js';
 import type { PolicyWindowPayload } from '../core/window-payload.js';
 import type { AuditExcerpt } from './audit-excerpt.js';
 import type { RequestView } from './request-view.js';
@@ -75,7 +76,21 @@ export interface EvidenceBody {
   approval: EvidenceApproval | null;
   audit: AuditExcerpt;
   cloud: EvidenceCloud;
+  /** For AP2 open mandates only (docs/ap2.md): both SD-JWTs as handed out and the mandate key that signed them. */
+  ap2?: EvidenceAp2;
   exported_at: string;
+}
+
+/** The AP2 member of a pack: the 201 answer's fields and the mandate JWKS (the one key that signed). */
+export interface EvidenceAp2 {
+  policy_id: string;
+  mandate_id: string;
+  open_checkout_mandate: string;
+  open_payment_mandate: string;
+  open_checkout_hash: string;
+  key_id: string;
+  expires_at: string;
+  jwks: { keys: MandateJwk[] };
 }
 
 /** The whole pack. */
@@ -85,3 +100,6 @@ export interface EvidencePack extends EvidenceBody {
 
 /** The members of a pack, in the order they are written. */
 export const PACK_MEMBERS = ['v', 'type', 'policy_id', 'jwks', 'window', 'request', 'decision', 'approval', 'audit', 'cloud', 'exported_at', 'jws'] as const;
+
+/** The members of an AP2 mandate's pack: `ap2` after `cloud`. */
+export const AP2_PACK_MEMBERS = ['v', 'type', 'policy_id', 'jwks', 'window', 'request', 'decision', 'approval', 'audit', 'cloud', 'ap2', 'exported_at', 'jws'] as const;

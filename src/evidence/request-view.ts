@@ -7,6 +7,7 @@ import type { AuthorizationRequest } from '../core/authorization-request.js';
 import { AUTHORIZATION_TYPES, isMember, type AuthorizationType } from '../core/model.js';
 import { currencyDecimals, formatMinor, parseAmountText } from '../money/amount.js';
 import { isoSeconds, parseIsoSeconds } from '../time/iso-time.js';
+import { ap2TermsFromWire, ap2TermsWire, type Ap2TermsWire } from '../ap2/mandate-wire.js';
 
 /** The request as a pack shows it: wire names, decimal amounts, ISO times. */
 export interface RequestView {
@@ -26,6 +27,8 @@ export interface RequestView {
   starts_at?: string | null;
   ends_at?: string | null;
   max_charges?: number | null;
+  /** An AP2 mandate request: the merchant, items and agent key the mandates carry. */
+  ap2?: Ap2TermsWire;
   received_at: string;
   sha256: string;
 }
@@ -39,10 +42,11 @@ export function requestView(request: AuthorizationRequest, agent: string, receiv
     merchant_name: request.merchant,
     amount: formatMinor(request.amountMinor, decimalsOf(request.currency)),
     currency: request.currency,
-    authorization_type: request.kind === 'merchant_verification' ? ('ceiling' as const) : request.authorizationType,
+    authorization_type: request.kind === 'merchant_verification' || request.kind === 'ap2_mandate' ? ('ceiling' as const) : request.authorizationType,
     reference: request.reference ?? null,
   };
   const tail = { received_at: isoSeconds(receivedAtSeconds), sha256: requestSha256 };
+  if (request.kind === 'ap2_mandate') return { ...base, ttl_seconds: request.ttlSeconds, ap2: ap2TermsWire(request), ...tail };
   if (request.kind !== 'recurring') return { ...base, ttl_seconds: request.ttlSeconds, ...tail };
   return {
     ...base,
@@ -83,6 +87,14 @@ export function requestValue(view: Record<string, unknown>): AuthorizationReques
       if (view['kind'] === 'merchant_verification') return type === 'ceiling' ? { kind: 'merchant_verification', ...base, ttlSeconds: ttl as number } : 'a merchant verification is always a ceiling';
       return { kind: 'one_time', ...base, authorizationType: type, ttlSeconds: ttl as number };
     }
+    case 'ap2_mandate': {
+      const ttl = view['ttl_seconds'];
+      if (!Number.isSafeInteger(ttl) || (ttl as number) <= 0) return 'request.ttl_seconds is not a positive whole number';
+      if (type !== 'ceiling') return 'an AP2 mandate is always a ceiling';
+      const mandate = ap2TermsFromWire(view['ap2']);
+      if (typeof mandate === 'string') return mandate;
+      return { kind: 'ap2_mandate', ...base, ttlSeconds: ttl as number, mandate };
+    }
     case 'recurring': {
       const interval = view['interval'];
       if (interval !== 'day' && interval !== 'week' && interval !== 'month' && interval !== 'year') return 'request.interval is not day, week, month or year';
@@ -96,7 +108,7 @@ export function requestValue(view: Record<string, unknown>): AuthorizationReques
       return { kind: 'recurring', ...base, authorizationType: type, interval, intervalCount: count as number, startsAt, endsAt, maxCharges: maxCharges as number | null };
     }
     default:
-      return 'request.kind is not one_time, merchant_verification or recurring';
+      return 'request.kind is not one_time, merchant_verification, recurring or ap2_mandate';
   }
 }
 

@@ -9,7 +9,8 @@ import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { lineHash } from '../datadir/audit-lines.js';
 import { APPROVAL_ID_PATTERN, POLICY_ID_PATTERN } from '../ids/wire-ids.js';
 import { parseIsoSeconds } from '../time/iso-time.js';
-import { EVIDENCE_BYTES_MAX, EVIDENCE_JWS_TYP, EVIDENCE_TYPE, PACK_MEMBERS } from './pack.js';
+import { AP2_PACK_MEMBERS, EVIDENCE_BYTES_MAX, EVIDENCE_JWS_TYP, EVIDENCE_TYPE, PACK_MEMBERS } from './pack.js';
+import { checkAp2 } from './ap2-check.js';
 import { verifyCompact } from './pack-jws.js';
 import { requestValue } from './request-view.js';
 import { checkWindowTerms } from './window-terms.js';
@@ -90,7 +91,9 @@ function check(input: string | Uint8Array | object, expectedKeyIds: readonly str
   if (text !== exact && text !== `${exact}\n`) return 'the pack is not in its exact form (one line of JSON, as exported)';
   const pack = parsed;
   const members = Object.keys(pack);
-  if (members.length !== PACK_MEMBERS.length || members.some((name, index) => name !== PACK_MEMBERS[index])) return `the pack's members are not exactly ${PACK_MEMBERS.join(', ')}, in that order`;
+  // An AP2 mandate's pack has one member more, ap2 (docs/ap2.md); its request says it is one.
+  const expected: readonly string[] = isObject(pack['request']) && pack['request']['kind'] === 'ap2_mandate' ? AP2_PACK_MEMBERS : PACK_MEMBERS;
+  if (members.length !== expected.length || members.some((name, index) => name !== expected[index])) return `the pack's members are not exactly ${expected.join(', ')}, in that order`;
   if (pack['v'] !== 1 || pack['type'] !== EVIDENCE_TYPE) return `the pack is not a v1 ${EVIDENCE_TYPE}`;
   const policyId = pack['policy_id'];
   if (typeof policyId !== 'string' || !POLICY_ID_PATTERN.test(policyId)) return 'policy_id is not an authorization id';
@@ -134,6 +137,10 @@ function check(input: string | Uint8Array | object, expectedKeyIds: readonly str
   if (audit !== undefined) return audit;
   const cloud = checkCloud(pack['cloud'], payload, policyId);
   if (cloud !== undefined) return cloud;
+  if (value.kind === 'ap2_mandate') {
+    const mandates = checkAp2(pack['ap2'], value, payload, (pack['audit'] as Json)['lines'] as string[]);
+    if (mandates !== undefined) return mandates;
+  }
   if (typeof pack['exported_at'] !== 'string' || parseIsoSeconds(pack['exported_at']) === undefined) return 'exported_at is not an ISO time';
   return { policyId, keyId: key.kid };
 }

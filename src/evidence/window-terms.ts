@@ -13,8 +13,9 @@ export function checkWindowTerms(payload: Record<string, unknown>, request: Auth
   if (payload['merchant'] !== request.merchant) return "the window's merchant is not the request's";
   if (payload['currency'] !== request.currency) return "the window's currency is not the request's";
   if (amountMinor(payload['amount'], request.currency) !== request.amountMinor) return "the window's amount is not the request's";
-  if (payload['kind'] !== request.kind) return "the window's kind is not the request's";
-  const type = request.kind === 'merchant_verification' ? 'ceiling' : request.authorizationType;
+  // An AP2 mandate's card window is a one-time ceiling window (docs/ap2.md).
+  if (payload['kind'] !== (request.kind === 'ap2_mandate' ? 'one_time' : request.kind)) return "the window's kind is not the request's";
+  const type = request.kind === 'merchant_verification' || request.kind === 'ap2_mandate' ? 'ceiling' : request.authorizationType;
   if (payload['authorization_type'] !== type) return "the window's authorization_type is not the request's";
   if ((payload['reference'] ?? null) !== (request.reference ?? null)) return "the window's reference is not the request's";
   const notBefore = payload['not_before'];

@@ -77,6 +77,17 @@ const authorization = object(authorizationFields, recurringOnly);
 /** An authorization with the caller that asked for it (`owner` or the agent's name), as /authorizations answers. */
 const ownedAuthorization = object({ ...authorizationFields, agent: text }, recurringOnly);
 
+/** What POST /ap2/mandates answers (docs/ap2.md): the card window's id and the two open mandates. */
+const ap2Mandates = object({
+  policy_id: text,
+  mandate_id: text,
+  open_checkout_mandate: text,
+  open_payment_mandate: text,
+  open_checkout_hash: text,
+  key_id: text,
+  expires_at: time,
+});
+
 /** The approval object (docs/decisions.md §15.4): the exact request held for the owner, and its decision. */
 const approval = object(
   {
@@ -107,10 +118,11 @@ const approval = object(
     expires_at: time,
     decided_at: timeOrNull,
     authorization,
+    ap2_mandates: ap2Mandates,
     reason: textOrNull,
     error: { type: ['object', 'null'] },
   },
-  ['authorization', 'reason', 'error'],
+  ['authorization', 'ap2_mandates', 'reason', 'error'],
 );
 
 /**
@@ -153,6 +165,7 @@ export const OUTPUT_SCHEMAS = {
   latch_authorize: authorizationOrApproval(authorization),
   latch_merchant_bind: authorizationOrApproval(authorization),
   latch_recurring: authorizationOrApproval(authorization),
+  latch_ap2_mandate: authorizationOrApproval(ap2Mandates),
   latch_get_approval: approval,
   latch_revoke: ownedAuthorization,
   latch_wallet_balance: object({ usdt: money, allocated: money, available: money }),

@@ -22,7 +22,10 @@ export interface InputSchema {
 }
 
 /** Validated arguments: strings stay strings, integers are numbers, amounts are their exact decimal text. */
-export type ToolArguments = Record<string, string | number | boolean | Readonly<Record<string, string>>>;
+export type ToolArguments = Record<string, ToolValue>;
+
+/** One checked argument: text, a whole number, a flag, or an object or array of them (AP2 mandate items). */
+export type ToolValue = string | number | boolean | Readonly<Record<string, string>> | { readonly [member: string]: ToolValue } | readonly ToolValue[];
 
 /** ToolInputError is an argument that does not fit the tool's schema; the agent can correct it. */
 export class ToolInputError extends Error {
@@ -67,8 +70,9 @@ function unknownArgument(name: string, allowed: readonly string[]): ToolInputErr
   return new ToolInputError(shown, `Unknown argument ${shown}; ${known}`);
 }
 
-function checkValue(name: string, property: PropertySchema, value: JsonValue): string | number | boolean | Readonly<Record<string, string>> {
+function checkValue(name: string, property: PropertySchema, value: JsonValue): ToolValue {
   if (property.type === 'object') return checkObject(name, property, value);
+  if (property.type === 'array') return checkArray(name, property, value);
   if (property.type === 'boolean') {
     if (typeof value !== 'boolean') throw new ToolInputError(name, `${name} must be true or false.`);
     return value;
@@ -90,17 +94,33 @@ function checkValue(name: string, property: PropertySchema, value: JsonValue): s
   return value;
 }
 
-/** checkObject checks an object of string members against its properties (a request's headers); no other member is allowed. */
-function checkObject(name: string, property: PropertySchema, value: JsonValue): Readonly<Record<string, string>> {
+/**
+ * checkObject checks an object against its properties (a request's headers, an AP2 merchant or
+ * key): no other member is allowed, and the members `required` names must be there.
+ */
+function checkObject(name: string, property: PropertySchema, value: JsonValue): { readonly [member: string]: ToolValue } {
   if (!isJsonObject(value)) throw new ToolInputError(name, `${name} must be an object.`);
   const members = property.properties ?? {};
-  const out: Record<string, string> = {};
+  const out: Record<string, ToolValue> = {};
   for (const [member, memberValue] of Object.entries(value)) {
     const schema = Object.hasOwn(members, member) ? members[member] : undefined;
-    if (schema === undefined || schema.type !== 'string') throw new ToolInputError(name, `${name} may hold only ${Object.keys(members).join(', ') || 'nothing'}.`);
-    out[member] = checkValue(`${name}.${member}`, { ...schema, description: property.description }, memberValue) as string;
+    if (schema === undefined) throw new ToolInputError(name, `${name} may hold only ${Object.keys(members).join(', ') || 'nothing'}.`);
+    out[member] = checkValue(`${name}.${member}`, { ...schema, description: property.description }, memberValue);
+  }
+  for (const member of property.required ?? []) {
+    if (value[member] === undefined) throw new ToolInputError(`${name}.${member}`, `${name}.${member} is required.`);
   }
   return out;
+}
+
+/** checkArray checks an array's length and each element against `items`. */
+function checkArray(name: string, property: PropertySchema, value: JsonValue): readonly ToolValue[] {
+  if (!Array.isArray(value)) throw new ToolInputError(name, `${name} must be an array.`);
+  if (property.minItems !== undefined && value.length < property.minItems) throw new ToolInputError(name, `${name} must hold at least ${property.minItems} item(s).`);
+  if (property.maxItems !== undefined && value.length > property.maxItems) throw new ToolInputError(name, `${name} may hold at most ${property.maxItems} items.`);
+  const items = property.items;
+  if (items === undefined) throw new Error(`checkArray: ${name} has no items schema`);
+  return value.map((element, index) => checkValue(`${name}[${index}]`, { ...items, description: property.description }, element));
 }
 
 function checkBounds(name: string, property: PropertySchema, number: number): number {

@@ -6,6 +6,8 @@
 import type { LatchClient } from '../client/latch-client.js';
 import { cardIdField, transactionIdField } from '../requests/common-fields.js';
 import { signWebRequestRules } from '../identity/sign-request-rules.js';
+import { ap2MandateRules } from '../requests/ap2-mandate-rules.js';
+import type { Ap2MandateInput } from '../client/types.js';
 import { allocateRules, approvalLookupRules, authorizeRules, merchantBindRules, recurringRules, revocationRules, transactionQueryRules } from '../requests/request-rules.js';
 import type { RuleSet } from '../validate/field-rule.js';
 import type { InputSchema, ToolArguments } from './tool-input.js';
@@ -17,7 +19,7 @@ import type { AuthorizationType, RecurringInterval, TransactionStatus } from '..
 /** The part of the client the tools use; tests pass a fake with the same shape. */
 export type ToolClient = Pick<
   LatchClient,
-  'health' | 'cards' | 'card' | 'authorize' | 'merchantBind' | 'recurring' | 'approval' | 'revoke' | 'wallet' | 'allocate' | 'transactions' | 'transaction' | 'signWebRequest'
+  'health' | 'cards' | 'card' | 'authorize' | 'merchantBind' | 'recurring' | 'ap2Mandate' | 'approval' | 'revoke' | 'wallet' | 'allocate' | 'transactions' | 'transaction' | 'signWebRequest'
 >;
 
 /** MCP tool annotations (hints for the client's UI; never trusted for security). */
@@ -204,6 +206,35 @@ export const TOOLS: readonly ToolDefinition[] = [
           ends_at: text(args, 'ends_at'),
           max_charges: whole(args, 'max_charges'),
           reference: text(args, 'reference'),
+        }),
+      ),
+  },
+  {
+    name: 'latch_ap2_mandate',
+    title: 'Get AP2 open mandates for your key',
+    description: `Ask the user's trusted surface (Latch) to sign AP2 open mandates bound to your own P-256 key: an open checkout mandate (these items or their alternatives, up to quantity, at this merchant) and an open payment mandate (up to amount_max, to this payee, with this card), valid for ttl_minutes (default 10). Send only your public JWK (kty, crv, x, y), never d. Returns policy_id, mandate_id, open_checkout_mandate, open_payment_mandate (SD-JWTs), open_checkout_hash, key_id and expires_at; make the closed mandates yourself with your key (AP2 SDK MandateClient().present). The card declines more than amount_max or another merchant whatever the mandate says, and a mandate cannot be revoked once handed out. ${AGENT_RULES} ${ASK}`,
+    ...toolInput(ap2MandateRules, {
+      card_id: cardId,
+      merchant: 'The merchant: {"name", "website": its https URL, "id"?: its AP2 merchant id (default the website\'s host)}.',
+      amount_max: amount('The most you may pay, more than 0'),
+      currency,
+      items: 'What you may buy: 1 to 20 lines {"id", "title", "quantity"? (default 1, at most 99), "alternatives"?: up to 9 {"id", "title"}}.',
+      ttl_minutes: ttlMinutes(10),
+      agent_key: 'Your P-256 public JWK {"kty": "EC", "crv": "P-256", "x", "y"} (kid, use, alg ES256 allowed); the mandates bind it by cnf.',
+    }),
+    annotations: CREATE,
+    access: 'agents',
+    outputSchema: OUTPUT_SCHEMAS.latch_ap2_mandate,
+    run: (client, args) =>
+      client.ap2Mandate(
+        defined({
+          card_id: required(args, 'card_id'),
+          merchant: args['merchant'] as Ap2MandateInput['merchant'],
+          amount_max: required(args, 'amount_max'),
+          currency: text(args, 'currency'),
+          items: args['items'] as Ap2MandateInput['items'],
+          ttl_minutes: whole(args, 'ttl_minutes'),
+          agent_key: args['agent_key'] as Ap2MandateInput['agent_key'],
         }),
       ),
   },

@@ -7,7 +7,7 @@ import { readChoice, readList, readPattern } from './policy-json-reader.js';
 import type { AuthorizationKind, PolicyScope } from './policy-types.js';
 import { AGENT_NAME_TEXT } from '../ids/agent-name.js';
 import { CARD_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
-import { AUTHORIZATION_KINDS } from '../core/model.js';
+import { REQUEST_KINDS } from '../core/model.js';
 
 /** The daemon token's holder, in `agents`. */
 export const OWNER_AGENT = 'owner';
@@ -24,7 +24,7 @@ export const AGENTS_MAX = 100;
 export const CARDS_MAX = 100;
 export const MERCHANTS_MAX = 200;
 export const CURRENCIES_MAX = 16;
-export const KINDS: readonly AuthorizationKind[] = AUTHORIZATION_KINDS;
+export const KINDS: readonly AuthorizationKind[] = REQUEST_KINDS;
 
 /** The scope members of rules, budgets and velocity limits. */
 export const SCOPE_FIELDS = ['agents', 'cards', 'merchants', 'currencies'] as const;

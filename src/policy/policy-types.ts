@@ -2,10 +2,10 @@
  * The typed spending policy (docs/decisions.md §15.3). Amounts are integer minor units; every list is
  * already validated and normalized, so evaluation never re-checks what the file said.
  */
-import type { AuthorizationKind } from '../core/model.js';
+import type { RequestKind } from '../core/model.js';
 
-/** The kinds of authorization a rule can name: the wire's (core/model.ts). */
-export type { AuthorizationKind };
+/** The kinds of authorization a rule can name: the pipeline's kinds of request (core/model.ts). */
+export type AuthorizationKind = RequestKind;
 
 /** What the policy says about one request; `deny` is stricter than `ask`, which is stricter than `allow`. */
 export type PolicyDecision = 'allow' | 'ask' | 'deny';

@@ -10,3 +10,4 @@ export { signUpstreamRequest, type SignedHeaders } from './upstream-request.js';
 export { signKeyProof } from './key-proof.js';
 export { signEvidencePack } from './evidence-pack.js';
 export { signDirectoryEntry, signRegistrationProof, signWebBotAuth } from './message-signatures.js';
+export { Ap2MandateSigner, signRecordedOpenMandates } from './ap2-mandate.js';

@@ -94,13 +94,22 @@ export function openKeyFile(file: EncryptedKeyFile, passphrase: string): Uint8Ar
   }
 }
 
+/** How a key file's errors name it and its remedy: device.key's by default, mandate.key's for AP2. */
+export interface KeyFileLabel {
+  name: string;
+  remake: string;
+}
+
+const DEVICE_KEY_LABEL: KeyFileLabel = { name: 'device.key', remake: 'latch setup --reconnect' };
+
 /**
- * parseKeyFile validates the text of device.key and returns its parsed form. Anything other than
- * exactly one of the two formats, with fields of the right lengths, is a `corrupt` DataDirError.
+ * parseKeyFile validates the text of a key file (device.key, or mandate.key: a P-256 scalar is 32
+ * bytes too) and returns its parsed form. Anything other than exactly one of the two formats, with
+ * fields of the right lengths, is a `corrupt` DataDirError.
  */
-export function parseKeyFile(text: string, file: string): KeyFile {
+export function parseKeyFile(text: string, file: string, label: KeyFileLabel = DEVICE_KEY_LABEL): KeyFile {
   const corrupt = (what: string): DataDirError =>
-    new DataDirError('corrupt', file, `device.key is not a valid Latch key file (${what})`, `restore it from a backup, or make a new key with: latch setup --reconnect (the old file can be moved aside: mv ${shellQuote(file)} ${shellQuote(`${file}.bak`)})`);
+    new DataDirError('corrupt', file, `${label.name} is not a valid Latch key file (${what})`, `restore it from a backup, or make a new key with: ${label.remake} (the old file can be moved aside: mv ${shellQuote(file)} ${shellQuote(`${file}.bak`)})`);
   let value: unknown;
   try {
     value = JSON.parse(text);

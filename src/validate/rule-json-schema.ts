@@ -9,7 +9,7 @@ import type { TextChecks } from './text-checks.js';
 
 /** The JSON Schema keywords a field rule uses to describe one value. */
 export interface RuleJsonSchema {
-  readonly type: 'string' | 'integer' | 'boolean' | 'object' | readonly ['string', 'number'];
+  readonly type: 'string' | 'integer' | 'boolean' | 'object' | 'array' | readonly ['string', 'number'];
   readonly enum?: readonly string[];
   /** An ECMA-262 pattern, anchored at both ends. */
   readonly pattern?: string;
@@ -20,9 +20,14 @@ export interface RuleJsonSchema {
   readonly minimum?: number;
   readonly exclusiveMinimum?: number;
   readonly maximum?: number;
-  /** An object's members (each a string rule) and that no other member is allowed. */
+  /** An object's members and that no other member is allowed; `required` names the members it must have. */
   readonly properties?: Readonly<Record<string, RuleJsonSchema>>;
+  readonly required?: readonly string[];
   readonly additionalProperties?: false;
+  /** An array's elements and how many it may hold (AP2 mandate items, docs/ap2.md). */
+  readonly items?: RuleJsonSchema;
+  readonly minItems?: number;
+  readonly maxItems?: number;
 }
 
 /** What a parsed string's parse function accepts, when a JSON Schema can say so exactly. */

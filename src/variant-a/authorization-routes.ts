@@ -35,7 +35,13 @@ export interface AuthorizationHandlers {
  * `registered: false` on a window the cloud does not hold (docs/decisions.md §17.1).
  */
 export function ownedAuthorizationA(owned: OwnedAuthorization): Record<string, unknown> {
-  return { ...authorizationA(owned.authorization), agent: owned.agent, ...(owned.registered === false && { registered: false }) };
+  return {
+    ...authorizationA(owned.authorization),
+    // The card window of AP2 open mandates is listed as what was asked for (docs/ap2.md).
+    ...(owned.mandateId !== undefined && { kind: 'ap2_mandate', mandate_id: owned.mandateId }),
+    agent: owned.agent,
+    ...(owned.registered === false && { registered: false }),
+  };
 }
 
 /** authorizationHandlers maps the three routes to the core's listing operations. */
@@ -56,7 +62,9 @@ export function authorizationHandlers(operations: AuthorizationListOperations): 
     cancel: async (request) => {
       validateQuery(request.query, {});
       const input = validateBody(request.body ?? {}, cancelRules);
-      return ok(ownedAuthorizationA(await operations.cancelAuthorization(policyIdParam(request.params['policy_id']), input.reason, operationContext(request))));
+      const cancelled = await operations.cancelAuthorization(policyIdParam(request.params['policy_id']), input.reason, operationContext(request));
+      // AP2 has no revocation of a mandate already handed out: its exp is its only bound (docs/ap2.md).
+      return ok({ ...ownedAuthorizationA(cancelled), ...(cancelled.mandateId !== undefined && { mandate_revocable: false }) });
     },
   };
 }

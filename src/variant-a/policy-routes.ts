@@ -64,7 +64,7 @@ export function policyHandlers(operations: PolicyOperations): PolicyHandlers {
 }
 
 /** requestOfKind validates the body with the rules of the route that makes that kind of request. */
-export function requestOfKind(kind: AuthorizationRequest['kind'], body: JsonObject): AuthorizationRequest {
+export function requestOfKind(kind: (typeof checkRules)['kind'] extends { defaultValue: infer K } ? NonNullable<K> : never, body: JsonObject): AuthorizationRequest {
   switch (kind) {
     case 'one_time':
       return oneTimeRequest(validateBody(body, authorizeRules));

@@ -1,7 +1,8 @@
 /**
  * The route table of the canonical listener (127.0.0.1:7723, docs/decisions.md §2): every route of
  * Variant A, with its method, pattern, who may call it, and its handler. GET /health, POST
- * /owner/sessions and the key directory GET /web-bot-auth/directory (docs/decisions.md §23.5) are public; the owner's routes are those docs/decisions.md §15.1 and §21 name,
+ * /owner/sessions, the key directory GET /web-bot-auth/directory (docs/decisions.md §23.5) and the AP2
+ * mandate keys GET /ap2/jwks (docs/ap2.md) are public; the owner's routes are those docs/decisions.md §15.1 and §21 name,
  * 'owner_present' where the route could move money or widen what agents may do (approving,
  * resuming, PUT /policy, agents, the signing primitives, wallet allocation, proxy writes) and
  * 'owner' where it can only stop money or read; every other route admits the owner and agents.
@@ -19,6 +20,7 @@ import { allocateHandler } from '../variant-common/wallet-allocation.js';
 import type { IdentityOperations } from '../identity/identity-operations.js';
 import { approvalHandlers } from './approval-routes.js';
 import { auditHandlers, type AuditOperations } from './audit-routes.js';
+import { ap2Handlers, type Ap2Operations } from './ap2-routes.js';
 import { identityHandlers } from './identity-routes.js';
 import { authorizationHandlers } from './authorization-routes.js';
 import { evidenceHandler, type EvidenceOperations } from './evidence-routes.js';
@@ -66,6 +68,8 @@ export interface VariantADeps {
   identity: IdentityOperations;
   /** audit.log for the owner who cannot read it (the separate-user setup, docs/decisions.md §30). */
   audit: AuditOperations;
+  /** AP2 mandates: the trusted surface's keys and open mandates (docs/ap2.md). */
+  ap2: Ap2Operations;
 }
 
 /** variantARoutes is Variant A's route table. */
@@ -78,6 +82,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
   const owner = ownerHandlers(deps.owner);
   const identity = identityHandlers(deps.identity);
   const audit = auditHandlers(deps.audit);
+  const ap2 = ap2Handlers(deps.ap2);
   const reads = readHandlers(operations, {
     cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
     cardDetail: cardDetailA,
@@ -90,6 +95,8 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'POST', pattern: '/agents', access: 'owner_present', handler: owner.addAgent },
     { method: 'DELETE', pattern: '/agents/:name', access: 'owner_present', handler: owner.removeAgent },
     { method: 'POST', pattern: '/agents/:name/rotate', access: 'owner_present', handler: owner.rotateAgent },
+    { method: 'GET', pattern: '/ap2/jwks', access: 'public', handler: ap2.jwks },
+    { method: 'POST', pattern: '/ap2/mandates', access: 'agents', handler: ap2.mandates },
     { method: 'GET', pattern: '/approvals', access: 'agents', handler: approvals.list },
     { method: 'GET', pattern: '/approvals/:approval_id', access: 'agents', handler: approvals.get },
     { method: 'POST', pattern: '/approvals/:approval_id/approve', access: 'owner_present', handler: approvals.approve },

@@ -10,6 +10,7 @@ import { principalName } from '../core/principal.js';
 import { formatMinor } from '../money/amount.js';
 import { isoSeconds } from '../time/iso-time.js';
 import { authorizationA } from './authorization-shape.js';
+import { ap2TermsWire, mandatesWire } from '../ap2/mandate-wire.js';
 
 /** How often a caller is told to look again while an approval is pending (Retry-After). */
 export const APPROVAL_POLL_SECONDS = 5;
@@ -29,6 +30,7 @@ export function approvalWire(approval: Approval): Record<string, unknown> {
     decided_at: approval.decidedAtSeconds === null ? null : isoSeconds(approval.decidedAtSeconds),
   };
   if (approval.status === 'approved' && approval.authorization !== null) out['authorization'] = authorizationA(approval.authorization);
+  if (approval.mandates !== undefined && approval.authorization !== null) out['ap2_mandates'] = mandatesWire(approval.authorization.policyId, approval.mandates);
   if (approval.status === 'denied') out['reason'] = approval.reason;
   if (approval.status === 'failed') out['error'] = approval.error;
   return out;
@@ -50,6 +52,9 @@ export function requestWire(request: AuthorizationRequest): Record<string, unkno
       return { ...base, authorization_type: request.authorizationType, ttl_seconds: request.ttlSeconds };
     case 'merchant_verification':
       return { ...base, authorization_type: 'ceiling', ttl_seconds: request.ttlSeconds };
+    case 'ap2_mandate':
+      // The owner approves the exact terms the mandates will carry, the agent's key included.
+      return { ...base, authorization_type: 'ceiling', ttl_seconds: request.ttlSeconds, ap2: ap2TermsWire(request) };
     case 'recurring':
       return {
         ...base,

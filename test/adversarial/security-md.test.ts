@@ -17,6 +17,7 @@ import { LatchError } from '../../src/errors/latch-error.js';
 import type { EvidenceOperations } from '../../src/variant-a/evidence-routes.js';
 import type { IdentityOperations } from '../../src/identity/identity-operations.js';
 import type { AuditOperations } from '../../src/variant-a/audit-routes.js';
+import type { Ap2Operations } from '../../src/variant-a/ap2-routes.js';
 import type { PolicyOperations } from '../../src/variant-a/policy-routes.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';
 import { signingProxyRoutes } from '../../src/proxy/signing-proxy.js';
@@ -143,6 +144,7 @@ test('the actor table names exactly the routes an agent\'s token can never reach
     evidence: {} as EvidenceOperations,
     identity: {} as IdentityOperations,
     audit: {} as AuditOperations,
+    ap2: {} as Ap2Operations,
     health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null, approvalsLockedSeconds: 0, ownerPresence: 'none' }),
     owner: {} as OwnerOperations,
     proxyUpstream: () => {

@@ -179,7 +179,9 @@ describe('the declarations', () => {
     for (const internal of ['proxy', 'variant-a', 'variant-b', 'mcp', 'quickstart']) {
       assert.ok(!files.some((file) => file.startsWith(internal)), `${internal} is not shipped`);
     }
-    assert.ok(files.length < 60, `${files.length} declaration files`);
+    // 59 before AP2 mandates; their six (ap2/ shapes and SD-JWT, ap2/p256, the mandate key file and
+    // its signer) are reachable from DaemonServices and CoreDeps (docs/decisions.md §32).
+    assert.ok(files.length < 66, `${files.length} declaration files`);
   });
 
   test('are complete: a strict consumer of both entries type-checks against them alone', () => {

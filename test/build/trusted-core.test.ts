@@ -12,8 +12,8 @@ import { test } from 'node:test';
 import { SRC, srcImportGraph } from '../support/import-graph.js';
 import { REPO_ROOT } from '../support/paths.js';
 
-/** The goal is 8,000 lines; the core may not grow past this ceiling without a decision. */
-const TRUSTED_CORE_LINES_MAX = 9_000;
+/** The goal is 8,000 lines; the core may not grow past this ceiling without a decision (docs/decisions.md §28.9). */
+const TRUSTED_CORE_LINES_MAX = 9_400;
 /** What the core must never reach, even through another file: presentation, tools and the test cloud. */
 const OUTSIDE = ['sandbox/', 'cli/', 'service/', 'console/', 'mcp/', 'quickstart/', 'client/', 'variant-a/', 'variant-b/', 'variant-common/', 'requests/'];
 

@@ -6,10 +6,11 @@ import { SRC, srcImportGraph } from '../support/import-graph.js';
 // The core knows no HTTP, no daemon and no data directory, and reaches the cloud only through
 // its CloudGateway interface: it may import only these folders besides its own (time: the ISO
 // formatting of clocks in messages, docs/decisions.md §18.4; signer: the one place a signature
-// is asked for, docs/decisions.md §28).
-const CORE_MAY_IMPORT = ['core', 'crypto', 'errors', 'ids', 'money', 'signer', 'time'];
+// is asked for, docs/decisions.md §28; ap2: AP2's mandate shapes and SD-JWT assembly, pure like
+// crypto, with no key and no I/O, docs/decisions.md §32).
+const CORE_MAY_IMPORT = ['ap2', 'core', 'crypto', 'errors', 'ids', 'money', 'signer', 'time'];
 
-test('src/core imports only core, crypto, errors, ids, money, signer and time', () => {
+test('src/core imports only ap2, core, crypto, errors, ids, money, signer and time', () => {
   const outside: string[] = [];
   for (const [file, imports] of srcImportGraph()) {
     if (!path.relative(SRC, file).startsWith('core/')) continue;

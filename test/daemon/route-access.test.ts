@@ -121,6 +121,17 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'GET /wallet/balance': { path: '/wallet/balance' },
   'GET /web-bot-auth/directory': { path: '/web-bot-auth/directory' },
   'GET /web-bot-auth/keys/:name': { path: '/web-bot-auth/keys/helper' },
+  'GET /ap2/jwks': { path: '/ap2/jwks' },
+  'POST /ap2/mandates': {
+    path: '/ap2/mandates',
+    body: {
+      card_id: 'card_a',
+      merchant: { name: 'Shop', website: 'https://shop.example.com' },
+      amount_max: '1.00',
+      items: [{ id: 'sku-1', title: 'Mug' }],
+      agent_key: { kty: 'EC', crv: 'P-256', x: 'Y-j5IHETcpmQLoKziufmv18L5_5Iq9myQtNsiSG0gxg', y: 'lPoEalpMx0El1x3uKYcqJPb2LCQoa7Th6XtzdfHr1n0' },
+    },
+  },
   'POST /web-bot-auth/sign': { path: '/web-bot-auth/sign', body: { method: 'GET', url: 'https://shop.example.com/' } },
 };
 
@@ -239,6 +250,14 @@ function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[
         verify: () => {
           callers.push(OWNER);
           return { ok: true, lines: 0 };
+        },
+      },
+      ap2: {
+        jwks: () => ({ keys: [] }),
+        requestMandates: (_request, context) => {
+          callers.push(context.principal);
+          const mandates = { mandateId: 'md_a', openCheckoutMandate: 'a~', openPaymentMandate: 'b~', openCheckoutHash: 'h', keyId: 'k', iat: NOW, exp: NOW + 600 };
+          return Promise.resolve({ outcome: 'created' as const, authorization: { ...authorization, policyId: 'pw_a' }, mandates });
         },
       },
     }),

@@ -25,20 +25,21 @@ describe('route tables', () => {
     });
   }
 
-  test('on Variant A only GET /health, the public key directory and POST /owner/sessions are public', () => {
+  test('on Variant A only GET /health, the public key directories (Web Bot Auth, AP2 mandate JWKS) and POST /owner/sessions are public', () => {
     const publicRoutes = tables.a.filter((route) => route.access === 'public').map((route) => `${route.method} ${route.pattern}`);
-    assert.deepEqual(publicRoutes, ['GET /health', 'POST /owner/sessions', 'GET /web-bot-auth/directory']);
+    assert.deepEqual(publicRoutes, ['GET /ap2/jwks', 'GET /health', 'POST /owner/sessions', 'GET /web-bot-auth/directory']);
   });
 
   test('on Variant B every route needs the token, /health included', () => {
     assert.deepEqual(tables.b.filter((route) => route.access === 'public'), []);
   });
 
-  test('Variant A serves exactly the decided endpoint set (docs/decisions.md §2, §4, §15.2, §15.3, §15.4, §22, §30)', () => {
+  test('Variant A serves exactly the decided endpoint set (docs/decisions.md §2, §4, §15.2, §15.3, §15.4, §22, §30, §32)', () => {
     assert.deepEqual(tables.a.map((route) => `${route.method} ${route.pattern}`).sort(), [
       'DELETE /agents/:name',
       'DELETE /owner/sessions/current',
       'GET /agents',
+      'GET /ap2/jwks',
       'GET /approvals',
       'GET /approvals/:approval_id',
       'GET /audit',
@@ -57,6 +58,7 @@ describe('route tables', () => {
       'GET /web-bot-auth/keys/:name',
       'POST /agents',
       'POST /agents/:name/rotate',
+      'POST /ap2/mandates',
       'POST /approvals/:approval_id/approve',
       'POST /approvals/:approval_id/deny',
       'POST /authorizations/:policy_id/cancel',

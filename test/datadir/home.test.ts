@@ -51,8 +51,8 @@ test('ensureHome leaves an existing directory as it is (loose modes are refused 
   }
 });
 
-test('knownDataFiles lists every file of decisions §1 plus the audit head, the staged key, the state journal, the brake, the policy, its removal marker, the approval passphrase, the daemon lock, where the daemon listens and the passkeys', () => {
+test('knownDataFiles lists every file of decisions §1 plus the audit head, the staged key, the state journal, the brake, the policy, its removal marker, the approval passphrase, the daemon lock, where the daemon listens, the passkeys and the AP2 mandate keys', () => {
   const files = knownDataFiles('/h').map((file) => path.basename(file)).sort();
-  assert.deepEqual(files, ['approval_passphrase', 'audit.head', 'audit.log', 'config.json', 'daemon.lock', 'daemon_token', 'device.key', 'device.key.next', 'listen.json', 'passkeys.json', 'paused', 'policy.json', 'policy.removed', 'state.journal']);
+  assert.deepEqual(files, ['approval_passphrase', 'audit.head', 'audit.log', 'config.json', 'daemon.lock', 'daemon_token', 'device.key', 'device.key.next', 'listen.json', 'mandate.key', 'mandate.retired.json', 'passkeys.json', 'paused', 'policy.json', 'policy.removed', 'state.journal']);
   assert.equal(Object.keys(DATA_FILES).length, files.length);
 });

@@ -23,6 +23,7 @@ import type { ApprovalOperations } from '../../src/core/approval-operations.js';
 import type { AuthorizationListOperations } from '../../src/core/authorization-list.js';
 import type { PolicyOperations } from '../../src/variant-a/policy-routes.js';
 import type { IdentityOperations } from '../../src/identity/identity-operations.js';
+import type { Ap2Operations } from '../../src/variant-a/ap2-routes.js';
 import { JsonClient, runLatch, startStack, type Stack } from '../support/stack.js';
 
 let stack: Stack;
@@ -94,6 +95,7 @@ function tables(): { a: Route[]; b: Route[] } {
       },
       identity: {} as IdentityOperations,
       audit: { recent: () => [], verify: () => ({ ok: true, lines: 0 }) },
+      ap2: {} as Ap2Operations,
     }),
     b: variantBRoutes({ operations, health: () => ({ version: '0', uptimeSeconds: 0 }) }),
   };
@@ -112,7 +114,7 @@ describe('roles on every route of both listeners, with a real agent token file',
         const method = route.method === '*' ? 'GET' : route.method;
         const answer = await client.request(method, targetOf(route.pattern), method === 'POST' || method === 'PUT' ? {} : undefined);
         if (route.access === 'public') {
-          assert.ok(['GET /health', 'GET /web-bot-auth/directory', 'POST /owner/sessions'].includes(routeName(route)), 'only /health, the key directory and opening an owner session are public');
+          assert.ok(['GET /ap2/jwks', 'GET /health', 'GET /web-bot-auth/directory', 'POST /owner/sessions'].includes(routeName(route)), 'only /health, the key directories and opening an owner session are public');
           assert.ok(answer.status < 500, answer.text);
           return;
         }

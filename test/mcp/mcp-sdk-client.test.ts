@@ -9,6 +9,7 @@
  * error path below runs after the listing (docs/decisions.md §18.1).
  */
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -57,6 +58,16 @@ function ok(result: any, name: string): any {
   return result.structuredContent;
 }
 
+/** latch_ap2_mandate's arguments: nested objects and arrays, checked against the schema built from the daemon's rules. */
+const AP2_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+const AP2_ARGS = (cardId: string) => ({
+  card_id: cardId,
+  merchant: { name: 'Example Shop', website: 'https://shop.example' },
+  amount_max: '3.00',
+  items: [{ id: 'sku-1', title: 'Blue mug', quantity: 1, alternatives: [{ id: 'sku-2', title: 'Red mug' }] }],
+  agent_key: { kty: 'EC', crv: 'P-256', x: AP2_KEY.x, y: AP2_KEY.y },
+});
+
 let stack: Stack;
 let env: Record<string, string>;
 before(async () => {
@@ -99,6 +110,9 @@ describe('the official MCP SDK client', () => {
     assert.equal((await success('latch_merchant_bind', { card_id: subscriptions, merchant_domain: 'verify.example.com' })).kind, 'merchant_verification');
     assert.equal((await success('latch_recurring', { card_id: subscriptions, merchant_domain: 'video.example.com', amount: '9.99', interval: 'month' })).kind, 'recurring');
     assert.match((await success('latch_sign_web_request', { method: 'GET', url: 'https://shop.example.com/products?id=1' })).headers['signature-input'], /tag="web-bot-auth"/);
+    const mandates = await success('latch_ap2_mandate', AP2_ARGS(groceries));
+    assert.match(mandates.mandate_id, /^md_/);
+    assert.ok(mandates.open_payment_mandate.endsWith('~'));
 
     const policyFile = path.join(stack.home, 'policy.json');
     writeFileSync(policyFile, JSON.stringify({ v: 1, rules: [{ id: 'ask-here', merchants: ['ask.example.com'], decision: 'ask' }, { id: 'no-casino', merchants: ['casino.example.com'], decision: 'deny' }] }), { mode: 0o600 });
@@ -186,6 +200,7 @@ describe('the official MCP SDK client', () => {
       latch_allocate: { card_id: card, amount: '1.00' },
       latch_get_transaction: { tx_id: 'tx_doesnotexist00000000000' },
       latch_sign_web_request: { method: 'GET', url: 'https://shop.example.com/' },
+      latch_ap2_mandate: AP2_ARGS(card),
     };
     for (const tool of TOOLS) {
       const result = await call(mcp.client, tool.name, args[tool.name] ?? {});

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -12,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { readAudit } from '../../src/datadir/audit-log.js';
 import type { OutputSchema } from '../../src/mcp/output-schemas.js';
+import { toolsFor } from '../../src/mcp/tools.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { schemaErrors } from '../support/json-schema-check.js';
 import { startStack, type Stack } from '../support/stack.js';
@@ -100,7 +102,8 @@ describe('latch mcp over stdio', () => {
     mcp.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 
     const listed = await mcp.request(2, 'tools/list', {});
-    assert.equal(listed.result.tools.length, 13);
+    // The owner's tools, latch_ap2_mandate among them: derived, not counted by hand.
+    assert.deepEqual(listed.result.tools.map((tool: { name: string }) => tool.name), toolsFor('owner').map((tool) => tool.name));
 
     const health = await mcp.tool(3, 'latch_health');
     assert.equal(health.isError, false);
@@ -142,6 +145,14 @@ describe('latch mcp over stdio', () => {
     const webSigned = await mcp.tool(15, 'latch_sign_web_request', { method: 'GET', url: 'https://shop.example.com/products?id=1' });
     assert.equal(webSigned.isError, false, JSON.stringify(webSigned));
     assert.match(webSigned.structuredContent.headers['signature-input'], /^sig1=\("@authority"\);created=\d+;expires=\d+;keyid="[A-Za-z0-9_-]{43}";nonce="[^"]+";tag="web-bot-auth"$/);
+    // AP2 open mandates bound to a P-256 key of the agent's (generated here, public half only).
+    const agentKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+    const mandate = await mcp.tool(17, 'latch_ap2_mandate', {
+      card_id: groceries, merchant: { name: 'Example Shop', website: 'https://shop.example' }, amount_max: '3.00',
+      items: [{ id: 'sku-1', title: 'Blue mug' }], agent_key: { kty: 'EC', crv: 'P-256', x: agentKey.x, y: agentKey.y },
+    });
+    assert.equal(mandate.isError, false, JSON.stringify(mandate));
+    assert.match(mandate.structuredContent.open_payment_mandate, /~/);
     const badUrl = await mcp.tool(16, 'latch_sign_web_request', { method: 'GET', url: 'http://shop.example.com/' });
     assert.equal(badUrl.isError, true);
     assert.equal(toolErrorOf(badUrl).code, 'invalid_request');

@@ -12,9 +12,10 @@ const schemaOf = (name: string): InputSchema => {
 };
 
 describe('the tool catalog', () => {
-  test('exactly the thirteen tools, each named latch_*', () => {
+  test('exactly the fourteen tools, each named latch_*', () => {
     assert.deepEqual(TOOLS.map((tool) => tool.name).sort(), [
       'latch_allocate',
+      'latch_ap2_mandate',
       'latch_authorize',
       'latch_get_approval',
       'latch_get_card',
@@ -40,16 +41,24 @@ describe('the tool catalog', () => {
       assert.equal(tool.inputSchema.type, 'object');
       assert.equal(tool.inputSchema.additionalProperties, false);
       for (const name of tool.inputSchema.required ?? []) assert.ok(Object.hasOwn(tool.inputSchema.properties, name), name);
-      for (const [name, property] of Object.entries(tool.inputSchema.properties)) {
-        // An object argument (latch_sign_web_request's headers) is closed, and its members are strings checked like any other.
-        const keywords = property.type === 'object' ? new Set([...PROPERTY_KEYWORDS, 'properties', 'additionalProperties']) : PROPERTY_KEYWORDS;
-        for (const key of Object.keys(property)) assert.ok(keywords.has(key), `${name}.${key}`);
-        if (property.type === 'object') {
-          assert.equal(property.additionalProperties, false, name);
-          for (const [member, schema] of Object.entries(property.properties ?? {})) for (const key of Object.keys(schema)) assert.ok(PROPERTY_KEYWORDS.has(key), `${name}.${member}.${key}`);
+      // An object argument (latch_sign_web_request's headers, latch_ap2_mandate's merchant and key) is
+      // closed and names what it requires; an array (latch_ap2_mandate's items) bounds its length and
+      // describes its elements; members and elements are checked like any argument, at any depth.
+      const enforced = (where: string, schema: Record<string, unknown>): void => {
+        const keywords = schema['type'] === 'object' ? new Set([...PROPERTY_KEYWORDS, 'properties', 'required', 'additionalProperties']) : schema['type'] === 'array' ? new Set([...PROPERTY_KEYWORDS, 'items', 'minItems', 'maxItems']) : PROPERTY_KEYWORDS;
+        for (const key of Object.keys(schema)) assert.ok(keywords.has(key), `${where}.${key}`);
+        if (schema['pattern'] !== undefined) new RegExp(schema['pattern'] as string, 'u');
+        if (schema['type'] === 'object') {
+          assert.equal(schema['additionalProperties'], false, where);
+          const members = (schema['properties'] ?? {}) as Record<string, Record<string, unknown>>;
+          for (const required of (schema['required'] ?? []) as string[]) assert.ok(Object.hasOwn(members, required), `${where} requires ${required}`);
+          for (const [member, memberSchema] of Object.entries(members)) enforced(`${where}.${member}`, memberSchema);
         }
+        if (schema['type'] === 'array') enforced(`${where}[]`, schema['items'] as Record<string, unknown>);
+      };
+      for (const [name, property] of Object.entries(tool.inputSchema.properties)) {
+        enforced(name, property as unknown as Record<string, unknown>);
         assert.ok(property.description.length > 10, name);
-        if (property.pattern !== undefined) new RegExp(property.pattern, 'u');
       }
       assert.ok(tool.description.length > 40);
     });

@@ -13,7 +13,7 @@ import { inspect } from 'node:util';
 const SRC = path.resolve(import.meta.dirname, '../../src');
 const SIGNER = path.join(SRC, 'signer');
 /** The signer's modules others may import: the purposes, and the key files' loaders (handles only). */
-const PUBLIC_SIGNER_MODULES = new Set(['index.ts', 'device-key.ts', 'identity-key-file.ts']);
+const PUBLIC_SIGNER_MODULES = new Set(['index.ts', 'device-key.ts', 'identity-key-file.ts', 'mandate-key.ts']);
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder, { recursive: true, encoding: 'utf8' })

@@ -1,0 +1,152 @@
+/**
+ * The body of POST /ap2/mandates (shared/spec/ap2-mandates.md §2, docs/ap2.md): the same amount,
+ * currency, card and ttl rules as /authorize, plus the merchant as AP2 names it (its https website's
+ * host is the merchant the policy sees), the line items and the agent's P-256 public key. The MCP
+ * tool and the CLI send the same body. The card-data guard has already run on every field at the
+ * front door; titles and names are bounded text like every string.
+ */
+import { LatchError, invalidRequest } from '../errors/latch-error.js';
+import { isJsonObject, type JsonValue } from '../json/parse-json.js';
+import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../money/amount.js';
+import { p256PublicJwkFromUntrusted, type P256PublicJwk } from '../ap2/p256.js';
+import { normalizeMerchant } from '../validate/merchant.js';
+import { amount, int, str, type FieldRule } from '../validate/schema.js';
+import { wrongType } from '../validate/field-rule.js';
+import { displayName } from '../validate/display-name.js';
+import type { RuleJsonSchema } from '../validate/rule-json-schema.js';
+import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../validate/ttl.js';
+import { cardIdField, currencyField } from './common-fields.js';
+import type { Ap2Item, Ap2Merchant, MandateLine } from '../ap2/open-mandates.js';
+
+/** Bounds of a mandate request: lines, alternatives per line, quantity, and text lengths. */
+export const MANDATE_LINES_MAX = 20;
+export const MANDATE_ALTERNATIVES_MAX = 9;
+export const MANDATE_QUANTITY_MAX = 99;
+const ID_LENGTH_MAX = 200;
+const TITLE_LENGTH_MAX = 200;
+const NAME_LENGTH_MAX = 200;
+const WEBSITE_LENGTH_MAX = 2048;
+/** The default lifetime of a mandate is short: AP2 cannot revoke one that was handed out (docs/ap2.md). */
+export const MANDATE_TTL_MINUTES_DEFAULT = 10;
+
+/** The merchant of a mandate: AP2's Merchant, and the normalized host the policy and the card window see. */
+export interface MandateMerchant {
+  ap2: Ap2Merchant;
+  host: string;
+}
+
+const idText = str({ required: true, maxLength: ID_LENGTH_MAX });
+const titleText = str({ required: true, maxLength: TITLE_LENGTH_MAX });
+const nameText = str({ required: true, maxLength: NAME_LENGTH_MAX });
+const websiteText = str({ required: true, maxLength: WEBSITE_LENGTH_MAX });
+const quantity = int({ min: 1, max: MANDATE_QUANTITY_MAX, default: 1 });
+
+const text = (maxLength: number): RuleJsonSchema => ({ type: 'string', minLength: 1, maxLength });
+const closed = (properties: Record<string, RuleJsonSchema>, required: readonly string[]): RuleJsonSchema => ({ type: 'object', properties, required, additionalProperties: false });
+const itemSchema = closed({ id: text(ID_LENGTH_MAX), title: text(TITLE_LENGTH_MAX) }, ['id', 'title']);
+const coordinate: RuleJsonSchema = { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$', minLength: 43, maxLength: 43 };
+
+export const ap2MandateRules = {
+  card_id: cardIdField(),
+  merchant: objectRule<MandateMerchant>('an object {"name", "website", "id"?}', merchantFrom, closed({ name: text(NAME_LENGTH_MAX), website: text(WEBSITE_LENGTH_MAX), id: text(ID_LENGTH_MAX) }, ['name', 'website'])),
+  amount_max: amount({ required: true, maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR }),
+  currency: currencyField(),
+  items: objectRule<MandateLine[]>(`an array of 1 to ${MANDATE_LINES_MAX} items`, linesFrom, {
+    type: 'array',
+    minItems: 1,
+    maxItems: MANDATE_LINES_MAX,
+    items: closed(
+      { id: text(ID_LENGTH_MAX), title: text(TITLE_LENGTH_MAX), quantity: { type: 'integer', minimum: 1, maximum: MANDATE_QUANTITY_MAX }, alternatives: { type: 'array', maxItems: MANDATE_ALTERNATIVES_MAX, items: itemSchema } },
+      ['id', 'title'],
+    ),
+  }),
+  ttl_minutes: int({ min: TTL_MINUTES_MIN, max: TTL_MINUTES_MAX, default: MANDATE_TTL_MINUTES_DEFAULT }),
+  // The schema names the members AP2 lets a JWK carry that are text; the rule also takes and drops key_ops and ext.
+  agent_key: objectRule<P256PublicJwk>('a P-256 public JWK', agentKeyFrom, closed({ kty: { type: 'string', enum: ['EC'] }, crv: { type: 'string', enum: ['P-256'] }, x: coordinate, y: coordinate, alg: { type: 'string', enum: ['ES256'] }, kid: text(200), use: text(16) }, ['kty', 'crv', 'x', 'y'])),
+};
+
+/** merchantFrom checks {name, website, id?}: website an https URL whose host is a merchant domain; id defaults to that host. */
+function merchantFrom(value: JsonValue, param: string): MandateMerchant {
+  const record = exactObject(value, param, ['name', 'website'], ['id']);
+  const name = nameText.fromJson(record['name'] as JsonValue, `${param}.name`);
+  const website = websiteText.fromJson(record['website'] as JsonValue, `${param}.website`);
+  const host = websiteHost(website, `${param}.website`);
+  const id = record['id'] === undefined ? host : idText.fromJson(record['id'], `${param}.id`);
+  return { ap2: { id, name, website }, host };
+}
+
+/** websiteHost returns the normalized host of an https URL with no user info and no port. */
+function websiteHost(website: string, param: string): string {
+  let url: URL;
+  try {
+    url = new URL(website);
+  } catch {
+    throw invalidRequest(param, `${param} must be an https URL like https://shop.example.`);
+  }
+  if (url.protocol !== 'https:') throw invalidRequest(param, `${param} must be an https URL.`);
+  if (url.username !== '' || url.password !== '') throw invalidRequest(param, `${param} must not carry user info.`);
+  if (url.port !== '') throw invalidRequest(param, `${param} must not name a port.`);
+  return normalizeMerchant(url.hostname, param);
+}
+
+/** linesFrom checks the items: 1–20 lines of {id, title, quantity?, alternatives?}. */
+function linesFrom(value: JsonValue, param: string): MandateLine[] {
+  if (!Array.isArray(value)) throw wrongType(param, `an array of 1 to ${MANDATE_LINES_MAX} items`);
+  if (value.length < 1 || value.length > MANDATE_LINES_MAX) throw invalidRequest(param, `${param} must hold 1 to ${MANDATE_LINES_MAX} items.`);
+  return value.map((element, index) => {
+    const at = `${param}[${index}]`;
+    const record = exactObject(element, at, ['id', 'title'], ['quantity', 'alternatives']);
+    const alternatives = record['alternatives'] === undefined ? [] : alternativesFrom(record['alternatives'], `${at}.alternatives`);
+    return { item: itemFrom(record, at), alternatives, quantity: record['quantity'] === undefined ? 1 : quantity.fromJson(record['quantity'], `${at}.quantity`) };
+  });
+}
+
+function alternativesFrom(value: JsonValue, param: string): Ap2Item[] {
+  if (!Array.isArray(value)) throw wrongType(param, `an array of at most ${MANDATE_ALTERNATIVES_MAX} items`);
+  if (value.length > MANDATE_ALTERNATIVES_MAX) throw invalidRequest(param, `${param} may hold at most ${MANDATE_ALTERNATIVES_MAX} items.`);
+  return value.map((element, index) => itemFrom(exactObject(element, `${param}[${index}]`, ['id', 'title'], []), `${param}[${index}]`));
+}
+
+function itemFrom(record: Record<string, JsonValue>, param: string): Ap2Item {
+  return { id: idText.fromJson(record['id'] as JsonValue, `${param}.id`), title: titleText.fromJson(record['title'] as JsonValue, `${param}.title`) };
+}
+
+/** agentKeyFrom checks the agent's key; every refusal is invalid_agent_key and says why. */
+function agentKeyFrom(value: JsonValue, param: string): P256PublicJwk {
+  const checked = p256PublicJwkFromUntrusted(isJsonObject(value) ? plainJwk(value) : value);
+  if ('refused' in checked) throw new LatchError('invalid_agent_key', { param, message: `${param} must be the agent's P-256 public JWK: ${checked.refused}.` });
+  return checked.jwk;
+}
+
+/** plainJwk turns the parsed object's string members into plain values (numbers and nested values are kept as they are, and refused by the checks). */
+function plainJwk(value: Record<string, JsonValue>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value));
+}
+
+/** exactObject requires an object with the required members and no members outside required and optional. */
+function exactObject(value: JsonValue, param: string, required: readonly string[], optional: readonly string[]): Record<string, JsonValue> {
+  if (!isJsonObject(value)) throw wrongType(param, 'an object');
+  for (const name of Object.keys(value)) {
+    if (required.includes(name) || optional.includes(name)) continue;
+    // The unknown name is repeated only when it is safe to show (display-name.ts).
+    const shown = displayName(name);
+    throw invalidRequest(shown === undefined ? param : `${param}.${shown}`, `${param} takes only ${[...required, ...optional].join(', ')}${shown === undefined ? '' : `, not ${shown}`}.`);
+  }
+  for (const name of required) {
+    if (value[name] === undefined || value[name] === null) throw invalidRequest(`${param}.${name}`, `${param}.${name} is required.`);
+  }
+  return value;
+}
+
+/** objectRule is a required field checked by `parse` as a whole (an object or an array). */
+function objectRule<T>(expected: string, parse: (value: JsonValue, param: string) => T, jsonSchema: RuleJsonSchema): FieldRule<T, 'required'> {
+  return {
+    presence: 'required',
+    defaultValue: undefined,
+    jsonSchema,
+    fromJson: parse,
+    fromQuery: (_text, param) => {
+      throw wrongType(param, expected);
+    },
+  };
+}
