@@ -15,6 +15,7 @@ import { REPO_ROOT } from '../support/paths.js';
 import { addAgent, ensureAgentsDir, rotateAgent } from '../../src/datadir/agents.js';
 import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
 import { generateDeviceKey } from '../../src/signer/device-key.js';
+import { rotateMandateKey } from '../../src/signer/mandate-key.js';
 import { AGENTS_DIR, DATA_FILES, removeDataDirTemporaries, SANDBOX_NOTE } from '../../src/datadir/home.js';
 import { stageDeviceKey } from '../../src/datadir/key-rollover.js';
 import { writePasskeys } from '../../src/datadir/passkeys.js';
@@ -54,6 +55,7 @@ interface Walk {
 /** How each writer is walked; a string says why it writes nothing into the data directory. */
 const WALKS: Record<string, ((walk: Walk) => Promise<void> | void) | string> = {
   'src/cli/commands/agent.ts': 'writes agents/NAME.token (walked by src/datadir/agents.ts) or the --token-file the owner names, outside the data directory',
+  'src/cli/commands/ap2-key.ts': 'writes only the --out file the owner names (the mandate key\'s public JWK)',
   'src/cli/commands/identity.ts': 'writes only the --out file the owner names',
   'src/cli/commands/service.ts': 'writes the service unit into the user\'s systemd or launchd folder',
   'src/cli/commands/service-system.ts': 'writes the system unit under /etc or /Library',
@@ -77,6 +79,7 @@ const WALKS: Record<string, ((walk: Walk) => Promise<void> | void) | string> = {
     addAgent(home, 'shopper');
     rotateAgent(home, 'shopper');
   },
+  'src/signer/mandate-key.ts': ({ home }) => void rotateMandateKey(home, undefined, Math.floor(Date.now() / 1000)),
   'src/signer/identity-key-file.ts': ({ home }) => {
     ensureIdentityKey(home, 'owner');
     rotateIdentityKey(home, 'owner');
