@@ -30,12 +30,20 @@ function propertyAccepts(property: PropertySchema, value: JsonValue): boolean {
       (type === 'boolean' && typeof value === 'boolean') ||
       (type === 'number' && isNumber) ||
       (type === 'integer' && isNumber && Number.isInteger(Number(value.text))) ||
-      (type === 'object' && isJsonObject(value)),
+      (type === 'object' && isJsonObject(value)) ||
+      (type === 'array' && Array.isArray(value)),
   );
   if (!typeOk) return false;
+  if (Array.isArray(value)) {
+    if (property.minItems !== undefined && value.length < property.minItems) return false;
+    if (property.maxItems !== undefined && value.length > property.maxItems) return false;
+    const element = property.items;
+    return element === undefined || value.every((item) => propertyAccepts({ ...element, description: '' }, item));
+  }
   if (isJsonObject(value)) {
     const members = property.properties ?? {};
     if (property.additionalProperties === false && Object.keys(value).some((name) => !Object.hasOwn(members, name))) return false;
+    if ((property.required ?? []).some((name) => !Object.hasOwn(value, name))) return false;
     return Object.entries(members).every(([name, member]) => !Object.hasOwn(value, name) || propertyAccepts({ ...member, description: '' }, value[name] as JsonValue));
   }
   if (property.enum !== undefined && !property.enum.includes(value as string)) return false;
@@ -62,7 +70,8 @@ function daemonAccepts(tool: ToolDefinition, args: JsonObject): boolean {
     validateBody(body, tool.rules);
     return true;
   } catch (error) {
-    if ((error as { code?: unknown }).code !== 'invalid_request') throw error;
+    // invalid_agent_key is the AP2 mandate's refusal of the agent's key (docs/ap2.md): a refusal too.
+    if (!['invalid_request', 'invalid_agent_key'].includes((error as { code?: string }).code ?? '')) throw error;
     return false;
   }
 }
@@ -109,6 +118,8 @@ type Outcome = 'accepted' | 'refused' | 'daemon refuses only' | 'schema refuses 
 
 const CARD = '"card_id":"card_a1"';
 const AUTH = `${CARD},"merchant_domain":"shop.example.com"`;
+/** An AP2 mandate's fields but its items: the agent's key is a real P-256 point. */
+const AP2 = `${CARD},"merchant":{"name":"Shop","website":"https://shop.example.com"},"amount_max":"25.00","agent_key":{"kty":"EC","crv":"P-256","x":"Y-j5IHETcpmQLoKziufmv18L5_5Iq9myQtNsiSG0gxg","y":"lPoEalpMx0El1x3uKYcqJPb2LCQoa7Th6XtzdfHr1n0"}`;
 
 const SAMPLES: ReadonlyArray<[string, string, string, Outcome]> = [
   ['latch_health', 'no arguments', '{}', 'accepted'],
@@ -166,6 +177,11 @@ const SAMPLES: ReadonlyArray<[string, string, string, Outcome]> = [
   ['latch_merchant_bind', 'amount 1.01 as a number', `{${AUTH},"amount":1.01}`, 'refused'],
   ['latch_merchant_bind', 'amount 1.01 as text', `{${AUTH},"amount":"1.01"}`, 'refused'],
   ['latch_merchant_bind', 'ttl_minutes 1440', `{${AUTH},"ttl_minutes":1440}`, 'accepted'],
+  ['latch_ap2_mandate', 'a mandate for one item', `{${AP2},"items":[{"id":"sku-1","title":"Mug"}]}`, 'accepted'],
+  ['latch_ap2_mandate', 'no items', `{${AP2},"items":[]}`, 'refused'],
+  ['latch_ap2_mandate', 'no agent key', `{${CARD},"merchant":{"name":"Shop","website":"https://shop.example.com"},"amount_max":"25.00","items":[{"id":"sku-1","title":"Mug"}]}`, 'refused'],
+  ['latch_ap2_mandate', 'an RSA agent key', `{${AP2.replace('"kty":"EC"', '"kty":"RSA"')},"items":[{"id":"sku-1","title":"Mug"}]}`, 'refused'],
+  ['latch_ap2_mandate', 'an unknown member', `{${AP2},"items":[{"id":"sku-1","title":"Mug"}],"pan":"x"}`, 'refused'],
   ['latch_recurring', 'a monthly plan', `{${AUTH},"amount":"9.99","interval":"month"}`, 'accepted'],
   ['latch_recurring', 'every field', `{${AUTH},"amount":"9.99","interval":"week","interval_count":2,"authorization_type":"exact","currency":"USD","starts_at":"2999-01-01T00:00:00Z","ends_at":"2999-06-01T00:00:00Z","max_charges":12}`, 'accepted'],
   ['latch_recurring', 'no interval', `{${AUTH},"amount":"9.99"}`, 'refused'],
