@@ -4,7 +4,6 @@ import { sha512 } from '@noble/hashes/sha2.js';
 // noble-ed25519 v3 needs a synchronous SHA-512 to offer synchronous sign and verify.
 ed.hashes.sha512 = sha512;
 
-export const ED25519_SECRET_KEY_BYTES = 32;
 export const ED25519_PUBLIC_KEY_BYTES = 32;
 export const ED25519_SIGNATURE_BYTES = 64;
 

@@ -4,7 +4,11 @@
  */
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
-import { ED25519_SECRET_KEY_BYTES } from '../crypto/ed25519.js';
+// noble's synchronous getPublicKey needs the SHA-512 that crypto/ed25519.ts installs.
+import '../crypto/ed25519.js';
+
+/** An Ed25519 secret key (the seed) is 32 bytes; only the signer holds one. */
+export const ED25519_SECRET_KEY_BYTES = 32;
 
 /** generateSecretKey returns 32 bytes from the operating system CSPRNG (via crypto.getRandomValues). */
 export function generateSecretKey(): Uint8Array {

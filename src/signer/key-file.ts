@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
 import { fromBase64Url, toBase64Url } from '../crypto/base64url.js';
-import { ED25519_SECRET_KEY_BYTES } from '../crypto/ed25519.js';
+import { ED25519_SECRET_KEY_BYTES } from './ed25519-sign.js';
 import { DataDirError, shellQuote } from '../datadir/data-dir-error.js';
 
 /** The two storage formats of device.key. */
