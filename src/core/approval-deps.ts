@@ -1,12 +1,12 @@
 /**
- * What the approval flow needs from the daemon, as plain functions: the book and the lockout
- * (durable in the state journal), the owner's passphrase check, the audit log and the notifier.
- * The core reads no file itself.
+ * What the approval flow needs from the daemon, as plain functions: the book (durable in the state
+ * journal), the owner's passphrase check, the audit log and the notifier. The core reads no file
+ * itself, and does not check the passphrase itself: who the owner is, and whether it is present, is
+ * decided where every other credential is (src/owner/, with the front door, docs/decisions.md §28.10).
  */
 import type { Approval } from './approval.js';
 import type { ApprovalBook } from './approval-book.js';
 import type { LocalCaller } from './operation-context.js';
-import type { PassphraseLockout } from './passphrase-lockout.js';
 import type { Principal } from './principal.js';
 
 /**
@@ -30,20 +30,14 @@ export interface ApprovalAudit {
   code?: string;
 }
 
-/**
- * The owner's passphrase as it is set now: an id that names it (from its salt; neither the
- * passphrase nor its hash) and a check of a presented one (slow; never logs or keeps it).
- */
-export interface OwnerPassphrase {
-  id: string;
-  verify(candidate: string): Promise<boolean>;
-}
-
 export interface ApprovalDeps {
   book: ApprovalBook;
-  lockout: PassphraseLockout;
-  /** The owner's passphrase now, or undefined when none is set (read at each approval). */
-  passphrase(): OwnerPassphrase | undefined;
+  /**
+   * The owner's one passphrase check (src/owner/owner-presence.ts, checkOwnerPassphrase), asked when
+   * the front door did not prove presence: resolves when the right passphrase was presented or none
+   * is set; throws owner_presence_required (none sent), invalid_passphrase or too_many_attempts.
+   */
+  checkPassphrase(candidate: string | undefined): Promise<unknown>;
   /** Appends an approval line to the audit log durably. */
   audit(record: ApprovalAudit): Promise<void>;
   /** How many pending approvals one caller may have (config.json's approvals_pending_max_per_agent; 20 when absent). */

@@ -15,7 +15,6 @@ import type { ApprovalDeps } from './approval-deps.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { CoreDeps, OperationContext } from './core-deps.js';
 import type { AuthorizationDecision } from './decision.js';
-import { checkOwnerPassphrase } from './owner-presence.js';
 import { OWNER, principalName } from './principal.js';
 import type { SignedWindow } from './window-payload.js';
 import type { Authorization } from './model.js';
@@ -195,7 +194,7 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
   await decidable(deps, approvals, id);
   // The front door proved presence (a session, or this passphrase) when it says so; otherwise the
   // one passphrase check runs here (docs/decisions.md §21).
-  if (context.ownerPresent !== true) await requirePassphrase(deps, approvals, passphrase);
+  if (context.ownerPresent !== true) await approvals.checkPassphrase(passphrase);
   if (!approvals.book.claim(id)) throw notPending();
   try {
     const current = approvals.book.get(id);
@@ -227,16 +226,6 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
   } finally {
     approvals.book.release(id);
   }
-}
-
-/**
- * requirePassphrase passes when no passphrase is set or the right one was presented: the daemon's
- * one passphrase check (checkOwnerPassphrase, docs/decisions.md §21), through the lockout, which
- * counts it before the slow hash starts (§17.3); a missing passphrase is 403
- * owner_presence_required, not counted as a guess.
- */
-async function requirePassphrase(deps: CoreDeps, approvals: ApprovalDeps, candidate: string | undefined): Promise<void> {
-  await checkOwnerPassphrase({ lockout: approvals.lockout, passphrase: approvals.passphrase, nowSeconds: deps.nowSeconds }, candidate);
 }
 
 /**

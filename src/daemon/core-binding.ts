@@ -7,12 +7,13 @@ import type { CloudClock } from '../cloud/cloud-clock.js';
 import type { ProxyUpstream } from '../proxy/signing-proxy.js';
 import { StoredAuthorizationLedger } from '../core/authorization-ledger.js';
 import type { ApprovalDeps } from '../core/approval-deps.js';
+import { ApprovalBook } from '../core/approval-book.js';
 import type { CoreDeps, OperationContext } from '../core/core-deps.js';
 import { SignedWindowCache } from '../core/signed-window-cache.js';
 import { learnChargedMerchant, type ChargedMerchantDeps } from '../core/charged-merchants.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
 import { PolicyGate } from '../policy/policy-gate.js';
-import type { OwnerPresence } from '../core/owner-presence.js';
+import type { OwnerPresence } from '../owner/owner-presence.js';
 import { HeldWindows } from '../core/held-windows.js';
 import { bindApprovals } from './approval-binding.js';
 import type { AuditAnchorKeeper } from './audit-anchor-keeper.js';
@@ -74,8 +75,10 @@ export function bindCore(services: DaemonServices): CoreBinding {
   });
   const audit = auditRecorder(services);
   const cloud = cloudConnection(services, { timeoutMs, ledger, audit });
-  const approvals = bindApprovals(services, audit.append);
-  const presence = bindPresence(services, approvals, nowSeconds);
+  // The book registers its record type before the lockout's, as it always has (compaction order).
+  const book = new ApprovalBook(services.stateStore);
+  const presence = bindPresence(services, nowSeconds);
+  const approvals = bindApprovals(services, book, presence, audit.append);
   const heldWindows = new HeldWindows(services.stateStore);
   const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds };
   const deps = coreDeps(services, coreParts);

@@ -29,7 +29,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
       authorizations,
       approvals: approvalOperations(core.deps),
       evidence: evidenceOperations(services, core),
-      health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core), approvalsLockedSeconds: approvalsLockedSeconds(core) }),
+      health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core), approvalsLockedSeconds: core.presence.lockedSeconds() }),
       policy: {
         effective: () => core.policy.effective(),
         // A check answers what the request would get: a charged merchant is learned first (§31.2).
@@ -49,21 +49,6 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
   };
 }
 
-/**
- * approvalsLockedSeconds is how long the passphrase lockout still refuses every approval (0 when it
- * does not, or no passphrase is set: the count belongs to the passphrase, docs/decisions.md §17.11).
- */
-function approvalsLockedSeconds(core: CoreBinding): number {
-  const approvals = core.deps.approvals;
-  let passphrase: ReturnType<typeof approvals.passphrase>;
-  try {
-    passphrase = approvals.passphrase();
-  } catch {
-    // An unsafe or damaged passphrase file refuses every approval on its own; /health stays up.
-    return 0;
-  }
-  return passphrase === undefined ? 0 : approvals.lockout.lockedForSeconds(core.deps.nowSeconds(), passphrase.id);
-}
 
 /**
  * daemonCredentials is the one credential set of a daemon, shared by both listeners: the daemon

@@ -4,8 +4,8 @@
  * owner console the session cookie with the session's CSRF header, and never a bearer.
  */
 import type { IncomingMessage } from 'node:http';
-import type { OwnerPresence } from '../core/owner-presence.js';
-import { OWNER_SESSION_PREFIX } from '../core/owner-sessions.js';
+import type { OwnerPresence } from '../owner/owner-presence.js';
+import { OWNER_SESSION_PREFIX } from '../owner/owner-sessions.js';
 import { OWNER, type Principal } from '../core/principal.js';
 import { secretsEqual } from '../crypto/constant-time.js';
 import { LatchError } from '../errors/latch-error.js';

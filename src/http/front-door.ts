@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { RequestSignals } from './request-signals.js';
 import { performance } from 'node:perf_hooks';
-import type { OwnerPresence } from '../core/owner-presence.js';
+import type { OwnerPresence } from '../owner/owner-presence.js';
 import type { Principal } from '../core/principal.js';
 import { isJsonObject } from '../json/parse-json.js';
 import { DataDirError } from '../datadir/data-dir-error.js';

@@ -6,7 +6,7 @@
  * widen what agents may do); these handlers only read the wire shape and call the operations.
  */
 import type { PolicyWarning } from '../policy-text/policy-warnings.js';
-import type { NewOwnerSession } from '../core/owner-sessions.js';
+import type { NewOwnerSession } from '../owner/owner-sessions.js';
 import type { OperationContext } from '../core/operation-context.js';
 import { AGENT_NAME_PATTERN } from '../datadir/agents.js';
 import { LatchError } from '../errors/latch-error.js';

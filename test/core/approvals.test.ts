@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApprovalBook } from '../../src/core/approval-book.js';
-import type { ApprovalAudit, ApprovalDeps, OwnerPassphrase } from '../../src/core/approval-deps.js';
+import type { ApprovalAudit, ApprovalDeps } from '../../src/core/approval-deps.js';
 import { approveApproval, createApproval, denyApproval, getApproval, listApprovals, type SignApproved } from '../../src/core/approvals.js';
 import type { OneTimeRequest } from '../../src/core/authorization-request.js';
 import type { CoreDeps, OperationContext } from '../../src/core/core-deps.js';
-import { PassphraseLockout } from '../../src/core/passphrase-lockout.js';
+import { checkOwnerPassphrase, type OwnerPassphrase } from '../../src/owner/owner-presence.js';
+import { PassphraseLockout } from '../../src/owner/passphrase-lockout.js';
 import type { RecordStore, StateRecord, StateRecordOwner } from '../../src/core/record-store.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 
@@ -39,16 +40,18 @@ function passphraseFor(check: PassphraseCheck): OwnerPassphrase | undefined {
 function setup(options: { check?: PassphraseCheck; store?: MemoryStore } = {}) {
   let now = 1_000;
   const audits: ApprovalAudit[] = [];
+  // The owner's one passphrase check (src/owner/), with a real lockout, as the daemon binds it.
+  const lockout = new PassphraseLockout(options.store);
+  const passphrase = (): OwnerPassphrase | undefined => passphraseFor(options.check ?? 'not_set');
   const approvals: ApprovalDeps = {
     book: new ApprovalBook(options.store),
-    lockout: new PassphraseLockout(options.store),
-    passphrase: () => passphraseFor(options.check ?? 'not_set'),
+    checkPassphrase: (candidate) => checkOwnerPassphrase({ lockout, passphrase, nowSeconds: () => now }, candidate),
     audit: async (record) => {
       audits.push(record);
     },
   };
   const deps = { nowSeconds: () => now, approvals } as unknown as CoreDeps;
-  return { deps, approvals, audits, setNow: (seconds: number) => (now = seconds) };
+  return { deps, approvals, audits, lockout, setNow: (seconds: number) => (now = seconds) };
 }
 
 const signed: Awaited<ReturnType<SignApproved>> = {
@@ -143,10 +146,10 @@ describe('passphrase lockout', () => {
   });
 
   test('a missing passphrase is owner_presence_required and never locks', async () => {
-    const { deps } = setup({ check: 'missing' });
+    const { deps, lockout } = setup({ check: 'missing' });
     const approval = await createApproval(deps, deps.approvals as ApprovalDeps, REQUEST, agent, { ...ASK, approvalTtlSeconds: 900 }, 'fp');
     for (let i = 0; i < 8; i++) await assert.rejects(approveApproval(deps, async () => signed, approval.id, undefined, owner), (e) => codeOf(e) === 'owner_presence_required');
-    assert.equal((deps.approvals as ApprovalDeps).lockout.lockedForSeconds(1_000, 'p1'), 0);
+    assert.equal(lockout.lockedForSeconds(1_000, 'p1'), 0);
   });
 });
 

@@ -17,7 +17,7 @@ import { createFrontDoor } from '../../src/http/front-door.js';
 import { createLocalServer, type LocalServer } from '../../src/http/local-server.js';
 import type { Route } from '../../src/http/route.js';
 import type { OwnerOperations } from '../../src/variant-a/owner-routes.js';
-import type { OwnerPresence } from '../../src/core/owner-presence.js';
+import type { OwnerPresence } from '../../src/owner/owner-presence.js';
 import { Router } from '../../src/http/router.js';
 import { createLogger } from '../../src/log/logger.js';
 import { variantARoutes } from '../../src/variant-a/routes.js';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { PASSPHRASE_ATTEMPTS_MAX } from '../../src/core/passphrase-lockout.js';
+import { PASSPHRASE_ATTEMPTS_MAX } from '../../src/owner/passphrase-lockout.js';
 import { addAgent } from '../../src/datadir/agents.js';
 import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
 import { readIdentityKey } from '../../src/identity/identity-keys.js';

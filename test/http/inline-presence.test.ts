@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CONSOLE_SECURITY_HEADERS, consoleOrigin, cookieValues } from '../../src/console/console-headers.js';
 import { createConsoleSessions } from '../../src/console/console-sessions.js';
-import type { OwnerPresence } from '../../src/core/owner-presence.js';
+import type { OwnerPresence } from '../../src/owner/owner-presence.js';
 import { OWNER } from '../../src/core/principal.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { createFrontDoor } from '../../src/http/front-door.js';

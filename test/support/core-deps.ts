@@ -5,7 +5,6 @@
  */
 import { ApprovalBook } from '../../src/core/approval-book.js';
 import type { ApprovalDeps } from '../../src/core/approval-deps.js';
-import { PassphraseLockout } from '../../src/core/passphrase-lockout.js';
 
 /**
  * approvalsNeverAsked is the approval flow for a test whose decisions never ask: an empty book in
@@ -16,5 +15,5 @@ export function approvalsNeverAsked(): ApprovalDeps {
   const fail = (): never => {
     throw new Error('this test expects no approval to be asked for or decided');
   };
-  return { book: new ApprovalBook(), lockout: new PassphraseLockout(), passphrase: fail, audit: fail };
+  return { book: new ApprovalBook(), checkPassphrase: fail, audit: fail };
 }

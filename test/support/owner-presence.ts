@@ -3,9 +3,9 @@
  * configured (an 'owner_present' route admits the owner's token alone, as with no passphrase set),
  * and passphrasePresence(passphrase) has the passphrase factor, with a real lockout and sessions.
  */
-import { OwnerPresence } from '../../src/core/owner-presence.js';
-import { OwnerSessions } from '../../src/core/owner-sessions.js';
-import { PassphraseLockout } from '../../src/core/passphrase-lockout.js';
+import { OwnerPresence } from '../../src/owner/owner-presence.js';
+import { OwnerSessions } from '../../src/owner/owner-sessions.js';
+import { PassphraseLockout } from '../../src/owner/passphrase-lockout.js';
 
 /** noPresenceFactor is presence with no factor configured, said explicitly. */
 export function noPresenceFactor(): OwnerPresence {

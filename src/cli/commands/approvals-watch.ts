@@ -4,7 +4,7 @@
  * confirmation, but with the terms in front of you. It polls; the daemon has no long-poll for lists.
  */
 import { LatchClientError } from '../../client/client-errors.js';
-import { OWNER_SESSION_IDLE_SECONDS } from '../../core/owner-sessions.js';
+import { OWNER_SESSION_IDLE_SECONDS } from '../../owner/owner-sessions.js';
 import type { LatchClient } from '../../client/latch-client.js';
 import type { Approval } from '../../client/types.js';
 import { reportApprovalError } from '../approvals/approval-errors.js';

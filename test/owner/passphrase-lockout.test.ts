@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PASSPHRASE_ATTEMPTS_MAX, PASSPHRASE_WINDOW_SECONDS, PassphraseLockout } from '../../src/core/passphrase-lockout.js';
+import { PASSPHRASE_ATTEMPTS_MAX, PASSPHRASE_WINDOW_SECONDS, PassphraseLockout } from '../../src/owner/passphrase-lockout.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 
 const codeOf = (error: unknown) => (error instanceof LatchError ? error.code : String(error));

@@ -16,7 +16,7 @@
  *   if (!right) throw new LatchError('invalid_passphrase');
  */
 import { LatchError } from '../errors/latch-error.js';
-import type { RecordStore, StateRecord } from './record-store.js';
+import type { RecordStore, StateRecord } from '../core/record-store.js';
 
 /** Wrong attempts allowed within the window before every check locks. */
 export const PASSPHRASE_ATTEMPTS_MAX = 5;

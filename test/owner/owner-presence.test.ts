@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { OwnerPresence } from '../../src/core/owner-presence.js';
-import { OWNER_SESSION_IDLE_SECONDS, OWNER_SESSION_SECONDS_MAX, OWNER_SESSIONS_MAX, OwnerSessions } from '../../src/core/owner-sessions.js';
-import { PassphraseLockout } from '../../src/core/passphrase-lockout.js';
+import { OwnerPresence } from '../../src/owner/owner-presence.js';
+import { OWNER_SESSION_IDLE_SECONDS, OWNER_SESSION_SECONDS_MAX, OWNER_SESSIONS_MAX, OwnerSessions } from '../../src/owner/owner-sessions.js';
+import { PassphraseLockout } from '../../src/owner/passphrase-lockout.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { passphrasePresence } from '../support/owner-presence.js';
 

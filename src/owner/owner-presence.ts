@@ -7,16 +7,24 @@
  * A factor is a way of proving presence. Today there is one, the owner passphrase (the approval
  * passphrase's file); a passkey factor is added by listing it in `factors` with its own prover.
  * Every passphrase check of the daemon goes through provePassphrase, and so through the one
- * lockout (src/core/passphrase-lockout.ts).
+ * lockout (src/owner/passphrase-lockout.ts).
  *
  * @example
  *   if (presence.configured() && !present) throw new LatchError('owner_presence_required');
  *   await presence.provePassphrase(body.passphrase); // 401 invalid_passphrase, 429 too_many_attempts
  */
 import { LatchError } from '../errors/latch-error.js';
-import type { OwnerPassphrase } from './approval-deps.js';
 import type { NewOwnerSession, OwnerSessions } from './owner-sessions.js';
 import { PASSPHRASE_WINDOW_SECONDS, type PassphraseLockout } from './passphrase-lockout.js';
+
+/**
+ * The owner's passphrase as it is set now: an id that names it (from its salt; neither the
+ * passphrase nor its hash) and a check of a presented one (slow; never logs or keeps it).
+ */
+export interface OwnerPassphrase {
+  id: string;
+  verify(candidate: string): Promise<boolean>;
+}
 
 /** The names of presence factors, in the order /health lists them. */
 export type PresenceFactorName = 'passphrase' | 'passkey';
@@ -109,6 +117,29 @@ export class OwnerPresence {
     if ((await checkOwnerPassphrase(this.deps, candidate)) === 'not_set') {
       throw new LatchError('invalid_passphrase', { message: 'No owner passphrase is set on this daemon: set one with latch approvals passphrase set.' });
     }
+  }
+
+  /**
+   * checkPassphrase is what an approval asks when no session proved presence (the approval flow's
+   * `checkPassphrase`): checkOwnerPassphrase, where no passphrase set passes (`not_set`).
+   */
+  checkPassphrase(candidate: string | undefined): Promise<'right' | 'not_set'> {
+    return checkOwnerPassphrase(this.deps, candidate);
+  }
+
+  /**
+   * lockedSeconds is how long the lockout still refuses every passphrase check (0 when it does
+   * not, or no passphrase is set: the count belongs to the passphrase, docs/decisions.md §17.11).
+   * An unsafe or damaged passphrase file refuses every approval on its own; /health stays up.
+   */
+  lockedSeconds(): number {
+    let stored: OwnerPassphrase | undefined;
+    try {
+      stored = this.deps.passphrase();
+    } catch {
+      return 0;
+    }
+    return stored === undefined ? 0 : this.deps.lockout.lockedForSeconds(this.deps.nowSeconds(), stored.id);
   }
 
   /** openSession checks the passphrase and makes an owner session (POST /owner/sessions). */
