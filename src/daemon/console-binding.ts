@@ -26,7 +26,7 @@ import { OWNER_AGENT } from '../policy/policy-scope-fields.js';
 import { requestOfKind } from '../variant-a/policy-routes.js';
 import type { CoreBinding } from './core-binding.js';
 import type { DaemonServices } from './services.js';
-import { approvalOperations } from '../core/approval-operations.js';
+import { approvalOperations } from '../operations/approval-operations.js';
 
 /** At most this many live event streams at once (TigerStyle: a limit on everything). */
 const EVENT_STREAMS_MAX = 8;

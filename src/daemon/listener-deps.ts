@@ -1,6 +1,6 @@
-import { approvalOperations } from '../core/approval-operations.js';
-import { authorizationListOperations } from '../core/authorization-list.js';
-import { coreOperations } from '../core/operations.js';
+import { approvalOperations } from '../operations/approval-operations.js';
+import { authorizationListOperations } from '../operations/authorization-list.js';
+import { coreOperations } from '../operations/operations.js';
 import type { VariantADeps } from '../variant-a/routes.js';
 import type { VariantBDeps } from '../variant-b/routes.js';
 import type { CoreBinding } from './core-binding.js';

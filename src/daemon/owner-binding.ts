@@ -10,7 +10,7 @@ import type { Policy } from '../policy/policy-types.js';
 import { readFileSync } from 'node:fs';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import type { AuthorizationListOperations } from '../core/authorization-list.js';
+import type { AuthorizationListOperations } from '../operations/authorization-list.js';
 import type { OperationContext } from '../core/operation-context.js';
 import { principalName } from '../core/principal.js';
 import { addAgent, listAgents, readAgentToken, removeAgent, rotateAgent, type AgentInfo } from '../datadir/agents.js';

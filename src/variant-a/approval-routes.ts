@@ -3,7 +3,7 @@
  * an agent its own), and the owner's decisions, approve and deny (agents get 403
  * agent_not_permitted at the front door: the routes are 'owner').
  */
-import type { ApprovalOperations } from '../core/approval-operations.js';
+import type { ApprovalOperations } from '../operations/approval-operations.js';
 import type { RouteHandler } from '../http/route.js';
 import { APPROVAL_ID_PATTERN } from '../ids/wire-ids.js';
 import { LatchError } from '../errors/latch-error.js';

@@ -4,7 +4,7 @@
  * `agent` that asked for it.
  */
 import { AUTHORIZATION_STATUSES } from '../core/model.js';
-import type { AuthorizationListOperations, OwnedAuthorization } from '../core/authorization-list.js';
+import type { AuthorizationListOperations, OwnedAuthorization } from '../operations/authorization-list.js';
 import type { RouteHandler } from '../http/route.js';
 import { AGENT_NAME_PATTERN } from '../datadir/agents.js';
 import { CARD_ID_PATTERN, POLICY_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';

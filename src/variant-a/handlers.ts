@@ -4,7 +4,7 @@
  * lives here.
  */
 import type { MerchantVerificationRequest, OneTimeRequest, RecurringRequest } from '../core/authorization-request.js';
-import type { CoreOperations } from '../core/operations.js';
+import type { CoreOperations } from '../operations/operations.js';
 import type { RouteHandler } from '../http/route.js';
 import { validateBody, type Validated } from '../validate/schema.js';
 import { authorizationAnswer, ok, operationContext } from '../variant-common/operation-context.js';

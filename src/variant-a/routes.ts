@@ -8,9 +8,9 @@
  * 'owner' where it can only stop money or read; every other route admits the owner and agents.
  * Kept sorted by pattern, then method (a test checks it).
  */
-import type { ApprovalOperations } from '../core/approval-operations.js';
-import type { AuthorizationListOperations } from '../core/authorization-list.js';
-import type { CoreOperations } from '../core/operations.js';
+import type { ApprovalOperations } from '../operations/approval-operations.js';
+import type { AuthorizationListOperations } from '../operations/authorization-list.js';
+import type { CoreOperations } from '../operations/operations.js';
 import { toBase64Url } from '../crypto/base64url.js';
 import type { RequestContext, Route } from '../http/route.js';
 import { validateBody, validateQuery } from '../validate/schema.js';

@@ -2,7 +2,7 @@
  * Variant B's /authorize handler, on the compatibility listener: a thin mapping of the same core
  * operation Variant A uses; only field names, money type and ttl syntax differ.
  */
-import type { CoreOperations } from '../core/operations.js';
+import type { CoreOperations } from '../operations/operations.js';
 import type { RouteHandler } from '../http/route.js';
 import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../money/amount.js';
 import { cardIdField, currencyField, merchantField } from '../requests/common-fields.js';

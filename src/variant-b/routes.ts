@@ -4,7 +4,7 @@
  * is the owner's alone, with presence (docs/decisions.md §15.1, §21); every other route admits agents. Kept sorted by
  * pattern, then method (a test checks it).
  */
-import type { CoreOperations } from '../core/operations.js';
+import type { CoreOperations } from '../operations/operations.js';
 import type { Route } from '../http/route.js';
 import { readHandlers } from '../variant-common/read-routes.js';
 import { allocateHandler } from '../variant-common/wallet-allocation.js';

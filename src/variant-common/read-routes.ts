@@ -3,7 +3,7 @@
  * balance. Both run the same handlers; each variant passes only its wire shapes, and lists
  * the routes in its own table.
  */
-import type { ReadOperations } from '../core/operations.js';
+import type { ReadOperations } from '../operations/operations.js';
 import type { Card, Transaction, TransactionPage, Wallet } from '../core/model.js';
 import type { RouteHandler } from '../http/route.js';
 import { checkCardIdParam, checkTransactionIdParam } from '../requests/common-fields.js';

@@ -2,7 +2,7 @@
  * POST /wallet/allocate on both variants. It moves money, so it is owner-only and kept apart from
  * the reads; each variant passes its wire shape.
  */
-import type { CoreOperations } from '../core/operations.js';
+import type { CoreOperations } from '../operations/operations.js';
 import type { Allocation } from '../core/model.js';
 import type { RouteHandler } from '../http/route.js';
 import { allocateRules } from '../requests/request-rules.js';

@@ -9,7 +9,7 @@ import { noPresenceFactor, passphrasePresence } from '../support/owner-presence.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Approval } from '../../src/core/approval.js';
-import type { CoreOperations } from '../../src/core/operations.js';
+import type { CoreOperations } from '../../src/operations/operations.js';
 import { OWNER, type Principal } from '../../src/core/principal.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { DEFAULT_POLICY } from '../../src/policy/policy-file.js';

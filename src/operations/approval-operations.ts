@@ -2,11 +2,11 @@
  * The approval operations bound to one daemon's dependencies, for the route tables and the MCP
  * tools. Each takes values and the operation context, and knows no HTTP.
  */
-import type { Approval, ApprovalStatus } from './approval.js';
-import type { ApprovalPage } from './approval-book.js';
-import { approveApproval, denyApproval, getApproval, listApprovals } from './approvals.js';
-import { signApprovedRequest } from './authorizations.js';
-import type { CoreDeps, OperationContext } from './core-deps.js';
+import type { Approval, ApprovalStatus } from '../core/approval.js';
+import type { ApprovalPage } from '../core/approval-book.js';
+import { approveApproval, denyApproval, getApproval, listApprovals } from '../core/approvals.js';
+import { signApprovedRequest } from '../core/authorizations.js';
+import type { CoreDeps, OperationContext } from '../core/core-deps.js';
 
 export interface ApprovalOperations {
   listApprovals(query: { status?: ApprovalStatus; limit: number; startingAfter?: string }, context: OperationContext): Promise<ApprovalPage>;

@@ -4,11 +4,11 @@
  * with no authorization this device signed for it is transaction_not_found, as an unknown id.
  */
 import { LatchError } from '../errors/latch-error.js';
-import type { TransactionQuery } from './cloud-gateway.js';
-import { cloudCall, type CoreDeps, type OperationContext } from './core-deps.js';
-import type { Card, Transaction, TransactionPage, Wallet } from './model.js';
+import type { TransactionQuery } from '../core/cloud-gateway.js';
+import { cloudCall, type CoreDeps, type OperationContext } from '../core/core-deps.js';
+import type { Card, Transaction, TransactionPage, Wallet } from '../core/model.js';
 
-export type { TransactionQuery } from './cloud-gateway.js';
+export type { TransactionQuery } from '../core/cloud-gateway.js';
 
 /** listCards returns the account's cards. */
 export function listCards(deps: CoreDeps, context: OperationContext): Promise<Card[]> {

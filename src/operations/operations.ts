@@ -2,15 +2,15 @@
  * The core operations bound to one daemon's dependencies: what route tables and other front
  * ends call. Each takes the request as a value and the operation context, and knows no HTTP.
  */
-import type { AccountWindowRequest, AuthorizationRequest, OneTimeRequest } from './authorization-request.js';
-import { requestAuthorization, signAccountWindow, signCardWindow, type AuthorizationResult } from './authorizations.js';
-import type { TransactionQuery } from './cloud-gateway.js';
-import type { CoreDeps, OperationContext } from './core-deps.js';
-import type { Allocation, Card, Transaction, TransactionPage, Wallet } from './model.js';
+import type { AccountWindowRequest, AuthorizationRequest, OneTimeRequest } from '../core/authorization-request.js';
+import { requestAuthorization, signAccountWindow, signCardWindow, type AuthorizationResult } from '../core/authorizations.js';
+import type { TransactionQuery } from '../core/cloud-gateway.js';
+import type { CoreDeps, OperationContext } from '../core/core-deps.js';
+import type { Allocation, Card, Transaction, TransactionPage, Wallet } from '../core/model.js';
 import { getCard, getTransaction, getWallet, listCards, listTransactions } from './reads.js';
-import { signRevocation, type SignedRevocation } from './revocation.js';
-import { allocate } from './wallet-allocation.js';
-import type { SignedWindow } from './window-payload.js';
+import { signRevocation, type SignedRevocation } from '../core/revocation.js';
+import { allocate } from '../core/wallet-allocation.js';
+import type { SignedWindow } from '../core/window-payload.js';
 
 export interface CoreOperations {
   requestAuthorization(request: AuthorizationRequest, context: OperationContext): Promise<AuthorizationResult>;
