@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { secretsEqual } from '../crypto/constant-time.js';
+import { secretsEqual } from '../verify/constant-time.js';
 import { AGENT_HEADER, CHALLENGE_BYTES, CHALLENGE_HEADER, daemonProof, PROOF_HEADER } from '../http/daemon-proof.js';
 import { LatchClientError } from './client-errors.js';
 import { TransportFailure, type HttpTransport, type TransportAnswer } from './http-transport.js';

@@ -1,6 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js';
-import { ED25519_PUBLIC_KEY_BYTES } from './ed25519.js';
-import { fromBase64Url, toBase64Url, utf8 } from './base64url.js';
+import { toBase64Url, utf8 } from './base64url.js';
 
 /** The public JWK of an Ed25519 key (RFC 8037). Never carries `d`. */
 export interface Ed25519PublicJwk {
@@ -24,14 +23,4 @@ export function jwkThumbprint(jwk: Ed25519PublicJwk): string {
 /** keyIdOf is the key_id of a raw public key: its JWK thumbprint. */
 export function keyIdOf(publicKey: Uint8Array): string {
   return jwkThumbprint(publicJwk(publicKey));
-}
-
-/** publicKeyFromJwk validates an untrusted JWK and returns the raw key, or undefined. */
-export function publicKeyFromJwk(value: unknown): Uint8Array | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const jwk = value as Record<string, unknown>;
-  if (jwk['kty'] !== 'OKP' || jwk['crv'] !== 'Ed25519' || typeof jwk['x'] !== 'string') return undefined;
-  if ('d' in jwk) return undefined;
-  const raw = fromBase64Url(jwk['x']);
-  return raw?.length === ED25519_PUBLIC_KEY_BYTES ? raw : undefined;
 }

@@ -5,7 +5,7 @@
  * whose base64url is not canonical (two texts for one signature would let a byte change pass).
  */
 import { fromBase64Url, toBase64Url, utf8 } from '../crypto/base64url.js';
-import { verifyEd25519 } from '../crypto/ed25519.js';
+import { verifyEd25519 } from '../verify/ed25519-verify.js';
 import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
 import { EVIDENCE_JWS_TYP } from './pack.js';
 

@@ -4,7 +4,8 @@
  * in a fixed order and the first that fails is named, so two verifiers report the same problem.
  */
 import { requestSha256 } from '../core/approval.js';
-import { jwkThumbprint, publicKeyFromJwk, type Ed25519PublicJwk } from '../crypto/jwk.js';
+import { jwkThumbprint, type Ed25519PublicJwk } from '../crypto/jwk.js';
+import { publicKeyFromJwk } from '../verify/ed25519-verify.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { lineHash } from '../datadir/audit-lines.js';
 import { APPROVAL_ID_PATTERN, POLICY_ID_PATTERN } from '../ids/wire-ids.js';

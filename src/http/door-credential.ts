@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { OwnerPresence } from '../owner/owner-presence.js';
 import { OWNER_SESSION_PREFIX } from '../owner/owner-sessions.js';
 import { OWNER, type Principal } from '../core/principal.js';
-import { secretsEqual } from '../crypto/constant-time.js';
+import { secretsEqual } from '../verify/constant-time.js';
 import { LatchError } from '../errors/latch-error.js';
 import type { JsonValue } from '../json/parse-json.js';
 import { checkBearer, type Credential } from './bearer-token.js';

@@ -4,8 +4,9 @@
  */
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
-// noble's synchronous getPublicKey needs the SHA-512 that crypto/ed25519.ts installs.
-import '../crypto/ed25519.js';
+
+// noble-ed25519 v3 needs a synchronous SHA-512 for its synchronous getPublicKey.
+ed.hashes.sha512 = sha512;
 
 /** An Ed25519 secret key (the seed) is 32 bytes; only the signer holds one. */
 export const ED25519_SECRET_KEY_BYTES = 32;

@@ -9,7 +9,7 @@ import { OWNER } from '../../src/core/principal.js';
 import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
 import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
-import { verifyJwsCompact } from '../../src/crypto/jws.js';
+import { verifyJwsCompact } from '../../src/verify/jws-verify.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { parseAmountText } from '../../src/money/amount.js';
 import { allowEverything } from '../../src/core/decision.js';

@@ -2,9 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createPublicKey, createPrivateKey } from 'node:crypto';
-import { parseSignature, signatureBase, verifyRequestSignature, type SignableRequest } from '../../src/crypto/http-signature.js';
+import { signatureBase, type SignableRequest } from '../../src/crypto/http-signature.js';
+import { parseSignature, verifyRequestSignature } from '../../src/verify/http-signature-verify.js';
 import { signRequest } from '../support/raw-signing.js';
-import { contentDigest, contentDigestMatches } from '../../src/crypto/content-digest.js';
+import { contentDigest } from '../../src/crypto/content-digest.js';
+import { contentDigestMatches } from '../../src/verify/http-signature-verify.js';
 import { utf8 } from '../../src/crypto/base64url.js';
 
 interface Vector {

@@ -28,6 +28,8 @@ function withoutComments(text: string): string {
 
 const outside = sourceFiles(SRC).filter((file) => !file.startsWith(SIGNER + path.sep));
 const signerFiles = sourceFiles(SIGNER);
+/** The one file outside the signer that may import noble's Ed25519, to verify (src/verify/). */
+const VERIFIER = path.join('verify', 'ed25519-verify.ts');
 
 /** The names the signer's internal modules export: signing a byte string, the held secrets. */
 const internalNames = signerFiles
@@ -51,7 +53,7 @@ test('no file outside src/signer/ imports a signing function, noble, node:crypto
     const relative = path.relative(SRC, file);
     for (const match of text.matchAll(/from '([^']+)'/g)) {
       const specifier = match[1] as string;
-      if (specifier === '@noble/ed25519' && relative !== path.join('crypto', 'ed25519.ts')) offences.push(`${relative} imports @noble/ed25519`);
+      if (specifier === '@noble/ed25519' && relative !== VERIFIER) offences.push(`${relative} imports @noble/ed25519`);
       if (specifier.startsWith('.')) {
         const target = path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts');
         if (target.startsWith(SIGNER + path.sep) && !PUBLIC_SIGNER_MODULES.has(path.basename(target))) offences.push(`${relative} imports ${path.relative(SRC, target)}`);
@@ -64,6 +66,12 @@ test('no file outside src/signer/ imports a signing function, noble, node:crypto
     if (/import \* as \w+ from 'node:crypto'|require\('node:crypto'\)/.test(text)) offences.push(`${relative} imports all of node:crypto`);
   }
   assert.deepEqual(offences, []);
+});
+
+test('the one verifier that imports noble outside the signer calls only its verify', () => {
+  const calls = [...readFileSync(path.join(SRC, VERIFIER), 'utf8').matchAll(/\bed\.(\w+)/g)].map((match) => match[1] as string);
+  assert.ok(calls.includes('verify'), `${VERIFIER} verifies with noble`);
+  assert.deepEqual(calls.filter((name) => name !== 'verify' && name !== 'hashes'), [], `${VERIFIER} may use noble's verify (and install its hash), nothing that signs`);
 });
 
 test('no file outside src/signer/ names a secret key or a signer-private function', () => {

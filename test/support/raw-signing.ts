@@ -5,7 +5,7 @@
  */
 import * as noble from '@noble/ed25519';
 import { toBase64, toBase64Url, utf8 } from '../../src/crypto/base64url.js';
-import '../../src/crypto/ed25519.js';
+// noble's synchronous SHA-512 is installed by the signer's module, re-exported below.
 import { serializeSignatureParams, signatureBase, type SignableRequest, type SignatureParams } from '../../src/crypto/http-signature.js';
 import { serializeSignatureParams as serializeMessageParams, signatureBase as messageBase, type CoveredComponent, type MessageSignature, type SignatureParameter } from '../../src/identity/message-signature.js';
 

@@ -1,6 +1,7 @@
 import { LatchError } from '../../errors/latch-error.js';
-import { contentDigestMatches } from '../../crypto/content-digest.js';
-import { parseSignature, verifyRequestSignature, type SignableRequest } from '../../crypto/http-signature.js';
+import { contentDigestMatches } from '../../verify/http-signature-verify.js';
+import { type SignableRequest } from '../../crypto/http-signature.js';
+import { parseSignature, verifyRequestSignature } from '../../verify/http-signature-verify.js';
 import type { RequestContext } from '../../http/route.js';
 import { SIGNATURE_SKEW_SECONDS } from '../ops/limits.js';
 

@@ -1,6 +1,6 @@
 import { LatchError } from '../../errors/latch-error.js';
 import { fromBase64Url } from '../../crypto/base64url.js';
-import { secretsEqual } from '../../crypto/constant-time.js';
+import { secretsEqual } from '../../verify/constant-time.js';
 import type { JsonResult, RequestContext, RouteHandler } from '../../http/route.js';
 import type { Txn } from '../ledger/ledger.js';
 import type { Device, SandboxState } from '../ledger/state.js';

@@ -1,6 +1,6 @@
 import { LatchError, invalidRequest } from '../../errors/latch-error.js';
 import { fromBase64Url } from '../../crypto/base64url.js';
-import { decodeJwsUnverified, verifyJwsCompact } from '../../crypto/jws.js';
+import { decodeJwsUnverified, verifyJwsCompact } from '../../verify/jws-verify.js';
 import type { Device, SandboxState } from '../ledger/state.js';
 
 /** The JWS compact serialization is bounded by decodeJwsUnverified at 16 KiB. */

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { utf8 } from './base64url.js';
+import { utf8 } from '../crypto/base64url.js';
 
 /**
  * secretsEqual compares a presented secret with the expected one in constant time. Both sides are
