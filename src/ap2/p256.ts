@@ -5,7 +5,7 @@
  * (p256-scalar.ts, ap2-mandate.ts); nothing here holds a private key.
  */
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { fromBase64Url, toBase64Url } from '../crypto/base64url.js';
+import { fromBase64Url } from '../crypto/base64url.js';
 
 /** A P-256 scalar (`d`) and each public coordinate are 32 bytes. */
 export const P256_SCALAR_BYTES = 32;

@@ -4,7 +4,7 @@
  * one; the policy and the approval store will hold exactly this value.
  */
 import { LatchError } from '../errors/latch-error.js';
-import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
+import type { AuthorizationType, RecurringInterval } from './model.js';
 import type { WindowTerms } from './window-payload.js';
 import type { Ap2Merchant, MandateLine } from '../ap2/open-mandates.js';
 import type { P256PublicJwk } from '../ap2/p256.js';

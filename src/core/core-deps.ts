@@ -9,7 +9,7 @@ import type { AuthorizationEntry, AuthorizationEntryState } from './authorizatio
 import type { CloudCall, CloudGateway } from './cloud-gateway.js';
 import type { DecideAuthorization } from './decision.js';
 import type { HeldWindows } from './held-windows.js';
-import type { LocalCaller, OperationContext } from './operation-context.js';
+import type { OperationContext } from './operation-context.js';
 import type { Principal } from './principal.js';
 import type { SignedWindowCache } from './signed-window-cache.js';
 import type { SignatureAudit } from './signature-audit.js';

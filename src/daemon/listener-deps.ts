@@ -10,7 +10,7 @@ import { healthReport } from './health.js';
 import { signKeyProof } from '../signer/index.js';
 import type { ProofKey } from '../http/daemon-proof.js';
 import { bindOwner } from './owner-binding.js';
-import { readAudit } from '../datadir/audit-log.js';
+import { readAudit } from '../verify/audit-read.js';
 import { verifyAudit } from '../verify/audit-verify.js';
 import { bindIdentity } from './identity-binding.js';
 import { bindAp2 } from './ap2-binding.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { writeAll } from './atomic-file.js';
 import { HEAD_FILE_BYTES, parseHeadFile, writeHeadSync, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { auditFields, type AuditEntry, type AuditRecord, type AuditValue } from './audit-entry.js';
-import { AUDIT_LINE_BYTES_MAX, GENESIS_HASH, lineHash, readAuditLines } from './audit-lines.js';
+import { AUDIT_LINE_BYTES_MAX, GENESIS_HASH, lineHash } from './audit-lines.js';
 export { AUDIT_BATCH_ENTRIES_MAX, parseHead, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { assertAnchoredTail } from './audit-anchor-rule.js';
 import { withAuditLockSync } from './audit-lock.js';
@@ -168,36 +168,6 @@ export function assertAuditAppendable(home: string): void {
   }
 }
 
-/**
- * readAudit returns the records of audit.log in order (the last `limit` of them when given, of
- * those `filter` keeps when given). It reads but does not verify the chain (verifyAudit does),
- * and throws a DataDirError on a line that is not a JSON object.
- */
-export function readAudit(home: string, options: { limit?: number; filter?: (record: AuditRecord) => boolean } = {}): AuditRecord[] {
-  const file = auditLogPath(home);
-  const opened = openPrivateFile(file, constants.O_RDONLY);
-  if (opened === undefined) return [];
-  const limit = options.limit ?? Number.POSITIVE_INFINITY;
-  const records: AuditRecord[] = [];
-  try {
-    for (const line of readAuditLines(opened.fd)) {
-      const record = line.tooLong ? undefined : parseRecord(line.bytes);
-      if (record === undefined) throw corruptLog(file, `line ${line.number} of audit.log is not a valid record`);
-      if (options.filter !== undefined && !options.filter(record)) continue;
-      records.push(record);
-      if (records.length > limit) records.shift();
-    }
-  } finally {
-    closeSync(opened.fd);
-  }
-  return records;
-}
-
-/** readAuditHead returns audit.head, or undefined when there is none; a malformed head is a DataDirError. */
-export function readAuditHead(home: string): AuditHead | undefined {
-  return readAuditHeadState(home)?.head;
-}
-
 /** readAuditHeadState is readAuditHead with the head's commit number and format, for the next write. */
 export function readAuditHeadState(home: string): AuditHeadState | undefined {
   const file = auditHeadPath(home);
@@ -298,7 +268,7 @@ export function hashOfLineBefore(fd: number, size: number, back: number): string
   return seen === back - 1 ? GENESIS_HASH : undefined;
 }
 
-function corruptLog(file: string, problem: string): DataDirError {
+export function corruptLog(file: string, problem: string): DataDirError {
   const home = path.dirname(file);
   const moves = [auditLogPath(home), auditHeadPath(home)].map((target) => `mv ${shellQuote(target)} ${shellQuote(`${target}.broken`)}`);
   return new DataDirError('corrupt', file, problem, `run \`latch audit verify\` to see what changed, keep the files as evidence, and start a new log: ${moves.join(' && ')}`);

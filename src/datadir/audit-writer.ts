@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { writeAll } from './atomic-file.js';
 import { writeHead, type AuditHead, type AuditHeadState } from './audit-head.js';
-import { auditFields, type AuditEntry, type AuditValue } from './audit-entry.js';
+import { auditFields, type AuditEntry } from './audit-entry.js';
 import { DataDirError } from './data-dir-error.js';
 import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, auditLogPath, chainRecords, serializeFields, committing, openForAppend, type AuditAppendResult, type SerializedFields, type Tail } from './audit-log.js';
 

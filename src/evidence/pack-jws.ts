@@ -6,8 +6,6 @@
  */
 import { fromBase64Url, toBase64Url, utf8 } from '../crypto/base64url.js';
 import { verifyEd25519 } from '../verify/ed25519-verify.js';
-import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
-import { EVIDENCE_JWS_TYP } from './pack.js';
 
 /** A JWS that verified: its header and the exact payload text. */
 export interface VerifiedCompact {

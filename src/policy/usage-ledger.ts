@@ -1,6 +1,6 @@
 import { budgetCovers, type ScopeFacts } from './scope-match.js';
 import { WindowQueue, type HeadCounter, type WindowEntry } from './window-queue.js';
-import { POLICY_WINDOW_SECONDS_MAX, type Policy, type PolicyBudget, type PolicyScope, type PolicyVelocity } from './policy-types.js';
+import { POLICY_WINDOW_SECONDS_MAX, type Policy, type PolicyBudget, type PolicyVelocity } from './policy-types.js';
 import type { PolicyUsage } from './evaluate.js';
 import { chargesWithin, type ChargeSchedule } from './recurring-exposure.js';
 

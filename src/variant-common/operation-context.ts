@@ -1,6 +1,5 @@
 import type { AuthorizationResult, CreatedAuthorization } from '../core/authorizations.js';
 import type { OperationContext } from '../core/core-deps.js';
-import { LatchError } from '../errors/latch-error.js';
 import { readIdempotencyKey } from '../http/idempotency-key.js';
 import { callerOf, type RequestContext } from '../http/route.js';
 import { pendingAnswer, preferWaitSeconds } from './approval-shape.js';

@@ -4,7 +4,8 @@ import { auditHeadPath, auditLogPath, parseRecord, type AuditHead } from '../dat
 import type { AuditRecord } from '../datadir/audit-entry.js';
 import { GENESIS_HASH, lineHash, readAuditLines } from '../datadir/audit-lines.js';
 import { openPrivateFile, readPrivateFile } from '../datadir/read-private-file.js';
-import { anchorProblem, readJournalAnchor } from '../datadir/audit-anchor.js';
+import { anchorProblem } from '../datadir/audit-anchor.js';
+import { readJournalAnchor } from './journal-anchor.js';
 import { loadConfig } from '../datadir/config.js';
 
 /** The result of verifyAudit: `ok`, how many lines were checked, and the first problem found. */

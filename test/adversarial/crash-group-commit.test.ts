@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { readAudit } from '../../src/datadir/audit-log.js';
+import { readAudit } from '../../src/verify/audit-read.js';
 import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { readToken } from '../../src/datadir/token.js';
 import { readFrames } from '../../src/store/journal.js';

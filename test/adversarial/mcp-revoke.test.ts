@@ -13,7 +13,7 @@ import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { addAgent } from '../../src/datadir/agents.js';
-import { readAudit } from '../../src/datadir/audit-log.js';
+import { readAudit } from '../../src/verify/audit-read.js';
 import { toolErrorOf } from '../support/mcp-result.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { runLatch, startStack, type Stack } from '../support/stack.js';

@@ -4,7 +4,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CloudClient, parseCloudOrigin, type CloudRequest } from '../../src/cloud/cloud-client.js';
 import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
-import { keyIdOf } from '../../src/crypto/jwk.js';
 import { parseSignature, verifyRequestSignature } from '../../src/verify/http-signature-verify.js';
 import { contentDigestMatches } from '../../src/verify/http-signature-verify.js';
 import { utf8 } from '../../src/crypto/base64url.js';

@@ -3,8 +3,7 @@ import { test } from 'node:test';
 import type { CloudClient, CloudRequest, CloudResponse } from '../../src/cloud/cloud-client.js';
 import { httpCloudGateway } from '../../src/cloud/http-cloud-gateway.js';
 import { OWNER } from '../../src/core/principal.js';
-import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
-import { keyIdOf } from '../../src/crypto/jwk.js';
+import { generateSecretKey, heldKey } from '../support/raw-signing.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 
 const secretKey = generateSecretKey();

@@ -11,9 +11,7 @@ import type { OneTimeRequest, RecurringRequest } from '../../src/core/authorizat
 import type { CloudGateway } from '../../src/core/cloud-gateway.js';
 import type { CoreDeps, OperationContext } from '../../src/core/core-deps.js';
 import type { Authorization } from '../../src/core/model.js';
-import { OWNER } from '../../src/core/principal.js';
-import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
-import { keyIdOf } from '../../src/crypto/jwk.js';
+import { generateSecretKey, heldKey } from '../support/raw-signing.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { WindowNotRecorded } from '../../src/core/signature-audit.js';
 import { allowEverything } from '../../src/core/decision.js';

@@ -7,8 +7,7 @@ import type { CoreDeps, OperationContext, SignatureAudit } from '../../src/core/
 import type { Authorization } from '../../src/core/model.js';
 import { OWNER } from '../../src/core/principal.js';
 import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
-import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
-import { keyIdOf } from '../../src/crypto/jwk.js';
+import { generateSecretKey, heldKey } from '../support/raw-signing.js';
 import { verifyJwsCompact } from '../../src/verify/jws-verify.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { parseAmountText } from '../../src/money/amount.js';

@@ -86,6 +86,7 @@ test('a last line without its newline is yielded as incomplete, also when it spa
     const final = read.at(-1);
     assert.equal(final?.complete, false, name);
     assert.equal(final?.tooLong, false, name);
+    assert.equal(final?.text, last, name);
   }
   const file = path.join(home, 'spanning-copy');
   writeFileSync(file, `x\n${'c'.repeat(MIB + 10)}`);

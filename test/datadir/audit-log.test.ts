@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { auditFields, type AuditEntry } from '../../src/datadir/audit-entry.js';
-import { appendAudit, chainRecords, serializeFields, assertAuditAppendable, auditHeadPath, auditLogPath, readAudit, readAuditHead } from '../../src/datadir/audit-log.js';
+import { appendAudit, chainRecords, serializeFields, assertAuditAppendable, auditHeadPath, auditLogPath } from '../../src/datadir/audit-log.js';
+import { readAudit, readAuditHead } from '../../src/verify/audit-read.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { tempHome } from './temp-home.js';
 

@@ -4,15 +4,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { AuditEntry } from '../../src/datadir/audit-entry.js';
 import { AUDIT_BATCH_ENTRIES_MAX, AUDIT_PENDING_ENTRIES_MAX, createAuditWriter } from '../../src/datadir/audit-writer.js';
-import {
-  appendAudit,
-  assertAuditAppendable,
-  auditHeadPath,
-  auditLogPath,
-  readAudit,
-  readAuditHead,
-  type AuditAppendResult,
-} from '../../src/datadir/audit-log.js';
+import { appendAudit, assertAuditAppendable, auditHeadPath, auditLogPath, type AuditAppendResult } from '../../src/datadir/audit-log.js';
+import { readAudit, readAuditHead } from '../../src/verify/audit-read.js';
 import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { tempHome } from './temp-home.js';

@@ -26,7 +26,6 @@ import { ensureIdentityKey, rotateIdentityKey } from '../../src/identity/identit
 import { writeLoginPage } from '../../src/cli/login-page.js';
 import { writePinnedKey } from '../../src/client/pinned-key.js';
 import { compactionTemporaryPath } from '../../src/store/journal-files.js';
-import { waitUntil } from '../support/wait.js';
 
 const TEMPORARY = /^\.(.+)\.[0-9a-f]{16}\.(?:tmp|stale)$/;
 

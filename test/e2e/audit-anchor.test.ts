@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { createDaemon } from '../../src/daemon/create-daemon.js';
-import { readJournalAnchor } from '../../src/datadir/audit-anchor.js';
+import { readJournalAnchor } from '../../src/verify/journal-anchor.js';
 import { writeHeadSync } from '../../src/datadir/audit-head.js';
 import { lineHash } from '../../src/datadir/audit-lines.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';

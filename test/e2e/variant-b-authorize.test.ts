@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { readAudit } from '../../src/datadir/audit-log.js';
+import { readAudit } from '../../src/verify/audit-read.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { assertMoney, authorizeB, expectError, newCard, otherAccountCard } from './variant-b-fixture.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fromBase64Url } from '../../src/crypto/base64url.js';
 import { verifyJwsCompact } from '../../src/verify/jws-verify.js';
-import { readAudit } from '../../src/datadir/audit-log.js';
+import { readAudit } from '../../src/verify/audit-read.js';
 import { runLatch, startStack, type Stack } from '../support/stack.js';
 import { assertMoney, authorizeB, newCard } from './variant-b-fixture.js';
 

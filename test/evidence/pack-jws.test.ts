@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
-import { keyIdOf } from '../../src/crypto/jwk.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { verifyCompact } from '../../src/evidence/pack-jws.js';
 import { signEvidencePack } from '../../src/signer/index.js';

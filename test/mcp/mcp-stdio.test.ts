@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { readAudit } from '../../src/datadir/audit-log.js';
+import { readAudit } from '../../src/verify/audit-read.js';
 import type { OutputSchema } from '../../src/mcp/output-schemas.js';
 import { toolsFor } from '../../src/mcp/tools.js';
 import { REPO_ROOT } from '../support/paths.js';

@@ -1,4 +1,5 @@
-import { auditLogPath, readAudit } from '../../datadir/audit-log.js';
+import { auditLogPath } from '../../datadir/audit-log.js';
+import { readAudit } from '../../verify/audit-read.js';
 import { AUDIT_COLUMNS, auditRow } from '../audit-rows.js';
 import { resolveHome } from '../../datadir/home.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';

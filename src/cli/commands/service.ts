@@ -11,7 +11,7 @@ import { writeFileAtomic } from '../../datadir/atomic-file.js';
 import { resolveHome } from '../../datadir/home.js';
 import { currentLatchCommand } from '../../service/latch-command.js';
 import { launchdPlist, launchdPlistPath, LAUNCHD_LABEL, systemdUnit, systemdUnitPath } from '../../service/service-files.js';
-import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
+import { UsageError, writeLine, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags, portFlag, type Flags } from '../flags.js';
 import { JSON_OPTION, OWNER_ONLY_AGENT_OPTION, refuseAgentFlag } from '../common-options.js';
