@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { CloudClient } from '../cloud/cloud-client.js';
 import { httpCloudGateway } from '../cloud/http-cloud-gateway.js';
-import { enrollDevice } from '../core/enroll.js';
+import { enrollDevice } from '../operations/enroll.js';
 import { requestSignatureEntry } from '../daemon/audit-records.js';
 import { sharedAuditWriter } from '../datadir/audit-writer.js';
 import { passphraseFromEnv } from '../signer/device-key.js';

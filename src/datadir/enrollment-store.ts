@@ -1,4 +1,4 @@
-import type { EnrollmentStore } from '../core/enroll.js';
+import type { EnrollmentStore } from '../operations/enroll.js';
 import { loadConfig, saveConfig, type LatchConfig } from './config.js';
 import { generateDeviceKey, loadDeviceKey, type DeviceKey } from '../signer/device-key.js';
 import { finishKeyRollover, stageDeviceKey } from './key-rollover.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CloudGateway, Enrollment } from '../../src/core/cloud-gateway.js';
-import { enrollDevice, type EnrollmentStore } from '../../src/core/enroll.js';
+import { enrollDevice, type EnrollmentStore } from '../../src/operations/enroll.js';
 import { generateSecretKey, heldKey } from '../support/raw-signing.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 

@@ -7,9 +7,9 @@
 import type { SigningKey } from '../crypto/signing-key.js';
 import { publicJwk } from '../crypto/jwk.js';
 import { LatchError } from '../errors/latch-error.js';
-import type { CloudGateway, Enrollment } from './cloud-gateway.js';
+import type { CloudGateway, Enrollment } from '../core/cloud-gateway.js';
 
-export type { Enrollment } from './cloud-gateway.js';
+export type { Enrollment } from '../core/cloud-gateway.js';
 
 /** Where the device key and the enrollment live: the data directory, or a test's memory. */
 export interface EnrollmentStore<K extends SigningKey = SigningKey> {
