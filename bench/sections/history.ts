@@ -18,7 +18,7 @@ import { figure, type Figure } from '../figures.js';
 import { buildAuditHistory } from '../history-builder.js';
 import { median } from '../stats.js';
 import { verifyAudit } from '../../src/verify/audit-verify.js';
-import { readAuditLines } from '../../src/datadir/audit-lines.js';
+import { readAuditLines } from '../../src/verify/audit-lines-read.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { untilHealthy } from './cold-start.js';
 

@@ -6,7 +6,7 @@
 import { closeSync, constants } from 'node:fs';
 import type { AuditRecord } from '../datadir/audit-entry.js';
 import { auditLogPath, corruptLog, parseRecord, readAuditHeadState, type AuditHead } from '../datadir/audit-log.js';
-import { readAuditLines } from '../datadir/audit-lines.js';
+import { readAuditLines } from './audit-lines-read.js';
 import { openPrivateFile } from '../datadir/read-private-file.js';
 
 /**

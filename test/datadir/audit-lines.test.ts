@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { AUDIT_LINE_BYTES_MAX, readAuditLines } from '../../src/datadir/audit-lines.js';
+import { AUDIT_LINE_BYTES_MAX } from '../../src/datadir/audit-lines.js';
+import { readAuditLines } from '../../src/verify/audit-lines-read.js';
 import { tempHome } from './temp-home.js';
 
 const MIB = 1024 * 1024;
