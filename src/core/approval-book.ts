@@ -4,7 +4,7 @@
  * each id wins on replay, so a pending approval acknowledged with 202 — and its decision —
  * survive a restart or a kill -9.
  */
-import { APPROVAL_STATUSES, type Approval, type ApprovalStatus } from './approval.js';
+import { APPROVAL_STATUSES, type Approval } from './approval.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import { principalName, type Principal } from './principal.js';
 import type { RecordStore, StateRecord } from './record-store.js';
@@ -15,20 +15,6 @@ export const APPROVAL_RECORD_TYPE = 'approval';
 export const APPROVALS_MAX = 10_000;
 /** A decided approval is kept this long (30 days), for the list and for retries of its POST. */
 export const DECIDED_APPROVAL_KEEP_SECONDS = 30 * 24 * 3600;
-
-/** A page of approvals, newest first. */
-export interface ApprovalPage {
-  approvals: Approval[];
-  hasMore: boolean;
-}
-
-/** What a listing asks for; `agent` limits it to one caller's approvals. */
-export interface ApprovalQuery {
-  agent?: string;
-  status?: ApprovalStatus;
-  limit: number;
-  startingAfter?: string;
-}
 
 /** ApprovalBook holds the approvals in memory, mirrored in the state journal. */
 export class ApprovalBook {
@@ -125,23 +111,9 @@ export class ApprovalBook {
     return [...this.byId.values()].filter((approval) => approval.status === 'pending_approval');
   }
 
-  /** page lists approvals newest first, after startingAfter when given. */
-  page(query: ApprovalQuery): ApprovalPage {
-    const all = [...this.byId.values()].reverse();
-    let start = 0;
-    if (query.startingAfter !== undefined) {
-      const at = all.findIndex((approval) => approval.id === query.startingAfter);
-      start = at === -1 ? all.length : at + 1;
-    }
-    const approvals: Approval[] = [];
-    for (let i = start; i < all.length; i++) {
-      const approval = all[i] as Approval;
-      if (query.agent !== undefined && principalName(approval.principal) !== query.agent) continue;
-      if (query.status !== undefined && approval.status !== query.status) continue;
-      if (approvals.length === query.limit) return { approvals, hasMore: true };
-      approvals.push(approval);
-    }
-    return { approvals, hasMore: false };
+  /** newestFirst lists every approval kept, the newest first (a listing walks it: src/operations/). */
+  newestFirst(): Approval[] {
+    return [...this.byId.values()].reverse();
   }
 
   private remember(approval: Approval): void {

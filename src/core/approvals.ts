@@ -9,8 +9,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { ERROR_TABLE, type ErrorCode } from '../errors/error-table.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
-import { APPROVAL_TTL_SECONDS_DEFAULT, requestSha256, type Approval, type ApprovalStatus } from './approval.js';
-import type { ApprovalPage } from './approval-book.js';
+import { APPROVAL_TTL_SECONDS_DEFAULT, requestSha256, type Approval } from './approval.js';
 import type { ApprovalDeps } from './approval-deps.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import type { CoreDeps, OperationContext } from './core-deps.js';
@@ -145,24 +144,6 @@ export async function refreshExpiry(deps: CoreDeps, approvals: ApprovalDeps, app
   }
 }
 
-/** getApproval returns one approval: the owner sees all, an agent only its own (another's is not found). */
-export async function getApproval(deps: CoreDeps, id: string, context: OperationContext): Promise<Approval> {
-  const approvals = deps.approvals;
-  const found = approvals.book.get(id);
-  if (found === undefined || !visibleTo(found, context)) throw new LatchError('approval_not_found');
-  const current = await refreshExpiry(deps, approvals, found);
-  if (context.approvalWaitSeconds !== undefined && context.approvalWaitSeconds > 0) return awaitDecision(deps, current, context.approvalWaitSeconds, context.waitSignal ?? context.signal);
-  return current;
-}
-
-/** listApprovals lists approvals newest first: the owner's all, an agent's only its own. */
-export async function listApprovals(deps: CoreDeps, query: { status?: ApprovalStatus; limit: number; startingAfter?: string }, context: OperationContext): Promise<ApprovalPage> {
-  const approvals = deps.approvals;
-  for (const pending of approvals.book.pending()) await refreshExpiry(deps, approvals, pending);
-  const agent = context.principal.kind === 'owner' ? undefined : context.principal.name;
-  return approvals.book.page({ ...query, ...(agent !== undefined && { agent }) });
-}
-
 /**
  * denyApproval records the owner's denial, once: a decided approval, or one whose approval is
  * under way, is approval_not_pending.
@@ -280,7 +261,8 @@ function notPending(): LatchError {
   return new LatchError('approval_not_pending');
 }
 
-function visibleTo(approval: Approval, context: OperationContext): boolean {
+/** visibleTo reports whether the caller may see an approval: the owner all, an agent only its own. */
+export function visibleTo(approval: Approval, context: OperationContext): boolean {
   return context.principal.kind === 'owner' || principalName(approval.principal) === principalName(context.principal);
 }
 

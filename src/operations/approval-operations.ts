@@ -1,15 +1,31 @@
 /**
  * The approval operations bound to one daemon's dependencies, for the route tables and the MCP
- * tools. Each takes values and the operation context, and knows no HTTP.
+ * tools. Each takes values and the operation context, and knows no HTTP. Deciding is the core's
+ * (core/approvals.ts: the book's claim, the passphrase, the signature, the audit line); reading and
+ * listing are here, and write nothing but an expiry whose time is up (the core's refreshExpiry).
  */
+import { LatchError } from '../errors/latch-error.js';
 import type { Approval, ApprovalStatus } from '../core/approval.js';
-import type { ApprovalPage } from '../core/approval-book.js';
-import { approveApproval, denyApproval, getApproval, listApprovals } from '../core/approvals.js';
+import { approveApproval, awaitDecision, denyApproval, refreshExpiry, visibleTo } from '../core/approvals.js';
+import { principalName } from '../core/principal.js';
 import { signApprovedRequest } from '../core/authorizations.js';
 import type { CoreDeps, OperationContext } from '../core/core-deps.js';
 
+/** A page of approvals, newest first. */
+export interface ApprovalPage {
+  approvals: Approval[];
+  hasMore: boolean;
+}
+
+/** What a listing asks for. */
+export interface ApprovalQuery {
+  status?: ApprovalStatus;
+  limit: number;
+  startingAfter?: string;
+}
+
 export interface ApprovalOperations {
-  listApprovals(query: { status?: ApprovalStatus; limit: number; startingAfter?: string }, context: OperationContext): Promise<ApprovalPage>;
+  listApprovals(query: ApprovalQuery, context: OperationContext): Promise<ApprovalPage>;
   /** getApproval honours context.approvalWaitSeconds: it holds on for the decision. */
   getApproval(id: string, context: OperationContext): Promise<Approval>;
   approve(id: string, passphrase: string | undefined, context: OperationContext): Promise<Approval>;
@@ -36,4 +52,32 @@ function withMandates(deps: CoreDeps, approval: Approval): Approval {
   if (approval.status !== 'approved' || approval.request.kind !== 'ap2_mandate' || approval.authorization === null) return approval;
   const mandates = deps.authorizations.get(approval.authorization.policyId)?.evidence?.mandates;
   return mandates === undefined ? approval : { ...approval, mandates };
+}
+
+/** getApproval returns one approval: the owner sees all, an agent only its own (another's is not found). */
+export async function getApproval(deps: CoreDeps, id: string, context: OperationContext): Promise<Approval> {
+  const found = deps.approvals.book.get(id);
+  if (found === undefined || !visibleTo(found, context)) throw new LatchError('approval_not_found');
+  const current = await refreshExpiry(deps, deps.approvals, found);
+  if (context.approvalWaitSeconds !== undefined && context.approvalWaitSeconds > 0) return awaitDecision(deps, current, context.approvalWaitSeconds, context.waitSignal ?? context.signal);
+  return current;
+}
+
+/** listApprovals lists approvals newest first, after startingAfter when given: the owner's all, an agent's only its own. */
+export async function listApprovals(deps: CoreDeps, query: ApprovalQuery, context: OperationContext): Promise<ApprovalPage> {
+  for (const pending of deps.approvals.book.pending()) await refreshExpiry(deps, deps.approvals, pending);
+  const all = deps.approvals.book.newestFirst();
+  let start = 0;
+  if (query.startingAfter !== undefined) {
+    const at = all.findIndex((approval) => approval.id === query.startingAfter);
+    start = at === -1 ? all.length : at + 1;
+  }
+  const approvals: Approval[] = [];
+  for (const approval of all.slice(start)) {
+    if (context.principal.kind !== 'owner' && principalName(approval.principal) !== context.principal.name) continue;
+    if (query.status !== undefined && approval.status !== query.status) continue;
+    if (approvals.length === query.limit) return { approvals, hasMore: true };
+    approvals.push(approval);
+  }
+  return { approvals, hasMore: false };
 }
