@@ -1,10 +1,9 @@
-import type { promises as fs } from 'node:fs';
 import { checksumField, decodeFrameAt, intactFrameAfter } from './frame.js';
 
 /**
- * Reading a journal's records at open: every intact frame in order, a torn last frame told apart
- * from damage before the last record, and a read that resumes after one known frame (the last a
- * snapshot covers) instead of reading the whole file.
+ * Reading a journal's records at open: every intact frame in order, and a torn last frame told
+ * apart from damage before the last record. (The sandbox can resume after one known frame:
+ * sandbox/ledger/journal-resume.ts.)
  */
 
 /** JournalCorruptError means damage before the last record: the owner refuses to start. */
@@ -22,20 +21,6 @@ export class JournalCorruptError extends Error {
   }
 }
 
-/**
- * JournalResumeError means the journal does not continue from the given frame (a snapshot of an
- * older or another journal): nothing was read past it, and the caller replays the whole file.
- */
-export class JournalResumeError extends Error {
-  constructor(
-    readonly journalPath: string,
-    readonly offset: number,
-  ) {
-    super(`The journal ${journalPath} does not hold the expected record at byte ${offset}`);
-    this.name = 'JournalResumeError';
-  }
-}
-
 /** Where one frame starts and the checksum field its header carries (CRC-32 or, in an old frame, SHA-256), which names its payload. */
 export interface FramePosition {
   offset: number;
@@ -48,7 +33,7 @@ export interface JournalContents {
   payloads: Buffer[];
   /** Bytes of a torn last record that were dropped and truncated away (0 when the file was clean). */
   droppedBytes: number;
-  /** The last intact frame read (with resumeAfter, that frame when nothing follows it), or undefined for an empty file. */
+  /** The last intact frame read (after a resumed read, the frame resumed after when nothing follows it), or undefined for an empty file. */
   lastFrame?: FramePosition;
 }
 
@@ -74,25 +59,4 @@ export function readFrames(bytes: Buffer, journalPath: string, baseOffset = 0): 
     offset = frame.end;
   }
   return finish(0);
-}
-
-/** resumeFrames checks that bytes (read from resume.offset) start with the expected frame and reads the frames after it. */
-export function resumeFrames(bytes: Buffer, journalPath: string, resume: FramePosition): JournalContents {
-  const first = decodeFrameAt(bytes, 0);
-  if (first === undefined || !checksumField(bytes).equals(resume.checksum)) throw new JournalResumeError(journalPath, resume.offset);
-  const rest = readFrames(bytes.subarray(first.end), journalPath, resume.offset + first.end);
-  return { payloads: rest.payloads, droppedBytes: rest.droppedBytes, lastFrame: rest.lastFrame ?? { offset: resume.offset, checksum: Buffer.from(resume.checksum) } };
-}
-
-/** readFrom reads the file from offset to its end, or throws JournalResumeError when it is shorter. */
-export async function readFrom(handle: fs.FileHandle, offset: number, sizeBytes: number, journalPath: string): Promise<Buffer> {
-  if (!Number.isSafeInteger(offset) || offset < 0 || offset >= sizeBytes) throw new JournalResumeError(journalPath, offset);
-  const bytes = Buffer.alloc(sizeBytes - offset);
-  let read = 0;
-  while (read < bytes.length) {
-    const { bytesRead } = await handle.read(bytes, read, bytes.length - read, offset + read);
-    if (bytesRead === 0) break;
-    read += bytesRead;
-  }
-  return bytes.subarray(0, read);
 }

@@ -1,9 +1,9 @@
 import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { checksumField, encodeFrame, FRAME_PAYLOAD_BYTES_MAX } from './frame.js';
-import { readFrames, readFrom, resumeFrames, type FramePosition, type JournalContents } from './journal-read.js';
+import { readFrames, type FramePosition, type JournalContents } from './journal-read.js';
 
-export { JournalCorruptError, JournalResumeError, readFrames, type FramePosition, type JournalContents } from './journal-read.js';
+export { JournalCorruptError, readFrames, type FramePosition, type JournalContents } from './journal-read.js';
 import { createIfMissing, OPEN_APPEND, removeAbandonedTemporaries, renameOver, syncDirectory, writeTemporary } from './journal-files.js';
 
 /** Which limit a refused record or file exceeded. */
@@ -43,11 +43,10 @@ export interface JournalOptions {
   /** checkFile sees the open file's stats before anything is read, and throws to refuse it. */
   checkFile?: (stats: Stats) => void;
   /**
-   * resumeAfter reads only what follows one known record (the last one a snapshot covers): the
-   * frame at `offset` must be intact and carry `checksum`, or open throws JournalResumeError.
-   * The records before it are not read, so damage there is found only by a full open.
+   * readContents reads the records from the open file; by default every frame from the start. The
+   * sandbox resumes after the frame its snapshot covers (sandbox/ledger/journal-resume.ts).
    */
-  resumeAfter?: FramePosition;
+  readContents?: (handle: fs.FileHandle, sizeBytes: number, journalPath: string) => Promise<{ from: number; bytes: Buffer; contents: JournalContents }>;
 }
 
 
@@ -95,9 +94,7 @@ export class Journal {
       const stats = await handle.stat();
       options.checkFile?.(stats);
       if (stats.size > limits.fileBytesMax) throw new JournalLimitError('file_bytes', journalPath);
-      const from = options.resumeAfter?.offset ?? 0;
-      const bytes = options.resumeAfter === undefined ? await handle.readFile() : await readFrom(handle, from, stats.size, journalPath);
-      const contents = options.resumeAfter === undefined ? readFrames(bytes, journalPath) : resumeFrames(bytes, journalPath, options.resumeAfter);
+      const { from, bytes, contents } = await (options.readContents ?? readWhole)(handle, stats.size, journalPath);
       const sizeBytes = from + bytes.length - contents.droppedBytes;
       if (contents.droppedBytes > 0) {
         await handle.truncate(sizeBytes);
@@ -262,3 +259,8 @@ async function writeAll(handle: fs.FileHandle, bytes: Buffer): Promise<void> {
   }
 }
 
+/** readWhole reads every frame of the file from its start. */
+async function readWhole(handle: fs.FileHandle, _sizeBytes: number, journalPath: string): Promise<{ from: number; bytes: Buffer; contents: JournalContents }> {
+  const bytes = await handle.readFile();
+  return { from: 0, bytes, contents: readFrames(bytes, journalPath) };
+}

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import { Journal, JournalCorruptError } from '../../store/journal.js';
-import { readSnapshotFile } from '../../store/snapshot-file.js';
+import { resumeAfter } from './journal-resume.js';
+import { readSnapshotFile } from './snapshot-file.js';
 import { apply } from './apply.js';
 import type { JournalRecord } from './events.js';
 import { checkInvariants } from './invariants.js';
@@ -62,7 +63,7 @@ async function resumeFromSnapshot(journalPath: string, snapshotPath: string): Pr
   if (state.seq !== covered.seq) throw new Error('the snapshot state is not at the seq its meta names');
   // A checksum guards against damage, not against a snapshot written by a buggy build.
   if (checkInvariants(state).length > 0) throw new Error('the snapshot state breaks the ledger invariants');
-  const { journal, contents } = await Journal.open(journalPath, { resumeAfter: covered.resumeAfter });
+  const { journal, contents } = await Journal.open(journalPath, { readContents: resumeAfter(covered.resumeAfter) });
   try {
     replay(contents.payloads, state);
   } catch (error) {

@@ -1,5 +1,5 @@
 import { Journal } from '../../store/journal.js';
-import { writeSnapshotFile } from '../../store/snapshot-file.js';
+import { writeSnapshotFile } from './snapshot-file.js';
 import { applyEvent, sealRecord } from './apply.js';
 import type { JournalRecord, LedgerEvent } from './events.js';
 import { openFromSnapshot, type LedgerStart } from './ledger-start.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { crc32 } from '../../src/store/crc32.js';
-import { readSnapshotFile, SnapshotDamagedError, writeSnapshotFile } from '../../src/store/snapshot-file.js';
+import { readSnapshotFile, SnapshotDamagedError, writeSnapshotFile } from '../../src/sandbox/ledger/snapshot-file.js';
 
 test('crc32 continues: the CRC-32 of a then b is crc32(b, crc32(a))', () => {
   const a = Buffer.from('1234');

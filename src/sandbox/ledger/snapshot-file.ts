@@ -1,8 +1,8 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { crc32 } from './crc32.js';
-import { removeAbandonedTemporaries, renameOver, syncDirectory, writeTemporary } from './journal-files.js';
+import { crc32 } from '../../store/crc32.js';
+import { removeAbandonedTemporaries, renameOver, syncDirectory, writeTemporary } from '../../store/journal-files.js';
 
 /**
  * A snapshot file: one checksummed, atomically replaced file holding a state and what it covers.

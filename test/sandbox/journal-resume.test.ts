@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Journal, JournalCorruptError, JournalResumeError, type FramePosition } from '../../src/store/journal.js';
+import { Journal, JournalCorruptError, type FramePosition } from '../../src/store/journal.js';
+import { JournalResumeError, resumeAfter } from '../../src/sandbox/ledger/journal-resume.js';
 
 const RECORDS = ['{"seq":1}', '{"seq":2,"events":["a longer record"]}', '{"seq":3}', '{"seq":4}'];
 
@@ -26,7 +27,7 @@ async function withJournal(body: (file: string, frames: FramePosition[]) => Prom
 }
 
 async function resume(file: string, after: FramePosition): Promise<{ records: string[]; dropped: number; last: FramePosition | undefined }> {
-  const { journal, contents } = await Journal.open(file, { resumeAfter: after });
+  const { journal, contents } = await Journal.open(file, { readContents: resumeAfter(after) });
   await journal.close();
   return { records: contents.payloads.map((payload) => payload.toString('utf8')), dropped: contents.droppedBytes, last: contents.lastFrame };
 }
