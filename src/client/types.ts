@@ -3,10 +3,11 @@
  * sends. Money is always decimal text with the currency's decimals ("12.50"), times are ISO 8601
  * UTC; field names are the wire names, so the API reference applies unchanged.
  */
-import type { AuthorizationKind, AuthorizationType, RecurringInterval, TransactionStatus } from '../core/model.js';
+import type { AuthorizationKind, AuthorizationType, RecurringInterval } from '../core/model.js';
+import type { TransactionStatus } from '../operations/read-model.js';
 import type { ApprovalStatus } from '../core/approval.js';
 
-export type { TransactionStatus } from '../core/model.js';
+export type { TransactionStatus } from '../operations/read-model.js';
 
 /** An amount in a request: decimal text ("12.50", exact) or a JSON number (sent as JavaScript prints it). */
 export type AmountInput = string | number;

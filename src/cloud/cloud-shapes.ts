@@ -3,22 +3,11 @@
  * checked, money is parsed from decimal text, and anything off-shape is upstream_unavailable.
  */
 import { parseAmountText } from '../money/amount.js';
-import type {
-  Allocation,
-  Authorization,
-  AuthorizationKind,
-  AuthorizationStatus,
-  AuthorizationType,
-  Card,
-  CardStatus,
-  PolicyWindowView,
-  RecurringInterval,
-  Transaction,
-  TransactionStatus,
-  Wallet,
-} from '../core/model.js';
+import type { Allocation, Authorization, AuthorizationKind, AuthorizationStatus, AuthorizationType, RecurringInterval } from '../core/model.js';
+import type { Card, CardStatus, PolicyWindowView, Transaction, TransactionStatus, Wallet } from '../operations/read-model.js';
 import { unexpectedShape } from './cloud-errors.js';
-import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, CARD_STATUSES, RECURRING_INTERVALS, TRANSACTION_STATUSES } from '../core/model.js';
+import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECURRING_INTERVALS } from '../core/model.js';
+import { CARD_STATUSES, TRANSACTION_STATUSES } from '../operations/read-model.js';
 
 type Json = Record<string, unknown>;
 

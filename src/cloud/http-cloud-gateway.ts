@@ -2,7 +2,8 @@
  * The CloudGateway over the signing HTTP client: each call is one cloud request, signed with the
  * key the operation resolved, and each answer is read into model values by cloud-shapes.ts.
  */
-import type { AuthorizationQuery, CloudCall, CloudGateway, TransactionQuery } from '../core/cloud-gateway.js';
+import type { AuthorizationQuery, CloudCall, CloudGateway } from '../core/cloud-gateway.js';
+import type { CloudReads, TransactionQuery } from '../operations/cloud-reads.js';
 import { utf8 } from '../crypto/base64url.js';
 import { formatMinor } from '../money/amount.js';
 import type { CloudClient, CloudResponse } from './cloud-client.js';
@@ -18,8 +19,8 @@ import {
   readWallet,
 } from './cloud-shapes.js';
 
-/** httpCloudGateway implements the core's CloudGateway with one CloudClient (one cloud origin). */
-export function httpCloudGateway(client: CloudClient): CloudGateway {
+/** httpCloudGateway implements the core's CloudGateway and the operations' CloudReads with one CloudClient (one cloud origin). */
+export function httpCloudGateway(client: CloudClient): CloudGateway & CloudReads {
   const get = async (pathAndQuery: string, call: CloudCall): Promise<Record<string, unknown>> => {
     const response = await client.send({ method: 'GET', pathAndQuery, ...callFields(call) });
     if (response.status !== 200) throw errorFromCloud(response);

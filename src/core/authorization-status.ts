@@ -8,7 +8,7 @@ import type { CloudGateway } from './cloud-gateway.js';
 import type { Authorization } from './model.js';
 
 /** observingGateway wraps gateway so that each authorization it returns reports its status to ledger. */
-export function observingGateway(gateway: CloudGateway, ledger: Pick<AuthorizationRecorder, 'noteStatus'>): CloudGateway {
+export function observingGateway<G extends CloudGateway>(gateway: G, ledger: Pick<AuthorizationRecorder, 'noteStatus'>): G {
   const note = async (authorization: Authorization): Promise<Authorization> => {
     // The cloud does not say here what was charged; a used window keeps its full amount counted
     // (never less than was charged).

@@ -4,8 +4,7 @@
  * and tests supply a fake that returns model values.
  */
 import type { SigningKey } from '../crypto/signing-key.js';
-import type { Ed25519PublicJwk } from '../crypto/jwk.js';
-import type { Allocation, Authorization, AuthorizationStatus, Card, Transaction, TransactionPage, TransactionStatus, Wallet } from './model.js';
+import type { Allocation, Authorization, AuthorizationStatus } from './model.js';
 import type { Principal } from './principal.js';
 import type { SignatureAudit } from './signature-audit.js';
 
@@ -27,13 +26,6 @@ export interface CloudCall {
   window?: SignatureAudit;
 }
 
-export interface TransactionQuery {
-  limit: number;
-  startingAfter: string | undefined;
-  cardId: string | undefined;
-  status: TransactionStatus | undefined;
-}
-
 export interface AuthorizationQuery {
   limit: number;
   startingAfter: string | undefined;
@@ -46,20 +38,11 @@ export interface AuthorizationPage {
   hasMore: boolean;
 }
 
-/** What POST /v1/devices sends: the setup token, the new key's public JWK and a device name. */
-export interface DeviceEnrollmentRequest {
-  setupToken: string;
-  publicJwk: Ed25519PublicJwk;
-  deviceName: string;
-}
-
-export interface Enrollment {
-  deviceId: string;
-  keyId: string;
-  accountId: string;
-}
-
-/** CloudGateway is every cloud call the core makes. Cloud refusals reject with a LatchError. */
+/**
+ * CloudGateway is every cloud call the core makes: the ones that register, revoke or move money, and
+ * the authorization reads whose status the ledger notes. The reads of cards, transactions and the
+ * wallet, and enrollment, are operations/cloud-reads.ts. Cloud refusals reject with a LatchError.
+ */
 export interface CloudGateway {
   /** registerAuthorization submits a signed card window; the cloud answers with the authorization. */
   registerAuthorization(jws: string, call: CloudCall): Promise<Authorization>;
@@ -67,12 +50,5 @@ export interface CloudGateway {
   revokeAuthorization(policyId: string, jws: string, call: CloudCall): Promise<Authorization>;
   getAuthorization(policyId: string, call: CloudCall): Promise<Authorization>;
   listAuthorizations(query: AuthorizationQuery, call: CloudCall): Promise<AuthorizationPage>;
-  listCards(call: CloudCall): Promise<Card[]>;
-  getCard(cardId: string, call: CloudCall): Promise<Card>;
-  listTransactions(query: TransactionQuery, call: CloudCall): Promise<TransactionPage>;
-  getTransaction(transactionId: string, call: CloudCall): Promise<Transaction>;
-  wallet(call: CloudCall): Promise<Wallet>;
   allocate(cardId: string, amountMinor: number, call: CloudCall): Promise<Allocation>;
-  /** enrollDevice registers call.key (proof of possession: the request is signed by it). */
-  enrollDevice(request: DeviceEnrollmentRequest, call: CloudCall): Promise<Enrollment>;
 }

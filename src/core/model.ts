@@ -14,27 +14,6 @@ export function isMember<T extends string>(words: readonly T[], value: unknown):
   return typeof value === 'string' && (words as readonly string[]).includes(value);
 }
 
-/** Every state a card can be in. */
-export const CARD_STATUSES = ['frozen', 'active', 'closed'] as const;
-export type CardStatus = (typeof CARD_STATUSES)[number];
-
-export interface Card {
-  cardId: string;
-  label: string;
-  last4: string;
-  status: CardStatus;
-  balanceMinor: number;
-  /**
-   * What active authorizations hold on the card, and what is left for new ones (balance − held).
-   * Both are null when the cloud does not report holds, so nothing is shown that was not reported.
-   */
-  heldMinor: number | null;
-  availableMinor: number | null;
-  currency: string;
-  dailyLimitMinor: number;
-  dailySpentMinor: number;
-}
-
 /** The amount types of a window: exactly the amount, or up to it. */
 export const AUTHORIZATION_TYPES = ['exact', 'ceiling'] as const;
 export type AuthorizationType = (typeof AUTHORIZATION_TYPES)[number];
@@ -73,48 +52,6 @@ export interface Authorization {
   createdAt: number;
   transactionId: string | null;
   recurring: RecurringTerms | null;
-}
-
-/** Every state a transaction can be in, as the cloud reports it; validation, MCP schemas, the CLI and the client derive from this list. */
-export const TRANSACTION_STATUSES = ['authorized', 'settled', 'expired', 'revoked', 'declined'] as const;
-export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
-
-export interface PolicyWindowView {
-  policyId: string;
-  cardId: string | null;
-  merchant: string;
-  amountMinor: number;
-  currency: string;
-  authorizationType: AuthorizationType;
-  notBefore: number;
-  notAfter: number;
-  keyId: string;
-  jws: string;
-}
-
-export interface Transaction {
-  id: string;
-  cardId: string;
-  amountMinor: number;
-  currency: string;
-  merchant: string;
-  status: TransactionStatus;
-  createdAt: number;
-  policyId: string | null;
-  declineCode: string | null;
-  /** Present only on the single-transaction read. */
-  policyWindow?: PolicyWindowView | null;
-}
-
-export interface TransactionPage {
-  transactions: Transaction[];
-  hasMore: boolean;
-}
-
-export interface Wallet {
-  usdtMinor: number;
-  allocatedMinor: number;
-  availableMinor: number;
 }
 
 export interface Allocation {

@@ -3,6 +3,7 @@
  * from mandate.key and the retired ones still listed, each re-read when its file changes (a
  * rotation takes effect without a restart), and the pipeline the mandates go through.
  */
+import type { ReadingDevice } from '../operations/cloud-reads.js';
 import { mandateJwks } from '../ap2/mandate-jwks.js';
 import { requestAp2Mandates } from '../variant-common/ap2-mandate-operation.js';
 import type { MandateDeps } from '../core/core-deps.js';
@@ -26,7 +27,7 @@ export function bindAp2(services: DaemonServices, deps: CoreDeps, nowSeconds: ()
  * mandateDeps is what the pipeline signs mandates with: the mandate key's signer, and card labels
  * read from the cloud, kept a minute so that two ES256 signatures are all a mandate adds.
  */
-export function mandateDeps(services: DaemonServices, device: CoreDeps['device']): MandateDeps {
+export function mandateDeps(services: DaemonServices, device: () => ReadingDevice): MandateDeps {
   const labels = new Map<string, { label: string; atMs: number }>();
   return {
     signer: () => services.mandateKey()?.signer,

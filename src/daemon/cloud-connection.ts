@@ -9,6 +9,7 @@ import { httpCloudGateway } from '../cloud/http-cloud-gateway.js';
 import type { StoredAuthorizationLedger } from '../core/authorization-ledger.js';
 import { observingGateway } from '../core/authorization-status.js';
 import type { CloudGateway } from '../core/cloud-gateway.js';
+import type { CloudReads } from '../operations/cloud-reads.js';
 import { WindowNotRecorded } from '../core/signature-audit.js';
 import type { AuditRecorder } from './audit-recorder.js';
 import { requestAuditEntries } from './audit-records.js';
@@ -18,7 +19,7 @@ import type { DaemonServices } from './services.js';
 export interface CloudForUrl {
   url: string;
   client: CloudClient;
-  gateway: CloudGateway;
+  gateway: CloudGateway & CloudReads;
 }
 
 /** CloudConnection gives the cloud of a URL, and the clock of the cloud last asked for. */

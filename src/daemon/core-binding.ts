@@ -24,6 +24,7 @@ import { enrolledDevice } from './enrolled-device.js';
 import { bindPresence } from './presence-binding.js';
 import { mandateDeps } from './ap2-binding.js';
 import type { DaemonServices } from './services.js';
+import type { ReadingDevice } from '../operations/cloud-reads.js';
 
 export type { ProxyUpstream } from '../proxy/signing-proxy.js';
 export { UPSTREAM_TIMEOUT_ENV, upstreamTimeoutMs } from './cloud-connection.js';
@@ -49,6 +50,8 @@ export interface CoreBinding {
   /** The owner's presence: its factors, the one passphrase check, the owner sessions (docs/decisions.md §21). */
   presence: OwnerPresence;
   proxyUpstream(): ProxyUpstream;
+  /** The enrolled device with the cloud's reads too (cards, transactions, the wallet), for what reads them outside the core. */
+  readingDevice(): ReadingDevice;
 }
 
 /**
@@ -93,6 +96,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
     get cloudClock() {
       return cloud.clock();
     },
+    readingDevice: () => enrolledDevice(services, cloud),
     proxyUpstream: () => {
       const { client, key } = enrolledDevice(services, cloud);
       return { client, key, paused: services.paused, heldWindows, ledger, nowSeconds, warn: (event, fields) => services.logger.warn(event, fields) };

@@ -3,14 +3,14 @@
  * the cloud config.json names, read as one consistent pair of files at each use.
  */
 import type { CloudClient } from '../cloud/cloud-client.js';
-import type { EnrolledDevice } from '../core/core-deps.js';
+import type { ReadingDevice } from '../operations/cloud-reads.js';
 import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
 import type { CloudConnection } from './cloud-connection.js';
 import type { DaemonServices } from './services.js';
 
 /** The enrolled device with the signed client the proxy forwards through. */
-export type EnrolledWithClient = EnrolledDevice & { client: CloudClient };
+export type EnrolledWithClient = ReadingDevice & { client: CloudClient };
 
 /**
  * enrolledDevice resolves the device key, device id and cloud once; it throws device_not_enrolled

@@ -21,6 +21,7 @@ function mandateKeyById(services: DaemonServices, kid: string): MandateJwk | und
 export function evidenceOperations(services: DaemonServices, core: CoreBinding): EvidenceOperations {
   const sources = {
     deps: core.deps,
+    device: core.readingDevice,
     ledger: core.authorizationLedger,
     approval: (id: string) => core.deps.approvals.book.get(id),
     auditExcerpt: (ids: { policyId: string; approvalId: string | null }) => readAuditExcerpt(services.home, ids),

@@ -19,7 +19,7 @@ import type { DaemonServices } from './services.js';
 
 /** listenerDeps gives each listener's route table exactly what it calls, from one daemon's state. */
 export function listenerDeps(services: DaemonServices, core: CoreBinding, consoleLoginLink: () => { url: string; expires_at: string }): { a: VariantADeps; b: VariantBDeps; registrar: DirectoryRegistrar } {
-  const operations = coreOperations(core.deps);
+  const operations = coreOperations(core.deps, { device: core.readingDevice, authorizations: core.authorizationLedger });
   const authorizations = authorizationListOperations(core.deps, core.authorizationLedger);
   const identity = bindIdentity(services, core);
   return {

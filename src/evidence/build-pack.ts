@@ -6,11 +6,13 @@
 import { principalName } from '../core/principal.js';
 import type { Approval } from '../core/approval.js';
 import type { AuthorizationEntry } from '../core/authorization-ledger.js';
-import { cloudCall, type CoreDeps, type EnrolledDevice, type OperationContext } from '../core/core-deps.js';
+import { cloudCall, type CoreDeps, type OperationContext } from '../core/core-deps.js';
+import type { ReadingDevice } from '../operations/cloud-reads.js';
 import type { Ap2MandateRecord, DecisionRecord } from '../core/decision-record.js';
 import { mandatesWire } from '../ap2/mandate-wire.js';
 import type { MandateJwk } from '../ap2/mandate-jwks.js';
-import type { Authorization, Transaction } from '../core/model.js';
+import type { Authorization } from '../core/model.js';
+import type { Transaction } from '../operations/read-model.js';
 import { jwkThumbprint, publicJwk } from '../crypto/jwk.js';
 import { LatchError } from '../errors/latch-error.js';
 import { currencyDecimals, formatMinor } from '../money/amount.js';
@@ -23,6 +25,8 @@ import { requestView } from './request-view.js';
 /** What making a pack reads. */
 export interface EvidenceSources {
   deps: CoreDeps;
+  /** The enrolled device, with the cloud's reads (the transactions charged under the window). */
+  device(): ReadingDevice;
   ledger: { get(policyId: string): AuthorizationEntry | undefined };
   /** The approval with this id, while the approval book keeps it. */
   approval(id: string): Approval | undefined;
@@ -50,7 +54,7 @@ export async function exportEvidence(sources: EvidenceSources, policyId: string,
   const facts = entry.evidence;
   if (facts === undefined) throw new LatchError('evidence_unavailable', { message: 'This authorization was signed before this device kept evidence packs.' });
   if (entry.jws === undefined) throw new LatchError('evidence_unavailable', { message: 'This device did not keep the signature of this authorization\'s window (signed before it kept them), so there is no pack to export.' });
-  const device = sources.deps.device();
+  const device = sources.device();
   if (device.key.keyId !== facts.keyId) throw new LatchError('evidence_unavailable', { message: 'This authorization was signed with a device key this device no longer holds.' });
   const cloud = await cloudFacts(device, facts, context, sources.deps.nowSeconds);
   const { window } = facts;
@@ -122,7 +126,7 @@ function registrationOf(audit: AuditExcerpt, policyId: string): EvidenceCloud['r
 }
 
 /** cloudFacts asks the cloud for the authorization now and the transactions charged under it. */
-async function cloudFacts(device: EnrolledDevice, facts: DecisionRecord, context: OperationContext, nowSeconds: () => number): Promise<Omit<EvidenceCloud, 'registration'>> {
+async function cloudFacts(device: ReadingDevice, facts: DecisionRecord, context: OperationContext, nowSeconds: () => number): Promise<Omit<EvidenceCloud, 'registration'>> {
   const policyId = facts.window.policy_id;
   const call = cloudCall(device, context);
   let authorization: Authorization | null = null;

@@ -6,7 +6,8 @@
  * test checks every tool's real result, so the two cannot drift apart.
  */
 
-import { AUTHORIZATION_TYPES, CARD_STATUSES, TRANSACTION_STATUSES } from '../core/model.js';
+import { AUTHORIZATION_TYPES } from '../core/model.js';
+import { CARD_STATUSES, TRANSACTION_STATUSES } from '../operations/read-model.js';
 import { APPROVAL_STATUSES } from '../core/approval.js';
 
 /** The JSON Schema keywords the output schemas use. */

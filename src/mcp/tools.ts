@@ -14,7 +14,8 @@ import type { InputSchema, ToolArguments } from './tool-input.js';
 import { OUTPUT_SCHEMAS, type OutputSchema } from './output-schemas.js';
 import { approvalRefusal } from './approval-guidance.js';
 import { toolInput, type ToolArgument } from './tool-schema.js';
-import type { AuthorizationType, RecurringInterval, TransactionStatus } from '../core/model.js';
+import type { AuthorizationType, RecurringInterval } from '../core/model.js';
+import type { TransactionStatus } from '../operations/read-model.js';
 
 /** The part of the client the tools use; tests pass a fake with the same shape. */
 export type ToolClient = Pick<

@@ -7,9 +7,9 @@
 import type { SigningKey } from '../crypto/signing-key.js';
 import { publicJwk } from '../crypto/jwk.js';
 import { LatchError } from '../errors/latch-error.js';
-import type { CloudGateway, Enrollment } from '../core/cloud-gateway.js';
+import type { CloudReads, Enrollment } from './cloud-reads.js';
 
-export type { Enrollment } from '../core/cloud-gateway.js';
+export type { Enrollment } from './cloud-reads.js';
 
 /** Where the device key and the enrollment live: the data directory, or a test's memory. */
 export interface EnrollmentStore<K extends SigningKey = SigningKey> {
@@ -42,7 +42,7 @@ export type EnrollmentResult =
  * POST /v1/devices with the setup token and the public JWK signed by the new key (an expired
  * setup token is setup_token_expired), check that the cloud names the same key id, install.
  */
-export async function enrollDevice<K extends SigningKey>(store: EnrollmentStore<K>, cloud: CloudGateway, request: EnrollmentRequest): Promise<EnrollmentResult> {
+export async function enrollDevice<K extends SigningKey>(store: EnrollmentStore<K>, cloud: Pick<CloudReads, 'enrollDevice'>, request: EnrollmentRequest): Promise<EnrollmentResult> {
   const existing = store.enrolledKeyId();
   if (existing !== undefined && !request.reconnect) return { outcome: 'already_enrolled', keyId: existing };
   const key = store.newKey();

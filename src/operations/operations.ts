@@ -4,10 +4,11 @@
  */
 import type { AccountWindowRequest, AuthorizationRequest, OneTimeRequest } from '../core/authorization-request.js';
 import { requestAuthorization, signAccountWindow, signCardWindow, type AuthorizationResult } from '../core/authorizations.js';
-import type { TransactionQuery } from '../core/cloud-gateway.js';
+import type { TransactionQuery } from './cloud-reads.js';
 import type { CoreDeps, OperationContext } from '../core/core-deps.js';
-import type { Allocation, Card, Transaction, TransactionPage, Wallet } from '../core/model.js';
-import { getCard, getTransaction, getWallet, listCards, listTransactions } from './reads.js';
+import type { Allocation } from '../core/model.js';
+import type { Card, Transaction, TransactionPage, Wallet } from './read-model.js';
+import { getCard, getTransaction, getWallet, listCards, listTransactions, type ReadDeps } from './reads.js';
 import { signRevocation, type SignedRevocation } from '../core/revocation.js';
 import { allocate } from '../core/wallet-allocation.js';
 import type { SignedWindow } from '../core/window-payload.js';
@@ -28,18 +29,18 @@ export interface CoreOperations {
 /** The operations the shared card, transaction and wallet-balance routes call. */
 export type ReadOperations = Pick<CoreOperations, 'listCards' | 'getCard' | 'listTransactions' | 'getTransaction' | 'getWallet'>;
 
-/** coreOperations binds every core operation to deps. */
-export function coreOperations(deps: CoreDeps): CoreOperations {
+/** coreOperations binds every operation to deps: the core's, and the reads (which read the cloud through reads.device). */
+export function coreOperations(deps: CoreDeps, reads: ReadDeps): CoreOperations {
   return {
     requestAuthorization: (request, context) => requestAuthorization(deps, request, context),
     signCardWindow: (request, context) => signCardWindow(deps, request, context),
     signAccountWindow: (request, context) => signAccountWindow(deps, request, context),
     signRevocation: (policyId, reason, context) => signRevocation(deps, deps.device(), policyId, reason, context),
-    listCards: (context) => listCards(deps, context),
-    getCard: (cardId, context) => getCard(deps, cardId, context),
-    listTransactions: (query, context) => listTransactions(deps, query, context),
-    getTransaction: (transactionId, context) => getTransaction(deps, transactionId, context),
-    getWallet: (context) => getWallet(deps, context),
+    listCards: (context) => listCards(reads, context),
+    getCard: (cardId, context) => getCard(reads, cardId, context),
+    listTransactions: (query, context) => listTransactions(reads, query, context),
+    getTransaction: (transactionId, context) => getTransaction(reads, transactionId, context),
+    getWallet: (context) => getWallet(reads, context),
     allocate: (cardId, amountMinor, context) => allocate(deps, cardId, amountMinor, context),
   };
 }

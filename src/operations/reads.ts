@@ -4,20 +4,26 @@
  * with no authorization this device signed for it is transaction_not_found, as an unknown id.
  */
 import { LatchError } from '../errors/latch-error.js';
-import type { TransactionQuery } from '../core/cloud-gateway.js';
-import { cloudCall, type CoreDeps, type OperationContext } from '../core/core-deps.js';
-import type { Card, Transaction, TransactionPage, Wallet } from '../core/model.js';
+import type { ReadingDevice, TransactionQuery } from './cloud-reads.js';
+import { cloudCall, type AuthorizationRecorder, type OperationContext } from '../core/core-deps.js';
+import type { Card, Transaction, TransactionPage, Wallet } from './read-model.js';
 
-export type { TransactionQuery } from '../core/cloud-gateway.js';
+/** What the reads need: the enrolled device with the cloud's reads, and who asked for each authorization. */
+export interface ReadDeps {
+  device(): ReadingDevice;
+  authorizations: Pick<AuthorizationRecorder, 'get'>;
+}
+
+export type { TransactionQuery } from './cloud-reads.js';
 
 /** listCards returns the account's cards. */
-export function listCards(deps: CoreDeps, context: OperationContext): Promise<Card[]> {
+export function listCards(deps: ReadDeps, context: OperationContext): Promise<Card[]> {
   const device = deps.device();
   return device.cloud.listCards(cloudCall(device, context));
 }
 
 /** getCard returns one card; another account's card is card_not_found. */
-export function getCard(deps: CoreDeps, cardId: string, context: OperationContext): Promise<Card> {
+export function getCard(deps: ReadDeps, cardId: string, context: OperationContext): Promise<Card> {
   const device = deps.device();
   return device.cloud.getCard(cardId, cloudCall(device, context));
 }
@@ -27,7 +33,7 @@ const AGENT_TRANSACTION_PAGES_MAX = 10;
 const CLOUD_PAGE_LIMIT = 100;
 
 /** listTransactions returns a page of transactions, newest first: for an agent, only its own. */
-export async function listTransactions(deps: CoreDeps, query: TransactionQuery, context: OperationContext): Promise<TransactionPage> {
+export async function listTransactions(deps: ReadDeps, query: TransactionQuery, context: OperationContext): Promise<TransactionPage> {
   const device = deps.device();
   if (context.principal.kind === 'owner') return device.cloud.listTransactions(query, cloudCall(device, context));
   // An agent's page is filtered from the account's, walked newest first in bounded steps.
@@ -49,7 +55,7 @@ export async function listTransactions(deps: CoreDeps, query: TransactionQuery, 
 }
 
 /** getTransaction returns one transaction with its policy window: for an agent, only its own. */
-export async function getTransaction(deps: CoreDeps, transactionId: string, context: OperationContext): Promise<Transaction> {
+export async function getTransaction(deps: ReadDeps, transactionId: string, context: OperationContext): Promise<Transaction> {
   const device = deps.device();
   const transaction = await device.cloud.getTransaction(transactionId, cloudCall(device, context));
   if (!ownTransaction(deps, transaction, context)) throw new LatchError('transaction_not_found');
@@ -57,14 +63,14 @@ export async function getTransaction(deps: CoreDeps, transactionId: string, cont
 }
 
 /** ownTransaction reports whether the caller may see the transaction: the owner all, an agent those of its authorizations. */
-function ownTransaction(deps: CoreDeps, transaction: Transaction, context: OperationContext): boolean {
+function ownTransaction(deps: ReadDeps, transaction: Transaction, context: OperationContext): boolean {
   if (context.principal.kind === 'owner') return true;
   if (transaction.policyId === null) return false;
   return deps.authorizations.get(transaction.policyId)?.agent === context.principal.name;
 }
 
 /** getWallet returns the wallet balance. */
-export function getWallet(deps: CoreDeps, context: OperationContext): Promise<Wallet> {
+export function getWallet(deps: ReadDeps, context: OperationContext): Promise<Wallet> {
   const device = deps.device();
   return device.cloud.wallet(cloudCall(device, context));
 }

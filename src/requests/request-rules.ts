@@ -10,7 +10,8 @@ import { amount, int, oneOf, parsedStr, str } from '../validate/schema.js';
 import { approvalIdField, cardIdField, currencyField, merchantField, policyIdField } from './common-fields.js';
 import { parseIsoSeconds } from '../time/iso-time.js';
 import { CARD_ID_PATTERN, TRANSACTION_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
-import { AUTHORIZATION_TYPES, RECURRING_INTERVALS, TRANSACTION_STATUSES, type AuthorizationType } from '../core/model.js';
+import { AUTHORIZATION_TYPES, RECURRING_INTERVALS, type AuthorizationType } from '../core/model.js';
+import { TRANSACTION_STATUSES } from '../operations/read-model.js';
 import { APPROVAL_WAIT_SECONDS_MAX } from '../core/approvals.js';
 import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../validate/ttl.js';
 

@@ -4,7 +4,8 @@
  * types (src/client/types.ts) to what these functions return, field by field, at compile time;
  * test/mcp/output-schemas.test.ts holds the MCP outputSchemas and docs/api.md's examples to them.
  */
-import type { Allocation, Card, PolicyWindowView, Transaction, Wallet } from '../core/model.js';
+import type { Allocation } from '../core/model.js';
+import type { Card, PolicyWindowView, Transaction, Wallet } from '../operations/read-model.js';
 import { formatMinor } from '../money/amount.js';
 import { isoSeconds } from '../time/iso-time.js';
 

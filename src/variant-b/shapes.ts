@@ -3,7 +3,8 @@
  * (docs/decisions.md §3). The numbers are produced from exact decimal text, never from arithmetic.
  */
 import type { CreatedAuthorization } from '../core/authorizations.js';
-import type { Allocation, Card, PolicyWindowView, Transaction, Wallet } from '../core/model.js';
+import type { Allocation } from '../core/model.js';
+import type { Card, PolicyWindowView, Transaction, Wallet } from '../operations/read-model.js';
 import { minorToJsonNumber } from '../money/amount.js';
 import { isoSeconds } from '../time/iso-time.js';
 

@@ -4,7 +4,7 @@
  * the routes in its own table.
  */
 import type { ReadOperations } from '../operations/operations.js';
-import type { Card, Transaction, TransactionPage, Wallet } from '../core/model.js';
+import type { Card, Transaction, TransactionPage, Wallet } from '../operations/read-model.js';
 import type { RouteHandler } from '../http/route.js';
 import { checkCardIdParam, checkTransactionIdParam } from '../requests/common-fields.js';
 import { validateQuery } from '../validate/schema.js';

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type * as Wire from '../../src/client/types.js';
-import type { Authorization, Card, Transaction } from '../../src/core/model.js';
+import type { Authorization } from '../../src/core/model.js';
+import type { Card, Transaction } from '../../src/operations/read-model.js';
 import { authorizationA } from '../../src/variant-common/authorization-shape.js';
 import { allocationA, cardDetailA, cardSummaryA, policyWindowA, transactionA, walletA } from '../../src/variant-a/shapes.js';
 

@@ -40,8 +40,7 @@ function setup(register: (policyId: string) => Promise<Authorization>, audit: ()
       statesAtRegistration.push(ledger.get(policyId)?.state);
       return register(policyId);
     },
-    revokeAuthorization: unexpected, getAuthorization: unexpected, listAuthorizations: unexpected, listCards: unexpected, getCard: unexpected,
-    listTransactions: unexpected, getTransaction: unexpected, wallet: unexpected, allocate: unexpected, enrollDevice: unexpected,
+    revokeAuthorization: unexpected, getAuthorization: unexpected, listAuthorizations: unexpected, allocate: unexpected,
   };
   const deps: CoreDeps = {
     heldWindows: new HeldWindows(new MemoryRecordStore()),

@@ -74,13 +74,7 @@ function fakeDeps(): Fake {
     revokeAuthorization: unexpected,
     getAuthorization: unexpected,
     listAuthorizations: unexpected,
-    listCards: unexpected,
-    getCard: unexpected,
-    listTransactions: unexpected,
-    getTransaction: unexpected,
-    wallet: unexpected,
     allocate: unexpected,
-    enrollDevice: unexpected,
   };
   const deps: CoreDeps = {
     heldWindows: new HeldWindows(new MemoryRecordStore()),

@@ -10,7 +10,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { APPROVAL_STATUSES, type ApprovalStatus as CoreApprovalStatus } from '../../src/core/approval.js';
-import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, CARD_STATUSES, RECURRING_INTERVALS, TRANSACTION_STATUSES, type AuthorizationType as CoreAuthorizationType, type CardStatus as CoreCardStatus } from '../../src/core/model.js';
+import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECURRING_INTERVALS, type AuthorizationType as CoreAuthorizationType } from '../../src/core/model.js';
+import { CARD_STATUSES, TRANSACTION_STATUSES, type CardStatus as CoreCardStatus } from '../../src/operations/read-model.js';
 import { LOOPBACK_HOSTS } from '../../src/http/loopback.js';
 import { validHost } from '../../src/http/host-check.js';
 import { daemonOrigin } from '../../src/client/base-url.js';
@@ -29,11 +30,11 @@ import { REPO_ROOT } from '../support/paths.js';
 
 /** Each vocabulary, the file that writes it, and its words. */
 const VOCABULARIES: ReadonlyArray<{ name: string; home: string; words: readonly string[] }> = [
-  { name: 'CARD_STATUSES', home: 'src/core/model.ts', words: CARD_STATUSES },
+  { name: 'CARD_STATUSES', home: 'src/operations/read-model.ts', words: CARD_STATUSES },
   { name: 'AUTHORIZATION_TYPES', home: 'src/core/model.ts', words: AUTHORIZATION_TYPES },
   { name: 'AUTHORIZATION_KINDS', home: 'src/core/model.ts', words: AUTHORIZATION_KINDS },
   { name: 'AUTHORIZATION_STATUSES', home: 'src/core/model.ts', words: AUTHORIZATION_STATUSES },
-  { name: 'TRANSACTION_STATUSES', home: 'src/core/model.ts', words: TRANSACTION_STATUSES },
+  { name: 'TRANSACTION_STATUSES', home: 'src/operations/read-model.ts', words: TRANSACTION_STATUSES },
   { name: 'RECURRING_INTERVALS', home: 'src/core/model.ts', words: RECURRING_INTERVALS },
   { name: 'APPROVAL_STATUSES', home: 'src/core/approval.ts', words: APPROVAL_STATUSES },
   { name: 'LOOPBACK_HOSTS', home: 'src/http/loopback.ts', words: LOOPBACK_HOSTS },

@@ -49,8 +49,7 @@ function pipeline(store: MemoryStore) {
       sent.push(jws);
       return { policyId: JSON.parse(Buffer.from(jws.split('.')[1] as string, 'base64url').toString())['policy_id'] } as Authorization;
     },
-    revokeAuthorization: unexpected, getAuthorization: unexpected, listAuthorizations: unexpected, listCards: unexpected, getCard: unexpected,
-    listTransactions: unexpected, getTransaction: unexpected, wallet: unexpected, allocate: unexpected, enrollDevice: unexpected,
+    revokeAuthorization: unexpected, getAuthorization: unexpected, listAuthorizations: unexpected, allocate: unexpected,
   };
   const deps: CoreDeps = {
     heldWindows: new HeldWindows(new MemoryRecordStore()),

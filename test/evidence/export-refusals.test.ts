@@ -27,7 +27,7 @@ function sources(found: AuthorizationEntry): EvidenceSources {
   const untouched = () => {
     throw new Error('a refused pack asks nothing of the device, the cloud or the audit log');
   };
-  return { deps: { device: untouched } as unknown as EvidenceSources['deps'], ledger: { get: () => found }, approval: untouched, auditExcerpt: untouched };
+  return { deps: { device: untouched } as unknown as EvidenceSources['deps'], device: untouched, ledger: { get: () => found }, approval: untouched, auditExcerpt: untouched };
 }
 
 const refusedWith = (code: string) => (error: unknown) => error instanceof LatchError && error.code === code;

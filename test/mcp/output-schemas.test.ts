@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Authorization, Card, PolicyWindowView, Transaction } from '../../src/core/model.js';
+import type { Authorization } from '../../src/core/model.js';
+import type { Card, PolicyWindowView, Transaction } from '../../src/operations/read-model.js';
 import { OUTPUT_SCHEMAS, type OutputSchema } from '../../src/mcp/output-schemas.js';
 import { TOOLS } from '../../src/mcp/tools.js';
 import { approvalWire, requestWire } from '../../src/variant-common/approval-shape.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { CloudGateway, Enrollment } from '../../src/core/cloud-gateway.js';
+import type { CloudReads } from '../../src/operations/cloud-reads.js';
+import type { Enrollment } from '../../src/operations/cloud-reads.js';
 import { enrollDevice, type EnrollmentStore } from '../../src/operations/enroll.js';
 import { generateSecretKey, heldKey } from '../support/raw-signing.js';
 import { LatchError } from '../../src/errors/latch-error.js';
@@ -21,14 +22,14 @@ function memoryStore(existingKeyId?: string) {
 }
 
 /** fakeCloud enrolls whatever key signs the request, or names another key id when told to. */
-function fakeCloud(answerKeyId?: string): { cloud: CloudGateway; calls: string[] } {
+function fakeCloud(answerKeyId?: string): { cloud: Pick<CloudReads, 'enrollDevice'>; calls: string[] } {
   const calls: string[] = [];
-  const cloud = {
+  const cloud: Pick<CloudReads, 'enrollDevice'> = {
     enrollDevice: async (request, call) => {
       calls.push(`${request.setupToken}:${request.publicJwk.x === undefined ? 'no-jwk' : 'jwk'}:${call.key.keyId}`);
       return { deviceId: 'dev_1', keyId: answerKeyId ?? call.key.keyId, accountId: 'acct_1' };
     },
-  } as Partial<CloudGateway> as CloudGateway;
+  };
   return { cloud, calls };
 }
 

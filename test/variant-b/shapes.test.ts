@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { CreatedAuthorization } from '../../src/core/authorizations.js';
-import type { Authorization, Card, PolicyWindowView, Transaction } from '../../src/core/model.js';
+import type { Authorization } from '../../src/core/model.js';
+import type { Card, PolicyWindowView, Transaction } from '../../src/operations/read-model.js';
 import { allocationB, authorizationResultB, cardDetailB, cardSummaryB, transactionDetailB, transactionSummaryB, walletB } from '../../src/variant-b/shapes.js';
 
 const card: Card = {

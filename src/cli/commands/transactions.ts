@@ -3,7 +3,7 @@ import { UsageError } from '../command.js';
 import { checkId, choiceFlag, integerFlag, optional, stringFlag } from '../daemon-calls/command-args.js';
 import { daemonCallCommand } from '../daemon-calls/daemon-call-command.js';
 import { transactionDetail, transactionRows } from '../daemon-calls/views.js';
-import { TRANSACTION_STATUSES } from '../../core/model.js';
+import { TRANSACTION_STATUSES } from '../../operations/read-model.js';
 
 const USAGE = `Usage: latch transactions [tx_id] [--limit N] [--starting-after tx_id] [--card card_id]
                           [--status authorized|settled|expired|revoked|declined] [--json]

@@ -18,7 +18,8 @@ import { deviceRoute } from './guards.js';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from './pagination.js';
 import type { SandboxContext } from './sandbox-context.js';
 import { authorizationView, cardView, transactionDetailView, transactionView, walletView } from './views.js';
-import { AUTHORIZATION_STATUSES, TRANSACTION_STATUSES } from '../../core/model.js';
+import { AUTHORIZATION_STATUSES } from '../../core/model.js';
+import { TRANSACTION_STATUSES } from '../../operations/read-model.js';
 
 const ID_TEXT = { maxLength: 80, pattern: LOOKUP_ID_SHAPE, describe: 'an id like card_...' } as const;
 const JWS_RULES = { jws: str({ required: true, maxLength: 16_384 }) };

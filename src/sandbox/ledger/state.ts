@@ -4,7 +4,8 @@
  */
 import { emptyCreationIndex, type CreationIndex } from './creation-index.js';
 
-import type { AuthorizationKind, AuthorizationStatus, AuthorizationType, CardStatus, RecurringInterval, TransactionStatus } from '../../core/model.js';
+import type { AuthorizationKind, AuthorizationStatus, AuthorizationType, RecurringInterval } from '../../core/model.js';
+import type { CardStatus, TransactionStatus } from '../../operations/read-model.js';
 
 /** The wire's vocabulary is the daemon's (core/model.ts), so the sandbox cannot speak another. */
 export type { AuthorizationKind, AuthorizationStatus, AuthorizationType, CardStatus, RecurringInterval, TransactionStatus };
