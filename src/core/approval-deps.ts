@@ -2,7 +2,7 @@
  * What the approval flow needs from the daemon, as plain functions: the book (durable in the state
  * journal), the owner's passphrase check, the audit log and the notifier. The core reads no file
  * itself, and does not check the passphrase itself: who the owner is, and whether it is present, is
- * decided where every other credential is (src/owner/, with the front door, docs/decisions.md §28.10).
+ * decided where every other credential is (src/owner/, with the front door, docs/decisions.md §28.12).
  */
 import type { Approval } from './approval.js';
 import type { ApprovalBook } from './approval-book.js';

@@ -1,6 +1,6 @@
 /**
  * What the reads answer: cards, transactions and the wallet. Money is integer minor units; times
- * are Unix seconds. The audited core neither reads nor decides on these (docs/decisions.md §28.10);
+ * are Unix seconds. The audited core neither reads nor decides on these (docs/decisions.md §28.12);
  * the vocabulary's rule holds here too: each list is written once and everything else derives
  * from it (test/core/vocabulary.test.ts).
  */
