@@ -6,7 +6,7 @@
  */
 import type { AuthorizationEntry } from '../core/authorization-ledger.js';
 import { currencyDecimals, formatMinor } from '../money/amount.js';
-import type { PolicyStandings } from '../policy/policy-gate.js';
+import type { PolicyStandings } from '../policy-text/policy-reads.js';
 import { budgetCovers } from '../policy/scope-match.js';
 
 export const SPENDING_DAYS = 30;

@@ -3,6 +3,7 @@
  * passkeys file, the event stream and the pictures. Nothing here calls a route or checks
  * presence: the console's listener has the one front door, which does (docs/decisions.md §29.2).
  */
+import { dryRunPolicy, policyStandings } from '../policy-text/policy-reads.js';
 import { policySummary } from '../policy-text/policy-summary.js';
 import { policyWarnings } from '../policy-text/policy-warnings.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -122,7 +123,7 @@ export function bindConsole(services: DaemonServices, core: CoreBinding, port: (
     },
     spending: () => {
       const nowSeconds = core.deps.nowSeconds();
-      return summarizeSpending(core.authorizationLedger.since(nowSeconds - SPENDING_DAYS * 86_400), core.policy.standings(), nowSeconds);
+      return summarizeSpending(core.authorizationLedger.since(nowSeconds - SPENDING_DAYS * 86_400), policyStandings(core.policy, nowSeconds), nowSeconds);
     },
     policy: {
       validate(text) {
@@ -135,7 +136,7 @@ export function bindConsole(services: DaemonServices, core: CoreBinding, port: (
         if (agent !== undefined && typeof agent !== 'string') throw invalidRequest('agent', 'agent must be an agent name.');
         const body: JsonObject = { ...rest };
         if (!isJsonObject(body)) throw invalidRequest('request', 'request must be an object.');
-        const evaluation = core.policy.dryRun(policy, requestOfKind('one_time', body), agent ?? OWNER_AGENT);
+        const evaluation = dryRunPolicy(core.policy, policy, requestOfKind('one_time', body), agent ?? OWNER_AGENT, core.deps.nowSeconds());
         return { decision: evaluation.decision, rule: evaluation.rule, reasons: evaluation.reasons };
       },
     },

@@ -1,3 +1,4 @@
+import { checkPolicy } from '../policy-text/policy-reads.js';
 import { approvalOperations } from '../operations/approval-operations.js';
 import { authorizationListOperations } from '../operations/authorization-list.js';
 import { coreOperations } from '../operations/operations.js';
@@ -35,7 +36,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
         // A check answers what the request would get: a charged merchant is learned first (§31.2).
         check: async (request, agent, context) => {
           if (context !== undefined) await core.learnChargedMerchant(request.merchant, context);
-          return core.policy.check(request, agent);
+          return checkPolicy(core.policy, request, agent, core.deps.nowSeconds());
         },
       },
       proxyUpstream: core.proxyUpstream,

@@ -7,15 +7,14 @@
  * concurrent requests cannot overspend a budget together.
  */
 import type { AuthorizationEntry } from '../core/authorization-ledger.js';
-import { checkRequest, type AuthorizationRequest } from '../core/authorization-request.js';
 import type { AuthorizationDecision, DecideAuthorization, DecisionRequest } from '../core/decision.js';
 import type { RecordStore, StateRecord } from '../core/record-store.js';
 import { LatchError } from '../errors/latch-error.js';
-import { evaluatePolicy, type PolicyEvaluation, type PolicyRequest } from './evaluate.js';
+import { evaluatePolicy, type PolicyEvaluation, type PolicyRequest, type PolicyUsage } from './evaluate.js';
 import { evaluateAndReserve } from './evaluate-and-reserve.js';
 import { PolicyInvalidError } from './policy-invalid-error.js';
 import { OWNER_AGENT } from './policy-scope-fields.js';
-import { POLICY_WINDOW_SECONDS_MAX, type Policy, type PolicyBudget, type PolicyVelocity } from './policy-types.js';
+import { POLICY_WINDOW_SECONDS_MAX, type Policy } from './policy-types.js';
 import { UsageLedger } from './usage-ledger.js';
 import { chargeSchedule, type ChargeSchedule } from './recurring-exposure.js';
 
@@ -38,12 +37,6 @@ export interface PolicyGateOptions {
   nowSeconds: () => number;
   /** A structured log line (a denial is logged, not audited: nothing was signed). */
   log?: (event: string, fields: Record<string, unknown>) => void;
-}
-
-/** Every budget's exposure and every velocity limit's count at one moment. */
-export interface PolicyStandings {
-  readonly budgets: ReadonlyArray<{ readonly budget: PolicyBudget; readonly exposureMinor: number }>;
-  readonly velocity: ReadonlyArray<{ readonly velocity: PolicyVelocity; readonly count: number }>;
 }
 
 /** PolicyGate decides authorizations and checks requests against the effective policy. */
@@ -116,39 +109,12 @@ export class PolicyGate {
   }
 
   /**
-   * check evaluates a request for `agent` (`owner` or an agent's name) and reserves nothing. The
-   * request meets the same business rules first as one that would be signed, so a check never
-   * answers `allow` for a request the pipeline would refuse as malformed.
+   * usage is what the next decision would read of past authorizations, read without deciding or
+   * reserving: under the policy in force, or over the same history under a candidate policy not in
+   * force. The policy's checks, dry runs and standings read it (policy-text/policy-reads.ts).
    */
-  check(request: AuthorizationRequest, agent: string): PolicyEvaluation {
-    const nowSeconds = this.options.nowSeconds();
-    checkRequest(request, nowSeconds);
-    const policy = this.effective();
-    return evaluatePolicy(policy, toPolicyRequest(request, agent, nowSeconds), this.usageFor(policy));
-  }
-
-  /**
-   * dryRun evaluates a request against a candidate policy that is not in force, over the same
-   * history, for the owner console's policy editor; it reserves and records nothing.
-   */
-  dryRun(candidate: Policy, request: AuthorizationRequest, agent: string): PolicyEvaluation {
-    const nowSeconds = this.options.nowSeconds();
-    checkRequest(request, nowSeconds);
-    return evaluatePolicy(candidate, toPolicyRequest(request, agent, nowSeconds), this.buildUsage(candidate));
-  }
-
-  /**
-   * standings reports, for the owner console, every budget's exposure and every velocity limit's
-   * count now: the same numbers the next decision would see.
-   */
-  standings(): PolicyStandings {
-    const nowSeconds = this.options.nowSeconds();
-    const policy = this.effective();
-    const usage = this.usageFor(policy);
-    return {
-      budgets: policy.budgets.map((budget) => ({ budget, exposureMinor: usage.exposure(budget, nowSeconds) })),
-      velocity: policy.velocity.map((velocity) => ({ velocity, count: usage.count(velocity, nowSeconds) })),
-    };
+  usageNow(candidate?: Policy): PolicyUsage {
+    return candidate === undefined ? this.usageFor(this.effective()) : this.buildUsage(candidate);
   }
 
   /** effective returns the policy in force, or throws 503 policy_invalid naming the field. */
@@ -276,7 +242,8 @@ function requestSchedule(request: DecisionRequest): ChargeSchedule | undefined {
   return request.kind === 'recurring' ? chargeSchedule(request.interval, request.intervalCount, request.maxCharges) : undefined;
 }
 
-function toPolicyRequest(request: DecisionRequest, agent: string, nowSeconds: number): PolicyRequest {
+/** toPolicyRequest is what evaluation sees of a request by agent at nowSeconds. */
+export function toPolicyRequest(request: DecisionRequest, agent: string, nowSeconds: number): PolicyRequest {
   const schedule = requestSchedule(request);
   return {
     ...(schedule !== undefined && { schedule }),
