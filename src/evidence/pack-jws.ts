@@ -13,8 +13,6 @@ export interface VerifiedCompact {
   payloadText: string;
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
-
 /**
  * verifyCompact checks a compact EdDSA JWS against a raw public key and returns its header and
  * payload text, or a sentence saying what is wrong. Every segment must be canonical base64url.
@@ -56,29 +54,4 @@ function utf8Text(bytes: Uint8Array): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * maskHashes returns a copy for the guard in which every 64-digit hex string is blank and every
- * audit line is its parsed record, masked the same way (a line's `prev` is such a hash).
- */
-export function maskHashes(value: unknown, inAuditLines = false): unknown {
-  if (typeof value === 'string') {
-    if (HEX64.test(value)) return '';
-    if (inAuditLines) {
-      try {
-        return maskHashes(JSON.parse(value));
-      } catch {
-        return value;
-      }
-    }
-    return value;
-  }
-  if (Array.isArray(value)) return value.map((item) => maskHashes(item, inAuditLines));
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [name, item] of Object.entries(value)) out[name] = maskHashes(item, name === 'lines');
-    return out;
-  }
-  return value;
 }

@@ -1,6 +1,6 @@
 /** Signing an evidence pack whole (shared/spec/evidence.md; docs/decisions.md §22). */
 import type { SigningKey } from '../crypto/signing-key.js';
-import { maskHashes } from '../evidence/pack-jws.js';
+import { maskHashes } from '../evidence/mask-hashes.js';
 import { EVIDENCE_JWS_TYP } from '../evidence/pack.js';
 import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
 import { compactJws } from './compact-jws.js';
