@@ -6,10 +6,11 @@ import { DataDirError, shellQuote } from './data-dir-error.js';
 import { PRIVATE_FILE_MODE } from './home.js';
 
 /**
- * audit.lock makes appends to audit.log one at a time across processes. The daemon and a CLI
- * command (`latch setup --reconnect` records its proof-of-possession signature) may append at the
- * same moment; two appenders that read the same last line would both chain to it, and the log
- * would no longer match audit.head, which stops all signing until someone looks.
+ * audit.lock makes appends to audit.log one at a time across processes: each process appends
+ * through its one AuditWriter (audit-writer.ts), which holds the lock for a burst of commits. The
+ * daemon and a CLI command (`latch setup --reconnect` records its proof-of-possession signature)
+ * may append at the same moment; two appenders that read the same last line would both chain to
+ * it, and the log would no longer match audit.head, which stops all signing until someone looks.
  *
  * The lock is a file holding the owner's pid and a random tag, created whole by hard-linking a
  * temporary file to its name (link fails when the name exists, and a reader never sees it half
@@ -31,7 +32,7 @@ export function auditLockPath(home: string): string {
   return path.join(home, 'audit.lock');
 }
 
-/** withAuditLock runs task while this process holds audit.lock, waiting (asynchronously) for it. */
+/** withAuditLock runs task while this process holds audit.lock, waiting (without blocking the event loop) for it. */
 export async function withAuditLock<T>(home: string, task: () => Promise<T>): Promise<T> {
   const deadline = Date.now() + AUDIT_LOCK_WAIT_MS_MAX;
   let tag = tryLock(home);
@@ -42,23 +43,6 @@ export async function withAuditLock<T>(home: string, task: () => Promise<T>): Pr
   }
   try {
     return await task();
-  } finally {
-    unlock(home, tag);
-  }
-}
-
-/** withAuditLockSync is withAuditLock for synchronous callers; it blocks while it waits. */
-export function withAuditLockSync<T>(home: string, task: () => T): T {
-  const deadline = Date.now() + AUDIT_LOCK_WAIT_MS_MAX;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  let tag = tryLock(home);
-  while (tag === undefined) {
-    if (Date.now() > deadline) throw lockTimeout(home);
-    Atomics.wait(pause, 0, 0, AUDIT_LOCK_RETRY_MS);
-    tag = tryLock(home);
-  }
-  try {
-    return task();
   } finally {
     unlock(home, tag);
   }

@@ -1,12 +1,10 @@
-import { closeSync, constants, fchmodSync, fsyncSync, readSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, readSync } from 'node:fs';
 import path from 'node:path';
-import { writeAll } from './atomic-file.js';
-import { HEAD_FILE_BYTES, parseHeadFile, writeHeadSync, type AuditHead, type AuditHeadState } from './audit-head.js';
-import { auditFields, type AuditEntry, type AuditRecord, type AuditValue } from './audit-entry.js';
+import { HEAD_FILE_BYTES, parseHeadFile, type AuditHead, type AuditHeadState } from './audit-head.js';
+import type { AuditRecord, AuditValue } from './audit-entry.js';
 import { AUDIT_LINE_BYTES_MAX, GENESIS_HASH, lineHash } from './audit-lines.js';
 export { AUDIT_BATCH_ENTRIES_MAX, parseHead, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { assertAnchoredTail } from './audit-anchor-rule.js';
-import { withAuditLockSync } from './audit-lock.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
 import { DATA_FILES, PRIVATE_FILE_MODE, dataFilePath } from './home.js';
 import { openPrivateFile, readPrivateFile } from './read-private-file.js';
@@ -15,29 +13,29 @@ import { openPrivateFile, readPrivateFile } from './read-private-file.js';
  * audit.log holds one JSON line per signature (docs/decisions.md §11). Each line starts with `seq`
  * (1, 2, 3, ...) and `prev`, the SHA-256 of the previous line's exact bytes, so an edited,
  * deleted or reordered line breaks the chain. A chain alone cannot show that its LAST lines were
- * removed, so audit.head records the last line's seq and hash, written after each append into
- * one of its two slots (audit-head.ts), so that a torn write leaves the previous head readable. Both files are plain SHA-256, not keyed: they detect accidents and naive edits, not
- * someone able to rewrite both files (SECURITY.md says so).
+ * removed, so audit.head records the last line's seq and hash, written into one of its two slots
+ * (audit-head.ts) so that a torn write leaves the previous head readable. Both files are plain
+ * SHA-256, not keyed: they detect accidents and naive edits, not someone able to rewrite both
+ * files (SECURITY.md says so).
  *
- * appendAudit is synchronous, so its appends never interleave. An AuditWriter (audit-writer.ts)
- * appends the same lines asynchronously with group commit: entries that arrive while a commit is
- * on its way to the disk are written together by the next one, with one fsync, and each caller's
- * promise settles only once its line is on disk. A commit the head would not cover first
- * announces itself in audit.head (`pending`, a reservation of a batch of lines: see
- * createAuditWriter), so that a crash in the middle leaves a head that says which lines may follow
- * it; lines after a head that announced none are still refused beyond the one-line crash window. A module-level guard keeps appendAudit and writers from committing to the same
- * directory at the same time. Only the daemon appends; two daemons sharing one data directory
- * would fork the chain, which verifyAudit reports.
+ * One appender writes these lines: the AuditWriter (audit-writer.ts), which appends with group
+ * commit (entries that arrive while a commit is on its way to the disk are written together by
+ * the next one, with one fsync) and settles each caller's promise only once its line is on disk.
+ * A commit the head would not cover first announces itself in audit.head (`pending`, a
+ * reservation of a batch of lines: see createAuditWriter), so that a crash in the middle leaves a
+ * head that says which lines may follow it; lines after a head that announced none are still
+ * refused beyond the one-line crash window. This file holds what the writer builds on: the
+ * format, the chain, reading the last line and checking it against audit.head. Across processes
+ * audit.lock (audit-lock.ts) keeps appends one at a time. Only the daemon and a few CLI commands
+ * append; two daemons sharing one data directory would fork the chain, which verifyAudit reports.
  */
 
-/** What appendAudit wrote: the record and the hash of its line. */
+/** What an append wrote: the record and the hash of its line. */
 export interface AuditAppendResult {
   record: AuditRecord;
   hash: string;
 }
 
-/** Data directories whose log is being committed to by an AuditWriter in this process. */
-export const committing = new Set<string>();
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = Buffer.from('\n');
 const HASH_SHAPE = /^[0-9a-f]{64}$/;
@@ -50,32 +48,6 @@ export function auditLogPath(home: string): string {
 /** auditHeadPath returns the path of audit.head. */
 export function auditHeadPath(home: string): string {
   return dataFilePath(home, DATA_FILES.auditHead);
-}
-
-/**
- * appendAudit appends one entry to audit.log and returns only once the line is on disk (fsync),
- * then records the new head. It refuses (DataDirError) to append to a log that does not match
- * audit.head, because continuing would overwrite the evidence that lines were removed: signing
- * stops until the user has looked (`latch audit verify`) and moved the files aside.
- */
-export function appendAudit(home: string, entry: AuditEntry, now: Date = new Date()): AuditAppendResult {
-  const serialized = serializeFields(auditFields(entry, now));
-  const key = path.resolve(home);
-  if (committing.has(key)) throw new Error('appendAudit called while an AuditWriter is committing to the same data directory');
-  // audit.lock keeps another process's append from reading the same last line meanwhile.
-  return withAuditLockSync(key, () => {
-    const { fd, tail, headState } = openForAppend(home);
-    try {
-      const chained = chainRecords(tail, [serialized]);
-      writeAll(fd, chained.bytes);
-      fsyncSync(fd);
-      const last = chained.results[0] as AuditAppendResult;
-      writeHeadSync(auditHeadPath(home), headState, { seq: last.record.seq, hash: last.hash });
-      return chained.results[0] as AuditAppendResult;
-    } finally {
-      closeSync(fd);
-    }
-  });
 }
 
 /**
@@ -150,7 +122,7 @@ export function chainRecords(tail: Tail, entries: SerializedFields[]): { bytes: 
 }
 
 /**
- * assertAuditAppendable checks, without writing, that the next appendAudit would succeed as far
+ * assertAuditAppendable checks, without writing, that the next append would succeed as far
  * as the files go: the log ends with a whole line and matches audit.head. The daemon calls it at
  * start so that a damaged log is reported before the first signature, not during it.
  */

@@ -5,15 +5,17 @@ import { writeAll } from './atomic-file.js';
 import { writeHead, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { auditFields, type AuditEntry } from './audit-entry.js';
 import { DataDirError } from './data-dir-error.js';
-import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, auditLogPath, chainRecords, serializeFields, committing, openForAppend, type AuditAppendResult, type SerializedFields, type Tail } from './audit-log.js';
+import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, auditLogPath, chainRecords, serializeFields, openForAppend, type AuditAppendResult, type SerializedFields, type Tail } from './audit-log.js';
 
 export { AUDIT_BATCH_ENTRIES_MAX };
 import { AUDIT_LOCK_RETRY_MS, withAuditLock } from './audit-lock.js';
 
 /*
- * The asynchronous, group-committing writer of audit.log (the format and the synchronous
- * appendAudit are in audit-log.ts). The daemon uses it so that an fsync never blocks the event
- * loop and concurrent signatures share one.
+ * The one writer of audit.log (the format, the chain and the checks against audit.head are in
+ * audit-log.ts): asynchronous and group-committing, so that an fsync never blocks the event loop
+ * and concurrent signatures share one. Every append, the daemon's and a CLI command's, goes
+ * through sharedAuditWriter; audit.lock (audit-lock.ts) keeps another process's writer out while
+ * a burst of commits is written.
  */
 
 /** An AuditWriter appends to one data directory's audit.log with group commit. */
@@ -159,7 +161,10 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
       while (pending.length > 0) {
         try {
           if (broken !== undefined) throw broken;
-          await exclusively(key, commitBurst);
+          // audit.lock makes the burst the only appender of any process (a CLI command may sign
+          // while the daemon runs), this one included: a second writer here finds it held by a
+          // live pid and waits, as another process would. It is held for the burst, not per append.
+          await withAuditLock(key, commitBurst);
         } catch (error) {
           // The lock was not to be had: the entries that would have gone first fail, as their commit would.
           // A broken writer refuses everything queued, at once.
@@ -258,27 +263,12 @@ async function settleHead(home: string, log: OpenLog, options: AuditWriterOption
   }
 }
 
-/**
- * exclusively runs task as the only committer to key's log: the only one in this process, and,
- * through audit.lock, the only appender of any process (a CLI command may sign while the daemon
- * runs). The lock is held for the whole task, a burst of commits, not taken per append.
- */
-async function exclusively<T>(key: string, task: () => Promise<T>): Promise<T> {
-  if (committing.has(key)) throw new Error('two AuditWriters are committing to the same data directory');
-  committing.add(key);
-  try {
-    return await withAuditLock(key, task);
-  } finally {
-    committing.delete(key);
-  }
-}
-
 const sharedWriters = new Map<string, AuditWriter>();
 
 /**
  * sharedAuditWriter returns this process's one writer for home's audit.log, creating it on first
  * use. Every daemon in the process that signs for the same data directory shares it, so their
- * lines join one chain instead of racing two writers over one file.
+ * lines share commits instead of two writers taking turns at audit.lock.
  */
 export function sharedAuditWriter(home: string): AuditWriter {
   const key = path.resolve(home);

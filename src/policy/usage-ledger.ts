@@ -160,13 +160,6 @@ export class UsageLedger implements PolicyUsage {
     return this.windowOf(this.velocityWindows, velocity).count(nowSeconds);
   }
 
-  /** windowSize is the number of entries a budget's or velocity limit's window holds (for tests). */
-  windowSize(limit: PolicyBudget | PolicyVelocity): number {
-    const window = this.budgetWindows.get(limit as PolicyBudget) ?? this.velocityWindows.get(limit as PolicyVelocity);
-    if (window === undefined) throw new Error('UsageLedger: this limit is not from the ledger policy');
-    return window.size;
-  }
-
   private newWindow(windowSeconds: number): WindowQueue {
     const window = new WindowQueue(windowSeconds, this.counter);
     if (this.latestSeconds !== Number.NEGATIVE_INFINITY) window.expire(this.latestSeconds);

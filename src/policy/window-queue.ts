@@ -48,11 +48,6 @@ export class WindowQueue {
     return this.total;
   }
 
-  /** size is the number of entries still held (for tests of the structure). */
-  get size(): number {
-    return this.items.length - this.head;
-  }
-
   /**
    * add puts an entry into the window in time order and reports whether it did; an entry already
    * older than the window is left out. Entries almost always arrive in order (a push); an older

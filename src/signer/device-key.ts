@@ -73,26 +73,6 @@ export function generateDeviceKey(passphrase?: string): DeviceKey {
 }
 
 /**
- * createDeviceKey generates a key and stores it in device.key (0600, O_EXCL), encrypted when a
- * passphrase is given. It refuses to overwrite an existing key.
- */
-export function createDeviceKey(home: string, passphrase?: string): DeviceKey {
-  const key = generateDeviceKey(passphrase);
-  storeDeviceKey(home, key, passphrase, 'create');
-  return key;
-}
-
-/**
- * replaceDeviceKey generates a key and atomically replaces device.key with it (for
- * `latch setup --reconnect`). The old key is gone once this returns.
- */
-export function replaceDeviceKey(home: string, passphrase?: string): DeviceKey {
-  const key = generateDeviceKey(passphrase);
-  storeDeviceKey(home, key, passphrase, 'replace');
-  return key;
-}
-
-/**
  * storeDeviceKey writes a key made by generateDeviceKey: `create` refuses an existing file,
  * `replace` swaps it atomically. Setup can thereby enroll a new key with the cloud first and
  * store it only once the cloud has accepted it.

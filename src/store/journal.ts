@@ -138,11 +138,6 @@ export class Journal {
     return this.tailFrame;
   }
 
-  /** sizeBytes is the file's size once everything queued so far is written. */
-  get sizeBytes(): number {
-    return this.projectedBytes;
-  }
-
   /** compactionDue reports whether the file has grown enough since the last compaction to be worth one. */
   compactionDue(): boolean {
     return this.projectedBytes >= Math.max(this.limits.compactionBytesMin, 2 * this.compactedBytes);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { runCli } from '../../src/cli/main.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { matchesAuditFilter, parseOperations, parseSince } from '../../src/cli/audit-filter.js';
-import { appendAudit } from '../../src/datadir/audit-log.js';
+import { appendAudit } from '../support/audit-append.js';
 import type { AuditRecord } from '../../src/datadir/audit-entry.js';
 import { tempHome } from '../datadir/temp-home.js';
 import { captureIo } from './cli-io.js';
@@ -40,11 +40,11 @@ test('lines without an agent field were signed for the owner', () => {
 test('latch audit --operation --agent --since selects lines; --limit counts matching lines', async () => {
   const home = tempHome();
   const at = (iso: string) => new Date(iso);
-  appendAudit(home, { operation: 'authorize', policy_id: 'pw_1', agent: 'shopper' }, at('2026-11-20T10:00:00Z'));
-  appendAudit(home, { operation: 'sign_request', method: 'GET', path: '/v1/cards', agent: 'shopper' }, at('2026-11-21T10:00:00Z'));
-  appendAudit(home, { operation: 'authorize', policy_id: 'pw_2', agent: 'owner' }, at('2026-11-22T10:00:00Z'));
-  appendAudit(home, { operation: 'sign_revocation', policy_id: 'pw_1', agent: 'shopper' }, at('2026-11-23T10:00:00Z'));
-  for (let i = 0; i < 30; i++) appendAudit(home, { operation: 'sign_request', method: 'GET', path: '/v1/wallet', agent: 'owner' }, at('2026-11-23T11:00:00Z'));
+  await appendAudit(home, { operation: 'authorize', policy_id: 'pw_1', agent: 'shopper' }, at('2026-11-20T10:00:00Z'));
+  await appendAudit(home, { operation: 'sign_request', method: 'GET', path: '/v1/cards', agent: 'shopper' }, at('2026-11-21T10:00:00Z'));
+  await appendAudit(home, { operation: 'authorize', policy_id: 'pw_2', agent: 'owner' }, at('2026-11-22T10:00:00Z'));
+  await appendAudit(home, { operation: 'sign_revocation', policy_id: 'pw_1', agent: 'shopper' }, at('2026-11-23T10:00:00Z'));
+  for (let i = 0; i < 30; i++) await appendAudit(home, { operation: 'sign_request', method: 'GET', path: '/v1/wallet', agent: 'owner' }, at('2026-11-23T11:00:00Z'));
 
   const run = async (...argv: string[]) => {
     const io = captureIo({ LATCH_HOME: home });

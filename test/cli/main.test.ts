@@ -7,7 +7,8 @@ import { COMMAND_LIST, loadCommands } from '../../src/cli/command-list.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
 import { parseFlags, portFlag } from '../../src/cli/flags.js';
 import { findCommand, runCli } from '../../src/cli/main.js';
-import { appendAudit, auditLogPath } from '../../src/datadir/audit-log.js';
+import { auditLogPath } from '../../src/datadir/audit-log.js';
+import { appendAudit } from '../support/audit-append.js';
 import { ensureToken, readToken } from '../../src/datadir/token.js';
 import { REPO_ROOT } from '../support/paths.js';
 import { tempHome } from '../daemon/daemon-fixture.js';
@@ -177,7 +178,7 @@ describe('latch audit verify', () => {
     const dir = home();
     const empty = captureIo({ LATCH_HOME: dir });
     assert.equal(await runCli(['audit', 'verify'], empty), EXIT.ok);
-    for (let n = 1; n <= 3; n++) appendAudit(dir, entry(n));
+    for (let n = 1; n <= 3; n++) await appendAudit(dir, entry(n));
     const io = captureIo({ LATCH_HOME: dir });
     assert.equal(await runCli(['audit', 'verify'], io), EXIT.ok);
     assert.match(io.stdout.text, /3 lines, hash chain intact/);
@@ -185,7 +186,7 @@ describe('latch audit verify', () => {
 
   test('an edited line is detected (exit 6, names the line)', async () => {
     const dir = home();
-    for (let n = 1; n <= 3; n++) appendAudit(dir, entry(n));
+    for (let n = 1; n <= 3; n++) await appendAudit(dir, entry(n));
     const file = auditLogPath(dir);
     writeFileSync(file, readFileSync(file, 'utf8').replace('pw_test1', 'pw_test9'));
     const io = captureIo({ LATCH_HOME: dir });
@@ -195,7 +196,7 @@ describe('latch audit verify', () => {
 
   test('a deleted line is detected', async () => {
     const dir = home();
-    for (let n = 1; n <= 3; n++) appendAudit(dir, entry(n));
+    for (let n = 1; n <= 3; n++) await appendAudit(dir, entry(n));
     const file = auditLogPath(dir);
     const lines = readFileSync(file, 'utf8').split('\n');
     writeFileSync(file, [lines[0], lines[2], ''].join('\n'));
@@ -205,14 +206,14 @@ describe('latch audit verify', () => {
 
   test('an appended forged line is detected', async () => {
     const dir = home();
-    appendAudit(dir, entry(1));
+    await appendAudit(dir, entry(1));
     appendFileSync(auditLogPath(dir), '{"seq":2,"prev":"00"}\n');
     assert.equal(await runCli(['audit', 'verify'], captureIo({ LATCH_HOME: dir })), EXIT.verifyFailed);
   });
 
   test('an unsafe audit.log exits 3', async () => {
     const dir = home();
-    appendAudit(dir, entry(1));
+    await appendAudit(dir, entry(1));
     chmodSync(auditLogPath(dir), 0o644);
     const io = captureIo({ LATCH_HOME: dir });
     assert.equal(await runCli(['audit', 'verify'], io), EXIT.dataDir);

@@ -6,7 +6,7 @@ import { afterEach, describe, test } from 'node:test';
 import { fromBase64Url } from '../../src/crypto/base64url.js';
 import { createDaemon, type DaemonHandle, type DaemonOptions } from '../../src/daemon/create-daemon.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
-import { createDeviceKey } from '../../src/signer/device-key.js';
+import { createDeviceKey } from '../support/device-key.js';
 import { readToken, rotateToken, tokenPath } from '../../src/datadir/token.js';
 import { errorCode, sendRaw, type RawResponse } from '../http/raw-client.js';
 import { CaptureStream, tempHome } from './daemon-fixture.js';

@@ -4,10 +4,10 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { appendAudit } from '../../src/datadir/audit-log.js';
 import { auditLockPath, withAuditLock } from '../../src/datadir/audit-lock.js';
 import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { createAuditWriter } from '../../src/datadir/audit-writer.js';
+import { appendAudit } from '../support/audit-append.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 const homes: string[] = [];
@@ -24,17 +24,20 @@ function newHome(): string {
 
 const entry = (n: number) => ({ operation: 'sign_policy_window', key_id: 'k', request_id: `req_${n}`, user_agent: 'test' });
 
-/** appendInChild appends count lines with appendAudit from another process. */
+/**
+ * appendInChild appends count lines from another process through that process's own writer, one
+ * at a time, each settled (and audit.lock let go) before the next, as a CLI command appends.
+ */
 function appendInChild(home: string, count: number): Promise<number | null> {
-  const script = `import { appendAudit } from ${JSON.stringify(path.join(REPO_ROOT, 'src/datadir/audit-log.ts'))};
-for (let i = 0; i < ${count}; i++) appendAudit(process.argv[1], { operation: 'sign_request', key_id: 'child', request_id: 'req_' + i, user_agent: null });`;
+  const script = `import { appendAudit } from ${JSON.stringify(path.join(REPO_ROOT, 'test/support/audit-append.ts'))};
+for (let i = 0; i < ${count}; i++) await appendAudit(process.argv[1], { operation: 'sign_request', key_id: 'child', request_id: 'req_' + i, user_agent: null });`;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, home], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   return new Promise((resolve) => child.once('exit', resolve));
 }
 
 test('two other processes and this one’s writer append at once: one unbroken chain with every line', async () => {
   const home = newHome();
-  appendAudit(home, entry(0));
+  await appendAudit(home, entry(0));
   const writer = createAuditWriter(home);
   const children = [appendInChild(home, 150), appendInChild(home, 150)];
   const mine: Array<Promise<unknown>> = [];
@@ -56,14 +59,14 @@ test('a lock left by a process that no longer runs (kill -9 mid-append) is taken
   const dead = spawn(process.execPath, ['-e', '0']);
   const deadPid = await new Promise<number>((resolve) => dead.once('exit', () => resolve(dead.pid as number)));
   writeFileSync(auditLockPath(home), `${deadPid} 0123456789abcdef\n`, { mode: 0o600 });
-  appendAudit(home, entry(1));
+  await appendAudit(home, entry(1));
   assert.equal(verifyAudit(home).lines, 1);
   assert.ok(!existsSync(auditLockPath(home)));
 });
 
 test('a lock held by a live process makes the next append wait for it, not break it', async () => {
   const home = newHome();
-  appendAudit(home, entry(0));
+  await appendAudit(home, entry(0));
   const order: string[] = [];
   const held = withAuditLock(home, async () => {
     order.push('holder start');

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { auditFields, type AuditEntry } from '../../src/datadir/audit-entry.js';
-import { appendAudit, chainRecords, serializeFields, assertAuditAppendable, auditHeadPath, auditLogPath } from '../../src/datadir/audit-log.js';
+import { chainRecords, serializeFields, assertAuditAppendable, auditHeadPath, auditLogPath } from '../../src/datadir/audit-log.js';
+import { appendAudit } from '../support/audit-append.js';
 import { readAudit, readAuditHead } from '../../src/verify/audit-read.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { tempHome } from './temp-home.js';
@@ -29,10 +30,10 @@ function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-test('appendAudit writes one JSON line per entry with seq, prev and every field, at 0600', () => {
+test('an append writes one JSON line per entry with seq, prev and every field, at 0600', async () => {
   const home = tempHome();
-  appendAudit(home, entry(1), NOW);
-  appendAudit(home, { ...entry(2), kind: 'one_time' }, NOW);
+  await appendAudit(home, entry(1), NOW);
+  await appendAudit(home, { ...entry(2), kind: 'one_time' }, NOW);
   const lines = readFileSync(auditLogPath(home), 'utf8').split('\n');
   assert.equal(lines.length, 3);
   assert.equal(lines[2], '');
@@ -51,24 +52,24 @@ test('appendAudit writes one JSON line per entry with seq, prev and every field,
   assert.deepEqual(readAuditHead(home), { seq: 2, hash: sha256Hex(lines[1] as string) });
 });
 
-test('readAudit returns the records in order, and the last `limit` of them', () => {
+test('readAudit returns the records in order, and the last `limit` of them', async () => {
   const home = tempHome();
   assert.deepEqual(readAudit(home), []);
-  for (let n = 1; n <= 5; n += 1) appendAudit(home, entry(n), NOW);
+  for (let n = 1; n <= 5; n += 1) await appendAudit(home, entry(n), NOW);
   assert.deepEqual(readAudit(home).map((record) => record.policy_id), ['pw_1', 'pw_2', 'pw_3', 'pw_4', 'pw_5']);
   assert.deepEqual(readAudit(home, { limit: 2 }).map((record) => record.seq), [4, 5]);
 });
 
-test('absent optional fields are written as null; time defaults to now', () => {
+test('absent optional fields are written as null; time defaults to now', async () => {
   const home = tempHome();
   const before = Date.now();
-  const { record } = appendAudit(home, { operation: 'sign_revocation', policy_id: 'pw_1' });
+  const { record } = await appendAudit(home, { operation: 'sign_revocation', policy_id: 'pw_1' });
   assert.equal(record.card_id, null);
   assert.equal(record.user_agent, null);
   assert.ok(Date.parse(record.time) >= before - 1000);
 });
 
-test('entries with secret-looking or malformed fields are refused and nothing is written', () => {
+test('entries with secret-looking or malformed fields are refused and nothing is written', async () => {
   const home = tempHome();
   const bad: Array<[string, Record<string, unknown>]> = [
     ['token field', { token: 'x' }],
@@ -94,17 +95,17 @@ test('entries with secret-looking or malformed fields are refused and nothing is
     ['bad time', { time: 'yesterday' }],
   ];
   for (const [name, extra] of bad) {
-    assert.throws(() => appendAudit(home, { ...entry(1), ...extra } as AuditEntry, NOW), TypeError, name);
+    await assert.rejects(appendAudit(home, { ...entry(1), ...extra } as AuditEntry, NOW), TypeError, name);
   }
   const tooMany: Record<string, string> = {};
   for (let i = 0; i < 17; i += 1) tooMany[`f${i}`] = 'x';
-  assert.throws(() => appendAudit(home, { ...entry(1), ...tooMany }, NOW), TypeError);
+  await assert.rejects(appendAudit(home, { ...entry(1), ...tooMany }, NOW), TypeError);
   assert.deepEqual(readAudit(home), []);
 });
 
-test('caller-controlled text is bounded, and card numbers in it are never stored', () => {
+test('caller-controlled text is bounded, and card numbers in it are never stored', async () => {
   const home = tempHome();
-  const { record } = appendAudit(home, { ...entry(1), user_agent: 'u'.repeat(5000), merchant: 'm'.repeat(600), request_id: 'card 4111 1111 1111 1111', note: 'x'.repeat(600) }, NOW);
+  const { record } = await appendAudit(home, { ...entry(1), user_agent: 'u'.repeat(5000), merchant: 'm'.repeat(600), request_id: 'card 4111 1111 1111 1111', note: 'x'.repeat(600) }, NOW);
   assert.ok((record.user_agent as string).length <= 257);
   assert.ok((record.merchant as string).length <= 513);
   assert.ok((record['note'] as string).length <= 513);
@@ -112,24 +113,24 @@ test('caller-controlled text is bounded, and card numbers in it are never stored
   assert.ok(!readFileSync(auditLogPath(home), 'utf8').includes('4111'));
 });
 
-test('a SHA-256 in a *_sha256 field is kept whole even when its digits hold a Luhn-valid run; anywhere else that text is redacted', () => {
+test('a SHA-256 in a *_sha256 field is kept whole even when its digits hold a Luhn-valid run; anywhere else that text is redacted', async () => {
   const home = tempHome();
   // 4111111111111111 between hex letters: what a random SHA-256 holds about once in 250.
   const hash = `a4111111111111111b${'c'.repeat(46)}`;
-  const { record } = appendAudit(home, { ...entry(1), request_sha256: hash, note: hash, other_sha256: `${hash} ` }, NOW);
+  const { record } = await appendAudit(home, { ...entry(1), request_sha256: hash, note: hash, other_sha256: `${hash} ` }, NOW);
   assert.equal(record['request_sha256'], hash);
   assert.equal(record['note'], '[redacted]');
   assert.equal(record['other_sha256'], '[redacted]', 'only an exact hash skips the scan');
 });
 
-test('appendAudit refuses a log with loose permissions or a symbolic link', () => {
+test('the writer refuses a log with loose permissions or a symbolic link', async () => {
   const home = tempHome();
-  appendAudit(home, entry(1), NOW);
+  await appendAudit(home, entry(1), NOW);
   chmodSync(auditLogPath(home), 0o644);
-  assert.throws(() => appendAudit(home, entry(2), NOW), (error: unknown) => error instanceof DataDirError && error.code === 'insecure_permissions');
+  await assert.rejects(appendAudit(home, entry(2), NOW), (error: unknown) => error instanceof DataDirError && error.code === 'insecure_permissions');
 });
 
-test('appendAudit refuses to continue a log that no longer matches audit.head', () => {
+test('the writer refuses to continue a log that no longer matches audit.head', async () => {
   const cases: Array<{ name: string; damage: (home: string) => void }> = [
     { name: 'last line deleted', damage: (home) => writeFileSync(auditLogPath(home), readFileSync(auditLogPath(home), 'utf8').split('\n').slice(0, 2).join('\n') + '\n') },
     { name: 'log deleted', damage: (home) => unlinkSync(auditLogPath(home)) },
@@ -140,29 +141,29 @@ test('appendAudit refuses to continue a log that no longer matches audit.head', 
   ];
   for (const { name, damage } of cases) {
     const home = tempHome();
-    for (let n = 1; n <= 3; n += 1) appendAudit(home, entry(n), NOW);
+    for (let n = 1; n <= 3; n += 1) await appendAudit(home, entry(n), NOW);
     damage(home);
     assert.throws(() => assertAuditAppendable(home), (error: unknown) => error instanceof DataDirError && error.code === 'corrupt', name);
     const before = readFileSyncOrEmpty(auditLogPath(home));
-    assert.throws(() => appendAudit(home, entry(4), NOW), (error: unknown) => error instanceof DataDirError && error.code === 'corrupt', name);
+    await assert.rejects(appendAudit(home, entry(4), NOW), (error: unknown) => error instanceof DataDirError && error.code === 'corrupt', name);
     assert.equal(readFileSyncOrEmpty(auditLogPath(home)), before, `${name}: nothing appended`);
   }
 });
 
-test('a head one line behind (a crash between append and head update) is accepted and repaired', () => {
+test('a head one line behind (a crash between append and head update) is accepted and repaired', async () => {
   const home = tempHome();
-  appendAudit(home, entry(1), NOW);
+  await appendAudit(home, entry(1), NOW);
   const headAfterOne = readFileSync(auditHeadPath(home), 'utf8');
-  appendAudit(home, entry(2), NOW);
+  await appendAudit(home, entry(2), NOW);
   writeFileSync(auditHeadPath(home), headAfterOne);
   assertAuditAppendable(home);
-  appendAudit(home, entry(3), NOW);
+  await appendAudit(home, entry(3), NOW);
   assert.equal(readAuditHead(home)?.seq, 3);
 });
 
-test('appends in a tight loop keep a gapless chain', () => {
+test('appends in a tight loop keep a gapless chain', async () => {
   const home = tempHome();
-  for (let n = 1; n <= 50; n += 1) appendAudit(home, entry(n), NOW);
+  for (let n = 1; n <= 50; n += 1) await appendAudit(home, entry(n), NOW);
   const lines = readFileSync(auditLogPath(home), 'utf8').trimEnd().split('\n');
   let prev = '0'.repeat(64);
   lines.forEach((line, index) => {

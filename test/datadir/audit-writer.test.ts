@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { AuditEntry } from '../../src/datadir/audit-entry.js';
 import { AUDIT_BATCH_ENTRIES_MAX, AUDIT_PENDING_ENTRIES_MAX, createAuditWriter } from '../../src/datadir/audit-writer.js';
-import { appendAudit, assertAuditAppendable, auditHeadPath, auditLogPath, type AuditAppendResult } from '../../src/datadir/audit-log.js';
+import { assertAuditAppendable, auditHeadPath, auditLogPath, type AuditAppendResult } from '../../src/datadir/audit-log.js';
+import { appendAudit } from '../support/audit-append.js';
 import { readAudit, readAuditHead } from '../../src/verify/audit-read.js';
 import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
@@ -140,34 +141,27 @@ test('a log that no longer matches audit.head fails every entry of the commit an
   }
 });
 
-test('appendAudit and a writer take turns on one log without forking the chain', async () => {
+test('two writers in one process take turns through audit.lock, one burst at a time, without forking the chain', async () => {
   const home = tempHome();
-  const writer = createAuditWriter(home);
-  appendAudit(home, entry(1), NOW);
-  await Promise.all([writer.append(entry(2), NOW), writer.append(entry(3), NOW)]);
-  await writer.idle();
-  appendAudit(home, entry(4), NOW);
-  await writer.append(entry(5), NOW);
-  await writer.idle();
-  assertChain(home, 5);
-});
-
-test('appendAudit, or a second writer, refuses to commit while a writer is committing to the same log', async () => {
-  const home = tempHome();
-  const writer = createAuditWriter(home);
-  const other = createAuditWriter(home);
-  const first = writer.append(entry(1), NOW);
-  // The first commit is now waiting for the disk.
-  assert.throws(() => appendAudit(home, entry(2), NOW), /while an AuditWriter is committing/);
-  await assert.rejects(other.append(entry(3), NOW), /two AuditWriters/);
-  await first;
-  await writer.idle();
-  assertChain(home, 1);
-  // Once the writer is idle, both may append again.
-  appendAudit(home, entry(4), NOW);
-  await other.append(entry(5), NOW);
-  await other.idle();
-  assertChain(home, 3);
+  // Each burst takes audit.lock, opens the log and checks it (onBurst), and ends by settling the
+  // head (onSettle); another writer's burst must never start in between.
+  const events: string[] = [];
+  const hooks = (name: string) => ({ onBurst: () => events.push(`${name} burst`), onSettle: () => events.push(`${name} settled`) });
+  const writer = createAuditWriter(home, hooks('a'));
+  const other = createAuditWriter(home, hooks('b'));
+  const appends: Array<Promise<AuditAppendResult>> = [];
+  for (let n = 1; n <= 40; n += 1) appends.push((n % 2 === 0 ? writer : other).append(entry(n), NOW));
+  const results = await Promise.all(appends);
+  await Promise.all([writer.idle(), other.idle()]);
+  assertChain(home, 40);
+  // Every acknowledged entry is in the log, at the line it was told.
+  const records = readAudit(home);
+  for (const [index, result] of results.entries()) assert.equal(records[result.record.seq - 1]?.policy_id, `pw_${index + 1}`);
+  assert.ok(events.includes('a burst') && events.includes('b burst'), 'both writers committed');
+  for (let index = 0; index < events.length; index += 2) {
+    const writerName = events[index]?.split(' ')[0];
+    assert.deepEqual(events.slice(index, index + 2), [`${writerName} burst`, `${writerName} settled`], `bursts overlapped: ${events.join(', ')}`);
+  }
 });
 
 test('more than AUDIT_PENDING_ENTRIES_MAX waiting entries are refused, not queued', async () => {
@@ -256,7 +250,8 @@ test('after a crash during a commit, an announced head accepts the lines it anno
     assertAuditAppendable(home);
     await writer.append(entry(5), NOW);
     await writer.idle();
-    appendAudit(home, entry(6), NOW);
+    // Another writer, reading the files afresh as a restarted daemon would, continues the chain.
+    await appendAudit(home, entry(6), NOW);
     assertChain(home, 6);
   }
 });

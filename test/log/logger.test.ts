@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLogger, type LogLevel } from '../../src/log/logger.js';
 import { LatchError } from '../../src/errors/latch-error.js';
-import { createDeviceKey } from '../../src/signer/device-key.js';
+import { createDeviceKey } from '../support/device-key.js';
 import { ensureHome } from '../../src/datadir/home.js';
 import { toBase64Url } from '../../src/crypto/base64url.js';
 import { secretOf } from '../support/raw-signing.js';

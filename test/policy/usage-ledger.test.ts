@@ -136,8 +136,9 @@ test('evaluation with 10,000 entries examines one queue head per limit, never th
   );
   const ledger = new UsageLedger(policy);
   for (let i = 0; i < 10_000; i++) ledger.reserve(entry({ atSeconds: T0 + i }));
-  assert.equal(ledger.windowSize(policy.budgets[0]!), 10_000);
-  assert.equal(ledger.windowSize(policy.velocity[0]!), 10_000);
+  // Every entry (1,000 minor units each) is inside both windows.
+  assert.equal(ledger.exposure(policy.budgets[0]!, T0 + 9_999), 10_000_000);
+  assert.equal(ledger.count(policy.velocity[0]!, T0 + 9_999), 10_000);
   const limits = policy.budgets.length + policy.velocity.length;
 
   let before = ledger.counter.headChecks;
@@ -150,8 +151,8 @@ test('evaluation with 10,000 entries examines one queue head per limit, never th
   before = ledger.counter.headChecks;
   evaluatePolicy(policy, request({ nowSeconds: T0 + DAY + 10_000 }), ledger);
   assert.ok(ledger.counter.headChecks - before <= 2 * 10_000 + limits);
-  assert.equal(ledger.windowSize(policy.budgets[0]!), 0);
-  assert.equal(ledger.windowSize(policy.budgets[1]!), 10_000);
+  assert.equal(ledger.exposure(policy.budgets[0]!, T0 + DAY + 10_000), 0);
+  assert.equal(ledger.exposure(policy.budgets[1]!, T0 + DAY + 10_000), 10_000_000);
   before = ledger.counter.headChecks;
   evaluatePolicy(policy, request({ nowSeconds: T0 + DAY + 10_001 }), ledger);
   assert.ok(ledger.counter.headChecks - before <= limits);

@@ -7,15 +7,8 @@ import { verifyEd25519 } from '../../src/verify/ed25519-verify.js';
 import { publicKeyOf, signEd25519 } from '../support/raw-signing.js';
 import { keyIdOf, jwkThumbprint } from '../../src/crypto/jwk.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
-import {
-  createDeviceKey,
-  deviceKeyPath,
-  generateDeviceKey,
-  loadDeviceKey,
-  passphraseFromEnv,
-  replaceDeviceKey,
-  storeDeviceKey,
-} from '../../src/signer/device-key.js';
+import { deviceKeyPath, generateDeviceKey, loadDeviceKey, passphraseFromEnv, storeDeviceKey } from '../../src/signer/device-key.js';
+import { createDeviceKey, replaceDeviceKey } from '../support/device-key.js';
 import { tempHome } from '../datadir/temp-home.js';
 import { secretOf } from '../support/raw-signing.js';
 
@@ -70,7 +63,7 @@ for (const passphrase of [undefined, PASSPHRASE]) {
     assert.equal(verifyEd25519(signEd25519(message, secretOf(loaded)), message, created.publicKey), true);
   });
 
-  test(`${label}: createDeviceKey refuses to overwrite; replaceDeviceKey swaps atomically`, () => {
+  test(`${label}: storeDeviceKey 'create' refuses to overwrite; 'replace' swaps atomically`, () => {
     const home = tempHome();
     const first = createDeviceKey(home, passphrase);
     const before = readFileSync(deviceKeyPath(home), 'utf8');

@@ -2,17 +2,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { appendAudit, auditHeadPath, auditLogPath } from '../../src/datadir/audit-log.js';
+import { auditHeadPath, auditLogPath } from '../../src/datadir/audit-log.js';
+import { appendAudit } from '../support/audit-append.js';
 import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { tempHome } from '../datadir/temp-home.js';
 
 const NOW = new Date('2025-03-04T05:06:07.000Z');
 
-function homeWithLines(count: number): string {
+async function homeWithLines(count: number): Promise<string> {
   const home = tempHome();
   for (let n = 1; n <= count; n += 1) {
-    appendAudit(home, { operation: 'sign_card_policy_window', policy_id: `pw_${n}`, card_id: 'card_1', merchant: 'shop.example.com', amount: `${n}.00`, currency: 'USD', key_id: null, request_id: `req_${n}`, user_agent: 'ua' }, NOW);
+    await appendAudit(home, { operation: 'sign_card_policy_window', policy_id: `pw_${n}`, card_id: 'card_1', merchant: 'shop.example.com', amount: `${n}.00`, currency: 'USD', key_id: null, request_id: `req_${n}`, user_agent: 'ua' }, NOW);
   }
   return home;
 }
@@ -36,13 +37,13 @@ function rechain(lines: string[]): string[] {
   });
 }
 
-test('verifyAudit accepts an empty data directory and an intact log', () => {
+test('verifyAudit accepts an empty data directory and an intact log', async () => {
   assert.deepEqual(verifyAudit(tempHome()), { ok: true, lines: 0 });
-  assert.deepEqual(verifyAudit(homeWithLines(1)), { ok: true, lines: 1 });
-  assert.deepEqual(verifyAudit(homeWithLines(7)), { ok: true, lines: 7 });
+  assert.deepEqual(verifyAudit(await homeWithLines(1)), { ok: true, lines: 1 });
+  assert.deepEqual(verifyAudit(await homeWithLines(7)), { ok: true, lines: 7 });
 });
 
-test('verifyAudit finds every kind of damage and names the line', () => {
+test('verifyAudit finds every kind of damage and names the line', async () => {
   const cases: Array<{ name: string; damage: (home: string) => void; line: number; reason: RegExp }> = [
     { name: 'first line edited', damage: (home) => writeLines(home, logLines(home).map((l, i) => (i === 0 ? l.replace('"1.00"', '"9.00"') : l))), line: 2, reason: /line 2 does not chain to line 1: line 1 was edited/ },
     { name: 'middle line edited', damage: (home) => writeLines(home, logLines(home).map((l, i) => (i === 2 ? l.replace('shop.example.com', 'evil.example.com') : l))), line: 4, reason: /line 3 was edited/ },
@@ -67,7 +68,7 @@ test('verifyAudit finds every kind of damage and names the line', () => {
     { name: 'deliberate edit with every prev recomputed', damage: (home) => writeLines(home, rechain(logLines(home).map((l, i) => (i === 1 ? l.replace('"2.00"', '"200.00"') : l)))), line: 5, reason: /last line\) was edited/ },
   ];
   for (const { name, damage, line, reason } of cases) {
-    const home = homeWithLines(5);
+    const home = await homeWithLines(5);
     damage(home);
     const result = verifyAudit(home);
     assert.equal(result.ok, false, name);
@@ -76,40 +77,40 @@ test('verifyAudit finds every kind of damage and names the line', () => {
   }
 });
 
-test('verifyAudit accepts a head one line behind (crash window) but not two', () => {
-  const home = homeWithLines(2);
+test('verifyAudit accepts a head one line behind (crash window) but not two', async () => {
+  const home = await homeWithLines(2);
   const headAfterTwo = readFileSync(auditHeadPath(home), 'utf8');
-  appendAudit(home, { operation: 'sign_revocation' }, NOW);
+  await appendAudit(home, { operation: 'sign_revocation' }, NOW);
   writeFileSync(auditHeadPath(home), headAfterTwo);
   assert.deepEqual(verifyAudit(home), { ok: true, lines: 3 });
-  const older = homeWithLines(1);
+  const older = await homeWithLines(1);
   const headAfterOne = readFileSync(auditHeadPath(older), 'utf8');
-  appendAudit(older, { operation: 'sign_revocation' }, NOW);
-  appendAudit(older, { operation: 'sign_revocation' }, NOW);
+  await appendAudit(older, { operation: 'sign_revocation' }, NOW);
+  await appendAudit(older, { operation: 'sign_revocation' }, NOW);
   writeFileSync(auditHeadPath(older), headAfterOne);
   const result = verifyAudit(older);
   assert.equal(result.ok, false);
   assert.match(result.problem?.reason ?? '', /appended outside/);
 });
 
-test('known limit: one well-formed line appended after the head looks like the crash window', () => {
+test('known limit: one well-formed line appended after the head looks like the crash window', async () => {
   // The head may lag by one line after a crash, so a single extra line that chains correctly is
   // accepted. The chain is unkeyed anyway (SECURITY.md): whoever can write both files can forge.
-  const home = homeWithLines(5);
+  const home = await homeWithLines(5);
   const l = logLines(home);
   writeLines(home, rechain([...l, l[4] as string]));
   assert.deepEqual(verifyAudit(home), { ok: true, lines: 6 });
 });
 
-test('verifyAudit refuses to read a log with unsafe permissions', () => {
-  const home = homeWithLines(1);
+test('verifyAudit refuses to read a log with unsafe permissions', async () => {
+  const home = await homeWithLines(1);
   chmodSync(auditLogPath(home), 0o666);
   assert.throws(() => verifyAudit(home), (error: unknown) => error instanceof DataDirError && error.code === 'insecure_permissions');
 });
 
-test('verifyAudit reads a log far larger than one read chunk', () => {
+test('verifyAudit reads a log far larger than one read chunk', async () => {
   const home = tempHome();
-  for (let n = 1; n <= 400; n += 1) appendAudit(home, { operation: 'sign_card_policy_window', policy_id: `pw_${n}`, user_agent: 'u'.repeat(250) }, NOW);
+  for (let n = 1; n <= 400; n += 1) await appendAudit(home, { operation: 'sign_card_policy_window', policy_id: `pw_${n}`, user_agent: 'u'.repeat(250) }, NOW);
   assert.deepEqual(verifyAudit(home), { ok: true, lines: 400 });
   writeLines(home, logLines(home).filter((_, i) => i !== 300));
   assert.equal(verifyAudit(home).problem?.line, 301);
