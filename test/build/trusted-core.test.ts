@@ -12,8 +12,8 @@ import { test } from 'node:test';
 import { SRC, srcImportGraph } from '../support/import-graph.js';
 import { REPO_ROOT } from '../support/paths.js';
 
-/** The goal is 8,000 lines; the core may not grow past this ceiling without a decision (docs/decisions.md §28.9). */
-const TRUSTED_CORE_LINES_MAX = 9_400;
+/** The goal, 8,000 lines, is the ceiling: the core may not grow past it without a decision (docs/decisions.md §28.12). */
+const TRUSTED_CORE_LINES_MAX = 8_000;
 /**
  * What the core must never reach, even through another file: presentation, tools and the test cloud,
  * and the parts that left it (docs/decisions.md §28.8, §28.12): who the owner is, the reads and
