@@ -4,6 +4,7 @@
  * temporary directory that close() removes.
  */
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { send } from './load-generator.js';
@@ -119,8 +120,9 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
     const code = await waitForExit(enroll);
     if (code !== 0) throw new Error(`latch setup exited with ${code}; see ${logFile('setup')}`);
     const token = readFileSync(path.join(home, 'daemon_token'), 'utf8').trim();
-    const latches: LatchUnderTest[] = [{ label: compareRoot === undefined ? '' : 'before', root: REPO_ROOT, home }];
-    if (compareRoot !== undefined) latches.push({ label: 'after', root: path.resolve(compareRoot), home: cloneHome(home, path.join(root, 'home-after')) });
+    // Each row names its tree by commit: `this` is the tree bench runs from, `compared` the --compare one.
+    const latches: LatchUnderTest[] = [{ label: compareRoot === undefined ? '' : `this ${commitOf(REPO_ROOT)}`, root: REPO_ROOT, home }];
+    if (compareRoot !== undefined) latches.push({ label: `compared ${commitOf(compareRoot)}`, root: path.resolve(compareRoot), home: cloneHome(home, path.join(root, 'home-compared')) });
     let daemons = 0;
     return {
       latches,
@@ -156,5 +158,16 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
   } catch (error) {
     for (const child of children.reverse()) await child.stop();
     throw error;
+  }
+}
+
+/** commitOf is a checkout's short commit (with `+` when its tree has changes), or `unknown` outside git. */
+function commitOf(root: string): string {
+  try {
+    const commit = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    return dirty ? `${commit}+` : commit;
+  } catch {
+    return 'unknown';
   }
 }

@@ -17,7 +17,8 @@
  * measures section 8, flatness with history, alone.
  * `--compare <tree>` also measures the daemon of another checkout of Latch (a change under
  * evaluation), in the same rounds as this one, so that before and after share the same noise.
- * Its rows are marked [after], this tree's [before].
+ * Each row names its tree by commit: `[this <commit>]` is the tree bench runs from, `[compared <commit>]`
+ * the one given to --compare (so `--compare <the tree before>` from a change shows the change as `this`).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
       const quick = options.shape.rounds === 1;
       // Each daemon starts on a clone of its enrolled home (key, token, config, no history), so these
       // rows do not depend on what the sections before left in state.journal; § 8 measures history.
-      const freshLatches = stack.latches.map((latch) => ({ ...latch, home: cloneHome(latch.home, path.join(stack.root, `cold-home-${latch.label}`)) }));
+      const freshLatches = stack.latches.map((latch) => ({ ...latch, home: cloneHome(latch.home, path.join(stack.root, `cold-home-${latch.label.replace(/[^a-z0-9]+/g, '-')}`)) }));
       figures.push(...(await measureColdStart({ latches: freshLatches, env: stack.env, cardIds: stack.cardIds, runDir: stack.root, progress, starts: quick ? 3 : 10, requests: quick ? 1_000 : 10_000 })));
     }
     if (options.sections.has(6)) {
