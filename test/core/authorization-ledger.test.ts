@@ -149,3 +149,44 @@ test('a malformed authorization record refuses the start', async () => {
   new StoredAuthorizationLedger(again, () => NOW);
   await assert.rejects(again.open(), /malformed/);
 });
+
+test('recordSigned writes the entry with its window in one record; a sign that throws writes nothing and counts nothing', async () => {
+  const store = new MemoryRecordStore();
+  const ledger = new StoredAuthorizationLedger(store, () => NOW + 1000);
+  const seen: string[] = [];
+  ledger.onStatus((changed) => seen.push(`${changed.policyId}:${changed.state}`));
+  // The signer finds the entry active while it signs, before anything is written.
+  const jws = await ledger.recordSigned(entry(1), () => `${ledger.get('pw_0001')?.state ?? 'absent'}.${store.records.length}.sig`, true);
+  assert.equal(jws, 'active.0.sig');
+  assert.deepEqual(store.records.map((record) => [record.type, record['jws']]), [['authorization', 'active.0.sig']]);
+  assert.equal(ledger.get('pw_0001')?.jws, 'active.0.sig');
+  // A window that is held, not registered, keeps no JWS on its entry.
+  await ledger.recordSigned(entry(2), () => 'held.sig', false);
+  assert.equal(store.records.length, 2);
+  assert.equal(store.records[1]?.['jws'], undefined);
+  assert.equal(ledger.get('pw_0002')?.jws, undefined);
+  await assert.rejects(ledger.recordSigned(entry(3), () => { throw new Error('the signer refuses'); }, true), /the signer refuses/);
+  assert.equal(store.records.length, 2, 'nothing signed, nothing written');
+  assert.equal(ledger.get('pw_0003')?.state, 'failed', 'and its reservation is given back');
+  assert.deepEqual(seen, ['pw_0003:failed']);
+  await assert.rejects(ledger.recordSigned(entry(1), () => 'again', true), /already recorded/);
+});
+
+test('recordSigned resolves only once the record is durable, and a failed write leaves the entry failed', async () => {
+  const failing = new MemoryRecordStore();
+  failing.append = async () => {
+    throw new Error('disk full');
+  };
+  const ledger = new StoredAuthorizationLedger(failing, () => NOW + 1000);
+  await assert.rejects(ledger.recordSigned(entry(1), () => 'sig', true), /disk full/);
+  assert.equal(ledger.get('pw_0001')?.state, 'failed');
+  // Through the real journal: a reopen (the crash case) has the entry with its JWS.
+  const file = tempJournalPath();
+  const first = await openLedger(file);
+  await first.ledger.recordSigned(entry(2), () => 'kept.jws.sig', true);
+  await first.store.close();
+  const second = await openLedger(file);
+  assert.equal(second.ledger.get('pw_0002')?.jws, 'kept.jws.sig');
+  assert.equal(second.ledger.get('pw_0002')?.state, 'active');
+  await second.store.close();
+});
