@@ -1,9 +1,10 @@
 /**
  * The durable record of every authorization this device signed for registration (A's
  * /authorize, /merchant-bind and /recurring, B's /authorize), with what the daemon has learned
- * of its fate since. The pipeline writes an entry to state.journal before the window is signed
- * and registered, so that after a restart or a kill -9 the daemon still knows every window that
- * may be spent: spending budgets are rebuilt from it, and GET /authorizations lists it.
+ * of its fate since. The pipeline writes an entry to state.journal, with the window signed for
+ * it, before the window is registered or answered (docs/decisions.md §28.10), so that after a
+ * restart or a kill -9 the daemon still knows every window that may be spent: spending budgets
+ * are rebuilt from it, and GET /authorizations lists it.
  *
  * Memory holds the entries of the retention period with three indexes (all, per agent, per
  * card), each in signing order with a Map from policy id to position, so a page costs O(limit)
@@ -177,8 +178,9 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
   }
 
   /**
-   * record makes a new entry durable; the pipeline awaits it before the window is registered,
-   * so the cloud never holds an authorization the daemon does not know of.
+   * record makes a new entry durable without a window (a history written for tests and benches);
+   * the pipeline records with recordSigned, so the cloud never holds an authorization the daemon
+   * does not know of.
    */
   async record(entry: AuthorizationEntry): Promise<void> {
     await this.write(this.indexNew(entry));
