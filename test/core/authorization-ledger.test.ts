@@ -190,3 +190,25 @@ test('recordSigned resolves only once the record is durable, and a failed write 
   assert.equal(second.ledger.get('pw_0002')?.state, 'active');
   await second.store.close();
 });
+
+test('recordSigned under concurrent compactions writes each entry once, with its JWS', async () => {
+  // A journal that compacts every few records: each entry must survive exactly once, whichever
+  // side of a compaction its append lands on (a second copy refuses the start as a duplicate).
+  const file = tempJournalPath();
+  const limits = { recordBytesMax: 64 * 1024, fileBytesMax: 64 * 1024 * 1024, compactionBytesMin: 2048 };
+  const store = new StateStore(file, () => NOW + 1000, limits);
+  const ledger = new StoredAuthorizationLedger(store, () => NOW + 1000);
+  await store.open();
+  const pending: Array<Promise<string>> = [];
+  for (let i = 0; i < 60; i++) {
+    pending.push(ledger.recordSigned(entry(i + 1), () => `jws.of.${i + 1}`, true));
+    // In waves: a compaction starts between them while the next wave's appends are queued.
+    if (i % 4 === 3) await pending[i];
+  }
+  await Promise.all(pending);
+  await store.close();
+  const reopened = await openLedger(file);
+  assert.equal(reopened.ledger.size, 60);
+  for (let n = 1; n <= 60; n++) assert.equal(reopened.ledger.get(`pw_${String(n).padStart(4, '0')}`)?.jws, `jws.of.${n}`);
+  await reopened.store.close();
+});
