@@ -1,9 +1,9 @@
 /**
  * The durable record of every authorization this device signed for registration (A's
  * /authorize, /merchant-bind and /recurring, B's /authorize), with what the daemon has learned
- * of its fate since. The pipeline writes an entry to state.journal, with the window signed for
- * it, before the window is registered or answered (docs/decisions.md §28.10), so that after a
- * restart or a kill -9 the daemon still knows every window that may be spent: spending budgets
+ * of its fate since. The pipeline writes an entry to state.journal before its window goes
+ * anywhere (for a window to register, with that window: docs/decisions.md §28.10), so that after
+ * a restart or a kill -9 the daemon still knows every window that may be spent: spending budgets
  * are rebuilt from it, and GET /authorizations lists it.
  *
  * Memory holds the entries of the retention period with three indexes (all, per agent, per
@@ -178,8 +178,8 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
   }
 
   /**
-   * record makes a new entry durable without a window (a history written for tests and benches);
-   * the pipeline records with recordSigned, so the cloud never holds an authorization the daemon
+   * record makes a new entry durable; the pipeline awaits it before a window to hold is signed
+   * (a window to register is recorded with recordSigned), so nobody holds a window the daemon
    * does not know of.
    */
   async record(entry: AuthorizationEntry): Promise<void> {
@@ -189,12 +189,12 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
   /**
    * recordSigned makes a new entry durable with the window signed for it, in one record and one
    * append (docs/decisions.md §28.10): the entry is indexed, so the signer finds it active; sign
-   * makes the window's JWS in the same turn (it must be synchronous, see write); with keepJws the
-   * entry keeps that JWS, which its evidence pack carries; it resolves to the JWS once the record
-   * is on disk. The caller hands the JWS to nobody before then, so a crash in between leaves no
-   * entry and no window anywhere. A sign that throws leaves the entry `failed`, never written.
+   * makes the window's JWS in the same turn (it must be synchronous, see write); the entry keeps
+   * that JWS, which its evidence pack carries; it resolves to the JWS once the record is on disk.
+   * The caller hands the JWS to nobody before then, so a crash in between leaves no entry and no
+   * window anywhere. A sign that throws leaves the entry `failed`, never written.
    */
-  async recordSigned(entry: AuthorizationEntry, sign: () => string, keepJws: boolean): Promise<string> {
+  async recordSigned(entry: AuthorizationEntry, sign: () => string): Promise<string> {
     const copy = this.indexNew(entry);
     let jws: string;
     try {
@@ -204,7 +204,7 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
       this.apply(copy, 'failed', null);
       throw error;
     }
-    if (keepJws) copy.jws = jws;
+    copy.jws = jws;
     await this.write(copy);
     return jws;
   }

@@ -93,11 +93,13 @@ export interface CoreDeps {
 
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */
 export interface AuthorizationRecorder {
+  /** record makes a new entry durable (a window to hold is signed once it is). */
+  record(entry: AuthorizationEntry): Promise<void>;
   /**
-   * recordSigned makes a new entry and the window sign makes for it one durable record, resolved
-   * with the JWS once on disk; keepJws keeps the JWS on the entry for its evidence pack (§28.10).
+   * recordSigned makes a new entry and the window sign makes for it, kept on the entry for its
+   * evidence pack, one durable record; it resolves with the JWS once on disk (§28.10).
    */
-  recordSigned(entry: AuthorizationEntry, sign: () => string, keepJws: boolean): Promise<string>;
+  recordSigned(entry: AuthorizationEntry, sign: () => string): Promise<string>;
   /** The entry of a window this device signed (who asked for it), if it is still kept. */
   get(policyId: string): AuthorizationEntry | undefined;
   noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void>;

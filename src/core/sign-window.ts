@@ -5,10 +5,10 @@
  *
  * 1. the brake: a paused daemon decides, records and signs nothing;
  * 2. the decision: the spending policy, told what the purpose is (an approval, the owner present);
- * 3. the record: the authorization ledger's entry (for a policy, the durable form of the budget
- *    reservation), active in memory, then
- * 4. the signature: the signer signs only the ledger's active entry (src/signer/window.ts), and the
- *    entry is written with the window in one record, durable before the window goes anywhere
+ * 3. the record: the authorization ledger's entry, durable before the window goes anywhere (for a
+ *    policy, the durable form of the budget reservation);
+ * 4. the signature: the signer signs only the ledger's active entry (src/signer/window.ts); a
+ *    window to register is signed as its entry is recorded, the two written as one record
  *    (docs/decisions.md §28.10);
  * 5. what the purpose does with it: a window to register keeps its JWS on the entry (the caller
  *    registers it, its audit line written with the request that carries it, §16.3), and for an
@@ -66,11 +66,14 @@ export async function signDecidedWindow(deps: CoreDeps, device: EnrolledDevice, 
   }
   const entry = activeEntry(payload.policy_id, terms, context, nowSeconds);
   const evidence = purpose.kind === 'register' ? decisionRecord(deps, purpose, payload, device.key.keyId, decision, nowSeconds) : undefined;
-  // The entry and the window signed for it are one durable record (§28.10); a window to register
-  // keeps its JWS there for the evidence pack, which hands it out and never signs the window again.
   const sign = () => signRecordedWindow(device.key, deps.authorizations, payload);
-  const jws = await deps.authorizations.recordSigned(evidence !== undefined ? { ...entry, evidence } : entry, sign, purpose.kind === 'register');
+  // A window to register keeps its JWS for the evidence pack, which hands it out and never signs
+  // the window again: the entry and that JWS are one durable record (§28.10). A window to hold
+  // keeps none: its entry is durable first and the window signed after, as it always was.
+  const kept = purpose.kind === 'register' ? await deps.authorizations.recordSigned(evidence !== undefined ? { ...entry, evidence } : entry, sign) : undefined;
+  if (purpose.kind === 'hold') await deps.authorizations.record(entry);
   try {
+    const jws = kept ?? sign();
     const window: SignedWindow = { payload, jws, keyId: device.key.keyId };
     if (purpose.kind === 'register') {
       if (mandateCard !== undefined && evidence !== undefined) await signKeptMandates(deps, mandateCard, window, evidence.requestSha256, context);

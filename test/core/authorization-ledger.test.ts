@@ -156,20 +156,15 @@ test('recordSigned writes the entry with its window in one record; a sign that t
   const seen: string[] = [];
   ledger.onStatus((changed) => seen.push(`${changed.policyId}:${changed.state}`));
   // The signer finds the entry active while it signs, before anything is written.
-  const jws = await ledger.recordSigned(entry(1), () => `${ledger.get('pw_0001')?.state ?? 'absent'}.${store.records.length}.sig`, true);
+  const jws = await ledger.recordSigned(entry(1), () => `${ledger.get('pw_0001')?.state ?? 'absent'}.${store.records.length}.sig`);
   assert.equal(jws, 'active.0.sig');
   assert.deepEqual(store.records.map((record) => [record.type, record['jws']]), [['authorization', 'active.0.sig']]);
   assert.equal(ledger.get('pw_0001')?.jws, 'active.0.sig');
-  // A window that is held, not registered, keeps no JWS on its entry.
-  await ledger.recordSigned(entry(2), () => 'held.sig', false);
-  assert.equal(store.records.length, 2);
-  assert.equal(store.records[1]?.['jws'], undefined);
-  assert.equal(ledger.get('pw_0002')?.jws, undefined);
-  await assert.rejects(ledger.recordSigned(entry(3), () => { throw new Error('the signer refuses'); }, true), /the signer refuses/);
-  assert.equal(store.records.length, 2, 'nothing signed, nothing written');
+  await assert.rejects(ledger.recordSigned(entry(3), () => { throw new Error('the signer refuses'); }), /the signer refuses/);
+  assert.equal(store.records.length, 1, 'nothing signed, nothing written');
   assert.equal(ledger.get('pw_0003')?.state, 'failed', 'and its reservation is given back');
   assert.deepEqual(seen, ['pw_0003:failed']);
-  await assert.rejects(ledger.recordSigned(entry(1), () => 'again', true), /already recorded/);
+  await assert.rejects(ledger.recordSigned(entry(1), () => 'again'), /already recorded/);
 });
 
 test('recordSigned resolves only once the record is durable, and a failed write leaves the entry failed', async () => {
@@ -178,12 +173,12 @@ test('recordSigned resolves only once the record is durable, and a failed write 
     throw new Error('disk full');
   };
   const ledger = new StoredAuthorizationLedger(failing, () => NOW + 1000);
-  await assert.rejects(ledger.recordSigned(entry(1), () => 'sig', true), /disk full/);
+  await assert.rejects(ledger.recordSigned(entry(1), () => 'sig'), /disk full/);
   assert.equal(ledger.get('pw_0001')?.state, 'failed');
   // Through the real journal: a reopen (the crash case) has the entry with its JWS.
   const file = tempJournalPath();
   const first = await openLedger(file);
-  await first.ledger.recordSigned(entry(2), () => 'kept.jws.sig', true);
+  await first.ledger.recordSigned(entry(2), () => 'kept.jws.sig');
   await first.store.close();
   const second = await openLedger(file);
   assert.equal(second.ledger.get('pw_0002')?.jws, 'kept.jws.sig');
@@ -201,7 +196,7 @@ test('recordSigned under concurrent compactions writes each entry once, with its
   await store.open();
   const pending: Array<Promise<string>> = [];
   for (let i = 0; i < 60; i++) {
-    pending.push(ledger.recordSigned(entry(i + 1), () => `jws.of.${i + 1}`, true));
+    pending.push(ledger.recordSigned(entry(i + 1), () => `jws.of.${i + 1}`));
     // In waves: a compaction starts between them while the next wave's appends are queued.
     if (i % 4 === 3) await pending[i];
   }
