@@ -1,9 +1,10 @@
 /**
  * The durable record of every authorization this device signed for registration (A's
  * /authorize, /merchant-bind and /recurring, B's /authorize), with what the daemon has learned
- * of its fate since. The pipeline writes an entry to state.journal before the window is signed
- * and registered, so that after a restart or a kill -9 the daemon still knows every window that
- * may be spent: spending budgets are rebuilt from it, and GET /authorizations lists it.
+ * of its fate since. The pipeline writes an entry to state.journal before its window goes
+ * anywhere (for a window to register, with that window: docs/decisions.md §28.10), so that after
+ * a restart or a kill -9 the daemon still knows every window that may be spent: spending budgets
+ * are rebuilt from it, and GET /authorizations lists it.
  *
  * Memory holds the entries of the retention period with three indexes (all, per agent, per
  * card), each in signing order with a Map from policy id to position, so a page costs O(limit)
@@ -76,13 +77,13 @@ export type AuthorizationStatusListener = (entry: Readonly<AuthorizationEntry>) 
 /** The state journal's record types: the entry as signed, and a later change of its state. */
 export const AUTHORIZATION_RECORD_TYPE = 'authorization';
 export const AUTHORIZATION_STATUS_RECORD_TYPE = 'authorization_status';
-/** The record of the JWS signed for an entry (written after the entry, before or while it is registered). */
+/**
+ * The record of the JWS signed for an entry, written after the entry by the versions before
+ * docs/decisions.md §28.10, which writes the JWS in the entry's own record; replayed, never written.
+ */
 export const AUTHORIZATION_SIGNATURE_RECORD_TYPE = 'authorization_signature';
 /** The journal record of the AP2 open mandates signed for a recorded entry (docs/ap2.md). */
 export const AP2_MANDATES_RECORD_TYPE = 'ap2_mandates';
-
-/** What the ledger says when a kept signature could not be written (the evidence pack is then unavailable for it). */
-export type SignatureNotKept = (policyId: string, error: unknown) => void;
 
 /**
  * How long an entry is kept after it can no longer be spent (signed more than this long ago, and
@@ -149,7 +150,6 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     private readonly store: RecordStore,
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
     private readonly retentionSeconds = AUTHORIZATION_RETENTION_SECONDS,
-    private readonly signatureNotKept: SignatureNotKept = () => {},
   ) {
     store.register(AUTHORIZATION_RECORD_TYPE, {
       replay: (record) => this.index(parseEntryRecord(record)),
@@ -161,8 +161,8 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
       live: () => [],
     });
     store.register(AUTHORIZATION_SIGNATURE_RECORD_TYPE, {
+      // An older journal's; compaction writes each entry with its JWS.
       replay: (record) => this.replaySignature(record),
-      // Compaction writes each entry with its JWS.
       live: () => [],
     });
     store.register(AP2_MANDATES_RECORD_TYPE, {
@@ -178,23 +178,35 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
   }
 
   /**
-   * record makes a new entry durable; the pipeline awaits it before the window is registered,
-   * so the cloud never holds an authorization the daemon does not know of.
+   * record makes a new entry durable; the pipeline awaits it before a window to hold is signed
+   * (a window to register is recorded with recordSigned), so nobody holds a window the daemon
+   * does not know of.
    */
   async record(entry: AuthorizationEntry): Promise<void> {
-    if (this.entries.has(entry.policyId)) throw new Error('AuthorizationLedger.record: this policy id is already recorded');
-    const copy = { ...entry };
-    checkEntry(copy);
-    this.prune(this.nowSeconds());
-    // Indexed in the same turn as the append is queued, so a compaction in between keeps it.
-    this.index(copy);
+    await this.write(this.indexNew(entry));
+  }
+
+  /**
+   * recordSigned makes a new entry durable with the window signed for it, in one record and one
+   * append (docs/decisions.md §28.10): the entry is indexed, so the signer finds it active; sign
+   * makes the window's JWS in the same turn (it must be synchronous, see write); the entry keeps
+   * that JWS, which its evidence pack carries; it resolves to the JWS once the record is on disk.
+   * The caller hands the JWS to nobody before then, so a crash in between leaves no entry and no
+   * window anywhere. A sign that throws leaves the entry `failed`, never written.
+   */
+  async recordSigned(entry: AuthorizationEntry, sign: () => string): Promise<string> {
+    const copy = this.indexNew(entry);
+    let jws: string;
     try {
-      await this.store.append(entryRecord(copy));
+      jws = sign();
     } catch (error) {
-      // Not durable, so never signed: it must not count, here or after a restart.
+      // Nothing was signed: the entry must not count (its reservation is given back).
       this.apply(copy, 'failed', null);
       throw error;
     }
+    copy.jws = jws;
+    await this.write(copy);
+    return jws;
   }
 
   get(policyId: string): AuthorizationEntry | undefined {
@@ -239,19 +251,6 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     if (used !== null && (!Number.isSafeInteger(used) || used < 0)) throw new Error('AuthorizationLedger.noteStatus: usedMinor must be a non-negative safe integer');
     this.apply(entry, state, used);
     await this.store.append({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
-  }
-
-  /**
-   * keepSignature keeps the JWS signed for an entry (the evidence pack carries it; nothing signs a
-   * window twice). The record joins the journal's next group commit, so the signing path never
-   * waits for it; a write that fails is reported to signatureNotKept, and the entry's pack is then
-   * unavailable after a restart.
-   */
-  keepSignature(policyId: string, jws: string): void {
-    const entry = this.entries.get(policyId);
-    if (entry === undefined || entry.jws !== undefined) return;
-    entry.jws = jws;
-    this.store.append({ type: AUTHORIZATION_SIGNATURE_RECORD_TYPE, policy_id: policyId, jws }).catch((error: unknown) => this.signatureNotKept(policyId, error));
   }
 
   /**
@@ -307,6 +306,31 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
   /** size is the number of entries held (for tests). */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** indexNew checks a new entry and indexes a copy of it, active in memory before it is written. */
+  private indexNew(entry: AuthorizationEntry): AuthorizationEntry {
+    if (this.entries.has(entry.policyId)) throw new Error('AuthorizationLedger.record: this policy id is already recorded');
+    const copy = { ...entry };
+    checkEntry(copy);
+    this.prune(this.nowSeconds());
+    this.index(copy);
+    return copy;
+  }
+
+  /**
+   * write appends an entry just indexed. Its caller must call it in the same turn as indexNew:
+   * a compaction writes every indexed entry, so one taken in between would hold the entry and
+   * the append would then write it a second time.
+   */
+  private async write(entry: AuthorizationEntry): Promise<void> {
+    try {
+      await this.store.append(entryRecord(entry));
+    } catch (error) {
+      // Not durable, so never handed out: it must not count, here or after a restart.
+      this.apply(entry, 'failed', null);
+      throw error;
+    }
   }
 
   private apply(entry: AuthorizationEntry, state: AuthorizationEntryState, usedMinor: number | null): void {

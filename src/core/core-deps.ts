@@ -93,15 +93,16 @@ export interface CoreDeps {
 
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */
 export interface AuthorizationRecorder {
+  /** record makes a new entry durable (a window to hold is signed once it is). */
   record(entry: AuthorizationEntry): Promise<void>;
+  /**
+   * recordSigned makes a new entry and the window sign makes for it, kept on the entry for its
+   * evidence pack, one durable record; it resolves with the JWS once on disk (§28.10).
+   */
+  recordSigned(entry: AuthorizationEntry, sign: () => string): Promise<string>;
   /** The entry of a window this device signed (who asked for it), if it is still kept. */
   get(policyId: string): AuthorizationEntry | undefined;
   noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void>;
-  /**
-   * keepSignature keeps the JWS made for a recorded entry, for its evidence pack (docs/decisions.md
-   * §28). It never delays or fails the signing: the record joins the journal's next group commit.
-   */
-  keepSignature(policyId: string, jws: string): void;
   /** keepMandates makes an entry's signed AP2 open mandates durable before they are answered (docs/ap2.md). */
   keepMandates(policyId: string, mandates: Ap2MandateRecord): Promise<void>;
   /** Right before a window is sent: false when it was rolled back and must never be sent (docs/decisions.md §17.1). */

@@ -5,9 +5,11 @@
  *
  * 1. the brake: a paused daemon decides, records and signs nothing;
  * 2. the decision: the spending policy, told what the purpose is (an approval, the owner present);
- * 3. the record: the authorization ledger's entry, durable before the window is signed (for a
+ * 3. the record: the authorization ledger's entry, durable before the window goes anywhere (for a
  *    policy, the durable form of the budget reservation);
- * 4. the signature: the signer signs only the ledger's active entry (src/signer/window.ts);
+ * 4. the signature: the signer signs only the ledger's active entry (src/signer/window.ts); a
+ *    window to register is signed as its entry is recorded, the two written as one record
+ *    (docs/decisions.md §28.10);
  * 5. what the purpose does with it: a window to register keeps its JWS on the entry (the caller
  *    registers it, its audit line written with the request that carries it, §16.3), and for an
  *    AP2 mandate request the mandate key then signs the open mandates, kept and audited
@@ -64,13 +66,16 @@ export async function signDecidedWindow(deps: CoreDeps, device: EnrolledDevice, 
   }
   const entry = activeEntry(payload.policy_id, terms, context, nowSeconds);
   const evidence = purpose.kind === 'register' ? decisionRecord(deps, purpose, payload, device.key.keyId, decision, nowSeconds) : undefined;
-  await deps.authorizations.record(evidence !== undefined ? { ...entry, evidence } : entry);
+  const sign = () => signRecordedWindow(device.key, deps.authorizations, payload);
+  // A window to register keeps its JWS for the evidence pack, which hands it out and never signs
+  // the window again: the entry and that JWS are one durable record (§28.10). A window to hold
+  // keeps none: its entry is durable first and the window signed after, as it always was.
+  const kept = purpose.kind === 'register' ? await deps.authorizations.recordSigned(evidence !== undefined ? { ...entry, evidence } : entry, sign) : undefined;
+  if (purpose.kind === 'hold') await deps.authorizations.record(entry);
   try {
-    const jws = signRecordedWindow(device.key, deps.authorizations, payload);
+    const jws = kept ?? sign();
     const window: SignedWindow = { payload, jws, keyId: device.key.keyId };
     if (purpose.kind === 'register') {
-      // Kept for the evidence pack, which hands out this JWS and never signs the window again.
-      deps.authorizations.keepSignature(payload.policy_id, jws);
       if (mandateCard !== undefined && evidence !== undefined) await signKeptMandates(deps, mandateCard, window, evidence.requestSha256, context);
     } else {
       await auditHeld(deps, window, terms, purpose.operation, context);

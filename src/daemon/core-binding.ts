@@ -66,9 +66,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   // The parts below register their record types with state.journal, which must happen before
   // listen() opens it; compaction writes live records in the order the types were registered.
-  const ledger = new StoredAuthorizationLedger(services.stateStore, undefined, undefined, (policyId, error) =>
-    services.logger.warn('window_signature_not_kept', { policy_id: policyId, detail: error instanceof Error ? error.message : String(error) }),
-  );
+  const ledger = new StoredAuthorizationLedger(services.stateStore);
   const policy = new PolicyGate({
     policy: services.policy,
     authorizations: ledger,

@@ -149,3 +149,61 @@ test('a malformed authorization record refuses the start', async () => {
   new StoredAuthorizationLedger(again, () => NOW);
   await assert.rejects(again.open(), /malformed/);
 });
+
+test('recordSigned writes the entry with its window in one record; a sign that throws writes nothing and counts nothing', async () => {
+  const store = new MemoryRecordStore();
+  const ledger = new StoredAuthorizationLedger(store, () => NOW + 1000);
+  const seen: string[] = [];
+  ledger.onStatus((changed) => seen.push(`${changed.policyId}:${changed.state}`));
+  // The signer finds the entry active while it signs, before anything is written.
+  const jws = await ledger.recordSigned(entry(1), () => `${ledger.get('pw_0001')?.state ?? 'absent'}.${store.records.length}.sig`);
+  assert.equal(jws, 'active.0.sig');
+  assert.deepEqual(store.records.map((record) => [record.type, record['jws']]), [['authorization', 'active.0.sig']]);
+  assert.equal(ledger.get('pw_0001')?.jws, 'active.0.sig');
+  await assert.rejects(ledger.recordSigned(entry(3), () => { throw new Error('the signer refuses'); }), /the signer refuses/);
+  assert.equal(store.records.length, 1, 'nothing signed, nothing written');
+  assert.equal(ledger.get('pw_0003')?.state, 'failed', 'and its reservation is given back');
+  assert.deepEqual(seen, ['pw_0003:failed']);
+  await assert.rejects(ledger.recordSigned(entry(1), () => 'again'), /already recorded/);
+});
+
+test('recordSigned resolves only once the record is durable, and a failed write leaves the entry failed', async () => {
+  const failing = new MemoryRecordStore();
+  failing.append = async () => {
+    throw new Error('disk full');
+  };
+  const ledger = new StoredAuthorizationLedger(failing, () => NOW + 1000);
+  await assert.rejects(ledger.recordSigned(entry(1), () => 'sig'), /disk full/);
+  assert.equal(ledger.get('pw_0001')?.state, 'failed');
+  // Through the real journal: a reopen (the crash case) has the entry with its JWS.
+  const file = tempJournalPath();
+  const first = await openLedger(file);
+  await first.ledger.recordSigned(entry(2), () => 'kept.jws.sig');
+  await first.store.close();
+  const second = await openLedger(file);
+  assert.equal(second.ledger.get('pw_0002')?.jws, 'kept.jws.sig');
+  assert.equal(second.ledger.get('pw_0002')?.state, 'active');
+  await second.store.close();
+});
+
+test('recordSigned under concurrent compactions writes each entry once, with its JWS', async () => {
+  // A journal that compacts every few records: each entry must survive exactly once, whichever
+  // side of a compaction its append lands on (a second copy refuses the start as a duplicate).
+  const file = tempJournalPath();
+  const limits = { recordBytesMax: 64 * 1024, fileBytesMax: 64 * 1024 * 1024, compactionBytesMin: 2048 };
+  const store = new StateStore(file, () => NOW + 1000, limits);
+  const ledger = new StoredAuthorizationLedger(store, () => NOW + 1000);
+  await store.open();
+  const pending: Array<Promise<string>> = [];
+  for (let i = 0; i < 60; i++) {
+    pending.push(ledger.recordSigned(entry(i + 1), () => `jws.of.${i + 1}`));
+    // In waves: a compaction starts between them while the next wave's appends are queued.
+    if (i % 4 === 3) await pending[i];
+  }
+  await Promise.all(pending);
+  await store.close();
+  const reopened = await openLedger(file);
+  assert.equal(reopened.ledger.size, 60);
+  for (let n = 1; n <= 60; n++) assert.equal(reopened.ledger.get(`pw_${String(n).padStart(4, '0')}`)?.jws, `jws.of.${n}`);
+  await reopened.store.close();
+});

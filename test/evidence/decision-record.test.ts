@@ -70,9 +70,9 @@ test('one record per authorization carries the request, its hash, the window, th
   const { deps, ledger, sent } = pipeline(store);
   const created = await requestAuthorization(deps, request, context);
   assert.equal(created.outcome, 'created');
-  assert.equal(store.records.length, 2, 'no record of its own: the ledger entry carries it; then the JWS that was signed');
+  assert.equal(store.records.length, 1, 'no record of its own: the ledger entry carries it, and the JWS that was signed (§28.10)');
   const policyId = JSON.parse(store.records[0] as string).policy_id as string;
-  assert.deepEqual(JSON.parse(store.records[1] as string), { type: AUTHORIZATION_SIGNATURE_RECORD_TYPE, policy_id: policyId, jws: sent[0] });
+  assert.equal(JSON.parse(store.records[0] as string).jws, sent[0], 'the entry record holds the JWS the cloud received');
   assert.equal(ledger.get(policyId)?.jws, sent[0], 'the ledger keeps the JWS the cloud received: the evidence pack never signs it again');
   const evidence = ledger.get(policyId)?.evidence;
   assert.ok(evidence !== undefined);
@@ -106,6 +106,41 @@ test('the record survives a replay and a compaction unchanged', async () => {
   const third = new StoredAuthorizationLedger(compacted, () => NOW);
   for (const record of live) compacted.owners.get(AUTHORIZATION_RECORD_TYPE)?.replay(JSON.parse(JSON.stringify(record)) as StateRecord, NOW);
   assert.deepEqual(third.get(policyId), before);
+});
+
+test('the window is registered only once its entry and its kept JWS are on disk, in one append', async () => {
+  // A store whose appends wait for the test: what the daemon does before the journal answers shows.
+  const store = new MemoryStore();
+  const waiting: Array<() => void> = [];
+  const gated: RecordStore = {
+    register: (type, owner) => store.register(type, owner),
+    append: (record) => new Promise<void>((resolve) => waiting.push(() => void store.append(record).then(resolve))),
+  };
+  const ledger = new StoredAuthorizationLedger(gated, () => NOW);
+  const { deps, sent } = pipeline(new MemoryStore());
+  const created = requestAuthorization({ ...deps, authorizations: ledger }, request, context);
+  for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(waiting.length, 1, 'one append per authorization: the entry with its JWS');
+  assert.deepEqual(sent, [], 'nothing is sent before the record is durable');
+  (waiting.shift() as () => void)();
+  await created;
+  assert.equal(sent.length, 1);
+  assert.equal(JSON.parse(store.records[0] as string).jws, sent[0]);
+  assert.equal(waiting.length, 0, 'and no second append follows');
+});
+
+test("an older journal's authorization_signature record still gives its entry the JWS", () => {
+  const store = new MemoryStore();
+  const ledger = new StoredAuthorizationLedger(store, () => NOW);
+  const entry = { type: AUTHORIZATION_RECORD_TYPE, policy_id: 'pw_older', agent: 'owner', card_id: 'card_a', merchant: 'shop.example.com', currency: 'USD', amount_minor: 100, kind: 'one_time', authorization_type: 'exact', signed_at: NOW, not_after: NOW + 60, state: 'active', used_minor: null };
+  store.owners.get(AUTHORIZATION_RECORD_TYPE)?.replay(entry, NOW);
+  store.owners.get(AUTHORIZATION_SIGNATURE_RECORD_TYPE)?.replay({ type: AUTHORIZATION_SIGNATURE_RECORD_TYPE, policy_id: 'pw_older', jws: 'a.b.c' }, NOW);
+  assert.equal(ledger.get('pw_older')?.jws, 'a.b.c');
+  assert.equal(ledger.get('pw_older')?.evidence, undefined);
+  // Compaction writes it in the entry's own record.
+  const live = store.owners.get(AUTHORIZATION_RECORD_TYPE)?.live(NOW) ?? [];
+  assert.equal(live[0]?.['jws'], 'a.b.c');
+  assert.deepEqual(store.owners.get(AUTHORIZATION_SIGNATURE_RECORD_TYPE)?.live(NOW), []);
 });
 
 test('a malformed evidence record refuses the replay, and an entry without one (an older version) replays', () => {
