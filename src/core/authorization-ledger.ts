@@ -57,18 +57,10 @@ export interface AuthorizationEntry {
 
 export type AuthorizationEntryState = AuthorizationEntry['state'];
 
-export interface AuthorizationLedger {
-  get(policyId: string): AuthorizationEntry | undefined;
-  /** newest first; O(limit), never a scan of history */
-  page(query: { agent?: string; cardId?: string; limit: number; startingAfter?: string }): { entries: AuthorizationEntry[]; hasMore: boolean };
-  /** what the cloud reported: used (with the charged amount), expired, revoked; durable; releases budget exposure */
-  noteStatus(policyId: string, state: AuthorizationEntry['state'], usedMinor?: number | null): Promise<void>;
-  /** beginRegistration marks a window as on its way to the cloud; false when it must never be sent. */
-  beginRegistration(policyId: string): boolean;
-  /** endRegistration ends what beginRegistration began. */
-  endRegistration(policyId: string): void;
-  /** markUnregistered rolls back an active entry the cloud does not hold and that is not on its way there. */
-  markUnregistered(policyId: string): Promise<boolean>;
+/** What follows the entries kept (StoredAuthorizationLedger.follow): told of each added and each forgotten. */
+export interface EntryFollower {
+  added(entry: Readonly<AuthorizationEntry>): void;
+  forgotten(entry: Readonly<AuthorizationEntry>): void;
 }
 
 /** Called after an entry's state changed durably (and while replaying), so budgets can follow. */
@@ -92,9 +84,6 @@ export const AP2_MANDATES_RECORD_TYPE = 'ap2_mandates';
  */
 export const AUTHORIZATION_RETENTION_SECONDS = 90 * 86_400;
 
-/** The most entries one page may ask for. */
-export const AUTHORIZATION_PAGE_LIMIT_MAX = 100;
-
 const STATES: ReadonlySet<string> = new Set(LEDGER_STATES);
 const INTERVALS: ReadonlySet<string> = new Set(RECURRING_INTERVALS);
 /**
@@ -105,44 +94,15 @@ const NEVER_SENT: ReadonlySet<string> = new Set(['unregistered']);
 const KINDS: ReadonlySet<string> = new Set(AUTHORIZATION_KINDS);
 const TYPES: ReadonlySet<string> = new Set(AUTHORIZATION_TYPES);
 
-/** One index over the entries in signing order: the ids, and each id's position. */
-class SigningOrderIndex {
-  readonly ids: string[] = [];
-  head = 0;
-  readonly position = new Map<string, number>();
-
-  append(policyId: string): void {
-    this.position.set(policyId, this.ids.length);
-    this.ids.push(policyId);
-  }
-
-  /** dropHead forgets the oldest id when it is policyId (entries leave every index oldest first). */
-  dropHead(policyId: string): void {
-    if (this.ids[this.head] !== policyId) return;
-    this.position.delete(policyId);
-    this.head++;
-    if (this.head >= 1024 && this.head * 2 >= this.ids.length) {
-      this.ids.splice(0, this.head);
-      this.head = 0;
-      for (let i = 0; i < this.ids.length; i++) this.position.set(this.ids[i] as string, i);
-    }
-  }
-
-  get size(): number {
-    return this.ids.length - this.head;
-  }
-}
-
 /**
  * StoredAuthorizationLedger keeps the entries in memory and, with a RecordStore, in state.journal
  * (register before store.open(); the entries are replayed when it opens).
  */
-export class StoredAuthorizationLedger implements AuthorizationLedger {
+export class StoredAuthorizationLedger {
+  // Map order is signing order: entries are indexed as they are recorded or replayed, and leave oldest first.
   private readonly entries = new Map<string, AuthorizationEntry>();
-  private readonly all = new SigningOrderIndex();
-  private readonly byAgent = new Map<string, SigningOrderIndex>();
-  private readonly byCard = new Map<string, SigningOrderIndex>();
   private readonly listeners: AuthorizationStatusListener[] = [];
+  private readonly followers: EntryFollower[] = [];
   /** Windows on their way to the cloud in this process, with how many sends of each are under way. */
   private readonly registering = new Map<string, number>();
 
@@ -170,6 +130,21 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
       // Compaction writes each entry with its evidence, the mandates in it.
       live: () => [],
     });
+  }
+
+  /**
+   * follow tells follower of every entry kept, now and as each is recorded or replayed, and of each
+   * one forgotten past retention (oldest first): the listing's pages follow the ledger this way
+   * (src/operations/ledger-pages.ts) and write nothing to it.
+   */
+  follow(follower: EntryFollower): void {
+    this.followers.push(follower);
+    for (const entry of this.entries.values()) follower.added(entry);
+  }
+
+  /** forgetExpired forgets now what is past retention, as a record or a compaction would. */
+  forgetExpired(): void {
+    this.prune(this.nowSeconds());
   }
 
   /** onStatus calls listener whenever an entry's state changes, including during replay. */
@@ -209,33 +184,10 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     return jws;
   }
 
+  /** get returns a copy of the entry of policyId, if it is kept. */
   get(policyId: string): AuthorizationEntry | undefined {
     const entry = this.entries.get(policyId);
     return entry === undefined ? undefined : { ...entry };
-  }
-
-  page(query: { agent?: string; cardId?: string; limit: number; startingAfter?: string }): { entries: AuthorizationEntry[]; hasMore: boolean } {
-    if (!Number.isSafeInteger(query.limit) || query.limit < 1 || query.limit > AUTHORIZATION_PAGE_LIMIT_MAX) throw new Error('AuthorizationLedger.page: limit out of range');
-    this.prune(this.nowSeconds());
-    const index = this.indexFor(query.agent, query.cardId);
-    if (index === undefined) return { entries: [], hasMore: false };
-    let from = index.ids.length - 1;
-    if (query.startingAfter !== undefined) {
-      const position = index.position.get(query.startingAfter);
-      if (position === undefined) return { entries: [], hasMore: false };
-      from = position - 1;
-    }
-    const entries: AuthorizationEntry[] = [];
-    let i = from;
-    for (; i >= index.head && entries.length < query.limit; i--) {
-      const entry = this.entries.get(index.ids[i] as string) as AuthorizationEntry;
-      // With both filters, the smaller index is walked and the other condition checked; the
-      // walk is still bounded by the entries of that one agent or card.
-      if (query.agent !== undefined && entry.agent !== query.agent) continue;
-      if (query.cardId !== undefined && entry.cardId !== query.cardId) continue;
-      entries.push({ ...entry });
-    }
-    return { entries, hasMore: this.anyMatchBelow(index, i, query) };
   }
 
   /**
@@ -297,10 +249,7 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
 
   /** since lists the entries signed at or after atSeconds, oldest first (to rebuild budgets). */
   *since(atSeconds: number): Generator<Readonly<AuthorizationEntry>> {
-    for (let i = this.all.head; i < this.all.ids.length; i++) {
-      const entry = this.entries.get(this.all.ids[i] as string) as AuthorizationEntry;
-      if (entry.signedAtSeconds >= atSeconds) yield entry;
-    }
+    for (const entry of this.entries.values()) if (entry.signedAtSeconds >= atSeconds) yield entry;
   }
 
   /** size is the number of entries held (for tests). */
@@ -342,9 +291,7 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
   private index(entry: AuthorizationEntry): void {
     if (this.entries.has(entry.policyId)) throw new Error('duplicate authorization record');
     this.entries.set(entry.policyId, entry);
-    this.all.append(entry.policyId);
-    indexIn(this.byAgent, entry.agent).append(entry.policyId);
-    if (entry.cardId !== null) indexIn(this.byCard, entry.cardId).append(entry.policyId);
+    for (const follower of this.followers) follower.added(entry);
   }
 
   private replayStatus(record: StateRecord): void {
@@ -373,57 +320,22 @@ export class StoredAuthorizationLedger implements AuthorizationLedger {
     if (entry !== undefined) entry.jws = jws;
   }
 
-  private indexFor(agent: string | undefined, cardId: string | undefined): SigningOrderIndex | undefined {
-    const agentIndex = agent === undefined ? undefined : this.byAgent.get(agent);
-    const cardIndex = cardId === undefined ? undefined : this.byCard.get(cardId);
-    if (agent !== undefined && cardId !== undefined) {
-      if (agentIndex === undefined || cardIndex === undefined) return undefined;
-      return agentIndex.size <= cardIndex.size ? agentIndex : cardIndex;
-    }
-    if (agent !== undefined) return agentIndex;
-    if (cardId !== undefined) return cardIndex;
-    return this.all;
-  }
-
-  private anyMatchBelow(index: SigningOrderIndex, from: number, query: { agent?: string; cardId?: string }): boolean {
-    for (let i = from; i >= index.head; i--) {
-      const entry = this.entries.get(index.ids[i] as string) as AuthorizationEntry;
-      if (query.agent !== undefined && entry.agent !== query.agent) continue;
-      if (query.cardId !== undefined && entry.cardId !== query.cardId) continue;
-      return true;
-    }
-    return false;
-  }
-
   private live(now: number): StateRecord[] {
     this.prune(now);
     const records: StateRecord[] = [];
-    for (let i = this.all.head; i < this.all.ids.length; i++) records.push(entryRecord(this.entries.get(this.all.ids[i] as string) as AuthorizationEntry));
+    for (const entry of this.entries.values()) records.push(entryRecord(entry));
     return records;
   }
 
   /** prune forgets, oldest first, entries that can no longer be spent and are past retention. */
   private prune(now: number): void {
-    while (this.all.head < this.all.ids.length) {
-      const policyId = this.all.ids[this.all.head] as string;
-      const entry = this.entries.get(policyId) as AuthorizationEntry;
+    for (const [policyId, entry] of this.entries) {
       const spendable = entry.state === 'active' && entry.notAfterSeconds > now;
       if (spendable || entry.signedAtSeconds + this.retentionSeconds > now) return;
       this.entries.delete(policyId);
-      this.all.dropHead(policyId);
-      this.byAgent.get(entry.agent)?.dropHead(policyId);
-      if (entry.cardId !== null) this.byCard.get(entry.cardId)?.dropHead(policyId);
+      for (const follower of this.followers) follower.forgotten(entry);
     }
   }
-}
-
-function indexIn(map: Map<string, SigningOrderIndex>, key: string): SigningOrderIndex {
-  let index = map.get(key);
-  if (index === undefined) {
-    index = new SigningOrderIndex();
-    map.set(key, index);
-  }
-  return index;
 }
 
 function entryRecord(entry: AuthorizationEntry): StateRecord {

@@ -26,7 +26,7 @@ export type LedgerEntryView = Pick<
   'policyId' | 'agent' | 'cardId' | 'merchant' | 'currency' | 'amountMinor' | 'kind' | 'authorizationType' | 'signedAtSeconds' | 'notAfterSeconds' | 'state' | 'evidence'
 >;
 
-/** The ledger operations an owned authorization uses (a subset of AuthorizationLedger): reads, and the cloud's word noted. */
+/** The ledger operations an owned authorization uses (a subset of StoredAuthorizationLedger): reads, and the cloud's word noted. */
 export interface LedgerView {
   get(policyId: string): LedgerEntryView | undefined;
   noteStatus(policyId: string, state: AuthorizationStatus): Promise<void>;

@@ -1,6 +1,7 @@
 import { checkPolicy } from '../policy-text/policy-reads.js';
 import { approvalOperations } from '../operations/approval-operations.js';
 import { authorizationListOperations } from '../operations/authorization-list.js';
+import { LedgerPages } from '../operations/ledger-pages.js';
 import { coreOperations } from '../operations/operations.js';
 import type { VariantADeps } from '../variant-a/routes.js';
 import type { VariantBDeps } from '../variant-b/routes.js';
@@ -21,7 +22,7 @@ import type { DaemonServices } from './services.js';
 /** listenerDeps gives each listener's route table exactly what it calls, from one daemon's state. */
 export function listenerDeps(services: DaemonServices, core: CoreBinding, consoleLoginLink: () => { url: string; expires_at: string }): { a: VariantADeps; b: VariantBDeps; registrar: DirectoryRegistrar } {
   const operations = coreOperations(core.deps, { device: core.readingDevice, authorizations: core.authorizationLedger });
-  const authorizations = authorizationListOperations(core.deps, core.authorizationLedger);
+  const authorizations = authorizationListOperations(core.deps, core.authorizationLedger, new LedgerPages(core.authorizationLedger));
   const identity = bindIdentity(services, core);
   return {
     registrar: identity.registrar,

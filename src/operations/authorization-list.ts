@@ -7,13 +7,9 @@ import { cancelAuthorization, currentAuthorization, visibleEntry, type LedgerEnt
 import type { CoreDeps, OperationContext } from '../core/core-deps.js';
 import type { AuthorizationStatus } from '../core/model.js';
 import type { Principal } from '../core/principal.js';
+import type { LedgerPages } from './ledger-pages.js';
 
 export type { OwnedAuthorization } from '../core/owned-authorization.js';
-
-/** The ledger operations the listing uses: an owned authorization's, and pages newest first. */
-export interface ListingLedger extends LedgerView {
-  page(query: { agent?: string; cardId?: string; limit: number; startingAfter?: string }): { entries: LedgerEntryView[]; hasMore: boolean };
-}
 
 export interface AuthorizationListQuery {
   limit: number;
@@ -39,7 +35,7 @@ const LOOKUPS_PARALLEL = 8;
  * with it the ledger is walked newest-first in batches until the page is full or history ends, so
  * that filter costs a walk (and a cloud lookup per entry walked).
  */
-export async function listAuthorizations(deps: CoreDeps, ledger: ListingLedger, query: AuthorizationListQuery, context: OperationContext): Promise<OwnedAuthorizationPage> {
+export async function listAuthorizations(deps: CoreDeps, ledger: LedgerView, pages: Pick<LedgerPages, 'page'>, query: AuthorizationListQuery, context: OperationContext): Promise<OwnedAuthorizationPage> {
   const agent = visibleAgent(context.principal, query.agent);
   if (agent === null) return { authorizations: [], hasMore: false };
   if (query.startingAfter !== undefined) visibleEntry(ledger, query.startingAfter, context.principal);
@@ -50,7 +46,7 @@ export async function listAuthorizations(deps: CoreDeps, ledger: ListingLedger, 
     // Without a status filter one ledger page of `limit` is enough but for entries whose
     // registration failed (never shown); with it, whole batches are walked.
     const batchSize = query.status === undefined ? query.limit : WALK_BATCH;
-    const page = ledger.page({ ...scope, limit: batchSize, ...(cursor !== undefined && { startingAfter: cursor }) });
+    const page = pages.page({ ...scope, limit: batchSize, ...(cursor !== undefined && { startingAfter: cursor }) });
     const entries = page.entries.filter((entry) => entry.state !== 'failed');
     const looked = await lookUp(deps, ledger, entries, context);
     for (const owned of looked) if (query.status === undefined || owned.authorization.status === query.status) found.push(owned);
@@ -98,9 +94,9 @@ export interface AuthorizationListOperations {
 }
 
 /** authorizationListOperations binds the listing to deps and the ledger. */
-export function authorizationListOperations(deps: CoreDeps, ledger: ListingLedger): AuthorizationListOperations {
+export function authorizationListOperations(deps: CoreDeps, ledger: LedgerView, pages: Pick<LedgerPages, 'page'>): AuthorizationListOperations {
   return {
-    listAuthorizations: (query, context) => listAuthorizations(deps, ledger, query, context),
+    listAuthorizations: (query, context) => listAuthorizations(deps, ledger, pages, query, context),
     getAuthorization: (policyId, context) => getOwnedAuthorization(deps, ledger, policyId, context),
     cancelAuthorization: (policyId, reason, context) => cancelAuthorization(deps, ledger, policyId, reason, context),
   };

@@ -20,6 +20,15 @@ import { approvalsNeverAsked } from '../support/core-deps.js';
 import { HeldWindows } from '../../src/core/held-windows.js';
 import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
 import { MemoryRecordStore } from '../support/memory-record-store.js';
+import { LedgerPages } from '../../src/operations/ledger-pages.js';
+
+/** The listing's pages of a ledger (src/operations/ledger-pages.ts), one per ledger, as the daemon makes them. */
+const pages = new WeakMap<StoredAuthorizationLedger, LedgerPages>();
+function pagesOf(ledger: StoredAuthorizationLedger): LedgerPages {
+  const found = pages.get(ledger) ?? new LedgerPages(ledger);
+  pages.set(ledger, found);
+  return found;
+}
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
@@ -63,7 +72,7 @@ test('every authorization kind is recorded, with the caller, before it is regist
   await requestAuthorization(deps, oneTime, agentContext);
   await requestAuthorization(deps, recurring, agentContext);
   assert.deepEqual(statesAtRegistration, ['active', 'active']);
-  const page = ledger.page({ limit: 10, agent: 'shopper' });
+  const page = pagesOf(ledger).page({ limit: 10, agent: 'shopper' });
   assert.deepEqual(
     page.entries.map((e) => [e.kind, e.cardId, e.merchant, e.amountMinor, e.authorizationType, e.signedAtSeconds, e.notAfterSeconds, e.state]),
     [
@@ -78,7 +87,7 @@ test('the low-level signing primitive registers nothing, and its window is in th
   const signed = await signCardWindow(deps, oneTime, agentContext);
   assert.deepEqual(statesAtRegistration, [], 'nothing was sent to the cloud');
   assert.equal(ledger.size, 1);
-  const entry = ledger.page({ limit: 1 }).entries[0];
+  const entry = pagesOf(ledger).page({ limit: 1 }).entries[0];
   assert.equal(entry?.policyId, signed.payload.policy_id);
   assert.equal(entry?.state, 'active');
 });
@@ -93,7 +102,7 @@ test('what the cloud answered decides the entry: refused is failed, unknown stay
   for (const { name, error, state } of cases) {
     const { deps, ledger } = setup(() => Promise.reject(error));
     await assert.rejects(requestAuthorization(deps, oneTime, agentContext), (thrown: unknown) => thrown === error, name);
-    assert.equal(ledger.page({ limit: 1 }).entries[0]?.state, state, name);
+    assert.equal(pagesOf(ledger).page({ limit: 1 }).entries[0]?.state, state, name);
   }
 });
 
@@ -101,5 +110,5 @@ test('a signature whose audit line fails is recorded unregistered (never to be s
   const { deps, ledger, statesAtRegistration } = setup(accepted, () => Promise.reject(new Error('disk full')));
   await assert.rejects(requestAuthorization(deps, oneTime, agentContext), /disk full/);
   assert.deepEqual(statesAtRegistration, []);
-  assert.equal(ledger.page({ limit: 1 }).entries[0]?.state, 'unregistered');
+  assert.equal(pagesOf(ledger).page({ limit: 1 }).entries[0]?.state, 'unregistered');
 });

@@ -9,6 +9,15 @@ import { StoredAuthorizationLedger, type AuthorizationEntry } from '../../src/co
 import { StateStore } from '../../src/datadir/state-store.js';
 import { tempJournalPath } from '../support/temp-journal.js';
 import { MemoryRecordStore } from '../support/memory-record-store.js';
+import { LedgerPages, type LedgerPageQuery } from '../../src/operations/ledger-pages.js';
+
+/** The listing's pages of a ledger (src/operations/ledger-pages.ts), one per ledger, as the daemon makes them. */
+const pages = new WeakMap<StoredAuthorizationLedger, LedgerPages>();
+function pagesOf(ledger: StoredAuthorizationLedger): LedgerPages {
+  const found = pages.get(ledger) ?? new LedgerPages(ledger);
+  pages.set(ledger, found);
+  return found;
+}
 
 const NOW = 1_800_000_000;
 function entry(n: number, overrides: Partial<AuthorizationEntry> = {}): AuthorizationEntry {
@@ -41,7 +50,7 @@ const ids = (entries: AuthorizationEntry[]): string[] => entries.map((e) => e.po
 test('pages are newest first, per agent and per card, and follow the cursor', async () => {
   const ledger = new StoredAuthorizationLedger(new MemoryRecordStore(), () => NOW + 1000);
   for (let n = 1; n <= 12; n++) await ledger.record(entry(n));
-  const cases: Array<{ query: Parameters<StoredAuthorizationLedger['page']>[0]; want: string[]; hasMore: boolean }> = [
+  const cases: Array<{ query: LedgerPageQuery; want: string[]; hasMore: boolean }> = [
     { query: { limit: 3 }, want: ['pw_0012', 'pw_0011', 'pw_0010'], hasMore: true },
     { query: { limit: 3, startingAfter: 'pw_0010' }, want: ['pw_0009', 'pw_0008', 'pw_0007'], hasMore: true },
     { query: { limit: 5, startingAfter: 'pw_0003' }, want: ['pw_0002', 'pw_0001'], hasMore: false },
@@ -58,11 +67,11 @@ test('pages are newest first, per agent and per card, and follow the cursor', as
     { query: { limit: 3, startingAfter: 'pw_9999' }, want: [], hasMore: false },
   ];
   for (const { query, want, hasMore } of cases) {
-    const page = ledger.page(query);
+    const page = pagesOf(ledger).page(query);
     assert.deepEqual(ids(page.entries), want, JSON.stringify(query));
     assert.equal(page.hasMore, hasMore, JSON.stringify(query));
   }
-  for (const limit of [0, -1, 101, 1.5]) assert.throws(() => ledger.page({ limit }));
+  for (const limit of [0, -1, 101, 1.5]) assert.throws(() => pagesOf(ledger).page({ limit }));
 });
 
 test('noteStatus changes an active entry once; later, repeated and unknown reports are ignored', async () => {
@@ -105,7 +114,7 @@ test('a reopened store (the crash case) holds every acknowledged entry with its 
     [['active', null], ['used', 150], ['failed', null], ['revoked', null]],
   );
   assert.deepEqual(replayedStates, ['pw_0002:used', 'pw_0003:failed', 'pw_0004:revoked']);
-  assert.deepEqual(ids(second.page({ limit: 2, agent: 'owner' }).entries), ['pw_0006', 'pw_0004']);
+  assert.deepEqual(ids(pagesOf(second).page({ limit: 2, agent: 'owner' }).entries), ['pw_0006', 'pw_0004']);
   assert.deepEqual(ids([...second.since(NOW + 5)] as AuthorizationEntry[]), ['pw_0005', 'pw_0006']);
   await first.store.close();
   await store.close();
@@ -124,12 +133,12 @@ test('past retention, spent entries are forgotten and compacted away; active une
   await ledger.record(entry(4));
   now = NOW + 20_000;
   // Forgotten oldest first: the still-spendable pw_0003 keeps itself and everything after it.
-  assert.deepEqual(ids(ledger.page({ limit: 10 }).entries), ['pw_0004', 'pw_0003']);
+  assert.deepEqual(ids(pagesOf(ledger).page({ limit: 10 }).entries), ['pw_0004', 'pw_0003']);
   await store.close();
   const reopenedStore = new StateStore(file, () => now);
   const reopened = new StoredAuthorizationLedger(reopenedStore, () => now, 10_000);
   await reopenedStore.open();
-  assert.deepEqual(ids(reopened.page({ limit: 10 }).entries), ['pw_0004', 'pw_0003']);
+  assert.deepEqual(ids(pagesOf(reopened).page({ limit: 10 }).entries), ['pw_0004', 'pw_0003']);
   await reopenedStore.close();
 });
 
