@@ -5,9 +5,6 @@
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 
-// noble-ed25519 v3 needs a synchronous SHA-512 for its synchronous getPublicKey.
-ed.hashes.sha512 = sha512;
-
 /** An Ed25519 secret key (the seed) is 32 bytes; only the signer holds one. */
 export const ED25519_SECRET_KEY_BYTES = 32;
 
@@ -25,11 +22,29 @@ export interface ExpandedKey {
 
 const ORDER = ed.Point.CURVE().n;
 
-/** expandKey derives the signing parts of a 32-byte secret key (a scalar multiplication of B). */
+/**
+ * expandKey derives the signing parts of a 32-byte secret key (RFC 8032 5.1.5): the clamped scalar
+ * s and the prefix from SHA-512(seed), and A = [s]B. The seed is hashed with this file's own
+ * SHA-512 import, never through noble's shared `hashes` setting, which other code can assign
+ * (src/verify/ installs it for noble's verify).
+ */
 export function expandKey(secret: Uint8Array): ExpandedKey {
   if (secret.length !== ED25519_SECRET_KEY_BYTES) throw new RangeError('an Ed25519 secret key is 32 bytes');
-  const extended = ed.utils.getExtendedPublicKey(secret);
-  return { prefix: extended.prefix, scalar: extended.scalar, publicKey: extended.pointBytes };
+  const hashed = sha512(secret);
+  const scalar = clampedScalar(hashed);
+  const prefix = hashed.slice(32, 64);
+  hashed.fill(0);
+  return { prefix, scalar, publicKey: ed.Point.BASE.multiply(scalar).toBytes() };
+}
+
+/** clampedScalar is s of RFC 8032 5.1.5: the first 32 bytes of SHA-512(seed), clamped, modulo the group order. */
+function clampedScalar(hashed: Uint8Array): bigint {
+  const head = hashed.slice(0, 32);
+  head[0] = (head[0] as number) & 248;
+  head[31] = ((head[31] as number) & 127) | 64;
+  const scalar = ed.etc.mod(littleEndianNumber(head), ORDER);
+  head.fill(0);
+  return scalar;
 }
 
 /** littleEndianNumber reads bytes as a little-endian unsigned integer. */
@@ -66,11 +81,9 @@ const TWICE_BASE = ed.Point.BASE.double();
  */
 export function publicKeyOf(secret: Uint8Array): Uint8Array {
   if (secret.length !== ED25519_SECRET_KEY_BYTES) throw new RangeError('an Ed25519 secret key is 32 bytes');
-  const head = sha512(secret).slice(0, 32);
-  head[0] = (head[0] as number) & 248;
-  head[31] = ((head[31] as number) & 127) | 64;
-  const scalar = ed.etc.mod(littleEndianNumber(head), ORDER);
-  head.fill(0);
+  const hashed = sha512(secret);
+  const scalar = clampedScalar(hashed);
+  hashed.fill(0);
   return TWICE_BASE.multiply(ed.etc.mod(scalar * HALF, ORDER)).toBytes();
 }
 

@@ -4,12 +4,15 @@
  * that compares the two compares independent implementations. Nothing in src/ may do this.
  */
 import * as noble from '@noble/ed25519';
+import { sha512 } from '@noble/hashes/sha2.js';
 import { toBase64, toBase64Url, utf8 } from '../../src/crypto/base64url.js';
-// noble's synchronous SHA-512 is installed by the signer's module, re-exported below.
 import { serializeSignatureParams, signatureBase, type SignableRequest, type SignatureParams } from '../../src/crypto/http-signature.js';
 import { serializeSignatureParams as serializeMessageParams, signatureBase as messageBase, type CoveredComponent, type MessageSignature, type SignatureParameter } from '../../src/identity/message-signature.js';
 
 export { generateSecretKey, publicKeyOf } from '../../src/signer/ed25519-sign.js';
+
+// noble-ed25519 v3 needs a synchronous SHA-512 for its synchronous sign (the signer never uses it).
+noble.hashes.sha512 = sha512;
 
 /** signEd25519 signs message with a raw 32-byte secret (noble's sign). */
 export function signEd25519(message: Uint8Array, secret: Uint8Array): Uint8Array {
