@@ -2,7 +2,7 @@
  * The floor: the irreducible work of each operation, timed in the same run on the same disk, so
  * that the rows compare Latch with what its guarantees cost and not with a server that skips them.
  *
- * - an Ed25519 signature (noble's primitives, the key expanded once: src/crypto/ed25519.ts) and a
+ * - an Ed25519 signature (noble's primitives, the key expanded once: src/signer/ed25519-sign.ts) and a
  *   verification (noble's verify), the one implementation the daemon and the sandbox use,
  *   on this thread, of a message the size of a policy window's signing input;
  * - a `write` + `fdatasync` of a 300-byte record appended to a file in the run directory (the

@@ -36,8 +36,9 @@ export interface ApprovalDeps {
    * The owner's one passphrase check (src/owner/owner-presence.ts, checkOwnerPassphrase), asked when
    * the front door did not prove presence: resolves when the right passphrase was presented or none
    * is set; throws owner_presence_required (none sent), invalid_passphrase or too_many_attempts.
+   * It answers which (`right`, `not_set`); the approval refuses any other answer.
    */
-  checkPassphrase(candidate: string | undefined): Promise<unknown>;
+  checkPassphrase(candidate: string | undefined): Promise<'right' | 'not_set'>;
   /** Appends an approval line to the audit log durably. */
   audit(record: ApprovalAudit): Promise<void>;
   /** How many pending approvals one caller may have (config.json's approvals_pending_max_per_agent; 20 when absent). */

@@ -175,7 +175,12 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
   await decidable(deps, approvals, id);
   // The front door proved presence (a session, or this passphrase) when it says so; otherwise the
   // one passphrase check runs here (docs/decisions.md §21).
-  if (context.ownerPresent !== true) await approvals.checkPassphrase(passphrase);
+  if (context.ownerPresent !== true) {
+    const checked: unknown = await approvals.checkPassphrase(passphrase);
+    // Only a check that says what it found lets the approval through (a binding that answered
+    // anything else, e.g. false instead of throwing, must not approve).
+    if (checked !== 'right' && checked !== 'not_set') throw new LatchError('invalid_passphrase');
+  }
   if (!approvals.book.claim(id)) throw notPending();
   try {
     const current = approvals.book.get(id);

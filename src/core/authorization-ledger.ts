@@ -6,9 +6,8 @@
  * a restart or a kill -9 the daemon still knows every window that may be spent: spending budgets
  * are rebuilt from it, and GET /authorizations lists it.
  *
- * Memory holds the entries of the retention period with three indexes (all, per agent, per
- * card), each in signing order with a Map from policy id to position, so a page costs O(limit)
- * and a cursor lookup O(1), never a scan of history.
+ * Memory holds the entries of the retention period in one Map, in signing order; the listing's
+ * pages per agent and per card follow it (`follow`, src/operations/ledger-pages.ts).
  */
 import type { RecordStore, StateRecord } from './record-store.js';
 import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECURRING_INTERVALS, type AuthorizationKind, type AuthorizationType, type RecurringInterval } from './model.js';
@@ -103,6 +102,8 @@ export class StoredAuthorizationLedger {
   private readonly entries = new Map<string, AuthorizationEntry>();
   private readonly listeners: AuthorizationStatusListener[] = [];
   private readonly followers: EntryFollower[] = [];
+  /** Entries recordSigned indexed whose record (with their JWS) is not yet on disk. */
+  private readonly notYetDurable = new Set<string>();
   /** Windows on their way to the cloud in this process, with how many sends of each are under way. */
   private readonly registering = new Map<string, number>();
 
@@ -166,8 +167,10 @@ export class StoredAuthorizationLedger {
    * append (docs/decisions.md §28.10): the entry is indexed, so the signer finds it active; sign
    * makes the window's JWS in the same turn (it must be synchronous, see write); the entry keeps
    * that JWS, which its evidence pack carries; it resolves to the JWS once the record is on disk.
-   * The caller hands the JWS to nobody before then, so a crash in between leaves no entry and no
-   * window anywhere. A sign that throws leaves the entry `failed`, never written.
+   * The caller hands the JWS to nobody before then, and `get` leaves it out until then too (an
+   * evidence pack reads it there), so a crash or a failed write in between leaves no entry and no
+   * window anywhere. A sign that throws leaves the entry `failed`, never written; a write that
+   * fails leaves it `failed` without its JWS, so no later compaction writes a window never sent.
    */
   async recordSigned(entry: AuthorizationEntry, sign: () => string): Promise<string> {
     const copy = this.indexNew(entry);
@@ -180,14 +183,25 @@ export class StoredAuthorizationLedger {
       throw error;
     }
     copy.jws = jws;
-    await this.write(copy);
+    this.notYetDurable.add(copy.policyId);
+    try {
+      await this.write(copy);
+    } catch (error) {
+      delete copy.jws;
+      throw error;
+    } finally {
+      this.notYetDurable.delete(copy.policyId);
+    }
     return jws;
   }
 
-  /** get returns a copy of the entry of policyId, if it is kept. */
+  /** get returns a copy of the entry of policyId, if it is kept; its JWS only once that is on disk. */
   get(policyId: string): AuthorizationEntry | undefined {
     const entry = this.entries.get(policyId);
-    return entry === undefined ? undefined : { ...entry };
+    if (entry === undefined) return undefined;
+    const copy = { ...entry };
+    if (this.notYetDurable.has(policyId)) delete copy.jws;
+    return copy;
   }
 
   /**

@@ -100,6 +100,8 @@ export function visibleEntry(ledger: LedgerView, policyId: string, principal: Pr
  * ledger is here, in the core; the listing itself (src/operations/) only walks and filters.
  */
 export async function currentAuthorization(deps: CoreDeps, ledger: LedgerView, entry: LedgerEntryView, context: OperationContext): Promise<OwnedAuthorization> {
+  // The listing outside the core pages only the caller's own; this holds it here too.
+  if (context.principal.kind === 'agent' && entry.agent !== principalName(context.principal)) throw new LatchError('authorization_not_found');
   if (deps.heldWindows.isHeld(entry.policyId) === true) {
     // Signed by the owner's primitive and held, not registered: the cloud does not know it yet.
     return { authorization: ledgerAuthorization(entry, 'active'), ...ownerOf(entry), registered: false };

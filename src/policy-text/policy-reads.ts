@@ -22,19 +22,19 @@ export interface PolicyStandings {
  */
 export function checkPolicy(gate: PolicyGate, request: AuthorizationRequest, agent: string, nowSeconds: number): PolicyEvaluation {
   checkRequest(request, nowSeconds);
-  return evaluatePolicy(gate.effective(), toPolicyRequest(request, agent, nowSeconds), gate.usageNow());
+  const { policy, usage } = gate.usageNow();
+  return evaluatePolicy(policy, toPolicyRequest(request, agent, nowSeconds), usage);
 }
 
 /** dryRunPolicy evaluates a request under a candidate policy that is not in force, over the same history. */
 export function dryRunPolicy(gate: PolicyGate, candidate: Policy, request: AuthorizationRequest, agent: string, nowSeconds: number): PolicyEvaluation {
   checkRequest(request, nowSeconds);
-  return evaluatePolicy(candidate, toPolicyRequest(request, agent, nowSeconds), gate.usageNow(candidate));
+  return evaluatePolicy(candidate, toPolicyRequest(request, agent, nowSeconds), gate.usageUnder(candidate));
 }
 
 /** policyStandings is every budget's exposure and every velocity limit's count now: the numbers the next decision would see. */
 export function policyStandings(gate: PolicyGate, nowSeconds: number): PolicyStandings {
-  const policy = gate.effective();
-  const usage = gate.usageNow();
+  const { policy, usage } = gate.usageNow();
   return {
     budgets: policy.budgets.map((budget) => ({ budget, exposureMinor: usage.exposure(budget, nowSeconds) })),
     velocity: policy.velocity.map((velocity) => ({ velocity, count: usage.count(velocity, nowSeconds) })),

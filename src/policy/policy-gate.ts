@@ -110,11 +110,17 @@ export class PolicyGate {
 
   /**
    * usage is what the next decision would read of past authorizations, read without deciding or
-   * reserving: under the policy in force, or over the same history under a candidate policy not in
-   * force. The policy's checks, dry runs and standings read it (policy-text/policy-reads.ts).
+   * reserving, with the policy in force it was read under (one read of the file, so the two agree).
+   * The policy's checks, dry runs and standings read it (policy-text/policy-reads.ts).
    */
-  usageNow(candidate?: Policy): PolicyUsage {
-    return candidate === undefined ? this.usageFor(this.effective()) : this.buildUsage(candidate);
+  usageNow(): { policy: Policy; usage: PolicyUsage } {
+    const policy = this.effective();
+    return { policy, usage: this.usageFor(policy) };
+  }
+
+  /** usageUnder is the same history counted under a candidate policy not in force, built afresh. */
+  usageUnder(candidate: Policy): PolicyUsage {
+    return this.buildUsage(candidate);
   }
 
   /** effective returns the policy in force, or throws 503 policy_invalid naming the field. */

@@ -1,7 +1,9 @@
 /**
  * Signing a policy window and a revocation (docs/decisions.md §5, §28). A window is signed only
  * when the authorization ledger holds it as decided and recorded: an active entry under its
- * policy id whose every term is the payload's. That is the monitor's check (OpenSSH's
+ * policy id whose every term is the payload's (recorded: durable already for a window to hold; for
+ * a window to register, indexed and written with this JWS in one record, which is on disk before
+ * the JWS goes anywhere: docs/decisions.md §28.10). That is the monitor's check (OpenSSH's
  * `mon_dispatch`): the signer itself confirms the state in which this request is allowed, so a
  * caller that skipped the decision or the record gets no signature, whatever it passes.
  */

@@ -154,6 +154,26 @@ describe('passphrase lockout', () => {
   });
 });
 
+describe('the passphrase check is a dependency', () => {
+  test('an approval goes through only when the check says right or not set; any other answer is refused, nothing signed', async () => {
+    const { deps, approvals } = setup();
+    const approval = await createApproval(deps, approvals, REQUEST, agent, { ...ASK, approvalTtlSeconds: 900 }, 'fp');
+    let signs = 0;
+    const sign: SignApproved = async () => {
+      signs += 1;
+      return signed;
+    };
+    for (const answer of [false, undefined, 'wrong', null]) {
+      approvals.checkPassphrase = async () => answer as never;
+      await assert.rejects(approveApproval(deps, sign, approval.id, 'p', owner), (e) => codeOf(e) === 'invalid_passphrase', String(answer));
+    }
+    assert.equal(signs, 0);
+    approvals.checkPassphrase = async () => 'right';
+    assert.equal((await approveApproval(deps, sign, approval.id, 'p', owner)).status, 'approved');
+    assert.equal(signs, 1);
+  });
+});
+
 describe('idempotency', () => {
   test('the same caller key returns the same approval; the same key with another body is idempotency_key_reused', async () => {
     const { deps, audits } = setup();

@@ -184,6 +184,23 @@ test('recordSigned resolves only once the record is durable, and a failed write 
   const ledger = new StoredAuthorizationLedger(failing, () => NOW + 1000);
   await assert.rejects(ledger.recordSigned(entry(1), () => 'sig'), /disk full/);
   assert.equal(ledger.get('pw_0001')?.state, 'failed');
+  // Never durable, so never kept: no reader and no later compaction sees the window.
+  assert.equal(ledger.get('pw_0001')?.jws, undefined);
+  assert.ok(failing.owners.get('authorization')?.live(NOW + 1000).every((record) => record['jws'] === undefined));
+  // While the append is on its way, the promise waits and no reader gets the JWS.
+  let landed: () => void = () => {};
+  const slow = new MemoryRecordStore();
+  slow.append = () => new Promise<void>((resolve) => (landed = resolve));
+  const waiting = new StoredAuthorizationLedger(slow, () => NOW + 1000);
+  let resolved = false;
+  const recorded = waiting.recordSigned(entry(3), () => 'pending.jws.sig').then((jws) => ((resolved = true), jws));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(resolved, false, 'recordSigned waits for the append');
+  assert.equal(waiting.get('pw_0003')?.state, 'active');
+  assert.equal(waiting.get('pw_0003')?.jws, undefined, 'the JWS is not handed out before its record is on disk');
+  landed();
+  assert.equal(await recorded, 'pending.jws.sig');
+  assert.equal(waiting.get('pw_0003')?.jws, 'pending.jws.sig');
   // Through the real journal: a reopen (the crash case) has the entry with its JWS.
   const file = tempJournalPath();
   const first = await openLedger(file);

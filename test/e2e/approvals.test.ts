@@ -227,6 +227,18 @@ describe('B, and the other kinds', () => {
 });
 
 describe('the passphrase and its lockout', () => {
+  test('one lockout for every passphrase check: five wrong at POST /owner/sessions lock approving too', async () => {
+    const { answer } = await ask();
+    setApprovalPassphrase(stack.home, PASSPHRASE);
+    try {
+      for (let i = 0; i < 5; i++) assertError(await owner.post('/owner/sessions', { passphrase: `wrong guess ${i}` }), 401, 'invalid_passphrase');
+      assertError(await owner.post(`/approvals/${answer.body.approval_id}/approve`, { passphrase: PASSPHRASE }), 429, 'too_many_attempts');
+    } finally {
+      // The count belongs to this passphrase: clearing it ends the lock for the tests below.
+      clearApprovalPassphrase(stack.home);
+    }
+  });
+
   test('with a passphrase: missing is 403 owner_presence_required, wrong is 401 invalid_passphrase, right approves', async () => {
     setApprovalPassphrase(stack.home, PASSPHRASE);
     try {
