@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import * as noble from '@noble/ed25519';
-import { verifyEd25519 } from '../../src/verify/ed25519-verify.js';
+import { verifyEd25519 } from '../../src/signer/ed25519-verify.js';
 import { generateSecretKey, publicKeyOf, signEd25519 } from '../../test/support/raw-signing.js';
 import { runLoad } from '../load-generator.js';
 import { checked, ROUND_REQUESTS_MAX, type RunShape } from '../rounds.js';

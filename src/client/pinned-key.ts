@@ -15,7 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fromBase64Url, toBase64Url } from '../crypto/base64url.js';
-import { verifyEd25519 } from '../verify/ed25519-verify.js';
+import { verifyEd25519 } from '../signer/ed25519-verify.js';
 import { keyIdOf } from '../crypto/jwk.js';
 import { writeFileAtomic } from '../datadir/atomic-file.js';
 import { loadConfig } from '../datadir/config.js';

@@ -5,7 +5,7 @@
  * whose base64url is not canonical (two texts for one signature would let a byte change pass).
  */
 import { fromBase64Url, toBase64Url, utf8 } from '../crypto/base64url.js';
-import { verifyEd25519 } from '../verify/ed25519-verify.js';
+import { verifyEd25519 } from '../signer/ed25519-verify.js';
 
 /** A JWS that verified: its header and the exact payload text. */
 export interface VerifiedCompact {

@@ -5,7 +5,7 @@
  */
 import { requestSha256 } from '../core/approval.js';
 import { jwkThumbprint, type Ed25519PublicJwk } from '../crypto/jwk.js';
-import { publicKeyFromJwk } from '../verify/ed25519-verify.js';
+import { publicKeyFromJwk } from '../verify/public-jwk.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { lineHash } from '../datadir/audit-lines.js';
 import { APPROVAL_ID_PATTERN, POLICY_ID_PATTERN } from '../ids/wire-ids.js';

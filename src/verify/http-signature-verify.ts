@@ -5,7 +5,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { fromBase64, utf8 } from '../crypto/base64url.js';
 import { signatureBase, type SignableRequest } from '../crypto/http-signature.js';
-import { verifyEd25519 } from './ed25519-verify.js';
+import { verifyEd25519 } from '../signer/ed25519-verify.js';
 
 /** A parsed signature: what it covers, its parameters, and the raw serialized parameters. */
 export interface ParsedSignature {

@@ -1,6 +1,6 @@
 /** Compact JWS (EdDSA, RFC 8037) decoding and verification; the signer makes them (src/signer/compact-jws.ts). */
 import { fromBase64Url, utf8 } from '../crypto/base64url.js';
-import { verifyEd25519 } from './ed25519-verify.js';
+import { verifyEd25519 } from '../signer/ed25519-verify.js';
 
 export type JwsDecodeFailure = 'malformed' | 'unsupported_algorithm' | 'bad_signature';
 

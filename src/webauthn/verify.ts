@@ -8,7 +8,7 @@
 import { createPublicKey, verify as verifySignature } from 'node:crypto';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { fromBase64Url, toBase64Url, utf8 } from '../crypto/base64url.js';
-import { verifyEd25519 } from '../verify/ed25519-verify.js';
+import { verifyEd25519 } from '../signer/ed25519-verify.js';
 import { bytesEqual } from './bytes-equal.js';
 import { decodeCbor } from './cbor.js';
 import { COSE_ALG_EDDSA, coseToPublicKey, type PasskeyAlgorithm, type PasskeyPublicJwk } from './cose-key.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import * as ed from '@noble/ed25519';
-import { verifyEd25519 } from '../../src/verify/ed25519-verify.js';
+import { verifyEd25519 } from '../../src/signer/ed25519-verify.js';
 import { publicKeyOf, signEd25519 } from '../support/raw-signing.js';
 
 const hex = (text: string) => Uint8Array.from(Buffer.from(text, 'hex'));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { toBase64Url } from '../../src/crypto/base64url.js';
-import { verifyEd25519 } from '../../src/verify/ed25519-verify.js';
+import { verifyEd25519 } from '../../src/signer/ed25519-verify.js';
 import { publicKeyOf, signEd25519 } from '../support/raw-signing.js';
 import { keyIdOf, jwkThumbprint } from '../../src/crypto/jwk.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';

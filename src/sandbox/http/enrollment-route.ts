@@ -1,6 +1,6 @@
 import { LatchError, invalidRequest } from '../../errors/latch-error.js';
 import { keyIdOf } from '../../crypto/jwk.js';
-import { publicKeyFromJwk } from '../../verify/ed25519-verify.js';
+import { publicKeyFromJwk } from '../../verify/public-jwk.js';
 import { toBase64Url } from '../../crypto/base64url.js';
 import type { RouteHandler } from '../../http/route.js';
 import { isJsonObject, type JsonValue } from '../../json/parse-json.js';

@@ -7,9 +7,9 @@
  * key change. A device's new registration replaces its old one, so a removed agent leaves at once.
  */
 import { fromBase64, toBase64, utf8 } from '../../crypto/base64url.js';
-import { verifyEd25519 } from '../../verify/ed25519-verify.js';
+import { verifyEd25519 } from '../../signer/ed25519-verify.js';
 import { keyIdOf } from '../../crypto/jwk.js';
-import { publicKeyFromJwk } from '../../verify/ed25519-verify.js';
+import { publicKeyFromJwk } from '../../verify/public-jwk.js';
 import { invalidRequest } from '../../errors/latch-error.js';
 import type { Route } from '../../http/route.js';
 import { isJsonObject, JsonNumber, type JsonValue } from '../../json/parse-json.js';

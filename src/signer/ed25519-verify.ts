@@ -1,10 +1,11 @@
 /**
- * Ed25519 verification (strict RFC 8032) and the public keys it takes from untrusted JWKs. The audited
- * core never verifies: the sandbox, the client, the evidence verifier and the passkey check do.
+ * Ed25519 verification (strict RFC 8032). It is in the signer's folder because this folder is the
+ * one place noble's Ed25519 is imported; it holds and signs nothing, and anything may import it
+ * (the sandbox, the client, the evidence verifier, the passkey check). The signer's own code never
+ * hashes through noble's shared `hashes` setting installed here (signer/signing-boundary.test.ts).
  */
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
-import { fromBase64Url } from '../crypto/base64url.js';
 import { ED25519_PUBLIC_KEY_BYTES, ED25519_SIGNATURE_BYTES } from '../crypto/ed25519.js';
 
 // noble-ed25519 v3 needs a synchronous SHA-512 to offer synchronous verify.
@@ -21,14 +22,4 @@ export function verifyEd25519(signature: Uint8Array, message: Uint8Array, public
   } catch {
     return false;
   }
-}
-
-/** publicKeyFromJwk validates an untrusted JWK and returns the raw key, or undefined. */
-export function publicKeyFromJwk(value: unknown): Uint8Array | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const jwk = value as Record<string, unknown>;
-  if (jwk['kty'] !== 'OKP' || jwk['crv'] !== 'Ed25519' || typeof jwk['x'] !== 'string') return undefined;
-  if ('d' in jwk) return undefined;
-  const raw = fromBase64Url(jwk['x']);
-  return raw?.length === ED25519_PUBLIC_KEY_BYTES ? raw : undefined;
 }
