@@ -87,9 +87,13 @@ export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, po
 /** visibleEntry returns the ledger entry when the caller may see it, else authorization_not_found. */
 export function visibleEntry(ledger: LedgerView, policyId: string, principal: Principal): LedgerEntryView {
   const entry = ledger.get(policyId);
-  if (entry === undefined || entry.state === 'failed') throw new LatchError('authorization_not_found');
-  if (principal.kind === 'agent' && entry.agent !== principalName(principal)) throw new LatchError('authorization_not_found');
+  if (entry === undefined || entry.state === 'failed' || !ownedBy(entry, principal)) throw new LatchError('authorization_not_found');
   return entry;
+}
+
+/** ownedBy reports whether principal may see entry: the owner all, an agent only its own. */
+function ownedBy(entry: LedgerEntryView, principal: Principal): boolean {
+  return principal.kind === 'owner' || entry.agent === principalName(principal);
 }
 
 /**
@@ -101,7 +105,7 @@ export function visibleEntry(ledger: LedgerView, policyId: string, principal: Pr
  */
 export async function currentAuthorization(deps: CoreDeps, ledger: LedgerView, entry: LedgerEntryView, context: OperationContext): Promise<OwnedAuthorization> {
   // The listing outside the core pages only the caller's own; this holds it here too.
-  if (context.principal.kind === 'agent' && entry.agent !== principalName(context.principal)) throw new LatchError('authorization_not_found');
+  if (!ownedBy(entry, context.principal)) throw new LatchError('authorization_not_found');
   if (deps.heldWindows.isHeld(entry.policyId) === true) {
     // Signed by the owner's primitive and held, not registered: the cloud does not know it yet.
     return { authorization: ledgerAuthorization(entry, 'active'), ...ownerOf(entry), registered: false };

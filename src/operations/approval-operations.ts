@@ -7,7 +7,6 @@
 import { LatchError } from '../errors/latch-error.js';
 import type { Approval, ApprovalStatus } from '../core/approval.js';
 import { approveApproval, awaitDecision, denyApproval, refreshExpiry, visibleTo } from '../core/approvals.js';
-import { principalName } from '../core/principal.js';
 import { signApprovedRequest } from '../core/authorizations.js';
 import type { CoreDeps, OperationContext } from '../core/core-deps.js';
 
@@ -74,7 +73,7 @@ export async function listApprovals(deps: CoreDeps, query: ApprovalQuery, contex
   }
   const approvals: Approval[] = [];
   for (const approval of all.slice(start)) {
-    if (context.principal.kind !== 'owner' && principalName(approval.principal) !== context.principal.name) continue;
+    if (!visibleTo(approval, context)) continue;
     if (query.status !== undefined && approval.status !== query.status) continue;
     if (approvals.length === query.limit) return { approvals, hasMore: true };
     approvals.push(approval);
