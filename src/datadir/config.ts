@@ -25,6 +25,12 @@ export interface LatchConfig {
   /** The owner console's port (docs/decisions.md §25); 7724 when absent. */
   console_port?: number;
   /**
+   * How long `latch mcp` holds a payment tool call open for the owner's decision once the person
+   * accepted to open the console (URL-mode elicitation, docs/decisions.md §37), in whole seconds
+   * from 0 to 600; 50 when absent (under the official SDK client's 60-second request timeout).
+   */
+  mcp_approval_wait_seconds?: number;
+  /**
    * How many pending approvals one caller (an agent, or the owner) may have at once; beyond it an
    * ask is 429 too_many_pending_approvals (docs/decisions.md §17.6). 1 to 1000; 20 when absent.
    */
@@ -39,6 +45,9 @@ export interface LatchConfig {
 /** The bounds of owner_session_seconds. */
 export const OWNER_SESSION_SECONDS_CONFIG_MIN = 60;
 export const OWNER_SESSION_SECONDS_CONFIG_MAX = 3600;
+/** The bounds of mcp_approval_wait_seconds, and its value when config.json does not say. */
+export const MCP_APPROVAL_WAIT_SECONDS_MAX = 600;
+export const MCP_APPROVAL_WAIT_SECONDS_DEFAULT = 50;
 /** The pending approvals one caller may have when config.json does not say. */
 export const APPROVALS_PENDING_MAX_PER_AGENT_DEFAULT = 20;
 const APPROVALS_PENDING_MAX_PER_AGENT_LIMIT = 1000;
@@ -54,7 +63,7 @@ const DEVICE_NAME_CHARS_MAX = 64;
 type Check = (value: string) => string | undefined;
 
 // Each check returns the value to store (normalized) or undefined when it is invalid.
-type StringField = Exclude<keyof LatchConfig, 'approval_notify' | 'approvals_pending_max_per_agent' | 'owner_session_seconds' | 'console_port'>;
+type StringField = Exclude<keyof LatchConfig, 'approval_notify' | 'approvals_pending_max_per_agent' | 'owner_session_seconds' | 'console_port' | 'mcp_approval_wait_seconds'>;
 
 const FIELD_CHECKS: Record<StringField, Check> = {
   cloud_url: normalizeCloudUrl,
@@ -124,6 +133,13 @@ export function validateConfig(value: unknown, file: string, code: 'corrupt' | '
       const valid = Number.isSafeInteger(fieldValue) && (fieldValue as number) >= 1 && (fieldValue as number) <= 65535;
       if (!valid) throw invalid(file, 'invalid value for "console_port" in config.json: it must be a port number from 1 to 65535');
       config.console_port = fieldValue as number;
+      continue;
+    }
+    if (field === 'mcp_approval_wait_seconds') {
+      if (fieldValue === undefined) continue;
+      const valid = Number.isSafeInteger(fieldValue) && (fieldValue as number) >= 0 && (fieldValue as number) <= MCP_APPROVAL_WAIT_SECONDS_MAX;
+      if (!valid) throw invalid(file, `invalid value for "mcp_approval_wait_seconds" in config.json: it must be a whole number of seconds from 0 to ${MCP_APPROVAL_WAIT_SECONDS_MAX}`);
+      config.mcp_approval_wait_seconds = fieldValue as number;
       continue;
     }
     if (field === 'approvals_pending_max_per_agent') {

@@ -22,7 +22,7 @@ export type RpcId = string | JsonNumber;
 export type Incoming =
   | { kind: 'request'; id: RpcId; method: string; params: JsonObject | undefined; paramsValid: boolean }
   | { kind: 'notification'; method: string; params: JsonObject | undefined }
-  | { kind: 'response' }
+  | { kind: 'response'; id: RpcId | undefined; result: JsonValue | undefined; error: JsonValue | undefined }
   | { kind: 'invalid'; id: RpcId | null; message: string };
 
 /** classifyMessage reads one parsed JSON-RPC message (not a batch). */
@@ -33,8 +33,8 @@ export function classifyMessage(value: JsonValue): Incoming {
   if (value['jsonrpc'] !== '2.0') return { kind: 'invalid', id: validId, message: 'jsonrpc must be "2.0".' };
   const method = value['method'];
   if (method === undefined) {
-    // A response to a request of ours; this server sends none, so it is dropped.
-    if (Object.hasOwn(value, 'result') || Object.hasOwn(value, 'error')) return { kind: 'response' };
+    // A response to a request of ours (elicitation/create): the session matches it by id.
+    if (Object.hasOwn(value, 'result') || Object.hasOwn(value, 'error')) return { kind: 'response', id, result: value['result'], error: value['error'] };
     return { kind: 'invalid', id: validId, message: 'A request needs a method.' };
   }
   if (typeof method !== 'string' || method.length === 0 || method.length > 128) return { kind: 'invalid', id: validId, message: 'method must be a non-empty string.' };
@@ -69,6 +69,16 @@ export function errorLine(id: RpcId | null, code: number, message: string, data?
 function withId(id: RpcId | null, payloadJson: string): string {
   const idText = id === null ? 'null' : typeof id === 'string' ? JSON.stringify(id) : id.text;
   return `{"jsonrpc":"2.0","id":${idText},${payloadJson.slice(1)}`;
+}
+
+/** requestLine is a request of the server's own to the client, one line of JSON. */
+export function requestLine(id: string, method: string, params: unknown): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method, params });
+}
+
+/** notificationLine is a notification to the client, one line of JSON. */
+export function notificationLine(method: string, params: unknown): string {
+  return JSON.stringify({ jsonrpc: '2.0', method, params });
 }
 
 /** idKey is a stable key for an id, for matching a cancellation to its request. */

@@ -4,9 +4,12 @@
  */
 import { LatchClientError } from '../client/client-errors.js';
 import { messageNaming } from '../errors/latch-error.js';
-import { isJsonObject, JsonNumber, type JsonObject } from '../json/parse-json.js';
+import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../json/parse-json.js';
 import type { Logger } from '../log/logger.js';
+import { approvalRefusal, isApproval } from './approval-guidance.js';
+import { ClientRequests } from './client-requests.js';
 import { errorLine, idKey, resultLine, RPC_ERROR, type Incoming, type RpcId } from './json-rpc.js';
+import { OwnerApprovals, type OwnerApprovalOptions } from './owner-approvals.js';
 import { atLeast, negotiateVersion, type ProtocolVersion } from './protocol-version.js';
 import { toolErrorResult, toolSuccessResult } from './tool-results.js';
 import { ToolInputError, validateArguments } from './tool-input.js';
@@ -20,6 +23,11 @@ export interface SessionOptions {
   caller: 'owner' | 'agent';
   log: Logger;
   serverVersion: string;
+  /**
+   * Where the console's approval page is and how long a call waits for the owner: present, a
+   * client that declared URL-mode elicitation is asked to open it (shared/spec/mcp-approvals.md).
+   */
+  ownerApprovals?: Omit<OwnerApprovalOptions, 'log'>;
 }
 
 /** The server's instructions, sent in the initialize result: what every agent must know first. */
@@ -41,13 +49,33 @@ export class McpSession {
   private clientName = 'unknown';
   private client: ToolClient | undefined;
   private readonly cancelled = new Set<string>();
+  /** The tools/call requests running, by id: notifications/cancelled ends a wait for the owner. */
+  private readonly running = new Map<string, AbortController>();
+  private readonly requests = new ClientRequests();
+  private readonly ownerApprovals: OwnerApprovals | undefined;
+  /** Whether the client declared URL-mode elicitation (capabilities.elicitation.url) in initialize. */
+  private urlElicitation = false;
 
-  constructor(private readonly options: SessionOptions) {}
+  constructor(private readonly options: SessionOptions) {
+    this.ownerApprovals = options.ownerApprovals === undefined ? undefined : new OwnerApprovals(this.requests, { ...options.ownerApprovals, log: options.log });
+  }
+
+  /** connect gives the session a way to send its own requests and notifications to the client. */
+  connect(send: (line: string) => void): void {
+    this.requests.connect(send);
+  }
+
+  /** close ends every wait for an owner's decision (the client went away). */
+  close(): void {
+    this.ownerApprovals?.close();
+    for (const controller of this.running.values()) controller.abort();
+  }
 
   /** handle answers one message. */
   async handle(message: Incoming, inBatch = false): Promise<string | undefined> {
     switch (message.kind) {
       case 'response':
+        this.requests.answer(message.id, message.result, message.error);
         return undefined;
       case 'invalid':
         return errorLine(message.id, RPC_ERROR.invalidRequest, `Invalid Request: ${message.message}`);
@@ -69,7 +97,10 @@ export class McpSession {
     }
     if (method === 'notifications/cancelled') {
       const requestId = params?.['requestId'];
-      if (typeof requestId === 'string' || requestId instanceof JsonNumber) this.cancelled.add(idKey(requestId));
+      if (typeof requestId === 'string' || requestId instanceof JsonNumber) {
+        this.cancelled.add(idKey(requestId));
+        this.running.get(idKey(requestId))?.abort();
+      }
       // Bounded: a client that cancels ids that never existed cannot grow the set without limit.
       if (this.cancelled.size > 1024) this.cancelled.clear();
     }
@@ -96,8 +127,9 @@ export class McpSession {
     const version = negotiateVersion(requested);
     this.version = version;
     this.clientName = clientNameOf(params?.['clientInfo']);
+    this.urlElicitation = atLeast(version, '2025-11-25') && declaresUrlElicitation(params?.['capabilities']);
     this.phase = 'initialized';
-    this.options.log.info('mcp_initialized', { requested_version: requested.slice(0, 32), protocol_version: version, client: this.clientName });
+    this.options.log.info('mcp_initialized', { requested_version: requested.slice(0, 32), protocol_version: version, client: this.clientName, url_elicitation: this.urlElicitation });
     const serverInfo: Record<string, unknown> = { name: 'latch', version: this.options.serverVersion };
     if (atLeast(version, '2025-06-18')) serverInfo['title'] = 'Latch payment authorizations';
     return resultLine(id, { protocolVersion: version, capabilities: { tools: { listChanged: false } }, serverInfo, instructions: SERVER_INSTRUCTIONS });
@@ -129,7 +161,7 @@ export class McpSession {
     const structured = atLeast(this.version as ProtocolVersion, '2025-06-18');
     try {
       const validated = validateArguments(tool.inputSchema, args);
-      const result = await tool.run(this.toolClient(), validated);
+      const result = await this.decidedBy(tool, await tool.run(this.toolClient(), validated), id, params);
       this.options.log.info('mcp_tool_call', { tool: tool.name, outcome: 'ok' });
       return resultLine(id, toolSuccessResult(result, structured));
     } catch (error) {
@@ -143,6 +175,32 @@ export class McpSession {
       }
       this.options.log.error('mcp_tool_failed', { tool: tool.name, error });
       return errorLine(id, RPC_ERROR.internalError, 'Internal error while running the tool.');
+    }
+  }
+
+  /**
+   * decidedBy turns a payment tool's pending approval into the owner's decision when the client
+   * can show the person the console's page (URL-mode elicitation): the authorization once
+   * approved, the tool error once denied or expired (thrown), else the pending approval as it
+   * was. Read-only tools (latch_get_approval) and clients without URL mode get the result as it is.
+   */
+  private async decidedBy(tool: ToolDefinition, result: unknown, id: RpcId, params: JsonObject | undefined): Promise<unknown> {
+    const owner = this.ownerApprovals;
+    if (owner === undefined || !this.urlElicitation || tool.annotations.readOnlyHint || !isApproval(result) || result.status !== 'pending_approval') return result;
+    const key = idKey(id);
+    const controller = new AbortController();
+    this.running.set(key, controller);
+    try {
+      const token = progressTokenOf(params);
+      const progress = token === undefined ? undefined : (elapsedSeconds: number) =>
+        this.requests.notify('notifications/progress', { progressToken: token, progress: elapsedSeconds, message: 'Waiting for the owner to approve or deny in the Latch console.' });
+      const decided = await owner.awaitDecision(this.toolClient(), result, { signal: controller.signal, ...(progress !== undefined && { progress }) });
+      if (decided === undefined) return result;
+      const refusal = approvalRefusal(decided);
+      if (refusal !== undefined) throw refusal;
+      return decided.authorization ?? decided;
+    } finally {
+      this.running.delete(key);
     }
   }
 
@@ -170,6 +228,24 @@ function inToolTerms(error: LatchClientError, tool: ToolDefinition): LatchClient
     ...(error.requestId !== undefined && { requestId: error.requestId }),
     ...(error.idempotencyKey !== undefined && { idempotencyKey: error.idempotencyKey }),
   });
+}
+
+/** declaresUrlElicitation reads initialize's capabilities: URL mode only when `elicitation.url` is an object (a bare `elicitation: {}` is form mode). */
+function declaresUrlElicitation(capabilities: JsonValue | undefined): boolean {
+  if (!isJsonObject(capabilities)) return false;
+  const elicitation = capabilities['elicitation'];
+  return isJsonObject(elicitation) && isJsonObject(elicitation['url']);
+}
+
+/** progressTokenOf reads tools/call's params._meta.progressToken (a string or a number). */
+function progressTokenOf(params: JsonObject | undefined): string | number | undefined {
+  const meta = params?.['_meta'];
+  if (!isJsonObject(meta)) return undefined;
+  const token = meta['progressToken'];
+  if (typeof token === 'string' && token.length <= 256) return token;
+  // A numeric token goes back as the number it was (MCP progress echoes the token).
+  if (token instanceof JsonNumber && /^-?\d{1,15}$/.test(token.text)) return Number(token.text);
+  return undefined;
 }
 
 /** clientNameOf reads clientInfo's name and version as printable text for logs and the User-Agent. */

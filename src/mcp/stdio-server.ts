@@ -32,8 +32,14 @@ export function serveStdio(options: StdioServerOptions): Promise<void> {
   const lineBytesMax = options.lineBytesMax ?? LINE_BYTES_MAX;
   const reader = new LineReader(lineBytesMax);
   const dispatcher = new Dispatcher(options.session, outputLines(options.output, options.log), options.log);
+  // The session's own requests (elicitation/create) and notifications go out on the same lines.
+  options.session.connect(dispatcher.write);
   return new Promise((resolve) => {
-    const finish = (): void => void dispatcher.drained().then(() => resolve());
+    const finish = (): void => {
+      // Nobody is left to answer a question or hear a decision: calls waiting for the owner end now.
+      options.session.close();
+      void dispatcher.drained().then(() => resolve());
+    };
     options.input.on('data', (chunk: Buffer | string) => {
       for (const event of reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
         if (event.kind === 'line') dispatcher.line(event.text);

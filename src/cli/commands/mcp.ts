@@ -2,6 +2,7 @@ import { DaemonUrlError, resolveDaemonUrl } from '../../client/base-url.js';
 import { LatchClient } from '../../client/latch-client.js';
 import { createLogger } from '../../log/logger.js';
 import { McpSession } from '../../mcp/mcp-session.js';
+import { ownerApprovalSettings } from '../../mcp/owner-approval-settings.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../mcp/protocol-version.js';
 import { serveStdio } from '../../mcp/stdio-server.js';
 import { TOOLS } from '../../mcp/tools.js';
@@ -59,6 +60,7 @@ export const mcpCommand: Command = {
         serverVersion: latchVersion(),
         log,
         caller: chosen === '' ? 'owner' : 'agent',
+        ownerApprovals: ownerApprovalSettings(io.env, log),
         makeClient: (userAgent) => (client = new LatchClient({ env: io.env, userAgent, ...(agent !== undefined && { agent }) })),
       });
       log.info('mcp_started', { pid: process.pid });
