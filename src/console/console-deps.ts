@@ -14,6 +14,11 @@ import type { SpendingSummary } from './spending-summary.js';
 export interface ConsoleDeps {
   sessions: ConsoleSessions;
   challenges: PresenceChallenges;
+  /**
+   * The challenges of passkey sign-in, kept apart: anyone may ask for one (the page has no session
+   * yet), and a flood of them must not push out a challenge made for an approval.
+   */
+  signinChallenges: PresenceChallenges;
   /** The console's bound port (its origin is http://localhost:PORT). */
   port: () => number;
   presence: {

@@ -25,6 +25,12 @@ export function consolePageRoutes(port: () => number): Route[] {
     ),
     page('/login', () => html(consolePage('/login'))),
     ...CONSOLE_PAGE_PATHS.map((path) => page(path, (context) => html(context.consoleSession === undefined ? consolePage('/login') : consolePage(path, context.consoleSession.csrf)))),
+    // The page an MCP client sends the person to (docs/decisions.md §37): without a session it is
+    // the sign-in page, which shows no term of the approval; signed in, that one approval.
+    page('/approvals/:approval_id', (context) => {
+      const target = { approvalId: context.params['approval_id'] ?? '' };
+      return html(context.consoleSession === undefined ? consolePage('/login', undefined, target) : consolePage('/approvals', context.consoleSession.csrf, target));
+    }),
   ];
 }
 

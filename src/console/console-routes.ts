@@ -13,7 +13,8 @@ import type { JsonValue } from '../json/parse-json.js';
 import { verifyRegistration } from '../webauthn/verify.js';
 import { CHALLENGE_SECONDS, type ChallengePurpose, type PresenceRequest } from './presence-challenges.js';
 import type { ConsoleDeps } from './console-deps.js';
-import { CONSOLE_API_PREFIX, consoleOrigin, expiredSessionCookie, sessionCookie } from './console-headers.js';
+import { CONSOLE_API_PREFIX, consoleOrigin, expiredSessionCookie } from './console-headers.js';
+import { signinRoutes } from './console-signin.js';
 import { approvalPurpose, bytesField, challengeOf, RP_ID, stringField } from './presence-proof.js';
 
 export { RP_ID } from './presence-proof.js';
@@ -25,7 +26,7 @@ const route = (method: Route['method'], pattern: string, access: Route['access']
   handler,
 });
 
-/** consoleRoutes is the console's own route table, sorted by pattern then method. */
+/** consoleRoutes is the console's own route table, sorted by pattern then method; the sign-in routes follow (console-signin.ts). */
 export function consoleRoutes(deps: ConsoleDeps): Route[] {
   const ok = (body: unknown, status = 200): RouteResult => ({ status, body });
 
@@ -45,12 +46,6 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
     // A challenge bound to one approval's exact request: only its approve route accepts the answer.
     route('POST', '/approvals/:approval_id/passkey-options', 'owner', async (context) => challengeOptions(await approvalPurpose(deps, idParam(context, 'approval_id')))),
     route('GET', '/events', 'owner', () => deps.events()),
-    route('POST', '/login', 'public', (context) => {
-      const code = stringField(asObject(context.body), 'code');
-      const login = deps.sessions.login(code);
-      if (login === undefined) throw new LatchError('login_code_invalid');
-      return { status: 200, body: { csrf: login.csrf }, headers: { 'set-cookie': sessionCookie(login.cookie) } };
-    }),
     route('POST', '/logout', 'owner', (context) => {
       context.endOwnerSession?.();
       return { status: 200, body: { logged_out: true }, headers: { 'set-cookie': expiredSessionCookie() } };
@@ -89,6 +84,7 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
     route('POST', '/presence-options', 'owner', (context) => challengeOptions({ kind: 'presence', request: presenceTarget(asObject(context.body)) })),
     route('GET', '/session', 'owner', () => ok({ presence_factors: deps.presence.factors() })),
     route('GET', '/spending', 'owner', () => ok(deps.spending())),
+    ...signinRoutes(deps),
   ];
 }
 

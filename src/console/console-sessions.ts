@@ -37,6 +37,13 @@ export interface ConsoleSessions {
   /** login trades a code for a session, once; undefined for an unknown, used or expired code. */
   login(code: string): ConsoleLogin | undefined;
   /**
+   * codeLive reports whether a code would trade now, without spending it: a login that must also
+   * prove presence keeps its code while the person retypes a passphrase (docs/decisions.md §37).
+   */
+  codeLive(code: string): boolean;
+  /** open starts a session for an owner who proved presence (passkey sign-in), without a code. */
+  open(): ConsoleLogin;
+  /**
    * session returns the live session a cookie names without touching it: a request that fails
    * its CSRF check, or loads a public page, must not keep a session alive (docs/decisions.md §29.8).
    */
@@ -65,6 +72,15 @@ export function createConsoleSessions(now: () => number = Date.now): ConsoleSess
   const live = (session: ConsoleSession, atMs: number): boolean =>
     atMs - session.lastUsedMs < SESSION_IDLE_SECONDS * 1000 && atMs - session.createdMs < SESSION_MAX_SECONDS * 1000;
 
+  const open = (): ConsoleLogin => {
+    dropOldest(sessions, SESSIONS_MAX);
+    const cookie = newSecret();
+    const csrf = newSecret();
+    const atMs = now();
+    sessions.set(hashedSecret(cookie), { csrf, createdMs: atMs, lastUsedMs: atMs });
+    return { cookie, csrf };
+  };
+
   return {
     issueCode() {
       dropOldest(codes, CODES_MAX);
@@ -78,13 +94,13 @@ export function createConsoleSessions(now: () => number = Date.now): ConsoleSess
       const expiresMs = codes.get(key);
       codes.delete(key);
       if (expiresMs === undefined || now() >= expiresMs) return undefined;
-      dropOldest(sessions, SESSIONS_MAX);
-      const cookie = newSecret();
-      const csrf = newSecret();
-      const atMs = now();
-      sessions.set(hashedSecret(cookie), { csrf, createdMs: atMs, lastUsedMs: atMs });
-      return { cookie, csrf };
+      return open();
     },
+    codeLive(code) {
+      const expiresMs = codes.get(hashedSecret(code));
+      return expiresMs !== undefined && now() < expiresMs;
+    },
+    open,
     session(cookie) {
       const key = hashedSecret(cookie);
       const session = sessions.get(key);

@@ -21,6 +21,7 @@ export const CONSOLE_A_ROUTES: readonly string[] = [
   'DELETE /agents/:name',
   'POST /agents/:name/rotate',
   'GET /approvals',
+  'GET /approvals/:approval_id',
   'POST /approvals/:approval_id/approve',
   'POST /approvals/:approval_id/deny',
   'GET /authorizations',

@@ -13,7 +13,9 @@ import { bytesEqual } from '../webauthn/bytes-equal.js';
 export type ChallengePurpose =
   | { readonly kind: 'approval'; readonly approvalId: string; readonly requestSha256: string }
   | { readonly kind: 'presence'; readonly request: PresenceRequest }
-  | { readonly kind: 'registration' };
+  | { readonly kind: 'registration' }
+  /** Signing in to the console with a passkey (docs/decisions.md §37): a public challenge, in its own store. */
+  | { readonly kind: 'signin' };
 
 /**
  * The one request a presence challenge is for (docs/decisions.md §29.7): its method, its exact

@@ -13,7 +13,7 @@ import { isJsonObject, type JsonValue } from '../json/parse-json.js';
 import { verifyAssertion } from '../webauthn/verify.js';
 import type { ConsoleDeps } from './console-deps.js';
 import { CONSOLE_A_PREFIX, consoleOrigin } from './console-headers.js';
-import type { ChallengePurpose, PresenceRequest } from './presence-challenges.js';
+import type { ChallengePurpose, PresenceChallenges, PresenceRequest } from './presence-challenges.js';
 
 /** The WebAuthn relying party: passkeys are scoped to `localhost` (spec owner-console §1). */
 export const RP_ID = 'localhost';
@@ -59,6 +59,15 @@ export async function approvalPurpose(deps: Pick<ConsoleDeps, 'approvals'>, appr
  * passkey_not_verified (or 400 for a malformed field).
  */
 export async function provePasskey(deps: ProofDeps, assertion: JsonValue, route: Route, params: Readonly<Record<string, string>>, request: ProvedRequest): Promise<string> {
+  return verifyPasskeyFor(deps, assertion, () => passkeyPurpose(deps, route, params, request), deps.challenges);
+}
+
+/**
+ * verifyPasskeyFor verifies an assertion made for a challenge of one purpose, taken from one
+ * store, against a registered passkey (user verification required), records its sign count and
+ * resolves the passkey's id.
+ */
+export async function verifyPasskeyFor(deps: Pick<ConsoleDeps, 'passkeys' | 'port'>, assertion: JsonValue, purposeOf: () => Promise<ChallengePurpose>, challenges: PresenceChallenges): Promise<string> {
   if (!isJsonObject(assertion)) throw invalidRequest('passkey', 'passkey must be an object.');
   const id = stringField(assertion, 'id');
   const clientDataJSON = bytesField(assertion, 'client_data_json');
@@ -66,9 +75,9 @@ export async function provePasskey(deps: ProofDeps, assertion: JsonValue, route:
   const signature = bytesField(assertion, 'signature');
   const stored = deps.passkeys.list().find((key) => key.id === id);
   if (stored === undefined) throw new LatchError('passkey_not_verified', { message: 'That passkey is not registered with this daemon.' });
-  const purpose = await passkeyPurpose(deps, route, params, request);
+  const purpose = await purposeOf();
   const challenge = challengeOf(clientDataJSON);
-  const expected = challenge === undefined ? undefined : deps.challenges.consume(challenge, purpose);
+  const expected = challenge === undefined ? undefined : challenges.consume(challenge, purpose);
   if (expected === undefined) throw new LatchError('passkey_not_verified', { message: 'The passkey answered a challenge that is unknown, used, expired or made for something else.' });
   const verified = verifyAssertion({ clientDataJSON, authenticatorData, signature }, stored, { challenge: expected, origin: consoleOrigin(deps.port()), rpId: RP_ID });
   if (!verified.ok) throw new LatchError('passkey_not_verified', { message: `The passkey answer did not verify: ${verified.reason}.` });

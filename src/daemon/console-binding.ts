@@ -86,6 +86,7 @@ export function bindConsole(services: DaemonServices, core: CoreBinding, port: (
   const deps: ConsoleDeps = {
     sessions,
     challenges,
+    signinChallenges: createPresenceChallenges(),
     port,
     presence: {
       factors: () => core.presence.factors(),

@@ -77,6 +77,8 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     assert.equal(link.status, 201, link.text);
     assert.match(link.body.url, new RegExp(`^${origin}/login#[A-Za-z0-9_-]{43}$`));
     await page.goto(link.body.url);
+    // A passphrase is set: the link alone does not sign in; the page asks for it (docs/decisions.md §37).
+    await signInWithPassphrase(page);
     await page.waitForFunction(`location.pathname === '/approvals'`, { timeout: WAIT_MS });
     // The code left the address bar, and it works once.
     const again = await fetch(`${origin}/console/api/login`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ code: link.body.url.split('#')[1] }) });
@@ -242,6 +244,7 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     try {
       const fresh = await context.newPage();
       await fresh.goto(pathToFileURL(file).href);
+      await signInWithPassphrase(fresh);
       await fresh.waitForFunction(`location.origin === ${JSON.stringify(origin)} && location.pathname === '/approvals'`, { timeout: WAIT_MS });
       // Logged in with the page's code, which is spent now.
       const again = await fetch(`${origin}/console/api/login`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ code: link.body.url.split('#')[1] }) });
@@ -251,6 +254,13 @@ describe('owner console in a real browser', { skip: 'missing' in chromium ? `Chr
     }
   });
 });
+
+/** signInWithPassphrase answers the sign-in page's request for presence with the owner passphrase. */
+async function signInWithPassphrase(page: Page): Promise<void> {
+  await page.waitForSelector('input[aria-label="Owner passphrase"]', { timeout: WAIT_MS });
+  await page.type('input[aria-label="Owner passphrase"]', PASSPHRASE);
+  await (await findButton(page, 'Sign in with passphrase')).click();
+}
 
 async function findButton(page: Page, text: string, within = 'body') {
   const handle = await page.waitForFunction(

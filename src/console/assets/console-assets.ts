@@ -33,11 +33,25 @@ export const CONSOLE_PAGE_PATHS: readonly string[] = PAGES.map((page) => page.pa
 /** The paths of the static assets. */
 export const CONSOLE_ASSET_PATHS: readonly string[] = Object.keys(ASSETS);
 
-/** consolePage renders the shell of a page; the CSRF token rides in a meta tag, never in script. */
-export function consolePage(path: string, csrf?: string): string {
+/** The one approval page (/approvals/ap_…) and the sign-in page that leads back to it carry the approval's id. */
+export interface PageTarget {
+  approvalId?: string;
+}
+
+/** An approval id as the page may carry it in an attribute: nothing that needs escaping. */
+export const PAGE_APPROVAL_ID = /^ap_[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * consolePage renders the shell of a page; the CSRF token rides in a meta tag, never in script.
+ * With a target, the sign-in page returns to that approval's page, and the signed-in page is it.
+ */
+export function consolePage(path: string, csrf?: string, target: PageTarget = {}): string {
+  const approvalId = target.approvalId !== undefined && PAGE_APPROVAL_ID.test(target.approvalId) ? target.approvalId : undefined;
+  const onApproval = csrf !== undefined && target.approvalId !== undefined;
   const current = PAGES.find((page) => page.path === path);
-  const title = current?.title ?? 'Sign in';
-  const name = current?.name ?? 'login';
+  const title = onApproval ? 'Approval' : (current?.title ?? 'Sign in');
+  const name = onApproval ? 'approval' : (current?.name ?? 'login');
+  const approvalAttribute = approvalId === undefined ? '' : ` data-approval-id="${approvalId}"`;
   const nav =
     current === undefined
       ? ''
@@ -54,7 +68,7 @@ ${csrfMeta}
 <link rel="stylesheet" href="/assets/console.css">
 <script src="/assets/console.js" defer></script>
 </head>
-<body data-page="${name}">
+<body data-page="${name}"${approvalAttribute}>
 <header><span class="brand">Latch</span>${nav}</header>
 <main id="main"><h1>${title}</h1><div id="content" aria-live="polite"><p class="muted">Loading…</p></div></main>
 </body>

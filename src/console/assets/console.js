@@ -172,7 +172,9 @@
     });
     emptyNote.hidden = approvals.length !== 0;
   }
-  function approvalSection(approval) {
+  // after: what a decision reloads (the list, or the one approval's page); a decided approval shows its terms only.
+  function approvalSection(approval, after) {
+    after = after || refreshApprovals;
     var r = approval.request;
     var terms = el('dl', { 'class': 'terms' });
     term(terms, 'Agent', approval.agent);
@@ -195,7 +197,7 @@
     var deny = el('form', { 'class': 'actions', onsubmit: function (event) {
       event.preventDefault();
       api('POST', '/a/approvals/' + approval.approval_id + '/deny', reason.value ? { reason: reason.value } : {}).then(function (result) {
-        if (result.ok) { notice('ok', 'Denied: ' + what + '.'); refreshApprovals(); }
+        if (result.ok) { notice('ok', 'Denied: ' + what + '.'); after(); }
         else { clear(denyMessage); denyMessage.appendChild(status('bad', errorText(result))); }
       });
     } }, reason, el('button', { type: 'submit', 'class': 'danger', text: 'Deny' }));
@@ -204,12 +206,13 @@
         clear(message);
         if (result.ok && result.body.status === 'approved') {
           notice('ok', 'Approved: ' + result.body.authorization.policy_id + ' is ' + result.body.authorization.status + ' (' + what + ').');
-          refreshApprovals();
+          after();
         } else message.appendChild(status('bad', result.ok ? 'The approval is ' + result.body.status + '.' : errorText(result)));
       });
     });
+    var pending = approval.status === undefined || approval.status === 'pending_approval';
     return el('section', { 'class': 'card', 'aria-label': 'Approval ' + approval.approval_id, 'data-approval-id': approval.approval_id },
-      el('div', { 'class': 'amount', text: what }), terms, approve, deny, denyMessage);
+      el('div', { 'class': 'amount', text: what }), terms, pending ? approve : null, pending ? deny : null, denyMessage);
   }
   // Card labels and last four digits, looked up once a page: the approval names the card by id.
   var cardsById = null;
@@ -233,6 +236,28 @@
       renderApprovals(result.body.approvals);
     });
   }
+  // ---- One approval (the page an MCP client opens: /approvals/ap_…) ----------------------
+  var DECIDED_WORDS = { approved: 'This approval was approved.', denied: 'This approval was denied.', expired: 'This approval expired: nobody decided in time.', failed: 'This approval was approved, but the authorization could not be created.' };
+  function loadApproval() {
+    var id = document.body.getAttribute('data-approval-id');
+    if (!id) { clear(content); content.appendChild(status('bad', 'There is no approval with that id.')); return Promise.resolve(); }
+    cardsById = null;
+    return Promise.all([api('GET', '/a/approvals/' + id), cards()]).then(function (results) {
+      var result = results[0];
+      var kept = notices;
+      clear(content);
+      if (!result.ok) { content.appendChild(status('bad', result.status === 404 ? 'There is no approval ' + id + ' on this daemon.' : errorText(result))); return; }
+      var approval = result.body;
+      var card = results[1][approval.request.card_id];
+      if (card) { approval.request.card_label = card.label; approval.request.card_last4 = card.last4; }
+      notices = kept || el('div', { 'aria-live': 'polite' });
+      content.appendChild(notices);
+      if (approval.status !== 'pending_approval') content.appendChild(status(approval.status === 'approved' ? 'ok' : 'warn', DECIDED_WORDS[approval.status] || 'This approval is ' + approval.status + '.'));
+      content.appendChild(approvalSection(approval, loadApproval));
+      content.appendChild(el('p', null, el('a', { href: '/approvals', text: 'Everything waiting for you' })));
+    });
+  }
+
   // Live updates: the event stream is read with fetch so that it carries the CSRF header.
   function watchApprovals() {
     fetch('/console/api/events', { headers: { 'x-latch-csrf': csrf }, credentials: 'same-origin' }).then(function (response) {
@@ -503,22 +528,64 @@
     return panel;
   }
 
-  // ---- Login ----------------------------------------------------------------------------
+  // ---- Sign in -------------------------------------------------------------------------
+  // Two ways in (docs/decisions.md §37): the one-time link from "latch console" (#code) and, once
+  // the owner has a passkey, passkey sign-in. With a passphrase or passkey set, the link alone is
+  // not enough: the page asks for one of them too, so a program that read the link gets nothing.
+  // The page shows no term of any approval before sign-in.
+  function publicPost(path, body) {
+    return fetch('/console/api' + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin' })
+      .then(function (response) { return response.json().then(function (json) { return { ok: response.ok, status: response.status, body: json }; }); });
+  }
   function login() {
     var code = location.hash.slice(1);
-    // The code is spent at once and never stays in the address bar or history.
-    history.replaceState(null, '', '/login');
+    var approvalId = document.body.getAttribute('data-approval-id');
+    var next = approvalId ? '/approvals/' + approvalId : '/approvals';
+    // The code is kept in this script's memory only: never in the address bar or history.
+    history.replaceState(null, '', approvalId ? next : '/login');
     clear(content);
-    if (!code) { content.appendChild(el('p', { text: 'Run "latch console" in a terminal to open the console; it prints a one-time login link.' })); return; }
-    fetch('/console/api/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: code }), credentials: 'same-origin' })
-      .then(function (response) {
-        if (response.ok) { location.replace('/approvals'); return; }
-        content.appendChild(status('bad', 'That login link was already used or has expired. Run "latch console" again.'));
-      });
+    var message = el('div', { 'aria-live': 'polite' });
+    function signedIn() { location.replace(next); }
+    function failed(result) { clear(message); message.appendChild(status('bad', result.body && result.body.error && result.body.error.code === 'login_code_invalid' ? 'That login link was already used or has expired. Run "latch console" again.' : errorText(result))); }
+    function withPasskey() {
+      clear(message);
+      return publicPost('/signin/passkey-options', {}).then(function (result) {
+        if (!result.ok) throw new Error(errorText(result));
+        return passkeyAssertion(result.body);
+      }).then(function (assertion) {
+        return publicPost(code ? '/login' : '/signin', code ? { code: code, passkey: assertion } : { passkey: assertion });
+      }).then(function (result) { if (result.ok) signedIn(); else failed(result); })
+        .catch(function (error) { clear(message); message.appendChild(status('bad', error.message || String(error))); });
+    }
+    var passkeyButton = el('button', { type: 'button', 'class': 'primary', text: 'Sign in with passkey', onclick: withPasskey });
+    if (!code) {
+      content.appendChild(el('p', { text: approvalId ? 'Sign in to see this approval and decide it.' : 'Sign in to the Latch console.' }));
+      content.appendChild(el('div', { 'class': 'actions' }, passkeyButton));
+      content.appendChild(el('p', { 'class': 'muted', text: 'Or run "latch console" in a terminal: it opens a one-time sign-in link.' }));
+      content.appendChild(message);
+      return;
+    }
+    publicPost('/login', { code: code }).then(function (result) {
+      if (result.ok) { signedIn(); return; }
+      if (!(result.body && result.body.error && result.body.error.code === 'owner_presence_required')) { content.appendChild(message); failed(result); return; }
+      // The link is good; now the person: a passkey, or the passphrase.
+      var pass = el('input', { type: 'password', autocomplete: 'current-password', 'aria-label': 'Owner passphrase', placeholder: 'Passphrase' });
+      var form = el('form', { 'class': 'actions', onsubmit: function (event) {
+        event.preventDefault(); clear(message);
+        if (!pass.value) { message.appendChild(status('bad', 'Type the owner passphrase, or use a passkey.')); pass.focus(); return; }
+        var typed = pass.value; pass.value = '';
+        publicPost('/login', { code: code, passphrase: typed }).then(function (answer) { if (answer.ok) signedIn(); else failed(answer); });
+      } }, pass, el('button', { type: 'submit', text: 'Sign in with passphrase' }));
+      content.appendChild(el('p', { text: 'Confirm that it is you: the sign-in link alone is not enough once a passphrase or passkey is set.' }));
+      content.appendChild(el('div', { 'class': 'actions' }, passkeyButton));
+      content.appendChild(form);
+      content.appendChild(message);
+    });
   }
 
   var loaders = { approvals: function () { refreshApprovals(); watchApprovals(); }, spending: loadSpending,
-    agents: function () { loadAgents().then(function () { content.appendChild(passkeyPanel()); }); }, policy: loadPolicy, activity: loadActivity, login: login };
+    agents: function () { loadAgents().then(function () { content.appendChild(passkeyPanel()); }); }, policy: loadPolicy, activity: loadActivity, login: login,
+    approval: loadApproval };
   if (page === 'login' || !loaders[page]) login();
   else api('GET', '/session').then(function (result) {
     if (result.ok) factors = result.body.presence_factors;
