@@ -52,6 +52,7 @@ export function elicitationIdFor(approvalId: string): string {
 /** OwnerApprovals asks the person through the client and watches for the owner's decisions. */
 export class OwnerApprovals {
   private readonly watches = new Map<string, Watch>();
+  private readonly asking = new Map<string, Promise<boolean>>();
   private readonly stop = new AbortController();
 
   constructor(
@@ -68,17 +69,28 @@ export class OwnerApprovals {
     const id = pending.approval_id;
     let watch = this.watches.get(id);
     if (watch === undefined) {
-      if (this.watches.size >= WATCHES_MAX) return undefined;
-      const elicitationId = elicitationIdFor(id);
-      const params = { mode: 'url', elicitationId, url: this.options.approvalUrl(id), message: approvalMessage(pending, await cardNameOf(client, pending)) };
-      const answer = await this.requests.request('elicitation/create', params, ELICITATION_ANSWER_MS, call.signal);
-      const action = answer.kind === 'result' ? answer.result['action'] : undefined;
-      this.options.log.info('mcp_elicitation', { approval_id: id, answer: answer.kind === 'result' ? String(action).slice(0, 16) : answer.kind });
-      if (action !== 'accept') return undefined;
-      // Another call for the same approval may have started watching while this one asked.
-      watch = this.watches.get(id) ?? this.startWatch(client, id, elicitationId);
+      // A question already on its way for this approval is shared, not asked again.
+      let asking = this.asking.get(id);
+      if (asking === undefined) {
+        if (this.watches.size + this.asking.size >= WATCHES_MAX) return undefined;
+        asking = this.ask(client, pending, call.signal).finally(() => this.asking.delete(id));
+        this.asking.set(id, asking);
+      }
+      if (!(await asking)) return undefined;
+      // The first caller to get here starts the watcher; the others find it.
+      watch = this.watches.get(id) ?? this.startWatch(client, id);
     }
     return this.waitFor(watch, call);
+  }
+
+  /** ask sends the one elicitation/create for an approval and reports whether the person accepted. */
+  private async ask(client: ToolClient, pending: Approval, signal: AbortSignal): Promise<boolean> {
+    const id = pending.approval_id;
+    const params = { mode: 'url', elicitationId: elicitationIdFor(id), url: this.options.approvalUrl(id), message: approvalMessage(pending, await cardNameOf(client, pending)) };
+    const answer = await this.requests.request('elicitation/create', params, ELICITATION_ANSWER_MS, signal);
+    const action = answer.kind === 'result' ? answer.result['action'] : undefined;
+    this.options.log.info('mcp_elicitation', { approval_id: id, answer: answer.kind === 'result' ? String(action).slice(0, 16) : answer.kind });
+    return action === 'accept';
   }
 
   /** close stops every watcher (the session ended). */
@@ -86,7 +98,8 @@ export class OwnerApprovals {
     this.stop.abort();
   }
 
-  private startWatch(client: ToolClient, approvalId: string, elicitationId: string): Watch {
+  private startWatch(client: ToolClient, approvalId: string): Watch {
+    const elicitationId = elicitationIdFor(approvalId);
     const decided = watchApproval(client, approvalId, this.stop.signal).then((approval) => {
       this.watches.delete(approvalId);
       if (approval !== undefined) this.requests.notify('notifications/elicitation/complete', { elicitationId });

@@ -117,6 +117,17 @@ describe('MCP URL-mode elicitation to the console', () => {
     await waitUntil(() => mcp.completed.includes(asked.elicitationId), 'complete after the denial');
   });
 
+  test('a call with a progressToken hears progress while it waits', async (t) => {
+    const mcp = await connect(env, { url: {} });
+    t.after(() => mcp.close());
+    const progress: number[] = [];
+    const call = mcp.client.callTool({ name: 'latch_authorize', arguments: askArgs('3.10') }, undefined, { timeout: 120_000, onprogress: (update) => void progress.push(update.progress) });
+    const asked = await waitUntil(() => mcp.elicitations[0], 'the client is asked');
+    await waitUntil(() => progress.length > 0, 'notifications/progress while the call waits');
+    assert.equal((await stack.a.post(`/approvals/${approvalIdIn(asked.url)}/approve`, {})).status, 200);
+    assert.match(((await call) as any).structuredContent.policy_id, /^pw_/);
+  });
+
   test('decline and cancel: the pending approval at once, exactly as today', async (t) => {
     for (const action of ['decline', 'cancel'] as const) {
       const mcp = await connect(env, { url: {} }, () => action);
