@@ -6,6 +6,7 @@
  * approval sees the decision and sends notifications/elicitation/complete, whether or not a tool
  * call still waits for it.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Approval } from '../client/types.js';
 import type { Logger } from '../log/logger.js';
 import { approvalMessage, type CardName } from './approval-terms.js';
@@ -152,18 +153,9 @@ async function watchApproval(client: ToolClient, approvalId: string, stop: Abort
       if (approval.status !== 'pending_approval') return approval;
     } catch {
       if (++failures >= WATCH_FAILURES_MAX) return undefined;
-      await pause(1000, stop);
+      // An aborted pause rejects; the loop's condition then ends the watch.
+      await sleep(1000, undefined, { signal: stop }).catch(() => undefined);
     }
   }
   return undefined;
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
-  });
 }

@@ -17,6 +17,10 @@ code is never on a command line other users can read). The link works once, with
 signed in for 15 minutes of inactivity (12 hours at most, or until the daemon restarts). Making a
 link needs the owner: the daemon token, or an owner session.
 
+Once a passphrase or passkey is set, the link alone does not sign you in: the page asks for your
+passkey or passphrase too, because a program running as you could read the link from that page
+(docs/console.md). With a passkey you can also sign in on any console page without a link.
+
 Once a passphrase or passkey is set, every console action that widens what may happen (approving,
 resuming, applying a policy, adding, rotating or removing an agent, managing passkeys) asks again
 for your passkey or passphrase; a console session alone reaches only what the console's pages
