@@ -3,6 +3,7 @@
  * tools/call, over any transport that hands it messages and takes its response lines.
  */
 import { LatchClientError } from '../client/client-errors.js';
+import type { Approval } from '../client/types.js';
 import { messageNaming } from '../errors/latch-error.js';
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../json/parse-json.js';
 import type { Logger } from '../log/logger.js';
@@ -198,7 +199,7 @@ export class McpSession {
       if (decided === undefined) return result;
       const refusal = approvalRefusal(decided);
       if (refusal !== undefined) throw refusal;
-      return decided.authorization ?? decided;
+      return allowedResult(decided);
     } finally {
       this.running.delete(key);
     }
@@ -228,6 +229,15 @@ function inToolTerms(error: LatchClientError, tool: ToolDefinition): LatchClient
     ...(error.requestId !== undefined && { requestId: error.requestId }),
     ...(error.idempotencyKey !== undefined && { idempotencyKey: error.idempotencyKey }),
   });
+}
+
+/**
+ * allowedResult is what the tool returns when the request is allowed at once: an AP2 request's
+ * mandates (an approved AP2 approval carries them in `ap2_mandates`), any other's authorization.
+ */
+function allowedResult(approved: Approval): unknown {
+  const mandates = (approved as Approval & { ap2_mandates?: unknown })['ap2_mandates'];
+  return mandates ?? approved.authorization ?? approved;
 }
 
 /** declaresUrlElicitation reads initialize's capabilities: URL mode only when `elicitation.url` is an object (a bare `elicitation: {}` is form mode). */

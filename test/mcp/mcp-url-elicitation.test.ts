@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -115,6 +116,29 @@ describe('MCP URL-mode elicitation to the console', () => {
     assert.equal(error.code, 'approval_denied');
     assert.match(String(error.message), /not this week/);
     await waitUntil(() => mcp.completed.includes(asked.elicitationId), 'complete after the denial');
+  });
+
+  test('an AP2 mandate request approved through the console returns the mandates, as an allowed one does', async (t) => {
+    const mcp = await connect(env, { url: {} });
+    t.after(() => mcp.close());
+    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' });
+    const call = mcp.client.callTool({
+      name: 'latch_ap2_mandate',
+      arguments: {
+        card_id: stack.cards[0].card_id,
+        merchant: { name: 'Ask Shop', website: 'https://ask.example.com' },
+        amount_max: '3.00',
+        items: [{ id: 'sku-1', title: 'Blue mug' }],
+        agent_key: { kty: 'EC', crv: 'P-256', x: key.x, y: key.y },
+      },
+    }, undefined, { timeout: 120_000 });
+    const asked = await waitUntil(() => mcp.elicitations[0], 'the client is asked about the mandate');
+    assert.match(asked.message, /AP2 mandate/);
+    assert.equal((await stack.a.post(`/approvals/${approvalIdIn(asked.url)}/approve`, {})).status, 200);
+    const result: any = await call;
+    assert.equal(result.isError, false, JSON.stringify(result.content));
+    assert.match(result.structuredContent.mandate_id, /^md_/);
+    assert.ok(String(result.structuredContent.open_payment_mandate).endsWith('~'));
   });
 
   test('a call with a progressToken hears progress while it waits', async (t) => {
