@@ -577,9 +577,13 @@
         publicPost('/login', { code: code, passphrase: typed }).then(function (answer) { if (answer.ok) signedIn(); else failed(answer); });
       } }, pass, el('button', { type: 'submit', text: 'Sign in with passphrase' }));
       content.appendChild(el('p', { text: 'Confirm that it is you: the sign-in link alone is not enough once a passphrase or passkey is set.' }));
-      content.appendChild(el('div', { 'class': 'actions' }, passkeyButton));
+      var passkeyRow = el('div', { 'class': 'actions' }, passkeyButton);
+      passkeyRow.hidden = true;
+      content.appendChild(passkeyRow);
       content.appendChild(form);
       content.appendChild(message);
+      // The passkey button only where a passkey is registered (the options say so; they are not used).
+      publicPost('/signin/passkey-options', {}).then(function (options) { passkeyRow.hidden = !options.ok; });
     });
   }
 
