@@ -115,4 +115,38 @@ describe('console passkey presence is bound to one request', () => {
     const removed = await call('DELETE', '/a/agents/bound-one', undefined, await presenceFor('DELETE', '/a/agents/bound-one', undefined));
     assert.equal(removed.status, 204, removed.text);
   });
+
+  /** signinAssertion answers a sign-in challenge (or another purpose's, when given one) with the passkey. */
+  async function signinAssertion(options?: { challenge: string }, flags?: number): Promise<Record<string, string>> {
+    const chosen = options ?? (await call('POST', '/signin/passkey-options', '{}')).json;
+    signCount += 1;
+    const answer = authenticator.assert({ challenge: Buffer.from(chosen.challenge, 'base64url'), origin: `http://localhost:${port}`, signCount, ...(flags !== undefined && { flags }) });
+    return { id: toBase64Url(authenticator.credentialId), client_data_json: toBase64Url(answer.clientDataJSON), authenticator_data: toBase64Url(answer.authenticatorData), signature: toBase64Url(answer.signature) };
+  }
+
+  test('passkey sign-in (docs/decisions.md §37): a sign-in assertion opens a session once; one without user verification, or made for another purpose, opens none', async () => {
+    const passkey = await signinAssertion();
+    const signedIn = await call('POST', '/signin', JSON.stringify({ passkey }));
+    assert.equal(signedIn.status, 200, signedIn.text);
+    const replay = await call('POST', '/signin', JSON.stringify({ passkey }));
+    assert.equal(replay.json.error.code, 'passkey_not_verified', 'an assertion signs in once');
+    // User presence without verification: a touch is not the owner (spec owner-console §2).
+    const touchOnly = await call('POST', '/signin', JSON.stringify({ passkey: await signinAssertion(undefined, 0x01) }));
+    assert.equal(touchOnly.json.error.code, 'passkey_not_verified', touchOnly.text);
+    // A challenge made for an action, answered, is no sign-in.
+    const action = await call('POST', '/presence-options', JSON.stringify({ method: 'POST', path: '/console/api/a/resume', body_sha256: createHash('sha256').update('{}').digest('hex') }));
+    const crossed = await call('POST', '/signin', JSON.stringify({ passkey: await signinAssertion(action.json) }));
+    assert.equal(crossed.json.error.code, 'passkey_not_verified', crossed.text);
+  });
+
+  test('the latch console link with a passkey present: the code alone is refused and kept, the code with a sign-in assertion signs in', async () => {
+    const link = await stack.a.post('/console/login-code', {});
+    const code = String(link.body.url).split('#')[1];
+    const alone = await call('POST', '/login', JSON.stringify({ code }));
+    assert.equal(alone.status, 403, alone.text);
+    assert.equal(alone.json.error.code, 'owner_presence_required');
+    const withPasskey = await call('POST', '/login', JSON.stringify({ code, passkey: await signinAssertion() }));
+    assert.equal(withPasskey.status, 200, withPasskey.text);
+    assert.equal((await call('POST', '/login', JSON.stringify({ code, passkey: await signinAssertion() }))).json.error.code, 'login_code_invalid', 'the code works once');
+  });
 });
