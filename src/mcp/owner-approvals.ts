@@ -67,6 +67,9 @@ export class OwnerApprovals {
    * the client did not answer, the wait ran out or the call was cancelled.
    */
   async awaitDecision(client: ToolClient, pending: Approval, call: CallWait): Promise<Approval | undefined> {
+    // The wait counts from now, the question's time included, so that the whole call stays under
+    // the client's request timeout (the SDK's 60 s default against the default 50 s).
+    const deadlineMs = Date.now() + this.options.waitSeconds * 1000;
     const id = pending.approval_id;
     let watch = this.watches.get(id);
     if (watch === undefined) {
@@ -81,7 +84,7 @@ export class OwnerApprovals {
       // The first caller to get here starts the watcher; the others find it.
       watch = this.watches.get(id) ?? this.startWatch(client, id);
     }
-    return this.waitFor(watch, call);
+    return this.waitFor(watch, call, deadlineMs);
   }
 
   /** ask sends the one elicitation/create for an approval and reports whether the person accepted. */
@@ -111,9 +114,9 @@ export class OwnerApprovals {
     return watch;
   }
 
-  private waitFor(watch: Watch, call: CallWait): Promise<Approval | undefined> {
-    const waitMs = this.options.waitSeconds * 1000;
-    if (waitMs === 0 || call.signal.aborted) return Promise.resolve(undefined);
+  private waitFor(watch: Watch, call: CallWait, deadlineMs: number): Promise<Approval | undefined> {
+    const waitMs = deadlineMs - Date.now();
+    if (waitMs <= 0 || call.signal.aborted) return Promise.resolve(undefined);
     const startedMs = Date.now();
     return new Promise((resolve) => {
       const finish = (approval: Approval | undefined): void => {
