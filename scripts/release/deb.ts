@@ -76,7 +76,7 @@ export function buildDeb(inputs: DebInputs): void {
     if (lstatSync(entry).isDirectory()) chmodSync(entry, 0o755);
     utimesSync(entry, inputs.epoch, inputs.epoch);
   }
-  const built = spawnSync('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z9', '--build', root, inputs.outFile], {
+  const built = spawnSync('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z6', '--build', root, inputs.outFile], {
     encoding: 'utf8',
     env: { ...process.env, SOURCE_DATE_EPOCH: String(inputs.epoch) },
   });
