@@ -1,8 +1,9 @@
 /**
  * The Debian package installed for real (shared/spec/release-kit.md §3, §5): `dpkg -i` as root,
  * the user and paths as stated, the owner's next step printed and no daemon started; enrollment
- * and the daemon as the unit runs it, then `latch doctor` from an owner's account is green; a
- * reinstall after enrollment changes nothing; `dpkg -r` keeps the data; `dpkg -P` leaves nothing.
+ * and the pin as postinst says, the daemon as the unit runs it, then `latch doctor` from the
+ * owner's account is green; a reinstall after enrollment changes nothing; `dpkg -r` keeps the
+ * data; `dpkg -P` leaves nothing.
  * Needs root and dpkg (CI has both) and a machine without a Latch of its own; skipped otherwise,
  * saying why. Whatever happens, the package is purged at the end. The system-wide `latch` user is
  * serialized with any other test that makes it through /tmp/latch-system-user.lock (flock).
@@ -99,6 +100,7 @@ export function installTests(kit: () => BuiltKit | undefined): void {
       assert.equal(done.status, 0, done.stdout + done.stderr);
       assert.match(done.stdout, /not started: it is not enrolled yet/);
       assert.match(done.stdout, /sudo -u latch env LATCH_HOME=\/var\/lib\/latch latch setup --token/);
+      assert.match(done.stdout, /sudo latch service install --system --force/);
       const passwd = run('getent', ['passwd', 'latch']).stdout.trim().split(':');
       assert.equal(passwd[5], DATA_DIR, 'home');
       assert.equal(passwd[6], '/usr/sbin/nologin', 'no login shell');
@@ -136,9 +138,12 @@ export function installTests(kit: () => BuiltKit | undefined): void {
       assert.equal(enrolled.status, 0, enrolled.stderr);
       const passphrase = await runProgramAs(service, ['/usr/bin/latch', 'approvals', 'passphrase', 'set', '--passphrase-stdin'], env, `${PASSPHRASE}\n`);
       assert.equal(passphrase.status, 0, passphrase.stderr);
-      daemon = await startDaemon();
-      assert.ok(existsSync(PIN), 'the daemon pinned its key as it started');
+      // The owner pins the daemon as postinst says, through sudo (SUDO_USER names the owner).
       owner = createUser(ownerName);
+      const pinned = spawnSync('/usr/bin/latch', ['service', 'install', '--system', '--force'], { encoding: 'utf8', timeout: 120_000, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', SUDO_USER: owner.name } });
+      assert.equal(pinned.status, 0, pinned.stdout + pinned.stderr);
+      assert.ok(existsSync(PIN), 'root\'s pin is written');
+      daemon = await startDaemon();
       const home = path.join(kit()?.scratch ?? '', 'owner-home');
       mkdirSync(home, { mode: 0o700 });
       chownSync(home, owner.uid, owner.gid);
@@ -151,14 +156,16 @@ export function installTests(kit: () => BuiltKit | undefined): void {
 
     test('after enrollment, installing again (an upgrade over itself) keeps the key, the data and the pin', (t) => {
       if (!guard(t)) return;
+      // The running daemon may add files of its own meanwhile; none may go, and the key stays.
       const files = readdirSync(DATA_DIR).sort();
-      const config = readFileSync(path.join(DATA_DIR, 'config.json'));
+      const kept = ['config.json', 'device.key'].map((name) => ({ name, bytes: readFileSync(path.join(DATA_DIR, name)) }));
       const pin = readFileSync(PIN);
       const again = run('dpkg', ['-i', deb()]);
       assert.equal(again.status, 0, again.stdout + again.stderr);
       assert.doesNotMatch(again.stdout, /not enrolled yet/);
-      assert.deepEqual(readdirSync(DATA_DIR).sort(), files);
-      assert.ok(readFileSync(path.join(DATA_DIR, 'config.json')).equals(config));
+      const after_ = readdirSync(DATA_DIR);
+      assert.deepEqual(files.filter((name) => !after_.includes(name)), [], 'no file of the daemon\'s is gone');
+      for (const { name, bytes } of kept) assert.ok(readFileSync(path.join(DATA_DIR, name)).equals(bytes), `${name} is unchanged`);
       assert.ok(readFileSync(PIN).equals(pin));
       assert.equal(lstatSync(DATA_DIR).mode & 0o777, 0o700);
     });
@@ -178,7 +185,8 @@ export function installTests(kit: () => BuiltKit | undefined): void {
       if (!guard(t)) return;
       const purged = run('dpkg', ['-P', 'latch']);
       assert.equal(purged.status, 0, purged.stdout + purged.stderr);
-      assert.match(purged.stdout, /purge removes \/var\/lib\/latch .*\/etc\/latch\/daemon\.json and the user latch/);
+      assert.match(purged.stdout, /purge removes \/var\/lib\/latch .*\/etc\/latch\/daemon\.json, .* and the user latch/);
+      assert.ok(!existsSync('/etc/systemd/system/latch.service'), 'the unit copy the setup wrote is gone');
       assert.ok(!userExists('latch') && !groupExists('latch'));
       assert.ok(!existsSync(DATA_DIR) && !existsSync(PIN) && !existsSync('/etc/latch'));
       assert.ok(!installed() && run('dpkg', ['-s', 'latch']).status !== 0, 'dpkg no longer knows the package');
