@@ -52,6 +52,21 @@ export function packageVersion(): string {
 }
 
 /**
+ * runtimeDependencyVersions returns package.json's dependencies with the versions installed in
+ * root's node_modules (npm ci installs the lockfile's), which `latch --version --json` reports.
+ */
+export function runtimeDependencyVersions(root = REPO_ROOT): Record<string, string> {
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  const found: Record<string, string> = {};
+  for (const name of Object.keys(manifest.dependencies ?? {}).sort()) {
+    const version: unknown = (JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version?: unknown }).version;
+    if (typeof version !== 'string') throw new Error(`node_modules/${name} has no version (run npm ci)`);
+    found[name] = version;
+  }
+  return found;
+}
+
+/**
  * bundleCli writes the self-contained CommonJS CLI bundle to outFile; root is the checkout whose
  * sources it bundles (this one by default; the benchmark's --compare bundles another).
  */
@@ -173,7 +188,7 @@ async function bundle(outFile: string, options: Pick<BuildOptions, 'entryPoints'
     // Readable output: a reviewer can read the bundle against the sources.
     minify: false,
     legalComments: 'none',
-    define: { LATCH_BUILD_VERSION: JSON.stringify(version) },
+    define: { LATCH_BUILD_VERSION: JSON.stringify(version), LATCH_BUILD_DEPENDENCIES: JSON.stringify(runtimeDependencyVersions(root)) },
     logLevel: 'silent',
     plugins: [consoleFilesInlined()],
   });

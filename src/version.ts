@@ -8,6 +8,8 @@ const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
  * `typeof` answers 'undefined' and the version is read from package.json instead.
  */
 declare const LATCH_BUILD_VERSION: string | undefined;
+/** The runtime dependencies' versions, written in by the build the same way (name → version). */
+declare const LATCH_BUILD_DEPENDENCIES: Record<string, string> | undefined;
 
 let cached: string | undefined;
 
@@ -27,4 +29,30 @@ export function latchVersion(): string {
 function versionFromPackageJson(): unknown {
   const text = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
   return (JSON.parse(text) as { version?: unknown }).version;
+}
+
+/** What `latch --version --json` reports: the versions the release's SBOM names (docs/packaging.md). */
+export interface VersionReport {
+  latch: string;
+  /** The Node.js running Latch: inside the single binary, the one it embeds. */
+  node: string;
+  /** The runtime dependencies (package.json's `dependencies`) and their versions. */
+  dependencies: Record<string, string>;
+}
+
+/** versionReport returns Latch's, Node.js's and the runtime dependencies' versions. */
+export function versionReport(): VersionReport {
+  const dependencies = typeof LATCH_BUILD_DEPENDENCIES === 'object' && LATCH_BUILD_DEPENDENCIES !== null ? LATCH_BUILD_DEPENDENCIES : dependenciesFromCheckout();
+  return { latch: latchVersion(), node: process.versions.node, dependencies: { ...dependencies } };
+}
+
+/** dependenciesFromCheckout reads package.json's dependencies' installed versions (running from sources). */
+function dependenciesFromCheckout(): Record<string, string> {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { dependencies?: Record<string, string> };
+  const found: Record<string, string> = {};
+  for (const name of Object.keys(manifest.dependencies ?? {}).sort()) {
+    const installed = JSON.parse(readFileSync(new URL(`../node_modules/${name}/package.json`, import.meta.url), 'utf8')) as { version?: unknown };
+    if (typeof installed.version === 'string') found[name] = installed.version;
+  }
+  return found;
 }

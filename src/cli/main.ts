@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { latchVersion } from '../version.js';
+import { latchVersion, versionReport } from '../version.js';
 import { processIo, writeLine, type CliIo, type Command } from './command.js';
 import { ignoreClosedPipes } from './closed-pipe.js';
 import { COMMAND_LIST, loadCommands } from './command-list.js';
@@ -21,7 +21,7 @@ export function helpText(commands: readonly Command[]): string {
     '',
     'Options:',
     '  --help       show this help, or a command\'s help after its name',
-    '  --version    print the version',
+    '  --version    print the version (--version --json: also Node.js and the runtime dependencies)',
   ].join('\n');
 }
 
@@ -51,7 +51,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return first === undefined ? EXIT.usage : EXIT.ok;
   }
   if (first === '--version' || first === '-v') {
-    writeLine(io.stdout, latchVersion());
+    writeLine(io.stdout, argv[1] === '--json' ? JSON.stringify(versionReport()) : latchVersion());
     return EXIT.ok;
   }
   const found = findCommand(argv, COMMAND_LIST);
