@@ -96,18 +96,22 @@ async function onItsOwnThread(entry: WorkerEntry, options: QuickStartSandboxOpti
   let nextId = 0;
   const answers = new Map<number, (value: boolean | string | null) => void>();
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let failStart: ((error: unknown) => void) | undefined;
+  const endedEarly = (code: number): void => failStart?.(new Error(`the sandbox thread ended before it was ready (exit code ${code})`));
+  const failedEarly = (error: unknown): void => failStart?.(error);
+  worker.once('error', failedEarly);
+  worker.once('exit', endedEarly);
   const ready = await new Promise<Extract<FromSandboxThread, { type: 'ready' }>>((resolve, reject) => {
-    const fail = (error: unknown) => reject(error);
-    worker.once('error', fail);
-    worker.once('exit', (code) => reject(new Error(`the sandbox thread ended before it was ready (exit code ${code})`)));
+    failStart = reject;
     worker.on('message', (message: FromSandboxThread) => {
       if (message.type === 'ready') resolve(message);
       else if (message.type === 'failed') reject(rebuilt(message.error));
       else if (message.type === 'answer') answers.get(message.id)?.(message.value);
     });
+  }).finally(() => {
+    worker.off('error', failedEarly);
+    worker.off('exit', endedEarly);
   });
-  worker.removeAllListeners('error');
-  worker.removeAllListeners('exit');
   worker.on('error', (error) => {
     if (!closing) options.onUnexpectedExit?.(error instanceof Error ? error.message : String(error));
   });
