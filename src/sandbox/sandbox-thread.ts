@@ -47,33 +47,23 @@ export async function startQuickStartSandbox(options: QuickStartSandboxOptions):
   return entry === undefined ? onThisThread(options) : onItsOwnThread(entry, options);
 }
 
-/** How to load the thread's module: a file, or (from TypeScript sources) a script that registers tsx first. */
-type WorkerEntry = { file: URL } | { script: string };
-
 /**
- * workerEntry is what the worker loads: from sources, the module beside this one after registering
- * tsx's loader (Node 20 does not pass a loader given with --import on to workers); from an ESM
- * build, that module; from the CommonJS bundle, the bundle itself (bin-entry.ts serves the sandbox
- * when it is loaded as this worker); nothing in a single binary, whose script is not a file.
+ * workerEntry is the module the worker loads: from sources, a plain-JavaScript module beside this
+ * one that registers tsx's loader first (Node 20 does not pass a loader given with --import on to
+ * workers; sandbox-thread-tsx.mjs); from an ESM build, the thread's module itself; from the
+ * CommonJS bundle, the bundle (bin-entry.ts serves the sandbox when it is loaded as this worker);
+ * none in a single binary, whose script is not a file.
  */
-function workerEntry(): WorkerEntry | undefined {
+function workerEntry(): URL | undefined {
   const meta = import.meta as Partial<ImportMeta>;
   if (typeof meta.url === 'string' && meta.url !== '') {
-    const extension = path.extname(new URL(meta.url).pathname);
-    const file = new URL(`./sandbox-thread-main${extension}`, meta.url);
-    if (extension !== '.ts') return { file };
-    let tsx: string;
-    try {
-      tsx = (meta.resolve as (specifier: string) => string)('tsx/esm/api');
-    } catch {
-      return undefined;
-    }
-    return { script: `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(file.href)}); });` };
+    const fromSources = path.extname(new URL(meta.url).pathname) === '.ts';
+    return new URL(fromSources ? './sandbox-thread-tsx.mjs' : './sandbox-thread-main.js', meta.url);
   }
   const getBuiltinModule = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
   const sea = getBuiltinModule?.call(process, 'node:sea') as { isSea?: () => boolean } | undefined;
   if (sea?.isSea?.() === true || typeof __filename !== 'string') return undefined;
-  return { file: pathToFileURL(__filename) };
+  return pathToFileURL(__filename);
 }
 
 async function onThisThread(options: QuickStartSandboxOptions): Promise<QuickStartSandbox> {
@@ -89,9 +79,9 @@ async function onThisThread(options: QuickStartSandboxOptions): Promise<QuickSta
   };
 }
 
-async function onItsOwnThread(entry: WorkerEntry, options: QuickStartSandboxOptions): Promise<QuickStartSandbox> {
+async function onItsOwnThread(entry: URL, options: QuickStartSandboxOptions): Promise<QuickStartSandbox> {
   const workerData: SandboxThreadOptions = { role: SANDBOX_THREAD_ROLE, dataDir: options.dataDir, port: options.port };
-  const worker = 'file' in entry ? new Worker(entry.file, { workerData }) : new Worker(entry.script, { eval: true, workerData });
+  const worker = new Worker(entry, { workerData });
   let closing = false;
   let nextId = 0;
   const answers = new Map<number, (value: boolean | string | null) => void>();
