@@ -101,7 +101,8 @@ export function createServices(options: ServicesOptions): DaemonServices {
     { everyCall: true },
   );
   const config = inCheckedHome(configPath(home), () => loadConfig(home));
-  const paused = inCheckedHome(pausePath(home), () => readPause(home));
+  // The owner's brake stops signing at once (README), so it too is checked on every call (§39.3).
+  const paused = inCheckedHome(pausePath(home), () => readPause(home), { everyCall: true });
   const installedKey = inCheckedHome(deviceKeyPath(home), () => loadDeviceKey(home, passphrase));
   const stagedKey = inCheckedHome(deviceKeyNextPath(home), () => loadDeviceKey(home, passphrase, deviceKeyNextPath(home)));
   const mandateKey = inCheckedHome(mandateKeyPath(home), () => loadMandateKey(home, passphrase));
