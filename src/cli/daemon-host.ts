@@ -41,6 +41,8 @@ export interface DaemonHost {
   untilStopped(daemon: DaemonHandle, stopTimeoutMs: number, closeAfter?: (remainingMs: number) => Promise<void>): Promise<StopSignalName>;
   /** dispose releases the guards (a command that ends before serving). */
   dispose(): void;
+  /** crash reports a failure beside the daemon (the quick start's sandbox thread ended) as an uncaught one: one log line, exit 1. */
+  crash(error: unknown): void;
 }
 
 /** hostDaemonProcess guards this process to host the daemon; call it before anything else. */
@@ -91,5 +93,6 @@ export function hostDaemonProcess(logger: Logger): DaemonHost {
       return signal;
     },
     dispose,
+    crash,
   };
 }

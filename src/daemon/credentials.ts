@@ -77,11 +77,16 @@ export function createCredentials(options: CredentialsOptions): Credentials {
       if (!agentTokens.has(name)) {
         agentTokens.set(
           name,
-          reloadOnChange(agentTokenPath(home, name), () => {
-            const token = readAgentToken(home, name);
-            logger.addSecret(token);
-            return token;
-          }),
+          reloadOnChange(
+            agentTokenPath(home, name),
+            () => {
+              const token = readAgentToken(home, name);
+              logger.addSecret(token);
+              return token;
+            },
+            // A rotated agent token is refused on the very next request (docs/decisions.md §39.3).
+            { everyCall: true },
+          ),
         );
       }
     }

@@ -14,7 +14,7 @@ import { StateStore } from '../datadir/state-store.js';
 import { latchVersion } from '../version.js';
 import { PolicyInForce } from './policy-in-force.js';
 import { policySource } from './policy-source.js';
-import { oncePerTurn, reloadOnChange } from './reload-on-change.js';
+import { oncePerTurn, reloadOnChange, type ReloadOptions } from './reload-on-change.js';
 
 /**
  * DaemonServices is what route handlers may use: local state of one daemon, as plain functions.
@@ -82,21 +82,27 @@ export function createServices(options: ServicesOptions): DaemonServices {
   // The directory is checked again whenever it changes (a chmod, a chown, a repointed link), not
   // only at start: a file is only as private as the directory that holds it.
   const homeChecked = oncePerTurn(reloadOnChange(home, () => assertHomeSecure(home)));
-  const inCheckedHome = <T>(file: string, load: () => T): (() => T) => {
-    const get = reloadOnChange(file, load);
+  const inCheckedHome = <T>(file: string, load: () => T, options?: ReloadOptions): (() => T) => {
+    const get = reloadOnChange(file, load, options);
     return () => {
       homeChecked();
       return get();
     };
   };
-  const token = inCheckedHome(tokenPath(home), () => {
-    const value = readToken(home);
-    // Registered before any use, so no log line can ever carry it.
-    logger.addSecret(value);
-    return value;
-  });
+  // Checked on every call: a rotated token is refused on the very next request (docs/decisions.md §39.3).
+  const token = inCheckedHome(
+    tokenPath(home),
+    () => {
+      const value = readToken(home);
+      // Registered before any use, so no log line can ever carry it.
+      logger.addSecret(value);
+      return value;
+    },
+    { everyCall: true },
+  );
   const config = inCheckedHome(configPath(home), () => loadConfig(home));
-  const paused = inCheckedHome(pausePath(home), () => readPause(home));
+  // The owner's brake stops signing at once (README), so it too is checked on every call (§39.3).
+  const paused = inCheckedHome(pausePath(home), () => readPause(home), { everyCall: true });
   const installedKey = inCheckedHome(deviceKeyPath(home), () => loadDeviceKey(home, passphrase));
   const stagedKey = inCheckedHome(deviceKeyNextPath(home), () => loadDeviceKey(home, passphrase, deviceKeyNextPath(home)));
   const mandateKey = inCheckedHome(mandateKeyPath(home), () => loadMandateKey(home, passphrase));

@@ -9,6 +9,7 @@ import { EXIT } from '../exit-codes.js';
 import { reportError } from '../report-error.js';
 import { ownerSecurity, type OwnerSecurity } from '../../client/owner-security.js';
 import { separateUserDoctor } from './doctor-separate.js';
+import { ed25519Engine } from '../../signer/ed25519-verify.js';
 
 const USAGE = `Usage: latch doctor [--json] [--agent NAME] [--passphrase-stdin]
 
@@ -70,8 +71,10 @@ export const doctorCommand: Command = {
       const presence = await client.health().then((health) => (typeof health.owner_presence === 'string' ? health.owner_presence : null)).catch(() => null);
       const security = ownerSecurity(client.home, presence, io.env);
       const diagnosis = { ...found, problem: namingExposedFiles(found.problem, security) };
-      if (flags['json'] === true) writeLine(io.stdout, JSON.stringify({ ...diagnosis, security }));
-      else for (const line of [...report(diagnosis), ...securityReport(security)]) writeLine(io.stdout, line);
+      // The Ed25519 verifier this build chose at start on this platform (docs/decisions.md §39.1).
+      const ed25519Verify = ed25519Engine();
+      if (flags['json'] === true) writeLine(io.stdout, JSON.stringify({ ...diagnosis, security, ed25519_verify: ed25519Verify }));
+      else for (const line of [...report(diagnosis), ...securityReport(security), `Ed25519 verification: ${ed25519Verify.engine} (${ed25519Verify.reason})`]) writeLine(io.stdout, line);
       if (diagnosis.problem !== null) return exitFor(diagnosis.problem);
       return security.data_directory === 'exposed' ? EXIT.dataDir : EXIT.ok;
     } catch (error) {

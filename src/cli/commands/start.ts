@@ -11,7 +11,7 @@ import { createLogger } from '../../log/logger.js';
 import { bannerText } from '../../quickstart/banner.js';
 import { latchInvocation } from '../../quickstart/latch-invocation.js';
 import { adminApi, createDemoAccount } from '../../quickstart/sandbox-account.js';
-import { createSandbox, type Sandbox } from '../../sandbox/create-sandbox.js';
+import { startQuickStartSandbox, type QuickStartSandbox } from '../../sandbox/sandbox-thread.js';
 import { UsageError, writeLine, type Command } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { parseFlags, portFlag } from '../flags.js';
@@ -30,7 +30,8 @@ The quick start (npm start): runs the sandbox cloud and the daemon together. On 
 creates a sandbox account (two frozen cards with balances, wallet funds), makes a setup token and
 enrolls this device with 'latch setup' exactly as a user would. It writes $LATCH_HOME/sandbox.json
 with cloud_url and the admin key's path, prints the ports and copy-paste curl commands, and reuses
-the same state when run again. Ctrl-C stops both.
+the same state when run again. The sandbox runs on a thread of its own (two cores for the two
+servers); it is one process all the same, and Ctrl-C stops both.
 
 Options:
   --port-a N        Variant A's port (default ${DEFAULT_PORT_A})
@@ -43,8 +44,9 @@ Options:
   --port-console N  the owner console's port (default ${DEFAULT_PORT_CONSOLE}; see latch console)
   --no-console      do not serve the owner console
 
-It hosts the daemon exactly as latch daemon does: SIGTERM, SIGINT and SIGHUP stop it within
-${DEFAULT_CLOSE_DEADLINE_MS / 1000} s (a second one at once), SIGUSR1 is logged and never opens the inspector.
+It hosts the daemon exactly as latch daemon does: SIGTERM, SIGINT and SIGHUP stop it and the
+sandbox within ${DEFAULT_CLOSE_DEADLINE_MS / 1000} s, and the process exits by then whatever still holds it (a second
+signal exits at once); SIGUSR1 is logged and never opens the inspector.
 
 Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe data directory, or another daemon already
 serves it (named); 4 port in use; 5 could not listen; 1 anything else.`;
@@ -59,7 +61,7 @@ export const startCommand: Command = {
   async run(args, io) {
     // The same guards as latch daemon from the first moment: signals, the inspector, crashes.
     const host = hostDaemonProcess(createLogger({ stream: io.stderr }));
-    let sandbox: Sandbox | undefined;
+    let sandbox: QuickStartSandbox | undefined;
     let dataDirLock: DaemonLock | undefined;
     try {
       const flags = parseFlags(args, FLAGS);
@@ -95,7 +97,13 @@ export const startCommand: Command = {
       dataDirLock = lockDataDir(home);
       const config = loadConfig(home);
       try {
-        sandbox = await createSandbox({ dataDir: path.join(home, 'sandbox'), port: sandboxPort, log: createLogger({ stream: io.stderr }) });
+        // On its own thread: a crash there is this process's crash, as it was on one thread.
+        sandbox = await startQuickStartSandbox({
+          dataDir: path.join(home, 'sandbox'),
+          port: sandboxPort,
+          log: createLogger({ stream: io.stderr }),
+          onUnexpectedExit: (reason) => host.crash(new Error(`the sandbox thread stopped: ${reason}`)),
+        });
       } catch (error) {
         host.dispose();
         return reportListenError(error, io, 'start');
@@ -106,7 +114,7 @@ export const startCommand: Command = {
       }
       // A sandbox whose journal was removed no longer knows the enrolled device: start over with
       // a new account and reconnect, rather than serve a daemon whose every call fails.
-      const known = config.device_id !== undefined && sandbox.state().devices.has(config.device_id);
+      const known = config.device_id !== undefined && (await sandbox.knowsDevice(config.device_id));
       if (!known) {
         const account = await createDemoAccount(adminApi(sandbox.url, sandbox.adminKey));
         const reconnect = config.device_id !== undefined;
@@ -141,8 +149,8 @@ export const startCommand: Command = {
         await sandbox.close({ deadlineMs: DEFAULT_CLOSE_DEADLINE_MS });
         return reportListenError(error, io, 'start');
       }
-      const firstCardId = firstCardOf(sandbox, loadConfig(home).account_id);
-      writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, port_console: ports.portConsole ?? null, cloud_url: sandbox.url }));
+      const firstCardId = await sandbox.firstCard(loadConfig(home).account_id);
+      writeLine(io.stdout, JSON.stringify({ event: 'latch_started', port_a: ports.portA, port_b: ports.portB, port_console: ports.portConsole ?? null, cloud_url: sandbox.url, sandbox_thread: sandbox.thread }));
       const homeIsDefault = home === resolveHome({});
       const banner = { portA: ports.portA as number, portB: ports.portB as number, cloudUrl: sandbox.url, tokenPath: tokenPath(home), adminKeyPath: sandbox.adminKeyPath, firstCardId };
       say(bannerText({ ...banner, home, homeIsDefault, latchCommand: latchInvocation(), consolePort: ports.portConsole ?? null }));
@@ -151,6 +159,9 @@ export const startCommand: Command = {
       // to it open (trickling a request) must not keep the process alive (docs/decisions.md §27.5).
       const running = sandbox;
       await host.untilStopped(daemon, DEFAULT_CLOSE_DEADLINE_MS, (remainingMs) => running.close({ deadlineMs: remainingMs }));
+      // The stop's deadline holds for the process too: whatever handle is still open (a peer's
+      // socket, a timer) does not keep it past the deadline (issue 44 item 9).
+      if (io.stdout === process.stdout) exitByStopDeadline(EXIT.ok);
       return EXIT.ok;
     } catch (error) {
       host.dispose();
@@ -169,10 +180,15 @@ function pinnedLine(result: { file: string; key_id: string } | { error: string }
   return `Pinned this daemon (key ${result.key_id}) for every account in ${result.file}. Next, from the owner's own account without sudo: latch doctor, then latch approvals (docs/separate-user.md).`;
 }
 
-/** firstCardOf picks the account's first card for the printed curl commands. */
-function firstCardOf(sandbox: Sandbox, accountId: string | undefined): string | undefined {
-  for (const card of sandbox.state().cards.values()) {
-    if (card.account_id === accountId && !card.closed) return card.card_id;
-  }
-  return undefined;
+/**
+ * exitByStopDeadline ends the process a short moment after a graceful stop if nothing else has:
+ * the stop already closed every server, so what remains (a keep-alive socket, a timer) must not
+ * keep it. Unreferenced, so a process that ends on its own ends at once. Only when the command
+ * owns the process (its output is the process's), never under the tests' in-process runner.
+ */
+function exitByStopDeadline(code: number): void {
+  setTimeout(() => process.exit(code), STOPPED_EXIT_GRACE_MS).unref();
 }
+
+/** How long a stopped process may take to end by itself before it is ended. */
+const STOPPED_EXIT_GRACE_MS = 500;

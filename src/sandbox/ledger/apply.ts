@@ -1,5 +1,6 @@
 import type { JournalRecord, LedgerEvent } from './events.js';
 import { accountScope, cardScope, indexCreated } from './creation-index.js';
+import { indexExpiry, unindexExpiry } from './expiry-index.js';
 import { cardDayKey, type Account, type Authorization, type Card, type SandboxState, type Transaction } from './state.js';
 
 /** How long an idempotency record is kept (docs/decisions.md §9). */
@@ -143,6 +144,7 @@ function createAuthorization(state: SandboxState, authorization: Authorization, 
   check(authorization.status === 'active', 'a new authorization is active');
   state.authorizations.set(authorization.policy_id, { ...authorization, recurrence: authorization.recurrence === null ? null : { ...authorization.recurrence } });
   state.active_authorizations.add(authorization.policy_id);
+  indexExpiry(state.expiry_index, authorization.not_after, authorization.policy_id);
   indexCreated(state.authorization_index, authorization.policy_id, authorization.card_id === null ? [accountScope(authorization.account_id)] : [accountScope(authorization.account_id), cardScope(authorization.account_id, authorization.card_id)]);
   if (authorization.hold > 0) {
     const card = cardOf(state, must(authorization.card_id, 'held card'));
@@ -165,6 +167,7 @@ function endAuthorization(state: SandboxState, authorization: Authorization, sta
   check(authorization.status === 'active', 'only an active authorization ends');
   authorization.status = status;
   state.active_authorizations.delete(authorization.policy_id);
+  unindexExpiry(state.expiry_index, authorization.not_after, authorization.policy_id);
   releaseHold(state, authorization);
   const transaction = authorization.transaction_id === null ? undefined : state.transactions.get(authorization.transaction_id);
   if (transaction !== undefined && transaction.status === 'authorized') transaction.status = status;
@@ -215,6 +218,7 @@ function addToDay(totals: Map<string, number>, cardId: string, day: string, amou
 function markUsed(state: SandboxState, authorization: Authorization): void {
   authorization.status = 'used';
   state.active_authorizations.delete(authorization.policy_id);
+  unindexExpiry(state.expiry_index, authorization.not_after, authorization.policy_id);
 }
 
 /** prune forgets idempotency records older than 24 h and nonces whose signatures can no longer be fresh. */

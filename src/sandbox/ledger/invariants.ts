@@ -13,6 +13,7 @@ import { cardDayKey, type SandboxState } from './state.js';
  * - An `authorized` transaction belongs to an active window.
  * - The per-day totals (settled_by_card_day, held_by_card_day) equal the transactions' settled
  *   amounts and the active windows' holds, counted afresh.
+ * - The expiry index holds exactly the active windows, each once, ordered by not_after.
  */
 export function checkInvariants(state: Readonly<SandboxState>): string[] {
   const broken: string[] = [];
@@ -69,7 +70,14 @@ export function checkInvariants(state: Readonly<SandboxState>): string[] {
   }
   if (!sameTotals(settledByDay, state.settled_by_card_day)) broken.push('settled_by_card_day differs from the settled transactions');
   if (!sameTotals(heldByDay, state.held_by_card_day)) broken.push('held_by_card_day differs from the holds of active windows');
+  if (!expiryIndexMatches(state)) broken.push('expiry_index differs from the active windows by not_after');
   return broken;
+}
+
+function expiryIndexMatches(state: Readonly<SandboxState>): boolean {
+  const counted = [...state.active_authorizations].map((policyId) => [state.authorizations.get(policyId)?.not_after ?? NaN, policyId] as const);
+  counted.sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  return counted.length === state.expiry_index.length && counted.every(([notAfter, policyId], at) => state.expiry_index[at]?.[0] === notAfter && state.expiry_index[at]?.[1] === policyId);
 }
 
 function addTo(totals: Map<string, number>, key: string, amount: number): void {

@@ -6,6 +6,7 @@
  */
 import type { FramePosition } from '../../store/journal.js';
 import { accountScope, cardScope, indexCreated } from './creation-index.js';
+import { indexExpiry } from './expiry-index.js';
 import { emptyState, type SandboxState } from './state.js';
 
 /** The snapshot's file name inside the sandbox data directory, beside the journal. */
@@ -139,12 +140,13 @@ function readMapLine(map: Map<string, unknown>, fields: unknown, rows: unknown[]
   }
 }
 
-/** rebuildIndexes derives the creation-order indexes from the maps' order, as apply built them. */
+/** rebuildIndexes derives the creation-order indexes from the maps' order, as apply built them, and the expiry index from the active windows. */
 function rebuildIndexes(state: SandboxState): void {
   for (const authorization of state.authorizations.values()) {
     const scopes = [accountScope(authorization.account_id)];
     if (authorization.card_id !== null) scopes.push(cardScope(authorization.account_id, authorization.card_id));
     indexCreated(state.authorization_index, authorization.policy_id, scopes);
+    if (state.active_authorizations.has(authorization.policy_id)) indexExpiry(state.expiry_index, authorization.not_after, authorization.policy_id);
   }
   for (const transaction of state.transactions.values()) {
     if (transaction.account_id !== null) indexCreated(state.transaction_index, transaction.id, [accountScope(transaction.account_id), cardScope(transaction.account_id, transaction.card_id)]);

@@ -3,6 +3,7 @@
  * minor units; times are Unix seconds on the ledger clock unless a name says `real`.
  */
 import { emptyCreationIndex, type CreationIndex } from './creation-index.js';
+import type { ExpiryIndex } from './expiry-index.js';
 
 import type { AuthorizationKind, AuthorizationStatus, AuthorizationType, RecurringInterval } from '../../core/model.js';
 import type { CardStatus, TransactionStatus } from '../../operations/read-model.js';
@@ -153,6 +154,8 @@ export interface SandboxState {
   /** Derived by apply (never journaled): creation-order indexes, so a list page costs O(page) (creation-index.ts). */
   transaction_index: CreationIndex;
   authorization_index: CreationIndex;
+  /** Derived by apply (never journaled): the active windows by not_after, so expiry reads only what is due (expiry-index.ts). */
+  expiry_index: ExpiryIndex;
 }
 
 /** cardDayKey is the key of a card's UTC day (`YYYY-MM-DD`) in the per-day totals. */
@@ -179,5 +182,6 @@ export function emptyState(): SandboxState {
     held_by_card_day: new Map(),
     transaction_index: emptyCreationIndex(),
     authorization_index: emptyCreationIndex(),
+    expiry_index: [],
   };
 }

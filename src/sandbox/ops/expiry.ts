@@ -1,5 +1,5 @@
 import type { Txn } from '../ledger/ledger.js';
-import type { Authorization } from '../ledger/state.js';
+import { expiredBefore } from '../ledger/expiry-index.js';
 
 /**
  * expireDue ends every active authorization whose not_after has passed on the ledger clock:
@@ -8,11 +8,7 @@ import type { Authorization } from '../ledger/state.js';
  * the periodic sweeper has run yet.
  */
 export function expireDue(txn: Txn): void {
-  const due: string[] = [];
-  for (const policyId of txn.state.active_authorizations) {
-    const authorization = txn.state.authorizations.get(policyId) as Authorization;
-    // The window [not_before, not_after] includes not_after itself.
-    if (authorization.not_after < txn.now) due.push(policyId);
-  }
-  for (const policyId of due) txn.emit({ type: 'authorization_ended', policy_id: policyId, status: 'expired' });
+  // The window [not_before, not_after] includes not_after itself. Read from the expiry index's
+  // front, so the cost is what is due, not every active window (docs/decisions.md §39.4).
+  for (const policyId of expiredBefore(txn.state.expiry_index, txn.now)) txn.emit({ type: 'authorization_ended', policy_id: policyId, status: 'expired' });
 }
