@@ -81,9 +81,15 @@ Fetches the approval and shows the exact request (agent, card label and id, merc
 type, kind, how long it is valid, recurring terms, the rule that asked and why), then approves it:
 the daemon signs exactly that request, nothing of it can be changed, and registers it with the cloud.
 
-When an approval passphrase is set (latch approvals passphrase set), it is asked for on the
-terminal without echo; typing it is the confirmation. Without one, you are asked "Approve exactly
-this request? [y/N]" on the terminal; when standard input is not a terminal, --yes is required.
+When it asks you to confirm:
+  - same-user setup, an approval passphrase set (latch approvals passphrase set): it asks the
+    passphrase on the terminal without echo; typing it is the confirmation, nothing else is asked.
+  - same-user setup, no approval passphrase: it asks "Approve exactly this request? [y/N]" on the
+    terminal; --yes skips the question, and without a terminal --yes is required.
+  - separate-user setup (the daemon runs as its own user): it asks the owner passphrase first (for
+    the session), shows the request, then asks "Approve exactly this request? [y/N]"; --yes or
+    --passphrase-stdin skip the question.
+Enter alone, or "n", answers no.
 
 Options:
   --passphrase-stdin   read the passphrase from the first line of standard input (for scripts)
