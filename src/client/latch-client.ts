@@ -213,7 +213,7 @@ export class LatchClient {
   }
 
   /** addAgent creates an agent through the API; the answer is the only time its token is shown. */
-  async addAgent(name: string, options: { passphrase?: string } = {}): Promise<{ name: string; token: string; created_at: string }> {
+  async addAgent(name: string, options: { passphrase?: string } = {}): Promise<{ name: string; token: string; created_at: string; identity_key_id?: string | null }> {
     if (options.passphrase !== undefined) await this.verifyPinnedKey();
     return expectShape(await this.call('POST', '/agents', { body: { name, ...(options.passphrase !== undefined && { passphrase: options.passphrase }) } }), ['name', 'token', 'created_at']);
   }
