@@ -113,7 +113,7 @@ export function createDaemonWithLogger(options: DaemonOptions): { daemon: Daemon
   const limits: Partial<ServerLimits> = { ...options.limits, connectionsMax: budget.connectionsMax };
   const core = bindCore(services);
   const plan = buildListeners(services, core, choices, { ready: gate.ready, limits });
-  const lifecycle = new DaemonLifecycle({ services, passphrase, auditAnchor: core.auditAnchor, plan, gate, budget });
+  const lifecycle = new DaemonLifecycle({ services, passphrase, auditAnchor: core.auditAnchor, refusals: core.refusals, plan, gate, budget });
   const daemon: DaemonHandle = {
     addresses: () => plan.listeners.addresses(),
     listen: () => lifecycle.start(),

@@ -165,6 +165,13 @@ async function decide(commandName: 'approve' | 'deny', args: string[], io: CliIo
   }
 }
 
+/** The refusals made on this device, not by the cloud, and who made them. */
+const LOCAL_REFUSERS: Readonly<Record<string, string>> = {
+  policy_denied: 'the local spending policy (policy.json)',
+  daemon_paused: 'the pause (latch pause)',
+  policy_invalid: 'the local spending policy (policy.json is invalid)',
+};
+
 /** outcomeLine says what a decision did, in one line. */
 export function outcomeLine(approval: Approval): string {
   return printable(outcomeText(approval));
@@ -173,6 +180,11 @@ export function outcomeLine(approval: Approval): string {
 function outcomeText(approval: Approval): string {
   if (approval.status === 'approved') return `Approved ${approval.approval_id}: authorization ${approval.authorization?.policy_id ?? '(pending registration)'} created.`;
   if (approval.status === 'denied') return `Denied ${approval.approval_id}${approval.reason == null ? '' : ` (reason: ${approval.reason})`}.`;
-  if (approval.status === 'failed') return `Approved ${approval.approval_id}, but the cloud refused it: ${approval.error?.code ?? 'unknown error'}${approval.error?.message === undefined ? '' : ` (${approval.error.message})`}.`;
+  if (approval.status === 'failed') {
+    // Who refused it: this device's own policy or brake, or the cloud (issue 44 item 4).
+    const code = approval.error?.code ?? 'unknown error';
+    const who = LOCAL_REFUSERS[code] ?? 'the cloud';
+    return `Approved ${approval.approval_id}, but ${who} refused it when it was signed, so the approval is now failed: ${code}${approval.error?.message === undefined ? '' : ` (${approval.error.message})`}.`;
+  }
   return `${approval.approval_id} is now ${approval.status}.`;
 }
