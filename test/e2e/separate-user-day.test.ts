@@ -466,13 +466,37 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
     const after = await asOwner(['doctor', '--json', '--passphrase-stdin']);
     assert.doesNotMatch(after.stdout, /separate-user/);
 
-    // --purge: the pin is written again (as a restart would), then everything goes.
+    // On a terminal it asks; "y" removes the user and its data (the pin written again first, as a restart would).
     writeSystemPin({ [SYSTEM_PIN_ENV]: pinFile }, { key_id: 'k'.repeat(43), data_dir: serviceHome, user: SERVICE, accounts: [OWNER] });
-    const purged = await asRoot(['service', 'uninstall', '--system', '--user', SERVICE, '--purge']);
-    assert.equal(purged.status, 0, purged.stdout + purged.stderr);
+    const pane = new TmuxPane(`l36uninstall${suffix}`);
+    try {
+      pane.start(`env -i PATH=${process.env['PATH'] ?? '/usr/bin:/bin'} ${SYSTEM_PIN_ENV}=${pinFile} ${SYSTEM_UNIT_ENV}=${unitFile} NODE_V8_COVERAGE= ${process.execPath} ${LATCH} service uninstall --system --user ${SERVICE}`, root);
+      await pane.waitFor(new RegExp(`Also remove the user ${SERVICE} and ${serviceHome.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(its device key, journals and audit log; this cannot be undone\\)\\? \\[y/N\\]`));
+      pane.type('y');
+      const screen = await pane.waitFor(/EXIT=0/);
+      assert.match(screen, new RegExp(`Removed the user ${SERVICE} and `));
+    } finally {
+      pane.close();
+    }
     assert.ok(!existsSync(serviceHome), 'the data directory is gone');
     assert.equal(spawnSync('getent', ['passwd', SERVICE]).status, 2, 'the user is gone');
     assert.ok(!existsSync(pinFile));
+
+    // --purge removes them without asking (a second service user of this test's own).
+    const spare = createUser(`l36pur${suffix}`);
+    const spareHome = path.join(root, 'spare-data');
+    try {
+      mkdirSync(spareHome, { mode: 0o700 });
+      chownSync(spareHome, spare.uid, spare.gid);
+      writeSystemPin({ [SYSTEM_PIN_ENV]: pinFile }, { key_id: 'k'.repeat(43), data_dir: spareHome, user: spare.name, accounts: [OWNER] });
+      const purged = await asRoot(['service', 'uninstall', '--system', '--user', spare.name, '--purge']);
+      assert.equal(purged.status, 0, purged.stdout + purged.stderr);
+      assert.ok(!existsSync(spareHome), 'the data directory is gone');
+      assert.equal(spawnSync('getent', ['passwd', spare.name]).status, 2, 'the user is gone');
+      assert.ok(!existsSync(pinFile));
+    } finally {
+      removeUser(spare.name);
+    }
     const again = await asRoot(['service', 'uninstall', '--system', '--user', SERVICE]);
     assert.equal(again.status, 0, again.stderr);
     assert.match(again.stdout, /Nothing to remove/);
