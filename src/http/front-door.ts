@@ -131,11 +131,12 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
       await writeResult(response, result, signals);
     } catch (error) {
       if (error instanceof DataDirError) {
-        // A file went bad while the daemon runs: fail closed with a code that says so. The caller
-        // learns the file's name and the owner's fix (issue 44 item 4), never where the data
-        // directory is: its path and the full fix go to the local log only.
+        // A file went bad while the daemon runs: fail closed with a code that says so. A caller
+        // who proved a credential learns the file's name and the owner's fix (issue 44 item 4),
+        // never where the data directory is; one who did not (the token file itself went bad),
+        // nothing of it. The path and the full fix go to the local log only.
         options.log.error('data_directory_unavailable', { listener: options.listener, request_id: requestId, file: error.file, fix: error.fix, problem: error.code });
-        error = new LatchError('data_directory_unavailable', { message: dataFileProblem(error) });
+        error = trace.admitted === true ? new LatchError('data_directory_unavailable', { message: dataFileProblem(error) }) : new LatchError('data_directory_unavailable');
       }
       if (error instanceof LatchError) {
         trace.code = error.code;
@@ -154,6 +155,8 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
 interface RequestTrace {
   route: string | undefined;
   code: string | undefined;
+  /** True once the caller proved a credential (a token or a session): it may learn which data file went bad. */
+  admitted?: boolean;
 }
 
 async function admitAndHandle(
@@ -193,6 +196,7 @@ async function admitAndHandle(
   }
   const credential = admitCredential(options, request, match);
   const { principal } = credential;
+  trace.admitted = principal !== undefined;
   if (principal !== undefined) options.noteCaller?.(principal);
   if (match === undefined) throw miss;
   const { route } = match;

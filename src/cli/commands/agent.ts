@@ -98,12 +98,10 @@ ${EXIT_CODES}`,
           `  ${token}`,
           `Give it to the agent's own account: as that user, save it (umask 077; mkdir -p ~/.latch/agents; cat > ~/.latch/agents/${agent}.token), then run the agent with --agent ${agent}.`,
         ]
-      : [
-          `Created agent ${agent}. Its token is in ${token_file}`,
-          `Configure the agent with --agent ${agent} (for MCP: latch mcp --agent ${agent}); do not copy the token itself.`,
-          ...(note === undefined ? [] : [note]),
-        ]),
+      : [`Created agent ${agent}. Its token is in ${token_file}`, `Configure the agent with --agent ${agent} (for MCP: latch mcp --agent ${agent}); do not copy the token itself.`]),
     ...(identityKeyId === null ? [] : [`Its Web Bot Auth identity key: ${identityKeyId} (the public key: latch identity show ${agent})`]),
+    // The note about a direct change comes last (presence-notes).
+    ...(token === undefined && note !== undefined ? [note] : []),
   ],
 });
 
