@@ -128,9 +128,11 @@ Exit codes: 0 written; 2 bad usage, unsupported platform, LATCH_HOME or the prog
     try {
       const flags = parseFlags(args, FLAGS);
       refuseAgentFlag('service install', stringFlag(flags, 'agent'));
+      // Every flag's own mistake first, before what the flags lead to is checked.
+      const daemonArgs = daemonPortArgs(flags);
       if (flags['system'] === true) {
         const forAccounts = parseForFlag(stringFlag(flags, 'for'));
-        return await installSystemService(io, { user: stringFlag(flags, 'user') ?? DEFAULT_SERVICE_USER, dryRun: flags['dry-run'] === true, force: flags['force'] === true, daemonArgs: daemonPortArgs(flags), command: commandFlag(flags), ...(forAccounts !== undefined && { forAccounts }) });
+        return await installSystemService(io, { user: stringFlag(flags, 'user') ?? DEFAULT_SERVICE_USER, dryRun: flags['dry-run'] === true, force: flags['force'] === true, daemonArgs, command: commandFlag(flags), ...(forAccounts !== undefined && { forAccounts }) });
       }
       if (flags['user'] !== undefined || flags['dry-run'] !== undefined || flags['for'] !== undefined) throw new UsageError('--user, --for and --dry-run go with --system');
       const json = flags['json'] === true;
@@ -146,7 +148,7 @@ Exit codes: 0 written; 2 bad usage, unsupported platform, LATCH_HOME or the prog
       if (hidden !== undefined) {
         throw new UsageError(`the service would run ${hidden}, under /tmp or /var/tmp, which the unit's PrivateTmp=yes replaces with its own empty folder: the service could not start. Install Latch elsewhere (e.g. ~/.local or /opt) and run this again from there`);
       }
-      const spec = { command, home, daemonArgs: daemonPortArgs(flags) };
+      const spec = { command, home, daemonArgs };
       const text = kind === 'systemd' ? systemdUnit(spec) : launchdPlist(spec);
       const file = serviceFile(kind, io.env);
       if (flags['print'] === true) {
