@@ -4,7 +4,7 @@ import { httpCloudGateway } from '../cloud/http-cloud-gateway.js';
 import { enrollDevice } from '../operations/enroll.js';
 import { requestSignatureEntry } from '../daemon/audit-records.js';
 import { sharedAuditWriter } from '../datadir/audit-writer.js';
-import { passphraseFromEnv } from '../signer/device-key.js';
+import { keyPassphrase } from '../datadir/key-passphrase.js';
 import { dataDirEnrollmentStore } from '../datadir/enrollment-store.js';
 import { ensureHome } from '../datadir/home.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';
@@ -50,7 +50,7 @@ export async function enrollThisDevice(options: EnrollThisDevice): Promise<Enrol
       await sharedAuditWriter(home).append(requestSignatureEntry(record));
     },
   });
-  const store = dataDirEnrollmentStore(home, passphraseFromEnv(options.env));
+  const store = dataDirEnrollmentStore(home, keyPassphrase(options.env));
   const deviceName = options.deviceName ?? hostname().slice(0, 64);
   const result = await enrollDevice(store, httpCloudGateway(client), { ...options, deviceName });
   if (result.outcome === 'already_enrolled') {

@@ -5,6 +5,7 @@ import { processIo, writeLine, type CliIo, type Command } from './command.js';
 import { ignoreClosedPipes } from './closed-pipe.js';
 import { COMMAND_LIST, loadCommands } from './command-list.js';
 import { EXIT } from './exit-codes.js';
+import { groupHelp, groupOf, hoistGlobalFlags, nearestCommand } from './command-lookup.js';
 
 /** helpText is `latch --help`: the commands with their one-line summaries. */
 export function helpText(commands: readonly Command[]): string {
@@ -44,7 +45,9 @@ export function findCommand<Found extends { readonly name: string }>(argv: reado
 }
 
 /** runCli runs the `latch` command line and returns its exit code (see exit-codes.ts). */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(givenArgv: readonly string[], io: CliIo): Promise<number> {
+  // Global flags may come before the command: `latch --agent shopper authorize …`.
+  const argv = hoistGlobalFlags(givenArgv);
   const first = argv[0];
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     writeLine(first === undefined ? io.stderr : io.stdout, helpText(await loadCommands()));
@@ -55,11 +58,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT.ok;
   }
   const found = findCommand(argv, COMMAND_LIST);
-  if (found === undefined) {
-    writeLine(io.stderr, `latch: unknown command ${JSON.stringify(argv.join(' '))}`);
-    writeLine(io.stderr, helpText(await loadCommands()));
-    return EXIT.usage;
-  }
+  if (found === undefined) return unknownCommand(argv, io);
   // Only the chosen command's module is loaded (docs/decisions.md §15.10).
   const command = await found.command.load();
   if (found.args.includes('--help') || found.args.includes('-h')) {
@@ -67,6 +66,36 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT.ok;
   }
   return command.run(found.args, io);
+}
+
+/**
+ * unknownCommand answers what names no command: a group's name (`latch agent`, `latch policy
+ * --help`) prints the group's commands; anything else names the nearest command, if one is close.
+ */
+async function unknownCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const words = argv.filter((arg) => !arg.startsWith('-'));
+  for (let length = words.length; length >= 1; length--) {
+    const group = groupOf(words.slice(0, length), COMMAND_LIST);
+    if (group.length === 0 || words.slice(0, length).join(' ') !== argv.slice(0, length).join(' ')) continue;
+    const commands = await Promise.all(group.map((listed) => listed.load()));
+    const asked = argv.includes('--help') || argv.includes('-h');
+    const extra = argv[length];
+    if (asked && (extra === undefined || extra.startsWith('-'))) {
+      writeLine(io.stdout, groupHelp(words.slice(0, length).join(' '), commands));
+      return EXIT.ok;
+    }
+    if (extra !== undefined && !extra.startsWith('-')) {
+      const nearest = nearestCommand(argv, group.map((listed) => listed.name));
+      writeLine(io.stderr, `latch: unknown command ${JSON.stringify(argv.slice(0, length + 1).join(' '))}${nearest === undefined ? '' : `; did you mean ${nearest}?`}`);
+    }
+    writeLine(io.stderr, groupHelp(words.slice(0, length).join(' '), commands));
+    return EXIT.usage;
+  }
+  const nearest = nearestCommand(argv, COMMAND_LIST.map((listed) => listed.name));
+  writeLine(io.stderr, `latch: unknown command ${JSON.stringify(argv.join(' '))}${nearest === undefined ? '' : `; did you mean ${nearest}?`}`);
+  if (nearest === undefined) writeLine(io.stderr, helpText(await loadCommands()));
+  else writeLine(io.stderr, `Run 'latch ${nearest} --help' for its options, or 'latch --help' for every command.`);
+  return EXIT.usage;
 }
 
 /** isEntryPoint reports whether this module is the program being run (not imported by a test). */

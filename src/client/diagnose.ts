@@ -1,3 +1,4 @@
+import { cloudDownNote } from './cloud-probe.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { readToken } from '../datadir/token.js';
 import { ERROR_TABLE } from '../errors/error-table.js';
@@ -162,7 +163,11 @@ async function connectionChecks(client: DiagnosableClient, tokenUsable: (health:
     return finish(null);
   } catch (error) {
     if (!(error instanceof LatchClientError)) throw error;
-    return serverBackedFailure(error, checks, fail);
+    const found = serverBackedFailure(error, checks, fail);
+    // The cloud, named: its URL, and whether anything listens there (issue 44 item 4).
+    if (error.code !== 'upstream_unavailable' || found.problem === null) return found;
+    const note = await cloudDownNote(client.home, process.env);
+    return { ...found, problem: { ...found.problem, message: `${found.problem.message}${note.message}`, ...(note.remedy !== undefined && { remedy: note.remedy }) } };
   }
 }
 

@@ -83,7 +83,7 @@ export interface LatchClientOptions {
 /** The longest `Prefer: wait` the daemon honours (docs/decisions.md §15.4). */
 export const APPROVAL_WAIT_SECONDS_MAX = 60;
 // A held answer may take the whole wait; the call's deadline leaves room for signing after it.
-const WAIT_MARGIN_MS = 30_000;
+export const WAIT_MARGIN_MS = 30_000;
 
 /**
  * LatchClient is the typed client of the daemon's Variant A API, used by the CLI and the MCP
@@ -213,7 +213,7 @@ export class LatchClient {
   }
 
   /** addAgent creates an agent through the API; the answer is the only time its token is shown. */
-  async addAgent(name: string, options: { passphrase?: string } = {}): Promise<{ name: string; token: string; created_at: string }> {
+  async addAgent(name: string, options: { passphrase?: string } = {}): Promise<{ name: string; token: string; created_at: string; identity_key_id?: string | null }> {
     if (options.passphrase !== undefined) await this.verifyPinnedKey();
     return expectShape(await this.call('POST', '/agents', { body: { name, ...(options.passphrase !== undefined && { passphrase: options.passphrase }) } }), ['name', 'token', 'created_at']);
   }

@@ -8,7 +8,8 @@
  * The pin is the key id (the RFC 7638 thumbprint of the device's public key), from the first of:
  * the system pin root wrote (`/etc/latch/daemon.json`, by `latch service install --system` or
  * `latch daemon|start --user NAME`: src/datadir/system-pin.ts), which nothing running as the owner
- * can rewrite and which therefore wins over everything below; `$LATCH_HOME/daemon_key.pub`
+ * can rewrite and which therefore wins over everything below for an account it names
+ * (src/client/system-daemon.ts); `$LATCH_HOME/daemon_key.pub`
  * (`{"v":1,"key_id":"…","public_key":"…"}`, written by hand or by embedders); the `key_id` that
  * config.json recorded at enrollment (the same-user setup).
  */
@@ -20,7 +21,8 @@ import { keyIdOf } from '../crypto/jwk.js';
 import { writeFileAtomic } from '../datadir/atomic-file.js';
 import { loadConfig } from '../datadir/config.js';
 import { readPrivateFile } from '../datadir/read-private-file.js';
-import { readSystemPin, SystemPinError, systemPinPath } from '../datadir/system-pin.js';
+import { SystemPinError } from '../datadir/system-pin.js';
+import { systemPinChoice } from './system-daemon.js';
 import { CHALLENGE_BYTES, CHALLENGE_HEADER, KEY_PROOF_HEADER, keyProofMessage } from '../http/daemon-proof.js';
 import { LatchClientError } from './client-errors.js';
 import { TransportFailure, type HttpTransport, type TransportAnswer } from './http-transport.js';
@@ -50,12 +52,13 @@ export function pinnedKeyPath(home: string): string {
 export function readPinnedKey(home: string, env: NodeJS.ProcessEnv = process.env): PinnedKey | undefined {
   let system;
   try {
-    system = readSystemPin(env);
+    system = systemPinChoice(home, env);
   } catch (error) {
     if (!(error instanceof SystemPinError)) throw error;
     throw new LatchClientError({ code: 'daemon_not_verified', status: null, message: `The system pin cannot be trusted: ${error.message}.`, remedy: 'Ask root to pin the daemon again: sudo latch service install --system --force (or restart it with sudo latch daemon --user NAME).' });
   }
-  if (system !== undefined) return { keyId: system.key_id, source: 'system', file: systemPinPath(env) };
+  // Root's pin wins for an account it names; another account's pin does not apply here (§36).
+  if (system?.pin !== undefined) return { keyId: system.pin.key_id, source: 'system', file: system.file };
   const file = pinnedKeyPath(home);
   const text = readPrivateFile(file, 1024);
   if (text !== undefined) {

@@ -1,6 +1,8 @@
 /**
  * The activity page's lines: the newest audit lines, each put into words. Only the log's tail is
  * read (at most ACTIVITY_TAIL_BYTES), so a log of a million lines costs what a short one does.
+ * Each line has a kind, so the page shows spending and refusals first (issue 44 item 3); signed
+ * upstream reads (sign_request GET/HEAD), which would bury them, only when asked for.
  */
 import { closeSync, constants, fstatSync, readSync } from 'node:fs';
 import { auditLogPath } from '../datadir/audit-log.js';
@@ -9,12 +11,26 @@ import { openPrivateFile } from '../datadir/read-private-file.js';
 export const ACTIVITY_LINES_MAX = 100;
 const ACTIVITY_TAIL_BYTES = 256 * 1024;
 
+/** What a line is about: money signed for, a refusal, a signed read, or anything else. */
+export type ActivityKind = 'spending' | 'refusal' | 'read' | 'other';
+
 export interface ActivityLine {
   seq: number;
   ts: string;
   agent: string;
   operation: string;
+  kind: ActivityKind;
   words: string;
+}
+
+/** The operations that sign for money: the page's first table, with the refusals. */
+const SPENDING_OPERATIONS: ReadonlySet<string> = new Set(['authorize', 'merchant_bind', 'recurring', 'sign_card_policy_window', 'sign_policy_window', 'ap2_mandate_signed', 'allocate']);
+
+/** activityKind sorts an audit line into the page's tables. */
+function activityKind(operation: string, method: string | undefined): ActivityKind {
+  if (operation === 'refused' || operation === 'refusals_counted') return 'refusal';
+  if (operation === 'sign_request') return method === 'GET' || method === 'HEAD' ? 'read' : 'other';
+  return SPENDING_OPERATIONS.has(operation) ? 'spending' : 'other';
 }
 
 const OPERATION_WORDS: Readonly<Record<string, string>> = {
@@ -30,10 +46,12 @@ const OPERATION_WORDS: Readonly<Record<string, string>> = {
   authorization_outcome: 'authorization outcome:',
   policy_changed: 'changed the spending policy',
   web_bot_auth_signed: 'signed a web request as itself:',
+  refused: 'was refused',
+  refusals_counted: 'was refused more times, counted:',
 };
 
-/** readActivity returns up to `limit` of the newest audit lines, newest first. */
-export function readActivity(home: string, limit: number = ACTIVITY_LINES_MAX): ActivityLine[] {
+/** readActivity returns up to `limit` of the newest audit lines, newest first; signed reads only with `reads`. */
+export function readActivity(home: string, limit: number = ACTIVITY_LINES_MAX, options: { reads?: boolean } = {}): ActivityLine[] {
   const opened = openPrivateFile(auditLogPath(home), constants.O_RDONLY);
   if (opened === undefined) return [];
   let text: string;
@@ -57,7 +75,7 @@ export function readActivity(home: string, limit: number = ACTIVITY_LINES_MAX): 
   const out: ActivityLine[] = [];
   for (let index = lines.length - 1; index >= 0 && out.length < limit; index -= 1) {
     const line = activityLine(lines[index] as string);
-    if (line !== undefined) out.push(line);
+    if (line !== undefined && (line.kind !== 'read' || options.reads === true)) out.push(line);
   }
   return out;
 }
@@ -85,6 +103,8 @@ export function activityLine(text: string): ActivityLine | undefined {
   if (outcome !== undefined) parts.push(code === undefined ? outcome : `${outcome} (${code})`);
   const method = field('method');
   if (method !== undefined) parts.push(`${method} ${field('host') ?? ''}${field('path') ?? ''}`.trim());
+  // A refusal by the policy, the pause or the lockout: its code, rule and the reasons' numbers.
+  if (operation === 'refused' || operation === 'refusals_counted') parts.push(refusalWords(record, field));
   for (const name of ['approval_id', 'policy_id', 'reason']) {
     const value = field(name);
     if (value !== undefined) parts.push(name === 'reason' ? value : `(${value})`);
@@ -94,6 +114,15 @@ export function activityLine(text: string): ActivityLine | undefined {
     ts: field('time') ?? '',
     agent: field('agent') ?? 'owner',
     operation,
+    kind: activityKind(operation, method),
     words: parts.join(' '),
   };
+}
+
+function refusalWords(record: Record<string, unknown>, field: (name: string) => string | undefined): string {
+  const rule = field('rule');
+  const why = `${field('code') ?? ''}${rule === undefined ? '' : ` (rule ${rule})`}`;
+  if (record['operation'] === 'refusals_counted') return `${typeof record['count'] === 'number' ? record['count'] : 0} × ${why} from ${field('since') ?? '?'} to ${field('until') ?? '?'}`;
+  const reasons = field('reasons');
+  return reasons === undefined ? why : `${why}: ${reasons}`;
 }

@@ -36,7 +36,8 @@ export interface ConsoleDeps {
   approvals: { get(id: string): Promise<Approval> };
   /** A live stream of `approvals` events for the approvals page. */
   events(): EventStreamResult;
-  activity(): ActivityLine[];
+  /** The newest audit lines in words; signed reads only with `reads`. */
+  activity(options?: { reads?: boolean }): ActivityLine[];
   verifyAudit(): AuditVerification;
   paused(): { since: string; reason: string | null } | null;
   spending(): SpendingSummary;

@@ -11,6 +11,8 @@ import { invalidRequest, LatchError } from '../errors/latch-error.js';
 import type { RequestContext, Route, RouteResult } from '../http/route.js';
 import type { JsonValue } from '../json/parse-json.js';
 import { verifyRegistration } from '../webauthn/verify.js';
+import { bool } from '../validate/choice-rules.js';
+import { validateQuery } from '../validate/schema.js';
 import { CHALLENGE_SECONDS, type ChallengePurpose, type PresenceRequest } from './presence-challenges.js';
 import type { ConsoleDeps } from './console-deps.js';
 import { CONSOLE_API_PREFIX, consoleOrigin, expiredSessionCookie } from './console-headers.js';
@@ -42,7 +44,8 @@ export function consoleRoutes(deps: ConsoleDeps): Route[] {
   }
 
   return [
-    route('GET', '/activity', 'owner', () => ok({ lines: deps.activity(), verify: deps.verifyAudit(), paused: deps.paused() })),
+    // Spending and refusals first; signed reads only with ?reads=true (issue 44 item 3).
+    route('GET', '/activity', 'owner', (context) => ok({ lines: deps.activity({ reads: validateQuery(context.query, { reads: bool({ default: false }) }).reads }), verify: deps.verifyAudit(), paused: deps.paused() })),
     // A challenge bound to one approval's exact request: only its approve route accepts the answer.
     route('POST', '/approvals/:approval_id/passkey-options', 'owner', async (context) => challengeOptions(await approvalPurpose(deps, idParam(context, 'approval_id')))),
     route('GET', '/events', 'owner', () => deps.events()),

@@ -195,7 +195,9 @@ export async function approveApproval(deps: CoreDeps, signApproved: SignApproved
         await auditNotApplied(approvals, current, context, error);
         throw error;
       }
-      decided = { ...current, status: 'failed', decidedAtSeconds: deps.nowSeconds(), error: { code: error.code, message: error.message } };
+      // The reasons' numbers go with it (issue 44 item 4): "78.00 of 100.00 used; 24.00 would exceed it".
+      const reasons = error.reasons !== undefined && error.reasons.length > 0 ? ` ${error.reasons.join('; ')}.` : '';
+      decided = { ...current, status: 'failed', decidedAtSeconds: deps.nowSeconds(), error: { code: error.code, message: `${error.message}${reasons}` } };
     }
     await approvals.book.update(decided);
     // The line says what happened, once it has: approved (with the authorization's policy_id), or

@@ -26,6 +26,26 @@ export interface SignatureOutcome {
   principal: Principal;
 }
 
+/** A request the policy, the pause or the lockout refused: who, what, and why with its numbers. */
+export interface RefusalRecord {
+  /** The refusal's error code: policy_denied, daemon_paused or too_many_attempts. */
+  code: string;
+  /** The policy rule that refused, when the policy did. */
+  rule: string | null;
+  /** The reasons with their numbers ("budget monthly (deny): 78.00 of 100.00 used; 24.00 would exceed it"). */
+  reasons: readonly string[];
+  /** What was asked: the operation (authorize, approve, …) and its terms, when known. */
+  operation: string;
+  cardId: string | null;
+  merchant: string | null;
+  amountMinor: number | null;
+  currency: string | null;
+  kind: string | null;
+  approvalId?: string;
+  principal: Principal;
+  caller: { requestId: string; userAgent: string | null } | undefined;
+}
+
 /**
  * The enrolled device as one operation sees it: the key, the device id and the cloud, resolved
  * together once, so that the window's JWS and the cloud request's signature come from the same
@@ -52,6 +72,12 @@ export interface CoreDeps {
    * tells a refused authorization from a granted one. It never delays or fails the answer.
    */
   outcome?(record: SignatureOutcome): void;
+  /**
+   * Records that a request was refused by the policy, the pause or the lockout (what the agent
+   * tried, for the owner: issue 44 item 3). It never delays or fails the answer; the daemon
+   * bounds how many lines a flood writes.
+   */
+  refused?(record: RefusalRecord): void;
   /**
    * The cloud's time, as learned from its answers: windows are valid on the cloud's clock, so
    * their times come from here (docs/decisions.md §15.8). Absent, the device's clock is used.

@@ -5,7 +5,7 @@
  * `agent`: the owner or the agent's name.
  */
 import type { RequestSignatureRecord } from '../cloud/cloud-client.js';
-import type { SignatureAudit, SignatureOutcome } from '../core/core-deps.js';
+import type { RefusalRecord, SignatureAudit, SignatureOutcome } from '../core/core-deps.js';
 import { OWNER, principalName } from '../core/principal.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
 import { formatMinor } from '../money/amount.js';
@@ -75,4 +75,42 @@ export function outcomeEntry(record: SignatureOutcome): AuditEntry {
     code: record.code,
     agent: principalName(record.principal),
   };
+}
+
+/**
+ * refusalEntry is the audit line of a request the policy, the pause or the lockout refused
+ * (issue 44 item 3): who asked, the terms, the code, the rule and the reasons with their numbers.
+ */
+export function refusalEntry(record: RefusalRecord): AuditEntry {
+  return {
+    operation: 'refused',
+    requested: record.operation,
+    code: record.code,
+    rule: record.rule,
+    reasons: record.reasons.join('; ') || null,
+    card_id: record.cardId,
+    merchant: record.merchant,
+    amount: record.amountMinor === null ? null : formatMinor(record.amountMinor),
+    currency: record.currency,
+    kind: record.kind,
+    ...(record.approvalId !== undefined && { approval_id: record.approvalId }),
+    request_id: record.caller?.requestId ?? null,
+    user_agent: record.caller?.userAgent ?? null,
+    agent: principalName(record.principal),
+  };
+}
+
+/** What a flood of one kind of refusal left unwritten in one period (RefusalAuditor). */
+export interface RefusalsCounted {
+  agent: string;
+  code: string;
+  rule: string | null;
+  count: number;
+  since: string;
+  until: string;
+}
+
+/** refusalsCountedEntry is the one line that counts the refusals of a flood not written one by one. */
+export function refusalsCountedEntry(counted: RefusalsCounted): AuditEntry {
+  return { operation: 'refusals_counted', agent: counted.agent, code: counted.code, rule: counted.rule, count: counted.count, since: counted.since, until: counted.until };
 }

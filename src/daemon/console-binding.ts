@@ -116,7 +116,7 @@ export function bindConsole(services: DaemonServices, core: CoreBinding, port: (
     },
     approvals: { get: (id) => approvals.getApproval(id, ownerContext()) },
     events,
-    activity: () => readActivity(home, ACTIVITY_LINES_MAX),
+    activity: (options) => readActivity(home, ACTIVITY_LINES_MAX, options),
     verifyAudit: () => verifyAudit(home),
     paused: () => {
       const pause = readPause(home);

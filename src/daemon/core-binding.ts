@@ -19,6 +19,7 @@ import { bindApprovals } from './approval-binding.js';
 import type { AuditAnchorKeeper } from './audit-anchor-keeper.js';
 import { auditRecorder, type AuditRecorder } from './audit-recorder.js';
 import { outcomeEntry, signatureEntry } from './audit-records.js';
+import { RefusalAuditor } from './refusal-audit.js';
 import { cloudConnection, upstreamTimeoutMs, type CloudConnection } from './cloud-connection.js';
 import { enrolledDevice } from './enrolled-device.js';
 import { bindPresence } from './presence-binding.js';
@@ -52,6 +53,8 @@ export interface CoreBinding {
   proxyUpstream(): ProxyUpstream;
   /** The enrolled device with the cloud's reads too (cards, transactions, the wallet), for what reads them outside the core. */
   readingDevice(): ReadingDevice;
+  /** The bounded refusal lines (issue 44 item 3); stopped with the daemon, writing what it counted. */
+  refusals: RefusalAuditor;
 }
 
 /**
@@ -81,7 +84,8 @@ export function bindCore(services: DaemonServices): CoreBinding {
   const presence = bindPresence(services, nowSeconds);
   const approvals = bindApprovals(services, book, presence, audit.append);
   const heldWindows = new HeldWindows(services.stateStore);
-  const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds };
+  const refusals = new RefusalAuditor(audit.append, (event, fields) => services.logger.warn(event, fields));
+  const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds, refusals };
   const deps = coreDeps(services, coreParts);
   return {
     deps,
@@ -95,6 +99,7 @@ export function bindCore(services: DaemonServices): CoreBinding {
       return cloud.clock();
     },
     readingDevice: () => enrolledDevice(services, cloud),
+    refusals,
     proxyUpstream: () => {
       const { client, key } = enrolledDevice(services, cloud);
       return { client, key, paused: services.paused, heldWindows, ledger, nowSeconds, warn: (event, fields) => services.logger.warn(event, fields) };
@@ -111,6 +116,7 @@ interface CoreParts {
   approvals: ApprovalDeps;
   heldWindows: HeldWindows;
   nowSeconds: () => number;
+  refusals: RefusalAuditor;
 }
 
 /** learnMerchant asks the cloud about a merchant's authorizations only when the policy would call it new. */
@@ -146,6 +152,8 @@ function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
     outcome: (record) => {
       audit.append(outcomeEntry(record)).catch(() => services.logger.warn('audit_outcome_not_recorded', { policy_id: record.policyId }));
     },
+    // What the policy, the pause or the lockout refused: bounded lines (issue 44 item 3).
+    refused: (record) => parts.refusals.note(record),
     nowSeconds: parts.nowSeconds,
     cloudNowSeconds: () => cloud.clock().nowSeconds(),
     paused: services.paused,

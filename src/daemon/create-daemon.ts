@@ -3,7 +3,7 @@
  * services, the bound core, the listeners (build-listeners.ts) and the start and stop sequences
  * (daemon-lifecycle.ts). Each part is in its own file; this one only puts them together.
  */
-import { passphraseFromEnv } from '../signer/device-key.js';
+import { keyPassphrase } from '../datadir/key-passphrase.js';
 import type { ServerLimits } from '../http/local-server.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { buildListeners, connectionBudget, type ListenerChoices } from './build-listeners.js';
@@ -41,7 +41,7 @@ export interface DaemonOptions {
   env?: NodeJS.ProcessEnv;
   /** Where structured log lines go; default process.stderr. */
   logStream?: NodeJS.WritableStream;
-  /** The device key's passphrase; default LATCH_KEY_PASSPHRASE from env. */
+  /** The device key's passphrase; default LATCH_KEY_PASSPHRASE, LATCH_KEY_PASSPHRASE_FILE or the systemd credential (src/datadir/key-passphrase.ts). */
   passphrase?: string;
   /**
    * The owner console's listener (docs/decisions.md §25), served beside Variant A: its port (0
@@ -104,7 +104,7 @@ export function createDaemonWithLogger(options: DaemonOptions): { daemon: Daemon
   };
   if (!choices.serveA && !choices.serveB) throw new Error('both listeners are disabled; enable Variant A or Variant B');
   const logger = createLogger({ stream: options.logStream ?? process.stderr });
-  const passphrase = options.passphrase ?? passphraseFromEnv(env);
+  const passphrase = options.passphrase ?? keyPassphrase(env);
   const services = createServices({ home: options.home, logger, passphrase, env });
   // The serving gate (see daemon-lifecycle.ts): connections are accepted once a port is bound, but
   // requests wait until the credentials are regenerated.
@@ -113,7 +113,7 @@ export function createDaemonWithLogger(options: DaemonOptions): { daemon: Daemon
   const limits: Partial<ServerLimits> = { ...options.limits, connectionsMax: budget.connectionsMax };
   const core = bindCore(services);
   const plan = buildListeners(services, core, choices, { ready: gate.ready, limits });
-  const lifecycle = new DaemonLifecycle({ services, passphrase, auditAnchor: core.auditAnchor, plan, gate, budget });
+  const lifecycle = new DaemonLifecycle({ services, passphrase, auditAnchor: core.auditAnchor, refusals: core.refusals, plan, gate, budget });
   const daemon: DaemonHandle = {
     addresses: () => plan.listeners.addresses(),
     listen: () => lifecycle.start(),

@@ -27,6 +27,8 @@ export interface LifecycleParts {
   /** The device key's passphrase, if any. */
   passphrase: string | undefined;
   auditAnchor: AuditAnchorKeeper;
+  /** The bounded refusal lines: what they counted is written once the listeners are closed. */
+  refusals?: { stop(): void };
   plan: ListenerPlan;
   gate: ServingGate;
   budget: ConnectionBudget;
@@ -139,6 +141,7 @@ export class DaemonLifecycle {
     if (this.listening !== undefined) removeListenFile(services.home, this.listening);
     clearInterval(this.registrationTimer);
     await plan.listeners.close(deadlineMs);
+    this.parts.refusals?.stop();
     // After the listeners: a request that finished in time has its state record written.
     if (wasListening) await this.parts.auditAnchor.flush();
     await services.stateStore.close();

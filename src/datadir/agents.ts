@@ -230,28 +230,16 @@ export function agentFiles(home: string): string[] {
 }
 
 /**
- * regenerateAgentTokens gives every agent a fresh token, one atomic replacement per file. The
- * daemon calls it at each start with the daemon token's regeneration, so an agent token captured
- * while the daemon was down is dead too. A loose or foreign agents folder, or a token file that is
- * itself unsafe (group- or world-readable, another user's, a link), stops the start as an unsafe
- * daemon_token does, naming the file and the fix: replacing it silently would hide that the token
- * was exposed (docs/decisions.md §20). An agent removed while this runs stays removed: its token
- * is not brought back.
+ * assertAgentTokensPrivate checks every agent's token file at the daemon's start. Agent tokens
+ * persist across restarts until `latch agent rotate` or `remove` (docs/decisions.md §36): in the
+ * separate-user setup a token is handed to another account, which must not lose it at a reboot.
+ * A loose or foreign agents folder, or a token file that is itself unsafe (group- or
+ * world-readable, another user's, a link), stops the start as an unsafe daemon_token does,
+ * naming the file and the fix (docs/decisions.md §20).
  */
-export function regenerateAgentTokens(home: string): void {
+export function assertAgentTokensPrivate(home: string): void {
   assertAgentsDirPrivate(home);
-  for (const name of listAgentNames(home)) {
-    assertPrivate(agentTokenPath(home, name), 'file');
-    const hadRecord = exists(agentMetaPath(home, name));
-    writeFileAtomic(agentTokenPath(home, name), newToken());
-    if (hadRecord && !exists(agentMetaPath(home, name))) {
-      try {
-        unlinkSync(agentTokenPath(home, name));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      }
-    }
-  }
+  for (const name of listAgentNames(home)) assertPrivate(agentTokenPath(home, name), 'file');
 }
 
 function exists(file: string): boolean {

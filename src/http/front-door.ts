@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { RequestSignals } from './request-signals.js';
 import { performance } from 'node:perf_hooks';
@@ -130,10 +131,12 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
       await writeResult(response, result, signals);
     } catch (error) {
       if (error instanceof DataDirError) {
-        // A file went bad while the daemon runs: fail closed with a code that says so. The file
-        // and the fix go to the local log only, never to a caller who may not have the token.
+        // A file went bad while the daemon runs: fail closed with a code that says so. A caller
+        // who proved a credential learns the file's name and the owner's fix (issue 44 item 4),
+        // never where the data directory is; one who did not (the token file itself went bad),
+        // nothing of it. The path and the full fix go to the local log only.
         options.log.error('data_directory_unavailable', { listener: options.listener, request_id: requestId, file: error.file, fix: error.fix, problem: error.code });
-        error = new LatchError('data_directory_unavailable');
+        error = trace.admitted === true ? new LatchError('data_directory_unavailable', { message: dataFileProblem(error) }) : new LatchError('data_directory_unavailable');
       }
       if (error instanceof LatchError) {
         trace.code = error.code;
@@ -152,6 +155,8 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
 interface RequestTrace {
   route: string | undefined;
   code: string | undefined;
+  /** True once the caller proved a credential (a token or a session): it may learn which data file went bad. */
+  admitted?: boolean;
 }
 
 async function admitAndHandle(
@@ -191,6 +196,7 @@ async function admitAndHandle(
   }
   const credential = admitCredential(options, request, match);
   const { principal } = credential;
+  trace.admitted = principal !== undefined;
   if (principal !== undefined) options.noteCaller?.(principal);
   if (match === undefined) throw miss;
   const { route } = match;
@@ -323,4 +329,27 @@ export function errorKind(error: unknown): string {
   const safeCode = typeof code === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(code) ? `:${code}` : '';
   const safeName = /^[A-Za-z0-9_]{1,64}$/.test(error.name) ? error.name : 'Error';
   return `${safeName}${safeCode}`;
+}
+
+/** What a data file's refusal means, in words a caller can pass on. */
+const DATA_FILE_PROBLEMS: Readonly<Partial<Record<DataDirError['code'], string>>> = {
+  insecure_permissions: 'can be read or changed by other users',
+  wrong_owner: 'belongs to another user',
+  symlink: 'is a symbolic link',
+  wrong_type: 'is not a regular file',
+  corrupt: 'is damaged',
+  too_large: 'is too large',
+  write_failed: 'cannot be written',
+};
+
+/**
+ * dataFileProblem names the data file that went bad and the owner's fix, with the data directory's
+ * path left out ("policy.json can be read or changed by other users …: chmod 600
+ * <data directory>/policy.json").
+ */
+export function dataFileProblem(error: DataDirError): string {
+  const directory = path.dirname(error.file);
+  const name = path.isAbsolute(error.file) ? path.basename(error.file) : error.file;
+  const fix = path.isAbsolute(error.file) ? error.fix.replaceAll(`${directory}/`, '<data directory>/').replaceAll(directory, '<data directory>') : error.fix;
+  return `The daemon's data file ${name} ${DATA_FILE_PROBLEMS[error.code] ?? `is unusable (${error.code})`}, so the daemon refuses to use it and signs nothing that needs it. The owner fixes it on this machine with: ${fix} (latch doctor shows the full path).`;
 }

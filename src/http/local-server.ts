@@ -1,3 +1,4 @@
+import { APPROVAL_WAIT_SECONDS_MAX } from '../core/approvals.js';
 import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import type { Socket } from 'node:net';
@@ -32,12 +33,20 @@ export interface ServerLimits {
   requestsPerSocketMax: number;
 }
 
+/**
+ * The longest a request may rightly wait for its answer: `Prefer: wait=60` (the longest approval
+ * wait), then the signed cloud calls of an approval given at the last moment (10 s each, at most
+ * two). An idle limit at exactly the wait made `latch authorize --wait 60` lose its answer to the
+ * socket's destruction (issue 44 item 5).
+ */
+export const LONGEST_HELD_ANSWER_MS = APPROVAL_WAIT_SECONDS_MAX * 1000 + 20_000;
+
 /** The defaults of ServerLimits. */
 export const DEFAULT_SERVER_LIMITS: Readonly<ServerLimits> = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
-  socketIdleTimeoutMs: 60_000,
+  socketIdleTimeoutMs: LONGEST_HELD_ANSWER_MS + 5_000,
   connectionsMax: 256,
   headerBytesMax: 16 * 1024,
   headersCountMax: 100,

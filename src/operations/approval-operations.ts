@@ -9,6 +9,7 @@ import type { Approval, ApprovalStatus } from '../core/approval.js';
 import { approveApproval, awaitDecision, denyApproval, refreshExpiry, visibleTo } from '../core/approvals.js';
 import { signApprovedRequest } from '../core/authorizations.js';
 import type { CoreDeps, OperationContext } from '../core/core-deps.js';
+import { NOTED_REFUSALS, notingRefusals, termsOf, type RefusedTerms } from './refusal-notes.js';
 
 /** A page of approvals, newest first. */
 export interface ApprovalPage {
@@ -41,9 +42,23 @@ export function approvalOperations(deps: CoreDeps): ApprovalOperations {
       return { ...page, approvals: page.approvals.map(answered) };
     },
     getApproval: async (id, context) => answered(await getApproval(deps, id, context)),
-    approve: async (id, passphrase, context) => answered(await approveApproval(deps, signApproved, id, passphrase, context)),
+    approve: async (id, passphrase, context) => answered(await approveNotingRefusals(deps, id, context, () => approveApproval(deps, signApproved, id, passphrase, context))),
     deny: (id, reason, context) => denyApproval(deps, id, reason, context),
   };
+}
+
+/**
+ * approveNotingRefusals approves, noting what the lockout refused (too many wrong passphrases)
+ * and an approval the local policy or the brake made fail when it was signed (issue 44 item 3).
+ */
+async function approveNotingRefusals(deps: CoreDeps, id: string, context: OperationContext, approve: () => Promise<Approval>): Promise<Approval> {
+  const asked = deps.approvals.book.get(id);
+  const terms: RefusedTerms = asked === undefined ? { operation: 'approve', cardId: null, merchant: null, amountMinor: null, currency: null, kind: null, approvalId: id } : { ...termsOf(asked.request, 'approve'), approvalId: id };
+  const decided = await notingRefusals(deps, terms, context, approve);
+  if (decided.status === 'failed' && decided.error !== null && NOTED_REFUSALS.has(decided.error.code)) {
+    deps.refused?.({ ...terms, code: decided.error.code, rule: null, reasons: [decided.error.message], principal: decided.principal, caller: context.caller });
+  }
+  return decided;
 }
 
 /** withMandates adds an approved AP2 mandate request's open mandates, so the approval answers with them (docs/ap2.md). */

@@ -12,6 +12,7 @@ import { getCard, getTransaction, getWallet, listCards, listTransactions, type R
 import { signRevocation, type SignedRevocation } from '../core/revocation.js';
 import { allocate } from '../core/wallet-allocation.js';
 import type { SignedWindow } from '../core/window-payload.js';
+import { notingRefusals, termsOf } from './refusal-notes.js';
 
 export interface CoreOperations {
   requestAuthorization(request: AuthorizationRequest, context: OperationContext): Promise<AuthorizationResult>;
@@ -32,9 +33,10 @@ export type ReadOperations = Pick<CoreOperations, 'listCards' | 'getCard' | 'lis
 /** coreOperations binds every operation to deps: the core's, and the reads (which read the cloud through reads.device). */
 export function coreOperations(deps: CoreDeps, reads: ReadDeps): CoreOperations {
   return {
-    requestAuthorization: (request, context) => requestAuthorization(deps, request, context),
-    signCardWindow: (request, context) => signCardWindow(deps, request, context),
-    signAccountWindow: (request, context) => signAccountWindow(deps, request, context),
+    // What the policy, the pause or the lockout refuses is noted for the owner (issue 44 item 3).
+    requestAuthorization: (request, context) => notingRefusals(deps, termsOf(request, 'authorize'), context, () => requestAuthorization(deps, request, context)),
+    signCardWindow: (request, context) => notingRefusals(deps, termsOf(request, 'sign_card_policy_window'), context, () => signCardWindow(deps, request, context)),
+    signAccountWindow: (request, context) => notingRefusals(deps, { operation: 'sign_policy_window', cardId: null, merchant: request.merchant, amountMinor: request.amountMinor, currency: request.currency, kind: null }, context, () => signAccountWindow(deps, request, context)),
     signRevocation: (policyId, reason, context) => signRevocation(deps, deps.device(), policyId, reason, context),
     listCards: (context) => listCards(reads, context),
     getCard: (cardId, context) => getCard(reads, cardId, context),

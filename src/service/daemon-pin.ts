@@ -8,19 +8,22 @@
 import { closeSync } from 'node:fs';
 import { loadConfig } from '../datadir/config.js';
 import { openSystemPinForWriting, SystemPinError, writeSystemPinTo } from '../datadir/system-pin.js';
+import type { PinAccounts } from './pin-accounts.js';
 
 /** An open pin file, waiting for the daemon's key and address. */
 export interface DaemonPin {
   fd: number;
   file: string;
   user: string;
+  /** The accounts the pin is for (docs/decisions.md §36). */
+  accounts: PinAccounts;
 }
 
 /** openDaemonPin (root) opens the pin file for the service user NAME, or says why it cannot. */
-export function openDaemonPin(env: NodeJS.ProcessEnv, user: string): DaemonPin | { error: string } {
+export function openDaemonPin(env: NodeJS.ProcessEnv, user: string, accounts: PinAccounts): DaemonPin | { error: string } {
   try {
     const { fd, file } = openSystemPinForWriting(env);
-    return { fd, file, user };
+    return { fd, file, user, accounts };
   } catch (error) {
     if (error instanceof SystemPinError) return { error: error.message };
     return { error: `the daemon pin cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
@@ -31,7 +34,7 @@ export function openDaemonPin(env: NodeJS.ProcessEnv, user: string): DaemonPin |
  * completeDaemonPin writes the daemon's key id and Variant A's address into the pin and closes it.
  * Before enrollment there is no key: the pin is left as it was, and the answer says so.
  */
-export function completeDaemonPin(pin: DaemonPin, home: string, portA: number | undefined): { file: string; key_id: string } | { error: string } {
+export function completeDaemonPin(pin: DaemonPin, home: string, portA: number | undefined): { file: string; key_id: string; accounts: string[] } | { error: string } {
   let keyId: string | undefined;
   try {
     keyId = loadConfig(home).key_id;
@@ -42,6 +45,7 @@ export function completeDaemonPin(pin: DaemonPin, home: string, portA: number | 
     closeSync(pin.fd);
     return { error: `the daemon is not enrolled yet, so ${pin.file} does not pin it; enroll it (latch setup as ${pin.user}), then start it again with --user` };
   }
-  writeSystemPinTo(pin.fd, { key_id: keyId, ...(portA !== undefined && { url: `http://127.0.0.1:${portA}` }), data_dir: home, user: pin.user });
-  return { file: pin.file, key_id: keyId };
+  const written = writeSystemPinTo(pin.fd, { key_id: keyId, ...(portA !== undefined && { url: `http://127.0.0.1:${portA}` }), data_dir: home, user: pin.user, accounts: pin.accounts.accounts }, pin.accounts.keep);
+  const accounts = written.daemons.find((entry) => entry.user === pin.user)?.accounts ?? [];
+  return { file: pin.file, key_id: keyId, accounts };
 }

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, fchownSync, fstatSync, lstatSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { openDaemonPin, type DaemonPin } from './daemon-pin.js';
+import { pinAccounts } from './pin-accounts.js';
 
 /** A system account as /etc/passwd (or NSS) describes it. */
 export interface ServiceUser {
@@ -116,20 +117,21 @@ export function dropTo(user: ServiceUser): void {
 
 /**
  * becomeServiceUser is the whole `--user NAME` step: root, the account, the data directory, the
- * owners' pin opened, the drop. It returns the data directory the daemon then uses (LATCH_HOME,
+ * owners' pin opened (for the accounts `--for` names, else $SUDO_USER's), the drop. It returns the data directory the daemon then uses (LATCH_HOME,
  * else the user's home when that is the system data directory, else ~NAME/.latch) and the pin to
  * complete once the daemon listens, and sets HOME and USER to the account's.
  */
-export function becomeServiceUser(name: string, env: NodeJS.ProcessEnv): { home: string; pin: DaemonPin | { error: string } } {
+export function becomeServiceUser(name: string, env: NodeJS.ProcessEnv, forAccounts?: string[]): { home: string; pin: DaemonPin | { error: string } } {
   requireRoot('--user');
   const user = lookUpUser(name);
   if (user === undefined) throw new ServiceUserError(`there is no user "${name}" (latch service install --system creates one)`);
   if (user.uid === 0) throw new ServiceUserError('--user must name an account other than root');
   const latchHome = env['LATCH_HOME'];
   const home = latchHome !== undefined && latchHome !== '' ? latchHome : user.home === SYSTEM_DATA_DIR ? SYSTEM_DATA_DIR : path.join(user.home, '.latch');
+  const accounts = pinAccounts(env, user.name, forAccounts);
   prepareDataDirFor(home, user);
-  // Opened as root, written once the daemon listens: the owners' pin (docs/decisions.md §30).
-  const pin = openDaemonPin(env, user.name);
+  // Opened as root, written once the daemon listens: the owners' pin (docs/decisions.md §30, §36).
+  const pin = openDaemonPin(env, user.name, accounts);
   dropTo(user);
   env['HOME'] = user.home;
   env['USER'] = user.name;

@@ -7,6 +7,9 @@
  */
 import { LAUNCHD_LABEL, plistText, systemdWord, type LatchCommand } from './service-files.js';
 
+/** Where the system unit's device key passphrase is kept, when device.key is encrypted (root's, 0400). */
+export const KEY_PASSPHRASE_FILE = '/etc/latch/key-passphrase';
+
 /** What a system service definition needs. */
 export interface SystemServiceSpec {
   command: LatchCommand;
@@ -16,10 +19,20 @@ export interface SystemServiceSpec {
   home: string;
   /** Arguments after `daemon` (the ports, when chosen). */
   daemonArgs?: string[];
+  /** Whether the passphrase file exists, so the unit loads it as a credential (else the line is a comment). */
+  keyPassphraseFile?: boolean;
 }
 
 /** Where the system unit lives. */
 export const SYSTEM_UNIT_PATH = '/etc/systemd/system/latch.service';
+/** The variable naming another place for the system unit (for tests, which must not touch /etc/systemd). */
+export const SYSTEM_UNIT_ENV = 'LATCH_SYSTEM_UNIT';
+
+/** systemUnitPath is LATCH_SYSTEM_UNIT when set to an absolute path, else /etc/systemd/system/latch.service. */
+export function systemUnitPath(env: NodeJS.ProcessEnv): string {
+  const named = env[SYSTEM_UNIT_ENV];
+  return named !== undefined && named.startsWith('/') ? named : SYSTEM_UNIT_PATH;
+}
 /** Where the launchd daemon lives. */
 export const LAUNCH_DAEMON_PATH = `/Library/LaunchDaemons/${LAUNCHD_LABEL}.plist`;
 
@@ -38,6 +51,12 @@ export function systemdSystemUnit(spec: SystemServiceSpec): string {
     `Group=${systemdWord(spec.user)}`,
     // A clean environment: nothing from the installing shell, only the data directory.
     `Environment=${systemdWord(`LATCH_HOME=${spec.home}`)}`,
+    // The device key's passphrase never goes in Environment= (systemctl show prints it to anyone).
+    '# When device.key is encrypted, its passphrase comes from a systemd credential, never from',
+    '# Environment=: put it in a file only root can read, then uncomment the next line and run',
+    '# systemctl daemon-reload (the daemon reads $CREDENTIALS_DIRECTORY/latch-key-passphrase):',
+    `#   sudo install -m 0400 -o root -g root /dev/stdin ${KEY_PASSPHRASE_FILE}   (type it, then Ctrl-D)`,
+    `${spec.keyPassphraseFile === true ? '' : '#'}LoadCredential=latch-key-passphrase:${KEY_PASSPHRASE_FILE}`,
     `ExecStart=${execStart}`,
     'Restart=on-failure',
     'RestartSec=2',

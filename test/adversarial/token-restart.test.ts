@@ -1,7 +1,9 @@
 /**
  * The daemon makes a new token each time it starts, after it holds its ports and before it
  * serves: a token captured while the daemon was down (by a program that held its port then) or
- * before a restart is refused afterwards, and clients recover by reading the file again.
+ * before a restart is refused afterwards, and clients recover by reading the file again. Agent
+ * tokens persist across restarts until rotated or removed (issue 43 item 5): in the separate-user
+ * setup a token is handed to another account, which a restart must not cut off.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +16,8 @@ import { LatchClient } from '../../src/client/latch-client.js';
 import { createDaemon, type DaemonHandle } from '../../src/daemon/create-daemon.js';
 import { ensureHome } from '../../src/datadir/home.js';
 import { ensureToken, readToken } from '../../src/datadir/token.js';
+import { addAgent, rotateAgent } from '../../src/datadir/agents.js';
+import { readFileSync } from 'node:fs';
 import { errorCode, sendRaw } from '../http/raw-client.js';
 
 let root: string;
@@ -79,6 +83,27 @@ test('a token captured before the daemon starts is refused once it serves, and b
     assert.equal(second.bearerRefusals(), 2, 'no further refusals');
   } finally {
     client.close();
+    await first.daemon.close({ deadlineMs: 100 });
+    await second?.daemon.close({ deadlineMs: 100 });
+  }
+});
+
+test('an agent token handed out before a restart is accepted after it, until the agent is rotated', async () => {
+  const tokenFile = addAgent(home, 'handed-out');
+  const handedOut = readFileSync(tokenFile, 'utf8').trim();
+  const first = await start();
+  let second: Running | undefined;
+  try {
+    assert.equal(readFileSync(tokenFile, 'utf8').trim(), handedOut, 'the start kept the agent token');
+    assert.equal(errorCode(await withToken(first.port, handedOut)), 'device_not_enrolled', 'admitted by the front door');
+    await first.daemon.close({ deadlineMs: 100 });
+    second = await start(first.port);
+    assert.equal(readFileSync(tokenFile, 'utf8').trim(), handedOut, 'the restart kept the agent token');
+    assert.equal(errorCode(await withToken(second.port, handedOut)), 'device_not_enrolled', 'still admitted after the restart');
+    assert.equal(second.bearerRefusals(), 0);
+    rotateAgent(home, 'handed-out');
+    assert.equal(errorCode(await withToken(second.port, handedOut)), 'invalid_bearer_token', 'a rotated token is refused');
+  } finally {
     await first.daemon.close({ deadlineMs: 100 });
     await second?.daemon.close({ deadlineMs: 100 });
   }

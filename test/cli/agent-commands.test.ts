@@ -97,12 +97,16 @@ test('agent commands refuse an unsafe data directory or agents folder, naming th
 
 test('latch agent add makes an identity key; rotate --identity replaces only it; remove destroys it', async () => {
   const home = tempHome();
-  await latch(home, 'agent', 'add', 'shopper');
+  const added = await latch(home, 'agent', 'add', 'shopper');
   const keyFile = path.join(home, 'agents', 'shopper.identity');
   assert.equal(statSync(keyFile).mode & 0o777, 0o600);
   const shown = await latch(home, 'identity', 'show', 'shopper');
   assert.equal(shown.code, EXIT.ok, shown.stderr);
   const first = JSON.parse(shown.stdout) as { name: string; key_id: string; jwk: Record<string, string> };
+  // What README says agent add prints (issue 44 item 8): the identity key's id, as identity show has it.
+  assert.ok(added.stdout.includes(`Its Web Bot Auth identity key: ${first.key_id} (the public key: latch identity show shopper)`), added.stdout);
+  const json = await latch(home, 'agent', 'add', 'helper', '--json');
+  assert.match((JSON.parse(json.stdout) as { identity_key_id: string }).identity_key_id, /^[A-Za-z0-9_-]{43}$/);
   assert.deepEqual(Object.keys(first.jwk).sort(), ['crv', 'kid', 'kty', 'use', 'x'], 'never the secret key');
   assert.equal(first.jwk['kid'], first.key_id);
   const token = readAgentToken(home, 'shopper');

@@ -140,7 +140,10 @@ describe('latch doctor with the cloud down', () => {
     assert.equal(report.problem.spec_class, 'Upstream API unavailable');
     assert.equal(report.problem.code, 'upstream_unavailable');
     assert.match(report.problem.message, /The cause lies in the cloud or its API, not in the daemon\./);
-    assert.match(report.problem.remedy, /retry only the affected server-backed operation/);
+    // The cloud named, and that nothing listens there: retrying does not help (issue 44 item 4).
+    assert.ok(report.problem.message.includes(`The daemon's cloud is ${stack.sandbox.url}`), report.problem.message);
+    assert.match(report.problem.message, /nothing listens there: the connection is refused/);
+    assert.ok(report.problem.remedy.includes(`Start the cloud at ${stack.sandbox.url}`), report.problem.remedy);
     assert.deepEqual(statuses(report), ['ok', 'ok', 'ok', 'failed', 'skipped']);
     assert.match(stdout, /Problem: Upstream API unavailable/);
     const cards = await runLatch(['cards', '--json'], stackEnv(stack));

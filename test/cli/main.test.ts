@@ -49,11 +49,15 @@ describe('dispatcher', () => {
   });
 
   test('an unknown command exits 2', async () => {
-    for (const argv of [['nope'], ['token'], ['token', 'nope'], ['audit-log']]) {
+    for (const argv of [['nope'], ['token', 'nope'], ['audit-log']]) {
       const io = captureIo({});
       assert.equal(await runCli(argv, io), EXIT.usage, argv.join(' '));
       assert.match(io.stderr.text, /unknown command/);
     }
+    // A group's bare name is not unknown: it lists the group's commands (issue 44 item 5).
+    const group = captureIo({});
+    assert.equal(await runCli(['token'], group), EXIT.usage);
+    assert.match(group.stderr.text, /latch token rotate/);
   });
 
   test('--help after each command prints its usage', async () => {

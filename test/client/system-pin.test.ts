@@ -20,9 +20,13 @@ import { toBase64Url } from '../../src/crypto/base64url.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
 import { clearApprovalPassphrase, setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js';
 import { loadConfig } from '../../src/datadir/config.js';
-import { readSystemPin, SYSTEM_PIN_ENV, SystemPinError, writeSystemPin } from '../../src/datadir/system-pin.js';
+import { mergeSystemPin, parseSystemPins, readSystemPins, SYSTEM_PIN_ENV, SystemPinError, writeSystemPin } from '../../src/datadir/system-pin.js';
+import { currentAccountName, systemPinChoice } from '../../src/client/system-daemon.js';
+import { runLatch } from '../support/stack.js';
 import { keyProofMessage } from '../../src/http/daemon-proof.js';
 import { startStack, type Stack } from '../support/stack.js';
+
+const ME = currentAccountName() ?? 'root';
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const skip = isRoot ? false : 'needs root to make root-owned pin files (CI runs as root)';
@@ -82,7 +86,7 @@ describe("root's pin", { skip }, () => {
   test("an agent as the owner rewrites every file in the owner's LATCH_HOME and runs its own daemon: the owner's client uses root's pin, and the passphrase never reaches the fake", async () => {
     const keyId = loadConfig(stack.home).key_id as string;
     const env = { [SYSTEM_PIN_ENV]: pinFile };
-    writeSystemPin(env, { key_id: keyId, url: `http://127.0.0.1:${stack.portA}`, data_dir: stack.home, user: 'latch' });
+    writeSystemPin(env, { key_id: keyId, url: `http://127.0.0.1:${stack.portA}`, data_dir: stack.home, user: 'latch', accounts: [ME] });
     const fake = await fakeDaemon();
     const own = mkdtempSync(path.join(tmpdir(), 'latch-l36-owner-'));
     try {
@@ -120,9 +124,9 @@ describe("root's pin", { skip }, () => {
     mkdirSync(dir, { mode: 0o755 });
     const file = path.join(dir, 'daemon.json');
     const env = { [SYSTEM_PIN_ENV]: file };
-    writeSystemPin(env, { key_id: 'k'.repeat(43), data_dir: '/var/lib/latch', user: 'latch' });
-    assert.equal(readSystemPin(env)?.key_id, 'k'.repeat(43));
-    const refused = (why: string) => assert.throws(() => readSystemPin(env), SystemPinError, why);
+    writeSystemPin(env, { key_id: 'k'.repeat(43), data_dir: '/var/lib/latch', user: 'latch', accounts: [ME] });
+    assert.equal(readSystemPins(env)?.daemons[0]?.key_id, 'k'.repeat(43));
+    const refused = (why: string) => assert.throws(() => readSystemPins(env), SystemPinError, why);
 
     chownSync(file, OTHER_UID, OTHER_UID);
     refused('a pin owned by another user');
@@ -138,16 +142,83 @@ describe("root's pin", { skip }, () => {
     chownSync(dir, 0, 0);
     const linked = path.join(root, 'linked.json');
     symlinkSync(file, linked);
-    assert.throws(() => readSystemPin({ [SYSTEM_PIN_ENV]: linked }), SystemPinError, 'a symbolic link');
+    assert.throws(() => readSystemPins({ [SYSTEM_PIN_ENV]: linked }), SystemPinError, 'a symbolic link');
     const linkedDir = path.join(root, 'linked-dir');
     symlinkSync(dir, linkedDir);
-    assert.throws(() => readSystemPin({ [SYSTEM_PIN_ENV]: path.join(linkedDir, 'daemon.json') }), SystemPinError, 'a symbolic link above it');
+    assert.throws(() => readSystemPins({ [SYSTEM_PIN_ENV]: path.join(linkedDir, 'daemon.json') }), SystemPinError, 'a symbolic link above it');
     writeFileSync(file, '{"v":1,"key_id":"short"}\n');
     refused('not a pin');
-    assert.equal(readSystemPin({ [SYSTEM_PIN_ENV]: path.join(dir, 'missing.json') }), undefined, 'no file is no pin');
+    assert.equal(readSystemPins({ [SYSTEM_PIN_ENV]: path.join(dir, 'missing.json') }), undefined, 'no file is no pin');
     // The client turns a refused pin into daemon_not_verified: it proves nothing against it.
     assert.throws(() => readPinnedKey(stack.home, env), (error) => error instanceof LatchClientError && error.code === 'daemon_not_verified');
   });
+
+  test("another account's pin does not redirect this account: its own same-user daemon answers its CLI, and doctor says which pin applies and why", async () => {
+    const file = path.join(root, 'others', 'daemon.json');
+    const env = { [SYSTEM_PIN_ENV]: file };
+    // A second person's system daemon, pinned for them only (issue 44 item 1).
+    writeSystemPin(env, { key_id: 'o'.repeat(43), url: 'http://127.0.0.1:9', data_dir: '/var/lib/latch-other', user: 'latchother', accounts: ['someoneelse'] });
+    const client = new LatchClient({ home: stack.home, env });
+    try {
+      assert.equal(client.systemDaemon, undefined, 'not redirected');
+      assert.equal(client.baseUrl, `http://127.0.0.1:${stack.portA}`);
+      const cards = await client.cards();
+      assert.equal(cards.cards.length, 2);
+    } finally {
+      client.close();
+    }
+    assert.notEqual(readPinnedKey(stack.home, env)?.source, 'system');
+    const cli = await runLatch(['cards', '--json'], { ...env, LATCH_HOME: stack.home });
+    assert.equal(cli.code, 0, cli.stderr);
+    const doctor = await runLatch(['doctor'], { ...env, LATCH_HOME: stack.home });
+    assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+    assert.match(doctor.stdout, new RegExp(`root's pin +${file.replaceAll('/', '\\/')} does not name ${ME} \\(it pins latchother: someoneelse\\)`));
+    const json = await runLatch(['doctor', '--json'], { ...env, LATCH_HOME: stack.home });
+    assert.deepEqual((JSON.parse(json.stdout) as { system_pin: unknown }).system_pin, { file, applies: false, why: (systemPinChoice(stack.home, env) as { why: string }).why });
+
+    // The same file, now naming this account too: redirected (the pin wins over LATCH_HOME).
+    writeSystemPin(env, { key_id: 'p'.repeat(43), url: 'http://127.0.0.1:9', data_dir: '/var/lib/latch-mine', user: 'latchmine', accounts: [ME] });
+    const pins = readSystemPins(env);
+    assert.deepEqual(pins?.daemons.map((pin) => [pin.user, pin.accounts]), [['latchother', ['someoneelse']], ['latchmine', [ME]]], 'both daemons pinned, each for its accounts');
+    const redirected = new LatchClient({ home: stack.home, env });
+    assert.equal(redirected.systemDaemon?.user, 'latchmine');
+    redirected.close();
+    assert.equal(readPinnedKey(stack.home, env)?.keyId, 'p'.repeat(43));
+  });
+
+  test('a pin an older Latch wrote (one daemon, no accounts) still applies to every account, and doctor says to name them', () => {
+    const dir = path.join(root, 'legacy');
+    mkdirSync(dir, { mode: 0o755 });
+    const file = path.join(dir, 'daemon.json');
+    writeFileSync(file, JSON.stringify({ v: 1, key_id: 'l'.repeat(43), url: 'http://127.0.0.1:9', data_dir: '/var/lib/latch', user: 'latch' }), { mode: 0o644 });
+    const env = { [SYSTEM_PIN_ENV]: file };
+    const choice = systemPinChoice(stack.home, env);
+    assert.equal(choice?.pin?.key_id, 'l'.repeat(43), 'fails closed: still redirected');
+    assert.match(choice?.why ?? '', /older Latch and names no accounts, so it applies to every account; pin again/);
+    // The service user itself, and the daemon's own data directory, are never redirected.
+    assert.equal(systemPinChoice(stack.home, env, 'latch')?.pin, undefined);
+    assert.equal(systemPinChoice('/var/lib/latch', env, 'alice')?.pin, undefined);
+    // Re-pinning converts it: the old entry for the same user is replaced by one with accounts.
+    writeSystemPin(env, { key_id: 'l'.repeat(43), url: 'http://127.0.0.1:9', data_dir: '/var/lib/latch', user: 'latch', accounts: ['alice'] });
+    assert.deepEqual(readSystemPins(env)?.daemons.map((pin) => pin.accounts), [['alice']]);
+    assert.equal(systemPinChoice(stack.home, env, 'bob')?.pin, undefined);
+  });
+});
+
+test('merging pins: one entry per service user, an account moves to the daemon that names it last, --for replaces and the default adds', () => {
+  const base = { url: 'http://127.0.0.1:7723', data_dir: '/var/lib/latch' };
+  const first = mergeSystemPin(undefined, { ...base, key_id: 'a'.repeat(43), user: 'latch', accounts: ['alice'] }, true);
+  const second = mergeSystemPin(first, { ...base, key_id: 'b'.repeat(43), data_dir: '/var/lib/latch2', user: 'latch2', accounts: ['bob', 'alice'] }, true);
+  assert.deepEqual(second.daemons.map((pin) => [pin.user, pin.accounts]), [['latch', []], ['latch2', ['alice', 'bob']]]);
+  const added = mergeSystemPin(second, { ...base, key_id: 'a'.repeat(43), user: 'latch', accounts: ['carol'] }, true);
+  assert.deepEqual(added.daemons.map((pin) => [pin.user, pin.accounts]), [['latch2', ['alice', 'bob']], ['latch', ['carol']]]);
+  const replaced = mergeSystemPin(added, { ...base, key_id: 'a'.repeat(43), user: 'latch', accounts: ['dave'] }, false);
+  assert.deepEqual(replaced.daemons.find((pin) => pin.user === 'latch')?.accounts, ['dave']);
+  // The text round-trips; malformed accounts, duplicate users and unknown versions are not pins.
+  assert.deepEqual(parseSystemPins(JSON.stringify({ v: 2, daemons: replaced.daemons })), replaced);
+  assert.equal(parseSystemPins(JSON.stringify({ v: 2, daemons: [{ ...base, key_id: 'a'.repeat(43), user: 'latch', accounts: ['Bad Name'] }] })), undefined);
+  assert.equal(parseSystemPins(JSON.stringify({ v: 2, daemons: [{ ...base, key_id: 'a'.repeat(43), user: 'latch' }, { ...base, key_id: 'b'.repeat(43), user: 'latch' }] })), undefined);
+  assert.equal(parseSystemPins(JSON.stringify({ v: 3, daemons: [] })), undefined);
 });
 
 test("a pin in a directory the user owns is not root's pin (the hole an agent as the owner used)", () => {
@@ -159,7 +230,7 @@ test("a pin in a directory the user owns is not root's pin (the hole an agent as
       chownSync(dir, OTHER_UID, OTHER_UID);
       chownSync(file, OTHER_UID, OTHER_UID);
     }
-    assert.throws(() => readSystemPin({ [SYSTEM_PIN_ENV]: file }), SystemPinError);
+    assert.throws(() => readSystemPins({ [SYSTEM_PIN_ENV]: file }), SystemPinError);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -163,7 +163,7 @@ describe('spending summary', () => {
 describe('activity lines', () => {
   test('an audit line in words, never more than its fields say', () => {
     const line = activityLine(JSON.stringify({ seq: 4, prev: '0', time: '2026-11-25T10:00:00Z', operation: 'sign_card_policy_window', policy_id: 'pw_1', merchant: 'shop.example', amount: '5.00', currency: 'USD', agent: 'shopper' }));
-    assert.deepEqual(line, { seq: 4, ts: '2026-11-25T10:00:00Z', agent: 'shopper', operation: 'sign_card_policy_window', words: 'authorized 5.00 USD at shop.example (pw_1)' });
+    assert.deepEqual(line, { seq: 4, ts: '2026-11-25T10:00:00Z', agent: 'shopper', operation: 'sign_card_policy_window', kind: 'spending', words: 'authorized 5.00 USD at shop.example (pw_1)' });
     assert.equal(activityLine('not json'), undefined);
     assert.equal(activityLine('[1,2]')?.operation, 'unknown');
   });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, chownSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { addAgent, AgentNameError, agentsDir, agentTokenPath, AGENTS_MAX, listAgentNames, listAgents, markAgentUsed, readAgentToken, regenerateAgentTokens, removeAgent, rotateAgent, validAgentName } from '../../src/datadir/agents.js';
+import { addAgent, AgentNameError, agentsDir, agentTokenPath, AGENTS_MAX, listAgentNames, listAgents, markAgentUsed, readAgentToken, assertAgentTokensPrivate, removeAgent, rotateAgent, validAgentName } from '../../src/datadir/agents.js';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { NOBODY_UID, runningAsRoot, tempHome } from './temp-home.js';
 
@@ -126,21 +126,21 @@ test(`at most ${AGENTS_MAX} agents`, () => {
   assert.throws(() => addAgent(home, 'onemore'), (error: unknown) => error instanceof DataDirError && error.code === 'invalid_value');
 });
 
-test('regenerateAgentTokens refuses an exposed token file, naming it and chmod 600, and leaves it as it was', () => {
+test('assertAgentTokensPrivate refuses an exposed token file, naming it and chmod 600, and leaves it as it was; a safe one is kept', () => {
   const home = tempHome();
   const safe = addAgent(home, 'a-safe');
   const exposed = addAgent(home, 'shopper');
   chmodSync(exposed, 0o644);
   const before = readFileSync(exposed, 'utf8');
   assert.throws(
-    () => regenerateAgentTokens(home),
+    () => assertAgentTokensPrivate(home),
     (error: unknown) => error instanceof DataDirError && error.code === 'insecure_permissions' && error.file === exposed && error.fix === `chmod 600 ${exposed}`,
   );
   assert.equal(readFileSync(exposed, 'utf8'), before, 'not silently replaced');
   assert.equal(statSync(exposed).mode & 0o777, 0o644);
   chmodSync(exposed, 0o600);
   const safeBefore = readFileSync(safe, 'utf8');
-  regenerateAgentTokens(home);
-  assert.notEqual(readFileSync(exposed, 'utf8'), before);
-  assert.notEqual(readFileSync(safe, 'utf8'), safeBefore);
+  assertAgentTokensPrivate(home);
+  assert.equal(readFileSync(exposed, 'utf8'), before, 'tokens persist until rotated');
+  assert.equal(readFileSync(safe, 'utf8'), safeBefore);
 });

@@ -33,10 +33,13 @@ function auditLines(): Array<Record<string, any>> {
     .map((line) => JSON.parse(line) as Record<string, any>);
 }
 
-/** approvalLines returns the operation (and code) of each audit line about one approval, in order. */
+/**
+ * approvalLines returns the operation (and code) of each audit line about one approval, in order;
+ * the refusal lines (issue 44 item 3) are written after the answer and are left out here.
+ */
 function approvalLines(approvalId: string): string[] {
   return auditLines()
-    .filter((line) => line['approval_id'] === approvalId)
+    .filter((line) => line['approval_id'] === approvalId && line['operation'] !== 'refused')
     .map((line) => (line['code'] === undefined ? line['operation'] : `${line['operation']} ${line['code']}`));
 }
 

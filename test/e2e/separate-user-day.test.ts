@@ -9,7 +9,7 @@
  * skipped, saying why. User names start with l36 so parallel branches do not collide.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import http from 'node:http';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,8 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { toBase64Url } from '../../src/crypto/base64url.js';
 import { keyIdOf } from '../../src/crypto/jwk.js';
-import { SYSTEM_PIN_ENV } from '../../src/datadir/system-pin.js';
+import { SYSTEM_PIN_ENV, writeSystemPin } from '../../src/datadir/system-pin.js';
+import { SYSTEM_UNIT_ENV, systemdSystemUnit } from '../../src/service/system-service-files.js';
 import { keyProofMessage } from '../../src/http/daemon-proof.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/create-sandbox.js';
 import { account, createUser, LATCH, REAL_USERS_SKIP, removeUser, runAs, runProgramAs, type Account } from '../support/os-users.js';
@@ -97,39 +98,60 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
     const passphrase = await runAs(service, ['approvals', 'passphrase', 'set', '--passphrase-stdin'], serviceEnv, `${PASSPHRASE}\n`);
     assert.equal(passphrase.status, 0, passphrase.stderr);
 
-    daemon = spawn(process.execPath, [LATCH, 'daemon', '--user', SERVICE, '--port-a', '0', '--port-b', '0'], { env: { PATH: process.env['PATH'] ?? '', LATCH_HOME: serviceHome, [SYSTEM_PIN_ENV]: pinFile, NODE_V8_COVERAGE: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    daemon = await startDaemon();
+  });
+
+  /** startDaemon starts the daemon as root with --user, pinned for the owner and the agent's account. */
+  async function startDaemon(): Promise<ChildProcess> {
+    const child = spawn(process.execPath, [LATCH, 'daemon', '--user', SERVICE, '--for', `${OWNER},${AGENT}`, '--port-a', '0', '--port-b', '0'], { env: { PATH: process.env['PATH'] ?? '', LATCH_HOME: serviceHome, [SYSTEM_PIN_ENV]: pinFile, NODE_V8_COVERAGE: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
-    daemon.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
       let out = '';
       const timer = setTimeout(() => reject(new Error(`the daemon did not listen within 60 s: ${stderr.slice(-2000)}`)), 60_000);
-      daemon?.stdout?.on('data', (chunk: Buffer) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
         out += chunk.toString();
         if (out.includes('daemon_listening')) {
           clearTimeout(timer);
           resolve();
         }
       });
-      daemon?.once('exit', (code) => {
+      child.once('exit', (code) => {
         clearTimeout(timer);
         reject(new Error(`the daemon exited with ${code}: ${stderr.slice(-2000)}`));
       });
     });
-  });
+    return child;
+  }
+
+  /** stopDaemon stops the daemon with SIGTERM and waits for it (a deadline, then a failure). */
+  async function stopDaemon(): Promise<void> {
+    const running = daemon;
+    if (running === undefined || running.exitCode !== null) return;
+    const exited = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the daemon did not stop within 30 s of SIGTERM')), 30_000);
+      running.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    running.kill('SIGTERM');
+    await exited;
+  }
 
   after(async () => {
-    if (daemon !== undefined && daemon.exitCode === null) {
-      const exited = new Promise((resolve) => daemon?.once('exit', resolve));
-      daemon.kill('SIGTERM');
-      await exited;
-    }
+    await stopDaemon();
     await sandbox?.close();
     for (const name of [SERVICE, OWNER, AGENT]) removeUser(name);
     if (root !== undefined) rmSync(root, { recursive: true, force: true });
   });
 
-  test('daemon --user pins the key and the address it really bound, root-owned and read-only to others', () => {
-    const pin = JSON.parse(readFileSync(pinFile, 'utf8')) as { key_id: string; url: string; data_dir: string; user: string };
+  test('daemon --user pins the key and the address it really bound, for the accounts --for names, root-owned and read-only to others', () => {
+    const file = JSON.parse(readFileSync(pinFile, 'utf8')) as { v: number; daemons: Array<{ key_id: string; url: string; data_dir: string; user: string; accounts: string[] }> };
+    assert.equal(file.v, 2);
+    assert.equal(file.daemons.length, 1);
+    const pin = file.daemons[0] as (typeof file.daemons)[number];
+    assert.deepEqual(pin.accounts, [AGENT, OWNER].sort());
     const config = JSON.parse(readFileSync(path.join(serviceHome, 'config.json'), 'utf8')) as { key_id: string };
     assert.equal(pin.key_id, config.key_id);
     assert.match(pin.url, /^http:\/\/127\.0\.0\.1:[0-9]+$/);
@@ -323,7 +345,7 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
       // Without the passphrase, the agent as the owner gets no session and no signature: the
       // planted token is nobody's, and the service's files are closed to it.
       const attack = `
-        const base = ${JSON.stringify(JSON.parse(readFileSync(pinFile, 'utf8')).url)};
+        const base = ${JSON.stringify((JSON.parse(readFileSync(pinFile, 'utf8')) as { daemons: Array<{ url: string }> }).daemons[0]?.url)};
         const results = {};
         const session = await fetch(base + '/owner/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ passphrase: 'a guess' }) });
         results.session = session.status;
@@ -389,6 +411,21 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
     }
   });
 
+  test("a restart keeps the agent token handed to the agent's own account: the agent authorizes after it with the same token (issue 43 item 5)", async () => {
+    const tokenFile = path.join(agentHome, '.latch', 'agents', 'shopper.token');
+    const handedOut = readFileSync(tokenFile, 'utf8');
+    const pinBefore = readFileSync(pinFile, 'utf8');
+    await stopDaemon();
+    daemon = await startDaemon();
+    assert.notEqual(readFileSync(pinFile, 'utf8'), pinBefore, 'the restart pinned the new address');
+    const asked = await runAs(agent, ['authorize', '--agent', 'shopper', '--card', cardId, '--amount', '5.00', '--merchant', 'shop.example.com', '--json'], agentEnv);
+    assert.equal(asked.status, 0, asked.stdout + asked.stderr);
+    assert.match((JSON.parse(asked.stdout) as { policy_id: string }).policy_id, /^pw_/);
+    assert.equal(readFileSync(tokenFile, 'utf8'), handedOut, "nothing was handed out again");
+    const listed = await asOwner(['agent', 'list', '--json', '--passphrase-stdin']);
+    assert.equal(listed.status, 0, listed.stderr);
+  });
+
   test('the root install refuses a symlinked ~/.latch, and changes nothing through it', async () => {
     // ~owner/.latch points at a root-owned directory: the install must neither follow nor chown it.
     const target = path.join(root, 'root-owned');
@@ -399,11 +436,69 @@ describe('the separate-user setup, lived in, with real users', { skip: REAL_USER
     symlinkSync(target, path.join(linkHome, '.latch'));
     const usermod = await runProgramAs({ name: 'root', uid: 0, gid: 0 }, ['usermod', '--home', linkHome, OWNER], {});
     assert.equal(usermod.status, 0, usermod.stderr);
-    const install = await runProgramAs({ name: 'root', uid: 0, gid: 0 }, [process.execPath, LATCH, 'service', 'install', '--system', '--user', SERVICE, '--dry-run'], { SUDO_USER: OWNER, [SYSTEM_PIN_ENV]: pinFile });
+    const install = await runProgramAs({ name: 'root', uid: 0, gid: 0 }, [process.execPath, LATCH, 'service', 'install', '--system', '--user', SERVICE, '--dry-run', '--program', process.execPath], { SUDO_USER: OWNER, [SYSTEM_PIN_ENV]: pinFile });
     assert.equal(install.status, 2, install.stdout + install.stderr);
     assert.match(install.stderr, /\.latch is a symbolic link; Latch refuses it/);
     assert.equal(lstatSync(target).uid, 0, 'the root-owned directory is still root\'s');
     assert.deepEqual(readdirSync(target), []);
     assert.equal(account(OWNER).uid, owner.uid);
+  });
+  test('service uninstall --system takes it down: the unit and the pin, then with --purge the user and its data (issue 44 item 2)', async () => {
+    await stopDaemon();
+    const unitFile = path.join(root, 'latch.service');
+    writeFileSync(unitFile, systemdSystemUnit({ command: { program: '/usr/local/bin/latch', args: [] }, user: SERVICE, home: serviceHome }), { mode: 0o644 });
+    const asRoot = (args: string[]) => runProgramAs({ name: 'root', uid: 0, gid: 0 }, [process.execPath, LATCH, ...args], { [SYSTEM_PIN_ENV]: pinFile, [SYSTEM_UNIT_ENV]: unitFile });
+    const dry = await asRoot(['service', 'uninstall', '--system', '--user', SERVICE, '--dry-run']);
+    assert.equal(dry.status, 0, dry.stdout + dry.stderr);
+    assert.match(dry.stdout, new RegExp(`would remove ${unitFile}`));
+    assert.match(dry.stdout, /Dry run: nothing was changed/);
+    assert.ok(existsSync(unitFile) && existsSync(pinFile));
+
+    // No terminal and no --purge: the unit and the pin go, the user and its data stay, and it says how.
+    const kept = await asRoot(['service', 'uninstall', '--system', '--user', SERVICE]);
+    assert.equal(kept.status, 0, kept.stdout + kept.stderr);
+    assert.ok(!existsSync(unitFile), 'the unit is gone');
+    assert.ok(!existsSync(pinFile), 'the pin is gone (no daemon left in it)');
+    assert.ok(existsSync(path.join(serviceHome, 'device.key')), 'the data stays');
+    assert.equal(account(SERVICE).name, SERVICE);
+    assert.match(kept.stdout, new RegExp(`Kept the user ${SERVICE} and its data in ${serviceHome}; to remove them: sudo latch service uninstall --system --user ${SERVICE} --purge`));
+    // The owner's commands are no longer redirected: no pin names them.
+    const after = await asOwner(['doctor', '--json', '--passphrase-stdin']);
+    assert.doesNotMatch(after.stdout, /separate-user/);
+
+    // On a terminal it asks; "y" removes the user and its data (the pin written again first, as a restart would).
+    writeSystemPin({ [SYSTEM_PIN_ENV]: pinFile }, { key_id: 'k'.repeat(43), data_dir: serviceHome, user: SERVICE, accounts: [OWNER] });
+    const pane = new TmuxPane(`l36uninstall${suffix}`);
+    try {
+      pane.start(`env -i PATH=${process.env['PATH'] ?? '/usr/bin:/bin'} ${SYSTEM_PIN_ENV}=${pinFile} ${SYSTEM_UNIT_ENV}=${unitFile} NODE_V8_COVERAGE= ${process.execPath} ${LATCH} service uninstall --system --user ${SERVICE}`, root);
+      await pane.waitFor(new RegExp(`Also remove the user ${SERVICE} and ${serviceHome.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(its device key, journals and audit log; this cannot be undone\\)\\? \\[y/N\\]`));
+      pane.type('y');
+      const screen = await pane.waitFor(/EXIT=0/);
+      assert.match(screen, new RegExp(`Removed the user ${SERVICE} and `));
+    } finally {
+      pane.close();
+    }
+    assert.ok(!existsSync(serviceHome), 'the data directory is gone');
+    assert.equal(spawnSync('getent', ['passwd', SERVICE]).status, 2, 'the user is gone');
+    assert.ok(!existsSync(pinFile));
+
+    // --purge removes them without asking (a second service user of this test's own).
+    const spare = createUser(`l36pur${suffix}`);
+    const spareHome = path.join(root, 'spare-data');
+    try {
+      mkdirSync(spareHome, { mode: 0o700 });
+      chownSync(spareHome, spare.uid, spare.gid);
+      writeSystemPin({ [SYSTEM_PIN_ENV]: pinFile }, { key_id: 'k'.repeat(43), data_dir: spareHome, user: spare.name, accounts: [OWNER] });
+      const purged = await asRoot(['service', 'uninstall', '--system', '--user', spare.name, '--purge']);
+      assert.equal(purged.status, 0, purged.stdout + purged.stderr);
+      assert.ok(!existsSync(spareHome), 'the data directory is gone');
+      assert.equal(spawnSync('getent', ['passwd', spare.name]).status, 2, 'the user is gone');
+      assert.ok(!existsSync(pinFile));
+    } finally {
+      removeUser(spare.name);
+    }
+    const again = await asRoot(['service', 'uninstall', '--system', '--user', SERVICE]);
+    assert.equal(again.status, 0, again.stderr);
+    assert.match(again.stdout, /Nothing to remove/);
   });
 });

@@ -182,12 +182,20 @@ describe('the separate-user setup with real users', { skip: REAL_USERS_SKIP }, (
 describe('latch service install --system --dry-run', { skip: process.platform !== 'linux' ? 'the systemd unit is Linux' : false }, () => {
   test('prints the user, the hardened unit and every step, and changes nothing', () => {
     const before = existsSync('/etc/systemd/system/latch.service');
-    const result = spawnSync(process.execPath, [LATCH, 'service', 'install', '--system', '--user', `latchdry${suffix}`, '--dry-run'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+    // --program: the unit runs an installed latch, so this passes wherever the checkout is (a clone
+    // under /tmp, which the unit's PrivateTmp=yes would hide, included: issue 44 item 7).
+    const result = spawnSync(process.execPath, [LATCH, 'service', 'install', '--system', '--user', `latchdry${suffix}`, '--dry-run', '--program', process.execPath], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
     assert.equal(result.status, 0, result.stderr);
-    for (const expected of [`useradd --system --user-group --home-dir /var/lib/latch --no-create-home --shell /usr/sbin/nologin latchdry${suffix}`, `User=latchdry${suffix}`, 'UMask=0077', 'NoNewPrivileges=yes', 'ProtectHome=yes', 'ProtectSystem=strict', 'ReadWritePaths=/var/lib/latch', 'PrivateTmp=yes', 'Environment=LATCH_HOME=/var/lib/latch', 'Dry run: nothing was changed.']) {
+    // Where PID 1 is systemd it says to start it with systemctl; elsewhere what to do instead (issue 44 item 6).
+    const systemdRuns = existsSync('/run/systemd/system');
+    const start = systemdRuns ? 'then: Start it now and at every boot with:' : 'then: PID 1 here is not systemd';
+    const passphraseCredential = '#LoadCredential=latch-key-passphrase:/etc/latch/key-passphrase';
+    for (const expected of [`useradd --system --user-group --home-dir /var/lib/latch --no-create-home --shell /usr/sbin/nologin latchdry${suffix}`, `User=latchdry${suffix}`, 'UMask=0077', 'NoNewPrivileges=yes', 'ProtectHome=yes', 'ProtectSystem=strict', 'ReadWritePaths=/var/lib/latch', 'PrivateTmp=yes', 'Environment=LATCH_HOME=/var/lib/latch', `ExecStart=${process.execPath} daemon`, passphraseCredential, start, 'Dry run: nothing was changed.']) {
       assert.ok(result.stdout.includes(expected), `${expected} in:\n${result.stdout}`);
     }
     assert.equal(existsSync('/etc/systemd/system/latch.service'), before, 'no unit was written');
+    if (!systemdRuns) assert.match(result.stdout, new RegExp(`latch daemon --user latchdry${suffix}`), 'what to run instead');
+    assert.doesNotMatch(result.stdout, /LATCH_KEY_PASSPHRASE/, 'no secret in the unit\'s environment');
     assert.equal(spawnSync('getent', ['passwd', `latchdry${suffix}`]).status, 2, 'no user was created');
   });
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../../src/cli/main.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
@@ -104,16 +104,27 @@ test('the service runs the Latch that installed it: node, its loader flags and t
   assert.ok(path.isAbsolute(command.args[command.args.length - 1] as string));
 });
 
-// The unit's PrivateTmp=yes hides /tmp, so install refuses a LATCH_HOME there; these tests keep theirs in /dev/shm.
+// The unit's PrivateTmp=yes hides /tmp, so install refuses a LATCH_HOME or a program there; these
+// tests keep theirs in /dev/shm, and name the program with --program, so they pass wherever the
+// checkout is (a clone under /tmp included: issue 44 item 7).
 const NOT_TMP = '/dev/shm';
+
+/** installedLatch makes an executable stand-in for an installed latch under dir (not under /tmp). */
+function installedLatch(dir: string): string {
+  const program = path.join(dir, 'bin', 'latch');
+  mkdirSync(path.dirname(program), { recursive: true });
+  writeFileSync(program, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  return program;
+}
 const linuxOnly = { skip: (process.platform !== 'linux' && 'systemd units are written on Linux only') || (!existsSync(NOT_TMP) && `no ${NOT_TMP} here`) };
 
 test('latch service install writes the unit once, --force replaces it, uninstall removes it', linuxOnly, async () => {
   const userHome = mkdtempSync(path.join(NOT_TMP, 'latch-service-'));
   try {
     const env = { HOME: userHome, LATCH_HOME: path.join(userHome, 'data') };
+    const program = installedLatch(userHome);
     const install = captureIo(env);
-    assert.equal(await runCli(['service', 'install'], install), EXIT.ok, install.stderr.text);
+    assert.equal(await runCli(['service', 'install', '--program', program], install), EXIT.ok, install.stderr.text);
     const file = path.join(userHome, '.config', 'systemd', 'user', 'latch.service');
     assert.match(install.stdout.text, /systemctl --user daemon-reload && systemctl --user enable --now latch/);
     const unit = readFileSync(file, 'utf8');
@@ -121,13 +132,14 @@ test('latch service install writes the unit once, --force replaces it, uninstall
     assert.ok(unit.includes(`\nUnsetEnvironment=${HOSTILE.join(' ')}\n`), 'the installed unit clears the hostile variables');
     assert.equal(statSync(file).mode & 0o777, 0o644);
 
+    assert.ok(unit.includes(`\nExecStart=${program} daemon\n`), 'the unit runs the program --program named');
     const again = captureIo(env);
-    assert.equal(await runCli(['service', 'install'], again), EXIT.usage);
+    assert.equal(await runCli(['service', 'install', '--program', program], again), EXIT.usage);
     assert.match(again.stderr.text, /already exists; use --force/);
-    assert.equal(await runCli(['service', 'install', '--force'], captureIo(env)), EXIT.ok);
+    assert.equal(await runCli(['service', 'install', '--force', '--program', program], captureIo(env)), EXIT.ok);
 
     const printed = captureIo(env);
-    assert.equal(await runCli(['service', 'install', '--print'], printed), EXIT.ok);
+    assert.equal(await runCli(['service', 'install', '--print', '--program', program], printed), EXIT.ok);
     assert.equal(printed.stdout.text, unit);
 
     const remove = captureIo(env);
@@ -165,9 +177,9 @@ test('latch service install refuses a program under /tmp, which PrivateTmp=yes w
   const userHome = mkdtempSync(path.join(NOT_TMP, 'latch-service-'));
   try {
     const script = path.join(hiddenDir, 'latch.mjs');
-    writeFileSync(script, `import ${JSON.stringify(path.join(REPO_ROOT, 'bin', 'latch.js'))};\n`);
+    writeFileSync(script, `import ${JSON.stringify(path.join(REPO_ROOT, 'bin', 'latch.js'))};\n`, { mode: 0o755 });
     const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: userHome, LATCH_HOME: path.join(userHome, 'data'), NODE_V8_COVERAGE: '' };
-    for (const args of [['service', 'install', '--print'], ['service', 'install'], ['service', 'install', '--system', '--user', 'l36dryuser', '--dry-run']]) {
+    for (const args of [['service', 'install', '--print'], ['service', 'install'], ['service', 'install', '--system', '--user', 'l36dryuser', '--dry-run'], ['service', 'install', '--print', '--program', script]]) {
       const run = spawnSync(process.execPath, [script, ...args], { encoding: 'utf8', env, timeout: 60_000 });
       assert.equal(run.status, EXIT.usage, `${args.join(' ')}: ${run.stderr}${run.stdout}`);
       assert.match(run.stderr, /PrivateTmp=yes/);
@@ -189,12 +201,29 @@ test('latch service install --port-a/--port-b: the service runs latch daemon on 
   try {
     const env = { HOME: userHome, LATCH_HOME: path.join(userHome, 'data') };
     const printed = captureIo(env);
-    assert.equal(await runCli(['service', 'install', '--port-a', '9123', '--port-b', '9124', '--print'], printed), EXIT.ok, printed.stderr.text);
+    assert.equal(await runCli(['service', 'install', '--port-a', '9123', '--port-b', '9124', '--print', '--program', installedLatch(userHome)], printed), EXIT.ok, printed.stderr.text);
     assert.match(printed.stdout.text, /^ExecStart=.* daemon --port-a 9123 --port-b 9124$/m);
     const bad = captureIo(env);
     assert.equal(await runCli(['service', 'install', '--port-a', '70000'], bad), EXIT.usage);
     assert.match(bad.stderr.text, /--port-a must be a port number/);
     assert.match(launchdPlist({ command: { program: '/bin/latch', args: [] }, home: '/h', daemonArgs: ['--port-a', '9123'] }), /<string>daemon<\/string>\n {4}<string>--port-a<\/string>\n {4}<string>9123<\/string>/);
+  } finally {
+    rmSync(userHome, { recursive: true, force: true });
+  }
+});
+
+test('latch service install --program: an absolute path to an executable file, else a usage error naming it', linuxOnly, async () => {
+  const userHome = mkdtempSync(path.join(NOT_TMP, 'latch-service-'));
+  try {
+    const env = { HOME: userHome, LATCH_HOME: path.join(userHome, 'data') };
+    const notExecutable = path.join(userHome, 'plain');
+    writeFileSync(notExecutable, 'x');
+    chmodSync(notExecutable, 0o644);
+    for (const [program, message] of [['bin/latch', /must be an absolute path/], [path.join(userHome, 'missing'), /is not an executable file \(ENOENT\)/], [notExecutable, /is not an executable file \(EACCES\)|is not an executable file/], [userHome, /is not a file/]] as const) {
+      const io = captureIo(env);
+      assert.equal(await runCli(['service', 'install', '--print', '--program', program], io), EXIT.usage, program);
+      assert.match(io.stderr.text, message);
+    }
   } finally {
     rmSync(userHome, { recursive: true, force: true });
   }

@@ -26,6 +26,9 @@ export function passphraseIsSet(home: string): boolean {
   }
 }
 
+/** The question approve asks when typing a passphrase is not already the confirmation. */
+export const APPROVE_QUESTION = 'Approve exactly this request? [y/N] ';
+
 /** terminalKeys returns standard input as keys, or throws a usage error naming the flag to use instead. */
 export function terminalKeys(io: CliIo, instead: string): KeyInput {
   const keys = io.stdin === undefined ? undefined : new KeyInput(io.stdin);
@@ -67,7 +70,7 @@ export async function ownerConsent(io: CliIo, home: string, options: { passphras
   }
   if (options.yes) return { approve: true };
   const keys = terminalKeys(io, 'confirm with --yes (no approval passphrase is set)');
-  const answer = await withKeys(keys, (k) => readChoice(k, io.stderr, 'Approve exactly this request? [y/N] ', ['y', 'n'] as const, 'n'));
+  const answer = await withKeys(keys, (k) => readChoice(k, io.stderr, APPROVE_QUESTION, ['y', 'n'] as const, 'n'));
   return answer === 'y' ? { approve: true } : { approve: false };
 }
 
@@ -79,6 +82,6 @@ export async function ownerConsent(io: CliIo, home: string, options: { passphras
 export async function sessionConsent(io: CliIo, options: { given: boolean }): Promise<OwnerConsent> {
   if (options.given) return { approve: true };
   const keys = terminalKeys(io, 'confirm with --yes');
-  const answer = await withKeys(keys, (k) => readChoice(k, io.stderr, 'Approve exactly this request? [y/N] ', ['y', 'n'] as const, 'n'));
+  const answer = await withKeys(keys, (k) => readChoice(k, io.stderr, APPROVE_QUESTION, ['y', 'n'] as const, 'n'));
   return answer === 'y' ? { approve: true } : { approve: false };
 }

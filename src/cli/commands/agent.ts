@@ -20,6 +20,7 @@ import { UsageError, type CliIo } from '../command.js';
 import type { CommandArgs } from '../daemon-calls/command-args.js';
 import { revokeAll, type RevokeAllResult } from '../daemon-calls/revoke-all.js';
 import { localCommand } from '../local-command.js';
+import { readIdentityKey } from '../../identity/identity-keys.js';
 import { privateHome } from '../private-home.js';
 
 const EXIT_CODES = 'Exit codes: 0 done; 2 bad usage or agent name; 3 unsafe or broken data directory, or no such agent; 7 --agent given; 1 anything else.';
@@ -39,6 +40,17 @@ interface AgentAdded {
   token?: string;
   /** Said when the file was written directly while a passphrase is set (docs/decisions.md §31.3). */
   note?: string;
+  /** The key id of the agent's Web Bot Auth identity key, made with it (null when it cannot be read). */
+  identity_key_id: string | null;
+}
+
+/** identityKeyIdOf is the agent's identity key id, or null when it cannot be read. */
+function identityKeyIdOf(home: string, name: string): string | null {
+  try {
+    return readIdentityKey(home, name)?.keyId ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** `latch agent add NAME` creates an agent's token file. */
@@ -50,14 +62,17 @@ export const agentAddCommand = localCommand<AgentAdded>({
 Creates $LATCH_HOME/agents/NAME.token (0600) holding a new random token for the agent NAME
 (1-32 characters: a-z, 0-9, _ and -; "owner" is reserved). The token is never printed: point the
 agent at it with --agent NAME (or LATCH_AGENT=NAME), e.g. \`latch mcp --agent NAME\`. A running
-daemon accepts the new token from its next request. --json prints {"agent", "token_file"}.
+daemon accepts the new token from its next request. The agent's Web Bot Auth identity key is
+made beside it; its key id is printed (the public key: latch identity show NAME). --json prints
+{"agent", "token_file", "identity_key_id"}.
 
 In the separate-user setup (the daemon runs as its own user: root pinned it, or a daemon key is
 pinned here and there is no daemon_token you can read), or with --token-file, the agent is
 created through the daemon's API (POST /agents) with the owner's presence: you are asked for the
 owner passphrase (or give it with --passphrase-stdin), sent only after the daemon proved its
 pinned key. The token is then written to --token-file PATH (0600, never over an existing file),
-or, without --token-file, printed this once and stored nowhere (--json: {"agent", "token"}): it
+or, without --token-file, printed this once and stored nowhere (--json: {"agent", "token",
+"identity_key_id"}): it
 is for the agent's own account (docs/separate-user.md), not for a folder every program running
 as you can read.
 
@@ -71,22 +86,23 @@ ${EXIT_CODES}`,
     // The owner's account in the separate-user setup (or --token-file): the daemon makes the agent (docs/decisions.md §30).
     if (tokenFile === undefined && !elsewhere) {
       const home = privateHome(io.env);
-      return { agent: name, token_file: addAgent(home, name), ...directEditNote(home) };
+      const file = addAgent(home, name);
+      return { agent: name, token_file: file, identity_key_id: identityKeyIdOf(home, name), ...directEditNote(home) };
     }
     return addAgentThroughApi(io, name, tokenFile, args.flags['passphrase-stdin'] === true);
   },
-  human: ({ agent, token_file, token, note }) =>
-    token !== undefined
+  human: ({ agent, token_file, token, note, identity_key_id: identityKeyId }) => [
+    ...(token !== undefined
       ? [
           `Created agent ${agent}. Its token, shown this once and stored nowhere on this account:`,
           `  ${token}`,
           `Give it to the agent's own account: as that user, save it (umask 077; mkdir -p ~/.latch/agents; cat > ~/.latch/agents/${agent}.token), then run the agent with --agent ${agent}.`,
         ]
-      : [
-          `Created agent ${agent}. Its token is in ${token_file}`,
-          `Configure the agent with --agent ${agent} (for MCP: latch mcp --agent ${agent}); do not copy the token itself.`,
-          ...(note === undefined ? [] : [note]),
-        ],
+      : [`Created agent ${agent}. Its token is in ${token_file}`, `Configure the agent with --agent ${agent} (for MCP: latch mcp --agent ${agent}); do not copy the token itself.`]),
+    ...(identityKeyId === null ? [] : [`Its Web Bot Auth identity key: ${identityKeyId} (the public key: latch identity show ${agent})`]),
+    // The note about a direct change comes last (presence-notes).
+    ...(token === undefined && note !== undefined ? [note] : []),
+  ],
 });
 
 interface AgentRow {
@@ -112,9 +128,10 @@ async function addAgentThroughApi(io: CliIo, name: string, tokenFile: string | u
   const client = ownerApiClient(io, passphraseStdin);
   try {
     const created = await withOwnerPresence(client, io, { passphraseStdin }, () => client.addAgent(name));
-    if (tokenFile === undefined) return { agent: name, token_file: null, token: created.token };
+    const identityKeyId = created.identity_key_id ?? null;
+    if (tokenFile === undefined) return { agent: name, token_file: null, token: created.token, identity_key_id: identityKeyId };
     createExclusive(tokenFile, created.token);
-    return { agent: name, token_file: tokenFile };
+    return { agent: name, token_file: tokenFile, identity_key_id: identityKeyId };
   } finally {
     client.close();
   }

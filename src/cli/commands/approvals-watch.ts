@@ -21,9 +21,12 @@ import { parseFlags } from '../flags.js';
 import type { KeyInput } from '../terminal/key-input.js';
 import { InputEnded, PromptInterrupted, PromptWithdrawn, readChoice, readSecret, readText } from '../terminal/prompts.js';
 import { outcomeLine } from './approvals.js';
+import { RefusalFeed } from '../approvals/refusal-feed.js';
 
 /** How often the list is asked for: fast enough that a waiting agent is not kept long. */
 export const WATCH_POLL_MS = 1000;
+/** Refusals are looked for every this many polls (they read the audit log's tail). */
+const REFUSAL_LOOK_EVERY = 3;
 // The most pending approvals one poll reads; more are shown as the first ones are decided.
 const WATCH_PAGE_MAX = 100;
 
@@ -42,6 +45,10 @@ it is valid, recurring terms, the rule that asked and why), then:
                                    approvals use until none has been made for 5 minutes (it lives
                                    in this process only and ends when the watch stops); d asks for
                                    an optional reason; s leaves it pending.
+
+Each request the policy, the pause or the lockout refuses while it watches is shown as one line
+("Refused: shopper asked for 24.00 USD at shop.example.com: policy_denied (rule monthly): …"),
+from the daemon's audit log, within a few seconds.
 
 Requests that expire or are decided elsewhere (the console, latch approve or deny) are reported as
 they disappear; a question on the screen is withdrawn within a second when its request is decided
@@ -161,8 +168,12 @@ class Watch {
   ) {}
 
   async run(): Promise<void> {
-    this.say('Watching for requests that need your approval. Ctrl-C stops.');
-    while (!this.stop.stopped()) {
+    this.say('Watching for requests that need your approval, and for what is refused. Ctrl-C stops.');
+    const refusals = new RefusalFeed(this.client);
+    await refusals.start();
+    for (let round = 0; !this.stop.stopped(); round++) {
+      // What the policy, the pause or the lockout refused meanwhile (issue 44 item 3).
+      if (round % REFUSAL_LOOK_EVERY === 0) for (const line of await refusals.news()) this.say(line);
       const pending = await this.poll();
       if (pending !== undefined) {
         await this.reportGone(new Set(pending.map((a) => a.approval_id)));

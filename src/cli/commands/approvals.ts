@@ -81,9 +81,15 @@ Fetches the approval and shows the exact request (agent, card label and id, merc
 type, kind, how long it is valid, recurring terms, the rule that asked and why), then approves it:
 the daemon signs exactly that request, nothing of it can be changed, and registers it with the cloud.
 
-When an approval passphrase is set (latch approvals passphrase set), it is asked for on the
-terminal without echo; typing it is the confirmation. Without one, you are asked "Approve exactly
-this request? [y/N]" on the terminal; when standard input is not a terminal, --yes is required.
+When it asks you to confirm:
+  - same-user setup, an approval passphrase set (latch approvals passphrase set): it asks the
+    passphrase on the terminal without echo; typing it is the confirmation, nothing else is asked.
+  - same-user setup, no approval passphrase: it asks "Approve exactly this request? [y/N]" on the
+    terminal; --yes skips the question, and without a terminal --yes is required.
+  - separate-user setup (the daemon runs as its own user): it asks the owner passphrase first (for
+    the session), shows the request, then asks "Approve exactly this request? [y/N]"; --yes or
+    --passphrase-stdin skip the question.
+Enter alone, or "n", answers no.
 
 Options:
   --passphrase-stdin   read the passphrase from the first line of standard input (for scripts)
@@ -159,6 +165,13 @@ async function decide(commandName: 'approve' | 'deny', args: string[], io: CliIo
   }
 }
 
+/** The refusals made on this device, not by the cloud, and who made them. */
+const LOCAL_REFUSERS: Readonly<Record<string, string>> = {
+  policy_denied: 'the local spending policy (policy.json)',
+  daemon_paused: 'the pause (latch pause)',
+  policy_invalid: 'the local spending policy (policy.json is invalid)',
+};
+
 /** outcomeLine says what a decision did, in one line. */
 export function outcomeLine(approval: Approval): string {
   return printable(outcomeText(approval));
@@ -167,6 +180,11 @@ export function outcomeLine(approval: Approval): string {
 function outcomeText(approval: Approval): string {
   if (approval.status === 'approved') return `Approved ${approval.approval_id}: authorization ${approval.authorization?.policy_id ?? '(pending registration)'} created.`;
   if (approval.status === 'denied') return `Denied ${approval.approval_id}${approval.reason == null ? '' : ` (reason: ${approval.reason})`}.`;
-  if (approval.status === 'failed') return `Approved ${approval.approval_id}, but the cloud refused it: ${approval.error?.code ?? 'unknown error'}${approval.error?.message === undefined ? '' : ` (${approval.error.message})`}.`;
+  if (approval.status === 'failed') {
+    // Who refused it: this device's own policy or brake, or the cloud (issue 44 item 4).
+    const code = approval.error?.code ?? 'unknown error';
+    const who = LOCAL_REFUSERS[code] ?? 'the cloud';
+    return `Approved ${approval.approval_id}, but ${who} refused it when it was signed, so the approval is now failed: ${code}${approval.error?.message === undefined ? '' : ` (${approval.error.message})`}.`;
+  }
   return `${approval.approval_id} is now ${approval.status}.`;
 }

@@ -33,8 +33,12 @@ Options:
   --idempotency-key KEY   repeat a request safely: the same key and values give the same result
   --json                  print the authorization object
 
-Exit codes: 0 authorized; 10 waiting for the owner's approval (ap_…: latch approvals); 7 refused (insufficient_funds, card_not_found, scope ...);
-8 daemon unreachable; 9 cloud unavailable; 2 bad usage or a value the daemon refused.`;
+Exit codes: 0 authorized; 10 waiting for the owner's approval (ap_…: latch approvals; with --wait,
+not decided in time); 7 refused (by the policy, the pause or the lockout, insufficient_funds,
+card_not_found, scope, an approval denied ...); 8 the daemon is unreachable or did not prove it is
+the daemon; 9 the cloud is unavailable; 3 the token file or another data file (policy.json) is
+unusable; 2 bad usage or a value the daemon refused; 1 no answer from the daemon (daemon_no_answer:
+repeat with the --idempotency-key it prints) or an unexpected failure.`;
 
 /** `latch authorize` creates a scoped card authorization. */
 export const authorizeCommand = daemonCallCommand<Authorization | PendingApproval>({

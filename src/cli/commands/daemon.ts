@@ -9,13 +9,14 @@ import { stringFlag } from '../daemon-calls/command-args.js';
 import { reportError, reportErrorAsLog } from '../report-error.js';
 import { becomeServiceUser, ServiceUserError } from '../../service/service-user.js';
 import { completeDaemonPin, type DaemonPin } from '../../service/daemon-pin.js';
+import { parseForFlag } from '../../service/pin-accounts.js';
 import { hostDaemonProcess } from '../daemon-host.js';
 import { CONSOLE_FLAGS, consoleOption } from '../console-flags.js';
 
 /** The longest --stop-timeout: systemd's default grace before SIGKILL is 90 s. */
 const STOP_TIMEOUT_SECONDS_MAX = 60;
 
-const USAGE = `Usage: latch daemon [--port-a N] [--port-b N] [--no-variant-a] [--no-variant-b] [--stop-timeout S] [--user NAME]
+const USAGE = `Usage: latch daemon [--port-a N] [--port-b N] [--no-variant-a] [--no-variant-b] [--stop-timeout S] [--user NAME [--for NAMES]]
 
 Serves the local API on loopback until SIGTERM, SIGINT or SIGHUP:
   Variant A (canonical)      127.0.0.1:${DEFAULT_PORT_A}  GET /health without a token, the rest with one
@@ -30,7 +31,11 @@ Options:
                       (0 to ${STOP_TIMEOUT_SECONDS_MAX}, default ${DEFAULT_CLOSE_DEADLINE_MS / 1000}); requests waiting for an approval are answered at once
   --user NAME         (root only) run as the user NAME: create LATCH_HOME (0700, owned by NAME)
                       if missing, refuse one owned by anyone else, then drop supplementary groups,
-                      gid and uid to NAME before reading any data file or opening a port
+                      gid and uid to NAME before reading any data file or opening a port; once
+                      listening, pin its key and address in /etc/latch/daemon.json
+  --for NAMES         with --user: the accounts the pin is for (comma-separated: the owner, and
+                      agents' own accounts); default: $SUDO_USER, added to those already pinned.
+                      An account the pin does not name is not redirected to this daemon
   --port-console N    the owner console's port (default 7724, or config.json's console_port;
                       a free one when --port-a is 0); see latch console
   --no-console        do not serve the owner console
@@ -49,9 +54,9 @@ Exit codes: 0 stopped by a signal; 2 bad usage; 3 unsafe, broken or unwritable d
  * becomeServiceUserOrExplain runs the `--user NAME` step (service/service-user.ts); its refusals
  * are usage errors (exit 2) naming what to do.
  */
-export function becomeServiceUserOrExplain(name: string, env: NodeJS.ProcessEnv): DaemonPin | { error: string } {
+export function becomeServiceUserOrExplain(name: string, env: NodeJS.ProcessEnv, forAccounts?: string[]): DaemonPin | { error: string } {
   try {
-    return becomeServiceUser(name, env).pin;
+    return becomeServiceUser(name, env, forAccounts).pin;
   } catch (error) {
     if (error instanceof ServiceUserError) throw new UsageError(error.message);
     throw error;
@@ -59,20 +64,21 @@ export function becomeServiceUserOrExplain(name: string, env: NodeJS.ProcessEnv)
 }
 
 /** finishPin completes the owners' pin of `--user` (or passes on why it could not be opened). */
-export function finishPin(pin: DaemonPin | { error: string }, home: string, portA: number | undefined): { file: string; key_id: string } | { error: string } {
+export function finishPin(pin: DaemonPin | { error: string }, home: string, portA: number | undefined): { file: string; key_id: string; accounts: string[] } | { error: string } {
   return 'error' in pin ? pin : completeDaemonPin(pin, home, portA);
 }
 
 /** logPin says on stderr what the owners' pin now holds, and the owner's next step. */
-function logPin(result: { file: string; key_id: string } | { error: string }, logger: Logger): void {
+function logPin(result: { file: string; key_id: string; accounts: string[] } | { error: string }, logger: Logger): void {
   if ('error' in result) logger.warn('daemon_not_pinned', { message: result.error, remedy: 'Owners cannot prove this daemon until it is pinned: see docs/separate-user.md.' });
-  else logger.info('daemon_pinned', { file: result.file, key_id: result.key_id, next: "from the owner's own account, without sudo: latch doctor, then latch approvals" });
+  else if (result.accounts.length === 0) logger.warn('daemon_pinned_for_nobody', { file: result.file, key_id: result.key_id, remedy: 'The pin names no account, so no account uses this daemon: start it again with --for NAME (the owner, agents\' own accounts)' });
+  else logger.info('daemon_pinned', { file: result.file, key_id: result.key_id, accounts: result.accounts, next: "from the owner's own account, without sudo: latch doctor, then latch approvals" });
 }
 
 /** What --json means for a server whose stdout is JSON lines already. */
 export const DAEMON_JSON_OPTION = '  --json         accepted: stdout already carries only the JSON line above';
 
-const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean', 'stop-timeout': 'value', json: 'boolean', agent: 'value', user: 'value', ...CONSOLE_FLAGS } as const;
+const FLAGS = { 'port-a': 'value', 'port-b': 'value', 'no-variant-a': 'boolean', 'no-variant-b': 'boolean', 'stop-timeout': 'value', json: 'boolean', agent: 'value', user: 'value', for: 'value', ...CONSOLE_FLAGS } as const;
 
 /** `latch daemon` runs the daemon in the foreground until a stop signal. */
 export const daemonCommand: Command = {
@@ -96,7 +102,8 @@ export const daemonCommand: Command = {
       const portB = portFlag(flags, 'port-b');
       stopTimeoutMs = stopTimeoutFlag(flags);
       // Before anything is read or bound: the rest runs as the service user (docs/decisions.md §21).
-      if (typeof flags['user'] === 'string') pin = becomeServiceUserOrExplain(flags['user'], io.env);
+      if (flags['for'] !== undefined && typeof flags['user'] !== 'string') throw new UsageError('--for goes with --user');
+      if (typeof flags['user'] === 'string') pin = becomeServiceUserOrExplain(flags['user'], io.env, parseForFlag(stringFlag(flags, 'for')));
       ({ daemon, logger } = createDaemonWithLogger({
         home: resolveHome(io.env),
         env: io.env,

@@ -11,6 +11,7 @@ import { lstatSync } from 'node:fs';
 import { LatchClientError } from '../../client/client-errors.js';
 import type { LatchClient } from '../../client/latch-client.js';
 import { readPinnedKey } from '../../client/pinned-key.js';
+import { systemPinChoice } from '../../client/system-daemon.js';
 import type { SystemPin } from '../../datadir/system-pin.js';
 import { writeLine, type CliIo } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -32,7 +33,14 @@ export async function separateUserDoctor(client: LatchClient, pin: SystemPin, io
     if (exit === EXIT.ok) exit = code;
   };
   const pinned = readPinnedKey(client.home, io.env);
-  checks.push({ name: 'pin', status: 'ok', detail: `root's pin ${pinned?.file ?? '?'}: key ${pin.key_id}, ${pin.url ?? 'default address'}, data in ${pin.data_dir} (user ${pin.user}); files in ${client.home} are not used` });
+  const choice = systemPinChoice(client.home, io.env);
+  const legacy = pin.accounts === undefined;
+  checks.push({
+    name: 'pin',
+    status: legacy ? 'warning' : 'ok',
+    detail: `root's pin ${pinned?.file ?? '?'} applies: ${choice?.why ?? 'it names this account'}. Key ${pin.key_id}, ${pin.url ?? 'default address'}, data in ${pin.data_dir} (user ${pin.user}); files in ${client.home} are not used`,
+    ...(legacy && { fix: `sudo latch service install --system --force --for ${'NAME[,NAME]'} (name the accounts this daemon is for; until then the pin redirects every account on this machine)` }),
+  });
   try {
     await client.verifyPinnedKey();
     checks.push({ name: 'daemon', status: 'ok', detail: `${client.baseUrl} proved the pinned key` });

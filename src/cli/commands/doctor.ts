@@ -10,6 +10,22 @@ import { reportError } from '../report-error.js';
 import { ownerSecurity, type OwnerSecurity } from '../../client/owner-security.js';
 import { separateUserDoctor } from './doctor-separate.js';
 import { ed25519Engine } from '../../signer/ed25519-verify.js';
+import { systemPinChoice } from '../../client/system-daemon.js';
+import { SystemPinError } from '../../datadir/system-pin.js';
+
+/**
+ * whichPin says whether root's pin applies to this account and why (issue 44 item 1), or null
+ * when there is no pin file.
+ */
+export function whichPin(home: string, env: NodeJS.ProcessEnv): { file: string | null; applies: boolean; why: string } | null {
+  try {
+    const choice = systemPinChoice(home, env);
+    return choice === undefined ? null : { file: choice.file, applies: choice.pin !== undefined, why: choice.why };
+  } catch (error) {
+    if (error instanceof SystemPinError) return { file: null, applies: true, why: `root's pin cannot be trusted: ${error.message}` };
+    throw error;
+  }
+}
 
 const USAGE = `Usage: latch doctor [--json] [--agent NAME] [--passphrase-stdin]
 
@@ -34,8 +50,10 @@ These stop at the first problem. Then what can stop payments although all of the
   9. presence    with agents, an approval passphrase is set (a warning when it is not).
 It prints the first problem's error class and what to do, and each warning's fix. Then it
 reports the owner's protections (docs/decisions.md §21): the pinned daemon key id (what the CLI
-proves before it sends the owner passphrase), the owner presence factors, and whether anything in
-the data directory is readable by others (a problem: exit 3). It changes nothing.
+proves before it sends the owner passphrase), the owner presence factors, whether anything in
+the data directory is readable by others (a problem: exit 3), and, when root pinned daemons
+(/etc/latch/daemon.json), whether that pin applies to this account and why (it redirects only
+the accounts it names). It changes nothing.
 
 In the separate-user setup (root pinned a daemon that keeps its data elsewhere), the owner's
 doctor checks that daemon through the API instead: which pin is in force, that the daemon proves
@@ -43,8 +61,9 @@ the pinned key, that an owner session opens (it asks the passphrase), the policy
 brake, the cloud, and that its data directory is the service user's alone.
 
 Options:
-  --json    print {ok, url, home, checks: [{name, status, detail, fix}], problem, security}
-            (separate-user setup: {ok, setup, url, home, pin, checks})
+  --json    print {ok, url, home, checks: [{name, status, detail, fix}], problem, security,
+            system_pin: {file, applies, why} | null} (separate-user setup: {ok, setup, url, home,
+            pin, checks})
   --passphrase-stdin  the owner passphrase from standard input (the separate-user setup)
   --agent NAME  check as this agent (its token; pending approvals are then its own only)
 
@@ -73,8 +92,13 @@ export const doctorCommand: Command = {
       const diagnosis = { ...found, problem: namingExposedFiles(found.problem, security) };
       // The Ed25519 verifier this build chose at start on this platform (docs/decisions.md §39.1).
       const ed25519Verify = ed25519Engine();
-      if (flags['json'] === true) writeLine(io.stdout, JSON.stringify({ ...diagnosis, security, ed25519_verify: ed25519Verify }));
-      else for (const line of [...report(diagnosis), ...securityReport(security), `Ed25519 verification: ${ed25519Verify.engine} (${ed25519Verify.reason})`]) writeLine(io.stdout, line);
+      const systemPin = whichPin(client.home, io.env);
+      if (flags['json'] === true) writeLine(io.stdout, JSON.stringify({ ...diagnosis, security, system_pin: systemPin, ed25519_verify: ed25519Verify }));
+      else {
+        const pinLines = systemPin === null ? [] : [`  root's pin         ${systemPin.why}`];
+        const lines = [...report(diagnosis), ...securityReport(security), ...pinLines, `Ed25519 verification: ${ed25519Verify.engine} (${ed25519Verify.reason})`];
+        for (const line of lines) writeLine(io.stdout, line);
+      }
       if (diagnosis.problem !== null) return exitFor(diagnosis.problem);
       return security.data_directory === 'exposed' ? EXIT.dataDir : EXIT.ok;
     } catch (error) {

@@ -8,11 +8,13 @@ import { existsSync, lstatSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
 import { DEFAULT_PORT_A } from '../../daemon/create-daemon.js';
-import { systemPinPath, systemPinText, writeSystemPin, type SystemPin } from '../../datadir/system-pin.js';
-import { currentLatchCommand } from '../../service/latch-command.js';
+import { mergeSystemPin, readSystemPins, SystemPinError, systemPinPath, systemPinsText, writeSystemPin, type SystemPin, type SystemPins } from '../../datadir/system-pin.js';
+import { initSystem } from '../../service/init-system.js';
+import { pinAccounts, type PinAccounts } from '../../service/pin-accounts.js';
+import type { LatchCommand } from '../../service/service-files.js';
 import { serviceKeyId } from '../../service/service-key.js';
 import { lookUpUser, prepareDataDirFor, requireRoot, ServiceUserError, SYSTEM_DATA_DIR, validUserName, type ServiceUser } from '../../service/service-user.js';
-import { LAUNCH_DAEMON_PATH, launchdDaemonPlist, SYSTEM_UNIT_PATH, systemdSystemUnit } from '../../service/system-service-files.js';
+import { KEY_PASSPHRASE_FILE, LAUNCH_DAEMON_PATH, launchdDaemonPlist, systemdSystemUnit, systemUnitPath } from '../../service/system-service-files.js';
 import { UsageError, writeLine, type CliIo } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { commandUnderPrivateTmp } from './service-private-tmp.js';
@@ -21,11 +23,11 @@ type Step =
   | { kind: 'run'; argv: string[] }
   | { kind: 'write'; file: string; text: string; mode: number }
   | { kind: 'mkdir'; dir: string }
-  | { kind: 'pin'; file: string; pin: SystemPin }
+  | { kind: 'pin'; file: string; pin: SystemPin & { accounts: string[] }; keep: boolean; result: SystemPins }
   | { kind: 'note'; text: string };
 
 /** installSystemService plans the steps, prints them, and (without --dry-run) takes them. */
-export async function installSystemService(io: CliIo, options: { user: string; dryRun: boolean; force: boolean; daemonArgs?: string[] }): Promise<number> {
+export async function installSystemService(io: CliIo, options: { user: string; dryRun: boolean; force: boolean; daemonArgs?: string[]; command: LatchCommand; forAccounts?: string[] }): Promise<number> {
   if (!validUserName(options.user)) throw new UsageError(`--user "${options.user}" is not a user name Latch accepts`);
   if (process.platform !== 'linux' && process.platform !== 'darwin') throw new UsageError('latch service install --system supports Linux (systemd) and macOS (launchd)');
   if (!options.dryRun) {
@@ -37,15 +39,22 @@ export async function installSystemService(io: CliIo, options: { user: string; d
   }
   const linux = process.platform === 'linux';
   const home = linux ? SYSTEM_DATA_DIR : '/usr/local/var/latch';
-  const command = currentLatchCommand();
+  const command = options.command;
   const daemonArgs = options.daemonArgs ?? [];
   if (linux) {
     const hidden = commandUnderPrivateTmp(command);
     if (hidden !== undefined) throw new UsageError(`the service would run ${hidden}, under /tmp or /var/tmp, which the unit's PrivateTmp=yes replaces with its own empty folder: the service could not start. Install Latch elsewhere (e.g. /usr/local or /opt) and run this again from there`);
   }
   const owner = ownerAccount(io.env);
-  const spec = { command, user: options.user, home, daemonArgs };
-  const unitFile = linux ? SYSTEM_UNIT_PATH : LAUNCH_DAEMON_PATH;
+  let accounts: PinAccounts;
+  try {
+    accounts = pinAccounts(io.env, options.user, options.forAccounts);
+  } catch (error) {
+    if (error instanceof ServiceUserError) throw new UsageError(error.message);
+    throw error;
+  }
+  const spec = { command, user: options.user, home, daemonArgs, keyPassphraseFile: existsSync(KEY_PASSPHRASE_FILE) };
+  const unitFile = linux ? systemUnitPath(io.env) : LAUNCH_DAEMON_PATH;
   const steps: Step[] = [];
   const existing = lookUpUser(options.user);
   if (existing === undefined) {
@@ -58,7 +67,10 @@ export async function installSystemService(io: CliIo, options: { user: string; d
   if (existsSync(unitFile) && !options.force) throw new UsageError(`${unitFile} already exists; use --force to replace it`);
   steps.push({ kind: 'write', file: unitFile, text: linux ? systemdSystemUnit(spec) : launchdDaemonPlist(spec), mode: 0o644 });
   const keyId = existing === undefined ? undefined : serviceKeyId(home, existing);
-  if (keyId !== undefined) steps.push({ kind: 'pin', file: systemPinPath(io.env), pin: { key_id: keyId, url: `http://127.0.0.1:${portOf(daemonArgs)}`, data_dir: home, user: options.user } });
+  if (keyId !== undefined) {
+    const pin = { key_id: keyId, url: `http://127.0.0.1:${portOf(daemonArgs)}`, data_dir: home, user: options.user, accounts: accounts.accounts };
+    steps.push({ kind: 'pin', file: systemPinPath(io.env), pin, keep: accounts.keep, result: mergeSystemPin(currentPins(io.env), pin, accounts.keep) });
+  }
   else steps.push({ kind: 'note', text: `the daemon is not enrolled yet, so its key cannot be pinned now: enroll it as ${options.user}, then run this again with --force` });
   if (/^\/(home|root)\//.test(command.program) || command.args.some((arg) => /^\/(home|root)\//.test(arg))) {
     steps.push({ kind: 'note', text: `the service runs ${command.program}${command.args.length > 0 ? ` ${command.args.join(' ')}` : ''}, under a home directory that ProtectHome=yes hides from it: install Latch outside /home and /root (e.g. /usr/local or /opt) first` });
@@ -66,14 +78,41 @@ export async function installSystemService(io: CliIo, options: { user: string; d
 
   for (const step of steps) writeLine(io.stdout, describe(step, options.dryRun));
   if (options.dryRun) {
+    if (linux) for (const line of startLines(options.user)) writeLine(io.stdout, `then: ${line}`);
     writeLine(io.stdout, 'Dry run: nothing was changed.');
     return EXIT.ok;
   }
   for (const step of steps) take(step, options.user, home, io.env);
-  writeLine(io.stdout, 'Start it now and at every boot with:');
-  writeLine(io.stdout, linux ? '  systemctl daemon-reload && systemctl enable --now latch' : `  launchctl bootstrap system ${LAUNCH_DAEMON_PATH}`);
-  for (const line of nextSteps(keyId, options.user, home, owner)) writeLine(io.stdout, line);
+  for (const line of linux ? startLines(options.user) : ['Start it now and at every boot with:', `  launchctl bootstrap system ${LAUNCH_DAEMON_PATH}`]) writeLine(io.stdout, line);
+  const pinned = steps.find((step) => step.kind === 'pin');
+  const forAccounts = pinned?.kind === 'pin' ? (pinned.result.daemons.find((entry) => entry.user === options.user)?.accounts ?? []) : [];
+  for (const line of nextSteps(keyId, options.user, home, owner, forAccounts)) writeLine(io.stdout, line);
   return EXIT.ok;
+}
+
+/**
+ * startLines says how to start the unit: with systemctl where systemd is PID 1, else (a container,
+ * a chroot building an image, another init system) what to do instead (issue 44 item 6).
+ */
+function startLines(user: string): string[] {
+  const init = initSystem();
+  if (init.systemd) return ['Start it now and at every boot with:', '  systemctl daemon-reload && systemctl enable --now latch'];
+  return [
+    `PID 1 here is not systemd (it is ${init.pid1 ?? 'unknown'}), so systemctl cannot start the unit now.`,
+    '  In an image that will boot with systemd: systemctl enable latch   (works without a running systemd)',
+    `  Otherwise start the daemon from your own init system or container entrypoint, as root: latch daemon --user ${user}`,
+    '  (it drops to that user before it reads anything and pins its key once it listens; see docs/separate-user.md, "Without systemd").',
+  ];
+}
+
+/** currentPins is what root's pin holds now, for the preview (an untrusted file is replaced). */
+function currentPins(env: NodeJS.ProcessEnv): SystemPins | undefined {
+  try {
+    return readSystemPins(env);
+  } catch (error) {
+    if (error instanceof SystemPinError) return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -106,7 +145,7 @@ function portOf(daemonArgs: string[]): number {
 }
 
 /** nextSteps says what the owner does now: enroll and pin first, or go straight to their own account. */
-function nextSteps(keyId: string | undefined, user: string, home: string, owner: ServiceUser | undefined): string[] {
+function nextSteps(keyId: string | undefined, user: string, home: string, owner: ServiceUser | undefined, accounts: string[]): string[] {
   const asService = `sudo -u ${user} env LATCH_HOME=${home} latch`;
   if (keyId === undefined) {
     return [
@@ -116,8 +155,14 @@ function nextSteps(keyId: string | undefined, user: string, home: string, owner:
       '  sudo latch service install --system --force     (pins its key for every account)',
     ];
   }
+  if (accounts.length === 0) {
+    return [
+      `Pinned the daemon's key ${keyId} in the root-only pin, but for no account: no account's latch commands use this daemon yet.`,
+      '  Name them (you, and agents\' own accounts): sudo latch service install --system --force --for NAME[,NAME]',
+    ];
+  }
   return [
-    `Pinned the daemon's key ${keyId} for every account in the root-only pin (latch doctor shows it).`,
+    `Pinned the daemon's key ${keyId} for ${accounts.join(', ')} in the root-only pin (latch doctor shows it); other accounts are not redirected.`,
     `Next, from ${owner === undefined ? 'your own account' : `your own account (${owner.name})`}, without sudo:`,
     '  latch doctor          (proves the daemon, asks the owner passphrase)',
     '  latch approvals       (and approve, transactions, policy show, agent add NAME …)',
@@ -135,7 +180,7 @@ function describe(step: Step, dryRun: boolean): string {
     case 'write':
       return `${verb} write ${step.file} (${step.mode.toString(8)}):\n${step.text.replace(/^/gm, '    ')}`;
     case 'pin':
-      return `${verb} pin the daemon for every account in ${step.file} (644, root's alone):\n${systemPinText(step.pin).replace(/^/gm, '    ')}`;
+      return `${verb} pin the daemon for ${step.result.daemons.find((entry) => entry.user === step.pin.user)?.accounts?.join(', ') || 'no account'} in ${step.file} (644, root's alone):\n${systemPinsText(step.result).replace(/^/gm, '    ')}`;
     case 'note':
       return `note: ${step.text}`;
   }
@@ -158,7 +203,7 @@ function take(step: Step, user: string, home: string, env: NodeJS.ProcessEnv): v
       writeFileAtomic(step.file, step.text, step.mode);
       return;
     case 'pin':
-      writeSystemPin(env, step.pin);
+      writeSystemPin(env, step.pin, step.keep);
       return;
     case 'note':
       return;

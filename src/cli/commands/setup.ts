@@ -4,7 +4,7 @@ import { ensureHome, resolveHome } from '../../datadir/home.js';
 import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { enrolledLine, enrollThisDevice } from '../enroll-this-device.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
-import { passphraseFromEnv } from '../../signer/device-key.js';
+import { keyPassphrase } from '../../datadir/key-passphrase.js';
 import { ensureMandateKey, rotateMandateKey } from '../../signer/mandate-key.js';
 import { isoSeconds } from '../../time/iso-time.js';
 import { privateHome } from '../private-home.js';
@@ -62,7 +62,7 @@ export const setupCommand: Command = {
       const deviceName = typeof flags['name'] === 'string' ? flags['name'] : undefined;
       const result = await enrollThisDevice({ home, env: io.env, setupToken, cloudUrl, ...(deviceName !== undefined && { deviceName }), reconnect: flags['reconnect'] === true });
       // The AP2 mandate key is made with the device's enrollment (kept when it exists: --reconnect replaces only the device key).
-      ensureMandateKey(home, passphraseFromEnv(io.env));
+      ensureMandateKey(home, keyPassphrase(io.env));
       if (flags['json'] === true) writeLine(io.stdout, JSON.stringify(result));
       else writeLine(io.stdout, enrolledLine(result));
       return EXIT.ok;
@@ -77,7 +77,7 @@ function rotateMandateKeyNow(flags: Record<string, string | true | undefined>, i
   for (const other of ['token', 'cloud', 'name', 'reconnect'] as const) {
     if (flags[other] !== undefined) throw new UsageError(`--rotate-mandate-key takes no --${other}`);
   }
-  const rotated = rotateMandateKey(privateHome(io.env), passphraseFromEnv(io.env), Math.floor(Date.now() / 1000));
+  const rotated = rotateMandateKey(privateHome(io.env), keyPassphrase(io.env), Math.floor(Date.now() / 1000));
   const result = { old_key_id: rotated.oldKid, key_id: rotated.newKid, old_key_listed_until: isoSeconds(rotated.oldListedUntil) };
   if (flags['json'] === true) writeLine(io.stdout, JSON.stringify(result));
   else writeLine(io.stdout, `New mandate key ${result.key_id}; the old key ${result.old_key_id} stays in GET /ap2/jwks until ${result.old_key_listed_until}.`);

@@ -13,6 +13,7 @@ import { cliRemedy } from './cli-remedies.js';
 import { parseCommandArgs, stringFlag, type CommandArgs } from './command-args.js';
 import { exitCodeForClientError } from './exit-for-error.js';
 import { flagFor } from './flag-names.js';
+import { printable } from './views.js';
 import { askOwnerPassphrase, withOwnerPresence } from '../owner-session.js';
 
 /** A CLI command that is one conversation with the daemon through the client module. */
@@ -109,6 +110,8 @@ export function reportCallError(error: unknown, io: CliIo, commandName: string, 
     const message = flag === undefined || error.param === undefined ? error.message : messageNaming(error.message, error.param, flag);
     const where = flag !== undefined ? ` [flag: ${flag}]` : error.param === undefined ? '' : ` [param: ${error.param}]`;
     writeLine(io.stderr, `latch ${commandName}: ${error.specClass} (${error.code}): ${message}${where}`);
+    // The policy's reasons with their numbers, as --json gives them (issue 44 item 4).
+    if (error.reasons !== undefined && error.reasons.length > 0) writeLine(io.stderr, `Why: ${printable(error.reasons.join('; '))}.`);
     writeLine(io.stderr, `What to do: ${cliRemedy(error)}`);
     if (error.code === 'daemon_no_answer' && error.idempotencyKey !== undefined) {
       writeLine(io.stderr, `To retry safely, repeat the command with --idempotency-key ${error.idempotencyKey}`);

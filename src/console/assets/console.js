@@ -471,8 +471,10 @@
   }
 
   // ---- Activity -------------------------------------------------------------------------
-  function loadActivity() {
-    return api('GET', '/activity').then(function (result) {
+  /** @param {boolean} [withReads] also show the signed upstream reads */
+  function loadActivity(withReads) {
+    var reads = withReads === true;
+    return api('GET', reads ? '/activity?reads=true' : '/activity').then(function (result) {
       clear(content);
       if (!result.ok) { content.appendChild(status('bad', errorText(result))); return; }
       var data = result.body;
@@ -487,9 +489,17 @@
           } }, el('input', { type: 'text', 'aria-label': 'Reason for pausing', placeholder: 'Reason (optional)' }), el('button', { type: 'submit', 'class': 'danger', text: 'Pause all signing' }));
       var reason = pause.querySelector ? pause.querySelector('input[type="text"]') : null;
       content.appendChild(el('section', { 'class': 'card' }, el('h2', { text: data.paused ? 'Signing is paused' + (data.paused.reason ? ': ' + data.paused.reason : '') : 'Signing is on' }), pause));
-      var list = el('tbody');
-      data.lines.forEach(function (line) { list.appendChild(el('tr', null, el('td', { text: line.ts }), el('td', { text: line.agent }), el('td', { text: line.words }))); });
-      content.appendChild(el('div', { 'class': 'table-wrap' }, el('table', null, el('thead', null, el('tr', null, el('th', { text: 'When' }), el('th', { text: 'Who' }), el('th', { text: 'What' }))), list)));
+      // Spending and refusals first; the rest below; signed reads only when asked for (issue 44 item 3).
+      /** @param {string} title @param {any[]} lines */
+      function activityTable(title, lines) {
+        var list = el('tbody');
+        lines.forEach(function (line) { list.appendChild(el('tr', line.kind === 'refusal' ? { 'class': 'refused' } : null, el('td', { text: line.ts }), el('td', { text: line.agent }), el('td', { text: line.words }))); });
+        if (lines.length === 0) list.appendChild(el('tr', null, el('td', { colspan: '3', 'class': 'muted', text: 'Nothing yet.' })));
+        return el('section', { 'class': 'card', 'aria-label': title }, el('h2', { text: title }), el('div', { 'class': 'table-wrap' }, el('table', null, el('thead', null, el('tr', null, el('th', { text: 'When' }), el('th', { text: 'Who' }), el('th', { text: 'What' }))), list)));
+      }
+      content.appendChild(activityTable('Spending and refusals', data.lines.filter(function (line) { return line.kind === 'spending' || line.kind === 'refusal'; })));
+      content.appendChild(activityTable(reads ? 'Other activity, signed reads included' : 'Other activity', data.lines.filter(function (line) { return line.kind !== 'spending' && line.kind !== 'refusal'; })));
+      content.appendChild(el('button', { type: 'button', onclick: function () { loadActivity(!reads); }, text: reads ? 'Hide signed reads' : 'Show signed reads' }));
     });
   }
 
