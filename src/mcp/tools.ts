@@ -216,7 +216,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: `Ask the user's trusted surface (Latch) to sign AP2 open mandates bound to your own P-256 key: an open checkout mandate (these items or their alternatives, up to quantity, at this merchant) and an open payment mandate (up to amount_max, to this payee, with this card), valid for ttl_minutes (default 10). Send only your public JWK (kty, crv, x, y), never d. Returns policy_id, mandate_id, open_checkout_mandate, open_payment_mandate (SD-JWTs), open_checkout_hash, key_id and expires_at; make the closed mandates yourself with your key (AP2 SDK MandateClient().present). The card declines more than amount_max or another merchant whatever the mandate says, and a mandate cannot be revoked once handed out. ${AGENT_RULES} ${ASK}`,
     ...toolInput(ap2MandateRules, {
       card_id: cardId,
-      merchant: 'The merchant: {"name", "website": its https URL, "id"?: its AP2 merchant id (default the website\'s host)}.',
+      merchant: 'The merchant: {"name", "website": its https URL, "id"?: its AP2 merchant id, which must be the website\'s host (the default)}.',
       amount_max: amount('The most you may pay, more than 0'),
       currency,
       items: 'What you may buy: 1 to 20 lines {"id", "title", "quantity"? (default 1, at most 99), "alternatives"?: up to 9 {"id", "title"}}.',

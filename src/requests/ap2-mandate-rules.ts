@@ -65,14 +65,18 @@ export const ap2MandateRules = {
   agent_key: objectRule<P256PublicJwk>('a P-256 public JWK', agentKeyFrom, closed({ kty: { type: 'string', enum: ['EC'] }, crv: { type: 'string', enum: ['P-256'] }, x: coordinate, y: coordinate, alg: { type: 'string', enum: ['ES256'] }, kid: text(200), use: text(16) }, ['kty', 'crv', 'x', 'y'])),
 };
 
-/** merchantFrom checks {name, website, id?}: website an https URL whose host is a merchant domain; id defaults to that host. */
+/** merchantFrom checks {name, website, id?}: website an https URL whose host is a merchant domain; id, when given, is that host. */
 function merchantFrom(value: JsonValue, param: string): MandateMerchant {
   const record = exactObject(value, param, ['name', 'website'], ['id']);
   const name = nameText.fromJson(record['name'] as JsonValue, `${param}.name`);
   const website = websiteText.fromJson(record['website'] as JsonValue, `${param}.website`);
   const host = websiteHost(website, `${param}.website`);
-  const id = record['id'] === undefined ? host : idText.fromJson(record['id'], `${param}.id`);
-  return { ap2: { id, name, website }, host };
+  // One merchant (shared/spec/ap2-mandates.md §6): AP2's verifiers match payees by id first, so an
+  // id other than the host the policy judged would sign one merchant and judge another.
+  if (record['id'] !== undefined && idText.fromJson(record['id'], `${param}.id`) !== host) {
+    throw invalidRequest(`${param}.id`, `${param}.id must be the website's host, ${host}, or be left out (it is then set to it): the policy, the card window and both mandates name one merchant.`);
+  }
+  return { ap2: { id: host, name, website }, host };
 }
 
 /** websiteHost returns the normalized host of an https URL with no user info and no port. */
