@@ -4,10 +4,11 @@
  * one; the policy and the approval store will hold exactly this value.
  */
 import { LatchError } from '../errors/latch-error.js';
-import type { AuthorizationType, RecurringInterval } from './model.js';
+import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
 import type { WindowTerms } from './window-payload.js';
 import type { Ap2Merchant, MandateLine } from '../ap2/open-mandates.js';
 import type { P256PublicJwk } from '../ap2/p256.js';
+import { recurringWindowOf, type MandateRecurrence } from '../ap2/recurrence.js';
 
 interface RequestBase {
   cardId: string;
@@ -45,8 +46,9 @@ export interface RecurringRequest extends RequestBase {
 /**
  * An agent's AP2 open mandates (docs/ap2.md): decided and counted as a ceiling of amountMinor
  * (amount_max) for ttlSeconds, registered as a one-time ceiling card window for the same card,
- * merchant (the website's host) and lifetime, and signed as the two open mandates bound to the
- * agent's key. The whole request, agent key included, is what an approval is bound to.
+ * merchant (the website's host) and lifetime — a recurring one when the mandate recurs (spec §6) —
+ * and signed as the two open mandates bound to the agent's key. The whole request, agent key
+ * included, is what an approval is bound to.
  */
 export interface Ap2MandateRequest extends RequestBase {
   kind: 'ap2_mandate';
@@ -55,6 +57,8 @@ export interface Ap2MandateRequest extends RequestBase {
     merchant: Ap2Merchant;
     lines: MandateLine[];
     agentKey: P256PublicJwk;
+    /** AP2's `payment.agent_recurrence` and `payment.budget`, when the agent may pay more than once. */
+    recurrence?: MandateRecurrence;
   };
 }
 
@@ -113,6 +117,16 @@ export function checkRequest(request: AuthorizationRequest, nowSeconds: number):
   if (request.kind === 'recurring') checkRecurringSchedule(request.startsAt ?? undefined, request.endsAt ?? undefined, nowSeconds);
 }
 
+/**
+ * cardWindowKind is the kind of the card window a request registers: its own kind, and for an AP2
+ * mandate a one-time window, or a recurring one when the mandate recurs. A policy rule naming that
+ * kind judges the request too (shared/spec/ap2-mandates.md §6), so windowTerms and the policy read it here.
+ */
+export function cardWindowKind(request: Pick<AuthorizationRequest, 'kind'> & { mandate?: Ap2MandateRequest['mandate'] }): AuthorizationKind {
+  if (request.kind !== 'ap2_mandate') return request.kind;
+  return request.mandate?.recurrence === undefined ? 'one_time' : 'recurring';
+}
+
 /** windowTerms gives the terms of the window signed for a request, with times from nowSeconds. */
 export function windowTerms(request: AuthorizationRequest, nowSeconds: number): WindowTerms {
   const base = {
@@ -127,9 +141,14 @@ export function windowTerms(request: AuthorizationRequest, nowSeconds: number): 
       return { ...base, authorizationType: request.authorizationType, kind: 'one_time', notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
     case 'merchant_verification':
       return { ...base, authorizationType: 'ceiling', kind: 'merchant_verification', notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
-    case 'ap2_mandate':
+    case 'ap2_mandate': {
       // The card window that backs the mandates: the card declines more than they allow.
-      return { ...base, authorizationType: 'ceiling', kind: 'one_time', notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
+      const { recurrence } = request.mandate;
+      const times = { notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
+      if (recurrence === undefined) return { ...base, authorizationType: 'ceiling', kind: 'one_time', ...times };
+      const schedule = recurringWindowOf(recurrence, request.amountMinor);
+      return { ...base, authorizationType: 'ceiling', kind: 'recurring', ...times, recurring: { interval: schedule.interval, intervalCount: schedule.intervalCount, maxCharges: schedule.maxCharges } };
+    }
     case 'recurring': {
       const notBefore = request.startsAt ?? nowSeconds;
       return {

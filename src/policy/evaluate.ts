@@ -17,6 +17,13 @@ export interface PolicyRequest extends ScopeFacts {
   /** True only for the daemon token; then `agent` is `owner`. */
   readonly isOwner: boolean;
   readonly kind: AuthorizationKind;
+  /**
+   * The kind of the card window the request registers, when it is not `kind` itself: an AP2
+   * mandate's one-time or recurring window. A rule naming that kind judges the request too
+   * (shared/spec/ap2-mandates.md §6), so a rule gating one-time windows cannot be gone around by
+   * asking for the same window as a mandate.
+   */
+  readonly registers?: AuthorizationKind;
   readonly amountMinor: number;
   readonly nowSeconds: number;
   /** A recurring request's schedule: a budget counts every charge of it that fits its window. */
@@ -122,10 +129,15 @@ export function evaluatePolicy(policy: Policy, request: PolicyRequest, usage: Po
  */
 export function ruleMatches(rule: PolicyRule, request: PolicyRequest): boolean {
   if (!(rule.decision === 'allow' ? scopeMatches(rule, request) : budgetCovers(rule, request))) return false;
-  if (rule.kinds !== undefined && !rule.kinds.includes(request.kind)) return false;
+  if (rule.kinds !== undefined && !kindNamed(rule.kinds, request)) return false;
   if (rule.minAmountMinor !== undefined && request.amountMinor < rule.minAmountMinor) return false;
   if (rule.maxAmountMinor !== undefined && request.amountMinor > rule.maxAmountMinor) return false;
   return true;
+}
+
+/** kindNamed reports whether kinds names the request's kind or the kind of the card window it registers. */
+function kindNamed(kinds: readonly AuthorizationKind[], request: PolicyRequest): boolean {
+  return kinds.includes(request.kind) || (request.registers !== undefined && kinds.includes(request.registers));
 }
 
 function ruleReason(rule: PolicyRule, request: PolicyRequest, money: (minor: number) => string): string {
@@ -133,7 +145,7 @@ function ruleReason(rule: PolicyRule, request: PolicyRequest, money: (minor: num
   if (rule.agents !== undefined) held.push(`caller ${request.agent} is listed`);
   if (rule.cards !== undefined) held.push(request.cardId === null ? 'a window without a card can be charged on a listed card' : `card ${request.cardId} is listed`);
   if (rule.merchants !== undefined) held.push(`merchant ${request.merchant} is listed`);
-  if (rule.kinds !== undefined) held.push(`kind is ${request.kind}`);
+  if (rule.kinds !== undefined) held.push(rule.kinds.includes(request.kind) ? `kind is ${request.kind}` : `kind is ${request.kind}, which registers a ${request.registers ?? request.kind} card window`);
   if (rule.currencies !== undefined) held.push(`currency is ${request.currency}`);
   if (rule.minAmountMinor !== undefined) held.push(`amount ${money(request.amountMinor)} is at least ${money(rule.minAmountMinor)}`);
   if (rule.maxAmountMinor !== undefined) held.push(`amount ${money(request.amountMinor)} is at most ${money(rule.maxAmountMinor)}`);

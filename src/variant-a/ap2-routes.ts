@@ -9,7 +9,7 @@ import type { Ap2MandateResult } from '../variant-common/ap2-mandate-operation.j
 import type { Ap2MandateRequest } from '../core/authorization-request.js';
 import type { OperationContext } from '../core/core-deps.js';
 import type { RouteHandler } from '../http/route.js';
-import { ap2MandateRules } from '../requests/ap2-mandate-rules.js';
+import { ap2MandateRules, mandateRecurrence } from '../requests/ap2-mandate-rules.js';
 import { validateBody, validateQuery, type Validated } from '../validate/schema.js';
 import { pendingAnswer } from '../variant-common/approval-shape.js';
 import { operationContext } from '../variant-common/operation-context.js';
@@ -30,6 +30,7 @@ export interface Ap2Handlers {
 
 /** ap2MandateRequest maps the validated body to the core's request. */
 export function ap2MandateRequest(input: Validated<typeof ap2MandateRules>): Ap2MandateRequest {
+  const recurrence = mandateRecurrence(input);
   return {
     kind: 'ap2_mandate',
     cardId: input.card_id,
@@ -37,7 +38,7 @@ export function ap2MandateRequest(input: Validated<typeof ap2MandateRules>): Ap2
     amountMinor: input.amount_max,
     currency: input.currency,
     ttlSeconds: input.ttl_minutes * 60,
-    mandate: { merchant: input.merchant.ap2, lines: input.items, agentKey: input.agent_key },
+    mandate: { merchant: input.merchant.ap2, lines: input.items, agentKey: input.agent_key, ...(recurrence !== undefined && { recurrence }) },
   };
 }
 

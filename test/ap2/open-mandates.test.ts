@@ -99,7 +99,7 @@ test('a card without a label is an instrument without a description (never null)
 test('disclosure digests are SHA-256 over the base64url text of [salt, value], as SD-JWT and the AP2 SDK compute them', () => {
   const salts = ['c2FsdHNhbHRzYWx0c2FsdA', 'b3RoZXJzYWx0b3RoZXJzYQ'];
   let next = 0;
-  const token = issueRootSdJwt({ a: ['x'] }, (claims, disclose) => ({ a: claims.a.map(disclose) }), { kid: 'k', sign: () => new Uint8Array(64) }, () => salts[next++] as string);
+  const token = issueRootSdJwt({ a: ['x'] }, (claims, disclose) => ({ a: claims.a.map(disclose) }), { kid: 'k', sign: () => new Uint8Array(64) }, undefined, () => salts[next++] as string);
   const [, inner, outer] = token.slice(0, -1).split('~') as [string, string, string];
   assert.equal(Buffer.from(inner, 'base64url').toString('utf8'), '["c2FsdHNhbHRzYWx0c2FsdA","x"]');
   const innerDigest = createHash('sha256').update(inner, 'ascii').digest('base64url');
