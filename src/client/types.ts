@@ -273,7 +273,8 @@ export interface ProxyAnswer {
 export type PolicyCheckInput =
   | ({ kind?: 'one_time' } & AuthorizeInput & { agent?: string })
   | ({ kind: 'merchant_verification' } & MerchantBindInput & { agent?: string })
-  | ({ kind: 'recurring' } & RecurringInput & { agent?: string });
+  | ({ kind: 'recurring' } & RecurringInput & { agent?: string })
+  | ({ kind: 'ap2_mandate' } & Ap2MandateInput & { agent?: string });
 
 /** What the spending policy would decide: nothing is signed, reserved or recorded. */
 export interface PolicyCheck {

@@ -75,6 +75,14 @@ describe('rules that gate a kind gate what a mandate registers', () => {
     assert.deepEqual(auditLines().slice(before).map((line) => line['operation']), ['approval_requested'], 'nothing is signed or sent for an ask');
   });
 
+  test('POST /policy/check with kind ap2_mandate answers what /ap2/mandates would get', async () => {
+    const asks = await shopper.post('/policy/check', { kind: 'ap2_mandate', ...body({ amount_max: '40.00' }) });
+    assert.equal(asks.status, 200, asks.text);
+    assert.deepEqual([asks.body.decision, asks.body.rule], ['ask', 'pay-asks']);
+    const denies = await shopper.post('/policy/check', { kind: 'ap2_mandate', ...body({ merchant: { name: 'Casino', website: 'https://casino.example' } }) });
+    assert.deepEqual([denies.body.decision, denies.body.rule], ['deny', 'no-casino']);
+  });
+
   test('a recurring mandate is judged by a rule naming recurring', async () => {
     const mandate = await post(body({ amount_max: '40.00', recurrence: { frequency: 'MONTHLY', max_occurrences: 3 }, budget: '120.00' }));
     assert.equal(mandate.status, 202, mandate.text);
