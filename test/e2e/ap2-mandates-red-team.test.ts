@@ -169,4 +169,19 @@ describe('a recurring mandate', () => {
     const again = await stack.charge(stack.cards[0].card_id, 'shop.example', '20.00');
     assert.equal(again.body.decision, 'declined', `one charge a week: ${again.text}`);
   });
+
+  test("GET /ap2/mandates/:id/context answers the spend so far from the cloud's charges, to the agent that asked and the owner only", async () => {
+    const target = `/ap2/mandates/${answer['mandate_id'] as string}/context`;
+    const seen = await shopper.get(target);
+    assert.equal(seen.status, 200, seen.text);
+    assert.deepEqual(Object.keys(seen.body).sort(), ['currency', 'last_at', 'occurrences', 'total_amount']);
+    assert.deepEqual([seen.body.total_amount, seen.body.currency, seen.body.occurrences], [2000, 'USD', 1]);
+    assert.match(seen.body.last_at, /^\d{4}-\d\d-\d\dT/);
+    assert.equal((await stack.a.get(target)).status, 200, 'the owner sees it');
+    addAgent(stack.home, 'other');
+    const other = await stack.agent('other').get(target);
+    assert.deepEqual([other.status, other.body.error.code], [404, 'authorization_not_found']);
+    const malformed = await shopper.get('/ap2/mandates/pw_1/context');
+    assert.deepEqual([malformed.status, malformed.body.error.param], [400, 'mandate_id']);
+  });
 });
