@@ -146,3 +146,24 @@ test('a signature under another key fails @sd-jwt/core and jose', async () => {
   await assert.rejects((await sdJwtLibrary()).verify(signed.openPaymentMandate), /Invalid JWT Signature/);
   await assert.rejects(compactVerify(signed.openPaymentMandate.split('~')[0] as string, createLocalJWKSet(jwks)));
 });
+
+test('a recurring mandate with its issuer: @sd-jwt/core resolves the recurrence and budget as AP2 names them, the issuer JWT carries iss, and the strict check reads it', async () => {
+  const t = terms({ recurrence: { frequency: 'MONTHLY', maxOccurrences: 12, budgetMinor: 30_050 }, issuer: 'urn:latch:device:dev_abc' });
+  const signed = signOpenMandates(t, signer, IAT, EXP);
+  const library = await sdJwtLibrary();
+  const expected = openPaymentClaims(t, signed.openCheckoutHash, IAT, EXP);
+  const { payload } = await library.verify(signed.openPaymentMandate);
+  assert.deepEqual(payload, { iss: 'urn:latch:device:dev_abc', delegate_payload: [expected] });
+  assert.deepEqual(expected.constraints.slice(0, 3), [
+    { type: 'payment.amount_range', currency: 'USD', max: 2500, min: 0 },
+    { type: 'payment.agent_recurrence', frequency: 'MONTHLY', max_occurrences: 12 },
+    { type: 'payment.budget', max: 300.5, currency: 'USD' },
+  ]);
+  assert.equal((await library.decode(signed.openPaymentMandate)).disclosures?.length, disclosureCount(expected));
+  for (const token of [signed.openCheckoutMandate, signed.openPaymentMandate]) {
+    const top = JSON.parse(Buffer.from((token.split('.')[1] as string), 'base64url').toString('utf8')) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(top), ['iss', 'delegate_payload', '_sd_alg']);
+    const verified = verifyRootSdJwt(token, () => p256PublicKeyObject(signer.publicJwk));
+    assert.equal(verified.issuer, 'urn:latch:device:dev_abc');
+  }
+});
