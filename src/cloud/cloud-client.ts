@@ -91,8 +91,7 @@ export interface CloudClientOptions {
  * CloudClient sends RFC 9421-signed requests to the configured cloud origin only. It never
  * follows redirects, never forwards the local bearer token, and retries only when safe: GET or
  * requests with an idempotency key, on connection failure or 503, at most twice with jittered
- * backoff, all within one overall deadline. Every answer it returns has passed the card-data
- * guard (cloud-card-data.ts): what the cloud sent as card data is withheld before anyone reads it.
+ * backoff, all within one overall deadline. Card data in an answer is withheld (cloud-card-data.ts).
  */
 export class CloudClient {
   readonly origin: URL;
@@ -173,8 +172,6 @@ export class CloudClient {
       this.options.clock?.observe(response.headers.get('date'));
       const rawBody = await readBounded(response, CLOUD_RESPONSE_BYTES_MAX);
       if (rawBody === undefined) return { kind: 'too_large' };
-      // The one place every cloud answer passes before anything reads it: card data the cloud
-      // sent is withheld here, so no caller relays, stores or logs it (docs/decisions.md §35).
       return { kind: 'response', response: withoutCardData({ status: response.status, headers: response.headers, rawBody }) };
     } catch (error) {
       if (signal.aborted || (error instanceof Error && error.name === 'TimeoutError')) return { kind: 'timeout' };

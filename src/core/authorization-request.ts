@@ -45,10 +45,9 @@ export interface RecurringRequest extends RequestBase {
 
 /**
  * An agent's AP2 open mandates (docs/ap2.md): decided and counted as a ceiling of amountMinor
- * (amount_max) for ttlSeconds, registered as a one-time ceiling card window for the same card,
- * merchant (the website's host) and lifetime — a recurring one when the mandate recurs (spec §6) —
- * and signed as the two open mandates bound to the agent's key. The whole request, agent key
- * included, is what an approval is bound to.
+ * (amount_max) for ttlSeconds, registered as a one-time (or, recurring, a recurring) ceiling card
+ * window for the same card, merchant (the website's host) and lifetime, and signed as the two open
+ * mandates bound to the agent's key. The whole request, agent key included, is what an approval is bound to.
  */
 export interface Ap2MandateRequest extends RequestBase {
   kind: 'ap2_mandate';
@@ -57,7 +56,6 @@ export interface Ap2MandateRequest extends RequestBase {
     merchant: Ap2Merchant;
     lines: MandateLine[];
     agentKey: P256PublicJwk;
-    /** AP2's `payment.agent_recurrence` and `payment.budget`, when the agent may pay more than once. */
     recurrence?: MandateRecurrence;
   };
 }
@@ -117,11 +115,7 @@ export function checkRequest(request: AuthorizationRequest, nowSeconds: number):
   if (request.kind === 'recurring') checkRecurringSchedule(request.startsAt ?? undefined, request.endsAt ?? undefined, nowSeconds);
 }
 
-/**
- * cardWindowKind is the kind of the card window a request registers: its own kind, and for an AP2
- * mandate a one-time window, or a recurring one when the mandate recurs. A policy rule naming that
- * kind judges the request too (shared/spec/ap2-mandates.md §6), so windowTerms and the policy read it here.
- */
+/** cardWindowKind is the kind of card window a request registers (for an AP2 mandate, one_time or recurring). */
 export function cardWindowKind(request: Pick<AuthorizationRequest, 'kind'> & { mandate?: Ap2MandateRequest['mandate'] }): AuthorizationKind {
   if (request.kind !== 'ap2_mandate') return request.kind;
   return request.mandate?.recurrence === undefined ? 'one_time' : 'recurring';
@@ -144,10 +138,8 @@ export function windowTerms(request: AuthorizationRequest, nowSeconds: number): 
     case 'ap2_mandate': {
       // The card window that backs the mandates: the card declines more than they allow.
       const { recurrence } = request.mandate;
-      const times = { notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
-      if (recurrence === undefined) return { ...base, authorizationType: 'ceiling', kind: 'one_time', ...times };
-      const schedule = recurringWindowOf(recurrence, request.amountMinor);
-      return { ...base, authorizationType: 'ceiling', kind: 'recurring', ...times, recurring: { interval: schedule.interval, intervalCount: schedule.intervalCount, maxCharges: schedule.maxCharges } };
+      const times = { authorizationType: 'ceiling' as const, notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
+      return recurrence === undefined ? { ...base, kind: 'one_time', ...times } : { ...base, kind: 'recurring', ...times, recurring: recurringWindowOf(recurrence, request.amountMinor) };
     }
     case 'recurring': {
       const notBefore = request.startsAt ?? nowSeconds;

@@ -175,11 +175,7 @@ function windowAudit(operation: string, signed: SignedWindow, context: Operation
   };
 }
 
-/**
- * registerForRequest registers a request's window and then does what the request needs of the
- * registered window: for an AP2 mandate request, the open mandates are signed now, after the cloud
- * accepted the card window, never before (shared/spec/ap2-mandates.md §6).
- */
+/** registerForRequest registers a request's window; an AP2 request's mandates are signed only then (ap2 spec §6). */
 async function registerForRequest(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, request: AuthorizationRequest, operation: string, context: OperationContext): Promise<Authorization> {
   const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
   if (request.kind === 'ap2_mandate') await signRegisteredMandates(deps, request, signed, context);

@@ -50,7 +50,6 @@ export async function signDecidedWindow(deps: CoreDeps, device: EnrolledDevice, 
   // Before anything is decided or recorded: a paused daemon reserves nothing and leaves no trace.
   refuseWhilePaused(deps.paused);
   // A daemon that cannot sign AP2 mandates refuses one before anything is decided or reserved.
-  // Nothing is read from the cloud before the decision (shared/spec/ap2-mandates.md §6).
   if (purpose.kind === 'register') refuseUnsignableMandates(deps, purpose.request);
   const nowSeconds = deps.nowSeconds();
   const payload = buildWindowPayload(terms, device.deviceId, signedAt);

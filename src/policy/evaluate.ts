@@ -17,12 +17,7 @@ export interface PolicyRequest extends ScopeFacts {
   /** True only for the daemon token; then `agent` is `owner`. */
   readonly isOwner: boolean;
   readonly kind: AuthorizationKind;
-  /**
-   * The kind of the card window the request registers, when it is not `kind` itself: an AP2
-   * mandate's one-time or recurring window. A rule naming that kind judges the request too
-   * (shared/spec/ap2-mandates.md §6), so a rule gating one-time windows cannot be gone around by
-   * asking for the same window as a mandate.
-   */
+  /** An AP2 mandate's card window kind: a rule naming it judges the mandate too (ap2 spec §6). */
   readonly registers?: AuthorizationKind;
   readonly amountMinor: number;
   readonly nowSeconds: number;
@@ -129,15 +124,10 @@ export function evaluatePolicy(policy: Policy, request: PolicyRequest, usage: Po
  */
 export function ruleMatches(rule: PolicyRule, request: PolicyRequest): boolean {
   if (!(rule.decision === 'allow' ? scopeMatches(rule, request) : budgetCovers(rule, request))) return false;
-  if (rule.kinds !== undefined && !kindNamed(rule.kinds, request)) return false;
+  if (rule.kinds !== undefined && !rule.kinds.includes(request.kind) && !(request.registers !== undefined && rule.kinds.includes(request.registers))) return false;
   if (rule.minAmountMinor !== undefined && request.amountMinor < rule.minAmountMinor) return false;
   if (rule.maxAmountMinor !== undefined && request.amountMinor > rule.maxAmountMinor) return false;
   return true;
-}
-
-/** kindNamed reports whether kinds names the request's kind or the kind of the card window it registers. */
-function kindNamed(kinds: readonly AuthorizationKind[], request: PolicyRequest): boolean {
-  return kinds.includes(request.kind) || (request.registers !== undefined && kinds.includes(request.registers));
 }
 
 function ruleReason(rule: PolicyRule, request: PolicyRequest, money: (minor: number) => string): string {

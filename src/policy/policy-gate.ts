@@ -244,14 +244,9 @@ function ledgerEntry(entry: Readonly<AuthorizationEntry>) {
   };
 }
 
-/**
- * requestSchedule is the charging schedule of a request that registers a recurring window (a
- * recurring request, or a recurring AP2 mandate), undefined for the other kinds.
- */
+/** requestSchedule is the charging schedule of a request's recurring window (recurring, or a recurring AP2 mandate). */
 function requestSchedule(request: DecisionRequest): ChargeSchedule | undefined {
-  if (request.kind === 'recurring') return chargeSchedule(request.interval, request.intervalCount, request.maxCharges);
-  if (request.kind !== 'ap2_mandate') return undefined;
-  const recurring = windowTerms(request, 0).recurring;
+  const recurring = request.kind === 'recurring' ? request : request.kind === 'ap2_mandate' ? windowTerms(request, 0).recurring : undefined;
   return recurring === undefined ? undefined : chargeSchedule(recurring.interval, recurring.intervalCount, recurring.maxCharges);
 }
 
