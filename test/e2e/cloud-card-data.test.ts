@@ -13,11 +13,16 @@ import { createDaemon, type DaemonHandle } from '../../src/daemon/create-daemon.
 import { addAgent, readAgentToken } from '../../src/datadir/agents.js';
 import { readToken } from '../../src/datadir/token.js';
 import { CLOUD_CARD_DATA_MESSAGE } from '../../src/cloud/cloud-card-data.js';
-import { containsCardNumber } from '../../src/validate/card-number-scan.js';
 import { jsonAnswer, startRecordingServer, type RecordingServer } from '../support/recording-server.js';
 import { JsonClient, startStack, type Stack } from '../support/stack.js';
 
 const PAN_TEXT = '4111 1111 1111 1111 cvv 123';
+/**
+ * holdsThePan reports whether text holds the stand-in cloud's card number in any spacing. Not the
+ * general scan: hex hashes in answers and logs (request_sha256, prev) hold Luhn-valid digit runs by
+ * chance, and what is asserted here is that the cloud's number went nowhere.
+ */
+const holdsThePan = (text: string): boolean => text.replace(/[\s-]/g, '').includes('4111111111111111');
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'large', min_amount: '5.00', decision: 'ask' }] };
 
 let stack: Stack;
@@ -54,7 +59,7 @@ test('a cloud error message carrying a card number reaches agents on neither lis
   const b = await agentB.post('/authorize', { card_id: card(), amount: '1.00', merchant: 'shop.example' });
   for (const [name, answer] of [['A', a], ['B', b]] as const) {
     assert.ok(answer.status >= 400, `${name}: ${answer.text}`);
-    assert.ok(!containsCardNumber(answer.text), `${name}: ${answer.text}`);
+    assert.ok(!holdsThePan(answer.text), `${name}: ${answer.text}`);
   }
   assert.equal(a.body.error.message, CLOUD_CARD_DATA_MESSAGE);
 });
@@ -64,7 +69,7 @@ test("a card's label carrying a card number is the fixed message on both listene
   cloud.respondWith(jsonAnswer(200, { cards: [view] }));
   for (const [name, answer] of [['A', await agentA.get('/cards')], ['B', await agentB.get('/cards')], ['proxy', await ownerA.get('/v1/cards')]] as const) {
     assert.equal(answer.status, 200, `${name}: ${answer.text}`);
-    assert.ok(!containsCardNumber(answer.text), `${name}: ${answer.text}`);
+    assert.ok(!holdsThePan(answer.text), `${name}: ${answer.text}`);
     assert.ok(answer.text.includes(CLOUD_CARD_DATA_MESSAGE), `${name}: ${answer.text}`);
   }
 });
@@ -76,10 +81,10 @@ test('an approval the cloud refuses with a card number keeps none in state.journ
   const approved = await ownerA.post(`/approvals/${asked.body.approval_id as string}/approve`, {});
   assert.equal(approved.body.status, 'failed', approved.text);
   assert.equal(approved.body.error.message, CLOUD_CARD_DATA_MESSAGE);
-  assert.ok(!containsCardNumber(approved.text), approved.text);
+  assert.ok(!holdsThePan(approved.text), approved.text);
   const shown = await ownerA.get(`/approvals/${asked.body.approval_id as string}`);
-  assert.ok(!containsCardNumber(shown.text), shown.text);
+  assert.ok(!holdsThePan(shown.text), shown.text);
   for (const name of readdirSync(stack.home).filter((file) => file.endsWith('.journal') || file === 'audit.log')) {
-    assert.ok(!containsCardNumber(readFileSync(path.join(stack.home, name), 'utf8')), `${name} holds a card number`);
+    assert.ok(!holdsThePan(readFileSync(path.join(stack.home, name), 'utf8')), `${name} holds a card number`);
   }
 });
