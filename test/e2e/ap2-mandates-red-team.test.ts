@@ -14,7 +14,7 @@ import { SDJwtInstance } from '@sd-jwt/core';
 import { ES256, digest } from '@sd-jwt/crypto-nodejs';
 import type { JSONWebKeySet } from 'jose';
 import { addAgent } from '../../src/datadir/agents.js';
-import { startStack, type JsonClient, type Stack } from '../support/stack.js';
+import { runLatch, startStack, type JsonClient, type Stack } from '../support/stack.js';
 
 const POLICY = {
   v: 1,
@@ -168,6 +168,16 @@ describe('a recurring mandate', () => {
     assert.equal(first.body.transaction.policy_id, answer['policy_id']);
     const again = await stack.charge(stack.cards[0].card_id, 'shop.example', '20.00');
     assert.equal(again.body.decision, 'declined', `one charge a week: ${again.text}`);
+  });
+
+  test('its evidence pack carries the recurrence and budget, and latch evidence verify checks the recurring mandates offline', async () => {
+    const file = path.join(stack.root, 'ap2-recurring-pack.json');
+    const exported = await runLatch(['evidence', answer['policy_id'] as string, '--out', file], { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
+    assert.equal(exported.code, 0, exported.stderr);
+    const pack = JSON.parse(readFileSync(file, 'utf8')) as Record<string, any>;
+    assert.deepEqual(pack['request']['ap2']['recurrence'], { frequency: 'WEEKLY', max_occurrences: 5, budget: '50.00' });
+    const checked = await runLatch(['evidence', 'verify', file], { LATCH_HOME: path.join(stack.root, 'no-such-home') });
+    assert.equal(checked.code, 0, checked.stderr + checked.stdout);
   });
 
   test("GET /ap2/mandates/:id/context answers the spend so far from the cloud's charges, to the agent that asked and the owner only", async () => {
