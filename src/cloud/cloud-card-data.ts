@@ -56,29 +56,49 @@ function bodyWithoutCardData(rawBody: Uint8Array): Uint8Array {
   } catch {
     return containsCardNumber(text) ? Buffer.from(CLOUD_CARD_DATA_MESSAGE, 'utf8') : rawBody;
   }
-  const counter = { nodes: 0, replaced: 0 };
-  const cleaned = cleanValue(parsed, counter);
-  return counter.replaced === 0 ? rawBody : Buffer.from(JSON.stringify(cleaned), 'utf8');
-}
-
-/** cleanValue returns value with card data replaced; recursion depth is bounded by JSON.parse's own. */
-function cleanValue(value: unknown, counter: { nodes: number; replaced: number }): unknown {
-  if (++counter.nodes > NODES_MAX) throw new Error('cloud card-data guard: answer has too many nodes');
-  if (typeof value === 'string') return replacedIf(containsCardNumber(value), value, counter);
-  if (typeof value === 'number') return replacedIf(Number.isFinite(value) && containsCardNumber(String(value)), value, counter);
-  if (Array.isArray(value)) return value.map((item) => cleanValue(item, counter));
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const [name, member] of Object.entries(value as Record<string, unknown>)) {
-    const cleanName = containsCardNumber(name) ? replacedIf(true, name, counter) as string : name;
-    // A member named like card data is withheld whatever it holds (an object, a short code).
-    out[cleanName] = isCardFieldName(name) && member !== null ? replacedIf(true, member, counter) : cleanValue(member, counter);
+  const replaced = cleanInPlace(parsed);
+  if (replaced.count === 0) return rawBody;
+  try {
+    return Buffer.from(JSON.stringify(replaced.value), 'utf8');
+  } catch {
+    // Nested too deep to write back (JSON.stringify recurses): the answer is withheld whole.
+    return Buffer.from(CLOUD_CARD_DATA_MESSAGE, 'utf8');
   }
-  return out;
 }
 
-function replacedIf(found: boolean, value: unknown, counter: { replaced: number }): unknown {
-  if (!found) return value;
-  counter.replaced++;
-  return CLOUD_CARD_DATA_MESSAGE;
+/** holdsCardNumber reports whether a JSON leaf (a string, or a number by its text) holds a card number. */
+function holdsCardNumber(value: unknown): boolean {
+  if (typeof value === 'string') return containsCardNumber(value);
+  return typeof value === 'number' && Number.isFinite(value) && containsCardNumber(String(value));
+}
+
+/**
+ * cleanInPlace replaces card data in a freshly parsed answer, with an explicit stack (an answer
+ * nested a million deep must not overflow the call stack), and counts what it replaced.
+ */
+function cleanInPlace(root: unknown): { value: unknown; count: number } {
+  if (holdsCardNumber(root)) return { value: CLOUD_CARD_DATA_MESSAGE, count: 1 };
+  let count = 0;
+  let nodes = 0;
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (++nodes > NODES_MAX) throw new Error('cloud card-data guard: answer has too many nodes');
+    if (node === null || typeof node !== 'object') continue;
+    const members = node as Record<string, unknown>;
+    for (const name of Object.keys(members)) {
+      const member = members[name];
+      // A member named like card data is withheld whatever it holds (an object, a short code).
+      const withheld = (!Array.isArray(node) && isCardFieldName(name) && member !== null) || holdsCardNumber(member);
+      if (withheld) count++;
+      const value = withheld ? CLOUD_CARD_DATA_MESSAGE : member;
+      if (!Array.isArray(node) && containsCardNumber(name)) {
+        delete members[name];
+        members[CLOUD_CARD_DATA_MESSAGE] = value;
+        count++;
+      } else members[name] = value;
+      if (!withheld && value !== null && typeof value === 'object') stack.push(value);
+    }
+  }
+  return { value: root, count };
 }

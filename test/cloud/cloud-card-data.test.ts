@@ -145,3 +145,11 @@ test('the raw answer the /v1 proxy relays: body, card-field members, non-JSON bo
   const clean = '{ "cards" : [ ], "note": "1.50" }';
   assert.equal(Buffer.from((await send(200, clean)).rawBody).toString('utf8'), clean);
 });
+
+test('an answer nested far deeper than any call stack is guarded without overflowing it, and still holds no number', async () => {
+  const depth = 200_000;
+  const body = `${'['.repeat(depth)}"${PAN_TEXT}"${']'.repeat(depth)}`;
+  const answer = await gatewayAnswering(200, body).client.send({ method: 'GET', pathAndQuery: '/v1/cards', key });
+  assert.equal(answer.status, 200);
+  assert.ok(!containsCardNumber(Buffer.from(answer.rawBody).toString('utf8')));
+});
