@@ -11,6 +11,10 @@ the credentials provider and merchant around Latch, the trusted surface:
       "amount_max_minor", "item", "alternative"}), makes closed mandates with the agent key
       (MandateClient().present) and verifies the chains as the SDK's sample credentials provider
       and merchant do. It prints one line per case and exits 1 if any case came out otherwise.
+      When DIR/recurring.json (a recurring mandate's answer) and DIR/context.json (its
+      GET /ap2/mandates/:id/context answer) are there too, it also checks the recurring chain with
+      AP2's MandateContext made from Latch's context: a payment within the budget is accepted, one
+      that would pass the budget or the occurrences is refused by the SDK's own evaluators.
 
 AP2's SDK (code/sdk/python at v0.2.0) and sd-jwt-python (src at 9181a0a) must be on PYTHONPATH.
 """
@@ -34,6 +38,7 @@ from ap2.sdk.generated.types.total import Total
 from ap2.sdk.generated.types.link import Link
 from ap2.sdk.jwt_helper import create_jwt
 from ap2.sdk.utils import compute_sha256_b64url
+from ap2.sdk.constraints import MandateContext
 
 
 def new_key():
@@ -100,6 +105,7 @@ def main(mode, folder):
         ('checkout at another merchant', buy(seller=other), False),
         ('checkout under another root key', buy(root=new_key()), False),
     ]
+    cases += recurring_cases(folder, client, agent, latch, terms)
     wrong = 0
     for name, outcome, accept in cases:
         ok = (outcome == 'accepted') == accept
@@ -107,6 +113,57 @@ def main(mode, folder):
         print(f"{'ok  ' if ok else 'FAIL'} {name:40} -> {outcome}")
     print(f"vct {payload['vct']}, root kid {json.loads(_segment(open_payment.split('.')[0]))['kid']}")
     return 1 if wrong else 0
+
+
+def recurring_cases(folder, client, agent, latch, terms):
+    """The recurring chain's cases, when the folder holds a recurring mandate and its context."""
+    import os
+    if not os.path.exists(f'{folder}/recurring.json'):
+        return []
+    mandates = json.load(open(f'{folder}/recurring.json'))
+    reported = json.load(open(f'{folder}/context.json'))
+    open_payment = mandates['open_payment_mandate']
+    merchant = Merchant(**_disclosed(open_payment, 'payment.allowed_payees'))
+    constraints = {c['type']: c for c in _delegate(open_payment)['constraints']}
+    budget_minor = round(constraints['payment.budget']['max'] * 100)
+    limit = constraints['payment.agent_recurrence'].get('max_occurrences')
+    # Latch's context as AP2's MandateContext: minor units, uses, and the last charge's time.
+    last = reported['last_at']
+    from datetime import datetime
+    context = MandateContext(total_amount=reported['total_amount'], total_uses=reported['occurrences'],
+                             last_used_date=None if last is None else datetime.fromisoformat(last.replace('Z', '+00:00')).timestamp())
+    checkout_jwt = 'merchant.checkout.jwt.recurring'
+    transaction_id = compute_sha256_b64url(checkout_jwt)
+
+    def pay(amount, mandate_context=context):
+        closed = PaymentMandate(transaction_id=transaction_id, payee=merchant, payment_amount=Amount(amount=amount, currency='USD'),
+                                payment_instrument=PaymentInstrument(id=terms.get('recurring_card_id', terms['card_id']), type='card'))
+        chain = client.present(holder_key=agent, mandate_token=open_payment, payloads=[closed], aud='credential-provider', nonce='n-3')
+        try:
+            payloads = client.verify(chain, key_or_provider=lambda _t: latch, expected_aud='credential-provider', expected_nonce='n-3')
+        except Exception as error:  # noqa: BLE001
+            return f'rejected: {type(error).__name__}'
+        violations = PaymentMandateChain.parse(payloads).verify(expected_open_checkout_hash=mandates['open_checkout_hash'],
+                                                                expected_transaction_id=transaction_id, mandate_context=mandate_context)
+        return violations or 'accepted'
+
+    maximum = constraints['payment.amount_range']['max']
+    room = budget_minor - reported['total_amount']
+    used_up = MandateContext(total_amount=reported['total_amount'], total_uses=limit if limit is not None else 0, last_used_date=context.last_used_date)
+    cases = [
+        (f"recurring: {min(maximum, room)} with Latch's context ({reported['occurrences']} used)", pay(min(maximum, room)), room > 0),
+        ('recurring: past the budget with that context', pay(room + 1), False),
+        ('recurring: over the per-occurrence maximum', pay(maximum + 1), False),
+        ('recurring: without a context', pay(1, mandate_context=None), False),
+    ]
+    if limit is not None:
+        cases.append(('recurring: occurrences used up', pay(1, mandate_context=used_up), False))
+    return cases
+
+
+def _delegate(token):
+    """The delegate claims of a root mandate: its last disclosure, the packed delegate, with the plain constraints."""
+    return json.loads(_segment(token.split('~')[-2]))[1]
 
 
 def _segment(text):

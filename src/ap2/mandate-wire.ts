@@ -8,6 +8,8 @@ import { p256PublicJwkFromUntrusted, p256Thumbprint } from './p256.js';
 import type { Ap2Item, MandateLine } from './open-mandates.js';
 import type { Ap2MandateRecord } from '../core/decision-record.js';
 import { isoSeconds } from '../time/iso-time.js';
+import { formatMinor, parseAmountText } from '../money/amount.js';
+import { AP2_FREQUENCIES, MAX_OCCURRENCES_MAX, type Ap2Frequency, type MandateRecurrence } from './recurrence.js';
 
 /** The mandate's terms as the wire shows them. */
 export interface Ap2TermsWire {
@@ -16,6 +18,8 @@ export interface Ap2TermsWire {
   agent_key: { kty: 'EC'; crv: 'P-256'; x: string; y: string };
   /** The RFC 7638 thumbprint of the agent key: what the audit line names. */
   agent_key_thumbprint: string;
+  /** A recurring mandate's recurrence and total, as the request sent them (spec §6). */
+  recurrence?: { frequency: Ap2Frequency; max_occurrences: number | null; budget: string };
 }
 
 /**
@@ -36,12 +40,13 @@ export function mandatesWire(policyId: string, mandates: Ap2MandateRecord) {
 
 /** ap2TermsWire writes a request's mandate terms. */
 export function ap2TermsWire(request: Ap2MandateRequest): Ap2TermsWire {
-  const { merchant, lines, agentKey } = request.mandate;
+  const { merchant, lines, agentKey, recurrence } = request.mandate;
   return {
     merchant: { ...merchant },
     items: lines.map((line) => ({ id: line.item.id, title: line.item.title, quantity: line.quantity, alternatives: line.alternatives.map((a) => ({ ...a })) })),
     agent_key: { ...agentKey },
     agent_key_thumbprint: p256Thumbprint(agentKey),
+    ...(recurrence !== undefined && { recurrence: { frequency: recurrence.frequency, max_occurrences: recurrence.maxOccurrences, budget: formatMinor(recurrence.budgetMinor, 2) } }),
   };
 }
 
@@ -60,7 +65,23 @@ export function ap2TermsFromWire(value: unknown): Ap2MandateRequest['mandate'] |
   const key = p256PublicJwkFromUntrusted(value['agent_key']);
   if ('refused' in key) return `request.ap2.agent_key is not a P-256 public key (${key.refused})`;
   const website = merchant['website'];
-  return { merchant: { id: merchant['id'], name: merchant['name'], ...(typeof website === 'string' && { website }) }, lines, agentKey: key.jwk };
+  const recurrence = value['recurrence'] === undefined ? undefined : recurrenceFromWire(value['recurrence']);
+  if (typeof recurrence === 'string') return recurrence;
+  return { merchant: { id: merchant['id'], name: merchant['name'], ...(typeof website === 'string' && { website }) }, lines, agentKey: key.jwk, ...(recurrence !== undefined && { recurrence }) };
+}
+
+function recurrenceFromWire(value: unknown): MandateRecurrence | string {
+  const malformed = 'request.ap2.recurrence is not {frequency, max_occurrences, budget}';
+  if (!isRecord(value) || typeof value['budget'] !== 'string') return malformed;
+  const frequency = value['frequency'];
+  const max = value['max_occurrences'];
+  if (!(AP2_FREQUENCIES as readonly unknown[]).includes(frequency)) return malformed;
+  if (max !== null && (!Number.isSafeInteger(max) || (max as number) < 1 || (max as number) > MAX_OCCURRENCES_MAX)) return malformed;
+  try {
+    return { frequency: frequency as Ap2Frequency, maxOccurrences: max as number | null, budgetMinor: parseAmountText(value['budget'], { param: 'budget', decimals: 2, maxMinor: Number.MAX_SAFE_INTEGER }) };
+  } catch {
+    return malformed;
+  }
 }
 
 function isItem(value: unknown): boolean {

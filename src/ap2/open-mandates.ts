@@ -6,6 +6,8 @@
  */
 import type { P256PublicJwk } from './p256.js';
 import type { Disclose } from './sd-jwt.js';
+import { formatMinor } from '../money/amount.js';
+import type { Ap2Frequency, MandateRecurrence } from './recurrence.js';
 
 export const OPEN_CHECKOUT_VCT = 'mandate.checkout.open.1';
 export const OPEN_PAYMENT_VCT = 'mandate.payment.open.1';
@@ -40,6 +42,19 @@ export interface MandateTerms {
   currency: string;
   lines: MandateLine[];
   agentKey: P256PublicJwk;
+  /** For a human-not-present mandate: how often, how many times, and the total (spec §6). */
+  recurrence?: MandateRecurrence;
+  /** The issuer JWT's `iss`: the device as issuerUri names it (not a delegate claim). */
+  issuer?: string;
+}
+
+/**
+ * issuerUri is the `iss` of every mandate a device signs: `urn:latch:device:` and the device's id
+ * as the cloud enrolled it (docs/ap2.md, "The issuer"). It stays the same across mandate-key
+ * rotations; a device enrolled afresh has a new id.
+ */
+export function issuerUri(deviceId: string): string {
+  return `urn:latch:device:${deviceId}`;
 }
 
 export interface LineItemsConstraint {
@@ -55,6 +70,18 @@ export interface AmountRangeConstraint {
   currency: string;
   max: number;
   min: number;
+}
+/** AP2's `payment.agent_recurrence`: how often the agent may pay, and at most how many times. */
+export interface AgentRecurrenceConstraint {
+  type: 'payment.agent_recurrence';
+  frequency: Ap2Frequency;
+  max_occurrences?: number;
+}
+/** AP2's `payment.budget`: the total, a JSON number of major units as AP2's schema has it. */
+export interface BudgetConstraint {
+  type: 'payment.budget';
+  max: number;
+  currency: string;
 }
 export interface AllowedPayeesConstraint {
   type: 'payment.allowed_payees';
@@ -83,10 +110,17 @@ export interface OpenCheckoutClaims {
   exp: number;
 }
 
-/** The delegate claims of an open payment mandate, members in the SDK's order. */
+/** One constraint of an open payment mandate. */
+export type PaymentConstraint = AmountRangeConstraint | AgentRecurrenceConstraint | BudgetConstraint | AllowedPayeesConstraint | AllowedInstrumentsConstraint | PaymentReferenceConstraint;
+
+/**
+ * The delegate claims of an open payment mandate, members in the SDK's order. The constraints are
+ * the range, then for a recurring mandate its recurrence and budget, then the payees, the
+ * instruments and the reference.
+ */
 export interface OpenPaymentClaims {
   vct: typeof OPEN_PAYMENT_VCT;
-  constraints: [AmountRangeConstraint, AllowedPayeesConstraint, AllowedInstrumentsConstraint, PaymentReferenceConstraint];
+  constraints: PaymentConstraint[];
   cnf: { jwk: P256PublicJwk };
   iat: number;
   exp: number;
@@ -116,6 +150,7 @@ export function openPaymentClaims(terms: MandateTerms, openCheckoutHash: string,
     vct: OPEN_PAYMENT_VCT,
     constraints: [
       { type: 'payment.amount_range', currency: terms.currency, max: terms.amountMaxMinor, min: 0 },
+      ...recurrenceConstraints(terms),
       { type: 'payment.allowed_payees', allowed: [{ ...terms.merchant }] },
       { type: 'payment.allowed_payment_instruments', allowed: [instrument] },
       { type: 'payment.reference', conditional_transaction_id: openCheckoutHash },
@@ -124,6 +159,21 @@ export function openPaymentClaims(terms: MandateTerms, openCheckoutHash: string,
     iat,
     exp,
   };
+}
+
+/**
+ * recurrenceConstraints are a recurring mandate's `payment.agent_recurrence` and `payment.budget`
+ * (AP2 requires the budget with the recurrence); none for a one-time mandate. AP2's schema types the
+ * budget's max as a number of major units, so the exact decimal text of the budget becomes that
+ * JSON number here, at the wire's edge, and is never computed with (docs/decisions.md §35).
+ */
+function recurrenceConstraints(terms: MandateTerms): [AgentRecurrenceConstraint, BudgetConstraint] | [] {
+  const recurrence = terms.recurrence;
+  if (recurrence === undefined) return [];
+  return [
+    { type: 'payment.agent_recurrence', frequency: recurrence.frequency, ...(recurrence.maxOccurrences !== null && { max_occurrences: recurrence.maxOccurrences }) },
+    { type: 'payment.budget', max: Number(formatMinor(recurrence.budgetMinor, 2)), currency: terms.currency },
+  ];
 }
 
 /**
@@ -141,13 +191,17 @@ export function packOpenCheckout(claims: OpenCheckoutClaims, disclose: Disclose)
   };
 }
 
-/** packOpenPayment discloses each allowed payee and each allowed instrument; the range and reference are plain. */
+/** packOpenPayment discloses each allowed payee and each allowed instrument; every other constraint is plain. */
 export function packOpenPayment(claims: OpenPaymentClaims, disclose: Disclose): unknown {
-  const [range, payees, instruments, reference] = claims.constraints;
   return {
     ...claims,
-    constraints: [range, { ...payees, allowed: payees.allowed.map(disclose) }, { ...instruments, allowed: instruments.allowed.map(disclose) }, reference],
+    constraints: claims.constraints.map((constraint) => (hasDisclosedList(constraint) ? { ...constraint, allowed: constraint.allowed.map(disclose) } : constraint)),
   };
+}
+
+/** The payment constraints whose `allowed` elements AP2 marks `x-selectively-disclosable-array`. */
+function hasDisclosedList(constraint: PaymentConstraint): constraint is AllowedPayeesConstraint | AllowedInstrumentsConstraint {
+  return constraint.type === 'payment.allowed_payees' || constraint.type === 'payment.allowed_payment_instruments';
 }
 
 /** How many disclosures each mandate has: one per disclosed element, plus the delegate itself. */
@@ -156,6 +210,5 @@ export function disclosureCount(claims: OpenCheckoutClaims | OpenPaymentClaims):
     const [lines, merchants] = claims.constraints;
     return 1 + lines.items.reduce((n, line) => n + line.acceptable_items.length, 0) + merchants.allowed.length;
   }
-  const [, payees, instruments] = claims.constraints;
-  return 1 + payees.allowed.length + instruments.allowed.length;
+  return 1 + claims.constraints.reduce((n, constraint) => n + (hasDisclosedList(constraint) ? constraint.allowed.length : 0), 0);
 }

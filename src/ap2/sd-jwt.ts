@@ -41,9 +41,11 @@ export interface SdJwtSigner {
 /**
  * issueRootSdJwt makes the compact root SD-JWT of a delegate claims object. `pack` replaces each
  * selectively disclosable array element by `disclose(element)`; the packed object itself is then
- * the one element of `delegate_payload`, disclosed last, as the SDK does. `salt` is for tests.
+ * the one element of `delegate_payload`, disclosed last, as the SDK does. `issuer`, when given, is
+ * the issuer JWT's `iss` (AP2 #259; the SDK's verifier passes it to its key lookup and otherwise
+ * ignores it). `salt` is for tests.
  */
-export function issueRootSdJwt<T>(delegate: T, pack: (delegate: T, disclose: Disclose) => unknown, signer: SdJwtSigner, salt: () => string = randomSalt): string {
+export function issueRootSdJwt<T>(delegate: T, pack: (delegate: T, disclose: Disclose) => unknown, signer: SdJwtSigner, issuer?: string, salt: () => string = randomSalt): string {
   const disclosures: string[] = [];
   const disclose: Disclose = (value) => {
     const encoded = toBase64Url(Buffer.from(JSON.stringify([salt(), value]), 'utf8'));
@@ -52,7 +54,7 @@ export function issueRootSdJwt<T>(delegate: T, pack: (delegate: T, disclose: Dis
   };
   const top = disclose(pack(delegate, disclose));
   const header: RootSdJwtHeader = { alg: 'ES256', typ: ROOT_SD_JWT_TYP, kid: signer.kid };
-  const payload = { delegate_payload: [top], _sd_alg: SD_ALG };
+  const payload = { ...(issuer !== undefined && { iss: issuer }), delegate_payload: [top], _sd_alg: SD_ALG };
   const signingInput = `${jsonSegment(header)}.${jsonSegment(payload)}`;
   const jwt = `${signingInput}.${toBase64Url(signer.sign(signingInput))}`;
   return `${jwt}~${disclosures.map((d) => `${d}~`).join('')}`;

@@ -10,8 +10,8 @@ import { sdHash } from './sd-jwt.js';
 export interface OpenMandateSigner {
   /** The mandate key's id: its RFC 7638 thumbprint, the header's `kid`. */
   readonly kid: string;
-  signOpenCheckoutMandate(claims: OpenCheckoutClaims): string;
-  signOpenPaymentMandate(claims: OpenPaymentClaims): string;
+  signOpenCheckoutMandate(claims: OpenCheckoutClaims, issuer?: string): string;
+  signOpenPaymentMandate(claims: OpenPaymentClaims, issuer?: string): string;
 }
 
 /** The signed pair, as POST /ap2/mandates answers it (the caller adds the ids and the time). */
@@ -25,8 +25,8 @@ export interface SignedOpenMandates {
 
 /** signOpenMandates signs both open mandates for terms, valid from iat to exp (Unix seconds). */
 export function signOpenMandates(terms: MandateTerms, signer: OpenMandateSigner, iat: number, exp: number): SignedOpenMandates {
-  const openCheckoutMandate = signer.signOpenCheckoutMandate(openCheckoutClaims(terms, iat, exp));
+  const openCheckoutMandate = signer.signOpenCheckoutMandate(openCheckoutClaims(terms, iat, exp), terms.issuer);
   const openCheckoutHash = sdHash(openCheckoutMandate);
-  const openPaymentMandate = signer.signOpenPaymentMandate(openPaymentClaims(terms, openCheckoutHash, iat, exp));
+  const openPaymentMandate = signer.signOpenPaymentMandate(openPaymentClaims(terms, openCheckoutHash, iat, exp), terms.issuer);
   return { openCheckoutMandate, openPaymentMandate, openCheckoutHash, keyId: signer.kid };
 }

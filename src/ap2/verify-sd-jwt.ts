@@ -14,6 +14,8 @@ export interface VerifiedRootSdJwt {
   header: RootSdJwtHeader;
   delegate: Record<string, unknown>;
   disclosureCount: number;
+  /** The issuer JWT's `iss`, when it has one (mandates signed before it was written have none). */
+  issuer?: string;
 }
 
 /** Why a root SD-JWT is refused, in words. */
@@ -46,7 +48,10 @@ export function verifyRootSdJwt(token: string, keyFor: (kid: string) => KeyObjec
   if (signature === undefined || !verifyEs256(`${headerText}.${payloadText}`, signature, key)) throw new SdJwtRefused('the ES256 signature does not verify');
 
   const payload = decodeJsonSegment(payloadText);
-  if (!isRecord(payload) || !hasExactKeys(payload, ['delegate_payload', '_sd_alg'])) throw new SdJwtRefused('the payload is not exactly delegate_payload and _sd_alg');
+  const payloadKeys = isRecord(payload) && Object.hasOwn(payload, 'iss') ? ['iss', 'delegate_payload', '_sd_alg'] : ['delegate_payload', '_sd_alg'];
+  if (!isRecord(payload) || !hasExactKeys(payload, payloadKeys)) throw new SdJwtRefused('the payload is not exactly delegate_payload and _sd_alg, with iss or without');
+  const issuer = payload['iss'];
+  if (issuer !== undefined && (typeof issuer !== 'string' || issuer === '')) throw new SdJwtRefused('iss is not text');
   if (payload['_sd_alg'] !== SD_ALG) throw new SdJwtRefused('_sd_alg is not sha-256');
   const delegates = payload['delegate_payload'];
   if (!Array.isArray(delegates) || delegates.length !== 1) throw new SdJwtRefused('delegate_payload is not one element');
@@ -63,7 +68,7 @@ export function verifyRootSdJwt(token: string, keyFor: (kid: string) => KeyObjec
   if (unused > 0) throw new SdJwtRefused(`${unused} disclosure(s) not referenced`);
   const delegate = resolved[0];
   if (!isRecord(delegate)) throw new SdJwtRefused('delegate_payload[0] is not an object');
-  return { header, delegate, disclosureCount: encodedDisclosures.length };
+  return { header, delegate, disclosureCount: encodedDisclosures.length, ...(typeof issuer === 'string' && { issuer }) };
 }
 
 function checkHeader(value: unknown): RootSdJwtHeader {

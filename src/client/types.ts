@@ -167,6 +167,9 @@ export interface Ap2MandateInput {
   currency?: string;
   items: { id: string; title: string; quantity?: number; alternatives?: { id: string; title: string }[] }[];
   ttl_minutes?: number;
+  /** AP2's human-not-present recurrence: with it, budget (the total) is required. */
+  recurrence?: { frequency: 'DAILY' | 'WEEKLY' | 'BIWEEKLY' | 'MONTHLY' | 'QUARTERLY' | 'ANNUALLY'; max_occurrences?: number };
+  budget?: AmountInput;
   /** The agent's public JWK {kty: EC, crv: P-256, x, y}; never one with d. */
   agent_key: { kty: string; crv: string; x: string; y: string; [member: string]: unknown };
 }
@@ -270,7 +273,8 @@ export interface ProxyAnswer {
 export type PolicyCheckInput =
   | ({ kind?: 'one_time' } & AuthorizeInput & { agent?: string })
   | ({ kind: 'merchant_verification' } & MerchantBindInput & { agent?: string })
-  | ({ kind: 'recurring' } & RecurringInput & { agent?: string });
+  | ({ kind: 'recurring' } & RecurringInput & { agent?: string })
+  | ({ kind: 'ap2_mandate' } & Ap2MandateInput & { agent?: string });
 
 /** What the spending policy would decide: nothing is signed, reserved or recorded. */
 export interface PolicyCheck {

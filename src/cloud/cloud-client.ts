@@ -8,6 +8,7 @@ import { signatureHeaders } from './sign-upstream.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 import { assertFetchCanRun } from '../runtime/wasm-memory.js';
 import { followSignals } from '../runtime/follow-signals.js';
+import { withoutCardData } from './cloud-card-data.js';
 
 /** Upstream timeout per attempt and overall (docs/decisions.md §13). */
 export const UPSTREAM_TIMEOUT_MS = 10_000;
@@ -90,7 +91,7 @@ export interface CloudClientOptions {
  * CloudClient sends RFC 9421-signed requests to the configured cloud origin only. It never
  * follows redirects, never forwards the local bearer token, and retries only when safe: GET or
  * requests with an idempotency key, on connection failure or 503, at most twice with jittered
- * backoff, all within one overall deadline.
+ * backoff, all within one overall deadline. Card data in an answer is withheld (cloud-card-data.ts).
  */
 export class CloudClient {
   readonly origin: URL;
@@ -171,7 +172,7 @@ export class CloudClient {
       this.options.clock?.observe(response.headers.get('date'));
       const rawBody = await readBounded(response, CLOUD_RESPONSE_BYTES_MAX);
       if (rawBody === undefined) return { kind: 'too_large' };
-      return { kind: 'response', response: { status: response.status, headers: response.headers, rawBody } };
+      return { kind: 'response', response: withoutCardData({ status: response.status, headers: response.headers, rawBody }) };
     } catch (error) {
       if (signal.aborted || (error instanceof Error && error.name === 'TimeoutError')) return { kind: 'timeout' };
       return { kind: 'unreachable' };

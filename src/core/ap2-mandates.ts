@@ -1,11 +1,10 @@
 /**
- * AP2 open mandates in the one pipeline (src/core/sign-window.ts; docs/ap2.md, docs/decisions.md
- * §32): a request of kind `ap2_mandate` is decided, approved, counted and recorded like any other;
- * only once it is allowed and its ledger entry recorded does the mandate key sign the two open
- * mandates (the signer refuses otherwise), which are made durable with that entry and audited
- * before they are answered.
+ * AP2 open mandates in the one pipeline (docs/ap2.md, docs/decisions.md §32, §35): decided,
+ * approved, counted and recorded like any request; only once its card window is registered does the
+ * mandate key sign the two open mandates, kept with the entry and audited before they are answered.
  */
 import { sdHash } from '../ap2/sd-jwt.js';
+import { issuerUri } from '../ap2/open-mandates.js';
 import { p256Thumbprint } from '../ap2/p256.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
@@ -13,31 +12,29 @@ import { signRecordedOpenMandates } from '../signer/index.js';
 import type { Ap2MandateRequest, AuthorizationRequest } from './authorization-request.js';
 import type { CoreDeps, OperationContext } from './core-deps.js';
 import type { SignedWindow } from './window-payload.js';
+import { requestSha256 } from './approval.js';
 
-/** An AP2 mandate request with its card's label, read before the decision. */
-export interface MandateCard {
-  request: Ap2MandateRequest;
-  label: string | undefined;
-}
+const NO_MANDATE_KEY = 'This daemon signs no AP2 mandates (no mandate key is bound or loaded); nothing was signed. Restart the daemon to make mandate.key.';
 
-/** mandateCardOf reads an AP2 request's card label before anything is decided; undefined for other kinds. */
-export async function mandateCardOf(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext): Promise<MandateCard | undefined> {
-  if (request.kind !== 'ap2_mandate') return undefined;
-  if (deps.mandates === undefined) throw new LatchError('data_directory_unavailable', { message: 'This daemon signs no AP2 mandates (no mandate key is bound); nothing was signed.' });
-  return { request, label: await deps.mandates.cardLabel(request.cardId, context) };
+/** refuseUnsignableMandates refuses an AP2 request, before anything is decided, when no mandate key can sign it. */
+export function refuseUnsignableMandates(deps: CoreDeps, request: AuthorizationRequest): void {
+  if (request.kind === 'ap2_mandate' && deps.mandates?.signer() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
 }
 
 /**
- * signKeptMandates signs the open mandates of the recorded entry of window, valid for the window's
- * own times, keeps them with the entry and writes their `ap2_mandate_signed` line. The caller marks
- * the entry `failed` should any step throw.
+ * signRegisteredMandates signs the open mandates of a request whose card window the cloud has
+ * registered (the card's label, a signed cloud call, is read only now), keeps them with the entry
+ * and writes their `ap2_mandate_signed` line; a retry whose mandates are kept gets those. A failure
+ * leaves the registered window's entry active, its budget counted (docs/decisions.md §35).
  */
-export async function signKeptMandates(deps: CoreDeps, card: MandateCard, window: SignedWindow, requestSha256: string, context: OperationContext): Promise<void> {
+export async function signRegisteredMandates(deps: CoreDeps, request: Ap2MandateRequest, window: SignedWindow, context: OperationContext): Promise<void> {
+  const { policy_id: policyId, not_before: iat, not_after: exp, device_id: deviceId } = window.payload;
+  if (deps.authorizations.get(policyId)?.evidence?.mandates !== undefined) return;
   const signer = deps.mandates?.signer();
-  if (signer === undefined) throw new LatchError('data_directory_unavailable', { message: 'The AP2 mandate key (mandate.key) is not loaded; nothing was signed. Restart the daemon to make it.' });
-  const { request, label } = card;
-  const { policy_id: policyId, not_before: iat, not_after: exp } = window.payload;
-  const terms = { cardId: request.cardId, ...(label !== undefined && label !== '' && { cardLabel: label }), merchant: request.mandate.merchant, amountMaxMinor: request.amountMinor, currency: request.currency, lines: request.mandate.lines, agentKey: request.mandate.agentKey };
+  if (deps.mandates === undefined || signer === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
+  const label = await deps.mandates.cardLabel(request.cardId, context);
+  const { merchant, lines, agentKey, recurrence } = request.mandate;
+  const terms = { cardId: request.cardId, ...(label !== undefined && label !== '' && { cardLabel: label }), merchant, amountMaxMinor: request.amountMinor, currency: request.currency, lines, agentKey, ...(recurrence !== undefined && { recurrence }), issuer: issuerUri(deviceId) };
   const signed = signRecordedOpenMandates(signer, deps.authorizations, policyId, terms, iat, exp);
   const mandates = { mandateId: randomId('md'), ...signed, iat, exp };
   await deps.authorizations.keepMandates(policyId, mandates);
@@ -51,7 +48,7 @@ export async function signKeptMandates(deps: CoreDeps, card: MandateCard, window
     keyId: mandates.keyId,
     caller: context.caller,
     principal: context.principal,
-    requestSha256,
-    mandate: { mandateId: mandates.mandateId, openCheckoutSdHash: sdHash(mandates.openCheckoutMandate), openPaymentSdHash: sdHash(mandates.openPaymentMandate), agentKeyThumbprint: p256Thumbprint(request.mandate.agentKey) },
+    requestSha256: requestSha256(request),
+    mandate: { mandateId: mandates.mandateId, openCheckoutSdHash: sdHash(mandates.openCheckoutMandate), openPaymentSdHash: sdHash(mandates.openPaymentMandate), agentKeyThumbprint: p256Thumbprint(agentKey) },
   });
 }

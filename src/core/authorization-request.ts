@@ -4,10 +4,11 @@
  * one; the policy and the approval store will hold exactly this value.
  */
 import { LatchError } from '../errors/latch-error.js';
-import type { AuthorizationType, RecurringInterval } from './model.js';
+import type { AuthorizationKind, AuthorizationType, RecurringInterval } from './model.js';
 import type { WindowTerms } from './window-payload.js';
 import type { Ap2Merchant, MandateLine } from '../ap2/open-mandates.js';
 import type { P256PublicJwk } from '../ap2/p256.js';
+import { recurringWindowOf, type MandateRecurrence } from '../ap2/recurrence.js';
 
 interface RequestBase {
   cardId: string;
@@ -44,9 +45,9 @@ export interface RecurringRequest extends RequestBase {
 
 /**
  * An agent's AP2 open mandates (docs/ap2.md): decided and counted as a ceiling of amountMinor
- * (amount_max) for ttlSeconds, registered as a one-time ceiling card window for the same card,
- * merchant (the website's host) and lifetime, and signed as the two open mandates bound to the
- * agent's key. The whole request, agent key included, is what an approval is bound to.
+ * (amount_max) for ttlSeconds, registered as a one-time (or, recurring, a recurring) ceiling card
+ * window for the same card, merchant (the website's host) and lifetime, and signed as the two open
+ * mandates bound to the agent's key. The whole request, agent key included, is what an approval is bound to.
  */
 export interface Ap2MandateRequest extends RequestBase {
   kind: 'ap2_mandate';
@@ -55,6 +56,7 @@ export interface Ap2MandateRequest extends RequestBase {
     merchant: Ap2Merchant;
     lines: MandateLine[];
     agentKey: P256PublicJwk;
+    recurrence?: MandateRecurrence;
   };
 }
 
@@ -113,6 +115,12 @@ export function checkRequest(request: AuthorizationRequest, nowSeconds: number):
   if (request.kind === 'recurring') checkRecurringSchedule(request.startsAt ?? undefined, request.endsAt ?? undefined, nowSeconds);
 }
 
+/** cardWindowKind is the kind of card window a request registers (for an AP2 mandate, one_time or recurring). */
+export function cardWindowKind(request: Pick<AuthorizationRequest, 'kind'> & { mandate?: Ap2MandateRequest['mandate'] }): AuthorizationKind {
+  if (request.kind !== 'ap2_mandate') return request.kind;
+  return request.mandate?.recurrence === undefined ? 'one_time' : 'recurring';
+}
+
 /** windowTerms gives the terms of the window signed for a request, with times from nowSeconds. */
 export function windowTerms(request: AuthorizationRequest, nowSeconds: number): WindowTerms {
   const base = {
@@ -127,9 +135,12 @@ export function windowTerms(request: AuthorizationRequest, nowSeconds: number): 
       return { ...base, authorizationType: request.authorizationType, kind: 'one_time', notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
     case 'merchant_verification':
       return { ...base, authorizationType: 'ceiling', kind: 'merchant_verification', notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
-    case 'ap2_mandate':
+    case 'ap2_mandate': {
       // The card window that backs the mandates: the card declines more than they allow.
-      return { ...base, authorizationType: 'ceiling', kind: 'one_time', notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
+      const { recurrence } = request.mandate;
+      const times = { authorizationType: 'ceiling' as const, notBefore: nowSeconds, notAfter: nowSeconds + request.ttlSeconds };
+      return recurrence === undefined ? { ...base, kind: 'one_time', ...times } : { ...base, kind: 'recurring', ...times, recurring: recurringWindowOf(recurrence, request.amountMinor) };
+    }
     case 'recurring': {
       const notBefore = request.startsAt ?? nowSeconds;
       return {

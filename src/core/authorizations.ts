@@ -18,6 +18,7 @@ import { requestFingerprint } from './signed-window-cache.js';
 import type { PolicyWindowPayload, SignedWindow } from './window-payload.js';
 import { requestSha256 } from './approval.js';
 import { signDecidedWindow, type AskDecision, type WindowPurpose, type WindowSigning } from './sign-window.js';
+import { signRegisteredMandates } from './ap2-mandates.js';
 
 export type { SignedWindow } from './window-payload.js';
 export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
@@ -62,7 +63,7 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
   for (let attempt = 0; ; attempt++) {
     try {
       const signed = await signIdempotently(deps, device, operation, request, context, () => signForRegistration(deps, device, request, context));
-      const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
+      const authorization = await registerForRequest(deps, device, signed, request, operation, context);
       return { outcome: 'created', authorization, window: signed };
     } catch (error) {
       if (error instanceof WindowRolledBack && attempt === 0) {
@@ -89,7 +90,7 @@ export async function signApprovedRequest(deps: CoreDeps, request: Authorization
   for (let attempt = 0; ; attempt++) {
     try {
       const signed = await signIdempotently(deps, device, operation, request, context, () => signForRegistration(deps, device, request, context, approvalId), approvalId);
-      const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
+      const authorization = await registerForRequest(deps, device, signed, request, operation, context);
       return { authorization, window: signed };
     } catch (error) {
       if (!(error instanceof WindowRolledBack) || attempt > 0) throw error;
@@ -172,6 +173,13 @@ function windowAudit(operation: string, signed: SignedWindow, context: Operation
     requestSha256: requestSha,
     ...(payload.reference !== undefined && { reference: payload.reference }),
   };
+}
+
+/** registerForRequest registers a request's window; an AP2 request's mandates are signed only then (ap2 spec §6). */
+async function registerForRequest(deps: CoreDeps, device: EnrolledDevice, signed: SignedWindow, request: AuthorizationRequest, operation: string, context: OperationContext): Promise<Authorization> {
+  const authorization = await register(deps, device, signed, operation, context, requestSha256(request));
+  if (request.kind === 'ap2_mandate') await signRegisteredMandates(deps, request, signed, context);
+  return authorization;
 }
 
 /**

@@ -85,7 +85,7 @@ export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, po
 }
 
 /** visibleEntry returns the ledger entry when the caller may see it, else authorization_not_found. */
-export function visibleEntry(ledger: LedgerView, policyId: string, principal: Principal): LedgerEntryView {
+export function visibleEntry(ledger: Pick<LedgerView, 'get'>, policyId: string, principal: Principal): LedgerEntryView {
   const entry = ledger.get(policyId);
   if (entry === undefined || entry.state === 'failed' || !ownedBy(entry, principal)) throw new LatchError('authorization_not_found');
   return entry;

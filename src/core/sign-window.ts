@@ -11,10 +11,10 @@
  *    window to register is signed as its entry is recorded, the two written as one record
  *    (docs/decisions.md §28.10);
  * 5. what the purpose does with it: a window to register keeps its JWS on the entry (the caller
- *    registers it, its audit line written with the request that carries it, §16.3), and for an
- *    AP2 mandate request the mandate key then signs the open mandates, kept and audited
- *    (core/ap2-mandates.ts, §32); a window to hold is audited now and held for the /v1 proxy to
- *    forward once (§21).
+ *    registers it, its audit line written with the request that carries it, §16.3; for an AP2
+ *    mandate request the mandate key signs the open mandates only once the cloud registered it,
+ *    core/ap2-mandates.ts, §32, §35); a window to hold is audited now and held for the /v1 proxy
+ *    to forward once (§21).
  *
  * Outcomes are values: `signed`, or `approval_required` for a policy's `ask`. A denial is the
  * caller's error (`policy_denied`); anything that fails after the record marks the entry `failed`,
@@ -28,7 +28,7 @@ import { requestSha256 } from './approval.js';
 import { principalName } from './principal.js';
 import { refuseWhilePaused } from './signing-pause.js';
 import { buildWindowPayload, type PolicyWindowPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
-import { mandateCardOf, signKeptMandates } from './ap2-mandates.js';
+import { refuseUnsignableMandates } from './ap2-mandates.js';
 import { LatchError } from '../errors/latch-error.js';
 import { signRecordedWindow } from '../signer/index.js';
 
@@ -49,8 +49,8 @@ export type WindowSigning = { outcome: 'signed'; window: SignedWindow } | { outc
 export async function signDecidedWindow(deps: CoreDeps, device: EnrolledDevice, purpose: WindowPurpose, terms: WindowTerms, signedAt: number, context: OperationContext): Promise<WindowSigning> {
   // Before anything is decided or recorded: a paused daemon reserves nothing and leaves no trace.
   refuseWhilePaused(deps.paused);
-  // An AP2 mandate names its card's label: read before anything is decided or reserved.
-  const mandateCard = purpose.kind === 'register' ? await mandateCardOf(deps, purpose.request, context) : undefined;
+  // A daemon that cannot sign AP2 mandates refuses one before anything is decided or reserved.
+  if (purpose.kind === 'register') refuseUnsignableMandates(deps, purpose.request);
   const nowSeconds = deps.nowSeconds();
   const payload = buildWindowPayload(terms, device.deviceId, signedAt);
   const decision = await deps.decide(decidedRequest(purpose), context, decisionFacts(purpose, payload.policy_id, nowSeconds));
@@ -75,9 +75,7 @@ export async function signDecidedWindow(deps: CoreDeps, device: EnrolledDevice, 
   try {
     const jws = kept ?? sign();
     const window: SignedWindow = { payload, jws, keyId: device.key.keyId };
-    if (purpose.kind === 'register') {
-      if (mandateCard !== undefined && evidence !== undefined) await signKeptMandates(deps, mandateCard, window, evidence.requestSha256, context);
-    } else {
+    if (purpose.kind === 'hold') {
       await auditHeld(deps, window, terms, purpose.operation, context);
       await deps.heldWindows.hold(payload.policy_id, jws, terms.cardId === null ? '/v1/policy-windows' : '/v1/authorizations', terms.notAfter);
     }

@@ -10,16 +10,18 @@ import type { MandateDeps } from '../core/core-deps.js';
 import { cloudCall, type CoreDeps } from '../core/core-deps.js';
 import type { Ap2Operations } from '../variant-a/ap2-routes.js';
 import type { DaemonServices } from './services.js';
+import { mandateContext, type MandateContextDeps } from '../operations/ap2-mandate-context.js';
 
 /** How long a card's label is reused for the mandates' instrument description. */
 const CARD_LABEL_TTL_MS = 60_000;
 const CARD_LABELS_MAX = 256;
 
 /** bindAp2 returns the AP2 operations of one daemon. */
-export function bindAp2(services: DaemonServices, deps: CoreDeps, nowSeconds: () => number): Ap2Operations {
+export function bindAp2(services: DaemonServices, deps: CoreDeps, nowSeconds: () => number, reads: MandateContextDeps): Ap2Operations {
   return {
     jwks: () => mandateJwks(services.mandateKey()?.signer, services.retiredMandateKeys(), nowSeconds()),
     requestMandates: (request, context) => requestAp2Mandates(deps, request, context),
+    mandateContext: (mandateId, context) => mandateContext(reads, mandateId, context),
   };
 }
 

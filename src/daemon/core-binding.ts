@@ -161,8 +161,10 @@ function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
     authorizations: parts.ledger,
     // Before new_merchant calls a merchant new, the cloud is asked whether this device's
     // authorizations there were charged meanwhile (docs/decisions.md §31.2).
+    // An AP2 mandate makes no signed cloud call before its decision (shared/spec/ap2-mandates.md
+    // §6): new_merchant then judges it on what the device knows, which can only ask more often.
     decide: async (request, context, facts) => {
-      if (facts.replay !== true) await learnMerchant(services, parts, request.merchant, context);
+      if (facts.replay !== true && request.kind !== 'ap2_mandate') await learnMerchant(services, parts, request.merchant, context);
       return parts.policy.decide(request, context, facts);
     },
     approvals: parts.approvals,

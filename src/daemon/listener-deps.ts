@@ -42,7 +42,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
       },
       proxyUpstream: core.proxyUpstream,
       identity: identity.operations,
-      ap2: bindAp2(services, core.deps, () => core.cloudClock.nowSeconds()),
+      ap2: bindAp2(services, core.deps, () => core.cloudClock.nowSeconds(), { device: core.readingDevice, ledger: core.authorizationLedger }),
       owner: bindOwner(services, core, authorizations),
       consoleLoginLink,
       audit: { recent: (limit) => readAudit(services.home, { limit }), verify: () => verifyAudit(services.home) },

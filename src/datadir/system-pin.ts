@@ -76,7 +76,9 @@ export function systemPinPath(env: NodeJS.ProcessEnv): string {
 /**
  * readSystemPins returns the daemons root pinned, or undefined when there is no pin file (or the
  * platform has no uids). It throws a SystemPinError when the file exists but could have been
- * written by someone other than root, or is not a pin.
+ * written by someone other than root, or is not a pin, and when LATCH_SYSTEM_PIN names a file that
+ * does not exist: a pin someone named and removed (or misspelled) must not quietly become "no
+ * pin", which would send the client to the owner's own ~/.latch (issue 43).
  */
 export function readSystemPins(env: NodeJS.ProcessEnv): SystemPins | undefined {
   if (process.platform === 'win32') return undefined;
@@ -85,7 +87,10 @@ export function readSystemPins(env: NodeJS.ProcessEnv): SystemPins | undefined {
   try {
     lstatSync(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      if (file === SYSTEM_PIN_PATH) return undefined;
+      throw new SystemPinError(`${file}, which ${SYSTEM_PIN_ENV} names, does not exist; a named pin that is missing is no pin to trust (unset ${SYSTEM_PIN_ENV}, or pin the daemon there again as root)`);
+    }
     throw new SystemPinError(`${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   assertRootOnlyDirectories(path.dirname(file));

@@ -4,7 +4,7 @@
  * card window's own lifetime; the payment mandate names the checkout mandate by its sd_hash; and
  * the audit excerpt holds the `ap2_mandate_signed` line naming both by hash.
  */
-import { openCheckoutClaims, openPaymentClaims, type MandateTerms } from '../ap2/open-mandates.js';
+import { issuerUri, openCheckoutClaims, openPaymentClaims, type MandateTerms } from '../ap2/open-mandates.js';
 import { sdHash } from '../ap2/sd-jwt.js';
 import { SdJwtRefused, verifyRootSdJwt } from '../ap2/verify-sd-jwt.js';
 import type { Ap2MandateRequest } from '../core/authorization-request.js';
@@ -31,16 +31,23 @@ export function checkAp2(ap2: unknown, request: Ap2MandateRequest, window: Json,
   if (typeof checkout !== 'string' || typeof payment !== 'string') return 'ap2 mandates are not text';
   let checkoutClaims: Json;
   let paymentClaims: Json;
+  const issuers: (string | undefined)[] = [];
   try {
-    checkoutClaims = verifyRootSdJwt(checkout, keyFor).delegate;
+    const verified = verifyRootSdJwt(checkout, keyFor);
+    checkoutClaims = verified.delegate;
+    issuers.push(verified.issuer);
   } catch (error) {
     return `the open checkout mandate does not verify: ${error instanceof SdJwtRefused ? error.message : 'unreadable'}`;
   }
   try {
-    paymentClaims = verifyRootSdJwt(payment, keyFor).delegate;
+    const verified = verifyRootSdJwt(payment, keyFor);
+    paymentClaims = verified.delegate;
+    issuers.push(verified.issuer);
   } catch (error) {
     return `the open payment mandate does not verify: ${error instanceof SdJwtRefused ? error.message : 'unreadable'}`;
   }
+  // Mandates signed since iss was written name the window's device; older ones name nobody.
+  if (issuers.some((issuer) => issuer !== undefined && issuer !== issuerUri(String(window['device_id'])))) return "a mandate's iss is not the window's device";
   const hash = sdHash(checkout);
   if (ap2['open_checkout_hash'] !== hash) return "ap2.open_checkout_hash is not the open checkout mandate's sd_hash";
   const iat = window['not_before'] as number;
@@ -59,8 +66,10 @@ export function checkAp2(ap2: unknown, request: Ap2MandateRequest, window: Json,
 
 /** termsOf is what the mandates must carry; the card's label is read from the mandate, as it is no term the agent asked. */
 function termsOf(request: Ap2MandateRequest, paymentClaims: Json): MandateTerms {
-  const instruments = Array.isArray(paymentClaims['constraints']) ? (paymentClaims['constraints'] as Json[])[2] : undefined;
+  const constraints = Array.isArray(paymentClaims['constraints']) ? (paymentClaims['constraints'] as unknown[]).filter(isObject) : [];
+  const instruments = constraints.find((constraint) => constraint['type'] === 'payment.allowed_payment_instruments');
   const described = Array.isArray(instruments?.['allowed']) ? (instruments['allowed'] as Json[])[0]?.['description'] : undefined;
+  const { recurrence } = request.mandate;
   return {
     cardId: request.cardId,
     ...(typeof described === 'string' && { cardLabel: described }),
@@ -69,6 +78,7 @@ function termsOf(request: Ap2MandateRequest, paymentClaims: Json): MandateTerms 
     currency: request.currency,
     lines: request.mandate.lines,
     agentKey: request.mandate.agentKey,
+    ...(recurrence !== undefined && { recurrence }),
   };
 }
 

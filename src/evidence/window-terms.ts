@@ -4,7 +4,7 @@
  * derives one from the other.
  */
 import type { AuthorizationRequest } from '../core/authorization-request.js';
-import { RECURRING_DEFAULT_SECONDS } from '../core/authorization-request.js';
+import { RECURRING_DEFAULT_SECONDS, cardWindowKind, windowTerms } from '../core/authorization-request.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 
 /** checkWindowTerms returns a sentence naming the first term that differs, or undefined. */
@@ -13,8 +13,8 @@ export function checkWindowTerms(payload: Record<string, unknown>, request: Auth
   if (payload['merchant'] !== request.merchant) return "the window's merchant is not the request's";
   if (payload['currency'] !== request.currency) return "the window's currency is not the request's";
   if (amountMinor(payload['amount'], request.currency) !== request.amountMinor) return "the window's amount is not the request's";
-  // An AP2 mandate's card window is a one-time ceiling window (docs/ap2.md).
-  if (payload['kind'] !== (request.kind === 'ap2_mandate' ? 'one_time' : request.kind)) return "the window's kind is not the request's";
+  // An AP2 mandate's card window is a one-time ceiling window, or a recurring one (docs/ap2.md).
+  if (payload['kind'] !== cardWindowKind(request)) return "the window's kind is not the request's";
   const type = request.kind === 'merchant_verification' || request.kind === 'ap2_mandate' ? 'ceiling' : request.authorizationType;
   if (payload['authorization_type'] !== type) return "the window's authorization_type is not the request's";
   if ((payload['reference'] ?? null) !== (request.reference ?? null)) return "the window's reference is not the request's";
@@ -23,6 +23,9 @@ export function checkWindowTerms(payload: Record<string, unknown>, request: Auth
   if (!Number.isSafeInteger(notBefore) || !Number.isSafeInteger(notAfter)) return "the window's times are not whole seconds";
   if (request.kind !== 'recurring') {
     if ((notAfter as number) - (notBefore as number) !== request.ttlSeconds) return "the window's time span is not the request's ttl_seconds";
+    // A recurring mandate's schedule is derived from its recurrence and budget (src/ap2/recurrence.ts).
+    const schedule = request.kind === 'ap2_mandate' ? windowTerms(request, 0).recurring : undefined;
+    if (schedule !== undefined && (payload['interval'] !== schedule.interval || payload['interval_count'] !== schedule.intervalCount || payload['max_charges'] !== schedule.maxCharges)) return "the window's schedule is not the mandate's recurrence and budget";
     return undefined;
   }
   if (request.startsAt !== null && notBefore !== request.startsAt) return "the window's not_before is not the request's starts_at";

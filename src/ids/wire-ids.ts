@@ -6,7 +6,7 @@
 import type { IdPrefix } from './random-id.js';
 
 /** The ids that travel on the wire and are checked by their form. */
-export type WireIdPrefix = Extract<IdPrefix, 'card' | 'pw' | 'tx' | 'dev' | 'ap'>;
+export type WireIdPrefix = Extract<IdPrefix, 'card' | 'pw' | 'tx' | 'dev' | 'ap' | 'md'>;
 
 /**
  * Most characters after the prefix. Latch makes 24; the cloud's ids are accepted up to 64, a
@@ -21,6 +21,7 @@ const WIRE_ID_NOUNS: Readonly<Record<WireIdPrefix, string>> = {
   tx: 'a transaction id',
   dev: 'a device id',
   ap: 'an approval id',
+  md: 'an AP2 mandate id',
 };
 
 /**
@@ -50,6 +51,7 @@ export const CARD_ID_PATTERN = wireIdPattern('card');
 export const POLICY_ID_PATTERN = wireIdPattern('pw');
 export const TRANSACTION_ID_PATTERN = wireIdPattern('tx');
 export const APPROVAL_ID_PATTERN = wireIdPattern('ap');
+export const MANDATE_ID_PATTERN = wireIdPattern('md');
 
 /**
  * The looser shape the sandbox cloud takes where it only looks an id up (an unknown id is simply

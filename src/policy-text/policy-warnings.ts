@@ -29,10 +29,23 @@ const DEFAULT_VERB: Readonly<Record<Policy['default'], string>> = { allow: 'allo
 export function policyWarnings(policy: Pick<Policy, 'default' | 'rules'>): PolicyWarning[] {
   const warnings: PolicyWarning[] = [];
   policy.rules.forEach((rule, index) => {
-    if (!neverChangesADecision(rule, policy)) return;
-    warnings.push({ field: elementPath('rules', index), id: rule.id, message: inertMessage(rule, policy.default) });
+    if (neverChangesADecision(rule, policy)) warnings.push({ field: elementPath('rules', index), id: rule.id, message: inertMessage(rule, policy.default) });
+    if (gatesOneTimeOnly(rule)) warnings.push({ field: elementPath('rules', index), id: rule.id, message: mandatesGatedMessage(rule) });
   });
   return warnings;
+}
+
+/**
+ * gatesOneTimeOnly: a rule that asks or denies on `one_time` but does not name `ap2_mandate`
+ * (shared/spec/ap2-mandates.md §6). It judges AP2 mandates anyway, since each registers a one-time
+ * card window; the warning says so, so the owner reading the file is not surprised by it.
+ */
+function gatesOneTimeOnly(rule: PolicyRule): boolean {
+  return rule.decision !== 'allow' && rule.kinds !== undefined && rule.kinds.includes('one_time') && !rule.kinds.includes('ap2_mandate');
+}
+
+function mandatesGatedMessage(rule: PolicyRule): string {
+  return `rule ${rule.id} gates one_time but does not name ap2_mandate: it judges AP2 mandates too, since each registers a one-time card window (docs/policy.md, "Kinds"). Add "ap2_mandate" to its kinds to say so.`;
 }
 
 function neverChangesADecision(rule: PolicyRule, policy: Pick<Policy, 'default' | 'rules'>): boolean {

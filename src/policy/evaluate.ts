@@ -17,6 +17,8 @@ export interface PolicyRequest extends ScopeFacts {
   /** True only for the daemon token; then `agent` is `owner`. */
   readonly isOwner: boolean;
   readonly kind: AuthorizationKind;
+  /** An AP2 mandate's card window kind: a rule naming it judges the mandate too (ap2 spec §6). */
+  readonly registers?: AuthorizationKind;
   readonly amountMinor: number;
   readonly nowSeconds: number;
   /** A recurring request's schedule: a budget counts every charge of it that fits its window. */
@@ -122,7 +124,7 @@ export function evaluatePolicy(policy: Policy, request: PolicyRequest, usage: Po
  */
 export function ruleMatches(rule: PolicyRule, request: PolicyRequest): boolean {
   if (!(rule.decision === 'allow' ? scopeMatches(rule, request) : budgetCovers(rule, request))) return false;
-  if (rule.kinds !== undefined && !rule.kinds.includes(request.kind)) return false;
+  if (rule.kinds !== undefined && !rule.kinds.includes(request.kind) && !(request.registers !== undefined && rule.kinds.includes(request.registers))) return false;
   if (rule.minAmountMinor !== undefined && request.amountMinor < rule.minAmountMinor) return false;
   if (rule.maxAmountMinor !== undefined && request.amountMinor > rule.maxAmountMinor) return false;
   return true;
@@ -133,7 +135,7 @@ function ruleReason(rule: PolicyRule, request: PolicyRequest, money: (minor: num
   if (rule.agents !== undefined) held.push(`caller ${request.agent} is listed`);
   if (rule.cards !== undefined) held.push(request.cardId === null ? 'a window without a card can be charged on a listed card' : `card ${request.cardId} is listed`);
   if (rule.merchants !== undefined) held.push(`merchant ${request.merchant} is listed`);
-  if (rule.kinds !== undefined) held.push(`kind is ${request.kind}`);
+  if (rule.kinds !== undefined) held.push(rule.kinds.includes(request.kind) ? `kind is ${request.kind}` : `kind is ${request.kind}, which registers a ${request.registers ?? request.kind} card window`);
   if (rule.currencies !== undefined) held.push(`currency is ${request.currency}`);
   if (rule.minAmountMinor !== undefined) held.push(`amount ${money(request.amountMinor)} is at least ${money(rule.minAmountMinor)}`);
   if (rule.maxAmountMinor !== undefined) held.push(`amount ${money(request.amountMinor)} is at most ${money(rule.maxAmountMinor)}`);

@@ -17,6 +17,7 @@ import { OWNER_AGENT } from './policy-scope-fields.js';
 import { POLICY_WINDOW_SECONDS_MAX, type Policy } from './policy-types.js';
 import { UsageLedger } from './usage-ledger.js';
 import { chargeSchedule, type ChargeSchedule } from './recurring-exposure.js';
+import { cardWindowKind, windowTerms } from '../core/authorization-request.js';
 
 /** What the gate reads of the authorization ledger. */
 export interface AuthorizationHistory {
@@ -243,9 +244,10 @@ function ledgerEntry(entry: Readonly<AuthorizationEntry>) {
   };
 }
 
-/** requestSchedule is a recurring request's charging schedule, undefined for the other kinds. */
+/** requestSchedule is the charging schedule of a request's recurring window (recurring, or a recurring AP2 mandate). */
 function requestSchedule(request: DecisionRequest): ChargeSchedule | undefined {
-  return request.kind === 'recurring' ? chargeSchedule(request.interval, request.intervalCount, request.maxCharges) : undefined;
+  const recurring = request.kind === 'recurring' ? request : request.kind === 'ap2_mandate' ? windowTerms(request, 0).recurring : undefined;
+  return recurring === undefined ? undefined : chargeSchedule(recurring.interval, recurring.intervalCount, recurring.maxCharges);
 }
 
 /** toPolicyRequest is what evaluation sees of a request by agent at nowSeconds. */
@@ -256,6 +258,7 @@ export function toPolicyRequest(request: DecisionRequest, agent: string, nowSeco
     agent,
     isOwner: agent === OWNER_AGENT,
     kind: request.kind,
+    ...(request.kind === 'ap2_mandate' && { registers: cardWindowKind(request) }),
     cardId: request.cardId,
     merchant: request.merchant,
     currency: request.currency,

@@ -17,6 +17,8 @@ import type { RuleJsonSchema } from '../validate/rule-json-schema.js';
 import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../validate/ttl.js';
 import { cardIdField, currencyField } from './common-fields.js';
 import type { Ap2Item, Ap2Merchant, MandateLine } from '../ap2/open-mandates.js';
+import { AP2_FREQUENCIES, MAX_OCCURRENCES_MAX, type Ap2Frequency, type MandateRecurrence } from '../ap2/recurrence.js';
+import { currencyDecimals } from '../money/amount.js';
 
 /** Bounds of a mandate request: lines, alternatives per line, quantity, and text lengths. */
 export const MANDATE_LINES_MAX = 20;
@@ -61,18 +63,57 @@ export const ap2MandateRules = {
     ),
   }),
   ttl_minutes: int({ min: TTL_MINUTES_MIN, max: TTL_MINUTES_MAX, default: MANDATE_TTL_MINUTES_DEFAULT }),
+  // AP2's human-not-present mandate (spec §6): both or neither, checked together by mandateRecurrence.
+  recurrence: objectRule<RecurrenceInput, 'optional'>(`an object {"frequency", "max_occurrences"?}`, recurrenceFrom, closed({ frequency: { type: 'string', enum: [...AP2_FREQUENCIES] }, max_occurrences: { type: 'integer', minimum: 1, maximum: MAX_OCCURRENCES_MAX } }, ['frequency']), 'optional'),
+  budget: amount({ maxMinor: AUTHORIZATION_AMOUNT_MAX_MINOR * MAX_OCCURRENCES_MAX }),
   // The schema names the members AP2 lets a JWK carry that are text; the rule also takes and drops key_ops and ext.
   agent_key: objectRule<P256PublicJwk>('a P-256 public JWK', agentKeyFrom, closed({ kty: { type: 'string', enum: ['EC'] }, crv: { type: 'string', enum: ['P-256'] }, x: coordinate, y: coordinate, alg: { type: 'string', enum: ['ES256'] }, kid: text(200), use: text(16) }, ['kty', 'crv', 'x', 'y'])),
 };
 
-/** merchantFrom checks {name, website, id?}: website an https URL whose host is a merchant domain; id defaults to that host. */
+/** AP2's `payment.agent_recurrence` as the body carries it. */
+interface RecurrenceInput {
+  frequency: Ap2Frequency;
+  maxOccurrences: number | null;
+}
+
+const maxOccurrences = int({ min: 1, max: MAX_OCCURRENCES_MAX });
+
+/** recurrenceFrom checks {frequency, max_occurrences?}: one of AP2's frequencies a card window can hold. */
+function recurrenceFrom(value: JsonValue, param: string): RecurrenceInput {
+  const record = exactObject(value, param, ['frequency'], ['max_occurrences']);
+  const frequency = record['frequency'];
+  if (typeof frequency !== 'string' || !(AP2_FREQUENCIES as readonly string[]).includes(frequency)) throw invalidRequest(`${param}.frequency`, `${param}.frequency must be one of ${AP2_FREQUENCIES.join(', ')}.`);
+  const max = record['max_occurrences'];
+  return { frequency: frequency as Ap2Frequency, maxOccurrences: max === undefined || max === null ? null : maxOccurrences.fromJson(max, `${param}.max_occurrences`) };
+}
+
+/**
+ * mandateRecurrence reads `recurrence` and `budget` together (shared/spec/ap2-mandates.md §6): AP2
+ * requires a budget with a recurrence, and a budget alone means nothing. The budget must hold at
+ * least one charge of amount_max, and its currency must have two decimals, since AP2's budget is a
+ * number of major units its evaluator multiplies by 100 (docs/decisions.md §35).
+ */
+export function mandateRecurrence(input: { recurrence: RecurrenceInput | undefined; budget: number | undefined; amount_max: number; currency: string }): MandateRecurrence | undefined {
+  if (input.recurrence === undefined && input.budget === undefined) return undefined;
+  if (input.recurrence === undefined) throw invalidRequest('recurrence', 'budget is the total of a recurring mandate: send recurrence with it, or leave both out.');
+  if (input.budget === undefined) throw invalidRequest('budget', 'A recurring mandate needs budget, the most it may spend in total (AP2 requires payment.budget with payment.agent_recurrence).');
+  if (currencyDecimals(input.currency) !== 2) throw invalidRequest('currency', 'A recurring mandate is for a currency with two decimals: AP2 reads its budget in hundredths.');
+  if (input.budget < input.amount_max) throw invalidRequest('budget', 'budget must be at least amount_max: it is the total of every occurrence.');
+  return { frequency: input.recurrence.frequency, maxOccurrences: input.recurrence.maxOccurrences, budgetMinor: input.budget };
+}
+
+/** merchantFrom checks {name, website, id?}: website an https URL whose host is a merchant domain; id, when given, is that host. */
 function merchantFrom(value: JsonValue, param: string): MandateMerchant {
   const record = exactObject(value, param, ['name', 'website'], ['id']);
   const name = nameText.fromJson(record['name'] as JsonValue, `${param}.name`);
   const website = websiteText.fromJson(record['website'] as JsonValue, `${param}.website`);
   const host = websiteHost(website, `${param}.website`);
-  const id = record['id'] === undefined ? host : idText.fromJson(record['id'], `${param}.id`);
-  return { ap2: { id, name, website }, host };
+  // One merchant (shared/spec/ap2-mandates.md §6): AP2's verifiers match payees by id first, so an
+  // id other than the host the policy judged would sign one merchant and judge another.
+  if (record['id'] !== undefined && idText.fromJson(record['id'], `${param}.id`) !== host) {
+    throw invalidRequest(`${param}.id`, `${param}.id must be the website's host, ${host}, or be left out (it is then set to it): the policy, the card window and both mandates name one merchant.`);
+  }
+  return { ap2: { id: host, name, website }, host };
 }
 
 /** websiteHost returns the normalized host of an https URL with no user info and no port. */
@@ -138,10 +179,10 @@ function exactObject(value: JsonValue, param: string, required: readonly string[
   return value;
 }
 
-/** objectRule is a required field checked by `parse` as a whole (an object or an array). */
-function objectRule<T>(expected: string, parse: (value: JsonValue, param: string) => T, jsonSchema: RuleJsonSchema): FieldRule<T, 'required'> {
+/** objectRule is a field (required unless said otherwise) checked by `parse` as a whole (an object or an array). */
+function objectRule<T, P extends 'required' | 'optional' = 'required'>(expected: string, parse: (value: JsonValue, param: string) => T, jsonSchema: RuleJsonSchema, presence: P = 'required' as P): FieldRule<T, P> {
   return {
-    presence: 'required',
+    presence,
     defaultValue: undefined,
     jsonSchema,
     fromJson: parse,

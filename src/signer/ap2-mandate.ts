@@ -36,16 +36,16 @@ export class Ap2MandateSigner implements OpenMandateSigner {
     this.kid = p256Thumbprint(this.publicJwk);
   }
 
-  /** signOpenCheckoutMandate signs an open checkout mandate (vct mandate.checkout.open.1). */
-  signOpenCheckoutMandate(claims: OpenCheckoutClaims): string {
+  /** signOpenCheckoutMandate signs an open checkout mandate (vct mandate.checkout.open.1), naming `iss` when given. */
+  signOpenCheckoutMandate(claims: OpenCheckoutClaims, issuer?: string): string {
     checkOpenMandate(claims, OPEN_CHECKOUT_VCT);
-    return issueRootSdJwt(claims, packOpenCheckout, this.#signerFor());
+    return issueRootSdJwt(claims, packOpenCheckout, this.#signerFor(), issuer);
   }
 
-  /** signOpenPaymentMandate signs an open payment mandate (vct mandate.payment.open.1). */
-  signOpenPaymentMandate(claims: OpenPaymentClaims): string {
+  /** signOpenPaymentMandate signs an open payment mandate (vct mandate.payment.open.1), naming `iss` when given. */
+  signOpenPaymentMandate(claims: OpenPaymentClaims, issuer?: string): string {
     checkOpenMandate(claims, OPEN_PAYMENT_VCT);
-    return issueRootSdJwt(claims, packOpenPayment, this.#signerFor());
+    return issueRootSdJwt(claims, packOpenPayment, this.#signerFor(), issuer);
   }
 
   #signerFor() {

@@ -19,7 +19,9 @@ import { ok, operationContext } from '../variant-common/operation-context.js';
 import type { OperationContext } from '../core/core-deps.js';
 import { merchantVerificationRequest, oneTimeRequest, recurringRequest } from './handlers.js';
 import { authorizeRules, merchantBindRules, recurringRules } from '../requests/request-rules.js';
-import { AUTHORIZATION_KINDS } from '../core/model.js';
+import { REQUEST_KINDS } from '../core/model.js';
+import { ap2MandateRules } from '../requests/ap2-mandate-rules.js';
+import { ap2MandateRequest } from './ap2-routes.js';
 
 /** What the policy routes call; PolicyGate provides both. */
 export interface PolicyOperations {
@@ -34,7 +36,8 @@ export interface PolicyOperations {
 
 /** The members /policy/check reads itself; every other member is the chosen kind's request body. */
 const checkRules = {
-  kind: oneOf(AUTHORIZATION_KINDS, { default: 'one_time' }),
+  // Every kind the pipeline decides, AP2 mandates included (shared/spec/ap2-mandates.md §6).
+  kind: oneOf(REQUEST_KINDS, { default: 'one_time' }),
   agent: str({ pattern: AGENT_NAME_PATTERN, describe: 'an agent name (or owner)' }),
 };
 
@@ -72,6 +75,8 @@ export function requestOfKind(kind: (typeof checkRules)['kind'] extends { defaul
       return merchantVerificationRequest(validateBody(body, merchantBindRules));
     case 'recurring':
       return recurringRequest(validateBody(body, recurringRules));
+    case 'ap2_mandate':
+      return ap2MandateRequest(validateBody(body, ap2MandateRules));
   }
 }
 

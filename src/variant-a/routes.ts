@@ -97,6 +97,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'POST', pattern: '/agents/:name/rotate', access: 'owner_present', handler: owner.rotateAgent },
     { method: 'GET', pattern: '/ap2/jwks', access: 'public', handler: ap2.jwks },
     { method: 'POST', pattern: '/ap2/mandates', access: 'agents', handler: ap2.mandates },
+    { method: 'GET', pattern: '/ap2/mandates/:mandate_id/context', access: 'agents', handler: ap2.context },
     { method: 'GET', pattern: '/approvals', access: 'agents', handler: approvals.list },
     { method: 'GET', pattern: '/approvals/:approval_id', access: 'agents', handler: approvals.get },
     { method: 'POST', pattern: '/approvals/:approval_id/approve', access: 'owner_present', handler: approvals.approve },

@@ -228,7 +228,7 @@ describe('the bearer token', () => {
     }
   });
 
-  test('only Variant A’s /health is public', async () => {
+  test('Variant A’s /health is public and B’s is not', async () => {
     const a = await send({ listener: 'a', method: 'GET', path: '/health' }, [['Host', goodHost('a')]]);
     assert.equal(a.statuses[0], 200);
     const b = await send({ listener: 'b', method: 'GET', path: '/health' }, [['Host', goodHost('b')]]);

@@ -99,7 +99,7 @@ test('a card without a label is an instrument without a description (never null)
 test('disclosure digests are SHA-256 over the base64url text of [salt, value], as SD-JWT and the AP2 SDK compute them', () => {
   const salts = ['c2FsdHNhbHRzYWx0c2FsdA', 'b3RoZXJzYWx0b3RoZXJzYQ'];
   let next = 0;
-  const token = issueRootSdJwt({ a: ['x'] }, (claims, disclose) => ({ a: claims.a.map(disclose) }), { kid: 'k', sign: () => new Uint8Array(64) }, () => salts[next++] as string);
+  const token = issueRootSdJwt({ a: ['x'] }, (claims, disclose) => ({ a: claims.a.map(disclose) }), { kid: 'k', sign: () => new Uint8Array(64) }, undefined, () => salts[next++] as string);
   const [, inner, outer] = token.slice(0, -1).split('~') as [string, string, string];
   assert.equal(Buffer.from(inner, 'base64url').toString('utf8'), '["c2FsdHNhbHRzYWx0c2FsdA","x"]');
   const innerDigest = createHash('sha256').update(inner, 'ascii').digest('base64url');
@@ -145,4 +145,25 @@ test('a signature under another key fails @sd-jwt/core and jose', async () => {
   const signed = signOpenMandates(terms(), other, IAT, EXP);
   await assert.rejects((await sdJwtLibrary()).verify(signed.openPaymentMandate), /Invalid JWT Signature/);
   await assert.rejects(compactVerify(signed.openPaymentMandate.split('~')[0] as string, createLocalJWKSet(jwks)));
+});
+
+test('a recurring mandate with its issuer: @sd-jwt/core resolves the recurrence and budget as AP2 names them, the issuer JWT carries iss, and the strict check reads it', async () => {
+  const t = terms({ recurrence: { frequency: 'MONTHLY', maxOccurrences: 12, budgetMinor: 30_050 }, issuer: 'urn:latch:device:dev_abc' });
+  const signed = signOpenMandates(t, signer, IAT, EXP);
+  const library = await sdJwtLibrary();
+  const expected = openPaymentClaims(t, signed.openCheckoutHash, IAT, EXP);
+  const { payload } = await library.verify(signed.openPaymentMandate);
+  assert.deepEqual(payload, { iss: 'urn:latch:device:dev_abc', delegate_payload: [expected] });
+  assert.deepEqual(expected.constraints.slice(0, 3), [
+    { type: 'payment.amount_range', currency: 'USD', max: 2500, min: 0 },
+    { type: 'payment.agent_recurrence', frequency: 'MONTHLY', max_occurrences: 12 },
+    { type: 'payment.budget', max: 300.5, currency: 'USD' },
+  ]);
+  assert.equal((await library.decode(signed.openPaymentMandate)).disclosures?.length, disclosureCount(expected));
+  for (const token of [signed.openCheckoutMandate, signed.openPaymentMandate]) {
+    const top = JSON.parse(Buffer.from((token.split('.')[1] as string), 'base64url').toString('utf8')) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(top), ['iss', 'delegate_payload', '_sd_alg']);
+    const verified = verifyRootSdJwt(token, () => p256PublicKeyObject(signer.publicJwk));
+    assert.equal(verified.issuer, 'urn:latch:device:dev_abc');
+  }
 });

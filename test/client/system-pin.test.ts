@@ -148,7 +148,7 @@ describe("root's pin", { skip }, () => {
     assert.throws(() => readSystemPins({ [SYSTEM_PIN_ENV]: path.join(linkedDir, 'daemon.json') }), SystemPinError, 'a symbolic link above it');
     writeFileSync(file, '{"v":1,"key_id":"short"}\n');
     refused('not a pin');
-    assert.equal(readSystemPins({ [SYSTEM_PIN_ENV]: path.join(dir, 'missing.json') }), undefined, 'no file is no pin');
+    assert.throws(() => readSystemPins({ [SYSTEM_PIN_ENV]: path.join(dir, 'missing.json') }), SystemPinError, 'a named pin that is missing is an error, not no pin');
     // The client turns a refused pin into daemon_not_verified: it proves nothing against it.
     assert.throws(() => readPinnedKey(stack.home, env), (error) => error instanceof LatchClientError && error.code === 'daemon_not_verified');
   });

@@ -122,6 +122,7 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
   'GET /web-bot-auth/directory': { path: '/web-bot-auth/directory' },
   'GET /web-bot-auth/keys/:name': { path: '/web-bot-auth/keys/helper' },
   'GET /ap2/jwks': { path: '/ap2/jwks' },
+  'GET /ap2/mandates/:mandate_id/context': { path: '/ap2/mandates/md_a/context' },
   'POST /ap2/mandates': {
     path: '/ap2/mandates',
     body: {
@@ -258,6 +259,10 @@ function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[
           callers.push(context.principal);
           const mandates = { mandateId: 'md_a', openCheckoutMandate: 'a~', openPaymentMandate: 'b~', openCheckoutHash: 'h', keyId: 'k', iat: NOW, exp: NOW + 600 };
           return Promise.resolve({ outcome: 'created' as const, authorization: { ...authorization, policyId: 'pw_a' }, mandates });
+        },
+        mandateContext: (mandateId, context) => {
+          callers.push(context.principal);
+          return Promise.resolve({ mandateId, policyId: 'pw_a', totalMinor: 0, currency: 'USD', occurrences: 0, lastAtSeconds: null });
         },
       },
     }),

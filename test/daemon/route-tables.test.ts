@@ -34,12 +34,13 @@ describe('route tables', () => {
     assert.deepEqual(tables.b.filter((route) => route.access === 'public'), []);
   });
 
-  test('Variant A serves exactly the decided endpoint set (docs/decisions.md §2, §4, §15.2, §15.3, §15.4, §22, §30, §32)', () => {
+  test('Variant A serves exactly the decided endpoint set (docs/decisions.md §2, §4, §15.2, §15.3, §15.4, §22, §30, §32, §35)', () => {
     assert.deepEqual(tables.a.map((route) => `${route.method} ${route.pattern}`).sort(), [
       'DELETE /agents/:name',
       'DELETE /owner/sessions/current',
       'GET /agents',
       'GET /ap2/jwks',
+      'GET /ap2/mandates/:mandate_id/context',
       'GET /approvals',
       'GET /approvals/:approval_id',
       'GET /audit',

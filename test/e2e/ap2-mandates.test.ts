@@ -274,7 +274,9 @@ function largerPayment(pack: Record<string, any>): string {
   const signer = loadMandateKey(stack.home, undefined)?.signer;
   assert.ok(signer !== undefined);
   const claims = verifyRootSdJwt(pack.ap2.open_payment_mandate, () => p256PublicKeyObject(signer.publicJwk)).delegate as unknown as OpenPaymentClaims;
-  claims.constraints[0].max += 100;
+  const range = claims.constraints[0];
+  assert.ok(range?.type === 'payment.amount_range');
+  range.max += 100;
   return signer.signOpenPaymentMandate(claims);
 }
 

@@ -47,7 +47,7 @@ test('a valid body: amount in minor units, the website host normalized as the me
   assert.deepEqual(input.items, [{ item: { id: 'sku-1', title: 'Blue mug' }, alternatives: [{ id: 'sku-2', title: 'Red mug' }], quantity: 2 }]);
   assert.deepEqual(input.agent_key, { kty: 'EC', crv: 'P-256', x: agentPublic['x'], y: agentPublic['y'] });
   assert.equal(input.ttl_minutes, 10);
-  assert.equal(validate(body({ merchant: { name: 'S', website: 'https://shop.example', id: 'merchant_1' } })).merchant.ap2.id, 'merchant_1');
+  assert.equal(validate(body({ merchant: { name: 'S', website: 'https://shop.example', id: 'shop.example' } })).merchant.ap2.id, 'shop.example');
   assert.equal(validate(body({ items: [{ id: 'a', title: 'A' }] })).items[0]?.quantity, 1);
 });
 
@@ -81,6 +81,10 @@ test('invalid_request names the field: merchant website, items and their bounds,
     ['a port', { merchant: { name: 'S', website: 'https://shop.example:8443' } }, 'merchant.website'],
     ['user info', { merchant: { name: 'S', website: 'https://u:p@shop.example' } }, 'merchant.website'],
     ['no name', { merchant: { website: 'https://shop.example' } }, 'merchant.name'],
+    // One merchant (spec §6): AP2 matches payees by id, so an id other than the judged host is refused.
+    ['an id naming another merchant', { merchant: { name: 'S', website: 'https://shop.example', id: 'casino.example' } }, 'merchant.id'],
+    ['an id naming another id', { merchant: { name: 'S', website: 'https://shop.example', id: 'merchant_1' } }, 'merchant.id'],
+    ['an id of the host unnormalized', { merchant: { name: 'S', website: 'https://shop.example', id: 'Shop.Example' } }, 'merchant.id'],
     ['an unknown merchant member', { merchant: { name: 'S', website: 'https://shop.example', logo: 'x' } }, 'merchant.logo'],
     ['no items', { items: [] }, 'items'],
     ['21 items', { items: longList }, 'items'],

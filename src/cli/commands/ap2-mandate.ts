@@ -30,7 +30,7 @@ Options:
   --card ID              the card, e.g. card_… (see latch cards)
   --merchant-name NAME   the merchant's name, as the mandates show it
   --website URL          the merchant's https website; its host is the merchant the policy sees
-  --merchant-id ID       the merchant's AP2 id (default: the website's host)
+  --merchant-id ID       the merchant's AP2 id: the website's host (the default; any other is refused)
   --amount-max DECIMAL   the most the agent may pay, e.g. 25.00
   --items JSON           the lines, e.g. '[{"id":"sku-1","title":"Blue mug","quantity":1,
                          "alternatives":[{"id":"sku-2","title":"Red mug"}]}]', or @FILE
