@@ -8,8 +8,13 @@
  *
  * Memory holds the entries of the retention period in one Map, in signing order; the listing's
  * pages per agent and per card follow it (`follow`, src/operations/ledger-pages.ts).
+ *
+ * It is a state machine (record-store.ts, docs/decisions.md §33): one apply per record, at replay
+ * and live, and every live change goes through store.commit, which applies it in the turn its
+ * append is queued and undoes it when the append fails.
  */
-import type { RecordStore, StateRecord } from './record-store.js';
+import { invariant } from './invariant.js';
+import { NO_UNDO, type RecordStore, type StateRecord, type Undo } from './record-store.js';
 import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECURRING_INTERVALS, type AuthorizationKind, type AuthorizationType, type RecurringInterval } from './model.js';
 
 /**
@@ -104,6 +109,8 @@ export class StoredAuthorizationLedger {
   private readonly followers: EntryFollower[] = [];
   /** Entries recordSigned indexed whose record (with their JWS) is not yet on disk. */
   private readonly notYetDurable = new Set<string>();
+  /** The entry recordSigned indexed and is signing in this turn: its record's apply completes it. */
+  private readonly signing = new Set<string>();
   /** Windows on their way to the cloud in this process, with how many sends of each are under way. */
   private readonly registering = new Map<string, number>();
 
@@ -112,24 +119,12 @@ export class StoredAuthorizationLedger {
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
     private readonly retentionSeconds = AUTHORIZATION_RETENTION_SECONDS,
   ) {
-    store.register(AUTHORIZATION_RECORD_TYPE, {
-      replay: (record) => this.index(parseEntryRecord(record)),
+    store.register({
+      // authorization_signature is an older journal's, replayed and never written; status and
+      // mandate records are never live: compaction writes each entry with its state and evidence.
+      recordTypes: [AUTHORIZATION_RECORD_TYPE, AUTHORIZATION_STATUS_RECORD_TYPE, AUTHORIZATION_SIGNATURE_RECORD_TYPE, AP2_MANDATES_RECORD_TYPE],
+      apply: (record) => this.applyRecord(record),
       live: (now) => this.live(now),
-    });
-    store.register(AUTHORIZATION_STATUS_RECORD_TYPE, {
-      replay: (record) => this.replayStatus(record),
-      // Compaction writes each entry with its current state, so status records are never live.
-      live: () => [],
-    });
-    store.register(AUTHORIZATION_SIGNATURE_RECORD_TYPE, {
-      // An older journal's; compaction writes each entry with its JWS.
-      replay: (record) => this.replaySignature(record),
-      live: () => [],
-    });
-    store.register(AP2_MANDATES_RECORD_TYPE, {
-      replay: (record) => this.withEntry(record, (entry) => entry.evidence !== undefined && (entry.evidence.mandates = parseMandates(record['mandates']))),
-      // Compaction writes each entry with its evidence, the mandates in it.
-      live: () => [],
     });
   }
 
@@ -156,40 +151,47 @@ export class StoredAuthorizationLedger {
   /**
    * record makes a new entry durable; the pipeline awaits it before a window to hold is signed
    * (a window to register is recorded with recordSigned), so nobody holds a window the daemon
-   * does not know of.
+   * does not know of. A failed write leaves it `failed` (the undo): it counts nowhere.
    */
   async record(entry: AuthorizationEntry): Promise<void> {
-    await this.write(this.indexNew(entry));
+    const copy = this.checkedNew(entry);
+    await this.store.commit(entryRecord(copy));
   }
 
   /**
    * recordSigned makes a new entry durable with the window signed for it, in one record and one
    * append (docs/decisions.md §28.10): the entry is indexed, so the signer finds it active; sign
-   * makes the window's JWS in the same turn (it must be synchronous, see write); the entry keeps
-   * that JWS, which its evidence pack carries; it resolves to the JWS once the record is on disk.
-   * The caller hands the JWS to nobody before then, and `get` leaves it out until then too (an
-   * evidence pack reads it there), so a crash or a failed write in between leaves no entry and no
-   * window anywhere. A sign that throws leaves the entry `failed`, never written; a write that
-   * fails leaves it `failed` without its JWS, so no later compaction writes a window never sent.
+   * makes the window's JWS in the same turn (it must be synchronous); the record of the entry with
+   * that JWS is committed in that turn too, its apply completing the entry indexed for signing;
+   * it resolves to the JWS once the record is on disk. The caller hands the JWS to nobody before
+   * then, and `get` leaves it out until then too (an evidence pack reads it there), so a crash or
+   * a failed write in between leaves no entry and no window anywhere. A sign that throws leaves
+   * the entry `failed`, never written; a write that fails leaves it `failed` without its JWS (the
+   * undo), so no later compaction writes a window never sent.
    */
   async recordSigned(entry: AuthorizationEntry, sign: () => string): Promise<string> {
-    const copy = this.indexNew(entry);
+    const copy = this.checkedNew(entry);
+    this.index(copy);
+    this.signing.add(copy.policyId);
     let jws: string;
     try {
       jws = sign();
     } catch (error) {
       // Nothing was signed: the entry must not count (its reservation is given back).
-      this.apply(copy, 'failed', null);
+      this.signing.delete(copy.policyId);
+      this.setState(copy, 'failed', null);
       throw error;
     }
-    copy.jws = jws;
     this.notYetDurable.add(copy.policyId);
     try {
-      await this.write(copy);
+      await this.store.commit(entryRecord({ ...copy, jws }));
     } catch (error) {
+      // The undo made it `failed` without its JWS; a commit refused before its apply did not.
       delete copy.jws;
+      if (copy.state === 'active') this.setState(copy, 'failed', null);
       throw error;
     } finally {
+      this.signing.delete(copy.policyId);
       this.notYetDurable.delete(copy.policyId);
     }
     return jws;
@@ -215,8 +217,7 @@ export class StoredAuthorizationLedger {
     if (entry === undefined || entry.state !== 'active' || state === 'active') return;
     const used = state === 'used' ? (usedMinor ?? entry.amountMinor) : null;
     if (used !== null && (!Number.isSafeInteger(used) || used < 0)) throw new Error('AuthorizationLedger.noteStatus: usedMinor must be a non-negative safe integer');
-    this.apply(entry, state, used);
-    await this.store.append({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
+    await this.store.commit({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
   }
 
   /**
@@ -224,10 +225,8 @@ export class StoredAuthorizationLedger {
    * answered: a retry or an approval is answered with exactly these (docs/ap2.md).
    */
   async keepMandates(policyId: string, mandates: Ap2MandateRecord): Promise<void> {
-    const evidence = this.entries.get(policyId)?.evidence;
-    if (evidence === undefined) throw new Error('AuthorizationLedger.keepMandates: no recorded decision for this entry');
-    await this.store.append({ type: AP2_MANDATES_RECORD_TYPE, policy_id: policyId, mandates: mandatesJson(mandates) });
-    evidence.mandates = mandates;
+    if (this.entries.get(policyId)?.evidence === undefined) throw new Error('AuthorizationLedger.keepMandates: no recorded decision for this entry');
+    await this.store.commit({ type: AP2_MANDATES_RECORD_TYPE, policy_id: policyId, mandates: mandatesJson(mandates) });
   }
 
   /**
@@ -271,32 +270,91 @@ export class StoredAuthorizationLedger {
     return this.entries.size;
   }
 
-  /** indexNew checks a new entry and indexes a copy of it, active in memory before it is written. */
-  private indexNew(entry: AuthorizationEntry): AuthorizationEntry {
-    if (this.entries.has(entry.policyId)) throw new Error('AuthorizationLedger.record: this policy id is already recorded');
+  /** checkedNew checks a new entry and returns a copy to record (the live path's checks before its commit). */
+  private checkedNew(entry: AuthorizationEntry): AuthorizationEntry {
     const copy = { ...entry };
+    if (this.entries.has(entry.policyId)) throw new Error('AuthorizationLedger.record: this policy id is already recorded');
     checkEntry(copy);
     this.prune(this.nowSeconds());
-    this.index(copy);
     return copy;
   }
 
-  /**
-   * write appends an entry just indexed. Its caller must call it in the same turn as indexNew:
-   * a compaction writes every indexed entry, so one taken in between would hold the entry and
-   * the append would then write it a second time.
-   */
-  private async write(entry: AuthorizationEntry): Promise<void> {
-    try {
-      await this.store.append(entryRecord(entry));
-    } catch (error) {
-      // Not durable, so never handed out: it must not count, here or after a restart.
-      this.apply(entry, 'failed', null);
-      throw error;
+  /** applyRecord is the ledger's one apply, at replay and live (through store.commit); it returns the undo. */
+  private applyRecord(record: StateRecord): Undo {
+    switch (record.type) {
+      case AUTHORIZATION_RECORD_TYPE:
+        return this.applyEntry(parseEntryRecord(record));
+      case AUTHORIZATION_STATUS_RECORD_TYPE:
+        return this.applyStatus(record);
+      case AUTHORIZATION_SIGNATURE_RECORD_TYPE:
+        return this.applySignature(record);
+      default:
+        return this.applyMandates(record);
     }
   }
 
-  private apply(entry: AuthorizationEntry, state: AuthorizationEntryState, usedMinor: number | null): void {
+  /**
+   * applyEntry indexes an entry, or completes with its JWS the entry recordSigned indexed for
+   * signing in this same turn. Undone, the entry stays `failed` without its JWS: it counts nowhere.
+   */
+  private applyEntry(parsed: AuthorizationEntry): Undo {
+    let entry = this.entries.get(parsed.policyId);
+    if (entry !== undefined && this.signing.has(parsed.policyId)) {
+      invariant(entry.amountMinor === parsed.amountMinor && entry.merchant === parsed.merchant && entry.currency === parsed.currency && entry.state === parsed.state, 'ledger_entry_well_formed', `${parsed.policyId} changed while it was signed`);
+      if (parsed.jws !== undefined) entry.jws = parsed.jws;
+    } else {
+      this.index(parsed);
+      entry = parsed;
+    }
+    const recorded = entry;
+    return () => {
+      delete recorded.jws;
+      this.setState(recorded, 'failed', null);
+    };
+  }
+
+  /** applyStatus changes an active entry's state (a repeated or late report changes nothing). */
+  private applyStatus(record: StateRecord): Undo {
+    const policyId = record['policy_id'];
+    const state = record['state'];
+    const used = record['used_minor'];
+    if (typeof policyId !== 'string' || typeof state !== 'string' || !STATES.has(state) || state === 'active') throw new Error('malformed authorization_status record');
+    if (used !== null && !(Number.isSafeInteger(used) && (used as number) >= 0)) throw new Error('malformed authorization_status record');
+    const entry = this.entries.get(policyId);
+    if (entry === undefined || entry.state !== 'active') return NO_UNDO;
+    const before = { state: entry.state, usedMinor: entry.usedMinor };
+    this.setState(entry, state as AuthorizationEntryState, used as number | null);
+    return () => this.setState(entry, before.state, before.usedMinor);
+  }
+
+  /** applyMandates keeps the AP2 open mandates signed for an entry with its evidence. */
+  private applyMandates(record: StateRecord): Undo {
+    const mandates = parseMandates(record['mandates']);
+    const evidence = this.withEntry(record)?.evidence;
+    if (evidence === undefined) return NO_UNDO;
+    const before = evidence.mandates;
+    evidence.mandates = mandates;
+    return () => {
+      if (before === undefined) delete evidence.mandates;
+      else evidence.mandates = before;
+    };
+  }
+
+  /** applySignature reads an older journal's JWS record (never written now). */
+  private applySignature(record: StateRecord): Undo {
+    const jws = record['jws'];
+    if (typeof jws !== 'string') throw new Error('malformed authorization_signature record');
+    const entry = this.withEntry(record);
+    if (entry === undefined) return NO_UNDO;
+    const before = entry.jws;
+    entry.jws = jws;
+    return () => {
+      if (before === undefined) delete entry.jws;
+      else entry.jws = before;
+    };
+  }
+
+  private setState(entry: AuthorizationEntry, state: AuthorizationEntryState, usedMinor: number | null): void {
     entry.state = state;
     entry.usedMinor = usedMinor;
     for (const listener of this.listeners) listener(entry);
@@ -308,30 +366,10 @@ export class StoredAuthorizationLedger {
     for (const follower of this.followers) follower.added(entry);
   }
 
-  private replayStatus(record: StateRecord): void {
-    const policyId = record['policy_id'];
-    const state = record['state'];
-    const used = record['used_minor'];
-    if (typeof policyId !== 'string' || typeof state !== 'string' || !STATES.has(state) || state === 'active') throw new Error('malformed authorization_status record');
-    if (used !== null && !(Number.isSafeInteger(used) && (used as number) >= 0)) throw new Error('malformed authorization_status record');
-    const entry = this.entries.get(policyId);
-    if (entry === undefined || entry.state !== 'active') return;
-    this.apply(entry, state as AuthorizationEntryState, used as number | null);
-  }
-
-  private withEntry(record: StateRecord, apply: (entry: AuthorizationEntry) => unknown): void {
+  private withEntry(record: StateRecord): AuthorizationEntry | undefined {
     const policyId = record['policy_id'];
     if (typeof policyId !== 'string') throw new Error(`malformed ${String(record['type'])} record`);
-    const entry = this.entries.get(policyId);
-    if (entry !== undefined) apply(entry);
-  }
-
-  private replaySignature(record: StateRecord): void {
-    const policyId = record['policy_id'];
-    const jws = record['jws'];
-    if (typeof policyId !== 'string' || typeof jws !== 'string') throw new Error('malformed authorization_signature record');
-    const entry = this.entries.get(policyId);
-    if (entry !== undefined) entry.jws = jws;
+    return this.entries.get(policyId);
   }
 
   private live(now: number): StateRecord[] {
