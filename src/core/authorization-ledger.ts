@@ -203,6 +203,10 @@ export class StoredAuthorizationLedger {
     if (entry === undefined) return undefined;
     const copy = { ...entry };
     if (this.notYetDurable.has(policyId)) delete copy.jws;
+    if (copy.evidence?.mandates !== undefined && this.notYetDurable.has(`${policyId}\u0000mandates`)) {
+      copy.evidence = { ...copy.evidence };
+      delete copy.evidence.mandates;
+    }
     return copy;
   }
 
@@ -226,7 +230,13 @@ export class StoredAuthorizationLedger {
    */
   async keepMandates(policyId: string, mandates: Ap2MandateRecord): Promise<void> {
     if (this.entries.get(policyId)?.evidence === undefined) throw new Error('AuthorizationLedger.keepMandates: no recorded decision for this entry');
-    await this.store.commit({ type: AP2_MANDATES_RECORD_TYPE, policy_id: policyId, mandates: mandatesJson(mandates) });
+    // Applied now (a compaction keeps them), handed to no reader of `get` until they are on disk.
+    this.notYetDurable.add(`${policyId}\u0000mandates`);
+    try {
+      await this.store.commit({ type: AP2_MANDATES_RECORD_TYPE, policy_id: policyId, mandates: mandatesJson(mandates) });
+    } finally {
+      this.notYetDurable.delete(`${policyId}\u0000mandates`);
+    }
   }
 
   /**

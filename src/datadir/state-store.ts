@@ -24,7 +24,7 @@ import { Journal, JournalCorruptError, JournalLimitError, type JournalLimits } f
 import type { FileSystemPort } from '../store/file-system.js';
 import { invariant } from '../core/invariant.js';
 
-import type { RecordStore, StateMachine, StateRecord } from '../core/record-store.js';
+import type { RecordStore, StateMachine, StateRecord, Undo } from '../core/record-store.js';
 
 export type { StateMachine, StateRecord, Undo } from '../core/record-store.js';
 
@@ -42,6 +42,8 @@ export class StateStore implements RecordStore {
   private readonly machines = new Map<string, StateMachine>();
   /** Records applied live by commit since open; every one was handed to the journal in the same turn. */
   private committed = 0;
+  /** The commits queued and not yet durable, oldest first, with their undo. */
+  private readonly undoable: Array<{ undo: Undo; undone: boolean }> = [];
   private journal: Journal | undefined;
   private state: 'new' | 'open' | 'closed' = 'new';
   private compacting: Promise<void> | undefined;
@@ -117,17 +119,38 @@ export class StateStore implements RecordStore {
     const durable = journal.append(payload);
     // A record refused at once (beyond the limits, a broken journal) was not queued: undone below.
     if (journal.appended > queuedBefore) this.committed += 1;
+    const pending = { undo, undone: false };
+    this.undoable.push(pending);
     try {
       await durable;
     } catch (error) {
-      undo();
+      this.undoFrom(pending);
       throw asDataDirError(error, this.file);
+    } finally {
+      const at = this.undoable.indexOf(pending);
+      if (at !== -1) this.undoable.splice(at, 1);
     }
     if (journal.compactionDue() && this.compacting === undefined) {
       // A failed compaction leaves the journal usable; the next commit tries again. It is reported.
       this.compacting = this.compactNow(this.snapshot(this.nowSeconds()))
         .catch((error: unknown) => this.compactionFailed(error))
         .finally(() => (this.compacting = undefined));
+    }
+  }
+
+  /**
+   * undoFrom undoes a failed commit and every commit queued after it, newest first, so memory
+   * goes back to what it was before the failed one: a write that fails breaks the journal, and
+   * every record queued behind it fails too, so their undos would otherwise run oldest first and
+   * leave the later records' "before" in place.
+   */
+  private undoFrom(failed: { undo: Undo; undone: boolean }): void {
+    const at = this.undoable.indexOf(failed);
+    const later = at === -1 ? [failed] : this.undoable.slice(at);
+    for (const pending of later.reverse()) {
+      if (pending.undone) continue;
+      pending.undone = true;
+      pending.undo();
     }
   }
 
