@@ -221,6 +221,7 @@ export class StoredAuthorizationLedger {
     if (entry === undefined || entry.state !== 'active' || state === 'active') return;
     const used = state === 'used' ? (usedMinor ?? entry.amountMinor) : null;
     if (used !== null && (!Number.isSafeInteger(used) || used < 0)) throw new Error('AuthorizationLedger.noteStatus: usedMinor must be a non-negative safe integer');
+    invariant(entry.state === 'active' && !this.signing.has(policyId), 'ledger_state_change_from_active', policyId);
     await this.store.commit({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
   }
 
@@ -285,6 +286,7 @@ export class StoredAuthorizationLedger {
     const copy = { ...entry };
     if (this.entries.has(entry.policyId)) throw new Error('AuthorizationLedger.record: this policy id is already recorded');
     checkEntry(copy);
+    invariant(copy.state === 'active' && copy.usedMinor === null, 'ledger_entry_well_formed', `${copy.policyId} is recorded ${copy.state}`);
     this.prune(this.nowSeconds());
     return copy;
   }

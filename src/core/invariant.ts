@@ -14,8 +14,8 @@
 export const INVARIANTS = {
   state_commit_applied_before_append: 'A state record is applied to memory in the same turn its append is queued (commit), and is owned by a registered state machine.',
   state_snapshot_covers_appended: 'A compaction snapshot is taken only from applied state that covers every record appended before it.',
-  ledger_entry_well_formed: 'A ledger record committed live is a well-formed entry with a new policy id, or a state change of an active entry.',
-  ledger_budget_not_undercounted: 'A ledger state change never lowers what an entry counts below what it used, nor revives an entry once settled.',
+  ledger_entry_well_formed: 'A new ledger entry is committed active with nothing used, and the record that completes an entry being signed carries the terms it was indexed with.',
+  ledger_state_change_from_active: 'A ledger state change is committed only for an active entry that is not being signed: a settled entry never changes again, so budgets neither revive nor lose it.',
   approval_decided_once: 'An approval is decided only from pending_approval, once, and its decision keeps its id and request.',
   audit_anchor_monotonic: 'The audit anchor recorded in state.journal only moves forward.',
   signing_purpose_entered: 'A signing purpose is entered only with the state its caller promised (used by src/signer).',
