@@ -1,4 +1,5 @@
-import { constants, promises as fs, type Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fdatasync as fdatasyncCallback, fdatasyncSync, fstatSync, fsyncSync, linkSync, openSync, promises as fs, readSync, renameSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { promisify } from 'node:util';
 
 /**
  * The one small interface every file operation of a journal goes through (docs/decisions.md
@@ -52,3 +53,59 @@ export const nodeFileSystem: FileSystemPort = {
     }
   },
 };
+
+/**
+ * The synchronous, descriptor-level operations of audit.log, audit.head, audit.lock and the data
+ * directory's private files (src/datadir/audit-*.ts, read-private-file.ts, atomic-file.ts): the
+ * same port for the audit side, whose writer works on descriptors and waits for the disk with
+ * fdatasync off the event loop.
+ */
+export interface SyncFileSystemPort {
+  openSync(file: string, flags: number, mode?: number): number;
+  fstatSync(fd: number): Stats;
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
+  writeSync(fd: number, buffer: Uint8Array, offset?: number, length?: number, position?: number | null): number;
+  fsyncSync(fd: number): void;
+  fdatasyncSync(fd: number): void;
+  /** fdatasync waits for the disk off the event loop. */
+  fdatasync(fd: number): Promise<void>;
+  fchmodSync(fd: number, mode: number): void;
+  closeSync(fd: number): void;
+  renameSync(from: string, to: string): void;
+  linkSync(existing: string, created: string): void;
+  unlinkSync(file: string): void;
+}
+
+const fdatasyncAsync = promisify(fdatasyncCallback);
+
+/** The real file system, synchronously. */
+export const nodeSyncFileSystem: SyncFileSystemPort = {
+  openSync: (file, flags, mode) => openSync(file, flags, mode),
+  fstatSync: (fd) => fstatSync(fd),
+  readSync: (fd, buffer, offset, length, position) => readSync(fd, buffer, offset, length, position),
+  writeSync: (fd, buffer, offset, length, position) => writeSync(fd, buffer, offset, length, position),
+  fsyncSync: (fd) => fsyncSync(fd),
+  fdatasyncSync: (fd) => fdatasyncSync(fd),
+  fdatasync: (fd) => fdatasyncAsync(fd),
+  fchmodSync: (fd, mode) => fchmodSync(fd, mode),
+  closeSync: (fd) => closeSync(fd),
+  renameSync: (from, to) => renameSync(from, to),
+  linkSync: (existing, created) => linkSync(existing, created),
+  unlinkSync: (file) => unlinkSync(file),
+};
+
+let syncPort: SyncFileSystemPort = nodeSyncFileSystem;
+
+/** syncFiles is the synchronous port in use: the real file system, unless the crash simulator replaced it. */
+export function syncFiles(): SyncFileSystemPort {
+  return syncPort;
+}
+
+/** useSyncFileSystem replaces the synchronous port for this process (the crash simulator) and returns how to restore it. */
+export function useSyncFileSystem(port: SyncFileSystemPort): () => void {
+  const previous = syncPort;
+  syncPort = port;
+  return () => {
+    syncPort = previous;
+  };
+}
