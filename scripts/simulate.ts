@@ -21,6 +21,7 @@ const every = option('every', 4);
 let explored = 0;
 let acknowledged = 0;
 let lost = 0;
+let failedClosed = 0;
 const problems: string[] = [];
 const started = Date.now();
 for (let seed = from; seed < from + seeds; seed++) {
@@ -28,6 +29,7 @@ for (let seed = from; seed < from + seeds; seed++) {
   explored += report.runs - 1;
   acknowledged += report.acknowledged;
   lost += report.lost;
+  failedClosed += report.auditFailedClosed;
   problems.push(...report.problems);
 }
 for (const problem of problems.slice(0, 20)) console.log(problem);
@@ -35,6 +37,7 @@ console.log(`crash points explored: ${explored}`);
 console.log(`seeds run: ${seeds} (from ${from}; every crash point of the first ${Math.min(every, seeds)})`);
 console.log(`acknowledged outcomes checked: ${acknowledged}`);
 console.log(`operations lost: ${lost}`);
+console.log(`power losses after which audit.log's torn last line makes the daemon refuse to start (fails closed): ${failedClosed}`);
 console.log(`problems: ${problems.length}`);
 console.log(`time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 process.exitCode = problems.length === 0 && lost === 0 ? 0 : 1;

@@ -2,7 +2,8 @@
  * The crash simulator's quick seed set (docs/decisions.md §33): the real stores over a simulated
  * disk, crashed at every write, fsync and rename of two seeds' workloads in turn, then at random
  * points of more seeds. After each crash the replay must keep every acknowledged outcome, show an
- * unacknowledged one whole or not at all, never undercount a budget, and agree with audit.log.
+ * unacknowledged one whole or not at all, never undercount a budget, and agree with audit.log,
+ * written by the real audit writer on the same simulated disk, whose chain must verify.
  * `npm run simulate -- --seeds N` runs the long version.
  */
 import assert from 'node:assert/strict';

@@ -6,7 +6,9 @@
  * undercount, and audit.log and state.journal agree on every approval's decision.
  */
 import { SeededRandom } from '../adversarial/seeded-random.js';
-import { SimulatedFileSystem } from './simulated-fs.js';
+import { useSyncFileSystem } from '../../src/store/file-system.js';
+import { verifyAudit } from '../../src/verify/audit-verify.js';
+import { SimulatedDisks, SimulatedFileSystem, type CrashKind } from './simulated-fs.js';
 import { ABSENT, entryOutcome, Model, step } from './workload.js';
 import { auditLines, openWorld, SIM_NOW, type World } from './world.js';
 
@@ -23,12 +25,33 @@ export interface RunResult {
   lost: number;
   /** Every problem found, as sentences. */
   problems: string[];
+  /** Whether a power loss tore audit.log's last (unacknowledged) line, on which the daemon refuses to start. */
+  auditFailedClosed: boolean;
 }
 
 /** runOnce runs seed's workload, crashing at crashAt (never when undefined), then replays and checks. */
 export async function runOnce(seed: number, crashAt: number | undefined): Promise<RunResult> {
   const model = new Model();
-  const fs = new SimulatedFileSystem(crashAt, () => (model.crashed = true));
+  // A directory of its own for every run: a crashed process's late calls (its audit writer's
+  // linger) must find their own dead disk, never a later run's.
+  runs += 1;
+  const directory = `/simulated-latch/run-${runs}-seed-${seed}-crash-${crashAt ?? 'none'}`;
+  const fs = new SimulatedFileSystem(`${directory}-before`, crashAt, () => (model.crashed = true));
+  disks.mount(fs);
+  try {
+    return await crashAndReplay(seed, crashAt, model, fs, `${directory}-after`);
+  } finally {
+    disks.unmount(fs.directory);
+    disks.unmount(`${directory}-after`);
+  }
+}
+
+/** The synchronous port of this process: every simulated data directory, the real file system for the rest. */
+const disks = new SimulatedDisks();
+let runs = 0;
+useSyncFileSystem(disks);
+
+async function crashAndReplay(seed: number, crashAt: number | undefined, model: Model, fs: SimulatedFileSystem, replayDirectory: string): Promise<RunResult> {
   const random = new SeededRandom(seed);
   let world: World | undefined;
   try {
@@ -43,13 +66,16 @@ export async function runOnce(seed: number, crashAt: number | undefined): Promis
   }
   model.crashed = true;
   const points = fs.counts.all;
-  const disk = fs.afterCrash(new SeededRandom(seed * 7919 + (crashAt ?? 0)));
+  // A crash point is a kill (kill -9: the page cache survives) or a power loss, by the seed.
+  const kind: CrashKind = crashAt !== undefined && (seed + crashAt) % 2 === 0 ? 'kill' : 'power';
+  const disk = fs.afterCrash(new SeededRandom(seed * 7919 + (crashAt ?? 0)), replayDirectory, kind);
+  disks.mount(disk);
   const problems: string[] = [];
   let replayed: World;
   try {
     replayed = await openWorld(disk);
   } catch (error) {
-    return { points, acknowledged: 0, lost: 1, problems: [`the replay refused to start: ${(error as Error).message}`] };
+    return { points, acknowledged: 0, lost: 1, problems: [`the replay refused to start: ${(error as Error).message}`], auditFailedClosed: false };
   }
   let lost = 0;
   let acknowledged = 0;
@@ -60,8 +86,14 @@ export async function runOnce(seed: number, crashAt: number | undefined): Promis
     if (expected.acked !== ABSENT) lost += 1;
     problems.push(`${entity}: acknowledged ${expected.acked}, in flight ${expected.inFlight ?? 'nothing'}, replayed ${seen}`);
   }
+  // After a kill the chain always verifies. After a power loss, a torn last line (never
+  // acknowledged: its fdatasync had not returned) makes the daemon refuse to start until the owner
+  // looks (fails closed, docs/cli.md); anything else is a problem.
+  const verified = verifyAudit(disk.directory);
+  const auditFailedClosed = !verified.ok && kind === 'power' && verified.problem?.reason.includes('incomplete (no final newline)') === true;
+  if (!verified.ok && !auditFailedClosed) problems.push(`audit.log does not verify after the ${kind}: ${verified.problem?.reason ?? 'unknown'}`);
   problems.push(...budgetProblems(replayed, model), ...auditProblems(replayed, model));
-  return { points, acknowledged, lost, problems };
+  return { points, acknowledged, lost, problems, auditFailedClosed };
 }
 
 /** observe is how an entity shows after the replay, in the model's terms. */
@@ -143,12 +175,14 @@ export interface SeedReport {
   acknowledged: number;
   lost: number;
   problems: string[];
+  /** Runs after which a power loss left audit.log with a torn last line (the daemon fails closed). */
+  auditFailedClosed: number;
 }
 
 /** exploreSeed crashes seed's workload at every crash point in turn (or at `sample` random ones). */
 export async function exploreSeed(seed: number, sample?: number): Promise<SeedReport> {
   const clean = await runOnce(seed, undefined);
-  const report: SeedReport = { seed, crashPoints: clean.points, runs: 1, acknowledged: clean.acknowledged, lost: clean.lost, problems: clean.problems.map((problem) => `seed ${seed}, no crash: ${problem}`) };
+  const report: SeedReport = { seed, crashPoints: clean.points, runs: 1, acknowledged: clean.acknowledged, lost: clean.lost, problems: clean.problems.map((problem) => `seed ${seed}, no crash: ${problem}`), auditFailedClosed: clean.auditFailedClosed ? 1 : 0 };
   const random = new SeededRandom(seed ^ 0x5eed);
   const points = sample === undefined ? Array.from({ length: clean.points }, (_, i) => i + 1) : Array.from({ length: sample }, () => 1 + random.int(clean.points));
   for (const point of points) {
@@ -156,6 +190,7 @@ export async function exploreSeed(seed: number, sample?: number): Promise<SeedRe
     report.runs += 1;
     report.acknowledged += result.acknowledged;
     report.lost += result.lost;
+    if (result.auditFailedClosed) report.auditFailedClosed += 1;
     report.problems.push(...result.problems.map((problem) => `seed ${seed}, crash at point ${point}: ${problem}`));
   }
   return report;

@@ -6,15 +6,26 @@
  * written after it), and the directory as of its last fsync (and, chosen by the seed, a prefix of
  * the creates, renames and unlinks made after it, in order).
  *
- * Every write, fsync (of a file or of the directory) and rename is a numbered crash point. Told to
+ * It serves one directory (a simulated data directory). The journal reaches it through the async
+ * port, the audit log through the synchronous one (SimulatedDisks routes descriptors and paths to
+ * the file system that owns them, so a crashed process's late calls never touch its successor's).
+ *
+ * Every write, fsync (of a file or of the directory), rename and link is a numbered crash point. Told to
  * crash at point N, the file system refuses that operation and every one after it, as a process
  * killed there would never make them; `afterCrash()` then gives the disk as the power loss left it,
- * a new file system to replay from.
+ * a new file system to replay from (or, for a kill, what the page cache kept).
  */
 import { constants, type Stats } from 'node:fs';
 import path from 'node:path';
-import type { FileHandlePort, FileSystemPort } from '../../src/store/file-system.js';
+import type { FileHandlePort, FileSystemPort, SyncFileSystemPort } from '../../src/store/file-system.js';
 import type { SeededRandom } from '../adversarial/seeded-random.js';
+
+/**
+ * What a crash keeps: `kill` is a killed process (kill -9), after which everything it wrote is in
+ * the page cache and survives; `power` is a power loss, which keeps only what was fsynced (and, by
+ * the seed, a torn part of the rest).
+ */
+export type CrashKind = 'kill' | 'power';
 
 /** The kinds of crash point. */
 export type CrashPointKind = 'write' | 'fsync' | 'rename';
@@ -57,6 +68,8 @@ export class SimulatedFileSystem implements FileSystemPort {
    * @param crashAtPoint the crash point (1-based, over all kinds) at which to crash; undefined never.
    */
   constructor(
+    /** The directory this file system serves; every name is a path in it. */
+    readonly directory: string,
     private readonly crashAtPoint?: number,
     /** Told at the crash, in the same turn: nothing after it counts as acknowledged. */
     private readonly onCrash: () => void = () => undefined,
@@ -71,29 +84,30 @@ export class SimulatedFileSystem implements FileSystemPort {
    * afterCrash returns the disk as a power loss at this moment leaves it, as a new file system
    * that never crashes: durable data and names, and the seed's share of what was not yet durable.
    */
-  afterCrash(random: SeededRandom): SimulatedFileSystem {
-    const survivingOps = this.pendingDirectory.slice(0, random.int(this.pendingDirectory.length + 1));
+  afterCrash(random: SeededRandom, directory: string, kind: CrashKind = 'power'): SimulatedFileSystem {
+    const survivingOps = kind === 'kill' ? this.pendingDirectory : this.pendingDirectory.slice(0, random.int(this.pendingDirectory.length + 1));
     const names = new Map(this.durableNames);
     for (const op of survivingOps) {
       if (op.kind === 'link') names.set(op.name, op.file);
       else names.delete(op.name);
     }
-    const next = new SimulatedFileSystem();
+    const next = new SimulatedFileSystem(directory);
     const survivors = new Map<SimFile, SimFile>();
     for (const [name, file] of names) {
       let copy = survivors.get(file);
       if (copy === undefined) {
-        copy = new SimFile(survivingBytes(file, random));
+        copy = new SimFile(kind === 'kill' ? Buffer.from(file.data) : survivingBytes(file, random));
         copy.durable = Buffer.from(copy.data);
         survivors.set(file, copy);
       }
-      next.names.set(name, copy);
+      next.names.set(path.join(directory, path.relative(this.directory, name)), copy);
     }
     next.durableNames = new Map(next.names);
     return next;
   }
 
   /** fileBytes returns the named file's bytes as the process sees them (for checks). */
+  // (paths are in this.directory)
   fileBytes(file: string): Buffer | undefined {
     return this.names.get(file)?.data;
   }
@@ -120,32 +134,15 @@ export class SimulatedFileSystem implements FileSystemPort {
   }
 
   async open(file: string, flags: number, _mode?: number): Promise<FileHandlePort> {
-    this.alive();
-    let found = this.names.get(file);
-    if (found !== undefined && (flags & constants.O_CREAT) !== 0 && (flags & constants.O_EXCL) !== 0) {
-      throw Object.assign(new Error(`EEXIST: file already exists, ${file}`), { code: 'EEXIST' });
-    }
-    if (found === undefined) {
-      if ((flags & constants.O_CREAT) === 0) throw enoent(file);
-      found = new SimFile();
-      this.link(file, found);
-    }
-    return new SimHandle(this, found, (flags & constants.O_APPEND) !== 0);
+    return this.openFile(file, flags);
   }
 
   async rename(from: string, to: string): Promise<void> {
-    this.point('rename');
-    const file = this.names.get(from);
-    if (file === undefined) throw enoent(from);
-    this.names.delete(from);
-    this.pendingDirectory.push({ kind: 'unlink', name: from });
-    this.link(to, file);
+    this.renameSync(from, to);
   }
 
   async unlink(file: string): Promise<void> {
-    this.alive();
-    if (!this.names.delete(file)) throw enoent(file);
-    this.pendingDirectory.push({ kind: 'unlink', name: file });
+    this.unlinkSync(file);
   }
 
   async readdir(directory: string): Promise<string[]> {
@@ -159,6 +156,49 @@ export class SimulatedFileSystem implements FileSystemPort {
   }
 
   async syncDirectory(_directory: string): Promise<void> {
+    this.syncDirectoryNow();
+  }
+
+  /** openFile is open for both ports: the directory itself opens for its fsync. */
+  openFile(file: string, flags: number): SimHandle {
+    this.alive();
+    if (file === this.directory) return new SimHandle(this, undefined, false);
+    let found = this.names.get(file);
+    if (found !== undefined && (flags & constants.O_CREAT) !== 0 && (flags & constants.O_EXCL) !== 0) {
+      throw Object.assign(new Error(`EEXIST: file already exists, ${file}`), { code: 'EEXIST' });
+    }
+    if (found === undefined) {
+      if ((flags & constants.O_CREAT) === 0) throw enoent(file);
+      found = new SimFile();
+      this.link(file, found);
+    }
+    return new SimHandle(this, found, (flags & constants.O_APPEND) !== 0);
+  }
+
+  renameSync(from: string, to: string): void {
+    this.point('rename');
+    const file = this.names.get(from);
+    if (file === undefined) throw enoent(from);
+    this.names.delete(from);
+    this.pendingDirectory.push({ kind: 'unlink', name: from });
+    this.link(to, file);
+  }
+
+  linkSync(existing: string, created: string): void {
+    this.point('rename');
+    const file = this.names.get(existing);
+    if (file === undefined) throw enoent(existing);
+    if (this.names.has(created)) throw Object.assign(new Error(`EEXIST: file already exists, ${created}`), { code: 'EEXIST' });
+    this.link(created, file);
+  }
+
+  unlinkSync(file: string): void {
+    this.alive();
+    if (!this.names.delete(file)) throw enoent(file);
+    this.pendingDirectory.push({ kind: 'unlink', name: file });
+  }
+
+  syncDirectoryNow(): void {
     this.point('fsync');
     this.durableNames = new Map(this.names);
     this.pendingDirectory = [];
@@ -204,27 +244,56 @@ function survivingBytes(file: SimFile, random: SeededRandom): Buffer {
   return Buffer.from(durable);
 }
 
-class SimHandle implements FileHandlePort {
-  private position = 0;
+/** One open file (or the directory, file undefined, which only fsyncs), for both ports. */
+export class SimHandle implements FileHandlePort {
+  position = 0;
 
   constructor(
     private readonly fs: SimulatedFileSystem,
-    private readonly file: SimFile,
+    private readonly opened: SimFile | undefined,
     private readonly append: boolean,
   ) {}
 
-  async stat(): Promise<Stats> {
+  private get file(): SimFile {
+    if (this.opened === undefined) throw Object.assign(new Error('EISDIR: a directory'), { code: 'EISDIR' });
+    return this.opened;
+  }
+
+  statSync(): Stats {
     this.fs.checkAlive();
     const size = this.file.data.length;
     const uid = process.getuid?.() ?? 0;
     return { size, mode: 0o100600, uid, isFile: () => true, isDirectory: () => false, isSymbolicLink: () => false } as unknown as Stats;
   }
 
-  async read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
+  readSync(buffer: Uint8Array, offset: number, length: number, position: number | null): number {
     this.fs.checkAlive();
-    const bytes = this.file.data.subarray(position, position + length);
+    const at = position ?? this.position;
+    const bytes = this.file.data.subarray(at, at + length);
     buffer.set(bytes, offset);
-    return { bytesRead: bytes.length };
+    if (position === null) this.position = at + bytes.length;
+    return bytes.length;
+  }
+
+  writeSync(buffer: Uint8Array, offset = 0, length = buffer.byteLength - offset, position: number | null = null): number {
+    const bytes = Buffer.from(buffer.subarray(offset, offset + length));
+    const at = position ?? (this.append ? this.file.data.length : this.position);
+    this.fs.handleWrite(this.file, bytes, at);
+    if (position === null) this.position = at + bytes.length;
+    return bytes.length;
+  }
+
+  syncNow(): void {
+    if (this.opened === undefined) this.fs.syncDirectoryNow();
+    else this.fs.handleSync(this.opened);
+  }
+
+  async stat(): Promise<Stats> {
+    return this.statSync();
+  }
+
+  async read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
+    return { bytesRead: this.readSync(buffer, offset, length, position) };
   }
 
   async readFile(): Promise<Buffer> {
@@ -233,11 +302,7 @@ class SimHandle implements FileHandlePort {
   }
 
   async write(buffer: Uint8Array, offset: number, length: number): Promise<{ bytesWritten: number }> {
-    const bytes = Buffer.from(buffer.subarray(offset, offset + length));
-    const at = this.append ? this.file.data.length : this.position;
-    this.fs.handleWrite(this.file, bytes, at);
-    this.position = at + bytes.length;
-    return { bytesWritten: bytes.length };
+    return { bytesWritten: this.writeSync(buffer, offset, length, null) };
   }
 
   async truncate(length: number): Promise<void> {
@@ -245,11 +310,11 @@ class SimHandle implements FileHandlePort {
   }
 
   async sync(): Promise<void> {
-    this.fs.handleSync(this.file);
+    this.syncNow();
   }
 
   async datasync(): Promise<void> {
-    this.fs.handleSync(this.file);
+    this.syncNow();
   }
 
   async chmod(_mode: number): Promise<void> {
@@ -258,5 +323,86 @@ class SimHandle implements FileHandlePort {
 
   async close(): Promise<void> {
     // Closing writes nothing; a closed handle is not used again.
+  }
+}
+
+/**
+ * SimulatedDisks is the synchronous port over every simulated data directory of a process: a
+ * path goes to the file system serving its directory, a descriptor to the one that opened it.
+ */
+export class SimulatedDisks implements SyncFileSystemPort {
+  private readonly mounts = new Map<string, SimulatedFileSystem>();
+  private readonly descriptors = new Map<number, SimHandle>();
+  private nextFd = 1000;
+
+  mount(fs: SimulatedFileSystem): void {
+    this.mounts.set(fs.directory, fs);
+  }
+
+  unmount(directory: string): void {
+    this.mounts.delete(directory);
+  }
+
+  private serving(file: string): SimulatedFileSystem {
+    const fs = this.mounts.get(file) ?? this.mounts.get(path.dirname(file));
+    if (fs === undefined) throw enoent(file);
+    return fs;
+  }
+
+  private handle(fd: number): SimHandle {
+    const handle = this.descriptors.get(fd);
+    if (handle === undefined) throw Object.assign(new Error(`EBADF: ${fd}`), { code: 'EBADF' });
+    return handle;
+  }
+
+  openSync(file: string, flags: number): number {
+    const handle = this.serving(file).openFile(file, flags);
+    const fd = this.nextFd++;
+    this.descriptors.set(fd, handle);
+    return fd;
+  }
+
+  fstatSync(fd: number): Stats {
+    return this.handle(fd).statSync();
+  }
+
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number {
+    return this.handle(fd).readSync(buffer, offset, length, position);
+  }
+
+  writeSync(fd: number, buffer: Uint8Array, offset?: number, length?: number, position?: number | null): number {
+    return this.handle(fd).writeSync(buffer, offset, length, position ?? null);
+  }
+
+  fsyncSync(fd: number): void {
+    this.handle(fd).syncNow();
+  }
+
+  fdatasyncSync(fd: number): void {
+    this.handle(fd).syncNow();
+  }
+
+  async fdatasync(fd: number): Promise<void> {
+    this.handle(fd).syncNow();
+  }
+
+  fchmodSync(fd: number): void {
+    this.handle(fd);
+  }
+
+  closeSync(fd: number): void {
+    this.descriptors.delete(fd);
+  }
+
+  renameSync(from: string, to: string): void {
+    this.serving(from).renameSync(from, to);
+  }
+
+  linkSync(existing: string, created: string): void {
+    this.serving(existing).linkSync(existing, created);
+  }
+
+  unlinkSync(file: string): void {
+    this.serving(file).unlinkSync(file);
   }
 }
