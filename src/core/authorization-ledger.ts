@@ -109,8 +109,12 @@ export class StoredAuthorizationLedger {
   private readonly followers: EntryFollower[] = [];
   /** Entries recordSigned indexed whose record (with their JWS) is not yet on disk. */
   private readonly notYetDurable = new Set<string>();
-  /** The entry recordSigned indexed and is signing in this turn: its record's apply completes it. */
-  private readonly signing = new Set<string>();
+  /**
+   * The entry record or recordSigned built and checked in this turn, whose record is being
+   * committed: its apply takes this object instead of parsing the record back (the same entry,
+   * spared a parse), and completes it with its JWS when recordSigned indexed it to be signed.
+   */
+  private readonly staged = new Map<string, AuthorizationEntry>();
   /** Windows on their way to the cloud in this process, with how many sends of each are under way. */
   private readonly registering = new Map<string, number>();
 
@@ -155,7 +159,14 @@ export class StoredAuthorizationLedger {
    */
   async record(entry: AuthorizationEntry): Promise<void> {
     const copy = this.checkedNew(entry);
-    await this.store.commit(entryRecord(copy));
+    this.staged.set(copy.policyId, copy);
+    let durable: Promise<void>;
+    try {
+      durable = this.store.commit(entryRecord(copy));
+    } finally {
+      this.staged.delete(copy.policyId);
+    }
+    await durable;
   }
 
   /**
@@ -172,26 +183,30 @@ export class StoredAuthorizationLedger {
   async recordSigned(entry: AuthorizationEntry, sign: () => string): Promise<string> {
     const copy = this.checkedNew(entry);
     this.index(copy);
-    this.signing.add(copy.policyId);
     let jws: string;
     try {
       jws = sign();
     } catch (error) {
       // Nothing was signed: the entry must not count (its reservation is given back).
-      this.signing.delete(copy.policyId);
       this.setState(copy, 'failed', null);
       throw error;
     }
     this.notYetDurable.add(copy.policyId);
+    this.staged.set(copy.policyId, copy);
+    let durable: Promise<void>;
     try {
-      await this.store.commit(entryRecord({ ...copy, jws }));
+      durable = this.store.commit(entryRecord({ ...copy, jws }));
+    } finally {
+      this.staged.delete(copy.policyId);
+    }
+    try {
+      await durable;
     } catch (error) {
       // The undo made it `failed` without its JWS; a commit refused before its apply did not.
       delete copy.jws;
       if (copy.state === 'active') this.setState(copy, 'failed', null);
       throw error;
     } finally {
-      this.signing.delete(copy.policyId);
       this.notYetDurable.delete(copy.policyId);
     }
     return jws;
@@ -221,7 +236,7 @@ export class StoredAuthorizationLedger {
     if (entry === undefined || entry.state !== 'active' || state === 'active') return;
     const used = state === 'used' ? (usedMinor ?? entry.amountMinor) : null;
     if (used !== null && (!Number.isSafeInteger(used) || used < 0)) throw new Error('AuthorizationLedger.noteStatus: usedMinor must be a non-negative safe integer');
-    invariant(entry.state === 'active' && !this.signing.has(policyId), 'ledger_state_change_from_active', policyId);
+    invariant(entry.state === 'active' && !this.staged.has(policyId), 'ledger_state_change_from_active', policyId);
     await this.store.commit({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
   }
 
@@ -295,7 +310,7 @@ export class StoredAuthorizationLedger {
   private applyRecord(record: StateRecord): Undo {
     switch (record.type) {
       case AUTHORIZATION_RECORD_TYPE:
-        return this.applyEntry(parseEntryRecord(record));
+        return this.applyEntry(record);
       case AUTHORIZATION_STATUS_RECORD_TYPE:
         return this.applyStatus(record);
       case AUTHORIZATION_SIGNATURE_RECORD_TYPE:
@@ -306,17 +321,19 @@ export class StoredAuthorizationLedger {
   }
 
   /**
-   * applyEntry indexes an entry, or completes with its JWS the entry recordSigned indexed for
-   * signing in this same turn. Undone, the entry stays `failed` without its JWS: it counts nowhere.
+   * applyEntry indexes the record's entry (replayed: parsed from it; live: the entry staged for it),
+   * or completes with its JWS the entry recordSigned indexed for signing in this same turn.
+   * Undone, the entry stays `failed` without its JWS: it counts nowhere.
    */
-  private applyEntry(parsed: AuthorizationEntry): Undo {
-    let entry = this.entries.get(parsed.policyId);
-    if (entry !== undefined && this.signing.has(parsed.policyId)) {
-      invariant(entry.amountMinor === parsed.amountMinor && entry.merchant === parsed.merchant && entry.currency === parsed.currency && entry.state === parsed.state, 'ledger_entry_well_formed', `${parsed.policyId} changed while it was signed`);
-      if (parsed.jws !== undefined) entry.jws = parsed.jws;
+  private applyEntry(record: StateRecord): Undo {
+    const staged = typeof record['policy_id'] === 'string' ? this.staged.get(record['policy_id']) : undefined;
+    const entry = staged ?? parseEntryRecord(record);
+    if (staged !== undefined && this.entries.get(staged.policyId) === staged) {
+      const jws = record['jws'];
+      invariant(record['amount_minor'] === staged.amountMinor && record['merchant'] === staged.merchant && record['currency'] === staged.currency && record['state'] === staged.state && typeof jws === 'string', 'ledger_entry_well_formed', `${staged.policyId} changed while it was signed`);
+      staged.jws = jws;
     } else {
-      this.index(parsed);
-      entry = parsed;
+      this.index(entry);
     }
     const recorded = entry;
     return () => {
