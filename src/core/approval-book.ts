@@ -9,7 +9,7 @@
 import { APPROVAL_STATUSES, type Approval } from './approval.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import { principalName, type Principal } from './principal.js';
-import { invariant } from '../runtime/invariant.js';
+import { invariant } from '../errors/invariant.js';
 import type { RecordStore, StateRecord, Undo } from './record-store.js';
 
 /** The state journal's record type of one approval snapshot. */

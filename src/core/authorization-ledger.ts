@@ -13,7 +13,7 @@
  * and live, and every live change goes through store.commit, which applies it in the turn its
  * append is queued and undoes it when the append fails.
  */
-import { invariant } from '../runtime/invariant.js';
+import { invariant } from '../errors/invariant.js';
 import { NO_UNDO, type RecordStore, type StateRecord, type Undo } from './record-store.js';
 import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECURRING_INTERVALS, type AuthorizationKind, type AuthorizationType, type RecurringInterval } from './model.js';
 

@@ -4,7 +4,7 @@
  * forward as the daemon's own lines reach the disk.
  */
 import { AUDIT_ANCHOR_RECORD, assertAuditAnchored, parseAnchor, raiseAuditFloor, type AuditAnchor } from '../datadir/audit-anchor.js';
-import { invariant } from '../runtime/invariant.js';
+import { invariant } from '../errors/invariant.js';
 import type { StateRecord, StateStore } from '../datadir/state-store.js';
 
 /** AuditAnchorKeeper owns the `audit_anchor` records of one daemon's state.journal. */

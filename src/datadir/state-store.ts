@@ -22,7 +22,7 @@ import { DataDirError, shellQuote } from './data-dir-error.js';
 import { assertPrivate, assertPrivateStats } from './permissions.js';
 import { Journal, JournalCorruptError, JournalLimitError, type JournalLimits } from '../store/journal.js';
 import type { FileSystemPort } from '../store/file-system.js';
-import { invariant } from '../runtime/invariant.js';
+import { invariant } from '../errors/invariant.js';
 
 import type { RecordStore, StateMachine, StateRecord, Undo } from '../core/record-store.js';
 

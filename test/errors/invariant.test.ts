@@ -1,5 +1,5 @@
 /**
- * Invariants (src/runtime/invariant.ts, docs/decisions.md §33): a broken one stops the process with
+ * Invariants (src/errors/invariant.ts, docs/decisions.md §33): a broken one stops the process with
  * one line naming it and exit status 70, not an exception a handler could answer 500 to and go
  * on; the stores assert theirs where they must hold; and the docs list every one by name.
  */
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { ApprovalBook } from '../../src/core/approval-book.js';
 import type { Approval } from '../../src/core/approval.js';
-import { INVARIANTS, INVARIANT_EXIT_CODE, InvariantBroken, invariant, onInvariantBroken, throwBroken } from '../../src/runtime/invariant.js';
+import { INVARIANTS, INVARIANT_EXIT_CODE, InvariantBroken, invariant, onInvariantBroken, throwBroken } from '../../src/errors/invariant.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 const PENDING: Approval = {
@@ -34,7 +34,7 @@ const PENDING: Approval = {
 };
 
 test('a broken invariant stops the process with one line naming it, and status 70', () => {
-  const code = "import { invariant } from './src/runtime/invariant.ts'; invariant(false, 'approval_decided_once', 'ap_1'); console.log('went on');";
+  const code = "import { invariant } from './src/errors/invariant.ts'; invariant(false, 'approval_decided_once', 'ap_1'); console.log('went on');";
   const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 });
   assert.equal(child.status, INVARIANT_EXIT_CODE, child.stderr);
   assert.equal(child.stdout, '', 'nothing runs after it');
