@@ -7,11 +7,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApprovalBook, APPROVAL_RECORD_TYPE } from '../../src/core/approval-book.js';
-import type { Approval } from '../../src/core/approval.js';
 import { AUTHORIZATION_RECORD_TYPE, StoredAuthorizationLedger, type AuthorizationEntry } from '../../src/core/authorization-ledger.js';
 import { HELD_WINDOW_RECORD_TYPE, HeldWindows } from '../../src/core/held-windows.js';
 import type { StateRecord } from '../../src/core/record-store.js';
 import { MemoryRecordStore } from '../support/memory-record-store.js';
+import { PENDING_APPROVAL } from '../support/pending-approval.js';
+import type { Approval } from '../../src/core/approval.js';
 
 const NOW = 1_800_000_000;
 
@@ -25,25 +26,7 @@ function gated(): { store: MemoryRecordStore; land: () => void; fail: () => void
 
 const snapshot = (store: MemoryRecordStore, type: string): StateRecord[] => store.owners.get(type)?.live(NOW) ?? [];
 
-const PENDING: Approval = {
-  id: 'ap_1',
-  status: 'pending_approval',
-  principal: { kind: 'agent', name: 'shopper' },
-  request: { kind: 'one_time', cardId: 'card_1', merchant: 'm.example', amountMinor: 6000, currency: 'USD', authorizationType: 'exact', ttlSeconds: 60 },
-  rule: 'large',
-  reasons: [],
-  createdAtSeconds: 1,
-  expiresAtSeconds: 2,
-  decidedAtSeconds: null,
-  reason: null,
-  authorization: null,
-  window: null,
-  error: null,
-  requestSha256: 'a',
-  idempotencyKey: 'k',
-  callerKey: false,
-  fingerprintSha256: 'f',
-};
+const PENDING = PENDING_APPROVAL;
 
 test("an approval's decision is in the snapshot while its append is on its way, and a failed append takes it back", async () => {
   const { store, land, fail } = gated();

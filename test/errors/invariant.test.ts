@@ -9,29 +9,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ApprovalBook } from '../../src/core/approval-book.js';
-import type { Approval } from '../../src/core/approval.js';
 import { INVARIANTS, INVARIANT_EXIT_CODE, InvariantBroken, invariant, onInvariantBroken, throwBroken } from '../../src/errors/invariant.js';
 import { REPO_ROOT } from '../support/paths.js';
+import { PENDING_APPROVAL } from '../support/pending-approval.js';
 
-const PENDING: Approval = {
-  id: 'ap_1',
-  status: 'pending_approval',
-  principal: { kind: 'agent', name: 'shopper' },
-  request: { kind: 'one_time', cardId: 'card_1', merchant: 'm.example', amountMinor: 6000, currency: 'USD', authorizationType: 'exact', ttlSeconds: 60 },
-  rule: 'large',
-  reasons: [],
-  createdAtSeconds: 1,
-  expiresAtSeconds: 2,
-  decidedAtSeconds: null,
-  reason: null,
-  authorization: null,
-  window: null,
-  error: null,
-  requestSha256: 'a',
-  idempotencyKey: 'k',
-  callerKey: false,
-  fingerprintSha256: 'f',
-};
+const PENDING = PENDING_APPROVAL;
 
 test('a broken invariant stops the process with one line naming it, and status 70', () => {
   const code = "import { invariant } from './src/errors/invariant.ts'; invariant(false, 'approval_decided_once', 'ap_1'); console.log('went on');";
