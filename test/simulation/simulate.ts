@@ -8,7 +8,8 @@
 import { SeededRandom } from '../adversarial/seeded-random.js';
 import { useSyncFileSystem } from '../../src/store/file-system.js';
 import { verifyAudit } from '../../src/verify/audit-verify.js';
-import { SimulatedDisks, SimulatedFileSystem, type CrashKind } from './simulated-fs.js';
+import { SimulatedDisks } from './simulated-disks.js';
+import { SimulatedFileSystem, type CrashKind } from './simulated-fs.js';
 import { ABSENT, entryOutcome, Model, step } from './workload.js';
 import { auditLines, openWorld, SIM_NOW, type World } from './world.js';
 
