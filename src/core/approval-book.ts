@@ -1,13 +1,16 @@
 /**
  * The approval book: every approval, durable in the state journal. A new approval and every
- * decision are appended as a whole snapshot before anyone is answered, and the newest snapshot of
+ * decision are committed as a whole snapshot before anyone is answered, and the newest snapshot of
  * each id wins on replay, so a pending approval acknowledged with 202 — and its decision —
- * survive a restart or a kill -9.
+ * survive a restart or a kill -9. It is a state machine (record-store.ts): its one apply runs at
+ * replay and, through store.commit, live, in the turn the record is queued, so no compaction can
+ * write the book without a decision already on its way to the disk (docs/decisions.md §33).
  */
 import { APPROVAL_STATUSES, type Approval } from './approval.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import { principalName, type Principal } from './principal.js';
-import type { RecordStore, StateRecord } from './record-store.js';
+import { invariant } from '../errors/invariant.js';
+import type { RecordStore, StateRecord, Undo } from './record-store.js';
 
 /** The state journal's record type of one approval snapshot. */
 export const APPROVAL_RECORD_TYPE = 'approval';
@@ -24,10 +27,7 @@ export class ApprovalBook {
   private readonly claimed = new Set<string>();
 
   constructor(private readonly store?: RecordStore) {
-    store?.register(APPROVAL_RECORD_TYPE, {
-      replay: (record) => this.remember(parseApproval(record)),
-      live: (nowSeconds) => this.live(nowSeconds),
-    });
+    store?.register({ recordTypes: [APPROVAL_RECORD_TYPE], apply: (record) => this.apply(parseApproval(record)), live: (nowSeconds) => this.live(nowSeconds) });
   }
 
   /**
@@ -65,21 +65,19 @@ export class ApprovalBook {
       const existing = this.findByCallerKey(approval.principal, approval.idempotencyKey);
       if (existing !== undefined) return existing;
     }
-    this.remember(approval);
-    try {
-      await this.store?.append(toRecord(approval));
-    } catch (error) {
-      // Never acknowledged, so never there: a retry creates it afresh.
-      this.forget(approval);
-      throw error;
-    }
+    // A failed commit undoes the apply: never acknowledged, so never there; a retry creates it afresh.
+    await this.commit(approval);
     return approval;
   }
 
-  /** update records a decision durably, then wakes everyone waiting for this approval. */
+  /**
+   * update records a decision durably, then wakes everyone waiting for this approval. The
+   * approval is decided once: only from pending_approval, keeping its id and request.
+   */
   async update(approval: Approval): Promise<void> {
-    await this.store?.append(toRecord(approval));
-    this.remember(approval);
+    const before = this.byId.get(approval.id);
+    invariant(before !== undefined && before.status === 'pending_approval' && approval.status !== 'pending_approval' && before.requestSha256 === approval.requestSha256, 'approval_decided_once', approval.id);
+    await this.commit(approval);
     const waiting = this.waiters.get(approval.id);
     this.waiters.delete(approval.id);
     for (const wake of waiting ?? []) wake();
@@ -116,11 +114,29 @@ export class ApprovalBook {
     return [...this.byId.values()].reverse();
   }
 
-  private remember(approval: Approval): void {
+  /** commit applies the approval to memory and queues its record in one turn (store.commit), or only applies it without a store. */
+  private async commit(approval: Approval): Promise<void> {
+    if (this.store === undefined) this.apply(approval);
+    else await this.store.commit(toRecord(approval));
+  }
+
+  /** apply is the book's one change, at replay and live: the approval as recorded, or its undo. */
+  private apply(approval: Approval): Undo {
+    const before = this.byId.get(approval.id);
+    const evicted = this.remember(approval);
+    return () => {
+      if (before === undefined) this.forget(approval);
+      else this.byId.set(before.id, before);
+      if (evicted !== undefined) this.byId.set(evicted.id, evicted);
+    };
+  }
+
+  private remember(approval: Approval): Approval | undefined {
     // Map order is creation order: an update keeps the id's first place.
-    if (!this.byId.has(approval.id) && this.byId.size >= APPROVALS_MAX) this.forgetOldestDecided();
+    const evicted = !this.byId.has(approval.id) && this.byId.size >= APPROVALS_MAX ? this.forgetOldestDecided() : undefined;
     this.byId.set(approval.id, approval);
     if (approval.callerKey) this.byCallerKey.set(callerKeyId(approval.principal, approval.idempotencyKey), approval.id);
+    return evicted;
   }
 
   private forget(approval: Approval): void {
@@ -128,13 +144,14 @@ export class ApprovalBook {
     if (approval.callerKey) this.byCallerKey.delete(callerKeyId(approval.principal, approval.idempotencyKey));
   }
 
-  private forgetOldestDecided(): void {
+  private forgetOldestDecided(): Approval | undefined {
     for (const approval of this.byId.values()) {
       if (approval.status !== 'pending_approval') {
         this.forget(approval);
-        return;
+        return approval;
       }
     }
+    return undefined;
   }
 
   private live(nowSeconds: number): StateRecord[] {

@@ -8,53 +8,17 @@
  *
  * Memory holds the entries of the retention period in one Map, in signing order; the listing's
  * pages per agent and per card follow it (`follow`, src/operations/ledger-pages.ts).
+ *
+ * It is a state machine (record-store.ts, docs/decisions.md §33): one apply per record, at replay
+ * and live, and every live change goes through store.commit, which applies it in the turn its
+ * append is queued and undoes it when the append fails.
  */
-import type { RecordStore, StateRecord } from './record-store.js';
-import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECURRING_INTERVALS, type AuthorizationKind, type AuthorizationType, type RecurringInterval } from './model.js';
-
-/**
- * A ledger entry's states: the cloud's authorization statuses, and `failed` (the cloud refused
- * it) and `unregistered` (never sent), which only the ledger knows.
- */
-export const LEDGER_STATES = [...AUTHORIZATION_STATUSES, 'failed', 'unregistered'] as const;
-export type LedgerState = (typeof LEDGER_STATES)[number];
-import { decisionRecordJson, parseDecisionRecord, type DecisionRecord } from './decision-record.js';
+import { invariant } from '../errors/invariant.js';
+import { NO_UNDO, type RecordStore, type StateRecord, type Undo } from './record-store.js';
+import { AUTHORIZATION_RECORD_TYPE, checkEntry, entryRecord, isLedgerState, parseEntryRecord, type AuthorizationEntry, type AuthorizationEntryState } from './ledger-entry.js';
 import { mandatesJson, parseMandates, type Ap2MandateRecord } from '../ap2/mandate-record.js';
 
-/** A recurring entry's schedule, kept so that budgets count every charge it allows (docs/decisions.md §17.2). */
-export interface EntrySchedule {
-  interval: RecurringInterval;
-  intervalCount: number;
-  maxCharges: number | null;
-}
-
-export interface AuthorizationEntry {
-  policyId: string;
-  /** principalName: 'owner' or the agent. */
-  agent: string;
-  cardId: string | null;
-  merchant: string;
-  currency: string;
-  amountMinor: number;
-  kind: AuthorizationKind;
-  authorizationType: AuthorizationType;
-  signedAtSeconds: number;
-  notAfterSeconds: number;
-  /**
-   * `unregistered`: signed but, the cloud said, never registered, and now never sent (a cancel by
-   * the owner, or a cloud 404 for an entry not being registered; docs/decisions.md §17.1).
-   */
-  state: LedgerState;
-  usedMinor: number | null;
-  /** Set for recurring entries (absent in records written before it existed). */
-  schedule?: EntrySchedule;
-  /** What the evidence pack needs, kept at decision time (docs/decisions.md §22); absent on older entries. */
-  evidence?: DecisionRecord;
-  /** The window's compact JWS as it was signed, kept once signed (docs/decisions.md §28); absent before. */
-  jws?: string;
-}
-
-export type AuthorizationEntryState = AuthorizationEntry['state'];
+export { AUTHORIZATION_RECORD_TYPE, LEDGER_STATES, type AuthorizationEntry, type AuthorizationEntryState, type EntrySchedule, type LedgerState } from './ledger-entry.js';
 
 /** What follows the entries kept (StoredAuthorizationLedger.follow): told of each added and each forgotten. */
 export interface EntryFollower {
@@ -65,8 +29,7 @@ export interface EntryFollower {
 /** Called after an entry's state changed durably (and while replaying), so budgets can follow. */
 export type AuthorizationStatusListener = (entry: Readonly<AuthorizationEntry>) => void;
 
-/** The state journal's record types: the entry as signed, and a later change of its state. */
-export const AUTHORIZATION_RECORD_TYPE = 'authorization';
+/** The state journal's record type of a later change of an entry's state (the entry as signed: ledger-entry.ts). */
 export const AUTHORIZATION_STATUS_RECORD_TYPE = 'authorization_status';
 /**
  * The record of the JWS signed for an entry, written after the entry by the versions before
@@ -83,15 +46,11 @@ export const AP2_MANDATES_RECORD_TYPE = 'ap2_mandates';
  */
 export const AUTHORIZATION_RETENTION_SECONDS = 90 * 86_400;
 
-const STATES: ReadonlySet<string> = new Set(LEDGER_STATES);
-const INTERVALS: ReadonlySet<string> = new Set(RECURRING_INTERVALS);
 /**
  * The state of a window rolled back, never to be sent. A `failed` one may be sent again: the
  * cloud refused it under its Idempotency-Key and replays that refusal.
  */
 const NEVER_SENT: ReadonlySet<string> = new Set(['unregistered']);
-const KINDS: ReadonlySet<string> = new Set(AUTHORIZATION_KINDS);
-const TYPES: ReadonlySet<string> = new Set(AUTHORIZATION_TYPES);
 
 /**
  * StoredAuthorizationLedger keeps the entries in memory and, with a RecordStore, in state.journal
@@ -104,6 +63,12 @@ export class StoredAuthorizationLedger {
   private readonly followers: EntryFollower[] = [];
   /** Entries recordSigned indexed whose record (with their JWS) is not yet on disk. */
   private readonly notYetDurable = new Set<string>();
+  /**
+   * The entry record or recordSigned built and checked in this turn, whose record is being
+   * committed: its apply takes this object instead of parsing the record back (the same entry,
+   * spared a parse), and completes it with its JWS when recordSigned indexed it to be signed.
+   */
+  private readonly staged = new Map<string, AuthorizationEntry>();
   /** Windows on their way to the cloud in this process, with how many sends of each are under way. */
   private readonly registering = new Map<string, number>();
 
@@ -112,24 +77,12 @@ export class StoredAuthorizationLedger {
     private readonly nowSeconds: () => number = () => Math.floor(Date.now() / 1000),
     private readonly retentionSeconds = AUTHORIZATION_RETENTION_SECONDS,
   ) {
-    store.register(AUTHORIZATION_RECORD_TYPE, {
-      replay: (record) => this.index(parseEntryRecord(record)),
+    store.register({
+      // authorization_signature is an older journal's, replayed and never written; status and
+      // mandate records are never live: compaction writes each entry with its state and evidence.
+      recordTypes: [AUTHORIZATION_RECORD_TYPE, AUTHORIZATION_STATUS_RECORD_TYPE, AUTHORIZATION_SIGNATURE_RECORD_TYPE, AP2_MANDATES_RECORD_TYPE],
+      apply: (record) => this.applyRecord(record),
       live: (now) => this.live(now),
-    });
-    store.register(AUTHORIZATION_STATUS_RECORD_TYPE, {
-      replay: (record) => this.replayStatus(record),
-      // Compaction writes each entry with its current state, so status records are never live.
-      live: () => [],
-    });
-    store.register(AUTHORIZATION_SIGNATURE_RECORD_TYPE, {
-      // An older journal's; compaction writes each entry with its JWS.
-      replay: (record) => this.replaySignature(record),
-      live: () => [],
-    });
-    store.register(AP2_MANDATES_RECORD_TYPE, {
-      replay: (record) => this.withEntry(record, (entry) => entry.evidence !== undefined && (entry.evidence.mandates = parseMandates(record['mandates']))),
-      // Compaction writes each entry with its evidence, the mandates in it.
-      live: () => [],
     });
   }
 
@@ -156,38 +109,56 @@ export class StoredAuthorizationLedger {
   /**
    * record makes a new entry durable; the pipeline awaits it before a window to hold is signed
    * (a window to register is recorded with recordSigned), so nobody holds a window the daemon
-   * does not know of.
+   * does not know of. A failed write leaves it `failed` (the undo): it counts nowhere.
    */
   async record(entry: AuthorizationEntry): Promise<void> {
-    await this.write(this.indexNew(entry));
+    const copy = this.checkedNew(entry);
+    this.staged.set(copy.policyId, copy);
+    let durable: Promise<void>;
+    try {
+      durable = this.store.commit(entryRecord(copy));
+    } finally {
+      this.staged.delete(copy.policyId);
+    }
+    await durable;
   }
 
   /**
    * recordSigned makes a new entry durable with the window signed for it, in one record and one
    * append (docs/decisions.md §28.10): the entry is indexed, so the signer finds it active; sign
-   * makes the window's JWS in the same turn (it must be synchronous, see write); the entry keeps
-   * that JWS, which its evidence pack carries; it resolves to the JWS once the record is on disk.
-   * The caller hands the JWS to nobody before then, and `get` leaves it out until then too (an
-   * evidence pack reads it there), so a crash or a failed write in between leaves no entry and no
-   * window anywhere. A sign that throws leaves the entry `failed`, never written; a write that
-   * fails leaves it `failed` without its JWS, so no later compaction writes a window never sent.
+   * makes the window's JWS in the same turn (it must be synchronous); the record of the entry with
+   * that JWS is committed in that turn too, its apply completing the entry indexed for signing;
+   * it resolves to the JWS once the record is on disk. The caller hands the JWS to nobody before
+   * then, and `get` leaves it out until then too (an evidence pack reads it there), so a crash or
+   * a failed write in between leaves no entry and no window anywhere. A sign that throws leaves
+   * the entry `failed`, never written; a write that fails leaves it `failed` without its JWS (the
+   * undo), so no later compaction writes a window never sent.
    */
   async recordSigned(entry: AuthorizationEntry, sign: () => string): Promise<string> {
-    const copy = this.indexNew(entry);
+    const copy = this.checkedNew(entry);
+    this.index(copy);
     let jws: string;
     try {
       jws = sign();
     } catch (error) {
       // Nothing was signed: the entry must not count (its reservation is given back).
-      this.apply(copy, 'failed', null);
+      this.setState(copy, 'failed', null);
       throw error;
     }
-    copy.jws = jws;
     this.notYetDurable.add(copy.policyId);
+    this.staged.set(copy.policyId, copy);
+    let durable: Promise<void>;
     try {
-      await this.write(copy);
+      durable = this.store.commit(entryRecord({ ...copy, jws }));
+    } finally {
+      this.staged.delete(copy.policyId);
+    }
+    try {
+      await durable;
     } catch (error) {
+      // The undo made it `failed` without its JWS; a commit refused before its apply did not.
       delete copy.jws;
+      if (copy.state === 'active') this.setState(copy, 'failed', null);
       throw error;
     } finally {
       this.notYetDurable.delete(copy.policyId);
@@ -201,6 +172,10 @@ export class StoredAuthorizationLedger {
     if (entry === undefined) return undefined;
     const copy = { ...entry };
     if (this.notYetDurable.has(policyId)) delete copy.jws;
+    if (copy.evidence?.mandates !== undefined && this.notYetDurable.has(`${policyId}\u0000mandates`)) {
+      copy.evidence = { ...copy.evidence };
+      delete copy.evidence.mandates;
+    }
     return copy;
   }
 
@@ -215,8 +190,8 @@ export class StoredAuthorizationLedger {
     if (entry === undefined || entry.state !== 'active' || state === 'active') return;
     const used = state === 'used' ? (usedMinor ?? entry.amountMinor) : null;
     if (used !== null && (!Number.isSafeInteger(used) || used < 0)) throw new Error('AuthorizationLedger.noteStatus: usedMinor must be a non-negative safe integer');
-    this.apply(entry, state, used);
-    await this.store.append({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
+    invariant(entry.state === 'active' && !this.staged.has(policyId), 'ledger_state_change_from_active', policyId);
+    await this.store.commit({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
   }
 
   /**
@@ -224,10 +199,14 @@ export class StoredAuthorizationLedger {
    * answered: a retry or an approval is answered with exactly these (docs/ap2.md).
    */
   async keepMandates(policyId: string, mandates: Ap2MandateRecord): Promise<void> {
-    const evidence = this.entries.get(policyId)?.evidence;
-    if (evidence === undefined) throw new Error('AuthorizationLedger.keepMandates: no recorded decision for this entry');
-    await this.store.append({ type: AP2_MANDATES_RECORD_TYPE, policy_id: policyId, mandates: mandatesJson(mandates) });
-    evidence.mandates = mandates;
+    if (this.entries.get(policyId)?.evidence === undefined) throw new Error('AuthorizationLedger.keepMandates: no recorded decision for this entry');
+    // Applied now (a compaction keeps them), handed to no reader of `get` until they are on disk.
+    this.notYetDurable.add(`${policyId}\u0000mandates`);
+    try {
+      await this.store.commit({ type: AP2_MANDATES_RECORD_TYPE, policy_id: policyId, mandates: mandatesJson(mandates) });
+    } finally {
+      this.notYetDurable.delete(`${policyId}\u0000mandates`);
+    }
   }
 
   /**
@@ -271,32 +250,94 @@ export class StoredAuthorizationLedger {
     return this.entries.size;
   }
 
-  /** indexNew checks a new entry and indexes a copy of it, active in memory before it is written. */
-  private indexNew(entry: AuthorizationEntry): AuthorizationEntry {
-    if (this.entries.has(entry.policyId)) throw new Error('AuthorizationLedger.record: this policy id is already recorded');
+  /** checkedNew checks a new entry and returns a copy to record (the live path's checks before its commit). */
+  private checkedNew(entry: AuthorizationEntry): AuthorizationEntry {
     const copy = { ...entry };
+    if (this.entries.has(entry.policyId)) throw new Error('AuthorizationLedger.record: this policy id is already recorded');
     checkEntry(copy);
+    invariant(copy.state === 'active' && copy.usedMinor === null, 'ledger_entry_well_formed', `${copy.policyId} is recorded ${copy.state}`);
     this.prune(this.nowSeconds());
-    this.index(copy);
     return copy;
   }
 
-  /**
-   * write appends an entry just indexed. Its caller must call it in the same turn as indexNew:
-   * a compaction writes every indexed entry, so one taken in between would hold the entry and
-   * the append would then write it a second time.
-   */
-  private async write(entry: AuthorizationEntry): Promise<void> {
-    try {
-      await this.store.append(entryRecord(entry));
-    } catch (error) {
-      // Not durable, so never handed out: it must not count, here or after a restart.
-      this.apply(entry, 'failed', null);
-      throw error;
+  /** applyRecord is the ledger's one apply, at replay and live (through store.commit); it returns the undo. */
+  private applyRecord(record: StateRecord): Undo {
+    switch (record.type) {
+      case AUTHORIZATION_RECORD_TYPE:
+        return this.applyEntry(record);
+      case AUTHORIZATION_STATUS_RECORD_TYPE:
+        return this.applyStatus(record);
+      case AUTHORIZATION_SIGNATURE_RECORD_TYPE:
+        return this.applySignature(record);
+      default:
+        return this.applyMandates(record);
     }
   }
 
-  private apply(entry: AuthorizationEntry, state: AuthorizationEntryState, usedMinor: number | null): void {
+  /**
+   * applyEntry indexes the record's entry (replayed: parsed from it; live: the entry staged for it),
+   * or completes with its JWS the entry recordSigned indexed for signing in this same turn.
+   * Undone, the entry stays `failed` without its JWS: it counts nowhere.
+   */
+  private applyEntry(record: StateRecord): Undo {
+    const staged = typeof record['policy_id'] === 'string' ? this.staged.get(record['policy_id']) : undefined;
+    const entry = staged ?? parseEntryRecord(record);
+    if (staged !== undefined && this.entries.get(staged.policyId) === staged) {
+      const jws = record['jws'];
+      invariant(record['amount_minor'] === staged.amountMinor && record['merchant'] === staged.merchant && record['currency'] === staged.currency && record['state'] === staged.state && typeof jws === 'string', 'ledger_entry_well_formed', `${staged.policyId} changed while it was signed`);
+      staged.jws = jws;
+    } else {
+      this.index(entry);
+    }
+    const recorded = entry;
+    return () => {
+      delete recorded.jws;
+      this.setState(recorded, 'failed', null);
+    };
+  }
+
+  /** applyStatus changes an active entry's state (a repeated or late report changes nothing). */
+  private applyStatus(record: StateRecord): Undo {
+    const policyId = record['policy_id'];
+    const state = record['state'];
+    const used = record['used_minor'];
+    if (typeof policyId !== 'string' || typeof state !== 'string' || !isLedgerState(state) || state === 'active') throw new Error('malformed authorization_status record');
+    if (used !== null && !(Number.isSafeInteger(used) && (used as number) >= 0)) throw new Error('malformed authorization_status record');
+    const entry = this.entries.get(policyId);
+    if (entry === undefined || entry.state !== 'active') return NO_UNDO;
+    const before = { state: entry.state, usedMinor: entry.usedMinor };
+    this.setState(entry, state as AuthorizationEntryState, used as number | null);
+    return () => this.setState(entry, before.state, before.usedMinor);
+  }
+
+  /** applyMandates keeps the AP2 open mandates signed for an entry with its evidence. */
+  private applyMandates(record: StateRecord): Undo {
+    const mandates = parseMandates(record['mandates']);
+    const evidence = this.withEntry(record)?.evidence;
+    if (evidence === undefined) return NO_UNDO;
+    const before = evidence.mandates;
+    evidence.mandates = mandates;
+    return () => {
+      if (before === undefined) delete evidence.mandates;
+      else evidence.mandates = before;
+    };
+  }
+
+  /** applySignature reads an older journal's JWS record (never written now). */
+  private applySignature(record: StateRecord): Undo {
+    const jws = record['jws'];
+    if (typeof jws !== 'string') throw new Error('malformed authorization_signature record');
+    const entry = this.withEntry(record);
+    if (entry === undefined) return NO_UNDO;
+    const before = entry.jws;
+    entry.jws = jws;
+    return () => {
+      if (before === undefined) delete entry.jws;
+      else entry.jws = before;
+    };
+  }
+
+  private setState(entry: AuthorizationEntry, state: AuthorizationEntryState, usedMinor: number | null): void {
     entry.state = state;
     entry.usedMinor = usedMinor;
     for (const listener of this.listeners) listener(entry);
@@ -308,30 +349,10 @@ export class StoredAuthorizationLedger {
     for (const follower of this.followers) follower.added(entry);
   }
 
-  private replayStatus(record: StateRecord): void {
-    const policyId = record['policy_id'];
-    const state = record['state'];
-    const used = record['used_minor'];
-    if (typeof policyId !== 'string' || typeof state !== 'string' || !STATES.has(state) || state === 'active') throw new Error('malformed authorization_status record');
-    if (used !== null && !(Number.isSafeInteger(used) && (used as number) >= 0)) throw new Error('malformed authorization_status record');
-    const entry = this.entries.get(policyId);
-    if (entry === undefined || entry.state !== 'active') return;
-    this.apply(entry, state as AuthorizationEntryState, used as number | null);
-  }
-
-  private withEntry(record: StateRecord, apply: (entry: AuthorizationEntry) => unknown): void {
+  private withEntry(record: StateRecord): AuthorizationEntry | undefined {
     const policyId = record['policy_id'];
     if (typeof policyId !== 'string') throw new Error(`malformed ${String(record['type'])} record`);
-    const entry = this.entries.get(policyId);
-    if (entry !== undefined) apply(entry);
-  }
-
-  private replaySignature(record: StateRecord): void {
-    const policyId = record['policy_id'];
-    const jws = record['jws'];
-    if (typeof policyId !== 'string' || typeof jws !== 'string') throw new Error('malformed authorization_signature record');
-    const entry = this.entries.get(policyId);
-    if (entry !== undefined) entry.jws = jws;
+    return this.entries.get(policyId);
   }
 
   private live(now: number): StateRecord[] {
@@ -350,76 +371,4 @@ export class StoredAuthorizationLedger {
       for (const follower of this.followers) follower.forgotten(entry);
     }
   }
-}
-
-function entryRecord(entry: AuthorizationEntry): StateRecord {
-  return {
-    type: AUTHORIZATION_RECORD_TYPE,
-    policy_id: entry.policyId,
-    agent: entry.agent,
-    card_id: entry.cardId,
-    merchant: entry.merchant,
-    currency: entry.currency,
-    amount_minor: entry.amountMinor,
-    kind: entry.kind,
-    authorization_type: entry.authorizationType,
-    signed_at: entry.signedAtSeconds,
-    not_after: entry.notAfterSeconds,
-    state: entry.state,
-    used_minor: entry.usedMinor,
-    ...(entry.schedule !== undefined && { schedule: { interval: entry.schedule.interval, interval_count: entry.schedule.intervalCount, max_charges: entry.schedule.maxCharges } }),
-    ...(entry.evidence !== undefined && { evidence: decisionRecordJson(entry.evidence) }),
-    ...(entry.jws !== undefined && { jws: entry.jws }),
-  };
-}
-
-/** parseEntryRecord checks a replayed record's shape and throws on anything else. */
-function parseEntryRecord(record: StateRecord): AuthorizationEntry {
-  const entry: AuthorizationEntry = {
-    policyId: record['policy_id'] as string,
-    agent: record['agent'] as string,
-    cardId: record['card_id'] as string | null,
-    merchant: record['merchant'] as string,
-    currency: record['currency'] as string,
-    amountMinor: record['amount_minor'] as number,
-    kind: record['kind'] as AuthorizationKind,
-    authorizationType: record['authorization_type'] as AuthorizationType,
-    signedAtSeconds: record['signed_at'] as number,
-    notAfterSeconds: record['not_after'] as number,
-    state: record['state'] as AuthorizationEntryState,
-    usedMinor: record['used_minor'] as number | null,
-  };
-  const schedule = record['schedule'] as Record<string, unknown> | undefined;
-  if (schedule !== undefined) {
-    if (typeof schedule !== 'object' || schedule === null) throw new Error('malformed authorization entry');
-    entry.schedule = { interval: schedule['interval'] as RecurringInterval, intervalCount: schedule['interval_count'] as number, maxCharges: schedule['max_charges'] as number | null };
-  }
-  if (record['evidence'] !== undefined) entry.evidence = parseDecisionRecord(record['evidence']);
-  if (record['jws'] !== undefined) {
-    if (typeof record['jws'] !== 'string') throw new Error('malformed authorization entry');
-    entry.jws = record['jws'];
-  }
-  checkEntry(entry);
-  return entry;
-}
-
-function checkEntry(entry: AuthorizationEntry): void {
-  const whole = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
-  const ok =
-    typeof entry.policyId === 'string' &&
-    entry.policyId !== '' &&
-    typeof entry.agent === 'string' &&
-    (entry.cardId === null || typeof entry.cardId === 'string') &&
-    typeof entry.merchant === 'string' &&
-    typeof entry.currency === 'string' &&
-    whole(entry.amountMinor) &&
-    KINDS.has(entry.kind) &&
-    TYPES.has(entry.authorizationType) &&
-    whole(entry.signedAtSeconds) &&
-    whole(entry.notAfterSeconds) &&
-    STATES.has(entry.state) &&
-    (entry.usedMinor === null || whole(entry.usedMinor)) &&
-    (entry.schedule === undefined ||
-      (INTERVALS.has(entry.schedule.interval) && whole(entry.schedule.intervalCount) && entry.schedule.intervalCount > 0 && (entry.schedule.maxCharges === null || whole(entry.schedule.maxCharges))));
-  if (!ok) throw new Error('malformed authorization entry');
 }

@@ -7,7 +7,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import type { RecordStore, StateRecord } from './record-store.js';
+import { NO_UNDO, type RecordStore, type StateRecord, type Undo } from './record-store.js';
 
 /** Where a held window may be registered: the card route or the account-wide one. */
 export type HeldWindowRoute = '/v1/authorizations' | '/v1/policy-windows';
@@ -31,29 +31,18 @@ export class HeldWindows {
   private readonly held = new Map<string, Held>();
 
   constructor(private readonly store: RecordStore) {
-    store.register(HELD_WINDOW_RECORD_TYPE, {
-      replay: (record) => {
-        const held = parseHeld(record);
-        if (held === undefined) throw new Error('malformed held_window record');
-        this.keep(held);
-      },
-      live: (nowSeconds) => [...this.held.values()].filter((held) => held.notAfterSeconds > nowSeconds).map(heldRecord),
-    });
-    store.register(HELD_WINDOW_TAKEN_RECORD_TYPE, {
-      replay: (record) => {
-        if (typeof record['policy_id'] !== 'string') throw new Error('malformed held_window_taken record');
-        this.held.delete(record['policy_id']);
-      },
+    // One state machine (record-store.ts) for both record types: a window held, and one taken.
+    store.register({
+      recordTypes: [HELD_WINDOW_RECORD_TYPE, HELD_WINDOW_TAKEN_RECORD_TYPE],
+      apply: (record) => this.apply(record),
       // A taken window is simply absent from the live held_window records.
-      live: () => [],
+      live: (nowSeconds) => [...this.held.values()].filter((held) => held.notAfterSeconds > nowSeconds).map(heldRecord),
     });
   }
 
   /** hold keeps a window just signed, durably, before its JWS is answered. */
   async hold(policyId: string, jws: string, route: HeldWindowRoute, notAfterSeconds: number): Promise<void> {
-    const held: Held = { policyId, jwsSha256: jwsDigest(jws), route, notAfterSeconds };
-    await this.store.append(heldRecord(held));
-    this.keep(held);
+    await this.store.commit(heldRecord({ policyId, jwsSha256: jwsDigest(jws), route, notAfterSeconds }));
   }
 
   /**
@@ -64,16 +53,15 @@ export class HeldWindows {
     const digest = jwsDigest(jws);
     const found = [...this.held.values()].find((held) => held.jwsSha256 === digest && held.route === route && held.notAfterSeconds > nowSeconds);
     if (found === undefined) return undefined;
-    // Out of memory first, so a concurrent request with the same JWS finds nothing.
-    this.held.delete(found.policyId);
-    await this.store.append({ type: HELD_WINDOW_TAKEN_RECORD_TYPE, policy_id: found.policyId });
+    // Out of memory in this turn (commit applies first), so a concurrent request with the same JWS finds nothing.
+    await this.store.commit(takenRecord(found.policyId));
     return found.policyId;
   }
 
   /** drop forgets a held window (it was cancelled): it can never be forwarded. */
   async drop(policyId: string): Promise<boolean> {
-    if (!this.held.delete(policyId)) return false;
-    await this.store.append({ type: HELD_WINDOW_TAKEN_RECORD_TYPE, policy_id: policyId });
+    if (!this.held.has(policyId)) return false;
+    await this.store.commit(takenRecord(policyId));
     return true;
   }
 
@@ -82,17 +70,39 @@ export class HeldWindows {
     return this.held.has(policyId);
   }
 
-  private keep(held: Held): void {
-    this.held.set(held.policyId, held);
-    if (this.held.size > HELD_WINDOWS_MAX) {
-      const oldest = this.held.keys().next().value as string;
-      this.held.delete(oldest);
+  /** apply is the one change, at replay and live: a window held, or one taken; it returns the undo. */
+  private apply(record: StateRecord): Undo {
+    if (record.type === HELD_WINDOW_TAKEN_RECORD_TYPE) {
+      const policyId = record['policy_id'];
+      if (typeof policyId !== 'string') throw new Error('malformed held_window_taken record');
+      const taken = this.held.get(policyId);
+      if (taken === undefined) return NO_UNDO;
+      this.held.delete(policyId);
+      return () => this.held.set(policyId, taken);
     }
+    const held = parseHeld(record);
+    if (held === undefined) throw new Error('malformed held_window record');
+    const previous = this.held.get(held.policyId);
+    this.held.set(held.policyId, held);
+    let evicted: Held | undefined;
+    if (this.held.size > HELD_WINDOWS_MAX) {
+      evicted = this.held.values().next().value as Held;
+      this.held.delete(evicted.policyId);
+    }
+    return () => {
+      if (previous === undefined) this.held.delete(held.policyId);
+      else this.held.set(held.policyId, previous);
+      if (evicted !== undefined) this.held.set(evicted.policyId, evicted);
+    };
   }
 }
 
 function jwsDigest(jws: string): string {
   return bytesToHex(sha256(new TextEncoder().encode(jws)));
+}
+
+function takenRecord(policyId: string): StateRecord {
+  return { type: HELD_WINDOW_TAKEN_RECORD_TYPE, policy_id: policyId };
 }
 
 function heldRecord(held: Held): StateRecord {

@@ -10,7 +10,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { LatchError } from '../errors/latch-error.js';
-import type { RecordStore, StateRecord } from './record-store.js';
+import { NO_UNDO, type RecordStore, type StateRecord, type Undo } from './record-store.js';
 import type { SignedWindow } from './window-payload.js';
 
 /** As long as the cloud keeps its idempotency records (docs/decisions.md §9). */
@@ -51,16 +51,15 @@ interface Entry {
  */
 export class SignedWindowCache {
   private readonly entries = new Map<string, Entry>();
+  /** The signOnce whose record is being committed in this turn (its apply completes that entry). */
+  private committing: Promise<SignedWindow> | undefined;
 
   constructor(
     private readonly ttlSeconds = SIGNED_WINDOW_TTL_SECONDS,
     private readonly entriesMax = SIGNED_WINDOWS_MAX,
     private readonly store?: RecordStore,
   ) {
-    store?.register(SIGNED_WINDOW_RECORD_TYPE, {
-      replay: (record, nowSeconds) => this.replay(record, nowSeconds),
-      live: (nowSeconds) => this.live(nowSeconds),
-    });
+    store?.register({ recordTypes: [SIGNED_WINDOW_RECORD_TYPE], apply: (record, nowSeconds) => this.apply(record, nowSeconds), live: (nowSeconds) => this.live(nowSeconds) });
   }
 
   /** durable makes a cache with the default bounds whose windows live in store (register before store.open()). */
@@ -120,10 +119,15 @@ export class SignedWindowCache {
       stored_at: request.nowSeconds,
       window: { payload: window.payload, jws: window.jws, key_id: window.keyId },
     };
-    // Marked live in the same turn as the append is queued, so a compaction keeps it either way.
-    const entry = this.entries.get(id);
-    if (entry?.signed === signed) entry.record = record;
-    await this.store.append(record);
+    // Applied (marked live) in the turn its append is queued, so a compaction keeps it either way.
+    this.committing = signed;
+    let durable: Promise<void>;
+    try {
+      durable = this.store.commit(record);
+    } finally {
+      this.committing = undefined;
+    }
+    await durable;
     return window;
   }
 
@@ -135,11 +139,27 @@ export class SignedWindowCache {
     this.entries.set(id, entry);
   }
 
-  private replay(record: StateRecord, nowSeconds: number): void {
+  /**
+   * apply is the cache's one change, at replay and live: live, it marks the entry whose window is
+   * being committed as recorded (compaction keeps it); replayed, it remembers the window.
+   */
+  private apply(record: StateRecord, nowSeconds: number): Undo {
     const window = parseRecord(record);
-    if (window.stored_at + this.ttlSeconds <= nowSeconds) return;
+    const id = entryId(window.scope, window.idempotency_key);
+    if (this.committing !== undefined) {
+      const entry = this.entries.get(id);
+      // The entry was replaced meanwhile (forgotten and asked again): the record is written, not kept.
+      if (entry?.signed !== this.committing) return NO_UNDO;
+      entry.record = window;
+      return () => delete entry.record;
+    }
+    if (window.stored_at + this.ttlSeconds <= nowSeconds) return NO_UNDO;
     const signed: SignedWindow = { payload: window.window.payload, jws: window.window.jws, keyId: window.window.key_id };
-    this.remember(entryId(window.scope, window.idempotency_key), { fingerprint: window.fingerprint_sha256, signed: Promise.resolve(signed), storedAt: window.stored_at, policyId: signed.payload.policy_id, record: window });
+    const entry: Entry = { fingerprint: window.fingerprint_sha256, signed: Promise.resolve(signed), storedAt: window.stored_at, policyId: signed.payload.policy_id, record: window };
+    this.remember(id, entry);
+    return () => {
+      if (this.entries.get(id) === entry) this.entries.delete(id);
+    };
   }
 
   private live(nowSeconds: number): StateRecord[] {

@@ -4,6 +4,7 @@
  * forward as the daemon's own lines reach the disk.
  */
 import { AUDIT_ANCHOR_RECORD, assertAuditAnchored, parseAnchor, raiseAuditFloor, type AuditAnchor } from '../datadir/audit-anchor.js';
+import { invariant } from '../errors/invariant.js';
 import type { StateRecord, StateStore } from '../datadir/state-store.js';
 
 /** AuditAnchorKeeper owns the `audit_anchor` records of one daemon's state.journal. */
@@ -37,11 +38,16 @@ export function auditAnchorKeeper(home: string, store: StateStore, warn: (event:
   let stored: AuditAnchor | undefined;
   let wanted: AuditAnchor | undefined;
   const record = (anchor: AuditAnchor): StateRecord => ({ type: AUDIT_ANCHOR_RECORD, seq: anchor.seq, hash: anchor.hash });
-  store.register(AUDIT_ANCHOR_RECORD, {
-    replay(replayed) {
+  // A state machine (src/core/record-store.ts): the anchor moves only forward, at replay and live.
+  store.register({
+    recordTypes: [AUDIT_ANCHOR_RECORD],
+    apply(replayed) {
       const anchor = parseAnchor(replayed as { seq?: unknown; hash?: unknown });
       if (anchor === undefined) throw new TypeError('malformed audit anchor');
-      if (stored === undefined || anchor.seq >= stored.seq) stored = anchor;
+      const before = stored;
+      if (before !== undefined && anchor.seq < before.seq) return () => undefined;
+      stored = anchor;
+      return () => (stored = before);
     },
     live: () => (stored === undefined ? [] : [record(stored)]),
   });
@@ -54,14 +60,14 @@ export function auditAnchorKeeper(home: string, store: StateStore, warn: (event:
     while (wanted !== undefined && (stored === undefined || wanted.seq > stored.seq)) {
       const next = wanted;
       lastWriteMs = Date.now();
+      invariant(stored === undefined || next.seq > stored.seq, 'audit_anchor_monotonic', `seq ${next.seq}`);
       try {
-        await store.append(record(next));
+        await store.commit(record(next));
       } catch (error) {
         // The store refuses while closing or when the disk fails; the next note tries again.
         warn('audit_anchor_not_recorded', { seq: String(next.seq), detail: error instanceof Error ? error.message : String(error) });
         return;
       }
-      if (stored === undefined || next.seq > stored.seq) stored = next;
       raiseAuditFloor(home, next);
     }
   };

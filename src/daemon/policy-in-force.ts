@@ -23,12 +23,15 @@ export class PolicyInForce {
     private readonly store: RecordStore,
     private readonly writeFailed: (error: unknown) => void,
   ) {
-    store.register(POLICY_IN_FORCE_RECORD_TYPE, {
-      replay: (record) => {
+    store.register({
+      recordTypes: [POLICY_IN_FORCE_RECORD_TYPE],
+      apply: (record) => {
         const sha256 = record['sha256'];
         const atMs = record['at_ms'];
         if ((sha256 !== null && typeof sha256 !== 'string') || !Number.isSafeInteger(atMs)) throw new Error('malformed policy_in_force record');
+        const before = this.known;
         this.known = { sha256, atMs: atMs as number };
+        return () => (this.known = before);
       },
       live: () => (this.known === undefined ? [] : [recordOf(this.known)]),
     });
@@ -46,8 +49,8 @@ export class PolicyInForce {
    */
   note(sha256: string | null, atMs: number): void {
     if (this.known?.sha256 === sha256) return;
-    this.known = { sha256, atMs };
-    this.store.append(recordOf(this.known)).catch(this.writeFailed);
+    // commit applies it in this turn; a failed write undoes it, so the next note tries again.
+    this.store.commit(recordOf({ sha256, atMs })).catch(this.writeFailed);
   }
 }
 

@@ -1,4 +1,5 @@
-import { closeSync, constants, fchmodSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { syncFiles } from '../store/file-system.js';
+import { constants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { PRIVATE_FILE_MODE } from './home.js';
@@ -20,7 +21,7 @@ export function createExclusive(target: string, data: string | Uint8Array, mode 
   const temporary = temporaryPath(target);
   writeNewFile(temporary, data, mode);
   try {
-    linkSync(temporary, target);
+    syncFiles().linkSync(temporary, target);
   } catch (error) {
     unlinkQuietly(temporary);
     if (!LINK_UNSUPPORTED.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
@@ -44,7 +45,7 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, mode 
   const temporary = temporaryPath(target);
   writeNewFile(temporary, data, mode);
   try {
-    renameSync(temporary, target);
+    syncFiles().renameSync(temporary, target);
   } catch (error) {
     unlinkQuietly(temporary);
     throw error;
@@ -59,18 +60,18 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, mode 
 export function fsyncDirectory(directory: string): void {
   let fd: number;
   try {
-    fd = openSync(directory, constants.O_RDONLY);
+    fd = syncFiles().openSync(directory, constants.O_RDONLY);
   } catch (error) {
     if (process.platform === 'win32') return;
     throw error;
   }
   try {
-    fsyncSync(fd);
+    syncFiles().fsyncSync(fd);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM') throw error;
   } finally {
-    closeSync(fd);
+    syncFiles().closeSync(fd);
   }
 }
 
@@ -78,7 +79,7 @@ export function fsyncDirectory(directory: string): void {
 export function writeAll(fd: number, data: string | Uint8Array): void {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   let written = 0;
-  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+  while (written < bytes.length) written += syncFiles().writeSync(fd, bytes, written, bytes.length - written);
 }
 
 /**
@@ -86,7 +87,7 @@ export function writeAll(fd: number, data: string | Uint8Array): void {
  * fsyncs it at exactly mode, and removes it again on any failure.
  */
 function writeNewFile(target: string, data: string | Uint8Array, mode: number): void {
-  const fd = openSync(target, CREATE_NEW, mode);
+  const fd = syncFiles().openSync(target, CREATE_NEW, mode);
   try {
     writeAndSync(fd, data, mode);
   } catch (error) {
@@ -95,7 +96,7 @@ function writeNewFile(target: string, data: string | Uint8Array, mode: number): 
     throw error;
   }
   try {
-    closeSync(fd);
+    syncFiles().closeSync(fd);
   } catch (error) {
     unlinkQuietly(target);
     throw error;
@@ -112,14 +113,14 @@ export function temporaryPath(target: string): string {
 function writeAndSync(fd: number, data: string | Uint8Array, mode: number): void {
   // The umask may have removed bits from the requested mode; the file is new and only ours, so
   // setting the exact mode here opens no window.
-  if (process.platform !== 'win32') fchmodSync(fd, mode);
+  if (process.platform !== 'win32') syncFiles().fchmodSync(fd, mode);
   writeAll(fd, data);
-  fsyncSync(fd);
+  syncFiles().fsyncSync(fd);
 }
 
 function closeQuietly(fd: number): void {
   try {
-    closeSync(fd);
+    syncFiles().closeSync(fd);
   } catch {
     // Already closed, or closing failed after an earlier error that is the one worth reporting.
   }
@@ -127,7 +128,7 @@ function closeQuietly(fd: number): void {
 
 function unlinkQuietly(target: string): void {
   try {
-    unlinkSync(target);
+    syncFiles().unlinkSync(target);
   } catch {
     // Nothing to remove, or removal failed; the original error is the one worth reporting.
   }

@@ -13,7 +13,8 @@
  * also refuse a log that ends before the anchor it recorded (audit-anchor-rule.ts). Neither fact is keyed: a process
  * running as the user can rewrite config.json and state.journal too (SECURITY.md says so).
  */
-import { closeSync, constants } from 'node:fs';
+import { syncFiles } from '../store/file-system.js';
+import { constants } from 'node:fs';
 import { AUDIT_ANCHOR_RECORD, anchorProblem, parseAnchor, raiseAuditFloor, unanchored, type AuditAnchor } from './audit-anchor-rule.js';
 import { assertAuditAppendable, auditLogPath, hashOfLineBefore, readTail, type Tail } from './audit-log.js';
 import { GENESIS_HASH } from './audit-lines.js';
@@ -39,6 +40,6 @@ export function assertAuditAnchored(home: string, anchor: AuditAnchor | undefine
     if (problem !== undefined) throw unanchored(home, problem);
     return tail;
   } finally {
-    if (opened !== undefined) closeSync(opened.fd);
+    if (opened !== undefined) syncFiles().closeSync(opened.fd);
   }
 }

@@ -1,5 +1,5 @@
-import { closeSync, constants, fdatasync, fdatasyncSync, fstatSync, openSync, writeSync } from 'node:fs';
-import { promisify } from 'node:util';
+import { syncFiles } from '../store/file-system.js';
+import { constants } from 'node:fs';
 import { writeFileAtomic } from './atomic-file.js';
 import { GENESIS_HASH, lineHash } from './audit-lines.js';
 
@@ -40,7 +40,7 @@ export const HEAD_SLOT_BYTES = 256;
 /** The size of a slotted audit.head, and the most any head file may be. */
 export const HEAD_FILE_BYTES = 2 * HEAD_SLOT_BYTES;
 const HASH_SHAPE = /^[0-9a-f]{64}$/;
-const fdatasyncAsync = promisify(fdatasync);
+const fdatasyncAsync = (fd: number) => syncFiles().fdatasync(fd);
 
 /** parseHead validates one head record (the JSON of a slot, or the whole old-format file). */
 export function parseHead(text: string): AuditHead | undefined {
@@ -116,13 +116,13 @@ function planHeadWrite(previous: AuditHeadState | undefined, head: AuditHead): H
  * but a regular file of exactly the slotted size (then the caller's checks have been bypassed).
  */
 function openSlots(target: string): number {
-  const fd = openSync(target, constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0));
+  const fd = syncFiles().openSync(target, constants.O_WRONLY | (constants.O_NOFOLLOW ?? 0));
   try {
-    const stats = fstatSync(fd);
+    const stats = syncFiles().fstatSync(fd);
     if (!stats.isFile() || stats.size !== HEAD_FILE_BYTES) throw new Error('audit.head changed shape while it was being written');
     return fd;
   } catch (error) {
-    closeSync(fd);
+    syncFiles().closeSync(fd);
     throw error;
   }
 }
@@ -135,10 +135,10 @@ export function writeHeadSync(target: string, previous: AuditHeadState | undefin
   } else {
     const fd = openSlots(target);
     try {
-      if (writeSync(fd, plan.bytes, 0, plan.bytes.length, plan.offset) !== plan.bytes.length) throw new Error('audit.head slot write was short');
-      fdatasyncSync(fd);
+      if (syncFiles().writeSync(fd, plan.bytes, 0, plan.bytes.length, plan.offset) !== plan.bytes.length) throw new Error('audit.head slot write was short');
+      syncFiles().fdatasyncSync(fd);
     } finally {
-      closeSync(fd);
+      syncFiles().closeSync(fd);
     }
   }
   return { head, commit: (previous?.commit ?? 0) + 1, slotted: true };
@@ -150,10 +150,10 @@ export async function writeHead(target: string, previous: AuditHeadState | undef
   if (plan.kind === 'file') return writeHeadSync(target, previous, head);
   const fd = openSlots(target);
   try {
-    if (writeSync(fd, plan.bytes, 0, plan.bytes.length, plan.offset) !== plan.bytes.length) throw new Error('audit.head slot write was short');
+    if (syncFiles().writeSync(fd, plan.bytes, 0, plan.bytes.length, plan.offset) !== plan.bytes.length) throw new Error('audit.head slot write was short');
     await fdatasyncAsync(fd);
   } finally {
-    closeSync(fd);
+    syncFiles().closeSync(fd);
   }
   return { head, commit: (previous?.commit ?? 0) + 1, slotted: true };
 }

@@ -1,4 +1,5 @@
-import { closeSync, constants, linkSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { syncFiles } from '../store/file-system.js';
+import { constants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { writeAll } from './atomic-file.js';
@@ -53,14 +54,14 @@ function tryLock(home: string): string | undefined {
   const target = auditLockPath(home);
   const content = `${process.pid} ${randomBytes(8).toString('hex')}\n`;
   const temporary = path.join(home, `.audit.lock.${randomBytes(8).toString('hex')}.tmp`);
-  const fd = openSync(temporary, CREATE_NEW, PRIVATE_FILE_MODE);
+  const fd = syncFiles().openSync(temporary, CREATE_NEW, PRIVATE_FILE_MODE);
   try {
     writeAll(fd, content);
   } finally {
-    closeSync(fd);
+    syncFiles().closeSync(fd);
   }
   try {
-    linkSync(temporary, target);
+    syncFiles().linkSync(temporary, target);
     return content;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -77,15 +78,15 @@ function lockWithoutLinks(target: string, content: string, code: string | undefi
   if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw new Error(`audit.lock could not be created (${code ?? 'unknown'})`);
   let fd: number;
   try {
-    fd = openSync(target, CREATE_NEW, PRIVATE_FILE_MODE);
+    fd = syncFiles().openSync(target, CREATE_NEW, PRIVATE_FILE_MODE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw error;
   }
   try {
-    writeSync(fd, content);
+    writeAll(fd, content);
   } finally {
-    closeSync(fd);
+    syncFiles().closeSync(fd);
   }
   return content;
 }
@@ -96,14 +97,14 @@ function removeIfStale(home: string, target: string): void {
   if (seen === undefined || ownerAlive(seen)) return;
   const aside = path.join(home, `.audit.lock.${randomBytes(8).toString('hex')}.stale`);
   try {
-    renameSync(target, aside);
+    syncFiles().renameSync(target, aside);
   } catch {
     return; // Someone else moved it first.
   }
   if (readLock(aside) !== seen) {
     // Between reading and moving, the stale lock was replaced by a live one: put that one back.
     try {
-      linkSync(aside, target);
+      syncFiles().linkSync(aside, target);
     } catch {
       // A third process locked in the meantime; the live owner's append still ends normally.
     }
@@ -121,18 +122,18 @@ function readLock(file: string): string | undefined {
   let fd: number;
   try {
     // Without O_NONBLOCK a FIFO in place of the lock would wait for a writer, freezing the caller.
-    fd = openSync(file, constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0));
+    fd = syncFiles().openSync(file, constants.O_RDONLY | O_NOFOLLOW | (constants.O_NONBLOCK ?? 0));
   } catch {
     return undefined;
   }
   try {
     const buffer = Buffer.alloc(LOCK_BYTES_MAX + 1);
-    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    const length = syncFiles().readSync(fd, buffer, 0, buffer.length, 0);
     return length <= LOCK_BYTES_MAX ? buffer.subarray(0, length).toString('utf8') : undefined;
   } catch {
     return undefined;
   } finally {
-    closeSync(fd);
+    syncFiles().closeSync(fd);
   }
 }
 
@@ -160,7 +161,7 @@ function lockTimeout(home: string): DataDirError {
 
 function unlinkQuietly(file: string): void {
   try {
-    unlinkSync(file);
+    syncFiles().unlinkSync(file);
   } catch {
     // Already gone.
   }

@@ -1,4 +1,5 @@
-import { closeSync, constants, fchmodSync, readSync } from 'node:fs';
+import { syncFiles } from '../store/file-system.js';
+import { constants } from 'node:fs';
 import path from 'node:path';
 import { HEAD_FILE_BYTES, parseHeadFile, type AuditHead, type AuditHeadState } from './audit-head.js';
 import type { AuditRecord, AuditValue } from './audit-entry.js';
@@ -61,7 +62,7 @@ export function openForAppend(home: string): { fd: number; tail: Tail; head: Aud
   const { fd, stats } = opened;
   try {
     // A log we just created may have lost mode bits to the umask; it is new and only ours.
-    if (stats.size === 0 && process.platform !== 'win32') fchmodSync(fd, PRIVATE_FILE_MODE);
+    if (stats.size === 0 && process.platform !== 'win32') syncFiles().fchmodSync(fd, PRIVATE_FILE_MODE);
     const tail = readTail(fd, stats.size, file);
     const headState = assertHeadMatches(home, tail, { fd, size: stats.size });
     // Deleting both files, or cutting the log and rewriting the head, must not start a new chain
@@ -69,7 +70,7 @@ export function openForAppend(home: string): { fd: number; tail: Tail; head: Aud
     assertAnchoredTail(home, tail.seq);
     return { fd, tail, head: headState?.head, headState };
   } catch (error) {
-    closeSync(fd);
+    syncFiles().closeSync(fd);
     throw error;
   }
 }
@@ -136,7 +137,7 @@ export function assertAuditAppendable(home: string): void {
   try {
     assertHeadMatches(home, readTail(opened.fd, opened.stats.size, file), { fd: opened.fd, size: opened.stats.size });
   } finally {
-    closeSync(opened.fd);
+    syncFiles().closeSync(opened.fd);
   }
 }
 
@@ -180,7 +181,7 @@ export function readTail(fd: number, size: number, file: string): Tail {
   // The last line, its newline and the newline before it fit in this many bytes.
   const length = Math.min(size, AUDIT_LINE_BYTES_MAX + 2);
   const buffer = Buffer.alloc(length);
-  const read = readSync(fd, buffer, 0, length, size - length);
+  const read = syncFiles().readSync(fd, buffer, 0, length, size - length);
   if (read !== length) throw corruptLog(file, 'audit.log changed while it was read');
   if (buffer[length - 1] !== 0x0a) throw corruptLog(file, 'audit.log ends with an incomplete line (an interrupted write)');
   const before = buffer.lastIndexOf(0x0a, length - 2);
@@ -225,7 +226,7 @@ export function hashOfLineBefore(fd: number, size: number, back: number): string
   while (start > 0 && size - start < readMax) {
     const length = Math.min(CHUNK_BYTES, start);
     const chunk = Buffer.alloc(length);
-    if (readSync(fd, chunk, 0, length, start - length) !== length) return undefined;
+    if (syncFiles().readSync(fd, chunk, 0, length, start - length) !== length) return undefined;
     start -= length;
     chunks = [chunk, ...chunks];
     for (let index = length - 1; index >= 0; index -= 1) {

@@ -1,6 +1,6 @@
-import { closeSync, fdatasync } from 'node:fs';
+
+import { syncFiles } from '../store/file-system.js';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { writeAll } from './atomic-file.js';
 import { writeHead, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { auditFields, type AuditEntry } from './audit-entry.js';
@@ -151,7 +151,7 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
       }
       await settleHead(home, log, options);
     } finally {
-      closeSync(log.fd);
+      syncFiles().closeSync(log.fd);
     }
   };
 
@@ -197,7 +197,7 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
   };
 }
 
-const fdatasyncAsync = promisify(fdatasync);
+const fdatasyncAsync = (fd: number) => syncFiles().fdatasync(fd);
 
 /** The log as a burst knows it: the open file, its last line, and what audit.head says. */
 interface OpenLog {

@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { syncFiles } from '../store/file-system.js';
+import { constants, type Stats } from 'node:fs';
 import { DataDirError, shellQuote } from './data-dir-error.js';
 import { PRIVATE_FILE_MODE } from './home.js';
 import { assertPrivateStats } from './permissions.js';
@@ -25,7 +26,7 @@ export interface OpenedPrivateFile {
 export function openPrivateFile(target: string, flags: number): OpenedPrivateFile | undefined {
   let fd: number;
   try {
-    fd = openSync(target, flags | O_NOFOLLOW | O_NONBLOCK, PRIVATE_FILE_MODE);
+    fd = syncFiles().openSync(target, flags | O_NOFOLLOW | O_NONBLOCK, PRIVATE_FILE_MODE);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
@@ -37,11 +38,11 @@ export function openPrivateFile(target: string, flags: number): OpenedPrivateFil
     throw error;
   }
   try {
-    const stats = fstatSync(fd);
+    const stats = syncFiles().fstatSync(fd);
     assertPrivateStats(stats, target, 'file');
     return { fd, stats };
   } catch (error) {
-    closeSync(fd);
+    syncFiles().closeSync(fd);
     throw error;
   }
 }
@@ -67,7 +68,7 @@ export function readPrivateFileWithStats(target: string, maxBytes: number): { te
     const buffer = Buffer.alloc(stats.size);
     let filled = 0;
     while (filled < buffer.length) {
-      const read = readSync(fd, buffer, filled, buffer.length - filled, filled);
+      const read = syncFiles().readSync(fd, buffer, filled, buffer.length - filled, filled);
       if (read === 0) break;
       filled += read;
     }
@@ -76,7 +77,7 @@ export function readPrivateFileWithStats(target: string, maxBytes: number): { te
     buffer.fill(0);
     return { text, stats };
   } finally {
-    closeSync(fd);
+    syncFiles().closeSync(fd);
   }
 }
 

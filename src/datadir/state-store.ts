@@ -5,23 +5,28 @@
  * fsynced before the answer it backs leaves the daemon, replayed into memory when the daemon
  * starts, and dropped at the next compaction once its owner no longer lists it as live.
  *
- * How to add a record type (a pending approval, a budget reservation ...):
- * 1. Choose a new `type` name and a record shape of plain JSON values; never reuse a name.
- * 2. Before open(), call `store.register(type, owner)`: `owner.replay(record, nowSeconds)`
- *    validates one replayed record and rebuilds memory from it (throw to refuse a malformed one),
- *    and `owner.live(nowSeconds)` returns the records still worth keeping, which compaction writes
- *    in place of everything else.
- * 3. `await store.append(record)` before acknowledging whatever the record stands for.
+ * Every store in it is a state machine (src/core/record-store.ts, docs/decisions.md §33). To add one:
+ * 1. Choose new `type` names and record shapes of plain JSON values; never reuse a name.
+ * 2. Before open(), `store.register(machine)`: `machine.recordTypes` names its types,
+ *    `machine.apply(record, nowSeconds)` checks one record (throw to refuse a malformed one) and
+ *    changes memory by it, returning how to undo that; it runs at replay and live alike.
+ *    `machine.live(nowSeconds)` returns the records that rebuild its applied state, which
+ *    compaction writes in place of everything else.
+ * 3. `await store.commit(record)` before acknowledging whatever the record stands for: commit
+ *    applies it and queues its append in one turn, so memory and the queue never disagree while a
+ *    compaction is taken; a failed append undoes the apply.
  * A record of a type nobody registered refuses the start: it may stand for something this
  * version would otherwise silently forget.
  */
 import { DataDirError, shellQuote } from './data-dir-error.js';
 import { assertPrivate, assertPrivateStats } from './permissions.js';
 import { Journal, JournalCorruptError, JournalLimitError, type JournalLimits } from '../store/journal.js';
+import type { FileSystemPort } from '../store/file-system.js';
+import { invariant } from '../errors/invariant.js';
 
-import type { RecordStore, StateRecord, StateRecordOwner } from '../core/record-store.js';
+import type { RecordStore, StateMachine, StateRecord, Undo } from '../core/record-store.js';
 
-export type { StateRecord, StateRecordOwner } from '../core/record-store.js';
+export type { StateMachine, StateRecord, Undo } from '../core/record-store.js';
 
 /** The state journal's limits: small records, and a file compacted long before it gets large. */
 export const STATE_JOURNAL_LIMITS: JournalLimits = {
@@ -34,7 +39,11 @@ const TYPE_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** StateStore is the typed-record layer over the daemon's journal; nothing touches the disk before open(). */
 export class StateStore implements RecordStore {
-  private readonly owners = new Map<string, StateRecordOwner>();
+  private readonly machines = new Map<string, StateMachine>();
+  /** Records applied live by commit since open; every one was handed to the journal in the same turn. */
+  private committed = 0;
+  /** The commits queued and not yet durable, oldest first, with their undo. */
+  private readonly undoable: Array<{ undo: Undo; undone: boolean }> = [];
   private journal: Journal | undefined;
   private state: 'new' | 'open' | 'closed' = 'new';
   private compacting: Promise<void> | undefined;
@@ -45,12 +54,16 @@ export class StateStore implements RecordStore {
     private readonly limits: JournalLimits = STATE_JOURNAL_LIMITS,
     /** Told of a compaction that failed (the journal stays usable; the next append tries again). */
     private readonly compactionFailed: (error: unknown) => void = () => undefined,
+    /** Where the journal's file operations go: the real file system unless the crash simulator's. */
+    private readonly files?: FileSystemPort,
   ) {}
 
-  /** register makes owner responsible for records of this type; only before open(). */
-  register(type: string, owner: StateRecordOwner): void {
-    if (this.state !== 'new' || this.owners.has(type) || !TYPE_PATTERN.test(type)) throw new Error(`cannot register state record type ${type}`);
-    this.owners.set(type, owner);
+  /** register makes machine responsible for records of its types; only before open(). */
+  register(machine: StateMachine): void {
+    for (const type of machine.recordTypes) {
+      if (this.state !== 'new' || this.machines.has(type) || !TYPE_PATTERN.test(type)) throw new Error(`cannot register state record type ${type}`);
+    }
+    for (const type of machine.recordTypes) this.machines.set(type, machine);
   }
 
   /**
@@ -65,7 +78,7 @@ export class StateStore implements RecordStore {
     const now = this.nowSeconds();
     let opened: Awaited<ReturnType<typeof Journal.open>>;
     try {
-      opened = await Journal.open(this.file, { limits: this.limits, checkFile: (stats) => assertPrivateStats(stats, this.file, 'file') });
+      opened = await Journal.open(this.file, { limits: this.limits, checkFile: (stats) => assertPrivateStats(stats, this.file, 'file'), ...(this.files !== undefined && { files: this.files }) });
     } catch (error) {
       this.state = 'closed';
       throw asDataDirError(error, this.file);
@@ -79,31 +92,65 @@ export class StateStore implements RecordStore {
       throw error;
     }
     this.journal = journal;
-    const live = this.liveRecords(now);
+    this.committed = journal.appended;
+    const live = this.snapshot(now);
     if (live.length < contents.payloads.length) await this.compactNow(live);
   }
 
   /**
-   * append writes one record durably. It rejects with a DataDirError (503
+   * commit applies record to the machine that owns its type and queues its append, in one turn,
+   * then resolves once it is on disk. It rejects with a DataDirError (503
    * data_directory_unavailable to a caller) when the store is not open, the record is beyond the
-   * limits, or the disk refused: whatever the record stands for must then not be acknowledged.
+   * limits, or the disk refused; the apply is then undone, and whatever the record stands for must
+   * not be acknowledged. A malformed record throws from apply before anything is queued.
    */
-  async append(record: StateRecord): Promise<void> {
+  async commit(record: StateRecord): Promise<void> {
     const journal = this.journal;
     if (this.state !== 'open' || journal === undefined) {
       throw new DataDirError('write_failed', this.file, 'The state journal is not open', 'start the daemon with listen() before serving requests');
     }
-    if (!this.owners.has(record.type)) throw new Error(`unregistered state record type ${record.type}`);
+    const machine = this.machines.get(record.type);
+    invariant(machine !== undefined, 'state_commit_applied_before_append', `unregistered record type ${record.type}`);
+    const payload = Buffer.from(JSON.stringify(record), 'utf8');
+    const undo = machine.apply(record, this.nowSeconds());
+    // Queued in the same turn as the apply: a compaction taken from now on writes the applied
+    // state, which holds this record, and the journal writes the record before that snapshot.
+    const queuedBefore = journal.appended;
+    const durable = journal.append(payload);
+    // A record refused at once (beyond the limits, a broken journal) was not queued: undone below.
+    if (journal.appended > queuedBefore) this.committed += 1;
+    const pending = { undo, undone: false };
+    this.undoable.push(pending);
     try {
-      await journal.append(Buffer.from(JSON.stringify(record), 'utf8'));
+      await durable;
     } catch (error) {
+      this.undoFrom(pending);
       throw asDataDirError(error, this.file);
+    } finally {
+      const at = this.undoable.indexOf(pending);
+      if (at !== -1) this.undoable.splice(at, 1);
     }
     if (journal.compactionDue() && this.compacting === undefined) {
-      // A failed compaction leaves the journal usable; the next append tries again. It is reported.
-      this.compacting = this.compactNow(this.liveRecords(this.nowSeconds()))
+      // A failed compaction leaves the journal usable; the next commit tries again. It is reported.
+      this.compacting = this.compactNow(this.snapshot(this.nowSeconds()))
         .catch((error: unknown) => this.compactionFailed(error))
         .finally(() => (this.compacting = undefined));
+    }
+  }
+
+  /**
+   * undoFrom undoes a failed commit and every commit queued after it, newest first, so memory
+   * goes back to what it was before the failed one: a write that fails breaks the journal, and
+   * every record queued behind it fails too, so their undos would otherwise run oldest first and
+   * leave the later records' "before" in place.
+   */
+  private undoFrom(failed: { undo: Undo; undone: boolean }): void {
+    const at = this.undoable.indexOf(failed);
+    const later = at === -1 ? [failed] : this.undoable.slice(at);
+    for (const pending of later.reverse()) {
+      if (pending.undone) continue;
+      pending.undone = true;
+      pending.undo();
     }
   }
 
@@ -123,17 +170,24 @@ export class StateStore implements RecordStore {
       record = undefined;
     }
     const type = typeof record === 'object' && record !== null && !Array.isArray(record) ? (record as { type?: unknown }).type : undefined;
-    const owner = typeof type === 'string' ? this.owners.get(type) : undefined;
-    if (owner === undefined) throw corrupt(this.file, `Record ${index + 1} has an unknown or missing type`);
+    const machine = typeof type === 'string' ? this.machines.get(type) : undefined;
+    if (machine === undefined) throw corrupt(this.file, `Record ${index + 1} has an unknown or missing type`);
     try {
-      owner.replay(record as StateRecord, now);
+      machine.apply(record as StateRecord, now);
     } catch {
       throw corrupt(this.file, `Record ${index + 1} (type ${type as string}) is malformed`);
     }
   }
 
-  private liveRecords(now: number): StateRecord[] {
-    return [...this.owners.values()].flatMap((owner) => owner.live(now));
+  /**
+   * snapshot lists the live records of every machine, taken from applied state. Every record the
+   * journal queued before it went through commit, which applied it first: the counts agree, or a
+   * record was written that no machine applied and the snapshot would drop it.
+   */
+  private snapshot(now: number): StateRecord[] {
+    const journal = this.journal as Journal;
+    invariant(journal.appended === this.committed, 'state_snapshot_covers_appended', `${journal.appended} records appended, ${this.committed} applied`);
+    return [...new Set(this.machines.values())].flatMap((machine) => machine.live(now));
   }
 
   private async compactNow(live: StateRecord[]): Promise<void> {

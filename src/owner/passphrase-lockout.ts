@@ -39,12 +39,12 @@ export class PassphraseLockout {
   private readonly inFlight = new Map<string, number>();
 
   constructor(private readonly store?: RecordStore) {
-    store?.register(PASSPHRASE_FAILURE_RECORD_TYPE, {
-      replay: (record) => {
+    store?.register({
+      recordTypes: [PASSPHRASE_FAILURE_RECORD_TYPE],
+      apply: (record) => {
         const passphraseId = record['passphrase_id'];
         if (!Number.isSafeInteger(record['at']) || (passphraseId !== undefined && typeof passphraseId !== 'string')) throw new Error('malformed approval_passphrase_failure record');
-        this.failures.push({ at: record['at'] as number, passphraseId: passphraseId as string | undefined });
-        this.failures.sort((a, b) => a.at - b.at);
+        return this.noteFailure({ at: record['at'] as number, passphraseId: passphraseId as string | undefined });
       },
       live: (nowSeconds) => this.recent(nowSeconds).map((failure): StateRecord => failureRecord(failure)),
     });
@@ -83,17 +83,37 @@ export class PassphraseLockout {
     // Taken in the same turn as the check above: no other attempt can slip in between.
     this.inFlight.set(passphraseId, (this.inFlight.get(passphraseId) ?? 0) + 1);
     let right = false;
+    let failed: Promise<void> | undefined;
     try {
       right = await verify();
     } finally {
-      if (!right) this.failures = [...this.recent(nowSeconds), { at: nowSeconds, passphraseId }];
+      // Counted in this turn: through the store's commit (durable before check returns), or here without a store.
+      if (!right) {
+        this.failures = this.recent(nowSeconds);
+        if (this.store === undefined) this.noteFailure({ at: nowSeconds, passphraseId });
+        else {
+          failed = this.store.commit(failureRecord({ at: nowSeconds, passphraseId }));
+          // When verify threw, its error goes out of this finally and nobody awaits the write.
+          failed.catch(() => undefined);
+        }
+      }
       const left = (this.inFlight.get(passphraseId) ?? 1) - 1;
       if (left === 0) this.inFlight.delete(passphraseId);
       else this.inFlight.set(passphraseId, left);
     }
     // An attempt whose verify threw counts as wrong too: the guess was made.
-    if (!right) await this.store?.append(failureRecord({ at: nowSeconds, passphraseId }));
+    await failed;
     return right;
+  }
+
+  /** noteFailure counts one wrong attempt (kept in time order); it returns the undo. */
+  private noteFailure(failure: Failure): () => void {
+    this.failures.push(failure);
+    this.failures.sort((a, b) => a.at - b.at);
+    return () => {
+      const at = this.failures.lastIndexOf(failure);
+      if (at !== -1) this.failures.splice(at, 1);
+    };
   }
 
   private counted(nowSeconds: number, passphraseId: string): Failure[] {

@@ -47,10 +47,13 @@ export class PolicyGate {
 
   constructor(private readonly options: PolicyGateOptions) {
     options.authorizations.onStatus((entry) => this.follow(entry));
-    options.store?.register(KNOWN_MERCHANT_RECORD_TYPE, {
-      replay: (record) => {
+    options.store?.register({
+      recordTypes: [KNOWN_MERCHANT_RECORD_TYPE],
+      apply: (record) => {
         if (typeof record['merchant'] !== 'string') throw new Error('malformed known_merchant record');
         this.rememberMerchant(record['merchant']);
+        // Knowing a merchant only makes new_merchant ask less; a failed write keeps it known until restart.
+        return () => undefined;
       },
       live: () => [...this.knownMerchants].map((merchant): StateRecord => ({ type: KNOWN_MERCHANT_RECORD_TYPE, merchant })),
     });
@@ -152,9 +155,9 @@ export class PolicyGate {
   /** markMerchantKnown records durably that an authorization at merchant was approved (for new_merchant). */
   async markMerchantKnown(merchant: string): Promise<void> {
     if (this.knownMerchants.has(merchant)) return;
-    this.rememberMerchant(merchant);
     this.usage?.markMerchantKnown(merchant);
-    await this.options.store?.append({ type: KNOWN_MERCHANT_RECORD_TYPE, merchant });
+    if (this.options.store === undefined) this.rememberMerchant(merchant);
+    else await this.options.store.commit({ type: KNOWN_MERCHANT_RECORD_TYPE, merchant });
   }
 
   private answer(evaluation: PolicyEvaluation, request: DecisionRequest, agent: string, policy: Policy): AuthorizationDecision {

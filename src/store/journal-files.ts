@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { constants, promises as fs } from 'node:fs';
+import { constants } from 'node:fs';
 import path from 'node:path';
+import { nodeFileSystem, type FileHandlePort, type FileSystemPort } from './file-system.js';
 
 // O_NOFOLLOW refuses to open through a symbolic link; it does not exist on Windows.
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -24,26 +25,25 @@ export function compactionTemporaryPath(journalPath: string): string {
  * killed mid-compaction left behind. The journal itself is whole either way, because the rename
  * that would have replaced it is atomic; the temporary is only litter. Returns how many it removed.
  */
-export async function removeAbandonedTemporaries(journalPath: string): Promise<number> {
+export async function removeAbandonedTemporaries(journalPath: string, files: FileSystemPort = nodeFileSystem): Promise<number> {
   const prefix = `.${path.basename(journalPath)}.`;
   const pattern = /^[0-9a-f]{16}\.tmp$/;
   const directory = path.dirname(journalPath);
   let removed = 0;
-  for (const name of await fs.readdir(directory)) {
+  for (const name of await files.readdir(directory)) {
     if (!name.startsWith(prefix) || !pattern.test(name.slice(prefix.length))) continue;
     const file = path.join(directory, name);
-    const stats = await fs.lstat(file).catch(() => undefined);
-    if (stats === undefined || !stats.isFile()) continue;
-    await fs.unlink(file).catch(() => undefined);
+    if (!(await files.isRegularFile(file))) continue;
+    await files.unlink(file).catch(() => undefined);
     removed += 1;
   }
   return removed;
 }
 
 /** createIfMissing creates an empty journal (O_EXCL, 0600, fsynced) and reports whether it did. */
-export async function createIfMissing(journalPath: string): Promise<boolean> {
+export async function createIfMissing(journalPath: string, files: FileSystemPort = nodeFileSystem): Promise<boolean> {
   try {
-    const handle = await fs.open(journalPath, CREATE_NEW, JOURNAL_FILE_MODE);
+    const handle = await files.open(journalPath, CREATE_NEW, JOURNAL_FILE_MODE);
     await exactMode(handle);
     await handle.sync();
     await handle.close();
@@ -59,7 +59,7 @@ export async function createIfMissing(journalPath: string): Promise<boolean> {
  * and the next start could not open it for appending (docs/decisions.md §24.8). The file is new
  * and only ours.
  */
-async function exactMode(handle: fs.FileHandle): Promise<void> {
+async function exactMode(handle: FileHandlePort): Promise<void> {
   if (process.platform !== 'win32') await handle.chmod(JOURNAL_FILE_MODE);
 }
 
@@ -68,9 +68,9 @@ async function exactMode(handle: fs.FileHandle): Promise<void> {
  * and fsyncs it, for a compaction or a snapshot to rename over target. On failure the temporary
  * is removed. Chunks spare a large file one concatenation in memory.
  */
-export async function writeTemporary(target: string, chunks: readonly Uint8Array[]): Promise<string> {
+export async function writeTemporary(target: string, chunks: readonly Uint8Array[], files: FileSystemPort = nodeFileSystem): Promise<string> {
   const temporary = compactionTemporaryPath(target);
-  const handle = await fs.open(temporary, CREATE_NEW, JOURNAL_FILE_MODE);
+  const handle = await files.open(temporary, CREATE_NEW, JOURNAL_FILE_MODE);
   try {
     await exactMode(handle);
     for (const chunk of chunks) {
@@ -79,7 +79,7 @@ export async function writeTemporary(target: string, chunks: readonly Uint8Array
     await handle.sync();
   } catch (error) {
     await handle.close().catch(() => undefined);
-    await fs.unlink(temporary).catch(() => undefined);
+    await files.unlink(temporary).catch(() => undefined);
     throw error;
   }
   await handle.close();
@@ -91,25 +91,16 @@ export async function writeTemporary(target: string, chunks: readonly Uint8Array
  * the old journal or the new one under its name, never a mix. On failure the temporary is removed
  * and the journal is as it was.
  */
-export async function renameOver(temporary: string, journalPath: string): Promise<void> {
+export async function renameOver(temporary: string, journalPath: string, files: FileSystemPort = nodeFileSystem): Promise<void> {
   try {
-    await fs.rename(temporary, journalPath);
+    await files.rename(temporary, journalPath);
   } catch (error) {
-    await fs.unlink(temporary).catch(() => undefined);
+    await files.unlink(temporary).catch(() => undefined);
     throw error;
   }
 }
 
 /** syncDirectory makes a create or rename in directory durable. */
-export async function syncDirectory(directory: string): Promise<void> {
-  // A new file's directory entry is durable only once the directory itself is fsynced.
-  const handle = await fs.open(directory, constants.O_RDONLY);
-  try {
-    await handle.sync();
-  } catch (error) {
-    // Some platforms refuse fsync on a directory; the file's own fsync is then the best there is.
-    if (!['EINVAL', 'EPERM', 'EISDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
-  } finally {
-    await handle.close();
-  }
+export function syncDirectory(directory: string, files: FileSystemPort = nodeFileSystem): Promise<void> {
+  return files.syncDirectory(directory);
 }

@@ -1,10 +1,11 @@
-import { promises as fs, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { checksumField, encodeFrame, FRAME_PAYLOAD_BYTES_MAX } from './frame.js';
 import { readFrames, type FramePosition, type JournalContents } from './journal-read.js';
 
 export { JournalCorruptError, readFrames, type FramePosition, type JournalContents } from './journal-read.js';
 import { createIfMissing, OPEN_APPEND, removeAbandonedTemporaries, renameOver, syncDirectory, writeTemporary } from './journal-files.js';
+import { nodeFileSystem, type FileHandlePort, type FileSystemPort } from './file-system.js';
 
 /** Which limit a refused record or file exceeded. */
 export type JournalLimit = 'record_bytes' | 'file_bytes';
@@ -46,7 +47,9 @@ export interface JournalOptions {
    * readContents reads the records from the open file; by default every frame from the start. The
    * sandbox resumes after the frame its snapshot covers (sandbox/ledger/journal-resume.ts).
    */
-  readContents?: (handle: fs.FileHandle, sizeBytes: number, journalPath: string) => Promise<{ from: number; bytes: Buffer; contents: JournalContents }>;
+  readContents?: (handle: FileHandlePort, sizeBytes: number, journalPath: string) => Promise<{ from: number; bytes: Buffer; contents: JournalContents }>;
+  /** Where every file operation goes: the real file system, or the crash simulator's (test/simulation/). */
+  files?: FileSystemPort;
 }
 
 
@@ -73,8 +76,12 @@ export class Journal {
   /** The last frame queued so far, for a snapshot to name what it covers. */
   private tailFrame: FramePosition | undefined;
 
+  /** How many records were queued since open (the store's snapshot check compares it with what it applied). */
+  private appendedCount = 0;
+
   private constructor(
-    private handle: fs.FileHandle,
+    private handle: FileHandlePort,
+    private readonly files: FileSystemPort,
     readonly journalPath: string,
     readonly limits: JournalLimits,
     sizeBytes: number,
@@ -88,8 +95,9 @@ export class Journal {
   /** open reads, repairs and opens the journal at journalPath for appending, creating it (O_EXCL, 0600) if absent. */
   static async open(journalPath: string, options: JournalOptions = {}): Promise<{ journal: Journal; contents: JournalContents }> {
     const limits = { ...DEFAULT_JOURNAL_LIMITS, ...options.limits };
-    const created = await createIfMissing(journalPath);
-    const handle = await fs.open(journalPath, OPEN_APPEND);
+    const files = options.files ?? nodeFileSystem;
+    const created = await createIfMissing(journalPath, files);
+    const handle = await files.open(journalPath, OPEN_APPEND);
     try {
       const stats = await handle.stat();
       options.checkFile?.(stats);
@@ -100,9 +108,9 @@ export class Journal {
         await handle.truncate(sizeBytes);
         await handle.sync();
       }
-      if (created) await syncDirectory(path.dirname(journalPath));
-      await removeAbandonedTemporaries(journalPath);
-      return { journal: new Journal(handle, journalPath, limits, sizeBytes, contents.lastFrame), contents };
+      if (created) await syncDirectory(path.dirname(journalPath), files);
+      await removeAbandonedTemporaries(journalPath, files);
+      return { journal: new Journal(handle, files, journalPath, limits, sizeBytes, contents.lastFrame), contents };
     } catch (error) {
       await handle.close();
       throw error;
@@ -121,6 +129,7 @@ export class Journal {
     const frame = encodeFrame(payload);
     if (this.projectedBytes + frame.byteLength > this.limits.fileBytesMax) return Promise.reject(new JournalLimitError('file_bytes', this.journalPath));
     return this.enqueue((resolve, reject) => {
+      this.appendedCount += 1;
       this.tailFrame = { offset: this.projectedBytes, checksum: checksumField(frame) };
       this.projectedBytes += frame.byteLength;
       return { kind: 'append', frame, resolve, reject };
@@ -131,6 +140,11 @@ export class Journal {
   synced(): Promise<void> {
     if (this.queue.length === 0 && this.flushing === undefined) return this.broken === undefined ? Promise.resolve() : Promise.reject(this.broken);
     return this.enqueue((resolve, reject) => ({ kind: 'append', frame: new Uint8Array(0), resolve, reject }));
+  }
+
+  /** appended counts the records queued since open (a refused one is not counted). */
+  get appended(): number {
+    return this.appendedCount;
   }
 
   /** lastFrame is the position of the last record queued so far: undefined while the journal is empty, or after a failed compaction. */
@@ -220,17 +234,17 @@ export class Journal {
     if (this.broken !== undefined) return item.reject(this.broken);
     let temporary: string;
     try {
-      temporary = await writeTemporary(this.journalPath, [item.bytes]);
-      await renameOver(temporary, this.journalPath);
+      temporary = await writeTemporary(this.journalPath, [item.bytes], this.files);
+      await renameOver(temporary, this.journalPath, this.files);
     } catch (error) {
       return item.reject(error);
     }
     try {
       // The old handle now writes to an unlinked file; appends must go to the new one.
       const replaced = this.handle;
-      this.handle = await fs.open(this.journalPath, OPEN_APPEND);
+      this.handle = await this.files.open(this.journalPath, OPEN_APPEND);
       await replaced.close();
-      await syncDirectory(path.dirname(this.journalPath));
+      await syncDirectory(path.dirname(this.journalPath), this.files);
       item.resolve();
     } catch (error) {
       this.broken ??= error;
@@ -246,7 +260,7 @@ export class Journal {
   }
 }
 
-async function writeAll(handle: fs.FileHandle, bytes: Buffer): Promise<void> {
+async function writeAll(handle: FileHandlePort, bytes: Buffer): Promise<void> {
   let written = 0;
   while (written < bytes.length) {
     const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
@@ -255,7 +269,7 @@ async function writeAll(handle: fs.FileHandle, bytes: Buffer): Promise<void> {
 }
 
 /** readWhole reads every frame of the file from its start. */
-async function readWhole(handle: fs.FileHandle, _sizeBytes: number, journalPath: string): Promise<{ from: number; bytes: Buffer; contents: JournalContents }> {
+async function readWhole(handle: FileHandlePort, _sizeBytes: number, journalPath: string): Promise<{ from: number; bytes: Buffer; contents: JournalContents }> {
   const bytes = await handle.readFile();
   return { from: 0, bytes, contents: readFrames(bytes, journalPath) };
 }

@@ -2,7 +2,8 @@
  * Reading audit.log line by line from its start, for the verifier and the readers (`latch audit`,
  * GET /audit). The appender reads only the last line (datadir/audit-log.ts, readTail).
  */
-import { readSync } from 'node:fs';
+
+import { syncFiles } from '../store/file-system.js';
 import { AUDIT_LINE_BYTES_MAX } from '../datadir/audit-lines.js';
 
 /**
@@ -38,7 +39,7 @@ export function* readAuditLines(fd: number): Generator<AuditLine> {
   let number = 0;
   let position = 0;
   for (;;) {
-    const read = readSync(fd, chunk, 0, CHUNK_BYTES, position);
+    const read = syncFiles().readSync(fd, chunk, 0, CHUNK_BYTES, position);
     if (read === 0) break;
     position += read;
     let start = 0;

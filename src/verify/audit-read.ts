@@ -3,7 +3,8 @@
  * `GET /audit`, the tests. The daemon appends (datadir/audit-log.ts) and never decides on what is
  * read here.
  */
-import { closeSync, constants } from 'node:fs';
+import { syncFiles } from '../store/file-system.js';
+import { constants } from 'node:fs';
 import type { AuditRecord } from '../datadir/audit-entry.js';
 import { auditLogPath, corruptLog, parseRecord, readAuditHeadState, type AuditHead } from '../datadir/audit-log.js';
 import { readAuditLines } from './audit-lines-read.js';
@@ -29,7 +30,7 @@ export function readAudit(home: string, options: { limit?: number; filter?: (rec
       if (records.length > limit) records.shift();
     }
   } finally {
-    closeSync(opened.fd);
+    syncFiles().closeSync(opened.fd);
   }
   return records;
 }

@@ -1,4 +1,5 @@
-import { closeSync, constants } from 'node:fs';
+import { syncFiles } from '../store/file-system.js';
+import { constants } from 'node:fs';
 import { HEAD_FILE_BYTES, parseHeadFile } from '../datadir/audit-head.js';
 import { auditHeadPath, auditLogPath, parseRecord, type AuditHead } from '../datadir/audit-log.js';
 import type { AuditRecord } from '../datadir/audit-entry.js';
@@ -58,7 +59,7 @@ export function verifyAudit(home: string): AuditVerification {
       if (line.number === anchor?.seq) anchoredHash = previousHash;
     }
   } finally {
-    closeSync(opened.fd);
+    syncFiles().closeSync(opened.fd);
   }
   const problem = checkHead(headText, head, lines, previousHash, previousPrev, headLineHash);
   if (problem !== undefined) return { ok: false, lines, problem };

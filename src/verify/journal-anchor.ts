@@ -1,4 +1,5 @@
-import { closeSync, constants, fstatSync, readSync } from 'node:fs';
+import { syncFiles } from '../store/file-system.js';
+import { constants } from 'node:fs';
 import { AUDIT_ANCHOR_RECORD, parseAnchor, type AuditAnchor } from '../datadir/audit-anchor-rule.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { DATA_FILES, dataFilePath } from '../datadir/home.js';
@@ -15,17 +16,17 @@ export function readJournalAnchor(home: string): AuditAnchor | undefined {
   if (opened === undefined) return undefined;
   let bytes: Buffer;
   try {
-    const size = fstatSync(opened.fd).size;
+    const size = syncFiles().fstatSync(opened.fd).size;
     bytes = Buffer.alloc(size);
     let read = 0;
     while (read < size) {
-      const count = readSync(opened.fd, bytes, read, size - read, read);
+      const count = syncFiles().readSync(opened.fd, bytes, read, size - read, read);
       if (count === 0) break;
       read += count;
     }
     bytes = bytes.subarray(0, read);
   } finally {
-    closeSync(opened.fd);
+    syncFiles().closeSync(opened.fd);
   }
   let latest: AuditAnchor | undefined;
   let payloads: Buffer[];

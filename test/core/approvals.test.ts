@@ -8,7 +8,7 @@ import type { OneTimeRequest } from '../../src/core/authorization-request.js';
 import type { CoreDeps, OperationContext } from '../../src/core/core-deps.js';
 import { checkOwnerPassphrase, type OwnerPassphrase } from '../../src/owner/owner-presence.js';
 import { PassphraseLockout } from '../../src/owner/passphrase-lockout.js';
-import type { RecordStore, StateRecord, StateRecordOwner } from '../../src/core/record-store.js';
+import { MemoryRecordStore } from '../support/memory-record-store.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 
 const REQUEST: OneTimeRequest = { kind: 'one_time', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 6000, currency: 'USD', authorizationType: 'exact', ttlSeconds: 1800 };
@@ -18,17 +18,7 @@ const other: OperationContext = { ...agent, principal: { kind: 'agent', name: 't
 const owner: OperationContext = { ...agent, principal: { kind: 'owner' } };
 
 /** A record store in memory that can be replayed into fresh owners, like state.journal after a restart. */
-class MemoryStore implements RecordStore {
-  readonly records: StateRecord[] = [];
-  private readonly owners = new Map<string, StateRecordOwner>();
-  register(type: string, owner: StateRecordOwner): void {
-    this.owners.set(type, owner);
-    for (const record of this.records) if (record.type === type) owner.replay(record, 0);
-  }
-  async append(record: StateRecord): Promise<void> {
-    this.records.push(JSON.parse(JSON.stringify(record)) as StateRecord);
-  }
-}
+class MemoryStore extends MemoryRecordStore {}
 
 /** How the test's passphrase answers: none set, or one that is always right or always wrong. */
 type PassphraseCheck = 'not_set' | 'right' | 'wrong' | 'missing';

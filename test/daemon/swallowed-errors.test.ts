@@ -17,7 +17,7 @@ test('an audit anchor that cannot be written is reported, with the line it names
     let appends = 0;
     const failing = {
       register: () => undefined,
-      append: () => {
+      commit: () => {
         appends += 1;
         return Promise.reject(new Error('disk full'));
       },

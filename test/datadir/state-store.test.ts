@@ -10,14 +10,19 @@ import { encodeFrame } from '../../src/store/frame.js';
 import { StateStore, type StateRecord } from '../../src/datadir/state-store.js';
 import { tempJournalPath } from '../support/temp-journal.js';
 
-/** A record owner that keeps notes whose `until` is still ahead. */
+/** A state machine that keeps notes whose `until` is still ahead (applied: every note it was given). */
 function notes(store: StateStore): { replayed: StateRecord[]; kept: StateRecord[] } {
   const owner = { replayed: [] as StateRecord[], kept: [] as StateRecord[] };
-  store.register('note', {
-    replay: (record, now) => {
+  store.register({
+    recordTypes: ['note'],
+    apply: (record, now) => {
       if (typeof record['until'] !== 'number') throw new Error('no until');
       owner.replayed.push(record);
       if (record['until'] > now) owner.kept.push(record);
+      return () => {
+        owner.replayed.pop();
+        owner.kept = owner.kept.filter((kept) => kept !== record);
+      };
     },
     live: (now) => owner.kept.filter((record) => (record['until'] as number) > now),
   });
@@ -28,10 +33,8 @@ async function appendNotes(file: string, records: StateRecord[], now = 100): Pro
   const store = new StateStore(file, () => now);
   const owner = notes(store);
   await store.open();
-  for (const record of records) {
-    await store.append(record);
-    owner.kept.push(record);
-  }
+  for (const record of records) await store.commit(record);
+  assert.deepEqual(owner.replayed, records, 'commit applies each record');
   await store.close();
 }
 
@@ -77,9 +80,9 @@ test('appends past the compaction size compact to the live records', async () =>
   await store.open();
   for (let i = 0; i < 200; i++) {
     const record = { type: 'note', id: i, until: 101 };
-    await store.append(record);
+    await store.commit(record);
     // Only the last five are live.
-    owner.kept = [...owner.kept, record].slice(-5);
+    owner.kept = owner.kept.slice(-5);
   }
   await store.close();
   assert.ok(statSync(file).size < 2 * 2048 + 200, `compacted: ${statSync(file).size} bytes`);
@@ -121,25 +124,28 @@ for (const [name, spoil, code, fix] of refusals) {
     notes(store);
     await assert.rejects(store.open(), (error: unknown) => error instanceof DataDirError && error.code === code && error.file === file && fix.test(error.fix) && error.message.includes(file));
     assert.deepEqual(readFileSync(file), before);
-    await assert.rejects(store.append({ type: 'note', until: 1 }), (error: unknown) => error instanceof DataDirError && error.code === 'write_failed');
+    await assert.rejects(store.commit({ type: 'note', until: 1 }), (error: unknown) => error instanceof DataDirError && error.code === 'write_failed');
   });
 }
 
 test('a record beyond the size limit is refused as too_large and the store stays usable', async () => {
   const file = tempJournalPath();
   const store = new StateStore(file, () => 100, { recordBytesMax: 100, fileBytesMax: 10_000, compactionBytesMin: 5_000 });
-  notes(store);
+  const owner = notes(store);
   await store.open();
-  await assert.rejects(store.append({ type: 'note', until: 200, text: 'x'.repeat(100) }), (error: unknown) => error instanceof DataDirError && error.code === 'too_large');
-  await store.append({ type: 'note', until: 200 });
+  await assert.rejects(store.commit({ type: 'note', until: 200, text: 'x'.repeat(100) }), (error: unknown) => error instanceof DataDirError && error.code === 'too_large');
+  assert.deepEqual(owner.kept, [], 'the refused record was undone');
+  await store.commit({ type: 'note', until: 200 });
+  assert.equal(owner.kept.length, 1);
   await store.close();
 });
 
 test('register is refused after open, twice for one type, or for a bad name', async () => {
   const store = new StateStore(tempJournalPath());
-  store.register('note', { replay: () => undefined, live: () => [] });
-  for (const type of ['note', 'Bad-Name', '']) assert.throws(() => store.register(type, { replay: () => undefined, live: () => [] }), type);
+  const machine = (type: string) => ({ recordTypes: [type], apply: () => () => undefined, live: () => [] });
+  store.register(machine('note'));
+  for (const type of ['note', 'Bad-Name', '']) assert.throws(() => store.register(machine(type)), type);
   await store.open();
-  assert.throws(() => store.register('other', { replay: () => undefined, live: () => [] }));
+  assert.throws(() => store.register(machine('other')));
   await store.close();
 });

@@ -3,7 +3,7 @@
  * (the sandbox's fast start, docs/decisions.md §16.5). The daemon's state.journal is always read
  * whole; this is the sandbox's reader for Journal.open's `readContents`.
  */
-import type { promises as fs } from 'node:fs';
+import type { FileHandlePort } from '../../store/file-system.js';
 import { checksumField, decodeFrameAt } from '../../store/frame.js';
 import { readFrames, type FramePosition, type JournalContents } from '../../store/journal-read.js';
 
@@ -27,7 +27,7 @@ export class JournalResumeError extends Error {
  * JournalResumeError (nothing read past it). Damage before that frame is found only by a full open.
  */
 export function resumeAfter(resume: FramePosition) {
-  return async (handle: fs.FileHandle, sizeBytes: number, journalPath: string): Promise<{ from: number; bytes: Buffer; contents: JournalContents }> => {
+  return async (handle: FileHandlePort, sizeBytes: number, journalPath: string): Promise<{ from: number; bytes: Buffer; contents: JournalContents }> => {
     const bytes = await readFrom(handle, resume.offset, sizeBytes, journalPath);
     return { from: resume.offset, bytes, contents: resumeFrames(bytes, journalPath, resume) };
   };
@@ -42,7 +42,7 @@ function resumeFrames(bytes: Buffer, journalPath: string, resume: FramePosition)
 }
 
 /** readFrom reads the file from offset to its end, or throws JournalResumeError when it is shorter. */
-async function readFrom(handle: fs.FileHandle, offset: number, sizeBytes: number, journalPath: string): Promise<Buffer> {
+async function readFrom(handle: FileHandlePort, offset: number, sizeBytes: number, journalPath: string): Promise<Buffer> {
   if (!Number.isSafeInteger(offset) || offset < 0 || offset >= sizeBytes) throw new JournalResumeError(journalPath, offset);
   const bytes = Buffer.alloc(sizeBytes - offset);
   let read = 0;

@@ -1,0 +1,89 @@
+/**
+ * One simulated daemon's durable state: the real stores of src/core (the authorization ledger, the
+ * approval book, held windows, the signed-window cache, the passphrase lockout) registered on the
+ * real StateStore over a simulated file system, and the approval flows of src/core/approvals.ts
+ * bound to them. The audit log is the real writer's (src/datadir/audit-writer.ts), whose file
+ * operations go through the synchronous port, served by the same simulated disk.
+ */
+import { ApprovalBook } from '../../src/core/approval-book.js';
+import type { ApprovalDeps } from '../../src/core/approval-deps.js';
+import { StoredAuthorizationLedger } from '../../src/core/authorization-ledger.js';
+import type { CoreDeps } from '../../src/core/core-deps.js';
+import { HeldWindows } from '../../src/core/held-windows.js';
+import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
+import { StateStore } from '../../src/datadir/state-store.js';
+import { PassphraseLockout } from '../../src/owner/passphrase-lockout.js';
+import { createAuditWriter, type AuditWriter } from '../../src/datadir/audit-writer.js';
+import { approvalAuditEntry } from '../../src/daemon/approval-binding.js';
+import type { SimulatedFileSystem } from './simulated-fs.js';
+/** The simulation's clock: fixed, so nothing expires while a seed runs. */
+export const SIM_NOW = 1_800_000_000;
+/** Small limits, so that the workload compacts many times. */
+export const SIM_LIMITS = { recordBytesMax: 64 * 1024, fileBytesMax: 64 * 1024 * 1024, compactionBytesMin: 3 * 1024 };
+
+/** A World is one process's stores over one simulated disk. */
+export interface World {
+  fs: SimulatedFileSystem;
+  store: StateStore;
+  ledger: StoredAuthorizationLedger;
+  book: ApprovalBook;
+  held: HeldWindows;
+  windows: SignedWindowCache;
+  lockout: PassphraseLockout;
+  /** CoreDeps enough for src/core/approvals.ts's flows. */
+  deps: CoreDeps;
+  approvals: ApprovalDeps;
+  audit: AuditWriter;
+  compactionsFailed: number;
+}
+
+/** openWorld registers the stores on a StateStore over fs, as core-binding does, and opens it (replay). */
+export async function openWorld(fs: SimulatedFileSystem): Promise<World> {
+  let compactionsFailed = 0;
+  const store = new StateStore(`${fs.directory}/state.journal`, () => SIM_NOW, SIM_LIMITS, () => (compactionsFailed += 1), fs);
+  const ledger = new StoredAuthorizationLedger(store, () => SIM_NOW);
+  const book = new ApprovalBook(store);
+  const lockout = new PassphraseLockout(store);
+  const held = new HeldWindows(store);
+  const windows = SignedWindowCache.durable(store);
+  await store.open();
+  const audit = createAuditWriter(fs.directory);
+  const approvals: ApprovalDeps = {
+    book,
+    checkPassphrase: async () => 'not_set',
+    audit: async (record) => {
+      await audit.append(approvalAuditEntry(record));
+    },
+    pendingMaxPerCaller: () => 1_000,
+  };
+  const deps = { nowSeconds: () => SIM_NOW, approvals, authorizations: ledger, heldWindows: held, signedWindows: windows } as unknown as CoreDeps;
+  return {
+    fs,
+    store,
+    ledger,
+    book,
+    held,
+    windows,
+    lockout,
+    deps,
+    approvals,
+    audit,
+    get compactionsFailed() {
+      return compactionsFailed;
+    },
+  };
+}
+
+/**
+ * auditLines reads the approval lines of audit.log's whole lines (a torn last line, which a power
+ * loss can leave and the daemon refuses to start on, is no line).
+ */
+export function auditLines(fs: SimulatedFileSystem): Array<{ operation: string; approval_id: string }> {
+  const text = fs.fileBytes(`${fs.directory}/audit.log`)?.toString('utf8') ?? '';
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { operation: string; approval_id: string })
+    .filter((line) => line.operation.startsWith('approval_'));
+}
