@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { contentDigest } from '../crypto/content-digest.js';
 import { toBase64Url } from '../crypto/base64url.js';
+import { HTTP_SIGNATURE_TAG } from '../crypto/signature-purposes.js';
 import { assertNoCardData } from '../validate/card-data-guard.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 import { signUpstreamRequest } from '../signer/index.js';
@@ -58,6 +59,7 @@ export function signatureHeaders(parts: UpstreamRequestParts, key: SigningKey, n
       keyid: key.keyId,
       alg: 'ed25519',
       nonce: toBase64Url(randomBytes(16)),
+      tag: HTTP_SIGNATURE_TAG.upstreamRequest,
     },
   );
   return { ...headers, ...signed };

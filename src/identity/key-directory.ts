@@ -5,6 +5,7 @@
  * with the tag `http-message-signatures-directory`, as the Web Bot Auth draft's signed directory
  * response shows.
  */
+import { HTTP_SIGNATURE_TAG } from '../crypto/signature-purposes.js';
 import { contentDigest } from '../crypto/content-digest.js';
 import { utf8 } from '../crypto/base64url.js';
 import { publicJwk } from '../crypto/jwk.js';
@@ -17,7 +18,7 @@ export const DIRECTORY_MEDIA_TYPE = 'application/http-message-signatures-directo
 /** Where a domain publishes its directory. */
 export const WELL_KNOWN_DIRECTORY_PATH = '/.well-known/http-message-signatures-directory';
 /** The tag of a directory response's signatures. */
-export const DIRECTORY_TAG = 'http-message-signatures-directory';
+export const DIRECTORY_TAG = HTTP_SIGNATURE_TAG.keyDirectory;
 /** How long a served directory's signatures stay valid, in seconds. */
 export const DIRECTORY_SIGNATURE_SECONDS = 300;
 

@@ -143,6 +143,15 @@ describe('each tampering fails, kept signature or signed again', () => {
     assert.match(problemOf(text), /the window's amount is not the request's/);
   });
 
+  test('a window JWS signed under another purpose\'s typ is not the pack\'s window (§34.2)', () => {
+    for (const typ of ['JWT', EVIDENCE_JWS_TYP]) {
+      const text = resigned(chargedText, (p) => {
+        p.window.jws = signJwsCompact(p.window.payload, key.keyId, secretOf(key), typ);
+      });
+      assert.match(problemOf(text), /the window's jws is not typ latch-window\+jwt/);
+    }
+  });
+
   test('the form: a space, another member order, a duplicate member, a second newline', () => {
     const pack = JSON.parse(chargedText) as Pack;
     assert.match(problemOf(chargedText.replace('{"v":1,', '{"v": 1,')), /exact form/);
