@@ -26,5 +26,8 @@ export const HTTP_SIGNATURE_TAG = {
   keyDirectory: 'http-message-signatures-directory',
 } as const;
 
+/** The tags an identity key's request signature may carry: Web Bot Auth's (fixed by that draft), then Visa TAP's for browsing and for paying. */
+export const WEB_SIGNATURE_TAGS = ['web-bot-auth', 'agent-browser-auth', 'agent-payer-auth'] as const;
+
 /** The first line of the device key's proof of itself on GET /health (crypto/key-proof-message.ts). */
 export const KEY_PROOF_LABEL = 'latch-daemon-key-proof-v1';

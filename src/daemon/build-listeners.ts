@@ -75,7 +75,7 @@ function variantListener(inputs: VariantInputs, name: 'a' | 'b', port: number, r
   const log = services.logger;
   const router = new Router(routes);
   // Variant A's public /health is where clients check the daemon's identity (daemon-proof.ts).
-  const proofs = name === 'a' ? { proofs: { token: proofTokenFor(services, credentials), key: proofKeyFor(services) } } : {};
+  const proofs = name === 'a' ? { proofs: { token: proofTokenFor(services, credentials), key: proofKeyFor(inputs.core.signer) } } : {};
   const frontDoor = createFrontDoor({ listener: name, router, credentials: credentials.list, noteCaller: credentials.noteUse, presence: inputs.core.presence, log, ...proofs });
   return createLocalServer({
     listener: name,

@@ -25,6 +25,7 @@ import { bindPresence } from './presence-binding.js';
 import { mandateDeps } from './ap2-binding.js';
 import type { DaemonServices } from './services.js';
 import type { ReadingDevice } from '../operations/cloud-reads.js';
+import { createSigner, type Signer } from '../signer/index.js';
 
 export type { ProxyUpstream } from '../proxy/signing-proxy.js';
 export { UPSTREAM_TIMEOUT_ENV, upstreamTimeoutMs } from './cloud-connection.js';
@@ -50,6 +51,11 @@ export interface CoreBinding {
   /** The owner's presence: its factors, the one passphrase check, the owner sessions (docs/decisions.md §21). */
   presence: OwnerPresence;
   proxyUpstream(): ProxyUpstream;
+  /**
+   * The daemon's one signer (docs/decisions.md §34.1): its keys, and every purpose checked against
+   * this daemon's authorization ledger. Built here and nowhere else.
+   */
+  signer: Signer;
   /** The enrolled device with the cloud's reads too (cards, transactions, the wallet), for what reads them outside the core. */
   readingDevice(): ReadingDevice;
 }
@@ -60,13 +66,14 @@ export interface CoreBinding {
  * Every signature, of a policy window, a revocation or an upstream request, is on disk in
  * audit.log before the request it belongs to goes anywhere.
  */
-export function bindCore(services: DaemonServices): CoreBinding {
+export function bindCore(services: DaemonServices, passphrase: string | undefined): CoreBinding {
   // First: a malformed LATCH_UPSTREAM_TIMEOUT_MS stops the daemon before anything else is made.
   const timeoutMs = upstreamTimeoutMs(services.env);
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   // The parts below register their record types with state.journal, which must happen before
   // listen() opens it; compaction writes live records in the order the types were registered.
   const ledger = new StoredAuthorizationLedger(services.stateStore);
+  const signer = createSigner({ home: services.home, passphrase, watch: services.watchedFile, keyIdNamed: () => services.config().key_id, ledger });
   const policy = new PolicyGate({
     policy: services.policy,
     authorizations: ledger,
@@ -81,10 +88,11 @@ export function bindCore(services: DaemonServices): CoreBinding {
   const presence = bindPresence(services, nowSeconds);
   const approvals = bindApprovals(services, book, presence, audit.append);
   const heldWindows = new HeldWindows(services.stateStore);
-  const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds };
+  const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds, signer };
   const deps = coreDeps(services, coreParts);
   return {
     deps,
+    signer,
     authorizationLedger: ledger,
     auditAnchor: audit.anchor,
     policy,
@@ -94,9 +102,9 @@ export function bindCore(services: DaemonServices): CoreBinding {
     get cloudClock() {
       return cloud.clock();
     },
-    readingDevice: () => enrolledDevice(services, cloud),
+    readingDevice: () => enrolledDevice(services, signer, cloud),
     proxyUpstream: () => {
-      const { client, key } = enrolledDevice(services, cloud);
+      const { client, key } = enrolledDevice(services, signer, cloud);
       return { client, key, paused: services.paused, heldWindows, ledger, nowSeconds, warn: (event, fields) => services.logger.warn(event, fields) };
     },
   };
@@ -111,6 +119,7 @@ interface CoreParts {
   approvals: ApprovalDeps;
   heldWindows: HeldWindows;
   nowSeconds: () => number;
+  signer: Signer;
 }
 
 /** learnMerchant asks the cloud about a merchant's authorizations only when the policy would call it new. */
@@ -122,7 +131,7 @@ async function learnMerchant(services: DaemonServices, parts: CoreParts, merchan
 function chargedMerchantDeps(services: DaemonServices, parts: CoreParts): ChargedMerchantDeps {
   return {
     device: () => {
-      const { key, deviceId, cloud: gateway } = enrolledDevice(services, parts.cloud);
+      const { key, deviceId, cloud: gateway } = enrolledDevice(services, parts.signer, parts.cloud);
       return { key, deviceId, cloud: gateway };
     },
     ledger: parts.ledger,
@@ -132,10 +141,11 @@ function chargedMerchantDeps(services: DaemonServices, parts: CoreParts): Charge
 
 /** coreDeps is what the core operations call: every safety step is here, none optional (docs/decisions.md §18.3). */
 function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
-  const { audit, cloud } = parts;
+  const { audit, cloud, signer } = parts;
   return {
+    signer,
     device: () => {
-      const { key, deviceId, cloud: gateway } = enrolledDevice(services, cloud);
+      const { key, deviceId, cloud: gateway } = enrolledDevice(services, signer, cloud);
       return { key, deviceId, cloud: gateway };
     },
     audit: async (signature) => {
@@ -159,6 +169,6 @@ function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
     },
     approvals: parts.approvals,
     heldWindows: parts.heldWindows,
-    mandates: mandateDeps(services, () => enrolledDevice(services, cloud)),
+    mandates: mandateDeps(services, () => enrolledDevice(services, signer, cloud)),
   };
 }

@@ -27,6 +27,12 @@ export function signJwsCompact(payload: object, keyId: string, secret: Uint8Arra
   return `${signingInput}.${toBase64Url(signEd25519(utf8(signingInput), secret))}`;
 }
 
+/** signJwsCompactText signs payload text as it is (an evidence pack's exact bytes) as a compact EdDSA JWS with a raw secret. */
+export function signJwsCompactText(payloadText: string, keyId: string, secret: Uint8Array, typ: string): string {
+  const signingInput = `${toBase64Url(utf8(JSON.stringify({ alg: 'EdDSA', kid: keyId, typ })))}.${toBase64Url(utf8(payloadText))}`;
+  return `${signingInput}.${toBase64Url(signEd25519(utf8(signingInput), secret))}`;
+}
+
 /** signRequest signs an RFC 9421 request with a raw secret: Signature-Input and Signature. */
 export function signRequest(request: SignableRequest, label: string, components: readonly string[], params: SignatureParams, secret: Uint8Array): { 'signature-input': string; signature: string } {
   const serialized = serializeSignatureParams(components, params);
