@@ -18,6 +18,9 @@ import type { DeviceKeyRef, Signer } from './signer.js';
 import { upstreamHeaders } from './upstream-request.js';
 import { signRecordedWindow, signRevocation, type RecordedWindows } from './window.js';
 
+/** The installed key and the one staged by a rollover: at most two device keys are in use at once. */
+const ANSWERED_KEYS_MAX = 2;
+
 /** monitor builds the signer of keys, bound to ledger. */
 export function monitor(keys: SignerKeys, ledger: RecordedWindows): Signer {
   const refs = new WeakMap<DeviceKey, DeviceKeyRef>();
@@ -38,15 +41,23 @@ export function monitor(keys: SignerKeys, ledger: RecordedWindows): Signer {
     }
     return ref;
   };
+  // The keys deviceKey() last answered: an operation resolves its key once and signs with that
+  // one (its window and its request name the same key), without reading the files again.
+  const answered: DeviceKey[] = [];
   const deviceKey = (keyId: string): DeviceKey => {
-    const key = keys.deviceById(keyId);
+    const key = answered.find((held) => held.keyId === keyId) ?? keys.deviceById(keyId);
     if (key === undefined) throw new SignerRefusal(`a signature by ${keyId}`, 'the signer holds no device key of that id');
     return key;
   };
   return {
     deviceKey: () => {
       const key = keys.device();
-      return key === undefined ? undefined : refOf(key);
+      if (key === undefined) return undefined;
+      if (answered[0] !== key) {
+        answered.unshift(key);
+        answered.length = Math.min(answered.length, ANSWERED_KEYS_MAX);
+      }
+      return refOf(key);
     },
     mandateKey: () => {
       const loaded = keys.mandate();
