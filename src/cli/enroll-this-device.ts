@@ -5,7 +5,7 @@ import { enrollDevice } from '../operations/enroll.js';
 import { requestSignatureEntry } from '../daemon/audit-records.js';
 import { sharedAuditWriter } from '../datadir/audit-writer.js';
 import { keyPassphrase } from '../datadir/key-passphrase.js';
-import { dataDirEnrollmentStore } from '../datadir/enrollment-store.js';
+import { dataDirEnrollmentStore } from '../signer/key-admin.js';
 import { ensureHome } from '../datadir/home.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';
 import { ensureToken } from '../datadir/token.js';

@@ -4,11 +4,9 @@
  * mandate key sign the two open mandates, kept with the entry and audited before they are answered.
  */
 import { sdHash } from '../ap2/sd-jwt.js';
-import { issuerUri } from '../ap2/open-mandates.js';
 import { p256Thumbprint } from '../ap2/p256.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
-import { signRecordedOpenMandates } from '../signer/index.js';
 import type { Ap2MandateRequest, AuthorizationRequest } from './authorization-request.js';
 import type { CoreDeps, OperationContext } from './core-deps.js';
 import type { SignedWindow } from './window-payload.js';
@@ -18,7 +16,7 @@ const NO_MANDATE_KEY = 'This daemon signs no AP2 mandates (no mandate key is bou
 
 /** refuseUnsignableMandates refuses an AP2 request, before anything is decided, when no mandate key can sign it. */
 export function refuseUnsignableMandates(deps: CoreDeps, request: AuthorizationRequest): void {
-  if (request.kind === 'ap2_mandate' && deps.mandates?.signer() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
+  if (request.kind === 'ap2_mandate' && (deps.mandates === undefined || deps.signer.mandateKey() === undefined)) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
 }
 
 /**
@@ -28,14 +26,12 @@ export function refuseUnsignableMandates(deps: CoreDeps, request: AuthorizationR
  * leaves the registered window's entry active, its budget counted (docs/decisions.md §35).
  */
 export async function signRegisteredMandates(deps: CoreDeps, request: Ap2MandateRequest, window: SignedWindow, context: OperationContext): Promise<void> {
-  const { policy_id: policyId, not_before: iat, not_after: exp, device_id: deviceId } = window.payload;
+  const { policy_id: policyId, not_before: iat, not_after: exp } = window.payload;
   if (deps.authorizations.get(policyId)?.evidence?.mandates !== undefined) return;
-  const signer = deps.mandates?.signer();
-  if (deps.mandates === undefined || signer === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
+  if (deps.mandates === undefined || deps.signer.mandateKey() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
   const label = await deps.mandates.cardLabel(request.cardId, context);
-  const { merchant, lines, agentKey, recurrence } = request.mandate;
-  const terms = { cardId: request.cardId, ...(label !== undefined && label !== '' && { cardLabel: label }), merchant, amountMaxMinor: request.amountMinor, currency: request.currency, lines, agentKey, ...(recurrence !== undefined && { recurrence }), issuer: issuerUri(deviceId) };
-  const signed = signRecordedOpenMandates(signer, deps.authorizations, policyId, terms, iat, exp);
+  // The signer reads every term (recurrence and issuer included) from the ledger entry itself (docs/decisions.md §34.1).
+  const signed = deps.signer.openMandates(policyId, label);
   const mandates = { mandateId: randomId('md'), ...signed, iat, exp };
   await deps.authorizations.keepMandates(policyId, mandates);
   await deps.audit({
@@ -49,6 +45,6 @@ export async function signRegisteredMandates(deps: CoreDeps, request: Ap2Mandate
     caller: context.caller,
     principal: context.principal,
     requestSha256: requestSha256(request),
-    mandate: { mandateId: mandates.mandateId, openCheckoutSdHash: sdHash(mandates.openCheckoutMandate), openPaymentSdHash: sdHash(mandates.openPaymentMandate), agentKeyThumbprint: p256Thumbprint(agentKey) },
+    mandate: { mandateId: mandates.mandateId, openCheckoutSdHash: sdHash(mandates.openCheckoutMandate), openPaymentSdHash: sdHash(mandates.openPaymentMandate), agentKeyThumbprint: p256Thumbprint(request.mandate.agentKey) },
   });
 }

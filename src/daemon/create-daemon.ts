@@ -105,15 +105,15 @@ export function createDaemonWithLogger(options: DaemonOptions): { daemon: Daemon
   if (!choices.serveA && !choices.serveB) throw new Error('both listeners are disabled; enable Variant A or Variant B');
   const logger = createLogger({ stream: options.logStream ?? process.stderr });
   const passphrase = options.passphrase ?? keyPassphrase(env);
-  const services = createServices({ home: options.home, logger, passphrase, env });
+  const services = createServices({ home: options.home, logger, env });
   // The serving gate (see daemon-lifecycle.ts): connections are accepted once a port is bound, but
   // requests wait until the credentials are regenerated.
   const gate = createServingGate();
   const budget = connectionBudget(choices, options.limits);
   const limits: Partial<ServerLimits> = { ...options.limits, connectionsMax: budget.connectionsMax };
-  const core = bindCore(services);
+  const core = bindCore(services, passphrase);
   const plan = buildListeners(services, core, choices, { ready: gate.ready, limits });
-  const lifecycle = new DaemonLifecycle({ services, passphrase, auditAnchor: core.auditAnchor, refusals: core.refusals, plan, gate, budget });
+  const lifecycle = new DaemonLifecycle({ services, signer: core.signer, passphrase, auditAnchor: core.auditAnchor, refusals: core.refusals, plan, gate, budget });
   const daemon: DaemonHandle = {
     addresses: () => plan.listeners.addresses(),
     listen: () => lifecycle.start(),

@@ -13,7 +13,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { DataDirError } from './data-dir-error.js';
 import { readPrivateFile } from './read-private-file.js';
-import { passphraseFromEnv } from '../signer/device-key.js';
+import { passphraseFromEnv } from '../signer/key-admin.js';
 
 /** The variable naming a file that holds the passphrase. */
 export const PASSPHRASE_FILE_ENV = 'LATCH_KEY_PASSPHRASE_FILE';

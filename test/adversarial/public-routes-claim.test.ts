@@ -15,8 +15,8 @@ import { variantARoutes } from '../../src/variant-a/routes.js';
 
 /** Variant A's route table as the daemon builds it (as test/daemon/route-tables.test.ts builds it). */
 function tableA() {
-  const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), passphrase: undefined, env: {} });
-  return variantARoutes(listenerDeps(services, bindCore(services), () => ({ url: 'http://localhost:7724/login#test', expires_at: '2026-01-01T00:00:00Z' })).a);
+  const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), env: {} });
+  return variantARoutes(listenerDeps(services, bindCore(services, undefined), () => ({ url: 'http://localhost:7724/login#test', expires_at: '2026-01-01T00:00:00Z' })).a);
 }
 
 const ROOT = new URL('../../', import.meta.url);

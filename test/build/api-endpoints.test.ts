@@ -18,8 +18,8 @@ import { variantBRoutes } from '../../src/variant-b/routes.js';
 import { signingProxyRoutes } from '../../src/proxy/signing-proxy.js';
 import { REPO_ROOT } from '../support/paths.js';
 
-const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), passphrase: undefined, env: {} });
-const deps = listenerDeps(services, bindCore(services), () => ({ url: 'http://localhost:7724/login#test', expires_at: '2026-01-01T00:00:00Z' }));
+const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), env: {} });
+const deps = listenerDeps(services, bindCore(services, undefined), () => ({ url: 'http://localhost:7724/login#test', expires_at: '2026-01-01T00:00:00Z' }));
 const proxy = new Set(signingProxyRoutes(() => { throw new Error('not called'); }).map((route) => `${route.method} ${route.pattern}`));
 const api = readFileSync(path.join(REPO_ROOT, 'docs', 'api.md'), 'utf8');
 

@@ -14,9 +14,10 @@ import { httpCloudGateway } from '../../src/cloud/http-cloud-gateway.js';
 import { OWNER } from '../../src/core/principal.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { containsCardNumber } from '../../src/validate/card-number-scan.js';
-import { generateSecretKey, heldKey } from '../support/raw-signing.js';
+import { generateSecretKey } from '../support/raw-signing.js';
+import { upstreamKeyOf } from '../support/test-signer.js';
 
-const key = heldKey(generateSecretKey());
+const key = upstreamKeyOf(generateSecretKey());
 const call = { key, caller: { requestId: 'req_1', userAgent: 'test', principal: OWNER } };
 const PAN_TEXT = '4111 1111 1111 1111 cvv 123';
 

@@ -5,7 +5,7 @@ import { assertDataDirSecure } from '../../datadir/permissions.js';
 import { enrolledLine, enrollThisDevice } from '../enroll-this-device.js';
 import { UsageError, writeLine, type CliIo, type Command } from '../command.js';
 import { keyPassphrase } from '../../datadir/key-passphrase.js';
-import { ensureMandateKey, rotateMandateKey } from '../../signer/mandate-key.js';
+import { ensureMandateKey, rotateMandateKey } from '../../signer/key-admin.js';
 import { isoSeconds } from '../../time/iso-time.js';
 import { privateHome } from '../private-home.js';
 import { EXIT } from '../exit-codes.js';
