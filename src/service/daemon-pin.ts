@@ -8,7 +8,12 @@
 import { closeSync } from 'node:fs';
 import { loadConfig } from '../datadir/config.js';
 import { openSystemPinForWriting, SystemPinError, writeSystemPinTo } from '../datadir/system-pin.js';
-import type { PinAccounts } from './pin-accounts.js';
+
+/** The accounts to pin, and whether those already pinned for the daemon stay (pin-accounts.ts chooses them). */
+export interface PinAccounts {
+  accounts: string[];
+  keep: boolean;
+}
 
 /** An open pin file, waiting for the daemon's key and address. */
 export interface DaemonPin {

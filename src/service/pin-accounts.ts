@@ -4,13 +4,10 @@
  * redirects only the accounts it names, so a second person's setup on the same machine never
  * reaches the first person's commands.
  */
-import { lookUpUser, ServiceUserError, validUserName } from './service-user.js';
+import { lookUpUser, ServiceUserError, validUserName } from './system-account.js';
+import type { PinAccounts } from './daemon-pin.js';
 
-/** The accounts to pin, and whether those already pinned for the daemon stay. */
-export interface PinAccounts {
-  accounts: string[];
-  keep: boolean;
-}
+export type { PinAccounts } from './daemon-pin.js';
 
 /** parseForFlag splits `--for alice,bob` (repeatable) into names, or undefined when not given. */
 export function parseForFlag(values: string | string[] | undefined): string[] | undefined {
