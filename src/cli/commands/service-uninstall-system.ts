@@ -76,12 +76,28 @@ export async function uninstallSystemService(io: CliIo, options: UninstallSystem
   return EXIT.ok;
 }
 
-/** pinnedDataDir is the data directory root's pin names for the user, or undefined when it pins none. */
+/**
+ * pinnedDataDir is the data directory root's pin names for the user, or undefined when it pins none.
+ * Taking a daemon down reads the pin only to remove from it, so a pin file that is not there (one
+ * LATCH_SYSTEM_PIN names included, which a client refuses to trust) pins nothing to remove.
+ */
 function pinnedDataDir(env: NodeJS.ProcessEnv, user: string): string | undefined {
+  if (!pinFileIsThere(systemPinPath(env))) return undefined;
   try {
     return readSystemPins(env)?.daemons.find((entry) => entry.user === user)?.data_dir;
   } catch (error) {
     if (error instanceof SystemPinError) throw new UsageError(`${error.message}; remove it by hand once you have checked it`);
+    throw error;
+  }
+}
+
+/** pinFileIsThere reports whether anything (a file, or a link the read then refuses) is at file. */
+function pinFileIsThere(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
 }
