@@ -76,7 +76,7 @@ export function bindCore(services: DaemonServices, passphrase: string | undefine
   // The parts below register their record types with state.journal, which must happen before
   // listen() opens it; compaction writes live records in the order the types were registered.
   const ledger = new StoredAuthorizationLedger(services.stateStore);
-  const signer = createSigner({ home: services.home, passphrase, watch: services.watchedFile, keyIdNamed: () => services.config().key_id, ledger });
+  const signer = createSigner({ home: services.home, passphrase, watch: services.watchedFile, keyIdNamed: (fresh) => services.config(fresh).key_id, ledger });
   const policy = new PolicyGate({
     policy: services.policy,
     authorizations: ledger,

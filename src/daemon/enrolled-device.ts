@@ -22,8 +22,9 @@ export function enrolledDevice(services: DaemonServices, signer: Pick<Signer, 'd
   let key = signer.deviceKey();
   let config = services.config();
   for (let attempt = 1; attempt < 3 && key !== undefined && config.key_id !== undefined && config.key_id !== key.keyId; attempt++) {
+    // The two disagree: read config.json's identity now, not as the watch last saw it.
+    config = services.config(true);
     key = signer.deviceKey();
-    config = services.config();
   }
   const url = effectiveCloudUrl(config, services.env);
   if (key === undefined || config.device_id === undefined || url === undefined) throw new LatchError('device_not_enrolled');

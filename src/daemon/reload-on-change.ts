@@ -26,17 +26,19 @@ export interface ReloadOptions {
  * reports an event for its name (a rename into place, a deletion, a chmod, a write), and otherwise
  * at most once per RECHECK_AFTER_MS, instead of one lstat per call (docs/decisions.md §39.3). A
  * file made unsafe while the daemon runs is re-checked and refused rather than served from memory.
- * A load that throws is not cached: the next call tries again.
+ * A load that throws is not cached: the next call tries again. A call with fresh checks the
+ * identity now, whatever the watch and the interval say: for a reader that has seen two files
+ * disagree (config.json naming a key device.key is not yet) and must see them as they stand.
  */
-export function reloadOnChange<T>(file: string, load: () => T, options: ReloadOptions = {}): () => T {
+export function reloadOnChange<T>(file: string, load: () => T, options: ReloadOptions = {}): (fresh?: boolean) => T {
   let loadedIdentity: FileIdentity | undefined;
   let value: T;
   let checkedAtMs = -Infinity;
   const clockMs = options.clockMs ?? (() => performance.now());
   const watched = options.everyCall === true ? alwaysChanged({ changed: true }) : watchName(file);
-  return () => {
+  return (fresh = false) => {
     const nowMs = clockMs();
-    if (loadedIdentity !== undefined && !watched.changed && nowMs - checkedAtMs < RECHECK_AFTER_MS) return value;
+    if (!fresh && loadedIdentity !== undefined && !watched.changed && nowMs - checkedAtMs < RECHECK_AFTER_MS) return value;
     watched.changed = false;
     const identity = fileIdentity(file);
     if (loadedIdentity === undefined || !sameIdentity(identity, loadedIdentity)) {

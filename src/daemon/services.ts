@@ -39,8 +39,8 @@ export interface DaemonServices {
    */
   /** retiredMandateKeys returns the retired mandate keys GET /ap2/jwks may still list. */
   retiredMandateKeys(): RetiredMandateKey[];
-  /** config returns the current config.json (defaults when absent). */
-  config(): LatchConfig;
+  /** config returns the current config.json (defaults when absent); fresh reads its identity now (reload-on-change.ts). */
+  config(fresh?: boolean): LatchConfig;
   /** paused returns the owner's emergency brake (`latch pause`), or undefined while signing runs. */
   paused(): PauseState | undefined;
   /**
@@ -48,7 +48,7 @@ export interface DaemonServices {
    * only when the file changed, like every getter here: for files asked about on every request
    * (the owner passphrase, the passkeys: is presence configured?). load's errors are not kept.
    */
-  watchedFile<T>(file: string, load: () => T): () => T;
+  watchedFile<T>(file: string, load: () => T): (fresh?: boolean) => T;
   /**
    * policy returns the effective spending policy (policy.json, or the allow-all default when it
    * is absent); throws PolicyInvalidError while the file is invalid, a DataDirError when unsafe.
@@ -72,11 +72,11 @@ export function createServices(options: ServicesOptions): DaemonServices {
   // The directory is checked again whenever it changes (a chmod, a chown, a repointed link), not
   // only at start: a file is only as private as the directory that holds it.
   const homeChecked = oncePerTurn(reloadOnChange(home, () => assertHomeSecure(home)));
-  const inCheckedHome = <T>(file: string, load: () => T, options?: ReloadOptions): (() => T) => {
+  const inCheckedHome = <T>(file: string, load: () => T, options?: ReloadOptions): ((fresh?: boolean) => T) => {
     const get = reloadOnChange(file, load, options);
-    return () => {
+    return (fresh) => {
       homeChecked();
-      return get();
+      return get(fresh);
     };
   };
   // Checked on every call: a rotated token is refused on the very next request (docs/decisions.md §39.3).

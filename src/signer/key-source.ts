@@ -26,9 +26,9 @@ export interface DataDirKeyOptions {
    * watch returns a getter of what load makes of file, loaded again only when the file changed
    * (the daemon's services.watchedFile, which also re-checks the data directory).
    */
-  watch<T>(file: string, load: () => T): () => T;
-  /** The key id config.json names, or undefined before enrollment. */
-  keyIdNamed(): string | undefined;
+  watch<T>(file: string, load: () => T): (fresh?: boolean) => T;
+  /** The key id config.json names, or undefined before enrollment; fresh reads the file's identity now. */
+  keyIdNamed(fresh?: boolean): string | undefined;
 }
 
 /** How often device() re-reads the files when they disagree (a concurrent setup). */
@@ -44,12 +44,15 @@ export function keysInDataDir(options: DataDirKeyOptions): SignerKeys {
     device: () => {
       // The three files are read one after the other while `latch setup` may be renaming them;
       // reading again gives the pair as it stands once the renames are done.
+      // A watched file is trusted for a moment without a check (daemon/reload-on-change.ts), so a
+      // second attempt reads every file's identity afresh: the pair as it stands, not as cached.
       let key: DeviceKey | undefined;
       for (let attempt = 0; attempt < KEY_RESOLUTION_ATTEMPTS; attempt++) {
-        const named = options.keyIdNamed();
-        const next = staged();
+        const fresh = attempt > 0;
+        const named = options.keyIdNamed(fresh);
+        const next = staged(fresh);
         if (named !== undefined && next?.keyId === named) return next;
-        key = installed();
+        key = installed(fresh);
         if (named === undefined || key?.keyId === named) return key;
       }
       return key;
@@ -58,7 +61,12 @@ export function keysInDataDir(options: DataDirKeyOptions): SignerKeys {
       const current = installed();
       if (current?.keyId === keyId) return current;
       const next = staged();
-      return next?.keyId === keyId ? next : undefined;
+      if (next?.keyId === keyId) return next;
+      // Not among the keys as cached: look at the files as they stand before answering none.
+      const installedNow = installed(true);
+      if (installedNow?.keyId === keyId) return installedNow;
+      const stagedNow = staged(true);
+      return stagedNow?.keyId === keyId ? stagedNow : undefined;
     },
     mandate,
   };
