@@ -16,10 +16,16 @@ import { LatchError } from '../../src/errors/latch-error.js';
 import { containsCardNumber } from '../../src/validate/card-number-scan.js';
 import { generateSecretKey } from '../support/raw-signing.js';
 import { upstreamKeyOf } from '../support/test-signer.js';
+import { dataDirEnrollmentStore } from '../../src/signer/key-admin.js';
+import { toBase64Url } from '../../src/crypto/base64url.js';
 
 const key = upstreamKeyOf(generateSecretKey());
 const call = { key, caller: { requestId: 'req_1', userAgent: 'test', principal: OWNER } };
 const PAN_TEXT = '4111 1111 1111 1111 cvv 123';
+// The device key signs no enrollment (docs/decisions.md §34.1): a key being enrolled signs its own.
+const enrolling = dataDirEnrollmentStore('/nonexistent/latch-home', undefined).newKey();
+const enrollCall = { ...call, key: enrolling };
+const enrollingJwk = { kty: 'OKP', crv: 'Ed25519', x: toBase64Url(enrolling.publicKey) };
 
 type Json = Record<string, unknown>;
 const authorization: Json = {
@@ -45,7 +51,7 @@ const METHODS: Record<string, { answer: Json; run: (gateway: ReturnType<typeof h
   getTransaction: { answer: transaction, run: (g) => g.getTransaction('tx_1', call) },
   wallet: { answer: { usdt: '250.00', allocated: '150.00', available: '100.00' }, run: (g) => g.wallet(call) },
   allocate: { answer: { card_id: 'card_a', allocated: '10.00', new_balance: '110.00' }, run: (g) => g.allocate('card_a', 1000, call) },
-  enrollDevice: { answer: { device_id: 'dev_1', key_id: 'k_1', account_id: 'acct_1' }, run: (g) => g.enrollDevice({ setupToken: 'st_1', publicJwk: { kty: 'OKP', crv: 'Ed25519', x: 'x' }, deviceName: 'd' } as never, call) },
+  enrollDevice: { answer: { device_id: 'dev_1', key_id: 'k_1', account_id: 'acct_1' }, run: (g) => g.enrollDevice({ setupToken: 'st_1', publicJwk: enrollingJwk, deviceName: 'd' } as never, enrollCall) },
 };
 
 /** gatewayAnswering is the real gateway over a real CloudClient whose cloud answers `status` and `body`, with `headers`. */

@@ -24,8 +24,8 @@ export function rawMandateSigner(d: Uint8Array): OpenMandateSigner & { publicJwk
   return {
     kid,
     publicJwk,
-    signOpenCheckoutMandate: (claims: OpenCheckoutClaims) => issueRootSdJwt({ ...claims, vct: OPEN_CHECKOUT_VCT }, packOpenCheckout, es256),
-    signOpenPaymentMandate: (claims: OpenPaymentClaims) => issueRootSdJwt(claims, packOpenPayment, es256),
+    signOpenCheckoutMandate: (claims: OpenCheckoutClaims, issuer?: string) => issueRootSdJwt({ ...claims, vct: OPEN_CHECKOUT_VCT }, packOpenCheckout, es256, issuer),
+    signOpenPaymentMandate: (claims: OpenPaymentClaims, issuer?: string) => issueRootSdJwt(claims, packOpenPayment, es256, issuer),
   };
 }
 
