@@ -384,3 +384,34 @@ export interface WebRequestSignature {
   created: number;
   expires: number;
 }
+
+/** An x402 authorization (POST /x402/authorize and its lifecycle routes, docs/x402.md). */
+export interface X402Authorization {
+  authorization_id: string;
+  kind: 'x402';
+  status: 'authorized' | 'bound' | 'settled' | 'failed' | 'released' | 'expired';
+  scheme: string;
+  network: string;
+  asset: string;
+  symbol: string;
+  pay_to: string;
+  /** The atomic maximum. */
+  amount_max: string;
+  /** As counted, in `currency`, rounded up to its minor unit. */
+  amount: string;
+  currency: string;
+  merchant_name: string;
+  expires_at: string;
+  /** A JWS by the device key over the terms (typ latch-x402-receipt+jwt). */
+  receipt: string | null;
+  agent: string;
+  [member: string]: unknown;
+}
+
+/** The body of POST /x402/authorize: x402 v2's ResourceInfo and one PaymentRequirements. */
+export interface X402AuthorizeInput {
+  x402_version: number;
+  resource: Record<string, unknown>;
+  requirements: Record<string, unknown>;
+  reference?: string;
+}

@@ -10,7 +10,7 @@
  * pages per agent and per card follow it (`follow`, src/operations/ledger-pages.ts).
  */
 import type { RecordStore, StateRecord } from './record-store.js';
-import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECURRING_INTERVALS, type AuthorizationKind, type AuthorizationType, type RecurringInterval } from './model.js';
+import { AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, LEDGER_KINDS, RECURRING_INTERVALS, type AuthorizationType, type LedgerKind, type RecurringInterval } from './model.js';
 
 /**
  * A ledger entry's states: the cloud's authorization statuses, and `failed` (the cloud refused
@@ -20,6 +20,8 @@ export const LEDGER_STATES = [...AUTHORIZATION_STATUSES, 'failed', 'unregistered
 export type LedgerState = (typeof LEDGER_STATES)[number];
 import { decisionRecordJson, parseDecisionRecord, type DecisionRecord } from './decision-record.js';
 import { mandatesJson, parseMandates, type Ap2MandateRecord } from '../ap2/mandate-record.js';
+import { applyX402Transition, checkTransition, ledgerStateOf, type X402Detail, type X402Transition } from './x402-states.js';
+import { parseX402Detail, parseX402Transition, x402DetailJson, x402TransitionJson } from './x402-record.js';
 
 /** A recurring entry's schedule, kept so that budgets count every charge it allows (docs/decisions.md §17.2). */
 export interface EntrySchedule {
@@ -36,7 +38,7 @@ export interface AuthorizationEntry {
   merchant: string;
   currency: string;
   amountMinor: number;
-  kind: AuthorizationKind;
+  kind: LedgerKind;
   authorizationType: AuthorizationType;
   signedAtSeconds: number;
   notAfterSeconds: number;
@@ -50,8 +52,10 @@ export interface AuthorizationEntry {
   schedule?: EntrySchedule;
   /** What the evidence pack needs, kept at decision time (docs/decisions.md §22); absent on older entries. */
   evidence?: DecisionRecord;
-  /** The window's compact JWS as it was signed, kept once signed (docs/decisions.md §28); absent before. */
+  /** The window's compact JWS as it was signed, kept once signed (docs/decisions.md §28); absent before. For x402, the receipt. */
   jws?: string;
+  /** An x402 entry's terms and state (kind `x402`, docs/x402.md): its ledger state follows from it (core/x402-states.ts). */
+  x402?: X402Detail;
 }
 
 export type AuthorizationEntryState = AuthorizationEntry['state'];
@@ -75,6 +79,8 @@ export const AUTHORIZATION_STATUS_RECORD_TYPE = 'authorization_status';
 export const AUTHORIZATION_SIGNATURE_RECORD_TYPE = 'authorization_signature';
 /** The journal record of the AP2 open mandates signed for a recorded entry (docs/ap2.md). */
 export const AP2_MANDATES_RECORD_TYPE = 'ap2_mandates';
+/** The journal record of one change of an x402 entry (core/x402-states.ts). */
+export const X402_TRANSITION_RECORD_TYPE = 'x402_transition';
 
 /**
  * How long an entry is kept after it can no longer be spent (signed more than this long ago, and
@@ -90,7 +96,7 @@ const INTERVALS: ReadonlySet<string> = new Set(RECURRING_INTERVALS);
  * cloud refused it under its Idempotency-Key and replays that refusal.
  */
 const NEVER_SENT: ReadonlySet<string> = new Set(['unregistered']);
-const KINDS: ReadonlySet<string> = new Set(AUTHORIZATION_KINDS);
+const KINDS: ReadonlySet<string> = new Set(LEDGER_KINDS);
 const TYPES: ReadonlySet<string> = new Set(AUTHORIZATION_TYPES);
 
 /**
@@ -129,6 +135,11 @@ export class StoredAuthorizationLedger {
     store.register(AP2_MANDATES_RECORD_TYPE, {
       replay: (record) => this.withEntry(record, (entry) => entry.evidence !== undefined && (entry.evidence.mandates = parseMandates(record['mandates']))),
       // Compaction writes each entry with its evidence, the mandates in it.
+      live: () => [],
+    });
+    store.register(X402_TRANSITION_RECORD_TYPE, {
+      replay: (record) => this.withEntry(record, (entry) => this.applyX402(entry, parseX402Transition(record['transition']))),
+      // Compaction writes each x402 entry with its current detail.
       live: () => [],
     });
   }
@@ -213,10 +224,37 @@ export class StoredAuthorizationLedger {
   async noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void> {
     const entry = this.entries.get(policyId);
     if (entry === undefined || entry.state !== 'active' || state === 'active') return;
+    // An x402 entry changes only by its transitions (noteX402); `failed` here is the pipeline's
+    // "never answered" (its receipt or audit line failed), which only an unbound entry can be.
+    if (entry.x402 !== undefined && (state !== 'failed' || entry.x402.state !== 'authorized')) return;
     const used = state === 'used' ? (usedMinor ?? entry.amountMinor) : null;
     if (used !== null && (!Number.isSafeInteger(used) || used < 0)) throw new Error('AuthorizationLedger.noteStatus: usedMinor must be a non-negative safe integer');
     this.apply(entry, state, used);
     await this.store.append({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
+  }
+
+  /**
+   * noteX402 applies one transition of an x402 entry (core/x402-states.ts) in this turn — memory
+   * and the budgets' listeners change before the record is queued, so no snapshot can miss it —
+   * and resolves once its record is on disk. It answers false, writing nothing, when the entry is
+   * not an x402 entry the ledger answered for, or the transition is not allowed from its state.
+   */
+  async noteX402(policyId: string, transition: X402Transition): Promise<boolean> {
+    const entry = this.entries.get(policyId);
+    if (entry?.x402 === undefined || entry.state === 'failed' || !checkTransition(entry.x402, transition)) return false;
+    this.applyX402(entry, transition);
+    await this.store.append({ type: X402_TRANSITION_RECORD_TYPE, policy_id: policyId, transition: x402TransitionJson(transition) });
+    return true;
+  }
+
+  /** applyX402 is the one way an x402 entry changes, live and at replay: its detail, then its ledger state. */
+  private applyX402(entry: AuthorizationEntry, transition: X402Transition): void {
+    if (entry.x402 === undefined) throw new Error('x402 transition for an entry that is not x402');
+    // An entry that was never answered (failed) stays failed: nothing of it can count again.
+    if (entry.state === 'failed') return;
+    applyX402Transition(entry.x402, transition);
+    const next = ledgerStateOf(entry.x402);
+    this.apply(entry, next.state, next.usedMinor);
   }
 
   /**
@@ -256,6 +294,8 @@ export class StoredAuthorizationLedger {
    */
   async markUnregistered(policyId: string): Promise<boolean> {
     const entry = this.entries.get(policyId);
+    // An x402 entry is never at the cloud; it is not rolled back this way.
+    if (entry?.x402 !== undefined) return false;
     if (entry === undefined || entry.state !== 'active' || this.registering.has(policyId)) return entry?.state === 'unregistered';
     await this.noteStatus(policyId, 'unregistered');
     return true;
@@ -370,6 +410,7 @@ function entryRecord(entry: AuthorizationEntry): StateRecord {
     ...(entry.schedule !== undefined && { schedule: { interval: entry.schedule.interval, interval_count: entry.schedule.intervalCount, max_charges: entry.schedule.maxCharges } }),
     ...(entry.evidence !== undefined && { evidence: decisionRecordJson(entry.evidence) }),
     ...(entry.jws !== undefined && { jws: entry.jws }),
+    ...(entry.x402 !== undefined && { x402: x402DetailJson(entry.x402) }),
   };
 }
 
@@ -382,7 +423,7 @@ function parseEntryRecord(record: StateRecord): AuthorizationEntry {
     merchant: record['merchant'] as string,
     currency: record['currency'] as string,
     amountMinor: record['amount_minor'] as number,
-    kind: record['kind'] as AuthorizationKind,
+    kind: record['kind'] as LedgerKind,
     authorizationType: record['authorization_type'] as AuthorizationType,
     signedAtSeconds: record['signed_at'] as number,
     notAfterSeconds: record['not_after'] as number,
@@ -399,6 +440,8 @@ function parseEntryRecord(record: StateRecord): AuthorizationEntry {
     if (typeof record['jws'] !== 'string') throw new Error('malformed authorization entry');
     entry.jws = record['jws'];
   }
+  if (record['x402'] !== undefined) entry.x402 = parseX402Detail(record['x402']);
+  if ((entry.kind === 'x402') !== (entry.x402 !== undefined)) throw new Error('malformed authorization entry');
   checkEntry(entry);
   return entry;
 }

@@ -9,6 +9,7 @@ import { StoredAuthorizationLedger } from '../core/authorization-ledger.js';
 import type { ApprovalDeps } from '../core/approval-deps.js';
 import { ApprovalBook } from '../core/approval-book.js';
 import type { CoreDeps, OperationContext } from '../core/core-deps.js';
+import type { X402Deps } from '../core/x402-deps.js';
 import { SignedWindowCache } from '../core/signed-window-cache.js';
 import { learnChargedMerchant, type ChargedMerchantDeps } from '../core/charged-merchants.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
@@ -23,6 +24,8 @@ import { cloudConnection, upstreamTimeoutMs, type CloudConnection } from './clou
 import { enrolledDevice } from './enrolled-device.js';
 import { bindPresence } from './presence-binding.js';
 import { mandateDeps } from './ap2-binding.js';
+import { x402Deps } from './x402-binding.js';
+import { expireDue } from '../core/x402-lifecycle.js';
 import type { DaemonServices } from './services.js';
 import type { ReadingDevice } from '../operations/cloud-reads.js';
 
@@ -81,7 +84,9 @@ export function bindCore(services: DaemonServices): CoreBinding {
   const presence = bindPresence(services, nowSeconds);
   const approvals = bindApprovals(services, book, presence, audit.append);
   const heldWindows = new HeldWindows(services.stateStore);
-  const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds };
+  // The x402 index follows the ledger, so it is made before the store is opened and replayed.
+  const x402 = x402Deps(policy, ledger, audit.append);
+  const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds, x402 };
   const deps = coreDeps(services, coreParts);
   return {
     deps,
@@ -111,6 +116,7 @@ interface CoreParts {
   approvals: ApprovalDeps;
   heldWindows: HeldWindows;
   nowSeconds: () => number;
+  x402: X402Deps;
 }
 
 /** learnMerchant asks the cloud about a merchant's authorizations only when the policy would call it new. */
@@ -133,7 +139,7 @@ function chargedMerchantDeps(services: DaemonServices, parts: CoreParts): Charge
 /** coreDeps is what the core operations call: every safety step is here, none optional (docs/decisions.md §18.3). */
 function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
   const { audit, cloud } = parts;
-  return {
+  const deps: CoreDeps = {
     device: () => {
       const { key, deviceId, cloud: gateway } = enrolledDevice(services, cloud);
       return { key, deviceId, cloud: gateway };
@@ -154,11 +160,16 @@ function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
     // Before new_merchant calls a merchant new, the cloud is asked whether this device's
     // authorizations there were charged meanwhile (docs/decisions.md §31.2).
     decide: async (request, context, facts) => {
-      if (facts.replay !== true) await learnMerchant(services, parts, request.merchant, context);
+      // An x402 payment is never at the cloud: only a card's merchant is learned there.
+      if (facts.replay !== true && request.kind !== 'x402') await learnMerchant(services, parts, request.merchant, context);
+      // An unbound x402 authorization past its time gives its reservation back before anything is decided.
+      await expireDue(deps);
       return parts.policy.decide(request, context, facts);
     },
     approvals: parts.approvals,
     heldWindows: parts.heldWindows,
     mandates: mandateDeps(services, () => enrolledDevice(services, cloud)),
+    x402: parts.x402,
   };
+  return deps;
 }

@@ -6,7 +6,7 @@
 import type { IdPrefix } from './random-id.js';
 
 /** The ids that travel on the wire and are checked by their form. */
-export type WireIdPrefix = Extract<IdPrefix, 'card' | 'pw' | 'tx' | 'dev' | 'ap'>;
+export type WireIdPrefix = Extract<IdPrefix, 'card' | 'pw' | 'tx' | 'dev' | 'ap' | 'xa'>;
 
 /**
  * Most characters after the prefix. Latch makes 24; the cloud's ids are accepted up to 64, a
@@ -21,6 +21,7 @@ const WIRE_ID_NOUNS: Readonly<Record<WireIdPrefix, string>> = {
   tx: 'a transaction id',
   dev: 'a device id',
   ap: 'an approval id',
+  xa: 'an x402 authorization id',
 };
 
 /**
@@ -50,6 +51,9 @@ export const CARD_ID_PATTERN = wireIdPattern('card');
 export const POLICY_ID_PATTERN = wireIdPattern('pw');
 export const TRANSACTION_ID_PATTERN = wireIdPattern('tx');
 export const APPROVAL_ID_PATTERN = wireIdPattern('ap');
+export const X402_ID_PATTERN = wireIdPattern('xa');
+/** The id of any ledger entry: a window's policy id, or an x402 authorization's id (docs/x402.md). */
+export const LEDGER_ID_PATTERN = new RegExp(`^(?:pw|xa)_[a-z0-9]{1,${WIRE_ID_BODY_LENGTH_MAX}}$`);
 
 /**
  * The looser shape the sandbox cloud takes where it only looks an id up (an unknown id is simply

@@ -11,3 +11,4 @@ export { signKeyProof } from './key-proof.js';
 export { signEvidencePack } from './evidence-pack.js';
 export { signDirectoryEntry, signRegistrationProof, signWebBotAuth } from './message-signatures.js';
 export { Ap2MandateSigner, signRecordedOpenMandates } from './ap2-mandate.js';
+export { signRecordedX402Receipt, X402NotRecordedForSigning } from './x402-receipt.js';
