@@ -361,7 +361,7 @@ export class LatchClient {
    * authorizations lists the authorizations this device signed, newest first, each with the
    * `agent` that asked for it (an agent's client sees only its own).
    */
-  async authorizations(query: { limit?: number; starting_after?: string; status?: string; card_id?: string; agent?: string } = {}): Promise<{ authorizations: OwnedAuthorization[]; has_more: boolean }> {
+  async authorizations(query: { limit?: number; starting_after?: string; status?: string; card_id?: string; agent?: string; kind?: string } = {}): Promise<{ authorizations: OwnedAuthorization[]; has_more: boolean }> {
     return expectShape(await this.call('GET', withQuery('/authorizations', query)), ['authorizations', 'has_more']);
   }
 

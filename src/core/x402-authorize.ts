@@ -156,6 +156,7 @@ function x402Entry(
       requirements,
       requirementsSha256: requirementsSha256(requirements),
       resource: request.x402.resource,
+      reference: request.reference ?? null,
       symbol: request.x402.symbol,
       decimals: request.x402.decimals,
       requestSha256: requestSha256(request),

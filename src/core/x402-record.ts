@@ -15,6 +15,7 @@ export function x402DetailJson(detail: X402Detail): Record<string, unknown> {
     requirements: detail.requirements,
     requirements_sha256: detail.requirementsSha256,
     resource: detail.resource,
+    reference: detail.reference,
     symbol: detail.symbol,
     decimals: detail.decimals,
     request_sha256: detail.requestSha256,
@@ -43,6 +44,7 @@ export function parseX402Detail(value: unknown): X402Detail {
     requirements: object(record['requirements']) as unknown as X402Requirements,
     requirementsSha256: record['requirements_sha256'] as string,
     resource: object(record['resource']) as unknown as X402Resource,
+    reference: (record['reference'] ?? null) as string | null,
     symbol: record['symbol'] as string,
     decimals: record['decimals'] as number,
     requestSha256: record['request_sha256'] as string,
@@ -67,6 +69,7 @@ export function parseX402Detail(value: unknown): X402Detail {
     HEX64.test(String(detail.requirementsSha256)) &&
     typeof detail.resource.url === 'string' &&
     typeof detail.symbol === 'string' &&
+    (detail.reference === null || typeof detail.reference === 'string') &&
     whole(detail.decimals) &&
     HEX64.test(String(detail.requestSha256)) &&
     whole(detail.receivedAtSeconds) &&

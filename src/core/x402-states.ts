@@ -27,6 +27,8 @@ export interface X402Detail {
   /** requirementsSha256(requirements): what the receipt and the evidence pack name. */
   requirementsSha256: string;
   resource: X402Resource;
+  /** The caller's reference, as on /authorize (part of the request its SHA-256 covers). */
+  reference: string | null;
   symbol: string;
   decimals: number;
   /** requestSha256 of the X402Request, as the approval's audit lines name it. */

@@ -59,7 +59,7 @@ const X402_ENTRY: AuthorizationEntry = {
   signedAtSeconds: NOW, notAfterSeconds: NOW + 120, state: 'active', usedMinor: null, jws: 'a.b.c',
   x402: {
     state: 'authorized', requirements: { scheme: 'exact', network: 'eip155:84532', amount: '10000', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', maxTimeoutSeconds: 60 },
-    requirementsSha256: '0'.repeat(64), resource: { url: 'https://api.example.com/data' }, symbol: 'USDC', decimals: 6, requestSha256: '0'.repeat(64), receivedAtSeconds: NOW,
+    requirementsSha256: '0'.repeat(64), resource: { url: 'https://api.example.com/data' }, reference: null, symbol: 'USDC', decimals: 6, requestSha256: '0'.repeat(64), receivedAtSeconds: NOW,
     decision: { decision: 'allow', rule: null, reasons: [], policySha256: null }, approvalId: null, keyId: 'k', idempotency: null, payloadSha256: null, boundAtSeconds: null,
     report: null, reportedAtSeconds: null, settledMinor: null, endedAtSeconds: null,
   },

@@ -11,7 +11,10 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { addAgent } from '../../src/datadir/agents.js';
 import { latchX402Guard } from '../../src/x402/index.js';
-import { startStack, type JsonClient, type Stack } from '../support/stack.js';
+import { runLatch, startStack, type JsonClient, type Stack } from '../support/stack.js';
+import { verifyEvidence } from '../../src/evidence/verify-pack.js';
+import { loadDeviceKey } from '../../src/signer/device-key.js';
+import { signEvidencePack } from '../../src/signer/index.js';
 import { BASE_SEPOLIA, PAY_TO, startX402World, type X402World } from '../support/x402-world.js';
 
 let stack: Stack;
@@ -219,5 +222,39 @@ describe('budgets hold across parallel payments', () => {
     assert.equal(paid, 10, 'exactly 10 paid');
     assert.equal(refused, 10, 'the other 10 were refused by the budget, before signing');
     assert.equal(world.settlements.length - settledBefore, 10, 'the facilitator settled exactly 10');
+  });
+});
+
+describe('evidence', () => {
+  test('the pack of a settled x402 payment verifies; a changed settled amount fails it', async () => {
+    const url = priced({ scheme: 'upto', amount: '50000', settles: '20000' });
+    const response = await guarded()(url);
+    assert.equal(response.status, 200);
+    const entry = (await x402Entries()).find((candidate) => candidate['resource_url'] === url);
+    const id = String(entry?.['authorization_id']);
+    const exported = await shopper.get(`/authorizations/${id}/evidence`);
+    assert.equal(exported.status, 200, exported.text);
+    const text = exported.text;
+    const pack = JSON.parse(text) as Record<string, any>;
+    assert.equal(pack['x402']['settlement']['reported_by'], 'agent');
+    assert.equal(pack['x402']['settlement']['settle_response']['amount'], '20000');
+    const verdict = verifyEvidence(text);
+    assert.ok(verdict.ok, JSON.stringify(verdict));
+    const file = path.join(stack.root, `${id}.json`);
+    writeFileSync(file, text, { mode: 0o600 });
+    const latch = await runLatch(['evidence', 'verify', file], { LATCH_HOME: stack.home });
+    assert.equal(latch.code, 0, latch.stderr + latch.stdout);
+    // The settled amount changed, and the pack re-signed by another key: the receipt no longer verifies.
+    const changed = text.replace('"amount":"20000"', '"amount":"10000"');
+    assert.notEqual(changed, text);
+    assert.equal(verifyEvidence(changed).ok, false);
+    const forged: Record<string, any> = { ...pack, x402: { ...pack['x402'], settlement: { ...pack['x402']['settlement'], settle_response: { ...pack['x402']['settlement']['settle_response'], amount: '60000' } } } };
+    const { jws: _jws, ...body } = forged;
+    const device = loadDeviceKey(stack.home);
+    assert.ok(device !== undefined);
+    const resigned = `${JSON.stringify(body).slice(0, -1)},"jws":${JSON.stringify(signEvidencePack(device, JSON.stringify(body)))}}\n`;
+    const verdictResigned = verifyEvidence(resigned);
+    assert.equal(verdictResigned.ok, false);
+    assert.match(verdictResigned.ok ? '' : verdictResigned.problem, /above the maximum/);
   });
 });
