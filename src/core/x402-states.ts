@@ -11,7 +11,7 @@
  * What the budgets see follows from the x402 state (ledgerStateOf): authorized and bound stay
  * counted in full; settled counts what settled; released, failed and expired count nothing.
  */
-import type { X402State } from './model.js';
+import type { AuthorizationStatus, X402State } from './model.js';
 import type { RecordedDecision } from './decision-record.js';
 import type { X402Requirements, X402Resource } from '../x402/requirements.js';
 
@@ -119,7 +119,7 @@ export function applyX402Transition(detail: X402Detail, transition: X402Transiti
  * settles (`used`, counted at what settled) or ends without paying (`revoked` or `expired`:
  * nothing counted, still one authorization for velocity).
  */
-export function ledgerStateOf(detail: Readonly<X402Detail>): { state: 'active' | 'used' | 'revoked' | 'expired'; usedMinor: number | null } {
+export function ledgerStateOf(detail: Readonly<X402Detail>): { state: AuthorizationStatus; usedMinor: number | null } {
   switch (detail.state) {
     case 'authorized':
     case 'bound':

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { addAgent } from '../../src/datadir/agents.js';
-import { latchX402Guard } from '../../src/x402/index.js';
+import { latchX402Guard } from '../../src/x402-guard/index.js';
 import { runLatch, startStack, type JsonClient, type Stack } from '../support/stack.js';
 import { verifyEvidence } from '../../src/evidence/verify-pack.js';
 import { loadDeviceKey } from '../../src/signer/device-key.js';
