@@ -17,7 +17,7 @@ import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
 import { signRecordedX402Receipt } from '../signer/index.js';
 import { receiptPayload } from '../x402/receipt.js';
-import { requirementsSha256 } from '../x402/requirements.js';
+import { requirementsSha256 } from './x402-terms.js';
 import type { Approval } from './approval.js';
 import { canonicalJson, requestSha256 } from './approval.js';
 import type { AuthorizationEntry } from './authorization-ledger.js';
@@ -29,13 +29,12 @@ import type { Authorization } from './model.js';
 import { principalName } from './principal.js';
 import { refuseWhilePaused } from './signing-pause.js';
 import { x402Request, type X402Input } from './x402-request.js';
-import type { X402Deps } from './x402-deps.js';
+import type { X402Deps, X402Result } from './x402-deps.js';
 
 /** How long after maxTimeoutSeconds an unbound authorization waits for its payload (spec §2: + 60 s). */
 export const X402_BIND_GRACE_SECONDS = 60;
 
-/** What POST /x402/authorize answers: the authorized entry, or the approval that holds the request. */
-export type X402Result = { outcome: 'authorized'; entry: AuthorizationEntry } | { outcome: 'approval_pending'; approval: Approval };
+export type { X402Result } from './x402-deps.js';
 
 /** x402DepsOf returns the guard's parts, or refuses before anything is decided when the daemon has none. */
 export function x402DepsOf(deps: CoreDeps): X402Deps {

@@ -2,8 +2,11 @@
 import type { AuthorizationEntry } from './authorization-ledger.js';
 import type { OperationContext } from './operation-context.js';
 import type { X402Index } from './x402-index.js';
-import type { X402Result } from './x402-authorize.js';
+import type { Approval } from './approval.js';
 import type { X402Asset } from '../x402/assets.js';
+
+/** What POST /x402/authorize answers: the authorized entry, or the approval that holds the request. */
+export type X402Result = { outcome: 'authorized'; entry: AuthorizationEntry } | { outcome: 'approval_pending'; approval: Approval };
 
 /** The audit lines of the x402 guard (shared/spec/x402.md §3). */
 export type X402AuditOperation = 'x402_authorized' | 'x402_bound' | 'x402_settled' | 'x402_failed' | 'x402_released' | 'x402_expired' | 'x402_settlement_anomaly';

@@ -8,7 +8,7 @@
 import { LatchError } from '../errors/latch-error.js';
 import { AUTHORIZATION_AMOUNT_MAX_MINOR, currencyDecimals } from '../money/amount.js';
 import { compareAtomic, countedMinor, ATOMIC_AMOUNT } from '../x402/counting.js';
-import { sameRequirements } from '../x402/requirements.js';
+import { sameRequirements } from './x402-terms.js';
 import { canonicalJson } from './approval.js';
 import type { AuthorizationEntry } from './authorization-ledger.js';
 import type { CoreDeps, OperationContext } from './core-deps.js';

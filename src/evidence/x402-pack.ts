@@ -12,12 +12,23 @@ import { LatchError } from '../errors/latch-error.js';
 import { currencyDecimals, formatMinor } from '../money/amount.js';
 import { signEvidencePack } from '../signer/index.js';
 import { isoSeconds } from '../time/iso-time.js';
-import type { EvidenceSources } from './build-pack.js';
+import type { Approval } from '../core/approval.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { ReadingDevice } from '../operations/cloud-reads.js';
+import type { AuditExcerpt } from './audit-excerpt.js';
 import { EVIDENCE_TYPE } from './pack.js';
 
 
+/** What an x402 pack reads (a part of build-pack.ts's EvidenceSources). */
+export interface X402EvidenceSources {
+  deps: CoreDeps;
+  device(): Pick<ReadingDevice, 'key'>;
+  approval(id: string): Approval | undefined;
+  auditExcerpt(ids: { policyId: string; approvalId: string | null }): AuditExcerpt;
+}
+
 /** exportX402Evidence is exportEvidence for an x402 entry: the pack's text, its signature audited first. */
-export async function exportX402Evidence(sources: EvidenceSources, entry: AuthorizationEntry, context: OperationContext): Promise<string> {
+export async function exportX402Evidence(sources: X402EvidenceSources, entry: AuthorizationEntry, context: OperationContext): Promise<string> {
   const detail = entry.x402;
   if (detail === undefined || entry.jws === undefined) throw new LatchError('evidence_unavailable', { message: 'This x402 authorization has no receipt kept.' });
   if (context.principal.kind === 'agent' && entry.agent !== principalName(context.principal)) throw new LatchError('authorization_not_found');
