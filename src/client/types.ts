@@ -3,7 +3,7 @@
  * sends. Money is always decimal text with the currency's decimals ("12.50"), times are ISO 8601
  * UTC; field names are the wire names, so the API reference applies unchanged.
  */
-import type { AuthorizationKind, AuthorizationType, RecurringInterval } from '../core/model.js';
+import type { AuthorizationKind, AuthorizationType, RecurringInterval, X402State } from '../core/model.js';
 import type { TransactionStatus } from '../operations/read-model.js';
 import type { ApprovalStatus } from '../core/approval.js';
 
@@ -389,7 +389,7 @@ export interface WebRequestSignature {
 export interface X402Authorization {
   authorization_id: string;
   kind: 'x402';
-  status: 'authorized' | 'bound' | 'settled' | 'failed' | 'released' | 'expired';
+  status: X402State;
   scheme: string;
   network: string;
   asset: string;

@@ -4,8 +4,7 @@ import type { SignatureAudit } from '../core/signature-audit.js';
 import { LatchError } from '../errors/latch-error.js';
 import { SIGNATURE_SKEW_SECONDS_MAX, type CloudClock } from './cloud-clock.js';
 import { cloudOrigin } from './cloud-origin.js';
-import { signatureHeaders } from './sign-upstream.js';
-import type { SigningKey } from '../crypto/signing-key.js';
+import type { UpstreamKey } from '../crypto/signing-key.js';
 import { assertFetchCanRun } from '../runtime/wasm-memory.js';
 import { followSignals } from '../runtime/follow-signals.js';
 
@@ -38,10 +37,11 @@ export interface CloudRequest {
   signal?: AbortSignal;
   /**
    * The device key that signs the request: the one the operation resolved (and, for an
-   * authorization, signed its window with), or the new key during enrollment. Without it the
-   * device is not enrolled and nothing is sent.
+   * authorization, signed its window with), or the new key during enrollment, which signs only
+   * its own enrollment. The signer signs the enumerated cloud calls only (src/signer/cloud-calls.ts).
+   * Without it the device is not enrolled and nothing is sent.
    */
-  key?: SigningKey;
+  key?: UpstreamKey;
   /** Who asked, for the audit record of each request signature. */
   caller?: CallerContext;
   /** The window the request carries: recorded with the first attempt's signature, in one line. */
@@ -123,7 +123,7 @@ export class CloudClient {
   }
 
   /** sendWithin makes the attempts of send until one answers, the retries run out, or signal aborts. */
-  private async sendWithin(request: CloudRequest, url: URL, key: SigningKey, retriable: boolean, signal: AbortSignal): Promise<CloudResponse> {
+  private async sendWithin(request: CloudRequest, url: URL, key: UpstreamKey, retriable: boolean, signal: AbortSignal): Promise<CloudResponse> {
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(request, url, key, signal, attempt === 0 ? request.window : undefined);
       const canRetry = retriable && attempt < UPSTREAM_RETRIES_MAX && !signal.aborted;
@@ -149,7 +149,7 @@ export class CloudClient {
   private async attempt(
     request: CloudRequest,
     url: URL,
-    key: SigningKey,
+    key: UpstreamKey,
     signal: AbortSignal,
     window: SignatureAudit | undefined,
   ): Promise<{ kind: 'response'; response: CloudResponse } | { kind: 'timeout' } | { kind: 'unreachable' } | { kind: 'too_large' }> {
@@ -157,7 +157,7 @@ export class CloudClient {
       ...request.headers,
       accept: 'application/json',
       'user-agent': this.options.userAgent,
-      ...signatureHeaders({ method: request.method, url, body: request.body, contentType: request.contentType, idempotencyKey: request.idempotencyKey }, key, this.nowSeconds()),
+      ...key.signUpstream({ method: request.method, url, body: request.body, contentType: request.contentType, idempotencyKey: request.idempotencyKey }, this.nowSeconds()),
     };
     await this.options.onRequestSigned({ method: request.method, path: url.pathname, keyId: key.keyId, caller: request.caller, ...(window !== undefined && { window }) });
     try {

@@ -9,7 +9,6 @@ import { sdHash } from '../ap2/sd-jwt.js';
 import { p256Thumbprint } from '../ap2/p256.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
-import { signRecordedOpenMandates } from '../signer/index.js';
 import type { Ap2MandateRequest, AuthorizationRequest } from './authorization-request.js';
 import type { CoreDeps, OperationContext } from './core-deps.js';
 import type { SignedWindow } from './window-payload.js';
@@ -33,12 +32,10 @@ export async function mandateCardOf(deps: CoreDeps, request: AuthorizationReques
  * the entry `failed` should any step throw.
  */
 export async function signKeptMandates(deps: CoreDeps, card: MandateCard, window: SignedWindow, requestSha256: string, context: OperationContext): Promise<void> {
-  const signer = deps.mandates?.signer();
-  if (signer === undefined) throw new LatchError('data_directory_unavailable', { message: 'The AP2 mandate key (mandate.key) is not loaded; nothing was signed. Restart the daemon to make it.' });
   const { request, label } = card;
   const { policy_id: policyId, not_before: iat, not_after: exp } = window.payload;
-  const terms = { cardId: request.cardId, ...(label !== undefined && label !== '' && { cardLabel: label }), merchant: request.mandate.merchant, amountMaxMinor: request.amountMinor, currency: request.currency, lines: request.mandate.lines, agentKey: request.mandate.agentKey };
-  const signed = signRecordedOpenMandates(signer, deps.authorizations, policyId, terms, iat, exp);
+  // The signer reads the terms from the ledger entry itself (docs/decisions.md §34.1).
+  const signed = deps.signer.openMandates(policyId, label);
   const mandates = { mandateId: randomId('md'), ...signed, iat, exp };
   await deps.authorizations.keepMandates(policyId, mandates);
   await deps.audit({

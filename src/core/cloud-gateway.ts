@@ -3,7 +3,7 @@
  * cloud request or reads a cloud answer itself; src/cloud/ implements this over the HTTP client,
  * and tests supply a fake that returns model values.
  */
-import type { SigningKey } from '../crypto/signing-key.js';
+import type { UpstreamKey } from '../crypto/signing-key.js';
 import type { Allocation, Authorization, AuthorizationStatus } from './model.js';
 import type { Principal } from './principal.js';
 import type { SignatureAudit } from './signature-audit.js';
@@ -13,7 +13,7 @@ import type { SignatureAudit } from './signature-audit.js';
  * resolved once and signed its window with), who asked, and the request's idempotency key.
  */
 export interface CloudCall {
-  key: SigningKey;
+  key: UpstreamKey;
   /** Who asked, for the audit line of the request signature; absent only for enrollment. */
   caller?: { requestId: string; userAgent: string; principal: Principal };
   /** Sent on money-moving calls, so the client's bounded retry cannot apply them twice. */

@@ -1,5 +1,5 @@
-import type { SigningKey } from '../crypto/signing-key.js';
-import type { OpenMandateSigner } from '../ap2/sign-open-mandates.js';
+import type { UpstreamKey } from '../crypto/signing-key.js';
+import type { Signer } from '../signer/index.js';
 import type { Ap2MandateRecord } from './decision-record.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { toBase64Url } from '../crypto/base64url.js';
@@ -34,7 +34,7 @@ export interface SignatureOutcome {
  * lookup and cannot name different keys.
  */
 export interface EnrolledDevice {
-  key: SigningKey;
+  key: UpstreamKey;
   deviceId: string;
   cloud: CloudGateway;
 }
@@ -44,6 +44,11 @@ export interface EnrolledDevice {
  * core has no HTTP and tests can supply their own.
  */
 export interface CoreDeps {
+  /**
+   * The daemon's signer (docs/decisions.md §34.1): a window, a revocation, an evidence pack or the
+   * AP2 mandates are asked of it by purpose, and it checks each against the ledger itself.
+   */
+  signer: CoreSigner;
   /** The enrolled device, resolved now; throws device_not_enrolled. Call it once per operation. */
   device(): EnrolledDevice;
   /** Appends to the audit log durably; called before any response that carries the signature. */
@@ -148,10 +153,11 @@ export function cloudCall(device: EnrolledDevice, context: OperationContext, ide
   };
 }
 
-/** What the pipeline needs to sign AP2 open mandates (docs/ap2.md): the mandate key's signer and a card's label. */
+/** The purposes of the signer the core asks for. */
+export type CoreSigner = Pick<Signer, 'window' | 'revocation' | 'evidencePack' | 'openMandates' | 'x402Receipt'>;
+
+/** What the pipeline needs beside the signer to sign AP2 open mandates (docs/ap2.md): a card's label. */
 export interface MandateDeps {
-  /** The mandate key's signer (mandate.key), or undefined when the data directory has none. */
-  signer(): OpenMandateSigner | undefined;
   /** The card's label, the instrument's description; undefined leaves the description out. */
   cardLabel(cardId: string, context: OperationContext): Promise<string | undefined>;
 }

@@ -1,6 +1,5 @@
 import type { CoreDeps, EnrolledDevice, OperationContext } from './core-deps.js';
 import { buildRevocationPayload, type RevocationPayload } from './window-payload.js';
-import { signRevocation as signRevocationJws } from '../signer/index.js';
 
 /** A signed revocation; submitting it is POST /v1/authorizations/:id/revoke {jws}. */
 export interface SignedRevocation {
@@ -17,7 +16,7 @@ export interface SignedRevocation {
 export async function signRevocation(deps: CoreDeps, device: EnrolledDevice, policyId: string, reason: string | undefined, context: OperationContext): Promise<SignedRevocation> {
   const { key, deviceId } = device;
   const payload = buildRevocationPayload(policyId, deviceId, deps.cloudNowSeconds?.() ?? deps.nowSeconds(), reason);
-  const jws = signRevocationJws(key, payload);
+  const jws = deps.signer.revocation(key.keyId, payload);
   await deps.audit({
     operation: 'sign_revocation',
     policyId,

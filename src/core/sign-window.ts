@@ -30,7 +30,6 @@ import { refuseWhilePaused } from './signing-pause.js';
 import { buildWindowPayload, type PolicyWindowPayload, type SignedWindow, type WindowTerms } from './window-payload.js';
 import { mandateCardOf, signKeptMandates } from './ap2-mandates.js';
 import { LatchError } from '../errors/latch-error.js';
-import { signRecordedWindow } from '../signer/index.js';
 
 /** What a window is signed for. */
 export type WindowPurpose =
@@ -66,7 +65,7 @@ export async function signDecidedWindow(deps: CoreDeps, device: EnrolledDevice, 
   }
   const entry = activeEntry(payload.policy_id, terms, context, nowSeconds);
   const evidence = purpose.kind === 'register' ? decisionRecord(deps, purpose, payload, device.key.keyId, decision, nowSeconds) : undefined;
-  const sign = () => signRecordedWindow(device.key, deps.authorizations, payload);
+  const sign = () => deps.signer.window(device.key.keyId, payload);
   // A window to register keeps its JWS for the evidence pack, which hands it out and never signs
   // the window again: the entry and that JWS are one durable record (§28.10). A window to hold
   // keeps none: its entry is durable first and the window signed after, as it always was.

@@ -15,8 +15,6 @@
  */
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
-import { signRecordedX402Receipt } from '../signer/index.js';
-import { receiptPayload } from '../x402/receipt.js';
 import { requirementsSha256 } from './x402-terms.js';
 import type { Approval } from './approval.js';
 import { canonicalJson, requestSha256 } from './approval.js';
@@ -108,8 +106,8 @@ async function decideAndRecord(deps: CoreDeps, guard: X402Deps, request: X402Req
       break;
   }
   const entry = x402Entry(deps, device, request, context, decision, id, nowSeconds, fingerprint, approvalId);
-  const expected = receiptPayload(entry);
-  await deps.authorizations.recordSigned(entry, () => signRecordedX402Receipt(device.key, deps.authorizations, id, expected));
+  // The signer reads the entry it signs for from the ledger itself: recorded, authorized, its terms.
+  await deps.authorizations.recordSigned(entry, () => deps.signer.x402Receipt(device.key.keyId, id));
   try {
     await guard.audit({ operation: 'x402_authorized', entry: deps.authorizations.get(id) ?? entry, context });
   } catch (error) {

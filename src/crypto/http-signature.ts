@@ -21,6 +21,8 @@ export interface SignatureParams {
   nonce?: string;
   alg?: string;
   keyid: string;
+  /** The purpose's RFC 9421 `tag` (crypto/signature-purposes.ts). */
+  tag?: string;
 }
 
 /** componentValue returns the canonical value of one covered component, or undefined if absent. */
@@ -51,6 +53,7 @@ export function serializeSignatureParams(components: readonly string[], params: 
   out += `;keyid="${params.keyid}"`;
   if (params.alg !== undefined) out += `;alg="${params.alg}"`;
   if (params.nonce !== undefined) out += `;nonce="${params.nonce}"`;
+  if (params.tag !== undefined) out += `;tag="${params.tag}"`;
   return out;
 }
 

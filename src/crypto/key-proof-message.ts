@@ -6,8 +6,7 @@
  * The signer builds it to sign (signer/key-proof.ts); the client builds it to verify.
  */
 import { utf8 } from './base64url.js';
-
-const KEY_PROOF_LABEL = 'latch-daemon-key-proof-v1';
+import { KEY_PROOF_LABEL } from './signature-purposes.js';
 
 /** keyProofMessage is the exact message the device key signs for a challenge on address. */
 export function keyProofMessage(challenge: string, address: string): Uint8Array {

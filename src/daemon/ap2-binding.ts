@@ -10,27 +10,27 @@ import type { MandateDeps } from '../core/core-deps.js';
 import { cloudCall, type CoreDeps } from '../core/core-deps.js';
 import type { Ap2Operations } from '../variant-a/ap2-routes.js';
 import type { DaemonServices } from './services.js';
+import type { MandatePublicKey } from '../signer/index.js';
 
 /** How long a card's label is reused for the mandates' instrument description. */
 const CARD_LABEL_TTL_MS = 60_000;
 const CARD_LABELS_MAX = 256;
 
 /** bindAp2 returns the AP2 operations of one daemon. */
-export function bindAp2(services: DaemonServices, deps: CoreDeps, nowSeconds: () => number): Ap2Operations {
+export function bindAp2(services: DaemonServices, deps: CoreDeps, mandateKey: () => MandatePublicKey | undefined, nowSeconds: () => number): Ap2Operations {
   return {
-    jwks: () => mandateJwks(services.mandateKey()?.signer, services.retiredMandateKeys(), nowSeconds()),
+    jwks: () => mandateJwks(mandateKey(), services.retiredMandateKeys(), nowSeconds()),
     requestMandates: (request, context) => requestAp2Mandates(deps, request, context),
   };
 }
 
 /**
- * mandateDeps is what the pipeline signs mandates with: the mandate key's signer, and card labels
+ * mandateDeps is what the pipeline signs mandates with beside the signer (core-deps.ts): card labels
  * read from the cloud, kept a minute so that two ES256 signatures are all a mandate adds.
  */
 export function mandateDeps(services: DaemonServices, device: () => ReadingDevice): MandateDeps {
   const labels = new Map<string, { label: string; atMs: number }>();
   return {
-    signer: () => services.mandateKey()?.signer,
     cardLabel: async (cardId, context) => {
       const nowMs = Date.now();
       const kept = labels.get(cardId);

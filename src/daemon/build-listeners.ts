@@ -74,15 +74,15 @@ function variantListener(inputs: VariantInputs, name: 'a' | 'b', port: number, r
   const { services, credentials } = inputs;
   const log = services.logger;
   const router = new Router(routes);
-  const frontDoor = createFrontDoor({ listener: name, router, credentials: credentials.list, noteCaller: credentials.noteUse, presence: inputs.core.presence, log });
+  // Variant A's public /health is where clients check the daemon's identity (daemon-proof.ts).
+  const proofs = name === 'a' ? { proofs: { token: proofTokenFor(services, credentials), key: proofKeyFor(inputs.core.signer) } } : {};
+  const frontDoor = createFrontDoor({ listener: name, router, credentials: credentials.list, noteCaller: credentials.noteUse, presence: inputs.core.presence, log, ...proofs });
   return createLocalServer({
     listener: name,
     port,
     frontDoor,
     log,
     ready: inputs.ready,
-    // Variant A's public /health is where clients check the daemon's identity (daemon-proof.ts).
-    ...(name === 'a' && { proofToken: proofTokenFor(services, credentials), proofKey: proofKeyFor(services) }),
     limits: inputs.limits,
   });
 }

@@ -28,6 +28,7 @@ import { x402Deps } from './x402-binding.js';
 import { expireDue } from '../core/x402-lifecycle.js';
 import type { DaemonServices } from './services.js';
 import type { ReadingDevice } from '../operations/cloud-reads.js';
+import { createSigner, type Signer } from '../signer/index.js';
 
 export type { ProxyUpstream } from '../proxy/signing-proxy.js';
 export { UPSTREAM_TIMEOUT_ENV, upstreamTimeoutMs } from './cloud-connection.js';
@@ -53,6 +54,11 @@ export interface CoreBinding {
   /** The owner's presence: its factors, the one passphrase check, the owner sessions (docs/decisions.md §21). */
   presence: OwnerPresence;
   proxyUpstream(): ProxyUpstream;
+  /**
+   * The daemon's one signer (docs/decisions.md §34.1): its keys, and every purpose checked against
+   * this daemon's authorization ledger. Built here and nowhere else.
+   */
+  signer: Signer;
   /** The enrolled device with the cloud's reads too (cards, transactions, the wallet), for what reads them outside the core. */
   readingDevice(): ReadingDevice;
 }
@@ -63,13 +69,14 @@ export interface CoreBinding {
  * Every signature, of a policy window, a revocation or an upstream request, is on disk in
  * audit.log before the request it belongs to goes anywhere.
  */
-export function bindCore(services: DaemonServices): CoreBinding {
+export function bindCore(services: DaemonServices, passphrase: string | undefined): CoreBinding {
   // First: a malformed LATCH_UPSTREAM_TIMEOUT_MS stops the daemon before anything else is made.
   const timeoutMs = upstreamTimeoutMs(services.env);
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   // The parts below register their record types with state.journal, which must happen before
   // listen() opens it; compaction writes live records in the order the types were registered.
   const ledger = new StoredAuthorizationLedger(services.stateStore);
+  const signer = createSigner({ home: services.home, passphrase, watch: services.watchedFile, keyIdNamed: () => services.config().key_id, ledger });
   const policy = new PolicyGate({
     policy: services.policy,
     authorizations: ledger,
@@ -86,10 +93,11 @@ export function bindCore(services: DaemonServices): CoreBinding {
   const heldWindows = new HeldWindows(services.stateStore);
   // The x402 index follows the ledger, so it is made before the store is opened and replayed.
   const x402 = x402Deps(policy, ledger, audit.append);
-  const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds, x402 };
+  const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds, signer, x402 };
   const deps = coreDeps(services, coreParts);
   return {
     deps,
+    signer,
     authorizationLedger: ledger,
     auditAnchor: audit.anchor,
     policy,
@@ -99,9 +107,9 @@ export function bindCore(services: DaemonServices): CoreBinding {
     get cloudClock() {
       return cloud.clock();
     },
-    readingDevice: () => enrolledDevice(services, cloud),
+    readingDevice: () => enrolledDevice(services, signer, cloud),
     proxyUpstream: () => {
-      const { client, key } = enrolledDevice(services, cloud);
+      const { client, key } = enrolledDevice(services, signer, cloud);
       return { client, key, paused: services.paused, heldWindows, ledger, nowSeconds, warn: (event, fields) => services.logger.warn(event, fields) };
     },
   };
@@ -116,6 +124,7 @@ interface CoreParts {
   approvals: ApprovalDeps;
   heldWindows: HeldWindows;
   nowSeconds: () => number;
+  signer: Signer;
   x402: X402Deps;
 }
 
@@ -128,7 +137,7 @@ async function learnMerchant(services: DaemonServices, parts: CoreParts, merchan
 function chargedMerchantDeps(services: DaemonServices, parts: CoreParts): ChargedMerchantDeps {
   return {
     device: () => {
-      const { key, deviceId, cloud: gateway } = enrolledDevice(services, parts.cloud);
+      const { key, deviceId, cloud: gateway } = enrolledDevice(services, parts.signer, parts.cloud);
       return { key, deviceId, cloud: gateway };
     },
     ledger: parts.ledger,
@@ -138,10 +147,11 @@ function chargedMerchantDeps(services: DaemonServices, parts: CoreParts): Charge
 
 /** coreDeps is what the core operations call: every safety step is here, none optional (docs/decisions.md §18.3). */
 function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
-  const { audit, cloud } = parts;
+  const { audit, cloud, signer } = parts;
   const deps: CoreDeps = {
+    signer,
     device: () => {
-      const { key, deviceId, cloud: gateway } = enrolledDevice(services, cloud);
+      const { key, deviceId, cloud: gateway } = enrolledDevice(services, signer, cloud);
       return { key, deviceId, cloud: gateway };
     },
     audit: async (signature) => {
@@ -168,7 +178,7 @@ function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
     },
     approvals: parts.approvals,
     heldWindows: parts.heldWindows,
-    mandates: mandateDeps(services, () => enrolledDevice(services, cloud)),
+    mandates: mandateDeps(services, () => enrolledDevice(services, signer, cloud)),
     x402: parts.x402,
   };
   return deps;

@@ -3,7 +3,7 @@
  * services, the bound core, the listeners (build-listeners.ts) and the start and stop sequences
  * (daemon-lifecycle.ts). Each part is in its own file; this one only puts them together.
  */
-import { passphraseFromEnv } from '../signer/device-key.js';
+import { passphraseFromEnv } from '../signer/key-admin.js';
 import type { ServerLimits } from '../http/local-server.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import { buildListeners, connectionBudget, type ListenerChoices } from './build-listeners.js';
@@ -105,15 +105,15 @@ export function createDaemonWithLogger(options: DaemonOptions): { daemon: Daemon
   if (!choices.serveA && !choices.serveB) throw new Error('both listeners are disabled; enable Variant A or Variant B');
   const logger = createLogger({ stream: options.logStream ?? process.stderr });
   const passphrase = options.passphrase ?? passphraseFromEnv(env);
-  const services = createServices({ home: options.home, logger, passphrase, env });
+  const services = createServices({ home: options.home, logger, env });
   // The serving gate (see daemon-lifecycle.ts): connections are accepted once a port is bound, but
   // requests wait until the credentials are regenerated.
   const gate = createServingGate();
   const budget = connectionBudget(choices, options.limits);
   const limits: Partial<ServerLimits> = { ...options.limits, connectionsMax: budget.connectionsMax };
-  const core = bindCore(services);
+  const core = bindCore(services, passphrase);
   const plan = buildListeners(services, core, choices, { ready: gate.ready, limits });
-  const lifecycle = new DaemonLifecycle({ services, passphrase, auditAnchor: core.auditAnchor, plan, gate, budget });
+  const lifecycle = new DaemonLifecycle({ services, signer: core.signer, passphrase, auditAnchor: core.auditAnchor, plan, gate, budget });
   const daemon: DaemonHandle = {
     addresses: () => plan.listeners.addresses(),
     listen: () => lifecycle.start(),

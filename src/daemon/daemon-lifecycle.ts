@@ -17,6 +17,7 @@ import { REGISTRATION_CHECK_MS } from './identity-registration.js';
 import { prepareDataDir } from './prepare-data-dir.js';
 import type { ServingGate } from './serving-gate.js';
 import type { DaemonServices } from './services.js';
+import type { Signer } from '../signer/index.js';
 
 /** Where a daemon is in its one life. */
 export type DaemonState = 'new' | 'listening' | 'closed';
@@ -24,6 +25,8 @@ export type DaemonState = 'new' | 'listening' | 'closed';
 /** What the start and stop sequences act on. */
 export interface LifecycleParts {
   services: DaemonServices;
+  /** The daemon's signer: start loads the device key through it, so a wrong passphrase stops the start. */
+  signer: Pick<Signer, 'deviceKey'>;
   /** The device key's passphrase, if any. */
   passphrase: string | undefined;
   auditAnchor: AuditAnchorKeeper;
@@ -58,7 +61,7 @@ export class DaemonLifecycle {
     try {
       // Before anything is written or bound: fetch must not crash the process later (wasm-memory.ts).
       assertFetchCanRun();
-      this.lock = prepareDataDir(this.parts.services, this.parts.passphrase);
+      this.lock = prepareDataDir(this.parts.services, this.parts.signer, this.parts.passphrase);
       this.parts.plan.addConsole?.();
       return this.lock;
     } catch (error) {

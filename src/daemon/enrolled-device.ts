@@ -8,6 +8,7 @@ import { effectiveCloudUrl } from '../datadir/config.js';
 import { LatchError } from '../errors/latch-error.js';
 import type { CloudConnection } from './cloud-connection.js';
 import type { DaemonServices } from './services.js';
+import type { Signer } from '../signer/index.js';
 
 /** The enrolled device with the signed client the proxy forwards through. */
 export type EnrolledWithClient = ReadingDevice & { client: CloudClient };
@@ -17,11 +18,11 @@ export type EnrolledWithClient = ReadingDevice & { client: CloudClient };
  * before `latch setup`. A concurrent `latch setup` may rename config.json between the two reads;
  * read the pair again until it holds still (deviceKey resolves the key config.json names).
  */
-export function enrolledDevice(services: DaemonServices, cloud: CloudConnection): EnrolledWithClient {
-  let key = services.deviceKey();
+export function enrolledDevice(services: DaemonServices, signer: Pick<Signer, 'deviceKey'>, cloud: CloudConnection): EnrolledWithClient {
+  let key = signer.deviceKey();
   let config = services.config();
   for (let attempt = 1; attempt < 3 && key !== undefined && config.key_id !== undefined && config.key_id !== key.keyId; attempt++) {
-    key = services.deviceKey();
+    key = signer.deviceKey();
     config = services.config();
   }
   const url = effectiveCloudUrl(config, services.env);

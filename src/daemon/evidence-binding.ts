@@ -10,8 +10,8 @@ import type { EvidenceOperations } from '../variant-a/evidence-routes.js';
 import { mandateJwk, type MandateJwk } from '../ap2/mandate-jwks.js';
 
 /** mandateKeyById finds a mandate key, current or retired (listed or not), by its kid. */
-function mandateKeyById(services: DaemonServices, kid: string): MandateJwk | undefined {
-  const current = services.mandateKey()?.signer;
+function mandateKeyById(services: DaemonServices, core: CoreBinding, kid: string): MandateJwk | undefined {
+  const current = core.signer.mandateKey();
   if (current?.kid === kid) return mandateJwk(current);
   const retired = services.retiredMandateKeys().find((key) => key.kid === kid);
   return retired === undefined ? undefined : mandateJwk({ publicJwk: retired.jwk, kid: retired.kid });
@@ -25,7 +25,7 @@ export function evidenceOperations(services: DaemonServices, core: CoreBinding):
     ledger: core.authorizationLedger,
     approval: (id: string) => core.deps.approvals.book.get(id),
     auditExcerpt: (ids: { policyId: string; approvalId: string | null }) => readAuditExcerpt(services.home, ids),
-    mandateKey: (kid: string) => mandateKeyById(services, kid),
+    mandateKey: (kid: string) => mandateKeyById(services, core, kid),
   };
   return { exportEvidence: (policyId, context) => exportEvidence(sources, policyId, context) };
 }

@@ -1,5 +1,6 @@
 import type { SigningPause } from '../core/signing-pause.js';
 import type { DaemonServices } from './services.js';
+import type { Signer } from '../signer/index.js';
 
 /** The daemon's own view of its health; it never involves the cloud (docs/decisions.md §7 rule 1). */
 export interface HealthReport {
@@ -12,8 +13,8 @@ export interface HealthReport {
 }
 
 /** healthReport gathers what /health reports on either listener, from local state only. */
-export function healthReport(services: DaemonServices): HealthReport {
-  const key = services.deviceKey();
+export function healthReport(services: DaemonServices, signer: Pick<Signer, 'deviceKey'>): HealthReport {
+  const key = signer.deviceKey();
   return {
     version: services.version,
     uptimeSeconds: services.uptimeSeconds(),

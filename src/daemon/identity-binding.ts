@@ -21,10 +21,11 @@ export interface IdentityBinding {
 /** bindIdentity returns the identity operations of one daemon and its cloud registrar. */
 export function bindIdentity(services: DaemonServices, core: CoreBinding): IdentityBinding {
   const keys = identityKeyring(services.home);
-  const registrar = directoryRegistrar({ keys, upstream: core.proxyUpstream, cloudNowSeconds: () => core.cloudClock.nowSeconds(), logger: services.logger });
+  const registrar = directoryRegistrar({ keys, upstream: core.proxyUpstream, cloudNowSeconds: () => core.cloudClock.nowSeconds(), logger: services.logger, signer: core.signer });
   let lastCheckMs = Number.NEGATIVE_INFINITY;
   const operations = identityOperations({
     keys,
+    signer: core.signer,
     cloudNowSeconds: () => core.cloudClock.nowSeconds(),
     policy: () => core.policy.effective(),
     directoryUrl: () => services.config().identity_directory_url,

@@ -9,7 +9,7 @@
 import { LatchError } from '../errors/latch-error.js';
 import type { IdentityKeyring } from '../identity/identity-keyring.js';
 import { directoryKey } from '../identity/key-directory.js';
-import { signRegistrationProof } from '../signer/index.js';
+import type { Signer } from '../signer/index.js';
 import { IDENTITY_DIRECTORY_PATH, proofComponents, proofParams } from '../identity/directory-proof.js';
 import type { Logger } from '../log/logger.js';
 import type { ProxyUpstream } from '../proxy/signing-proxy.js';
@@ -26,6 +26,8 @@ export interface RegistrationDeps {
   upstream: () => ProxyUpstream;
   cloudNowSeconds: () => number;
   logger: Logger;
+  /** The daemon's signer: the registration proof of each identity key. */
+  signer: Pick<Signer, 'registrationProof'>;
 }
 
 /** The registrar: `check` registers when something changed; it never throws. */
@@ -62,7 +64,7 @@ export function directoryRegistrar(deps: RegistrationDeps): DirectoryRegistrar {
     const authority = upstream.client.origin.host.toLowerCase();
     const body = {
       keys: keys.map((key) => {
-        const signed = signRegistrationProof(key, 'binding', proofComponents(authority), proofParams(key.keyId, now, now + PROOF_SECONDS));
+        const signed = deps.signer.registrationProof(key, 'binding', proofComponents(authority), proofParams(key.keyId, now, now + PROOF_SECONDS));
         return { jwk: directoryKey(key), authority, created: now, expires: now + PROOF_SECONDS, signature: signed.signature.slice('binding=:'.length, -1) };
       }),
     };

@@ -9,7 +9,7 @@ import type { CoreBinding } from './core-binding.js';
 import { createCredentials, type Credentials } from './credentials.js';
 import { evidenceOperations } from './evidence-binding.js';
 import { healthReport } from './health.js';
-import { signKeyProof } from '../signer/index.js';
+import type { Signer } from '../signer/index.js';
 import type { ProofKey } from '../http/daemon-proof.js';
 import { bindOwner } from './owner-binding.js';
 import { readAudit } from '../verify/audit-read.js';
@@ -32,7 +32,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
       authorizations,
       approvals: approvalOperations(core.deps),
       evidence: evidenceOperations(services, core),
-      health: () => ({ ...healthReport(services), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core), approvalsLockedSeconds: core.presence.lockedSeconds() }),
+      health: () => ({ ...healthReport(services, core.signer), cloudClockSkewSeconds: core.cloudClock.skewSeconds() ?? null, ownerPresence: presenceForHealth(core), approvalsLockedSeconds: core.presence.lockedSeconds() }),
       policy: {
         effective: () => core.policy.effective(),
         // A check answers what the request would get: a charged merchant is learned first (§31.2).
@@ -43,7 +43,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
       },
       proxyUpstream: core.proxyUpstream,
       identity: identity.operations,
-      ap2: bindAp2(services, core.deps, () => core.cloudClock.nowSeconds()),
+      ap2: bindAp2(services, core.deps, core.signer.mandateKey, () => core.cloudClock.nowSeconds()),
       x402: bindX402(core.deps),
       owner: bindOwner(services, core, authorizations),
       consoleLoginLink,
@@ -90,10 +90,10 @@ function presenceForHealth(core: CoreBinding): string {
 }
 
 /** proofKeyFor gives the device key for the key proof (daemon-proof.ts), or undefined before enrollment. */
-export function proofKeyFor(services: DaemonServices): () => ProofKey | undefined {
+export function proofKeyFor(signer: Pick<Signer, 'deviceKey' | 'keyProof'>): () => ProofKey | undefined {
   return () => {
-    const key = services.deviceKey();
+    const key = signer.deviceKey();
     if (key === undefined) return undefined;
-    return { keyId: key.keyId, publicKey: key.publicKey, sign: (challenge, address) => signKeyProof(key, challenge, address) };
+    return { keyId: key.keyId, publicKey: key.publicKey, sign: (challenge, address) => signer.keyProof(key.keyId, challenge, address) };
   };
 }

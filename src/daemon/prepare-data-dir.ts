@@ -5,8 +5,8 @@
 import { agentFiles } from '../datadir/agents.js';
 import { lockDataDir, type DaemonLock } from '../datadir/daemon-lock.js';
 import { ensureHome } from '../datadir/home.js';
-import { finishKeyRollover } from '../datadir/key-rollover.js';
-import { ensureMandateKey } from '../signer/mandate-key.js';
+import { ensureMandateKey, finishKeyRollover } from '../signer/key-admin.js';
+import type { Signer } from '../signer/index.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';
 import { ensureToken } from '../datadir/token.js';
 import type { DaemonServices } from './services.js';
@@ -18,13 +18,13 @@ import type { DaemonServices } from './services.js';
  * device key and config so that a wrong passphrase or a corrupt file stops the start. It returns
  * the lock, held; on failure nothing is held.
  */
-export function prepareDataDir(services: DaemonServices, passphrase: string | undefined): DaemonLock {
+export function prepareDataDir(services: DaemonServices, signer: Pick<Signer, 'deviceKey'>, passphrase: string | undefined): DaemonLock {
   ensureHome(services.home);
   // Agent tokens are secrets like daemon_token: an exposed one stops the start (docs/decisions.md §20).
   assertDataDirSecure(services.home, agentFiles(services.home));
   const lock = lockDataDir(services.home);
   try {
-    loadDataDir(services, passphrase);
+    loadDataDir(services, signer, passphrase);
   } catch (error) {
     lock.release();
     throw error;
@@ -32,15 +32,15 @@ export function prepareDataDir(services: DaemonServices, passphrase: string | un
   return lock;
 }
 
-function loadDataDir(services: DaemonServices, passphrase: string | undefined): void {
+function loadDataDir(services: DaemonServices, signer: Pick<Signer, 'deviceKey'>, passphrase: string | undefined): void {
   ensureToken(services.home);
   // A key that a stopped `latch setup` staged and config.json already names is put in place.
   finishKeyRollover(services.home, passphrase, services.config().key_id, { discardUnnamed: false });
   services.token();
-  const key = services.deviceKey();
+  const key = signer.deviceKey();
   if (key !== undefined) services.logger.info('device_key_loaded', { key_id: key.keyId, storage: key.storage });
   // The AP2 mandate key: made here for a data directory that predates it (docs/ap2.md).
   const mandate = ensureMandateKey(services.home, passphrase);
-  services.logger.info('mandate_key_loaded', { key_id: mandate.signer.kid, storage: mandate.storage });
+  services.logger.info('mandate_key_loaded', { key_id: mandate.kid, storage: mandate.storage });
   services.config();
 }

@@ -1,8 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import { configPath, loadConfig, type LatchConfig } from '../datadir/config.js';
-import { deviceKeyPath, loadDeviceKey, type DeviceKey } from '../signer/device-key.js';
-import { deviceKeyNextPath } from '../datadir/key-rollover.js';
-import { loadMandateKey, mandateKeyPath, type LoadedMandateKey } from '../signer/mandate-key.js';
 import { readRetiredMandateKeys, retiredMandateKeysPath, type RetiredMandateKey } from '../datadir/mandate-retired.js';
 import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { assertHomeSecure } from '../datadir/permissions.js';
@@ -36,13 +33,10 @@ export interface DaemonServices {
   uptimeSeconds(): number;
   /** token returns the current daemon token; throws a DataDirError when the file is missing or unsafe. */
   token(): string;
-  /**
-   * deviceKey returns the device key config.json names (see key-rollover.ts: while `latch setup`
-   * replaces the key, the staged one once config.json names it), or undefined before enrollment.
+  /*
+   * No keys: the signer (src/signer/, built once by core-binding.ts) loads and holds them, and
+   * answers their public halves (docs/decisions.md §34.1).
    */
-  deviceKey(): DeviceKey | undefined;
-  /** mandateKey returns the AP2 mandate key's signer (mandate.key), or undefined before it is made. */
-  mandateKey(): LoadedMandateKey | undefined;
   /** retiredMandateKeys returns the retired mandate keys GET /ap2/jwks may still list. */
   retiredMandateKeys(): RetiredMandateKey[];
   /** config returns the current config.json (defaults when absent). */
@@ -64,20 +58,16 @@ export interface DaemonServices {
   readonly stateStore: StateStore;
 }
 
-/** How often deviceKey re-reads the files when they disagree (a concurrent setup). */
-const KEY_RESOLUTION_ATTEMPTS = 3;
-
 /** What createServices needs. */
 export interface ServicesOptions {
   home: string;
   logger: Logger;
-  passphrase: string | undefined;
   env: NodeJS.ProcessEnv;
 }
 
 /** createServices builds the services of one daemon; nothing is read until a getter is called. */
 export function createServices(options: ServicesOptions): DaemonServices {
-  const { home, logger, passphrase, env } = options;
+  const { home, logger, env } = options;
   const startedMs = performance.now();
   // The directory is checked again whenever it changes (a chmod, a chown, a repointed link), not
   // only at start: a file is only as private as the directory that holds it.
@@ -97,9 +87,6 @@ export function createServices(options: ServicesOptions): DaemonServices {
   });
   const config = inCheckedHome(configPath(home), () => loadConfig(home));
   const paused = inCheckedHome(pausePath(home), () => readPause(home));
-  const installedKey = inCheckedHome(deviceKeyPath(home), () => loadDeviceKey(home, passphrase));
-  const stagedKey = inCheckedHome(deviceKeyNextPath(home), () => loadDeviceKey(home, passphrase, deviceKeyNextPath(home)));
-  const mandateKey = inCheckedHome(mandateKeyPath(home), () => loadMandateKey(home, passphrase));
   const retiredMandateKeys = inCheckedHome(retiredMandateKeysPath(home), () => readRetiredMandateKeys(home));
   const stateStore = new StateStore(dataFilePath(home, DATA_FILES.stateJournal), undefined, undefined, (error) =>
     logger.warn('state_journal_compaction_failed', { detail: error instanceof Error ? error.message : String(error) }),
@@ -108,26 +95,12 @@ export function createServices(options: ServicesOptions): DaemonServices {
   return {
     home,
     version: latchVersion(),
-    mandateKey,
     retiredMandateKeys,
     startedAt: new Date(),
     logger,
     env,
     uptimeSeconds: () => Math.floor((performance.now() - startedMs) / 1000),
     token,
-    deviceKey: () => {
-      // The three files are read one after the other while `latch setup` may be renaming them;
-      // reading again gives the pair as it stands once the renames are done.
-      let key: DeviceKey | undefined;
-      for (let attempt = 0; attempt < KEY_RESOLUTION_ATTEMPTS; attempt++) {
-        const named = config().key_id;
-        const staged = stagedKey();
-        if (named !== undefined && staged?.keyId === named) return staged;
-        key = installedKey();
-        if (named === undefined || key?.keyId === named) return key;
-      }
-      return key;
-    },
     config,
     paused,
     watchedFile: inCheckedHome,

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createExclusive, fsyncDirectory, writeFileAtomic } from './atomic-file.js';
 import { DataDirError } from './data-dir-error.js';
 import { AGENTS_DIR, AGENT_FILE_SUFFIXES, AGENT_NAME_PATTERN, HOME_DIR_MODE } from './home.js';
-import { createIdentityKeyFile, destroyIdentityKeyFile, identityKeyFile } from '../signer/identity-key-file.js';
+import { createIdentityKeyFile, destroyIdentityKeyFile, identityKeyFile } from '../signer/key-admin.js';
 import { assertPrivate, assertPrivateStats } from './permissions.js';
 import { readPrivateFile, readPrivateFileWithStats } from './read-private-file.js';
 import { newToken, parseTokenText } from './token.js';

@@ -19,7 +19,6 @@ import { currencyDecimals, formatMinor } from '../money/amount.js';
 import { isoSeconds } from '../time/iso-time.js';
 import type { AuditExcerpt } from './audit-excerpt.js';
 import { EVIDENCE_TYPE, type EvidenceAp2, type EvidenceApproval, type EvidenceBody, type EvidenceCloud, type EvidenceTransaction } from './pack.js';
-import { signEvidencePack } from '../signer/index.js';
 import { requestView } from './request-view.js';
 import { exportX402Evidence } from './x402-pack.js';
 
@@ -90,7 +89,7 @@ export async function exportEvidence(sources: EvidenceSources, policyId: string,
     exported_at: isoSeconds(sources.deps.nowSeconds()),
   };
   const bodyText = JSON.stringify(body);
-  const jws = signEvidencePack(device.key, bodyText);
+  const jws = sources.deps.signer.evidencePack(device.key.keyId, bodyText);
   return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(jws)}}\n`;
 }
 

@@ -5,13 +5,14 @@
  * byte changed anywhere is caught.
  */
 import type { Ed25519PublicJwk } from '../crypto/jwk.js';
+import { JWS_TYP } from '../crypto/signature-purposes.js';
 import type { MandateJwk } from '../ap2/mandate-jwks.js';
 import type { PolicyWindowPayload } from '../core/window-payload.js';
 import type { AuditExcerpt } from './audit-excerpt.js';
 import type { RequestView } from './request-view.js';
 
-/** The `typ` of the pack's JWS header. */
-export const EVIDENCE_JWS_TYP = 'latch-evidence+jwt';
+/** The `typ` of the pack's JWS header (crypto/signature-purposes.ts). */
+export const EVIDENCE_JWS_TYP = JWS_TYP.evidencePack;
 /** The pack's `type`. */
 export const EVIDENCE_TYPE = 'latch_evidence';
 /** The largest pack `verify` reads (a pack is a few kilobytes; transactions are bounded). */

@@ -3,6 +3,7 @@
  * daemon, no cloud, no data directory — only the pack's own bytes and its own key. The checks run
  * in a fixed order and the first that fails is named, so two verifiers report the same problem.
  */
+import { JWS_TYP } from '../crypto/signature-purposes.js';
 import { requestSha256 } from '../core/approval.js';
 import { jwkThumbprint, type Ed25519PublicJwk } from '../crypto/jwk.js';
 import { publicKeyFromJwk } from '../verify/public-jwk.js';
@@ -121,6 +122,7 @@ function check(input: string | Uint8Array | object, expectedKeyIds: readonly str
   const windowSigned = verifyCompact(window['jws'], key.publicKey);
   if (typeof windowSigned === 'string') return `the window's jws ${windowSigned}`;
   if (windowSigned.header['kid'] !== key.kid) return "the window's jws names another key id than the JWKS key";
+  if (windowSigned.header['typ'] !== JWS_TYP.window) return `the window's jws is not typ ${JWS_TYP.window}`;
   if (windowSigned.payloadText !== JSON.stringify(window['payload'])) return "window.payload is not the window jws's payload";
   const payload = window['payload'];
   if (payload['policy_id'] !== policyId) return "the window's policy_id is not the pack's";

@@ -9,7 +9,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { canonicalJson } from '../core/approval.js';
 import { lineHash } from '../datadir/audit-lines.js';
-import { X402_RECEIPT_TYP } from '../x402/receipt.js';
+import { JWS_TYP } from '../crypto/signature-purposes.js';
 import { verifyCompact } from './pack-jws.js';
 
 /** The members of an x402 payment's pack, in the order they are written (evidence/x402-pack.ts). */
@@ -26,7 +26,7 @@ export function checkX402(pack: Json, key: { publicKey: Uint8Array; kid: string 
   const receipt = verifyCompact(x402['receipt'], key.publicKey);
   if (typeof receipt === 'string') return `the x402 receipt ${receipt}`;
   if (receipt.header['kid'] !== key.kid) return 'the x402 receipt names another key id than the JWKS key';
-  if (receipt.header['typ'] !== X402_RECEIPT_TYP) return `the x402 receipt is not typ ${X402_RECEIPT_TYP}`;
+  if (receipt.header['typ'] !== JWS_TYP.x402Receipt) return `the x402 receipt is not typ ${JWS_TYP.x402Receipt}`;
   let terms: unknown;
   try {
     terms = JSON.parse(receipt.payloadText);

@@ -10,7 +10,6 @@ import type { OperationContext } from '../core/core-deps.js';
 import { jwkThumbprint, publicJwk } from '../crypto/jwk.js';
 import { LatchError } from '../errors/latch-error.js';
 import { currencyDecimals, formatMinor } from '../money/amount.js';
-import { signEvidencePack } from '../signer/index.js';
 import { isoSeconds } from '../time/iso-time.js';
 import type { Approval } from '../core/approval.js';
 import type { CoreDeps } from '../core/core-deps.js';
@@ -83,7 +82,7 @@ export async function exportX402Evidence(sources: X402EvidenceSources, entry: Au
     exported_at: isoSeconds(sources.deps.nowSeconds()),
   };
   const bodyText = JSON.stringify(body);
-  const jws = signEvidencePack(device.key, bodyText);
+  const jws = sources.deps.signer.evidencePack(device.key.keyId, bodyText);
   return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(jws)}}\n`;
 }
 

@@ -17,6 +17,7 @@ import { inlinePassphrase, OWNER_PASSPHRASE_HEADER, OWNER_PRESENCE_HEADER, prese
 import { fromBrowser } from './browser-check.js';
 import { framingFault } from './message-framing.js';
 import type { EventLog } from './event-log.js';
+import { attachProofs, type ProofSources } from './proof-headers.js';
 import { originFormTarget, validHost } from './host-check.js';
 import { declaresBody, readRequestBody } from './request-body.js';
 import { splitTarget } from './request-target.js';
@@ -51,6 +52,11 @@ export interface FrontDoorOptions {
    * browser and take only bearer credentials.
    */
   browser?: BrowserListener;
+  /**
+   * The daemon's identity proofs on GET /health (proof-headers.ts), set only on a request that
+   * passed every check of the door; Variant A's listener only.
+   */
+  proofs?: ProofSources;
 }
 
 /** Per-request facts only the server knows: its actual port, its shutdown and stopping signals, its header-count limit. */
@@ -93,7 +99,7 @@ export type FrontDoor = (request: IncomingMessage, response: ServerResponse, sta
  *    passphrase inline (`passphrase` in the JSON body, or the Latch-Owner-Passphrase header),
  *    checked through the one lockout (401 invalid_passphrase, 429 too_many_attempts); none is
  *    403 owner_presence_required. The passphrase is taken out of the body the handler sees.
- * 9. The route's handler.
+ * 9. The daemon's proofs on a challenged GET /health (options.proofs), then the route's handler.
  *
  * On the owner console's listener (options.browser) the same steps run with its rules: step 2
  * admits a browser, but anything but GET and HEAD must carry exactly the console's Origin; step 4's
@@ -126,7 +132,9 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
       return;
     }
     try {
-      const result = await admitAndHandle(options, request, signals, state, requestId, trace);
+      const result = await admitAndHandle(options, request, signals, state, requestId, trace, () => {
+        if (options.proofs !== undefined) attachProofs(request, response, options.proofs);
+      });
       await writeResult(response, result, signals);
     } catch (error) {
       if (error instanceof DataDirError) {
@@ -161,6 +169,7 @@ async function admitAndHandle(
   state: ListenerState,
   requestId: string,
   trace: RequestTrace,
+  admitted: () => void,
 ): Promise<RouteResult> {
   const target = request.url;
   const { browser } = options;
@@ -250,6 +259,8 @@ async function admitAndHandle(
       return signals.holdSignal;
     },
   };
+  // Past every check: only now may the answer carry the daemon's proofs (proof-headers.ts).
+  admitted();
   return route.handler(context);
 }
 

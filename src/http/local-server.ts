@@ -5,7 +5,6 @@ import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { invalidRequest, LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
-import { KEY_PROOF_HEADER, keyProofForRequest, PROOF_HEADER, proofForRequest, type ProofKey, type ProofTokenFor } from './daemon-proof.js';
 import type { EventLog } from './event-log.js';
 import type { FrontDoor } from './front-door.js';
 import { isLoopbackAddress } from './loopback.js';
@@ -62,14 +61,6 @@ export interface LocalServerOptions {
   frontDoor: FrontDoor;
   log: EventLog;
   limits?: Partial<ServerLimits>;
-  /**
-   * The token that keys the daemon proof for a client naming no agent (the daemon token) or an
-   * agent (that agent's token), when this listener answers the proof on GET /health (Variant A's
-   * listener only; see daemon-proof.ts).
-   */
-  proofToken?: ProofTokenFor;
-  /** The device key that signs the key proof on GET /health (docs/decisions.md §21); undefined before enrollment. */
-  proofKey?: () => ProofKey | undefined;
   /**
    * When given, requests are held until it resolves (and their connections dropped if it
    * rejects): the daemon binds its ports first and rotates its token before serving anything.
@@ -258,8 +249,6 @@ class LoopbackListener implements LocalServer {
   }
 
   private serve(request: http.IncomingMessage, response: http.ServerResponse): void {
-    if (this.options.proofToken !== undefined) attachProof(request, response, this.options.proofToken);
-    if (this.options.proofKey !== undefined) attachKeyProof(request, response, this.options.proofKey);
     // The front door answers every failure itself; this catch is the last guard against a bug
     // in writing an answer taking the process down.
     const state = { port: this.boundPort, shutdown: this.shutdown.signal, stopping: this.stopping.signal, headersCountMax: this.limits.headersCountMax };
@@ -362,31 +351,6 @@ function bind(server: http.Server, host: string, port: number): Promise<void> {
       resolve();
     });
   });
-}
-
-/**
- * attachProof sets Latch-Proof on a challenged GET /health. It runs here, not in a handler,
- * because only the server sees the socket's local address, which the proof must bind. A token
- * file that cannot be read (or an unknown agent) gives no proof: the client then refuses to send its token, and the
- * routes that need the file report it.
- */
-function attachProof(request: http.IncomingMessage, response: http.ServerResponse, tokenFor: ProofTokenFor): void {
-  try {
-    const proof = proofForRequest(request, tokenFor);
-    if (proof !== undefined) response.setHeader(PROOF_HEADER, proof);
-  } catch {
-    // No proof; see above.
-  }
-}
-
-/** attachKeyProof sets Latch-Key-Proof on a challenged GET /health; a key that cannot be read gives none. */
-function attachKeyProof(request: http.IncomingMessage, response: http.ServerResponse, key: () => ProofKey | undefined): void {
-  try {
-    const proof = keyProofForRequest(request, key);
-    if (proof !== undefined) response.setHeader(KEY_PROOF_HEADER, proof);
-  } catch {
-    // No proof: the client then sends no passphrase.
-  }
 }
 
 function clientErrorAnswer(error: NodeJS.ErrnoException): LatchError {

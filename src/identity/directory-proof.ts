@@ -5,7 +5,7 @@
  * holds. The daemon makes it; the cloud checks it and serves it.
  */
 import type { CoveredComponent, SignatureParameter } from './message-signature.js';
-import { DIRECTORY_TAG } from './key-directory.js';
+import { HTTP_SIGNATURE_TAG } from '../crypto/signature-purposes.js';
 
 /** The cloud path a device registers its identity keys at. */
 export const IDENTITY_DIRECTORY_PATH = '/v1/devices/identity-directory';
@@ -17,5 +17,5 @@ export function proofComponents(authority: string): CoveredComponent[] {
 
 /** proofParams are a proof's signature parameters, in the order they are written. */
 export function proofParams(keyId: string, created: number, expires: number): SignatureParameter[] {
-  return [['created', created], ['expires', expires], ['keyid', keyId], ['tag', DIRECTORY_TAG]];
+  return [['created', created], ['expires', expires], ['keyid', keyId], ['tag', HTTP_SIGNATURE_TAG.keyDirectory]];
 }

@@ -8,7 +8,7 @@ import type { SigningKey } from '../crypto/signing-key.js';
 import { reloadOnChange } from '../daemon/reload-on-change.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { LatchError } from '../errors/latch-error.js';
-import { OWNER_IDENTITY } from '../signer/identity-key-file.js';
+import { OWNER_IDENTITY } from '../signer/key-admin.js';
 import { ensureIdentityKey, identityHolders, identityKeyPath, type IdentityHolder } from './identity-keys.js';
 
 /** The identity keys of one data directory. */

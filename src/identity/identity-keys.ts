@@ -14,7 +14,7 @@ import {
   OWNER_IDENTITY,
   readIdentityKeyFile,
   replaceIdentityKeyFile,
-} from '../signer/identity-key-file.js';
+} from '../signer/key-admin.js';
 
 /** The key's holder: `owner`, or an agent's name. */
 export type IdentityHolder = string;

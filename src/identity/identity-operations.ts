@@ -4,6 +4,7 @@
  * fields and the caller; the operation applies the merchant deny rules, signs with the caller's
  * own identity key in the cloud's time, and records the signature in audit.log before answering.
  */
+import type { Signer } from '../signer/index.js';
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../core/principal.js';
 import { principalName } from '../core/principal.js';
@@ -20,6 +21,8 @@ import { NONCE_BYTES, signWebRequest, type WebSignatureHeaders, type WebSignatur
 /** What the identity operations need from the daemon. */
 export interface IdentityDeps {
   keys: IdentityKeyring;
+  /** The daemon's signer: the identity purposes (Web Bot Auth, the key directory). */
+  signer: Pick<Signer, 'webBotAuth' | 'directoryEntry'>;
   /** This device's clock corrected by the cloud's, in seconds (as windows are signed). */
   cloudNowSeconds(): number;
   /** The policy in force; throws 503 policy_invalid while policy.json is invalid. */
@@ -94,7 +97,7 @@ export function identityOperations(deps: IdentityDeps): IdentityOperations {
       const key = deps.keys.keyOf(agent);
       const created = deps.cloudNowSeconds();
       const expires = created + request.expiresInSeconds;
-      const headers = signWebRequest({
+      const headers = signWebRequest(deps.signer, {
         target: { authority: request.target.authority, path: request.target.path, query: request.target.query, ...(request.contentDigest !== undefined && { contentDigest: request.contentDigest }) },
         tag: request.tag,
         key,
@@ -122,7 +125,7 @@ export function identityOperations(deps: IdentityDeps): IdentityOperations {
       const keys = deps.keys.all().map(({ key }) => key);
       const body = directoryBody(keys);
       const created = deps.cloudNowSeconds();
-      const headers = signDirectory(body, keys, authority, created, created + DIRECTORY_SIGNATURE_SECONDS);
+      const headers = signDirectory(deps.signer, body, keys, authority, created, created + DIRECTORY_SIGNATURE_SECONDS);
       deps.keysSeen?.(true);
       return { body, headers: { ...headers } };
     },

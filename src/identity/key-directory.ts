@@ -5,19 +5,20 @@
  * with the tag `http-message-signatures-directory`, as the Web Bot Auth draft's signed directory
  * response shows.
  */
+import { HTTP_SIGNATURE_TAG } from '../crypto/signature-purposes.js';
 import { contentDigest } from '../crypto/content-digest.js';
 import { utf8 } from '../crypto/base64url.js';
 import { publicJwk } from '../crypto/jwk.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 import { component, type CoveredComponent } from './message-signature.js';
-import { signDirectoryEntry } from '../signer/index.js';
+import type { Signer } from '../signer/index.js';
 
 /** The directory's media type. */
 export const DIRECTORY_MEDIA_TYPE = 'application/http-message-signatures-directory+json';
 /** Where a domain publishes its directory. */
 export const WELL_KNOWN_DIRECTORY_PATH = '/.well-known/http-message-signatures-directory';
 /** The tag of a directory response's signatures. */
-export const DIRECTORY_TAG = 'http-message-signatures-directory';
+export const DIRECTORY_TAG = HTTP_SIGNATURE_TAG.keyDirectory;
 /** How long a served directory's signatures stay valid, in seconds. */
 export const DIRECTORY_SIGNATURE_SECONDS = 300;
 
@@ -59,11 +60,11 @@ export function directoryComponents(authority: string, digest: string): CoveredC
  * signature per key, labelled binding0, binding1, … in the order of the keys. No keys, no
  * signature fields.
  */
-export function signDirectory(body: Uint8Array, keys: readonly SigningKey[], authority: string, created: number, expires: number): Partial<DirectoryHeaders> & Pick<DirectoryHeaders, 'content-type' | 'content-digest'> {
+export function signDirectory(signer: Pick<Signer, 'directoryEntry'>, body: Uint8Array, keys: readonly SigningKey[], authority: string, created: number, expires: number): Partial<DirectoryHeaders> & Pick<DirectoryHeaders, 'content-type' | 'content-digest'> {
   const digest = contentDigest(body);
   const covered = directoryComponents(authority, digest);
   const signed = keys.map((key, index) =>
-    signDirectoryEntry(key, `binding${index}`, covered, [['created', created], ['expires', expires], ['keyid', key.keyId], ['tag', DIRECTORY_TAG]]),
+    signer.directoryEntry(key, `binding${index}`, covered, [['created', created], ['expires', expires], ['keyid', key.keyId], ['tag', DIRECTORY_TAG]]),
   );
   const headers = { 'content-type': DIRECTORY_MEDIA_TYPE, 'content-digest': digest };
   if (signed.length === 0) return headers;

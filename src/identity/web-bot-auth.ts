@@ -2,14 +2,14 @@
  * Web Bot Auth request signatures (draft-ietf-webbotauth-httpsig-protocol) and the card networks'
  * agent signatures built on them (Visa TAP's `agent-browser-auth` and `agent-payer-auth`): which
  * components a signature covers, and the three headers an agent adds to its request
- * (docs/decisions.md §23.2). Pure: the key, the time and the nonce are given.
+ * (docs/decisions.md §23.2). The key, the time and the nonce are given; the daemon's signer signs.
  */
 import type { SigningKey } from '../crypto/signing-key.js';
-import { signWebBotAuth } from '../signer/index.js';
+import { WEB_SIGNATURE_TAGS } from '../crypto/signature-purposes.js';
+import type { Signer } from '../signer/index.js';
 import { component, type CoveredComponent, type SignatureParameter } from './message-signature.js';
 
-/** The tags a request signature may carry: Web Bot Auth's, then Visa TAP's for browsing and for paying. */
-export const WEB_SIGNATURE_TAGS = ['web-bot-auth', 'agent-browser-auth', 'agent-payer-auth'] as const;
+export { WEB_SIGNATURE_TAGS };
 export type WebSignatureTag = (typeof WEB_SIGNATURE_TAGS)[number];
 
 /** The label of the one signature Latch adds, in Signature-Input, Signature and Signature-Agent. */
@@ -72,7 +72,7 @@ export function coveredComponents(target: WebRequestTarget, tag: WebSignatureTag
 }
 
 /** signWebRequest makes the Signature-Input, Signature and (with a directory) Signature-Agent headers. */
-export function signWebRequest(input: WebSignatureInput): WebSignatureHeaders {
+export function signWebRequest(signer: Pick<Signer, 'webBotAuth'>, input: WebSignatureInput): WebSignatureHeaders {
   const signatureAgent = input.directoryUrl === undefined ? undefined : signatureAgentValue(input.directoryUrl);
   const params: SignatureParameter[] = [
     ['created', input.created],
@@ -81,7 +81,7 @@ export function signWebRequest(input: WebSignatureInput): WebSignatureHeaders {
     ['nonce', input.nonce],
     ['tag', input.tag],
   ];
-  const signed = signWebBotAuth(input.key, SIGNATURE_LABEL, coveredComponents(input.target, input.tag, signatureAgent), params);
+  const signed = signer.webBotAuth(input.key, SIGNATURE_LABEL, coveredComponents(input.target, input.tag, signatureAgent), params);
   return {
     'signature-input': signed.signatureInput,
     signature: signed.signature,

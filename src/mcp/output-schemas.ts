@@ -83,7 +83,7 @@ const ownedAuthorization = object({ ...authorizationFields, agent: text }, recur
 const x402Authorization = object(
   {
     authorization_id: text,
-    kind: { type: 'string', enum: ['x402'] },
+    kind: text,
     status: text,
     scheme: text,
     network: text,

@@ -4,7 +4,7 @@
  * and only then put key and enrollment in place together. If the cloud refuses, the old key and
  * config stay exactly as they were.
  */
-import type { SigningKey } from '../crypto/signing-key.js';
+import type { UpstreamKey } from '../crypto/signing-key.js';
 import { publicJwk } from '../crypto/jwk.js';
 import { LatchError } from '../errors/latch-error.js';
 import type { CloudReads, Enrollment } from './cloud-reads.js';
@@ -12,13 +12,13 @@ import type { CloudReads, Enrollment } from './cloud-reads.js';
 export type { Enrollment } from './cloud-reads.js';
 
 /** Where the device key and the enrollment live: the data directory, or a test's memory. */
-export interface EnrollmentStore<K extends SigningKey = SigningKey> {
+export interface EnrollmentStore<K extends UpstreamKey = UpstreamKey> {
   /**
    * enrolledKeyId finishes (or discards) what a stopped enrollment left behind and returns the
    * key id of the device key in place, or undefined when there is none.
    */
   enrolledKeyId(): string | undefined;
-  /** newKey makes fresh key material; nothing is in place until install. */
+  /** newKey makes a fresh key that signs its own enrollment only; nothing is in place until install. */
   newKey(): K;
   /** install puts the new key and its enrollment in place together, as one switch. */
   install(key: K, enrollment: Enrollment, details: { cloudUrl: string; deviceName: string }): void;
@@ -42,7 +42,7 @@ export type EnrollmentResult =
  * POST /v1/devices with the setup token and the public JWK signed by the new key (an expired
  * setup token is setup_token_expired), check that the cloud names the same key id, install.
  */
-export async function enrollDevice<K extends SigningKey>(store: EnrollmentStore<K>, cloud: Pick<CloudReads, 'enrollDevice'>, request: EnrollmentRequest): Promise<EnrollmentResult> {
+export async function enrollDevice<K extends UpstreamKey>(store: EnrollmentStore<K>, cloud: Pick<CloudReads, 'enrollDevice'>, request: EnrollmentRequest): Promise<EnrollmentResult> {
   const existing = store.enrolledKeyId();
   if (existing !== undefined && !request.reconnect) return { outcome: 'already_enrolled', keyId: existing };
   const key = store.newKey();

@@ -1,5 +1,5 @@
 import type { CloudClient } from '../cloud/cloud-client.js';
-import type { SigningKey } from '../crypto/signing-key.js';
+import type { UpstreamKey } from '../crypto/signing-key.js';
 import { errorFromCloud } from '../cloud/cloud-errors.js';
 import { refuseWhilePaused, type SigningPause } from '../core/signing-pause.js';
 import { readIdempotencyKey } from '../http/idempotency-key.js';
@@ -85,7 +85,7 @@ function idempotencyKeyFor(context: RequestContext): string | undefined {
 /** The cloud client and the device key that signs the proxied request, resolved together per request. */
 export interface ProxyUpstream {
   client: CloudClient;
-  key: SigningKey;
+  key: UpstreamKey;
   /** The owner's emergency brake; while pulled, only reads and revocations are forwarded. Required: no absent form lets everything through. */
   paused: () => SigningPause | undefined;
   /**

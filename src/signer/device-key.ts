@@ -39,7 +39,7 @@ export class DeviceKey implements DeviceKeyPair {
     this.keyId = keyIdOf(this.publicKey);
     this.publicJwk = publicJwk(this.publicKey);
     this.storage = storage;
-    holdSecret(this, secret);
+    holdSecret(this, secret, 'device');
   }
 
   /** toJSON returns public material only. */

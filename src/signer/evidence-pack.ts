@@ -1,17 +1,28 @@
-/** Signing an evidence pack whole (shared/spec/evidence.md; docs/decisions.md §22). */
+/** Signing an evidence pack whole (shared/spec/evidence.md; docs/decisions.md §22, §34.1). */
 import type { SigningKey } from '../crypto/signing-key.js';
 import { maskHashes } from '../evidence/mask-hashes.js';
-import { EVIDENCE_JWS_TYP } from '../evidence/pack.js';
+import { EVIDENCE_JWS_TYP, EVIDENCE_TYPE } from '../evidence/pack.js';
 import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
+import { SignerRefusal } from './cloud-calls.js';
 import { compactJws } from './compact-jws.js';
+import type { RecordedWindows } from './window.js';
 
 /**
- * signEvidencePack signs the pack's JSON text with the device key. The card-data guard runs on
- * the pack first, as on everything the key signs; the SHA-256 values in it (hashes, not numbers
- * anyone wrote) are masked for the guard only, since 64 random hex digits hold a Luhn-valid run
- * of 13 to 19 digits now and then.
+ * signEvidencePack signs the pack's JSON text with the device key, only when the pack is a v1
+ * evidence pack whose window JWS is the one the ledger kept for its policy id: a pack states what
+ * the ledger holds, never what its caller wrote. The card-data guard runs on the pack first, as
+ * on everything the key signs; the SHA-256 values in it (hashes, not numbers anyone wrote) are
+ * masked for the guard only, since 64 random hex digits hold a Luhn-valid run of 13 to 19 digits
+ * now and then.
  */
-export function signEvidencePack(key: SigningKey, bodyText: string): string {
-  assertSignableWithoutCardData(maskHashes(JSON.parse(bodyText)));
+export function signEvidencePack(key: SigningKey, ledger: RecordedWindows, bodyText: string): string {
+  const pack = JSON.parse(bodyText) as { v?: unknown; type?: unknown; policy_id?: unknown; window?: { jws?: unknown }; x402?: { receipt?: unknown } };
+  if (pack.v !== 1 || pack.type !== EVIDENCE_TYPE || typeof pack.policy_id !== 'string') throw new SignerRefusal('an evidence pack', 'it is not a v1 evidence pack');
+  const entry = ledger.get(pack.policy_id);
+  const kept = entry?.jws;
+  // An x402 payment's pack carries its receipt where a window's carries the window (docs/x402.md).
+  const carried = entry?.x402 !== undefined ? pack.x402?.receipt : pack.window?.jws;
+  if (kept === undefined || carried !== kept) throw new SignerRefusal(`the evidence pack of ${pack.policy_id}`, 'its window (or x402 receipt) is not the JWS the ledger kept');
+  assertSignableWithoutCardData(maskHashes(pack));
   return compactJws(bodyText, key, EVIDENCE_JWS_TYP);
 }

@@ -9,8 +9,12 @@ import { keyIdOf } from '../crypto/jwk.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 import { expandKey, publicKeyOf, signExpanded, type ExpandedKey } from './ed25519-sign.js';
 
+/** What a held key is for: the device key signs the device's purposes, an identity key an agent's identity. */
+export type KeyKind = 'device' | 'identity';
+
 interface Held {
   readonly secret: Uint8Array;
+  readonly kind: KeyKind;
   /** Expanded at the first signature, not at load: expanding builds noble's base-point table (§16.4). */
   expanded: ExpandedKey | undefined;
 }
@@ -18,16 +22,16 @@ interface Held {
 const held = new WeakMap<SigningKey, Held>();
 
 /** holdSecret makes handle the public face of secret; the handle must be new to the signer. */
-export function holdSecret(handle: SigningKey, secret: Uint8Array): void {
+export function holdSecret(handle: SigningKey, secret: Uint8Array, kind: KeyKind): void {
   if (held.has(handle)) throw new Error('holdSecret: this handle already holds a key');
-  held.set(handle, { secret: Uint8Array.from(secret), expanded: undefined });
+  held.set(handle, { secret: Uint8Array.from(secret), kind, expanded: undefined });
 }
 
 /** heldKey makes a frozen handle for secret: its public key and key id. */
-export function heldKey(secret: Uint8Array): SigningKey {
+export function heldKey(secret: Uint8Array, kind: KeyKind): SigningKey {
   const publicKey = publicKeyOf(secret);
   const handle = Object.freeze({ publicKey, keyId: keyIdOf(publicKey) });
-  holdSecret(handle, secret);
+  holdSecret(handle, secret, kind);
   return handle;
 }
 
@@ -36,6 +40,11 @@ function heldOf(handle: SigningKey): Held {
   // A handle the signer did not make (a copy, a spread) signs nothing: a programming error.
   if (found === undefined) throw new Error('the signer holds no key for this handle');
   return found;
+}
+
+/** assertKind refuses a handle the signer holds for another kind of purpose (a device key asked for an identity signature). */
+export function assertKind(handle: SigningKey, kind: KeyKind): void {
+  if (heldOf(handle).kind !== kind) throw new Error(`the signer holds this key for another purpose than a ${kind} key's`);
 }
 
 /** signBytes signs message with the held key; the purpose modules of this folder are its only callers. */

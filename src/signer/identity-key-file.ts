@@ -37,7 +37,7 @@ function newIdentityKeyText(): string {
 
 /** signingKeyOf makes the signer hold a secret key and returns its handle (public key and RFC 7638 key id). */
 export function signingKeyOf(secret: Uint8Array): SigningKey {
-  return heldKey(secret);
+  return heldKey(secret, 'identity');
 }
 
 /**

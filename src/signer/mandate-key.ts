@@ -13,7 +13,7 @@ import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 import { openKeyFile, parseKeyFile, rawKeyFile, rawSecretKey, sealKeyFile, type KeyFileFormat, type KeyFileLabel } from './key-file.js';
 import { readPrivateFile } from '../datadir/read-private-file.js';
 import { readRetiredMandateKeys, retiredMandateKeysPath, RETIRED_KEY_LISTED_SECONDS } from '../datadir/mandate-retired.js';
-import { Ap2MandateSigner } from './ap2-mandate.js';
+import { MandateKey } from './ap2-mandate.js';
 import { generateP256Scalar } from './p256-scalar.js';
 
 const KEY_FILE_BYTES_MAX = 4096;
@@ -22,9 +22,9 @@ const RETIRED_KEYS_MAX = 32;
 
 const LABEL: KeyFileLabel = { name: 'mandate.key', remake: 'latch setup --rotate-mandate-key' };
 
-/** The current mandate key's signer and how it is stored. */
+/** The current mandate key (a handle: kid and public JWK) and how it is stored. */
 export interface LoadedMandateKey {
-  signer: Ap2MandateSigner;
+  key: MandateKey;
   storage: KeyFileFormat;
 }
 
@@ -79,8 +79,8 @@ export function ensureMandateKey(home: string, passphrase: string | undefined): 
 export function rotateMandateKey(home: string, passphrase: string | undefined, nowSeconds: number): { oldKid: string; newKid: string; oldListedUntil: number } {
   const current = ensureMandateKey(home, passphrase);
   const until = nowSeconds + RETIRED_KEY_LISTED_SECONDS;
-  const retired = readRetiredMandateKeys(home).filter((key) => key.until > nowSeconds && key.kid !== current.signer.kid);
-  retired.push({ jwk: current.signer.publicJwk, kid: current.signer.kid, until });
+  const retired = readRetiredMandateKeys(home).filter((key) => key.until > nowSeconds && key.kid !== current.key.kid);
+  retired.push({ jwk: current.key.publicJwk, kid: current.key.kid, until });
   writeFileAtomic(retiredMandateKeysPath(home), `${JSON.stringify({ v: 1, retired: retired.slice(-RETIRED_KEYS_MAX) }, null, 2)}\n`);
   const scalar = generateP256Scalar();
   try {
@@ -90,13 +90,13 @@ export function rotateMandateKey(home: string, passphrase: string | undefined, n
   }
   const next = loadMandateKey(home, passphrase);
   if (next === undefined) throw new Error('rotateMandateKey: mandate.key vanished after it was written');
-  return { oldKid: current.signer.kid, newKid: next.signer.kid, oldListedUntil: until };
+  return { oldKid: current.key.kid, newKid: next.key.kid, oldListedUntil: until };
 }
 
 
 function loaded(scalar: Uint8Array, storage: KeyFileFormat): LoadedMandateKey {
   try {
-    return { signer: Ap2MandateSigner.fromScalar(scalar), storage };
+    return { key: MandateKey.fromScalar(scalar), storage };
   } finally {
     scalar.fill(0);
   }

@@ -13,6 +13,7 @@ import type { SigningKey } from '../crypto/signing-key.js';
 import { formatMinor } from '../money/amount.js';
 import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
 import { compactJws } from './compact-jws.js';
+import { JWS_TYP } from '../crypto/signature-purposes.js';
 
 /** What the signer reads of the authorization ledger: the entry recorded under a policy id. */
 export interface RecordedWindows {
@@ -52,11 +53,11 @@ export function signRecordedWindow(key: SigningKey, ledger: RecordedWindows, pay
   const why = mismatch(entry, payload);
   if (why !== undefined) throw new WindowNotRecordedForSigning(payload.policy_id, why);
   assertSignableWithoutCardData(payload);
-  return compactJws(JSON.stringify(payload), key, 'JWT');
+  return compactJws(JSON.stringify(payload), key, JWS_TYP.window);
 }
 
 /** signRevocation signs a revocation of one policy window. */
 export function signRevocation(key: SigningKey, payload: RevocationPayload): string {
   assertSignableWithoutCardData(payload);
-  return compactJws(JSON.stringify(payload), key, 'JWT');
+  return compactJws(JSON.stringify(payload), key, JWS_TYP.revocation);
 }

@@ -7,7 +7,7 @@
  */
 import { AGENT_NAME_PATTERN } from '../datadir/agents.js';
 import { LatchError } from '../errors/latch-error.js';
-import { OWNER_IDENTITY } from '../signer/identity-key-file.js';
+import { OWNER_IDENTITY } from '../signer/key-admin.js';
 import { validateQuery } from '../validate/schema.js';
 import type { IdentityOperations } from '../identity/identity-operations.js';
 import { signWebRequestRules } from '../identity/sign-request-rules.js';

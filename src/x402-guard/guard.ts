@@ -116,12 +116,20 @@ export function latchX402Guard(options: LatchX402GuardOptions = {}): LatchX402Gu
     byObject.delete(requirements);
     byHash.delete(sha256Hex(canonicalJson(requirements)));
   };
-  const report = async (id: string, body: { settle_response: Record<string, unknown> } | { outcome: 'verify_failed' | 'transport_error' }): Promise<X402Authorization> => {
+  const report = async (id: string, first: { settle_response: Record<string, unknown> } | { outcome: 'verify_failed' | 'transport_error' }): Promise<X402Authorization> => {
     const attempts = options.reportAttempts ?? REPORT_ATTEMPTS_DEFAULT;
+    let body = first;
     for (let attempt = 1; ; attempt++) {
       try {
         return await daemon.x402Settlement(id, body);
       } catch (error) {
+        // A transaction hash is 64 hex digits, which hold a Luhn-valid run now and then, and the
+        // card-data guard refuses it: what settled is reported without the hash (docs/decisions.md §40).
+        if (error instanceof LatchClientError && error.code === 'card_data_not_accepted' && 'settle_response' in body && attempt < attempts) {
+          const { success, network, amount } = body.settle_response;
+          body = { settle_response: { success, ...(network !== undefined && { network }), ...(amount !== undefined && { amount }) } };
+          continue;
+        }
         // A refusal (4xx) is final; only an unreachable or failing daemon is tried again.
         const status = error instanceof LatchClientError ? error.status : null;
         if ((status !== null && status < 500) || attempt >= attempts) throw error;
@@ -210,7 +218,9 @@ class IdempotencyKeys {
 
   attempt(url: string, requirements: X402PaymentRequirements): { key: string; awaitApproval(): void; done(): void } {
     const base = sha256Hex(`${url}\n${canonicalJson(requirements)}`);
-    const key = this.awaitingApproval.get(base) ?? `x402-${sha256Hex(`${this.salt}\n${base}\n${++this.next}`).slice(0, 48)}`;
+    // base64url, not hex: the front door's card-data guard reads every header, and a long run of
+    // hex digits is now and then Luhn-valid; a run of 13 digits in base64url practically never is.
+    const key = this.awaitingApproval.get(base) ?? `x402-${createHash('sha256').update(`${this.salt}\n${base}\n${++this.next}`).digest('base64url')}`;
     return {
       key,
       awaitApproval: () => void this.awaitingApproval.set(base, key),

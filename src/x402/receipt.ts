@@ -1,14 +1,11 @@
 /**
  * The receipt of an x402 authorization (shared/spec/x402.md §2): a JWS by the device key over the
- * terms, the SHA-256 of the requirements, the agent and the times, with its own `typ`, so it is
- * never accepted where a window (`JWT`) or an evidence pack is. Its payload is derived from the
+ * terms, the SHA-256 of the requirements, the agent and the times, with its own `typ`
+ * (JWS_TYP.x402Receipt, crypto/signature-purposes.ts), never accepted where a window or a pack is. Its payload is derived from the
  * ledger entry alone, so the signer can rebuild it from what it reads itself and compare.
  */
 import type { AuthorizationEntry } from '../core/authorization-ledger.js';
 import { formatMinor, currencyDecimals } from '../money/amount.js';
-
-/** The receipt's JWS `typ`. */
-export const X402_RECEIPT_TYP = 'latch-x402-receipt+jwt';
 
 /** What the receipt says. */
 export interface X402ReceiptPayload {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../src/datadir/config.js';
 import { loadDeviceKey } from '../../src/signer/device-key.js';
-import { keyNamedByConfig } from '../../src/datadir/key-rollover.js';
+import { keyNamedByConfig } from '../../src/signer/key-rollover.js';
 import { readToken } from '../../src/datadir/token.js';
 import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { startStack, type Stack } from '../support/stack.js';

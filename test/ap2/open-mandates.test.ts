@@ -12,14 +12,15 @@ import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, decodeProtect
 import { createHash } from 'node:crypto';
 import { p256PublicKeyObject } from '../../src/ap2/p256.js';
 import { generateP256Scalar, p256PublicJwkOfScalar } from '../../src/signer/p256-scalar.js';
-import { Ap2MandateSigner } from '../../src/signer/ap2-mandate.js';
+import { rawMandateSigner } from '../support/mandate-signing.js';
+import { MandateKey, signRecordedOpenMandates } from '../../src/signer/ap2-mandate.js';
 import { signOpenMandates } from '../../src/ap2/sign-open-mandates.js';
 import { disclosureCount, openCheckoutClaims, openPaymentClaims, type MandateTerms } from '../../src/ap2/open-mandates.js';
 import { verifyRootSdJwt } from '../../src/ap2/verify-sd-jwt.js';
 import { issueRootSdJwt, sdDigest, sdHash } from '../../src/ap2/sd-jwt.js';
 
 const agentKey = p256PublicJwkOfScalar(generateP256Scalar());
-const signer = Ap2MandateSigner.fromScalar(generateP256Scalar());
+const signer = rawMandateSigner(generateP256Scalar());
 const jwk = { ...signer.publicJwk, kid: signer.kid, alg: 'ES256', use: 'sig' };
 const jwks = { keys: [jwk] };
 
@@ -93,7 +94,11 @@ test('a card without a label is an instrument without a description (never null)
   const delegate = ((payload as Record<string, unknown>)['delegate_payload'] as Record<string, unknown>[])[0] as Record<string, unknown>;
   assert.deepEqual((delegate['constraints'] as unknown[])[2], { type: 'payment.allowed_payment_instruments', allowed: [{ id: 'card_0123456789abcdef', type: 'card' }] });
   assert.ok(!JSON.stringify(payload).includes('null'));
-  assert.throws(() => signOpenMandates(terms({ lines: [{ item: { id: 'sku-1', title: '4111 1111 1111 1111' }, alternatives: [], quantity: 1 }] }), signer, IAT, EXP), { code: 'card_data_not_accepted' } as object);
+  // The daemon's mandate key refuses it: its purpose reads the lines from the ledger entry and runs the card-data guard.
+  const withCard = terms({ lines: [{ item: { id: 'sku-1', title: '4111 1111 1111 1111' }, alternatives: [], quantity: 1 }] });
+  const request = { kind: 'ap2_mandate', cardId: withCard.cardId, amountMinor: withCard.amountMaxMinor, currency: withCard.currency, mandate: { merchant: withCard.merchant, lines: withCard.lines, agentKey: withCard.agentKey } };
+  const entry = { cardId: withCard.cardId, amountMinor: withCard.amountMaxMinor, currency: withCard.currency, notAfterSeconds: EXP, state: 'active', evidence: { request, window: { not_before: IAT } } };
+  assert.throws(() => signRecordedOpenMandates(MandateKey.fromScalar(generateP256Scalar()), { get: () => entry as never }, 'pw_1', undefined), { code: 'card_data_not_accepted' } as object);
 });
 
 test('disclosure digests are SHA-256 over the base64url text of [salt, value], as SD-JWT and the AP2 SDK compute them', () => {
@@ -141,7 +146,7 @@ test('the strict verifier accepts what Latch signs and refuses every tampering a
 });
 
 test('a signature under another key fails @sd-jwt/core and jose', async () => {
-  const other = Ap2MandateSigner.fromScalar(generateP256Scalar());
+  const other = rawMandateSigner(generateP256Scalar());
   const signed = signOpenMandates(terms(), other, IAT, EXP);
   await assert.rejects((await sdJwtLibrary()).verify(signed.openPaymentMandate), /Invalid JWT Signature/);
   await assert.rejects(compactVerify(signed.openPaymentMandate.split('~')[0] as string, createLocalJWKSet(jwks)));

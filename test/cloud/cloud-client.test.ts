@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CloudClient, parseCloudOrigin, type CloudRequest } from '../../src/cloud/cloud-client.js';
-import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
+import { upstreamKeyOf } from '../support/test-signer.js';
+import { generateSecretKey, publicKeyOf } from '../support/raw-signing.js';
 import { parseSignature, verifyRequestSignature } from '../../src/verify/http-signature-verify.js';
 import { contentDigestMatches } from '../../src/verify/http-signature-verify.js';
 import { utf8 } from '../../src/crypto/base64url.js';
@@ -11,7 +12,7 @@ import { LatchError } from '../../src/errors/latch-error.js';
 
 const secretKey = generateSecretKey();
 const publicKey = publicKeyOf(secretKey);
-const key = heldKey(secretKey);
+const key = upstreamKeyOf(secretKey);
 
 interface Seen {
   method: string;
@@ -91,7 +92,7 @@ test('GET is retried on 503 with a fresh signature, at most twice', async () => 
 test('a POST without an idempotency key is never retried', async () => {
   const cloud = await upstream(() => ({ status: 503 }));
   try {
-    const response = await client(cloud.url).send({ method: 'POST', pathAndQuery: '/v1/x', body: utf8('{}') });
+    const response = await client(cloud.url).send({ method: 'POST', pathAndQuery: '/v1/wallet/allocate', body: utf8('{}') });
     assert.equal(response.status, 503);
     assert.equal(cloud.seen.length, 1);
   } finally {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { CloudClock } from '../../src/cloud/cloud-clock.js';
 import { CloudClient } from '../../src/cloud/cloud-client.js';
 import { LatchError } from '../../src/errors/latch-error.js';
-import { generateSecretKey, heldKey } from '../support/raw-signing.js';
+import { upstreamKeyOf } from '../support/test-signer.js';
+import { generateSecretKey } from '../support/raw-signing.js';
 
 const LOCAL_MS = Date.parse('2026-11-23T12:00:00.300Z');
 
@@ -27,7 +28,7 @@ test('the cloud clock is learned from Date headers, to the second, and ignores n
 
 test("a signature_expired from a cloud whose clock is more than 300 s away becomes clock_skew naming both clocks", async () => {
   const secretKey = generateSecretKey();
-  const key = heldKey(secretKey);
+  const key = upstreamKeyOf(secretKey);
   const answer = (date: string, code: string) => async () =>
     new Response(JSON.stringify({ error: { code, message: 'x' } }), { status: 401, headers: { 'content-type': 'application/json', date } });
   const send = (fetchImpl: typeof fetch) => {

@@ -3,11 +3,12 @@ import { test } from 'node:test';
 import type { CloudClient, CloudRequest, CloudResponse } from '../../src/cloud/cloud-client.js';
 import { httpCloudGateway } from '../../src/cloud/http-cloud-gateway.js';
 import { OWNER } from '../../src/core/principal.js';
-import { generateSecretKey, heldKey } from '../support/raw-signing.js';
+import { upstreamKeyOf } from '../support/test-signer.js';
+import { generateSecretKey } from '../support/raw-signing.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 
 const secretKey = generateSecretKey();
-const key = heldKey(secretKey);
+const key = upstreamKeyOf(secretKey);
 const call = { key, caller: { requestId: 'req_1', userAgent: 'test', principal: OWNER }, idempotencyKey: 'k1' };
 
 function fakeClient(answer: (request: CloudRequest) => CloudResponse): { client: CloudClient; sent: CloudRequest[] } {

@@ -11,7 +11,8 @@ import type { OneTimeRequest, RecurringRequest } from '../../src/core/authorizat
 import type { CloudGateway } from '../../src/core/cloud-gateway.js';
 import type { CoreDeps, OperationContext } from '../../src/core/core-deps.js';
 import type { Authorization } from '../../src/core/model.js';
-import { generateSecretKey, heldKey } from '../support/raw-signing.js';
+import { generateSecretKey } from '../support/raw-signing.js';
+import { testSigner } from '../support/test-signer.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { WindowNotRecorded } from '../../src/core/signature-audit.js';
 import { allowEverything } from '../../src/core/decision.js';
@@ -32,7 +33,6 @@ function pagesOf(ledger: StoredAuthorizationLedger): LedgerPages {
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
-const key = heldKey(secretKey);
 const unexpected = () => Promise.reject(new Error('not used by this test'));
 const agentContext: OperationContext = { principal: { kind: 'agent', name: 'shopper' }, caller: { requestId: 'req_1', userAgent: 'test' }, idempotencyKey: undefined };
 const oneTime: OneTimeRequest = { kind: 'one_time', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 1250, currency: 'USD', authorizationType: 'exact', ttlSeconds: 1800 };
@@ -40,6 +40,7 @@ const recurring: RecurringRequest = { kind: 'recurring', cardId: 'card_b', merch
 
 function setup(register: (policyId: string) => Promise<Authorization>, audit: () => Promise<void> = async () => undefined) {
   const ledger = new StoredAuthorizationLedger(new MemoryRecordStore(), () => NOW);
+  const { signer, key } = testSigner(secretKey, ledger);
   const statesAtRegistration: Array<string | undefined> = [];
   const cloud: CloudGateway = {
     registerAuthorization: async (jws, call) => {
@@ -52,6 +53,7 @@ function setup(register: (policyId: string) => Promise<Authorization>, audit: ()
     revokeAuthorization: unexpected, getAuthorization: unexpected, listAuthorizations: unexpected, allocate: unexpected,
   };
   const deps: CoreDeps = {
+    signer,
     heldWindows: new HeldWindows(new MemoryRecordStore()),
     signedWindows: new SignedWindowCache(),
     device: () => ({ key, deviceId: 'dev_test', cloud }),

@@ -7,7 +7,8 @@ import type { CoreDeps, OperationContext, SignatureAudit } from '../../src/core/
 import type { Authorization } from '../../src/core/model.js';
 import { OWNER } from '../../src/core/principal.js';
 import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
-import { generateSecretKey, heldKey } from '../support/raw-signing.js';
+import { generateSecretKey } from '../support/raw-signing.js';
+import { testSigner } from '../support/test-signer.js';
 import { verifyJwsCompact } from '../../src/verify/jws-verify.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { parseAmountText } from '../../src/money/amount.js';
@@ -20,7 +21,6 @@ import { MemoryRecordStore } from '../support/memory-record-store.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
-const key = heldKey(secretKey);
 
 interface Registered {
   jws: string;
@@ -76,7 +76,10 @@ function fakeDeps(): Fake {
     listAuthorizations: unexpected,
     allocate: unexpected,
   };
+  const authorizations = new StoredAuthorizationLedger(new MemoryRecordStore(), () => NOW);
+  const { signer, key } = testSigner(secretKey, authorizations);
   const deps: CoreDeps = {
+    signer,
     heldWindows: new HeldWindows(new MemoryRecordStore()),
     device: () => ({ key, deviceId: 'dev_test', cloud }),
     audit: async (record) => {
@@ -86,7 +89,7 @@ function fakeDeps(): Fake {
     nowSeconds: () => NOW,
     paused: neverPaused,
     decide: allowEverything,
-    authorizations: new StoredAuthorizationLedger(new MemoryRecordStore(), () => NOW),
+    authorizations,
     approvals: approvalsNeverAsked(),
     signedWindows: new SignedWindowCache(),
   };

@@ -9,8 +9,8 @@ import { variantARoutes } from '../../src/variant-a/routes.js';
 import { variantBRoutes } from '../../src/variant-b/routes.js';
 import { signingProxyRoutes } from '../../src/proxy/signing-proxy.js';
 
-const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), passphrase: undefined, env: {} });
-const deps = listenerDeps(services, bindCore(services), () => ({ url: 'http://localhost:7724/login#test', expires_at: '2026-01-01T00:00:00Z' }));
+const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), env: {} });
+const deps = listenerDeps(services, bindCore(services, undefined), () => ({ url: 'http://localhost:7724/login#test', expires_at: '2026-01-01T00:00:00Z' }));
 const tables = { a: variantARoutes(deps.a), b: variantBRoutes(deps.b) };
 const PROXY_ROUTE_NAMES = signingProxyRoutes(() => { throw new Error('not called'); }).map((route) => `${route.method} ${route.pattern}`);
 

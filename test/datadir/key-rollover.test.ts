@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, statSync } from 'node:fs';
 import { loadConfig, saveConfig } from '../../src/datadir/config.js';
 import { generateDeviceKey, loadDeviceKey, storeDeviceKey } from '../../src/signer/device-key.js';
-import { deviceKeyNextPath, finishKeyRollover, keyNamedByConfig, stageDeviceKey } from '../../src/datadir/key-rollover.js';
+import { deviceKeyNextPath, finishKeyRollover, keyNamedByConfig, stageDeviceKey } from '../../src/signer/key-rollover.js';
 import { tempHome } from './temp-home.js';
 
 /** A data directory enrolled with an "old" key, and a "new" key in memory. */

@@ -2,7 +2,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync, renameSync } from 'node:fs';
-import { verify } from 'node:crypto';
 import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { assertDataDirSecure } from '../../src/datadir/permissions.js';
 import { ensureMandateKey, loadMandateKey, mandateKeyPath, rotateMandateKey } from '../../src/signer/mandate-key.js';
@@ -10,7 +9,6 @@ import { readRetiredMandateKeys, RETIRED_KEY_LISTED_SECONDS } from '../../src/da
 import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { createDeviceKey } from '../support/device-key.js';
 import { mandateJwks } from '../../src/ap2/mandate-jwks.js';
-import { p256PublicKeyObject } from '../../src/ap2/p256.js';
 import { tempHome } from './temp-home.js';
 
 const PASSPHRASE = 'correct horse battery staple';
@@ -30,8 +28,8 @@ for (const passphrase of [undefined, PASSPHRASE]) {
     const made = ensureMandateKey(home, passphrase);
     assert.equal(statSync(mandateKeyPath(home)).mode & 0o777, 0o600);
     assert.equal(made.storage, passphrase === undefined ? 'raw' : 'scrypt-aes-256-gcm');
-    assert.equal(ensureMandateKey(home, passphrase).signer.kid, made.signer.kid);
-    assert.equal(loadMandateKey(home, passphrase)?.signer.kid, made.signer.kid);
+    assert.equal(ensureMandateKey(home, passphrase).key.kid, made.key.kid);
+    assert.equal(loadMandateKey(home, passphrase)?.key.kid, made.key.kid);
     const text = readFileSync(mandateKeyPath(home), 'utf8');
     assert.equal(JSON.parse(text).format, passphrase === undefined ? 'raw' : 'scrypt-aes-256-gcm');
     if (passphrase !== undefined) assert.ok(!text.includes('secret_key'), 'an encrypted file holds no plain scalar');
@@ -42,7 +40,7 @@ test('the mandate key is never the device key', () => {
   const home = tempHome();
   const device = createDeviceKey(home);
   const mandate = ensureMandateKey(home, undefined);
-  assert.notEqual(mandate.signer.kid, device.keyId);
+  assert.notEqual(mandate.key.kid, device.keyId);
   assert.notEqual(readFileSync(mandateKeyPath(home), 'utf8'), readFileSync(`${home}/device.key`, 'utf8'));
   assert.equal(loadDeviceKey(home)?.keyId, device.keyId);
 });
@@ -77,11 +75,11 @@ test('rotation makes a new key and keeps the old public key listed until every m
   const old = ensureMandateKey(home, undefined);
   const now = 1_790_000_000;
   const rotated = rotateMandateKey(home, undefined, now);
-  assert.equal(rotated.oldKid, old.signer.kid);
-  assert.notEqual(rotated.newKid, old.signer.kid);
+  assert.equal(rotated.oldKid, old.key.kid);
+  assert.notEqual(rotated.newKid, old.key.kid);
   assert.equal(rotated.oldListedUntil, now + RETIRED_KEY_LISTED_SECONDS);
   assert.equal(RETIRED_KEY_LISTED_SECONDS, 1440 * 60 + 300, 'the longest ttl plus AP2\'s skew');
-  const current = loadMandateKey(home, undefined)?.signer;
+  const current = loadMandateKey(home, undefined)?.key;
   const retired = readRetiredMandateKeys(home);
   assert.deepEqual(mandateJwks(current, retired, now).keys.map((key) => key.kid), [rotated.newKid, rotated.oldKid]);
   assert.deepEqual(mandateJwks(current, retired, rotated.oldListedUntil).keys.map((key) => key.kid), [rotated.newKid], 'gone once its mandates have expired');
@@ -93,16 +91,11 @@ test('rotation makes a new key and keeps the old public key listed until every m
   assert.ok(!readRetiredMandateKeys(home).some((key) => key.kid === rotated.oldKid));
 });
 
-test('the loaded signer signs ES256 that verifies under the listed public key', () => {
+test('ensureMandateKey answers the public half only: the mandate key signs through the daemon\'s signer alone', async () => {
   const home = tempHome();
-  const { signer } = ensureMandateKey(home, undefined);
-  const token = signer.signOpenCheckoutMandate({
-    vct: 'mandate.checkout.open.1',
-    constraints: [{ type: 'checkout.line_items', items: [{ id: 'line_1', acceptable_items: [{ id: 'a', title: 'A' }], quantity: 1 }] }, { type: 'checkout.allowed_merchants', allowed: [{ id: 'shop.example', name: 'Shop' }] }],
-    cnf: { jwk: signer.publicJwk },
-    iat: 1,
-    exp: 2,
-  });
-  const [header, payload, signature] = (token.split('~')[0] as string).split('.') as [string, string, string];
-  assert.ok(verify('sha256', Buffer.from(`${header}.${payload}`), { key: p256PublicKeyObject(signer.publicJwk), dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url')));
+  const { ensureMandateKey: ensurePublic } = await import('../../src/signer/key-admin.js');
+  const made = ensurePublic(home, undefined);
+  assert.deepEqual(Object.keys(made).sort(), ['kid', 'publicJwk', 'storage']);
+  assert.equal(made.kid, loadMandateKey(home, undefined)?.key.kid);
+  assert.ok(!JSON.stringify(made).includes('"d"'));
 });

@@ -17,7 +17,7 @@ import { setApprovalPassphrase } from '../../src/datadir/approval-passphrase.js'
 import { generateDeviceKey } from '../../src/signer/device-key.js';
 import { rotateMandateKey } from '../../src/signer/mandate-key.js';
 import { AGENTS_DIR, DATA_FILES, removeDataDirTemporaries, SANDBOX_NOTE } from '../../src/datadir/home.js';
-import { stageDeviceKey } from '../../src/datadir/key-rollover.js';
+import { stageDeviceKey } from '../../src/signer/key-rollover.js';
 import { writePasskeys } from '../../src/datadir/passkeys.js';
 import { pauseSigning } from '../../src/datadir/pause.js';
 import { rotateToken, readToken } from '../../src/datadir/token.js';

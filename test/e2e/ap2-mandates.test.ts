@@ -15,14 +15,14 @@ import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, type JSONWebK
 import { addAgent } from '../../src/datadir/agents.js';
 import { runLatch, startStack, type JsonClient, type Stack } from '../support/stack.js';
 import { loadDeviceKey } from '../../src/signer/device-key.js';
-import { signEvidencePack } from '../../src/signer/index.js';
+import { secretOf, signJwsCompactText } from '../support/raw-signing.js';
+import { EVIDENCE_JWS_TYP } from '../../src/evidence/pack.js';
 import { verifyEvidence } from '../../src/evidence/verify-pack.js';
 import { requestValue } from '../../src/evidence/request-view.js';
 import { requestSha256 } from '../../src/core/approval.js';
-import { Ap2MandateSigner } from '../../src/signer/ap2-mandate.js';
+import { rawMandateSigner, stolenMandateSigner } from '../support/mandate-signing.js';
 import { p256PublicKeyObject } from '../../src/ap2/p256.js';
 import { generateP256Scalar } from '../../src/signer/p256-scalar.js';
-import { loadMandateKey } from '../../src/signer/mandate-key.js';
 import { verifyRootSdJwt } from '../../src/ap2/verify-sd-jwt.js';
 import type { OpenPaymentClaims } from '../../src/ap2/open-mandates.js';
 
@@ -245,12 +245,12 @@ describe('the evidence pack of a mandate', () => {
     const text = readFileSync(file, 'utf8');
     const device = loadDeviceKey(stack.home);
     assert.ok(device !== undefined);
-    const other = Ap2MandateSigner.fromScalar(generateP256Scalar());
+    const other = rawMandateSigner(generateP256Scalar());
     const resigned = (change: (pack: Record<string, any>) => void): string => {
       const { jws: _old, ...pack } = JSON.parse(text);
       change(pack);
       const bodyText = JSON.stringify(pack);
-      return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signEvidencePack(device, bodyText))}}\n`;
+      return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signJwsCompactText(bodyText, device.keyId, secretOf(device), EVIDENCE_JWS_TYP))}}\n`;
     };
     const cases: [string, (pack: Record<string, any>) => void, RegExp][] = [
       ['unchanged', () => undefined, /^$/],
@@ -271,8 +271,7 @@ describe('the evidence pack of a mandate', () => {
 
 /** largerPayment is the pack's payment mandate re-signed by the real mandate key with a larger max. */
 function largerPayment(pack: Record<string, any>): string {
-  const signer = loadMandateKey(stack.home, undefined)?.signer;
-  assert.ok(signer !== undefined);
+  const signer = stolenMandateSigner(stack.home);
   const claims = verifyRootSdJwt(pack.ap2.open_payment_mandate, () => p256PublicKeyObject(signer.publicJwk)).delegate as unknown as OpenPaymentClaims;
   claims.constraints[0].max += 100;
   return signer.signOpenPaymentMandate(claims);

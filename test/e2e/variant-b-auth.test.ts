@@ -31,8 +31,8 @@ describe('Variant B: the bearer token on every endpoint', () => {
   after(() => stack.close());
 
   test("the table above covers exactly B's route table", () => {
-    const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), passphrase: undefined, env: {} });
-    const served = variantBRoutes(listenerDeps(services, bindCore(services), () => ({ url: 'http://localhost:7724/login#test', expires_at: '2026-01-01T00:00:00Z' })).b).map((route) => `${route.method} ${route.pattern}`).sort();
+    const services = createServices({ home: '/nonexistent/latch-home', logger: createLogger({ level: 'silent' }), env: {} });
+    const served = variantBRoutes(listenerDeps(services, bindCore(services, undefined), () => ({ url: 'http://localhost:7724/login#test', expires_at: '2026-01-01T00:00:00Z' })).b).map((route) => `${route.method} ${route.pattern}`).sort();
     const tested = bRoutes('card_x', 'tx_x').map((route) => `${route.method} ${route.path.replace('card_x', ':card_id').replace('tx_x', ':tx_id')}`).sort();
     assert.deepEqual(tested, served);
   });

@@ -387,8 +387,10 @@ describe('the sandbox cloud serves the directory of the devices it knows', () =>
     // Signed with the device's key as the daemon signs its own registration (the /v1 proxy does not forward this route).
     const { CloudClient } = await import('../../src/cloud/cloud-client.js');
     const { loadDeviceKey } = await import('../../src/signer/device-key.js');
-    const deviceKey = loadDeviceKey(stack.home);
-    assert.ok(deviceKey !== undefined);
+    const { upstreamKeyOf } = await import('../support/test-signer.js');
+    const loaded = loadDeviceKey(stack.home);
+    assert.ok(loaded !== undefined);
+    const deviceKey = upstreamKeyOf(secretOf(loaded));
     const client = new CloudClient({ cloudUrl: stack.sandbox.url, userAgent: 'latch-test', onRequestSigned: () => {} });
     const put = async (body: unknown): Promise<HttpAnswer> => {
       const answer = await client.send({ method: 'PUT', pathAndQuery: '/v1/devices/identity-directory', body: new TextEncoder().encode(JSON.stringify(body)), contentType: 'application/json', key: deviceKey });

@@ -14,7 +14,10 @@ import type { CloudGateway } from '../../src/core/cloud-gateway.js';
 import type { CoreDeps, OperationContext } from '../../src/core/core-deps.js';
 import type { Authorization } from '../../src/core/model.js';
 import type { RecordStore, StateRecord, StateRecordOwner } from '../../src/core/record-store.js';
-import { generateSecretKey, heldKey, signJwsCompact } from '../support/raw-signing.js';
+import { generateSecretKey, publicKeyOf, signJwsCompact } from '../support/raw-signing.js';
+import { keyIdOf } from '../../src/crypto/jwk.js';
+import { testSigner } from '../support/test-signer.js';
+import type { DeviceKeyRef } from '../../src/signer/index.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
 import { approvalsNeverAsked } from '../support/core-deps.js';
 import { HeldWindows } from '../../src/core/held-windows.js';
@@ -23,7 +26,7 @@ import { MemoryRecordStore } from '../support/memory-record-store.js';
 
 const NOW = 1_800_000_000;
 const secretKey = generateSecretKey();
-const key = heldKey(secretKey);
+const key = { keyId: keyIdOf(publicKeyOf(secretKey)) };
 const unexpected = () => Promise.reject(new Error('not used by this test'));
 const context: OperationContext = { principal: { kind: 'agent', name: 'shopper' }, caller: { requestId: 'req_1', userAgent: 'test' }, idempotencyKey: undefined };
 const request: OneTimeRequest = { kind: 'one_time', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 1250, currency: 'USD', authorizationType: 'exact', ttlSeconds: 1800, reference: 'order-9' };
@@ -43,6 +46,7 @@ class MemoryStore implements RecordStore {
 
 function pipeline(store: MemoryStore) {
   const ledger = new StoredAuthorizationLedger(store, () => NOW);
+  const { signer } = testSigner(secretKey, ledger);
   const sent: string[] = [];
   const cloud: CloudGateway = {
     registerAuthorization: async (jws) => {
@@ -52,9 +56,10 @@ function pipeline(store: MemoryStore) {
     revokeAuthorization: unexpected, getAuthorization: unexpected, listAuthorizations: unexpected, allocate: unexpected,
   };
   const deps: CoreDeps = {
+    signer,
     heldWindows: new HeldWindows(new MemoryRecordStore()),
     signedWindows: new SignedWindowCache(),
-    device: () => ({ key, deviceId: 'dev_test', cloud }),
+    device: () => ({ key: signer.deviceKey() as DeviceKeyRef, deviceId: 'dev_test', cloud }),
     audit: async () => undefined,
     nowSeconds: () => NOW,
     authorizations: ledger,
@@ -118,7 +123,8 @@ test('the window is registered only once its entry and its kept JWS are on disk,
   };
   const ledger = new StoredAuthorizationLedger(gated, () => NOW);
   const { deps, sent } = pipeline(new MemoryStore());
-  const created = requestAuthorization({ ...deps, authorizations: ledger }, request, context);
+  // The signer reads the ledger it is bound to, never the one a caller hands the pipeline.
+  const created = requestAuthorization({ ...deps, signer: testSigner(secretKey, ledger).signer, authorizations: ledger }, request, context);
   for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
   assert.equal(waiting.length, 1, 'one append per authorization: the entry with its JWS');
   assert.deepEqual(sent, [], 'nothing is sent before the record is durable');

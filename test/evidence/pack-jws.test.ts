@@ -5,19 +5,22 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generateSecretKey, publicKeyOf, heldKey } from '../support/raw-signing.js';
+import { generateSecretKey, publicKeyOf } from '../support/raw-signing.js';
+import { testSigner } from '../support/test-signer.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 import { verifyCompact } from '../../src/evidence/pack-jws.js';
-import { signEvidencePack } from '../../src/signer/index.js';
 
 const secretKey = generateSecretKey();
 const publicKey = publicKeyOf(secretKey);
-const key = heldKey(secretKey);
+// The signer signs a pack only when its window is the JWS the ledger kept (docs/decisions.md §34.1).
+const KEPT = 'kept.window.jws';
+const { signer, key } = testSigner(secretKey, { get: (policyId) => (policyId === 'pw_1' ? ({ jws: KEPT } as never) : undefined) });
+const signEvidencePack = (signingKey: { keyId: string }, text: string): string => signer.evidencePack(signingKey.keyId, text);
 // A SHA-256 in hex whose digits hold 4111111111111111, a test card number that passes Luhn.
 const HASH_WITH_DIGITS = `a4111111111111111b${'c'.repeat(46)}`;
 
 function body(extra: Record<string, unknown>): string {
-  return JSON.stringify({ v: 1, type: 'latch_evidence', request: { sha256: HASH_WITH_DIGITS }, audit: { lines: [JSON.stringify({ seq: 1, prev: HASH_WITH_DIGITS, operation: 'authorize' })], line_sha256: [HASH_WITH_DIGITS] }, ...extra });
+  return JSON.stringify({ v: 1, type: 'latch_evidence', policy_id: 'pw_1', window: { jws: KEPT }, request: { sha256: HASH_WITH_DIGITS }, audit: { lines: [JSON.stringify({ seq: 1, prev: HASH_WITH_DIGITS, operation: 'authorize' })], line_sha256: [HASH_WITH_DIGITS] }, ...extra });
 }
 
 test('hashes are not card numbers: a pack of them is signed, and verifies', () => {

@@ -11,11 +11,10 @@ import { after, before, describe, test } from 'node:test';
 import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { lineHash } from '../../src/datadir/audit-lines.js';
 import type { DeviceKey } from '../../src/signer/device-key.js';
-import { signEvidencePack } from '../../src/signer/index.js';
 import { verifyEvidence } from '../../src/evidence/verify-pack.js';
 import { fuzzCount, fuzzSeed, SeededRandom } from '../adversarial/seeded-random.js';
 import { runLatch, startStack, type Stack } from '../support/stack.js';
-import { generateSecretKey, publicKeyOf, signEd25519, signJwsCompact, secretOf } from '../support/raw-signing.js';
+import { generateSecretKey, publicKeyOf, signEd25519, signJwsCompact, signJwsCompactText, secretOf } from '../support/raw-signing.js';
 import { toBase64Url, utf8 } from '../../src/crypto/base64url.js';
 import { EVIDENCE_JWS_TYP } from '../../src/evidence/pack.js';
 import { EXIT } from '../../src/cli/exit-codes.js';
@@ -53,7 +52,12 @@ function resigned(text: string, edit: (pack: Pack) => void): string {
   const { jws: _jws, ...body } = JSON.parse(text) as Pack;
   edit(body);
   const bodyText = JSON.stringify(body);
-  return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signEvidencePack(key, bodyText))}}\n`;
+  return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signTextAsDevice(bodyText))}}\n`;
+}
+
+/** signTextAsDevice signs a pack's text as the device key would, under the pack's typ (the forger here holds the key). */
+function signTextAsDevice(bodyText: string): string {
+  return signJwsCompactText(bodyText, key.keyId, secretOf(key), EVIDENCE_JWS_TYP);
 }
 
 /** edited writes a pack changed by edit, keeping its JWS (as anyone could). */
@@ -141,6 +145,15 @@ describe('each tampering fails, kept signature or signed again', () => {
       p.window.jws = signJwsCompact(p.window.payload, key.keyId, secretOf(key));
     });
     assert.match(problemOf(text), /the window's amount is not the request's/);
+  });
+
+  test('a window JWS signed under another purpose\'s typ is not the pack\'s window (§34.2)', () => {
+    for (const typ of ['JWT', EVIDENCE_JWS_TYP]) {
+      const text = resigned(chargedText, (p) => {
+        p.window.jws = signJwsCompact(p.window.payload, key.keyId, secretOf(key), typ);
+      });
+      assert.match(problemOf(text), /the window's jws is not typ latch-window\+jwt/);
+    }
   });
 
   test('the form: a space, another member order, a duplicate member, a second newline', () => {

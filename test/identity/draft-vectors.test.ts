@@ -17,6 +17,7 @@ import { describe, test } from 'node:test';
 import { contentDigest } from '../../src/crypto/content-digest.js';
 import { keyIdOf, publicJwk } from '../../src/crypto/jwk.js';
 import { signingKeyOf } from '../../src/signer/identity-key-file.js';
+import { testSigner } from '../support/test-signer.js';
 import { directoryBody, directoryComponents, signDirectory, DIRECTORY_TAG } from '../../src/identity/key-directory.js';
 import { component, serializeSignatureParams, signatureBase, type SignatureParameter } from '../../src/identity/message-signature.js';
 import { secretOf, signMessage } from '../support/raw-signing.js';
@@ -91,7 +92,7 @@ describe('draft-ietf-webbotauth-httpsig-protocol: Ed25519 test vectors', () => {
     const expected = 'l6P8R67tm3kujAxbHWio7ll01qrEZ0dKD/WWlGhNYEmTnFZM8Wt0VQ9zqGfvo7T/UMkBxsigzChM1Gpz7gOVBg==';
     assert.equal(signMessage('binding', covered, params, secretOf(key)).signature, `binding=:${expected}:`);
     // The daemon's own directory signer makes the same bytes, under its label binding0.
-    const headers = signDirectory(body, [key], 'signature-agent.test', 1735689600, 4889289600);
+    const headers = signDirectory(testSigner(new Uint8Array(32)).signer, body, [key], 'signature-agent.test', 1735689600, 4889289600);
     assert.equal(headers['content-digest'], digest);
     assert.equal(headers.signature, `binding0=:${expected}:`);
     assert.equal(headers['signature-input'], 'binding0=("@authority";req "content-digest");created=1735689600;expires=4889289600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";tag="http-message-signatures-directory"');

@@ -3,6 +3,7 @@
  * a fake cloud: a cloud without the route answers 404, which is logged and not retried until the
  * keys change; nothing throws; a daemon with no identity key registers nothing.
  */
+import { testSigner } from '../support/test-signer.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { directoryRegistrar } from '../../src/daemon/identity-registration.js';
@@ -32,7 +33,7 @@ test('a cloud without the route answers 404: logged, not asked again until the k
   const home = tempHome();
   addAgent(home, 'shopper');
   const { sent, upstream } = fakeCloud(404);
-  const registrar = directoryRegistrar({ keys: identityKeyring(home), upstream: () => upstream, cloudNowSeconds: () => 1_800_000_000, logger: createLogger({ level: 'silent' }) });
+  const registrar = directoryRegistrar({ keys: identityKeyring(home), upstream: () => upstream, cloudNowSeconds: () => 1_800_000_000, logger: createLogger({ level: 'silent' }), signer: testSigner(new Uint8Array(32)).signer });
   registrar.check();
   await registrar.settled();
   assert.equal(sent.length, 1);
@@ -57,11 +58,11 @@ test('nothing is registered before enrollment, nor when no identity key exists',
   const home = tempHome();
   const { sent, upstream } = fakeCloud(200);
   const logger = createLogger({ level: 'silent' });
-  const unenrolled = directoryRegistrar({ keys: identityKeyring(home), upstream: () => { throw new LatchError('device_not_enrolled'); }, cloudNowSeconds: () => 1, logger });
+  const unenrolled = directoryRegistrar({ keys: identityKeyring(home), upstream: () => { throw new LatchError('device_not_enrolled'); }, cloudNowSeconds: () => 1, logger, signer: testSigner(new Uint8Array(32)).signer });
   addAgent(home, 'shopper');
   unenrolled.check();
   await unenrolled.settled();
-  const empty = directoryRegistrar({ keys: identityKeyring(tempHome()), upstream: () => upstream, cloudNowSeconds: () => 1, logger });
+  const empty = directoryRegistrar({ keys: identityKeyring(tempHome()), upstream: () => upstream, cloudNowSeconds: () => 1, logger, signer: testSigner(new Uint8Array(32)).signer });
   empty.check();
   await empty.settled();
   assert.equal(sent.length, 0);

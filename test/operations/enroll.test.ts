@@ -3,12 +3,13 @@ import { test } from 'node:test';
 import type { CloudReads } from '../../src/operations/cloud-reads.js';
 import type { Enrollment } from '../../src/operations/cloud-reads.js';
 import { enrollDevice, type EnrollmentStore } from '../../src/operations/enroll.js';
-import { generateSecretKey, heldKey } from '../support/raw-signing.js';
+import { generateSecretKey } from '../support/raw-signing.js';
+import { upstreamKeyOf } from '../support/test-signer.js';
 import { LatchError } from '../../src/errors/latch-error.js';
 
 const newKey = () => {
   const secretKey = generateSecretKey();
-  return heldKey(secretKey);
+  return upstreamKeyOf(secretKey);
 };
 
 function memoryStore(existingKeyId?: string) {

@@ -66,6 +66,9 @@ test('signature checks: each broken part gets its own error', async () => {
     ['expires in the past', () => device.prepare('GET', '/v1/cards', undefined, { sign: { created: nowSeconds() - 10, expires: nowSeconds() - 5 } }), 401, 'signature_expired'],
     ['no nonce', () => device.prepare('GET', '/v1/cards', undefined, { sign: { nonce: 'short' } }), 401, 'invalid_signature'],
     ['another algorithm named', () => device.prepare('GET', '/v1/cards', undefined, { sign: { alg: 'hmac-sha256' } }), 401, 'invalid_signature'],
+    // Domain separation (§34.2): a signature made for another purpose (or none named) is not a request's.
+    ['no tag', () => device.prepare('GET', '/v1/cards', undefined, { sign: { tag: null } }), 401, 'invalid_signature'],
+    ["another purpose's tag", () => device.prepare('GET', '/v1/cards', undefined, { sign: { tag: 'web-bot-auth' } }), 401, 'invalid_signature'],
     ['@query not covered', () => device.prepare('GET', '/v1/cards', undefined, { sign: { components: ['@method', '@authority', '@path'] } }), 401, 'invalid_signature'],
     ['content-digest not covered', () => device.prepare('POST', '/v1/wallet/allocate', { card_id: 'card_x', amount: '1' }, { sign: { components: ['@method', '@authority', '@path', '@query', 'content-type'] } }), 401, 'invalid_signature'],
     ['signed for another authority', () => device.prepare('GET', '/v1/cards', undefined, { sign: { authority: 'cloud.example.com' } }), 401, 'invalid_signature'],

@@ -1,14 +1,20 @@
-/** The mandate key's signer signs open mandates of the stated kind only, and never shows its key. */
+/**
+ * The mandate key signs only through its purpose (docs/decisions.md §34.1): the open mandates of
+ * the ledger's active `ap2_mandate` entry, with the terms the entry holds, once. Its handle shows
+ * no private key and has no method that signs.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import { toBase64Url } from '../../src/crypto/base64url.js';
 import { generateP256Scalar, p256PublicJwkOfScalar } from '../../src/signer/p256-scalar.js';
-import { Ap2MandateSigner } from '../../src/signer/ap2-mandate.js';
-import { openCheckoutClaims, openPaymentClaims, type MandateTerms } from '../../src/ap2/open-mandates.js';
+import { MandateKey, signRecordedOpenMandates } from '../../src/signer/ap2-mandate.js';
+import { verifyRootSdJwt } from '../../src/ap2/verify-sd-jwt.js';
+import { p256PublicKeyObject } from '../../src/ap2/p256.js';
+import type { MandateTerms } from '../../src/ap2/open-mandates.js';
 
 const scalar = generateP256Scalar();
-const signer = Ap2MandateSigner.fromScalar(scalar);
+const key = MandateKey.fromScalar(scalar);
 const terms: MandateTerms = {
   cardId: 'card_0123456789abcdef',
   merchant: { id: 'shop.example', name: 'Shop' },
@@ -17,43 +23,41 @@ const terms: MandateTerms = {
   lines: [{ item: { id: 'a', title: 'A' }, alternatives: [], quantity: 1 }],
   agentKey: p256PublicJwkOfScalar(generateP256Scalar()),
 };
+const request = { kind: 'ap2_mandate', cardId: terms.cardId, amountMinor: 100, currency: 'USD', mandate: { merchant: terms.merchant, lines: terms.lines, agentKey: terms.agentKey } };
+const entry = { policyId: 'pw_1', cardId: terms.cardId, amountMinor: 100, currency: 'USD', notAfterSeconds: 20, state: 'active', evidence: { request, window: { not_before: 10 } } };
+const ledger = (found: object | undefined) => ({ get: (policyId: string) => (policyId === 'pw_1' ? (found as never) : undefined) });
 
-test('the mandate signer refuses claims of another kind, without a bound agent key or without a lifetime', () => {
-  const checkout = openCheckoutClaims(terms, 10, 20);
-  const payment = openPaymentClaims(terms, 'h', 10, 20);
-  assert.throws(() => signer.signOpenPaymentMandate(checkout as never), /as mandate.payment.open.1/);
-  assert.throws(() => signer.signOpenCheckoutMandate(payment as never), /as mandate.checkout.open.1/);
-  assert.throws(() => signer.signOpenCheckoutMandate({ ...checkout, cnf: undefined } as never), /cnf/);
-  assert.throws(() => signer.signOpenCheckoutMandate({ ...checkout, exp: 10 }), /iat < exp/);
-});
-
-test('the mandate signer shows no private key in JSON, inspect or its own members', () => {
+test('the mandate key shows no private key in JSON, inspect or its own members, and has no method that signs', () => {
   const d = toBase64Url(scalar);
-  for (const text of [JSON.stringify(signer), inspect(signer, { showHidden: true, depth: 5 }), JSON.stringify({ ...signer }), Object.keys(signer).join()]) {
+  for (const text of [JSON.stringify(key), inspect(key, { showHidden: true, depth: 5 }), JSON.stringify({ ...key }), Object.keys(key).join()]) {
     assert.ok(!text.includes(d), 'the scalar is not shown');
     assert.ok(!text.includes('"d"'), 'no d member');
   }
-  assert.deepEqual(Object.keys(signer).sort(), ['kid', 'publicJwk']);
+  assert.deepEqual(Object.keys(key).sort(), ['kid', 'publicJwk']);
+  const methods = Object.getOwnPropertyNames(Object.getPrototypeOf(key)).filter((name) => name !== 'constructor');
+  assert.deepEqual(methods, ['toJSON'], 'no signing method on the handle');
 });
 
-test('the signer signs open mandates only for the ledger\'s active ap2_mandate entry with the same terms, once', async () => {
-  const { signRecordedOpenMandates } = await import('../../src/signer/index.js');
-  const request = { kind: 'ap2_mandate' };
-  const entry = { policyId: 'pw_1', cardId: terms.cardId, amountMinor: 100, currency: 'USD', notAfterSeconds: 20, state: 'active', evidence: { request, window: { not_before: 10 } } };
-  const ledger = (found: object | undefined) => ({ get: () => found as never });
-  const signed = signRecordedOpenMandates(signer, ledger(entry), 'pw_1', terms, 10, 20);
-  assert.equal(signed.keyId, signer.kid);
-  assert.throws(() => signRecordedOpenMandates(signer, ledger(undefined), 'pw_1', terms, 10, 20), /no entry/);
-  const refused: object[] = [
-    ...['failed', 'unregistered', 'used', 'revoked', 'expired'].map((state) => ({ ...entry, state })),
-    { ...entry, evidence: { ...entry.evidence, request: { kind: 'one_time' } } },
-    { ...entry, evidence: undefined },
-    { ...entry, amountMinor: 99 },
-    { ...entry, cardId: 'card_other' },
-    { ...entry, currency: 'EUR' },
-    { ...entry, notAfterSeconds: 21 },
-    { ...entry, evidence: { ...entry.evidence, window: { not_before: 11 } } },
-    { ...entry, evidence: { ...entry.evidence, mandates: {} } },
+test('the signer signs the entry\'s own terms: the mandates grant what the ledger recorded', () => {
+  const signed = signRecordedOpenMandates(key, ledger(entry), 'pw_1', 'Groceries');
+  assert.equal(signed.keyId, key.kid);
+  const payment = verifyRootSdJwt(signed.openPaymentMandate, () => p256PublicKeyObject(key.publicJwk)).delegate as { constraints: Array<{ max?: number }>; iat: number; exp: number };
+  assert.equal(payment.iat, 10);
+  assert.equal(payment.exp, 20);
+  assert.ok(payment.constraints.some((constraint) => constraint.max === 100), JSON.stringify(payment.constraints));
+});
+
+test('the signer refuses when the ledger lacks the entry, the entry is not an active ap2_mandate request, its terms differ, or its mandates are signed', () => {
+  assert.throws(() => signRecordedOpenMandates(key, ledger(undefined), 'pw_1', undefined), /no entry/);
+  assert.throws(() => signRecordedOpenMandates(key, ledger(entry), 'pw_other', undefined), /no entry/);
+  const refused: Array<[object, RegExp]> = [
+    ...['failed', 'unregistered', 'used', 'revoked', 'expired'].map((state): [object, RegExp] => [{ ...entry, state }, /not an active AP2 mandate request/]),
+    [{ ...entry, evidence: { ...entry.evidence, request: { ...request, kind: 'one_time' } } }, /not an active AP2 mandate request/],
+    [{ ...entry, evidence: undefined }, /not an active AP2 mandate request/],
+    [{ ...entry, amountMinor: 1_000_000 }, /differ/],
+    [{ ...entry, cardId: 'card_other' }, /differ/],
+    [{ ...entry, currency: 'EUR' }, /differ/],
+    [{ ...entry, evidence: { ...entry.evidence, mandates: {} } }, /signed already/],
   ];
-  for (const found of refused) assert.throws(() => signRecordedOpenMandates(signer, ledger(found), 'pw_1', terms, 10, 20), /not an active AP2 mandate request/, JSON.stringify(found));
+  for (const [found, why] of refused) assert.throws(() => signRecordedOpenMandates(key, ledger(found), 'pw_1', undefined), why, JSON.stringify(found));
 });

@@ -6,6 +6,7 @@
 import * as noble from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { toBase64, toBase64Url, utf8 } from '../../src/crypto/base64url.js';
+import { JWS_TYP } from '../../src/crypto/signature-purposes.js';
 import { serializeSignatureParams, signatureBase, type SignableRequest, type SignatureParams } from '../../src/crypto/http-signature.js';
 import { serializeSignatureParams as serializeMessageParams, signatureBase as messageBase, type CoveredComponent, type MessageSignature, type SignatureParameter } from '../../src/identity/message-signature.js';
 
@@ -19,10 +20,16 @@ export function signEd25519(message: Uint8Array, secret: Uint8Array): Uint8Array
   return noble.sign(message, secret);
 }
 
-/** signJwsCompact signs payload as a compact EdDSA JWS with a raw secret. */
-export function signJwsCompact(payload: object, keyId: string, secret: Uint8Array, typ = 'JWT'): string {
+/** signJwsCompact signs payload as a compact EdDSA JWS with a raw secret; typ defaults to the purpose its payload names. */
+export function signJwsCompact(payload: object, keyId: string, secret: Uint8Array, typ: string = (payload as { typ?: unknown }).typ === 'revocation' ? JWS_TYP.revocation : JWS_TYP.window): string {
   const header = { alg: 'EdDSA', kid: keyId, typ };
   const signingInput = `${toBase64Url(utf8(JSON.stringify(header)))}.${toBase64Url(utf8(JSON.stringify(payload)))}`;
+  return `${signingInput}.${toBase64Url(signEd25519(utf8(signingInput), secret))}`;
+}
+
+/** signJwsCompactText signs payload text as it is (an evidence pack's exact bytes) as a compact EdDSA JWS with a raw secret. */
+export function signJwsCompactText(payloadText: string, keyId: string, secret: Uint8Array, typ: string): string {
+  const signingInput = `${toBase64Url(utf8(JSON.stringify({ alg: 'EdDSA', kid: keyId, typ })))}.${toBase64Url(utf8(payloadText))}`;
   return `${signingInput}.${toBase64Url(signEd25519(utf8(signingInput), secret))}`;
 }
 

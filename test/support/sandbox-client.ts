@@ -3,6 +3,7 @@
  * with a test device key (the same headers the daemon sends, decisions §6), the admin surface,
  * and helpers that enroll a device and sign policy windows and revocations.
  */
+import { HTTP_SIGNATURE_TAG } from '../../src/crypto/signature-purposes.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http, { type IncomingHttpHeaders } from 'node:http';
@@ -82,6 +83,8 @@ export interface SignOptions {
   nonce?: string;
   keyId?: string;
   alg?: string;
+  /** The RFC 9421 tag; default the upstream request's (crypto/signature-purposes.ts), null for none. */
+  tag?: string | null;
   components?: string[];
   /** Sign with this authority instead of the URL's host:port. */
   authority?: string;
@@ -113,7 +116,7 @@ export function signedHeaders(baseUrl: string, key: TestKey, method: string, tar
     { method, authority: options.authority ?? url.host, path: url.pathname, query: url.search.slice(1), headers },
     'latch',
     components,
-    { created, expires: options.expires ?? created + 300, keyid: options.keyId ?? key.keyId, alg: options.alg ?? 'ed25519', nonce: options.nonce ?? toBase64Url(randomBytes(16)) },
+    { created, expires: options.expires ?? created + 300, keyid: options.keyId ?? key.keyId, alg: options.alg ?? 'ed25519', nonce: options.nonce ?? toBase64Url(randomBytes(16)), ...(options.tag !== null && { tag: options.tag ?? HTTP_SIGNATURE_TAG.upstreamRequest }) },
     key.secretKey,
   );
   return { ...headers, ...signed };

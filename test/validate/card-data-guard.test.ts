@@ -261,11 +261,9 @@ function luhnSum(number: string): number {
 }
 
 test('nothing carrying card data is signed: a JWS payload or an upstream path or query is refused before signing', async () => {
-  const { signRevocation } = await import('../../src/signer/index.js');
-  const { heldKey } = await import('../support/raw-signing.js');
-  const { signatureHeaders } = await import('../../src/cloud/sign-upstream.js');
-  const signingKey = heldKey(new Uint8Array(32).fill(7));
-  const sign = (payload: object) => signRevocation(signingKey, payload as Parameters<typeof signRevocation>[1]);
+  const { testSigner } = await import('../support/test-signer.js');
+  const { signer, key: signingKey } = testSigner(new Uint8Array(32).fill(7));
+  const sign = (payload: object) => signer.revocation(signingKey.keyId, payload as Parameters<typeof signer.revocation>[1]);
   const refused = (error: unknown): boolean => error instanceof LatchError && error.code === 'card_data_not_accepted';
   const payloads: object[] = [
     { merchant: 'xn--4111111111111111-eqbee.com' },
@@ -277,7 +275,17 @@ test('nothing carrying card data is signed: a JWS payload or an upstream path or
   assert.match(sign({ merchant: 'shop.example', amount: '12.50', not_before: 1763703180, nonce: 'abc' }), /^[\w-]+\.[\w-]+\.[\w-]+$/);
   const key = signingKey;
   for (const url of [`https://cloud.example/v1/cards/${VISA}`, `https://cloud.example/v1/transactions?note=4111-1111-1111-1111`, 'https://cloud.example/v1/transactions?cvv=1', 'https://cloud.example/v1/transactions?note=4111.1111.1111.1111', 'https://cloud.example/v1/transactions?c%2576v=1']) {
-    assert.throws(() => signatureHeaders({ method: 'GET', url: new URL(url), body: undefined, contentType: undefined, idempotencyKey: undefined }, key, 1763703180), refused, url);
+    assert.throws(() => key.signUpstream({ method: 'GET', url: new URL(url), body: undefined, contentType: undefined, idempotencyKey: undefined }, 1763703180), refused, url);
   }
-  assert.ok('signature' in signatureHeaders({ method: 'GET', url: new URL('https://cloud.example/v1/transactions?limit=5'), body: undefined, contentType: undefined, idempotencyKey: undefined }, key, 1763703180));
+  assert.ok('signature' in key.signUpstream({ method: 'GET', url: new URL('https://cloud.example/v1/transactions?limit=5'), body: undefined, contentType: undefined, idempotencyKey: undefined }, 1763703180));
+});
+
+test('a SHA-256 named as one (`*_sha256`, exactly 64 lowercase hex) is a hash, not card data; anything else there is still scanned', () => {
+  // 64 hex digits whose first 16 are a Luhn-valid card number, as a random hash is now and then.
+  const hashWithRun = `4111111111111111${'a'.repeat(48)}`;
+  assert.equal(findCardData({ body: { payload_sha256: hashWithRun } }), false);
+  assert.equal(findCardData({ body: { accepted: { note: hashWithRun } } }), true, 'the same digits under another name are card data');
+  assert.equal(findCardData({ body: { payload_sha256: `${hashWithRun}a` } }), true, 'not a SHA-256: 65 digits');
+  assert.equal(findCardData({ body: { payload_sha256: hashWithRun.toUpperCase() } }), true, 'not the lowercase form');
+  assert.equal(findCardData({ body: { payload_sha256: '4111111111111111' } }), true, 'a card number named like a hash');
 });

@@ -14,7 +14,8 @@ import { latchX402Guard } from '../../src/x402-guard/index.js';
 import { runLatch, startStack, type JsonClient, type Stack } from '../support/stack.js';
 import { verifyEvidence } from '../../src/evidence/verify-pack.js';
 import { loadDeviceKey } from '../../src/signer/device-key.js';
-import { signEvidencePack } from '../../src/signer/index.js';
+import { secretOf, signJwsCompactText } from '../support/raw-signing.js';
+import { EVIDENCE_JWS_TYP } from '../../src/evidence/pack.js';
 import { BASE_SEPOLIA, PAY_TO, startX402World, type X402World } from '../support/x402-world.js';
 
 let stack: Stack;
@@ -252,7 +253,8 @@ describe('evidence', () => {
     const { jws: _jws, ...body } = forged;
     const device = loadDeviceKey(stack.home);
     assert.ok(device !== undefined);
-    const resigned = `${JSON.stringify(body).slice(0, -1)},"jws":${JSON.stringify(signEvidencePack(device, JSON.stringify(body)))}}\n`;
+    const bodyText = JSON.stringify(body);
+    const resigned = `${bodyText.slice(0, -1)},"jws":${JSON.stringify(signJwsCompactText(bodyText, device.keyId, secretOf(device), EVIDENCE_JWS_TYP))}}\n`;
     const verdictResigned = verifyEvidence(resigned);
     assert.equal(verdictResigned.ok, false);
     assert.match(verdictResigned.ok ? '' : verdictResigned.problem, /above the maximum/);

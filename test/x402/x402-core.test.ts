@@ -27,11 +27,12 @@ import { BUILT_IN_X402_ASSETS } from '../../src/x402/assets.js';
 import { countedMinor } from '../../src/x402/counting.js';
 import { approvalsNeverAsked } from '../support/core-deps.js';
 import { MemoryRecordStore } from '../support/memory-record-store.js';
-import { generateSecretKey, heldKey } from '../support/raw-signing.js';
+import { generateSecretKey } from '../support/raw-signing.js';
+import { testSigner } from '../support/test-signer.js';
 import { verifyJwsCompact } from '../../src/verify/jws-verify.js';
 
 const NOW = 1_800_000_000;
-const key = heldKey(generateSecretKey());
+const secret = generateSecretKey();
 const AGENT: OperationContext = { principal: { kind: 'agent', name: 'shopper' }, caller: { requestId: 'req_1', userAgent: 'test' }, idempotencyKey: undefined };
 const OWNER_CONTEXT: OperationContext = { ...AGENT, principal: { kind: 'owner' } };
 const USDC = BUILT_IN_X402_ASSETS[1] as (typeof BUILT_IN_X402_ASSETS)[number];
@@ -89,6 +90,7 @@ test('the state machine: each transition is allowed from exactly the states its 
 
 interface Harness {
   deps: CoreDeps;
+  publicKey: Uint8Array;
   store: MemoryRecordStore;
   audits: X402AuditLine[];
   clock: { now: number };
@@ -99,10 +101,12 @@ function harness(policyText: string): Harness {
   const store = new MemoryRecordStore();
   const clock = { now: NOW };
   const ledger = new StoredAuthorizationLedger(store, () => clock.now);
+  const { signer, key } = testSigner(secret, ledger);
   const policy = parsePolicyText(policyText);
   const gate = new PolicyGate({ policy: () => policy, authorizations: ledger, nowSeconds: () => clock.now });
   const audits: X402AuditLine[] = [];
   const deps: CoreDeps = {
+    signer,
     heldWindows: new HeldWindows(new MemoryRecordStore()),
     device: () => ({ key, deviceId: 'dev_test', cloud: {} as never }),
     audit: async () => undefined,
@@ -114,7 +118,7 @@ function harness(policyText: string): Harness {
     signedWindows: new SignedWindowCache(),
     x402: { assets: () => policy.x402Assets, audit: async (line) => void audits.push(line), index: new X402Index(ledger), running: new Map() },
   };
-  return { deps, store, audits, clock, gate };
+  return { deps, publicKey: key.publicKey, store, audits, clock, gate };
 }
 
 function input(amount: string, url = 'https://api.example.com/data', scheme: 'exact' | 'upto' = 'exact'): X402Input {
@@ -143,7 +147,7 @@ test('the receipt is the device key\'s JWS over the entry\'s terms, with its own
   const h = harness(BUDGET_TWO_CENTS);
   const id = await authorized(h, input('10000'));
   const entry = h.deps.authorizations.get(id);
-  const verified = verifyJwsCompact(entry?.jws ?? '', key.publicKey);
+  const verified = verifyJwsCompact(entry?.jws ?? '', h.publicKey);
   assert.ok(typeof verified !== 'string', String(verified));
   assert.equal(verified.header['typ'], 'latch-x402-receipt+jwt');
   assert.equal(verified.payload['authorization_id'], id);

@@ -4,8 +4,7 @@
  * private key never leaves mandate.key and the signer.
  */
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
-import { passphraseFromEnv } from '../../signer/device-key.js';
-import { ensureMandateKey } from '../../signer/mandate-key.js';
+import { ensureMandateKey, passphraseFromEnv } from '../../signer/key-admin.js';
 import { mandateJwk, type MandateJwk } from '../../ap2/mandate-jwks.js';
 import { stringFlag } from '../daemon-calls/command-args.js';
 import { localCommand } from '../local-command.js';
@@ -30,8 +29,7 @@ Exit codes: 0 done; 2 bad usage; 3 unsafe or broken data directory, or a wrong p
   flags: { out: 'value' },
   positionalsMax: 0,
   perform(args, io) {
-    const { signer } = ensureMandateKey(privateHome(io.env), passphraseFromEnv(io.env));
-    const jwk = mandateJwk(signer);
+    const jwk = mandateJwk(ensureMandateKey(privateHome(io.env), passphraseFromEnv(io.env)));
     const out = stringFlag(args.flags, 'out');
     if (out !== undefined) writeFileAtomic(out, `${JSON.stringify(jwk, null, 2)}\n`, PUBLIC_FILE_MODE);
     return { jwk, file: out ?? null };

@@ -5,7 +5,7 @@
  */
 import { writeFileAtomic } from '../../datadir/atomic-file.js';
 import { assertAgentName } from '../../datadir/agents.js';
-import { OWNER_IDENTITY } from '../../signer/identity-key-file.js';
+import { OWNER_IDENTITY } from '../../signer/key-admin.js';
 import { identityKeyring } from '../../identity/identity-keyring.js';
 import { ensureIdentityKey } from '../../identity/identity-keys.js';
 import { directoryBody, directoryKey, WELL_KNOWN_DIRECTORY_PATH } from '../../identity/key-directory.js';

@@ -1,4 +1,5 @@
 import { LatchError } from '../../errors/latch-error.js';
+import { HTTP_SIGNATURE_TAG } from '../../crypto/signature-purposes.js';
 import { contentDigestMatches } from '../../verify/http-signature-verify.js';
 import { type SignableRequest } from '../../crypto/http-signature.js';
 import { parseSignature, verifyRequestSignature } from '../../verify/http-signature-verify.js';
@@ -47,7 +48,8 @@ export interface SignatureChecks {
 /**
  * verifyDeviceSignature checks the RFC 9421 signature of a device request (docs/decisions.md §6), in
  * this order: a `latch` signature is present and well formed (invalid_signature); its keyid is
- * registered (device_key_not_recognized); alg, if named, is the key's own Ed25519; it covers
+ * registered (device_key_not_recognized); alg, if named, is the key's own Ed25519; its tag is the
+ * upstream request's (crypto/signature-purposes.ts); it covers
  * @method @authority @path @query, content-type and content-digest when there is a body, and
  * idempotency-key when the request carries one;
  * Content-Digest matches the body; the signature verifies over the request as received, with
@@ -58,11 +60,13 @@ export function verifyDeviceSignature(context: RequestContext, checks: Signature
   const headers = context.headers;
   const parsed = parseSignature(single(headers['signature-input']), single(headers['signature']), SIGNATURE_LABEL);
   if (parsed === undefined) throw invalidSignature('The request needs a well-formed RFC 9421 signature labelled "latch".');
-  const { keyid, alg, created, expires, nonce } = parsed.params;
+  const { keyid, alg, created, expires, nonce, tag } = parsed.params;
   if (typeof keyid !== 'string') throw invalidSignature('The signature has no keyid.');
   const publicKey = checks.publicKeyOf(keyid);
   if (publicKey === undefined) throw new LatchError('device_key_not_recognized');
   if (alg !== undefined && alg !== KEY_ALGORITHM) throw invalidSignature('The signature algorithm is not the key\'s algorithm (ed25519).');
+  // Domain separation (docs/decisions.md §34.2): only a signature made as an upstream request is one.
+  if (tag !== HTTP_SIGNATURE_TAG.upstreamRequest) throw invalidSignature(`The signature must carry tag="${HTTP_SIGNATURE_TAG.upstreamRequest}".`);
   if (typeof created !== 'number' || typeof expires !== 'number') throw invalidSignature('The signature needs created and expires.');
   if (typeof nonce !== 'string' || !NONCE.test(nonce)) throw invalidSignature('The signature needs a nonce of 8 to 128 characters.');
   const hasBody = context.rawBody.byteLength > 0;

@@ -30,7 +30,7 @@ const ACCOUNT_CURRENCY = 'USD';
  */
 export function createWindow(txn: Txn, accountId: string, jws: string, typ: WindowTyp, limits: SandboxLimits): Authorization {
   const { state } = txn;
-  const { payload, device } = verifyAccountJws(state, jws, accountId);
+  const { payload, device } = verifyAccountJws(state, jws, accountId, 'window');
   const window = readWindowPayload(payload, typ);
   if (state.authorizations.has(window.policyId)) throw invalidRequest('policy_id', 'This policy_id was already used; sign a new window.');
   const card = window.cardId === null ? null : accountCard(state, accountId, window.cardId);

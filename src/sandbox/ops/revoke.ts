@@ -14,7 +14,7 @@ import { readRevocationPayload } from './window-payload.js';
  * can be revoked (`authorization_not_active` otherwise).
  */
 export function revokeWindow(txn: Txn, accountId: string, pathPolicyId: string, jws: string): Authorization {
-  const { payload } = verifyAccountJws(txn.state, jws, accountId);
+  const { payload } = verifyAccountJws(txn.state, jws, accountId, 'revocation');
   const revocation = readRevocationPayload(payload);
   if (revocation.policyId !== pathPolicyId) throw invalidRequest('policy_id', 'The signed policy_id is not the one in the path.');
   if (Math.abs(revocation.iat - txn.realNow) > SIGNATURE_SKEW_SECONDS) {

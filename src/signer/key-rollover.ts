@@ -8,9 +8,9 @@
  */
 import { renameSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { fsyncDirectory } from './atomic-file.js';
-import { loadDeviceKey, storeDeviceKey, type DeviceKey, type DeviceKeyPair } from '../signer/device-key.js';
-import { DATA_FILES, dataFilePath } from './home.js';
+import { fsyncDirectory } from '../datadir/atomic-file.js';
+import { loadDeviceKey, storeDeviceKey, type DeviceKey, type DeviceKeyPair } from './device-key.js';
+import { DATA_FILES, dataFilePath } from '../datadir/home.js';
 
 /** deviceKeyNextPath returns the path of the staged key, device.key.next. */
 export function deviceKeyNextPath(home: string): string {
