@@ -274,3 +274,20 @@ test('rules name kinds ["x402"], networks and pay_to; a card-scoped budget does 
   const unlisted = { ...input('10000'), requirements: { ...input('10000').requirements, asset: '0x1234567890123456789012345678901234567890' } };
   assert.equal(await refusedBy(h, unlisted), 'x402_asset');
 });
+
+test('a transition is the ledger state machine\'s: applied in the turn it is committed, undone when its record cannot be written', async () => {
+  const h = harness(BUDGET_TWO_CENTS);
+  const id = await authorized(h, input('10000'));
+  const before = h.deps.authorizations.get(id);
+  const written = h.store.records.length;
+  h.store.append = async () => {
+    throw new Error('disk full');
+  };
+  const bound = h.deps.authorizations.noteX402(id, { to: 'bound', atSeconds: h.clock.now, payloadSha256: 'c'.repeat(64) });
+  // Memory changes in this turn, before anything is awaited, so no snapshot can miss it.
+  assert.equal(h.deps.authorizations.get(id)?.x402?.state, 'bound', 'applied in the turn it is committed');
+  await assert.rejects(bound, /disk full/);
+  assert.deepEqual(h.deps.authorizations.get(id), before, 'the undo leaves the entry, its detail and its state as they were');
+  assert.equal(h.store.records.length, written, 'nothing written');
+  assert.equal(h.deps.authorizations.get(id)?.x402?.payloadSha256, null, 'no payload bound');
+});
