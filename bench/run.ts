@@ -12,7 +12,8 @@
  * section 10, agent identity signing, `presence` section 11, a route with an owner session, and
  * `console` section 12, the owner console's first paint in headless Chromium, `ap2` section 13,
  * POST /ap2/mandates against /authorize at one client, `layouts` section 14, /authorize with each
- * tree's own sandbox in both layouts (separate processes, and `npm start`), with CPU per authorization.
+ * tree's own sandbox in both layouts (separate processes, and `npm start`), with CPU per authorization,
+ * `x402` section 15, POST /x402/authorize against /authorize at one client.
  * `--history` builds a history (an audit.log of 1,000,000 lines; a sandbox journal of 1,000,000
  * records and the daemon's state.journal of its authorizations; each bounded in bytes and time) and
  * measures section 8, flatness with history, alone.
@@ -44,6 +45,7 @@ import { SANDBOX_HISTORY_RECORDS_MAX as SANDBOX_HISTORY_RECORDS } from './sandbo
 import { measureProxy } from './sections/proxy.js';
 import { measureWebBotAuth } from './sections/web-bot-auth.js';
 import { measureAp2Mandates } from './sections/ap2-mandates.js';
+import { measureX402 } from './sections/x402.js';
 import { measureOwnerPresence } from './sections/owner-presence.js';
 import { measureConsolePaint } from './sections/console-paint.js';
 import { measureLayouts } from './sections/layouts.js';
@@ -63,9 +65,9 @@ function readOptions(): Options {
     options: { json: { type: 'string' }, quick: { type: 'boolean', default: false }, only: { type: 'string' }, compare: { type: 'string' }, history: { type: 'boolean', default: false } },
     strict: true,
   });
-  const names: Record<string, string> = { policy: '7', history: '8', evidence: '9', 'web-bot-auth': '10', presence: '11', console: '12', ap2: '13', layouts: '14' };
-  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7,9,10,11,12,13,14')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
-  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 14) throw new Error(`--only: ${section} is not a section (1..14, policy, history, evidence, web-bot-auth, presence, console, ap2 or layouts)`);
+  const names: Record<string, string> = { policy: '7', history: '8', evidence: '9', 'web-bot-auth': '10', presence: '11', console: '12', ap2: '13', layouts: '14', x402: '15' };
+  const sections = new Set((values.only ?? (values.history ? '8' : '1,2,3,4,5,6,7,9,10,11,12,13,14,15')).split(',').map((part) => Number(names[part.trim()] ?? part.trim())));
+  for (const section of sections) if (!Number.isInteger(section) || section < 1 || section > 15) throw new Error(`--only: ${section} is not a section (1..15, policy, history, evidence, web-bot-auth, presence, console, ap2, layouts or x402)`);
   return { json: values.json, compare: values.compare, shape: values.quick ? QUICK_SHAPE : FULL_SHAPE, sections };
 }
 
@@ -114,6 +116,11 @@ async function main(): Promise<void> {
       // Measured for this tree only: a tree under comparison may not serve the route.
       progress('13: AP2 mandates, POST /ap2/mandates against /authorize');
       figures.push(...(await measureAp2Mandates(options.shape, { daemon: daemons[0] as (typeof daemons)[0], cardIds: stack.cardIds })));
+    }
+    if (options.sections.has(15)) {
+      // Measured for this tree only: a tree under comparison may not serve the route.
+      progress('15: the x402 guard, POST /x402/authorize against /authorize');
+      figures.push(...(await measureX402(options.shape, { daemon: daemons[0] as (typeof daemons)[0], cardIds: stack.cardIds })));
     }
     for (const { server } of started) await server.stop();
     if (options.sections.has(14)) {

@@ -107,6 +107,14 @@ export async function bundleSandbox(outFile: string): Promise<BundleReport> {
   return bundleModule(path.join(REPO_ROOT, 'src/sandbox/index.ts'), outFile);
 }
 
+/**
+ * bundleX402 writes the x402 guard (src/x402-guard/index.ts, the package's `latch/x402`) as one ES
+ * module to outFile: the agent's adapter, with no @x402/* package in it (docs/x402.md).
+ */
+export async function bundleX402(outFile: string): Promise<BundleReport> {
+  return bundleModule(path.join(REPO_ROOT, 'src/x402-guard/index.ts'), outFile);
+}
+
 async function bundleModule(entry: string, outFile: string): Promise<BundleReport> {
   return bundle(outFile, {
     entryPoints: [entry],
@@ -116,8 +124,8 @@ async function bundleModule(entry: string, outFile: string): Promise<BundleRepor
   });
 }
 
-/** The package's entries whose declarations ship: 'latch' and 'latch/sandbox'. */
-export const TYPED_ENTRIES = ['src/index.ts', 'src/sandbox/index.ts'] as const;
+/** The package's entries whose declarations ship: 'latch', 'latch/sandbox' and 'latch/x402'. */
+export const TYPED_ENTRIES = ['src/index.ts', 'src/sandbox/index.ts', 'src/x402-guard/index.ts'] as const;
 
 /**
  * emitTypes writes the declaration files of the package's entries under outDir (index.d.ts,

@@ -1,7 +1,7 @@
 /**
  * The build:
  *
- *     tsx scripts/build.ts         dist/latch.cjs (CLI), dist/index.js + dist/sandbox.js + dist/types/ (library)
+ *     tsx scripts/build.ts         dist/latch.cjs (CLI), dist/index.js + dist/sandbox.js + dist/x402.js + dist/types/ (library)
  *     tsx scripts/build.ts --sea   the same, then the single binary dist/latch
  *                                  (--no-strip keeps node's symbols; --no-code-cache for comparison)
  *
@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { bundleCli, bundleLibrary, bundleSandbox, emitTypes, REPO_ROOT, type BundleReport } from './build-bundles.js';
+import { bundleCli, bundleLibrary, bundleSandbox, bundleX402, emitTypes, REPO_ROOT, type BundleReport } from './build-bundles.js';
 import { buildSea } from './build-sea.js';
 
 const DIST = path.join(REPO_ROOT, 'dist');
@@ -32,6 +32,7 @@ async function main(): Promise<void> {
   console.log(describe(cli));
   console.log(describe(await bundleLibrary(path.join(DIST, 'index.js'))));
   console.log(describe(await bundleSandbox(path.join(DIST, 'sandbox.js'))));
+  console.log(describe(await bundleX402(path.join(DIST, 'x402.js'))));
   console.log(`dist/types/  ${emitTypes(path.join(DIST, 'types')).length} declaration files`);
   if (values.sea === true) {
     const workDir = mkdtempSync(path.join(tmpdir(), 'latch-sea-'));

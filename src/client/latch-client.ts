@@ -30,6 +30,8 @@ import type {
   AuthorizeOptions,
   DenyInput,
   PendingApproval,
+  X402Authorization,
+  X402AuthorizeInput,
   CardDetail,
   CardList,
   Health,
@@ -276,6 +278,34 @@ export class LatchClient {
     return this.writeOrAsk('/ap2/mandates', input, options, ['policy_id', 'mandate_id', 'open_checkout_mandate', 'open_payment_mandate']);
   }
 
+  /**
+   * x402Authorize asks the daemon to authorize one x402 payment (POST /x402/authorize, docs/x402.md):
+   * the authorization with its receipt, or the pending approval.
+   */
+  async x402Authorize(input: X402AuthorizeInput | Record<string, unknown>, options: AuthorizeOptions = {}): Promise<X402Authorization | PendingApproval> {
+    return this.writeOrAsk('/x402/authorize', input, options, ['authorization_id', 'status']);
+  }
+
+  /** x402Bind binds the payment payload made for an authorization before it is sent. */
+  async x402Bind(id: string, input: { accepted: unknown; payload_sha256: string }, options: WriteOptions = {}): Promise<X402Authorization> {
+    return expectShape(await this.write(`/x402/authorizations/${encodeURIComponent(id)}/payload`, input, options), ['authorization_id', 'status']);
+  }
+
+  /** x402Settlement reports what became of a bound payment: x402's SettleResponse, or an outcome. */
+  async x402Settlement(id: string, input: { settle_response: Record<string, unknown> } | { outcome: 'verify_failed' | 'transport_error' }, options: WriteOptions = {}): Promise<X402Authorization> {
+    return expectShape(await this.write(`/x402/authorizations/${encodeURIComponent(id)}/settlement`, input, options), ['authorization_id', 'status']);
+  }
+
+  /** x402Release gives an unbound authorization's reservation back. */
+  async x402Release(id: string, options: WriteOptions = {}): Promise<X402Authorization> {
+    return expectShape(await this.write(`/x402/authorizations/${encodeURIComponent(id)}/release`, {}, options), ['authorization_id', 'status']);
+  }
+
+  /** x402Assets lists the x402 assets that count (GET /x402/assets). */
+  async x402Assets(): Promise<{ assets: Array<{ network: string; asset: string; symbol: string; decimals: number; counts_as: string }> }> {
+    return expectShape(await this.call('GET', '/x402/assets'), ['assets']);
+  }
+
   /** approvals lists approvals, newest first (an agent's client sees only its own); filter with status. */
   async approvals(query: ApprovalQuery = {}): Promise<ApprovalList> {
     return expectShape(await this.call('GET', withQuery('/approvals', query)), ['approvals', 'has_more']);
@@ -331,7 +361,7 @@ export class LatchClient {
    * authorizations lists the authorizations this device signed, newest first, each with the
    * `agent` that asked for it (an agent's client sees only its own).
    */
-  async authorizations(query: { limit?: number; starting_after?: string; status?: string; card_id?: string; agent?: string } = {}): Promise<{ authorizations: OwnedAuthorization[]; has_more: boolean }> {
+  async authorizations(query: { limit?: number; starting_after?: string; status?: string; card_id?: string; agent?: string; kind?: string } = {}): Promise<{ authorizations: OwnedAuthorization[]; has_more: boolean }> {
     return expectShape(await this.call('GET', withQuery('/authorizations', query)), ['authorizations', 'has_more']);
   }
 

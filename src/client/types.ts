@@ -3,7 +3,7 @@
  * sends. Money is always decimal text with the currency's decimals ("12.50"), times are ISO 8601
  * UTC; field names are the wire names, so the API reference applies unchanged.
  */
-import type { AuthorizationKind, AuthorizationType, RecurringInterval } from '../core/model.js';
+import type { AuthorizationKind, AuthorizationType, RecurringInterval, X402State } from '../core/model.js';
 import type { TransactionStatus } from '../operations/read-model.js';
 import type { ApprovalStatus } from '../core/approval.js';
 
@@ -387,4 +387,35 @@ export interface WebRequestSignature {
   key_id: string;
   created: number;
   expires: number;
+}
+
+/** An x402 authorization (POST /x402/authorize and its lifecycle routes, docs/x402.md). */
+export interface X402Authorization {
+  authorization_id: string;
+  kind: 'x402';
+  status: X402State;
+  scheme: string;
+  network: string;
+  asset: string;
+  symbol: string;
+  pay_to: string;
+  /** The atomic maximum. */
+  amount_max: string;
+  /** As counted, in `currency`, rounded up to its minor unit. */
+  amount: string;
+  currency: string;
+  merchant_name: string;
+  expires_at: string;
+  /** A JWS by the device key over the terms (typ latch-x402-receipt+jwt). */
+  receipt: string | null;
+  agent: string;
+  [member: string]: unknown;
+}
+
+/** The body of POST /x402/authorize: x402 v2's ResourceInfo and one PaymentRequirements. */
+export interface X402AuthorizeInput {
+  x402_version: number;
+  resource: Record<string, unknown>;
+  requirements: Record<string, unknown>;
+  reference?: string;
 }

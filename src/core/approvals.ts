@@ -22,7 +22,7 @@ import type { Authorization } from './model.js';
 export const APPROVAL_WAIT_SECONDS_MAX = 60;
 
 /** What signing an approved request gives back: the registered authorization and its window. */
-export type SignApproved = (request: AuthorizationRequest, context: OperationContext, approvalId: string) => Promise<{ authorization: Authorization; window: SignedWindow }>;
+export type SignApproved = (request: AuthorizationRequest, context: OperationContext, approvalId: string) => Promise<{ authorization: Authorization; window: SignedWindow | null }>;
 
 /** fingerprintSha256 is how an approval remembers the POST that created it. */
 export function fingerprintSha256(fingerprint: string): string {

@@ -17,6 +17,8 @@ import { invariant } from '../errors/invariant.js';
 import { NO_UNDO, type RecordStore, type StateRecord, type Undo } from './record-store.js';
 import { AUTHORIZATION_RECORD_TYPE, checkEntry, entryRecord, isLedgerState, parseEntryRecord, type AuthorizationEntry, type AuthorizationEntryState } from './ledger-entry.js';
 import { mandatesJson, parseMandates, type Ap2MandateRecord } from '../ap2/mandate-record.js';
+import { applyX402Transition, checkTransition, ledgerStateOf, type X402Transition } from './x402-states.js';
+import { parseX402Transition, x402TransitionJson } from './x402-record.js';
 
 export { AUTHORIZATION_RECORD_TYPE, LEDGER_STATES, type AuthorizationEntry, type AuthorizationEntryState, type EntrySchedule, type LedgerState } from './ledger-entry.js';
 
@@ -38,6 +40,8 @@ export const AUTHORIZATION_STATUS_RECORD_TYPE = 'authorization_status';
 export const AUTHORIZATION_SIGNATURE_RECORD_TYPE = 'authorization_signature';
 /** The journal record of the AP2 open mandates signed for a recorded entry (docs/ap2.md). */
 export const AP2_MANDATES_RECORD_TYPE = 'ap2_mandates';
+/** The journal record of one transition of an x402 entry (core/x402-states.ts, docs/x402.md). */
+export const X402_TRANSITION_RECORD_TYPE = 'x402_transition';
 
 /**
  * How long an entry is kept after it can no longer be spent (signed more than this long ago, and
@@ -78,9 +82,10 @@ export class StoredAuthorizationLedger {
     private readonly retentionSeconds = AUTHORIZATION_RETENTION_SECONDS,
   ) {
     store.register({
-      // authorization_signature is an older journal's, replayed and never written; status and
-      // mandate records are never live: compaction writes each entry with its state and evidence.
-      recordTypes: [AUTHORIZATION_RECORD_TYPE, AUTHORIZATION_STATUS_RECORD_TYPE, AUTHORIZATION_SIGNATURE_RECORD_TYPE, AP2_MANDATES_RECORD_TYPE],
+      // authorization_signature is an older journal's, replayed and never written; status, mandate
+      // and x402 transition records are never live: compaction writes each entry with its state,
+      // evidence and x402 detail.
+      recordTypes: [AUTHORIZATION_RECORD_TYPE, AUTHORIZATION_STATUS_RECORD_TYPE, AUTHORIZATION_SIGNATURE_RECORD_TYPE, AP2_MANDATES_RECORD_TYPE, X402_TRANSITION_RECORD_TYPE],
       apply: (record) => this.applyRecord(record),
       live: (now) => this.live(now),
     });
@@ -188,10 +193,28 @@ export class StoredAuthorizationLedger {
   async noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void> {
     const entry = this.entries.get(policyId);
     if (entry === undefined || entry.state !== 'active' || state === 'active') return;
+    // An x402 entry changes only by its transitions (noteX402); `failed` here is the pipeline's
+    // "never answered" (its receipt or audit line failed), which only an unbound entry can be.
+    if (entry.x402 !== undefined && (state !== 'failed' || entry.x402.state !== 'authorized')) return;
     const used = state === 'used' ? (usedMinor ?? entry.amountMinor) : null;
     if (used !== null && (!Number.isSafeInteger(used) || used < 0)) throw new Error('AuthorizationLedger.noteStatus: usedMinor must be a non-negative safe integer');
     invariant(entry.state === 'active' && !this.staged.has(policyId), 'ledger_state_change_from_active', policyId);
     await this.store.commit({ type: AUTHORIZATION_STATUS_RECORD_TYPE, policy_id: policyId, state, used_minor: used });
+  }
+
+  /**
+   * noteX402 commits one transition of an x402 entry (core/x402-states.ts): the ledger's apply
+   * changes its detail and its ledger state (and the budgets' listeners) in this turn, as its
+   * record is queued, and undoes it if the append fails; it resolves once the record is on disk.
+   * It answers false, writing nothing, when the entry is not an x402 entry the ledger answered
+   * for, or the transition is not allowed from its state.
+   */
+  async noteX402(policyId: string, transition: X402Transition): Promise<boolean> {
+    const entry = this.entries.get(policyId);
+    if (entry?.x402 === undefined || entry.state === 'failed' || !checkTransition(entry.x402, transition)) return false;
+    invariant(!this.staged.has(policyId), 'ledger_state_change_from_active', policyId);
+    await this.store.commit({ type: X402_TRANSITION_RECORD_TYPE, policy_id: policyId, transition: x402TransitionJson(transition) });
+    return true;
   }
 
   /**
@@ -235,6 +258,8 @@ export class StoredAuthorizationLedger {
    */
   async markUnregistered(policyId: string): Promise<boolean> {
     const entry = this.entries.get(policyId);
+    // An x402 entry is never at the cloud; it is not rolled back this way.
+    if (entry?.x402 !== undefined) return false;
     if (entry === undefined || entry.state !== 'active' || this.registering.has(policyId)) return entry?.state === 'unregistered';
     await this.noteStatus(policyId, 'unregistered');
     return true;
@@ -269,6 +294,8 @@ export class StoredAuthorizationLedger {
         return this.applyStatus(record);
       case AUTHORIZATION_SIGNATURE_RECORD_TYPE:
         return this.applySignature(record);
+      case X402_TRANSITION_RECORD_TYPE:
+        return this.applyX402(record);
       default:
         return this.applyMandates(record);
     }
@@ -320,6 +347,28 @@ export class StoredAuthorizationLedger {
     return () => {
       if (before === undefined) delete evidence.mandates;
       else evidence.mandates = before;
+    };
+  }
+
+  /**
+   * applyX402 is the one way an x402 entry changes, live and at replay: its detail, then its
+   * ledger state. An entry that was never answered (failed) stays failed: nothing of it can count
+   * again. Undone, the detail and the state are as they were.
+   */
+  private applyX402(record: StateRecord): Undo {
+    const transition = parseX402Transition(record['transition']);
+    const entry = this.withEntry(record);
+    if (entry === undefined || entry.state === 'failed') return NO_UNDO;
+    const detail = entry.x402;
+    if (detail === undefined) throw new Error('x402 transition for an entry that is not x402');
+    const before = { detail: { ...detail }, state: entry.state, usedMinor: entry.usedMinor };
+    applyX402Transition(detail, transition);
+    const next = ledgerStateOf(detail);
+    this.setState(entry, next.state, next.usedMinor);
+    return () => {
+      for (const key of Object.keys(detail)) if (!(key in before.detail)) delete (detail as unknown as Record<string, unknown>)[key];
+      Object.assign(detail, before.detail);
+      this.setState(entry, before.state, before.usedMinor);
     };
   }
 

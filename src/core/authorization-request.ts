@@ -9,6 +9,7 @@ import type { WindowTerms } from './window-payload.js';
 import type { Ap2Merchant, MandateLine } from '../ap2/open-mandates.js';
 import type { P256PublicJwk } from '../ap2/p256.js';
 import { recurringWindowOf, type MandateRecurrence } from '../ap2/recurrence.js';
+import type { X402Requirements, X402Resource } from '../x402/requirements.js';
 
 interface RequestBase {
   cardId: string;
@@ -60,7 +61,32 @@ export interface Ap2MandateRequest extends RequestBase {
   };
 }
 
-export type AuthorizationRequest = OneTimeRequest | MerchantVerificationRequest | RecurringRequest | Ap2MandateRequest;
+/**
+ * An agent's x402 payment (docs/x402.md): no card and no window. The merchant is the resource URL's
+ * host, and the amount is the atomic amount counted in the asset's `counts_as` currency, rounded up
+ * to its minor unit (src/x402/counting.ts); `upto` counts its maximum. The whole request, the
+ * requirements included, is what an approval is bound to.
+ */
+export interface X402Request {
+  kind: 'x402';
+  cardId: null;
+  merchant: string;
+  amountMinor: number;
+  currency: string;
+  reference?: string;
+  x402: {
+    resource: X402Resource;
+    requirements: X402Requirements;
+    /** The asset's symbol and decimals from the assets table the request was counted with. */
+    symbol: string;
+    decimals: number;
+  };
+}
+
+/** A request for a window: every kind but x402. */
+export type WindowRequest = OneTimeRequest | MerchantVerificationRequest | RecurringRequest | Ap2MandateRequest;
+
+export type AuthorizationRequest = WindowRequest | X402Request;
 
 /** Every kind of request the pipeline takes: the cloud's kinds of window, and AP2 mandates (core/model.ts). */
 export type { RequestKind } from './model.js';
@@ -80,6 +106,7 @@ export const AUDIT_OPERATION: Readonly<Record<AuthorizationRequest['kind'], stri
   merchant_verification: 'merchant_bind',
   recurring: 'recurring',
   ap2_mandate: 'ap2_mandate',
+  x402: 'x402_authorized',
 };
 
 /** A recurring schedule without ends_at runs for one year. */
@@ -116,13 +143,13 @@ export function checkRequest(request: AuthorizationRequest, nowSeconds: number):
 }
 
 /** cardWindowKind is the kind of card window a request registers (for an AP2 mandate, one_time or recurring). */
-export function cardWindowKind(request: Pick<AuthorizationRequest, 'kind'> & { mandate?: Ap2MandateRequest['mandate'] }): AuthorizationKind {
+export function cardWindowKind(request: Pick<WindowRequest, 'kind'> & { mandate?: Ap2MandateRequest['mandate'] }): AuthorizationKind {
   if (request.kind !== 'ap2_mandate') return request.kind;
   return request.mandate?.recurrence === undefined ? 'one_time' : 'recurring';
 }
 
 /** windowTerms gives the terms of the window signed for a request, with times from nowSeconds. */
-export function windowTerms(request: AuthorizationRequest, nowSeconds: number): WindowTerms {
+export function windowTerms(request: WindowRequest, nowSeconds: number): WindowTerms {
   const base = {
     cardId: request.cardId,
     merchant: request.merchant,

@@ -3,7 +3,7 @@
  * on A, and B's /authorize, build an AuthorizationRequest and call requestAuthorization, whose
  * steps are explicit: check the request, idempotency, decision, sign and audit, register.
  */
-import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type AccountWindowRequest, type AuthorizationRequest, type OneTimeRequest } from './authorization-request.js';
+import { AUDIT_OPERATION, accountWindowTerms, checkRequest, windowTerms, type AccountWindowRequest, type AuthorizationRequest, type OneTimeRequest, type WindowRequest } from './authorization-request.js';
 import { cloudCall, idempotencyKeyOf, type CoreDeps, type EnrolledDevice, type OperationContext, type SignatureAudit } from './core-deps.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { WindowNotRecorded } from './signature-audit.js';
@@ -19,6 +19,7 @@ import type { PolicyWindowPayload, SignedWindow } from './window-payload.js';
 import { requestSha256 } from './approval.js';
 import { signDecidedWindow, type AskDecision, type WindowPurpose, type WindowSigning } from './sign-window.js';
 import { signRegisteredMandates } from './ap2-mandates.js';
+import { signApprovedX402 } from './x402-authorize.js';
 
 export type { SignedWindow } from './window-payload.js';
 export { RECURRING_DEFAULT_SECONDS } from './authorization-request.js';
@@ -50,7 +51,7 @@ export interface CreatedAuthorization {
  * 5. register: the window is submitted to the cloud in a request signed by the same resolved key;
  *    one audit line records both signatures and is on disk before the request leaves.
  */
-export async function requestAuthorization(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext): Promise<AuthorizationResult> {
+export async function requestAuthorization(deps: CoreDeps, request: WindowRequest, context: OperationContext): Promise<AuthorizationResult> {
   checkRequest(request, windowNow(deps));
   const device = deps.device();
   const operation = AUDIT_OPERATION[request.kind];
@@ -83,7 +84,9 @@ export async function requestAuthorization(deps: CoreDeps, request: Authorizatio
  * business rules are checked again now: a schedule that has started or ended while the owner
  * decided is refused, not signed.
  */
-export async function signApprovedRequest(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext, approvalId: string): Promise<CreatedAuthorization> {
+export async function signApprovedRequest(deps: CoreDeps, request: AuthorizationRequest, context: OperationContext, approvalId: string): Promise<CreatedAuthorization | { authorization: Authorization; window: null }> {
+  // An x402 payment has no window: the same steps in core/x402-authorize.ts.
+  if (request.kind === 'x402') return signApprovedX402(deps, request, context, approvalId);
   checkRequest(request, windowNow(deps));
   const device = deps.device();
   const operation = AUDIT_OPERATION[request.kind];
@@ -144,7 +147,7 @@ class ApprovalRequired extends Error {
 }
 
 /** signForRegistration runs a request through the one pipeline (sign-window.ts) to be registered. */
-async function signForRegistration(deps: CoreDeps, device: EnrolledDevice, request: AuthorizationRequest, context: OperationContext, approvalId?: string): Promise<SignedWindow> {
+async function signForRegistration(deps: CoreDeps, device: EnrolledDevice, request: WindowRequest, context: OperationContext, approvalId?: string): Promise<SignedWindow> {
   const signedAt = windowNow(deps);
   const purpose: WindowPurpose = { kind: 'register', request, ...(approvalId !== undefined && { approvalId }) };
   const signing = await signDecidedWindow(deps, device, purpose, windowTerms(request, signedAt), signedAt, context);
@@ -260,7 +263,7 @@ async function signIdempotently(
   deps: CoreDeps,
   device: EnrolledDevice,
   operation: string,
-  request: AuthorizationRequest,
+  request: WindowRequest,
   context: OperationContext,
   sign: () => Promise<SignedWindow>,
   approvalId?: string,
@@ -285,7 +288,7 @@ function windowScope(device: EnrolledDevice, context: OperationContext): string 
 }
 
 /** decideReplay passes a remembered window through the brake and the policy again, or throws. */
-async function decideReplay(deps: CoreDeps, request: AuthorizationRequest, signed: SignedWindow, context: OperationContext, approvalId?: string): Promise<void> {
+async function decideReplay(deps: CoreDeps, request: WindowRequest, signed: SignedWindow, context: OperationContext, approvalId?: string): Promise<void> {
   refuseWhilePaused(deps.paused);
   const facts = { policyId: signed.payload.policy_id, nowSeconds: deps.nowSeconds(), replay: true as const, ...(approvalId !== undefined && { approvalId }) };
   const decision = await deps.decide(request, context, facts);

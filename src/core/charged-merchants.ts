@@ -32,7 +32,7 @@ export interface ChargedMerchantDeps {
  */
 export async function learnChargedMerchant(deps: ChargedMerchantDeps, merchant: string, context: OperationContext): Promise<void> {
   const active: Array<Readonly<AuthorizationEntry>> = [];
-  for (const entry of deps.ledger.since(0)) if (entry.merchant === merchant && entry.state === 'active') active.push(entry);
+  for (const entry of deps.ledger.since(0)) if (entry.merchant === merchant && entry.state === 'active' && entry.kind !== 'x402') active.push(entry);
   const newest = active.slice(-CHARGED_LOOKUPS_MAX);
   if (newest.length === 0) return;
   try {

@@ -14,6 +14,8 @@ import type { Principal } from './principal.js';
 import type { SignedWindowCache } from './signed-window-cache.js';
 import type { SignatureAudit } from './signature-audit.js';
 import type { SigningPause } from './signing-pause.js';
+import type { X402Deps } from './x402-deps.js';
+import type { X402Transition } from './x402-states.js';
 
 export type { LocalCaller, OperationContext } from './operation-context.js';
 export type { SignatureAudit } from './signature-audit.js';
@@ -120,6 +122,11 @@ export interface CoreDeps {
    * ap2_mandate request is refused before anything is decided or recorded; no other kind needs it.
    */
   mandates?: MandateDeps;
+  /**
+   * The x402 guard's parts (docs/x402.md): the assets that count, its audit lines and its index.
+   * Absent, an x402 request is refused before anything is decided or recorded; no other kind needs it.
+   */
+  x402?: X402Deps;
 }
 
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */
@@ -134,6 +141,8 @@ export interface AuthorizationRecorder {
   /** The entry of a window this device signed (who asked for it), if it is still kept. */
   get(policyId: string): AuthorizationEntry | undefined;
   noteStatus(policyId: string, state: AuthorizationEntryState, usedMinor?: number | null): Promise<void>;
+  /** noteX402 applies one transition of an x402 entry, durably; false when it is not allowed from its state (core/x402-states.ts). */
+  noteX402(policyId: string, transition: X402Transition): Promise<boolean>;
   /** keepMandates makes an entry's signed AP2 open mandates durable before they are answered (docs/ap2.md). */
   keepMandates(policyId: string, mandates: Ap2MandateRecord): Promise<void>;
   /** Right before a window is sent: false when it was rolled back and must never be sent (docs/decisions.md §17.1). */
@@ -171,7 +180,7 @@ export function cloudCall(device: EnrolledDevice, context: OperationContext, ide
 }
 
 /** The purposes of the signer the core asks for. */
-export type CoreSigner = Pick<Signer, 'window' | 'revocation' | 'evidencePack' | 'openMandates' | 'mandateKey'>;
+export type CoreSigner = Pick<Signer, 'window' | 'revocation' | 'evidencePack' | 'openMandates' | 'mandateKey' | 'x402Receipt'>;
 
 /** What the pipeline needs beside the signer to sign AP2 open mandates (docs/ap2.md): a card's label. */
 export interface MandateDeps {

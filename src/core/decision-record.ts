@@ -5,7 +5,7 @@
  * It rides in the authorization ledger's own record (state.journal), written before the window is
  * signed, so keeping it costs no write of its own.
  */
-import type { AuthorizationRequest } from './authorization-request.js';
+import type { WindowRequest } from './authorization-request.js';
 import type { PolicyWindowPayload } from './window-payload.js';
 import { mandatesJson, parseMandates, type Ap2MandateRecord } from '../ap2/mandate-record.js';
 
@@ -21,7 +21,7 @@ export interface RecordedDecision {
 
 /** The decision-time record of one authorization. */
 export interface DecisionRecord {
-  request: AuthorizationRequest;
+  request: WindowRequest;
   /** requestSha256(request): what the window's and the approval's audit lines name. */
   requestSha256: string;
   /** When the request reached the daemon: the approval's creation for an approved one. */
@@ -74,7 +74,7 @@ export function parseDecisionRecord(value: unknown): DecisionRecord {
     (record['approval_id'] === null || typeof record['approval_id'] === 'string');
   if (!ok) throw new Error('malformed decision record');
   const window = object(record['window']) as unknown as PolicyWindowPayload;
-  const request = object(record['request']) as unknown as AuthorizationRequest;
+  const request = object(record['request']) as unknown as WindowRequest;
   if (typeof window.policy_id !== 'string' || typeof request.kind !== 'string') throw new Error('malformed decision record');
   return {
     request,

@@ -4,8 +4,10 @@
  * authorization-ledger.ts.
  */
 import type { StateRecord } from './record-store.js';
-import { AUTHORIZATION_KINDS, AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, RECURRING_INTERVALS, type AuthorizationKind, type AuthorizationType, type RecurringInterval } from './model.js';
+import { AUTHORIZATION_STATUSES, AUTHORIZATION_TYPES, LEDGER_KINDS, RECURRING_INTERVALS, type AuthorizationType, type LedgerKind, type RecurringInterval } from './model.js';
 import { decisionRecordJson, parseDecisionRecord, type DecisionRecord } from './decision-record.js';
+import type { X402Detail } from './x402-states.js';
+import { parseX402Detail, x402DetailJson } from './x402-record.js';
 
 /** The state journal's record type of an entry as signed (its later changes: authorization-ledger.ts). */
 export const AUTHORIZATION_RECORD_TYPE = 'authorization';
@@ -32,7 +34,7 @@ export interface AuthorizationEntry {
   merchant: string;
   currency: string;
   amountMinor: number;
-  kind: AuthorizationKind;
+  kind: LedgerKind;
   authorizationType: AuthorizationType;
   signedAtSeconds: number;
   notAfterSeconds: number;
@@ -46,15 +48,17 @@ export interface AuthorizationEntry {
   schedule?: EntrySchedule;
   /** What the evidence pack needs, kept at decision time (docs/decisions.md §22); absent on older entries. */
   evidence?: DecisionRecord;
-  /** The window's compact JWS as it was signed, kept once signed (docs/decisions.md §28); absent before. */
+  /** The window's compact JWS as it was signed, kept once signed (docs/decisions.md §28); absent before. For x402, the receipt. */
   jws?: string;
+  /** An x402 entry's terms and state (kind `x402`, docs/x402.md): its ledger state follows from it (core/x402-states.ts). */
+  x402?: X402Detail;
 }
 
 export type AuthorizationEntryState = AuthorizationEntry['state'];
 
 const STATES: ReadonlySet<string> = new Set(LEDGER_STATES);
 const INTERVALS: ReadonlySet<string> = new Set(RECURRING_INTERVALS);
-const KINDS: ReadonlySet<string> = new Set(AUTHORIZATION_KINDS);
+const KINDS: ReadonlySet<string> = new Set(LEDGER_KINDS);
 const TYPES: ReadonlySet<string> = new Set(AUTHORIZATION_TYPES);
 
 /** isLedgerState reports whether state is one of LEDGER_STATES. */
@@ -81,6 +85,7 @@ export function entryRecord(entry: AuthorizationEntry): StateRecord {
     ...(entry.schedule !== undefined && { schedule: { interval: entry.schedule.interval, interval_count: entry.schedule.intervalCount, max_charges: entry.schedule.maxCharges } }),
     ...(entry.evidence !== undefined && { evidence: decisionRecordJson(entry.evidence) }),
     ...(entry.jws !== undefined && { jws: entry.jws }),
+    ...(entry.x402 !== undefined && { x402: x402DetailJson(entry.x402) }),
   };
 }
 
@@ -93,7 +98,7 @@ export function parseEntryRecord(record: StateRecord): AuthorizationEntry {
     merchant: record['merchant'] as string,
     currency: record['currency'] as string,
     amountMinor: record['amount_minor'] as number,
-    kind: record['kind'] as AuthorizationKind,
+    kind: record['kind'] as LedgerKind,
     authorizationType: record['authorization_type'] as AuthorizationType,
     signedAtSeconds: record['signed_at'] as number,
     notAfterSeconds: record['not_after'] as number,
@@ -110,6 +115,8 @@ export function parseEntryRecord(record: StateRecord): AuthorizationEntry {
     if (typeof record['jws'] !== 'string') throw new Error('malformed authorization entry');
     entry.jws = record['jws'];
   }
+  if (record['x402'] !== undefined) entry.x402 = parseX402Detail(record['x402']);
+  if ((entry.kind === 'x402') !== (entry.x402 !== undefined)) throw new Error('malformed authorization entry');
   checkEntry(entry);
   return entry;
 }

@@ -20,9 +20,18 @@ export type AuthorizationType = (typeof AUTHORIZATION_TYPES)[number];
 /** The kinds of window. */
 export const AUTHORIZATION_KINDS = ['one_time', 'merchant_verification', 'recurring'] as const;
 export type AuthorizationKind = (typeof AUTHORIZATION_KINDS)[number];
-/** The kinds of request the pipeline decides (and a policy rule names): every kind of window, and AP2 open mandates (docs/ap2.md). */
-export const REQUEST_KINDS = [...AUTHORIZATION_KINDS, 'ap2_mandate'] as const;
+/** The kinds of request the pipeline decides (and a policy rule names): every kind of window, AP2 open mandates (docs/ap2.md) and x402 payments (docs/x402.md). */
+export const REQUEST_KINDS = [...AUTHORIZATION_KINDS, 'ap2_mandate', 'x402'] as const;
 export type RequestKind = (typeof REQUEST_KINDS)[number];
+/**
+ * The kinds of ledger entry: every kind of window, and an x402 payment, which has no window and no
+ * card (docs/x402.md).
+ */
+export const LEDGER_KINDS = [...AUTHORIZATION_KINDS, 'x402'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+/** The states of an x402 authorization (shared/spec/x402.md §3). */
+export const X402_STATES = ['authorized', 'bound', 'settled', 'failed', 'released', 'expired'] as const;
+export type X402State = (typeof X402_STATES)[number];
 /** Every state an authorization can be in, as the cloud reports it. */
 export const AUTHORIZATION_STATUSES = ['active', 'used', 'expired', 'revoked'] as const;
 export type AuthorizationStatus = (typeof AUTHORIZATION_STATUSES)[number];

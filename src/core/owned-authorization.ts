@@ -15,6 +15,8 @@ import { cloudCall, idempotencyKeyOf, type CoreDeps, type OperationContext } fro
 import type { Authorization, AuthorizationStatus } from './model.js';
 import { principalName, type Principal } from './principal.js';
 import { signRevocation } from './revocation.js';
+import { x402AuthorizationView } from './x402-authorize.js';
+import { releaseEntry, x402Entry } from './x402-lifecycle.js';
 
 /**
  * What an owned authorization reads of a ledger entry (a subset of the ledger's AuthorizationEntry); the
@@ -23,7 +25,7 @@ import { signRevocation } from './revocation.js';
  */
 export type LedgerEntryView = Pick<
   AuthorizationEntry,
-  'policyId' | 'agent' | 'cardId' | 'merchant' | 'currency' | 'amountMinor' | 'kind' | 'authorizationType' | 'signedAtSeconds' | 'notAfterSeconds' | 'state' | 'evidence'
+  'policyId' | 'agent' | 'cardId' | 'merchant' | 'currency' | 'amountMinor' | 'kind' | 'authorizationType' | 'signedAtSeconds' | 'notAfterSeconds' | 'state' | 'evidence' | 'x402' | 'jws'
 >;
 
 /** The ledger operations an owned authorization uses (a subset of StoredAuthorizationLedger): reads, and the cloud's word noted. */
@@ -44,6 +46,8 @@ export interface OwnedAuthorization {
   registered?: boolean;
   /** For the card window of AP2 open mandates (docs/ap2.md): the mandates' id. */
   mandateId?: string;
+  /** For an x402 payment (docs/x402.md): its ledger entry, shown by its own wire; the cloud never holds it. */
+  x402?: LedgerEntryView;
 }
 
 /**
@@ -56,6 +60,8 @@ export interface OwnedAuthorization {
  */
 export async function cancelAuthorization(deps: CoreDeps, ledger: LedgerView, policyId: string, reason: string | undefined, context: OperationContext): Promise<OwnedAuthorization> {
   const entry = visibleEntry(ledger, policyId, context.principal);
+  // An x402 payment has no window to revoke: cancelling it is its release (docs/x402.md).
+  if (entry.x402 !== undefined) return x402Owned(await releaseEntry(deps, policyId, context, reason ?? 'cancelled'));
   // A held window never sent: taken out of the hold, so the proxy can never forward it, and
   // revoked in the ledger at once, so its budget is free (docs/decisions.md §21).
   if (deps.heldWindows.isHeld(policyId) === true) {
@@ -106,6 +112,8 @@ function ownedBy(entry: LedgerEntryView, principal: Principal): boolean {
 export async function currentAuthorization(deps: CoreDeps, ledger: LedgerView, entry: LedgerEntryView, context: OperationContext): Promise<OwnedAuthorization> {
   // The listing outside the core pages only the caller's own; this holds it here too.
   if (!ownedBy(entry, context.principal)) throw new LatchError('authorization_not_found');
+  // An x402 payment is the ledger's alone: its state is its own (an unbound one past its time expires now).
+  if (entry.x402 !== undefined) return x402Owned(await x402Entry(deps, entry.policyId, context));
   if (deps.heldWindows.isHeld(entry.policyId) === true) {
     // Signed by the owner's primitive and held, not registered: the cloud does not know it yet.
     return { authorization: ledgerAuthorization(entry, 'active'), ...ownerOf(entry), registered: false };
@@ -138,6 +146,7 @@ function unregisteredView(entry: LedgerEntryView): OwnedAuthorization {
  * signed (the start is taken as the signing time; recurring terms are not kept).
  */
 function ledgerAuthorization(entry: LedgerEntryView, status: AuthorizationStatus): Authorization {
+  if (entry.kind === 'x402') throw new Error('ledgerAuthorization: an x402 entry has no window');
   return {
     policyId: entry.policyId,
     cardId: entry.cardId,
@@ -153,6 +162,12 @@ function ledgerAuthorization(entry: LedgerEntryView, status: AuthorizationStatus
     transactionId: null,
     recurring: null,
   };
+}
+
+/** x402Owned is an x402 entry as a listing carries it. */
+function x402Owned(entry: AuthorizationEntry): OwnedAuthorization {
+  const ledgerState = entry.state === 'used' || entry.state === 'expired' || entry.state === 'revoked' ? entry.state : 'active';
+  return { authorization: { ...x402AuthorizationView(entry), status: ledgerState }, agent: entry.agent, x402: entry };
 }
 
 /** ownerOf is who asked for an entry, and the id of the AP2 mandates its window backs, if any. */

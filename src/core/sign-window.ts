@@ -20,7 +20,7 @@
  * caller's error (`policy_denied`); anything that fails after the record marks the entry `failed`,
  * which gives its reservation back.
  */
-import type { AuthorizationRequest } from './authorization-request.js';
+import type { WindowRequest } from './authorization-request.js';
 import type { CoreDeps, EnrolledDevice, OperationContext } from './core-deps.js';
 import type { AuthorizationDecision, DecisionFacts, DecisionRequest } from './decision.js';
 import type { DecisionRecord } from './decision-record.js';
@@ -34,7 +34,7 @@ import { LatchError } from '../errors/latch-error.js';
 /** What a window is signed for. */
 export type WindowPurpose =
   /** A request to register with the cloud now (an agent's or the owner's; `approvalId` once approved). */
-  | { kind: 'register'; request: AuthorizationRequest; approvalId?: string }
+  | { kind: 'register'; request: WindowRequest; approvalId?: string }
   /** A signing primitive's window: held for the /v1 proxy, the owner present (the route required it). */
   | { kind: 'hold'; decided: DecisionRequest; operation: string };
 

@@ -9,6 +9,7 @@ import { StoredAuthorizationLedger } from '../core/authorization-ledger.js';
 import type { ApprovalDeps } from '../core/approval-deps.js';
 import { ApprovalBook } from '../core/approval-book.js';
 import type { CoreDeps, OperationContext } from '../core/core-deps.js';
+import type { X402Deps } from '../core/x402-deps.js';
 import { SignedWindowCache } from '../core/signed-window-cache.js';
 import { learnChargedMerchant, type ChargedMerchantDeps } from '../core/charged-merchants.js';
 import type { AuditEntry } from '../datadir/audit-entry.js';
@@ -24,6 +25,8 @@ import { cloudConnection, upstreamTimeoutMs, type CloudConnection } from './clou
 import { enrolledDevice } from './enrolled-device.js';
 import { bindPresence } from './presence-binding.js';
 import { mandateDeps } from './ap2-binding.js';
+import { x402Deps } from './x402-binding.js';
+import { expireDue } from '../core/x402-lifecycle.js';
 import type { DaemonServices } from './services.js';
 import type { ReadingDevice } from '../operations/cloud-reads.js';
 import { createSigner, type Signer } from '../signer/index.js';
@@ -92,7 +95,9 @@ export function bindCore(services: DaemonServices, passphrase: string | undefine
   const approvals = bindApprovals(services, book, presence, audit.append);
   const heldWindows = new HeldWindows(services.stateStore);
   const refusals = new RefusalAuditor(audit.append, (event, fields) => services.logger.warn(event, fields));
-  const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds, refusals, signer };
+  // The x402 index follows the ledger, so it is made before the store is opened and replayed.
+  const x402 = x402Deps(policy, ledger, audit.append);
+  const coreParts: CoreParts = { audit, cloud, ledger, policy, approvals, heldWindows, nowSeconds, refusals, signer, x402 };
   const deps = coreDeps(services, coreParts);
   return {
     deps,
@@ -126,6 +131,7 @@ interface CoreParts {
   nowSeconds: () => number;
   refusals: RefusalAuditor;
   signer: Signer;
+  x402: X402Deps;
 }
 
 /** learnMerchant asks the cloud about a merchant's authorizations only when the policy would call it new. */
@@ -148,7 +154,7 @@ function chargedMerchantDeps(services: DaemonServices, parts: CoreParts): Charge
 /** coreDeps is what the core operations call: every safety step is here, none optional (docs/decisions.md §18.3). */
 function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
   const { audit, cloud, signer } = parts;
-  return {
+  const deps: CoreDeps = {
     signer,
     device: () => {
       const { key, deviceId, cloud: gateway } = enrolledDevice(services, signer, cloud);
@@ -174,11 +180,16 @@ function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
     // An AP2 mandate makes no signed cloud call before its decision (shared/spec/ap2-mandates.md
     // §6): new_merchant then judges it on what the device knows, which can only ask more often.
     decide: async (request, context, facts) => {
-      if (facts.replay !== true && request.kind !== 'ap2_mandate') await learnMerchant(services, parts, request.merchant, context);
+      // An x402 payment is never at the cloud: only a card's merchant is learned there.
+      if (facts.replay !== true && request.kind !== 'ap2_mandate' && request.kind !== 'x402') await learnMerchant(services, parts, request.merchant, context);
+      // An unbound x402 authorization past its time gives its reservation back before anything is decided.
+      await expireDue(deps);
       return parts.policy.decide(request, context, facts);
     },
     approvals: parts.approvals,
     heldWindows: parts.heldWindows,
     mandates: mandateDeps(services, () => enrolledDevice(services, signer, cloud)),
+    x402: parts.x402,
   };
+  return deps;
 }

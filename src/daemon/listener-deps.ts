@@ -16,6 +16,7 @@ import { readAudit } from '../verify/audit-read.js';
 import { verifyAudit } from '../verify/audit-verify.js';
 import { bindIdentity } from './identity-binding.js';
 import { bindAp2 } from './ap2-binding.js';
+import { bindX402 } from './x402-binding.js';
 import type { DirectoryRegistrar } from './identity-registration.js';
 import type { DaemonServices } from './services.js';
 
@@ -43,6 +44,7 @@ export function listenerDeps(services: DaemonServices, core: CoreBinding, consol
       proxyUpstream: core.proxyUpstream,
       identity: identity.operations,
       ap2: bindAp2(services, core.deps, core.signer.mandateKey, () => core.cloudClock.nowSeconds(), { device: core.readingDevice, ledger: core.authorizationLedger }),
+      x402: bindX402(core.deps),
       owner: bindOwner(services, core, authorizations),
       consoleLoginLink,
       audit: { recent: (limit) => readAudit(services.home, { limit }), verify: () => verifyAudit(services.home) },

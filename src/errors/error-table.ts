@@ -315,6 +315,48 @@ export const ERROR_TABLE = {
     message: 'Requests from web pages are refused (Origin, Referer or cross-site fetch).',
     remedy: 'Call the daemon from a program, not from a browser.',
   },
+  x402_version_not_supported: {
+    status: 400,
+    specClass: 'Bad input',
+    message: 'The x402 guard speaks x402 version 2 only.',
+    remedy: 'Send x402_version 2 (the PaymentRequired of an x402 v2 server); nothing was authorized.',
+  },
+  x402_scheme_not_supported: {
+    status: 400,
+    specClass: 'Bad input',
+    message: 'The x402 guard decides the exact and upto schemes only.',
+    remedy: 'Pick requirements whose scheme is exact or upto; nothing was authorized.',
+  },
+  x402_terms_changed: {
+    status: 409,
+    specClass: 'x402 state',
+    message: 'The payment was built for other requirements than the ones authorized; the authorization is released.',
+    remedy: 'Do not send that payment; ask again (POST /x402/authorize) with the requirements you will pay.',
+  },
+  x402_authorization_expired: {
+    status: 409,
+    specClass: 'x402 state',
+    message: 'This x402 authorization expired before its payment was bound; it is released.',
+    remedy: 'Do not send that payment; ask again (POST /x402/authorize).',
+  },
+  x402_authorization_not_bindable: {
+    status: 409,
+    specClass: 'x402 state',
+    message: 'This x402 authorization is not waiting for its payment (it was bound, released, or is already final).',
+    remedy: 'Bind each authorization once, before its payment leaves; for another payment ask again (POST /x402/authorize).',
+  },
+  x402_settlement_conflict: {
+    status: 409,
+    specClass: 'x402 state',
+    message: 'A different settlement was already reported for this x402 authorization; the first report stands.',
+    remedy: 'Do not report again; GET /authorizations/:id shows what was recorded.',
+  },
+  x402_not_bound: {
+    status: 409,
+    specClass: 'x402 state',
+    message: 'A settlement can be reported only for an x402 authorization whose payment was bound.',
+    remedy: 'Bind the payment first (POST /x402/authorizations/:id/payload); an unbound authorization is released instead.',
+  },
   idempotency_key_reused: {
     status: 422,
     specClass: 'Bad input',

@@ -20,6 +20,7 @@ import { isoSeconds } from '../time/iso-time.js';
 import type { AuditExcerpt } from './audit-excerpt.js';
 import { EVIDENCE_TYPE, type EvidenceAp2, type EvidenceApproval, type EvidenceBody, type EvidenceCloud, type EvidenceTransaction } from './pack.js';
 import { requestView } from './request-view.js';
+import { exportX402Evidence } from './x402-pack.js';
 
 /** What making a pack reads. */
 export interface EvidenceSources {
@@ -50,6 +51,8 @@ export async function exportEvidence(sources: EvidenceSources, policyId: string,
   // Rolled back before it left: the ledger promises this window is never sent, so no pack hands it out.
   if (entry.state === 'unregistered') throw new LatchError('evidence_unavailable', { message: 'This window was never registered and is never sent, so there is no evidence to export.' });
   if (context.principal.kind === 'agent' && entry.agent !== principalName(context.principal)) throw new LatchError('authorization_not_found');
+  // An x402 payment has no window and no cloud: its own pack (evidence/x402-pack.ts).
+  if (entry.x402 !== undefined) return exportX402Evidence(sources, entry, context);
   const facts = entry.evidence;
   if (facts === undefined) throw new LatchError('evidence_unavailable', { message: 'This authorization was signed before this device kept evidence packs.' });
   if (entry.jws === undefined) throw new LatchError('evidence_unavailable', { message: 'This device did not keep the signature of this authorization\'s window (signed before it kept them), so there is no pack to export.' });

@@ -3,7 +3,7 @@
  * request it kept, and `verify` reads it back into that same value to recompute its SHA-256 — the
  * hash the window's and the approval's audit lines name — so a changed term cannot keep its hash.
  */
-import type { AuthorizationRequest } from '../core/authorization-request.js';
+import type { WindowRequest } from '../core/authorization-request.js';
 import { AUTHORIZATION_TYPES, isMember, type AuthorizationType } from '../core/model.js';
 import { currencyDecimals, formatMinor, parseAmountText } from '../money/amount.js';
 import { isoSeconds, parseIsoSeconds } from '../time/iso-time.js';
@@ -12,7 +12,7 @@ import { ap2TermsFromWire, ap2TermsWire, type Ap2TermsWire } from '../ap2/mandat
 /** The request as a pack shows it: wire names, decimal amounts, ISO times. */
 export interface RequestView {
   agent: string;
-  kind: AuthorizationRequest['kind'];
+  kind: WindowRequest['kind'];
   card_id: string;
   merchant_name: string;
   amount: string;
@@ -34,7 +34,7 @@ export interface RequestView {
 }
 
 /** requestView writes the request a pack shows. */
-export function requestView(request: AuthorizationRequest, agent: string, receivedAtSeconds: number, requestSha256: string): RequestView {
+export function requestView(request: WindowRequest, agent: string, receivedAtSeconds: number, requestSha256: string): RequestView {
   const base = {
     agent,
     kind: request.kind,
@@ -63,7 +63,7 @@ export function requestView(request: AuthorizationRequest, agent: string, receiv
  * requestValue reads a pack's request back into the value the daemon hashed, or returns a
  * sentence naming what is malformed. Only the shape is checked here; verify compares the terms.
  */
-export function requestValue(view: Record<string, unknown>): AuthorizationRequest | string {
+export function requestValue(view: Record<string, unknown>): WindowRequest | string {
   const currency = view['currency'];
   if (typeof currency !== 'string') return 'request.currency is not text';
   if (typeof view['amount'] !== 'string') return 'request.amount is not decimal text';

@@ -9,7 +9,8 @@ import { jwkThumbprint, type Ed25519PublicJwk } from '../crypto/jwk.js';
 import { publicKeyFromJwk } from '../verify/public-jwk.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 import { lineHash } from '../datadir/audit-lines.js';
-import { APPROVAL_ID_PATTERN, POLICY_ID_PATTERN } from '../ids/wire-ids.js';
+import { APPROVAL_ID_PATTERN, POLICY_ID_PATTERN, X402_ID_PATTERN } from '../ids/wire-ids.js';
+import { checkX402, X402_PACK_MEMBERS } from './x402-check.js';
 import { parseIsoSeconds } from '../time/iso-time.js';
 import { AP2_PACK_MEMBERS, EVIDENCE_BYTES_MAX, EVIDENCE_JWS_TYP, EVIDENCE_TYPE, PACK_MEMBERS } from './pack.js';
 import { checkAp2 } from './ap2-check.js';
@@ -94,11 +95,13 @@ function check(input: string | Uint8Array | object, expectedKeyIds: readonly str
   const pack = parsed;
   const members = Object.keys(pack);
   // An AP2 mandate's pack has one member more, ap2 (docs/ap2.md); its request says it is one.
-  const expected: readonly string[] = isObject(pack['request']) && pack['request']['kind'] === 'ap2_mandate' ? AP2_PACK_MEMBERS : PACK_MEMBERS;
+  const kind = isObject(pack['request']) ? pack['request']['kind'] : undefined;
+  // An x402 payment's pack has an x402 member instead of window and cloud (docs/x402.md).
+  const expected: readonly string[] = kind === 'ap2_mandate' ? AP2_PACK_MEMBERS : kind === 'x402' ? X402_PACK_MEMBERS : PACK_MEMBERS;
   if (members.length !== expected.length || members.some((name, index) => name !== expected[index])) return `the pack's members are not exactly ${expected.join(', ')}, in that order`;
   if (pack['v'] !== 1 || pack['type'] !== EVIDENCE_TYPE) return `the pack is not a v1 ${EVIDENCE_TYPE}`;
   const policyId = pack['policy_id'];
-  if (typeof policyId !== 'string' || !POLICY_ID_PATTERN.test(policyId)) return 'policy_id is not an authorization id';
+  if (typeof policyId !== 'string' || !(kind === 'x402' ? X402_ID_PATTERN : POLICY_ID_PATTERN).test(policyId)) return 'policy_id is not an authorization id';
 
   const key = packKey(pack['jwks']);
   if (typeof key === 'string') return key;
@@ -112,6 +115,7 @@ function check(input: string | Uint8Array | object, expectedKeyIds: readonly str
   if (signed.header['typ'] !== EVIDENCE_JWS_TYP) return `the pack's jws is not typ ${EVIDENCE_JWS_TYP}`;
   const { jws: _signature, ...body } = pack;
   if (signed.payloadText !== JSON.stringify(body)) return "the pack's jws payload is not the pack's members";
+  if (kind === 'x402') return checkX402Pack(pack, key, policyId);
 
   const window = pack['window'];
   if (!isObject(window) || !isObject(window['payload'])) return 'window is not {jws, payload}';
@@ -144,6 +148,19 @@ function check(input: string | Uint8Array | object, expectedKeyIds: readonly str
     const mandates = checkAp2(pack['ap2'], value, payload, (pack['audit'] as Json)['lines'] as string[]);
     if (mandates !== undefined) return mandates;
   }
+  if (typeof pack['exported_at'] !== 'string' || parseIsoSeconds(pack['exported_at']) === undefined) return 'exported_at is not an ISO time';
+  return { policyId, keyId: key.kid };
+}
+
+/** checkX402Pack checks what an x402 pack has besides the members every pack shares (evidence/x402-check.ts). */
+function checkX402Pack(pack: Json, key: { publicKey: Uint8Array; kid: string }, policyId: string): string | { policyId: string; keyId: string } {
+  const x402 = checkX402(pack, key);
+  if (x402 !== undefined) return x402;
+  const request = pack['request'] as Json;
+  const decision = checkDecision(pack['decision'], pack['approval']);
+  if (decision !== undefined) return decision;
+  const approval = checkApproval(pack['approval'], request['sha256']);
+  if (approval !== undefined) return approval;
   if (typeof pack['exported_at'] !== 'string' || parseIsoSeconds(pack['exported_at']) === undefined) return 'exported_at is not an ISO time';
   return { policyId, keyId: key.kid };
 }

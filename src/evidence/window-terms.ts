@@ -3,12 +3,12 @@
  * the window's payload against the request's, as core/authorization-request.ts's windowTerms
  * derives one from the other.
  */
-import type { AuthorizationRequest } from '../core/authorization-request.js';
+import type { WindowRequest } from '../core/authorization-request.js';
 import { RECURRING_DEFAULT_SECONDS, cardWindowKind, windowTerms } from '../core/authorization-request.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
 
 /** checkWindowTerms returns a sentence naming the first term that differs, or undefined. */
-export function checkWindowTerms(payload: Record<string, unknown>, request: AuthorizationRequest): string | undefined {
+export function checkWindowTerms(payload: Record<string, unknown>, request: WindowRequest): string | undefined {
   if (payload['typ'] !== 'card_policy_window' || payload['card_id'] !== request.cardId) return "the window's card is not the request's";
   if (payload['merchant'] !== request.merchant) return "the window's merchant is not the request's";
   if (payload['currency'] !== request.currency) return "the window's currency is not the request's";

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** Id prefixes; every id Latch or the sandbox makes starts with one of these. */
-export type IdPrefix = 'card' | 'pw' | 'tx' | 'dev' | 'acct' | 'req' | 'st' | 'idem' | 'dep' | 'nonce' | 'ap' | 'md';
+export type IdPrefix = 'card' | 'pw' | 'tx' | 'dev' | 'acct' | 'req' | 'st' | 'idem' | 'dep' | 'nonce' | 'ap' | 'md' | 'xa';
 
 const LETTERS = 'abcdefghijkmnpqrstuvwxyz';
 const LETTERS_AND_DIGITS = 'abcdefghijkmnpqrstuvwxyz23456789';

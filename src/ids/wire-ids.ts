@@ -6,7 +6,7 @@
 import type { IdPrefix } from './random-id.js';
 
 /** The ids that travel on the wire and are checked by their form. */
-export type WireIdPrefix = Extract<IdPrefix, 'card' | 'pw' | 'tx' | 'dev' | 'ap' | 'md'>;
+export type WireIdPrefix = Extract<IdPrefix, 'card' | 'pw' | 'tx' | 'dev' | 'ap' | 'md' | 'xa'>;
 
 /**
  * Most characters after the prefix. Latch makes 24; the cloud's ids are accepted up to 64, a
@@ -22,6 +22,7 @@ const WIRE_ID_NOUNS: Readonly<Record<WireIdPrefix, string>> = {
   dev: 'a device id',
   ap: 'an approval id',
   md: 'an AP2 mandate id',
+  xa: 'an x402 authorization id',
 };
 
 /**
@@ -52,6 +53,9 @@ export const POLICY_ID_PATTERN = wireIdPattern('pw');
 export const TRANSACTION_ID_PATTERN = wireIdPattern('tx');
 export const APPROVAL_ID_PATTERN = wireIdPattern('ap');
 export const MANDATE_ID_PATTERN = wireIdPattern('md');
+export const X402_ID_PATTERN = wireIdPattern('xa');
+/** The id of any ledger entry: a window's policy id, or an x402 authorization's id (docs/x402.md). */
+export const LEDGER_ID_PATTERN = new RegExp(`^(?:pw|xa)_[a-z0-9]{1,${WIRE_ID_BODY_LENGTH_MAX}}$`);
 
 /**
  * The looser shape the sandbox cloud takes where it only looks an id up (an unknown id is simply

@@ -79,6 +79,26 @@ const authorization = object(authorizationFields, recurringOnly);
 const ownedAuthorization = object({ ...authorizationFields, agent: text }, recurringOnly);
 
 /** What POST /ap2/mandates answers (docs/ap2.md): the card window's id and the two open mandates. */
+/** An x402 authorization (POST /x402/authorize, docs/x402.md). */
+const x402Authorization = object(
+  {
+    authorization_id: text,
+    kind: text,
+    status: text,
+    scheme: text,
+    network: text,
+    asset: text,
+    symbol: text,
+    pay_to: text,
+    amount_max: text,
+    amount: money,
+    currency: text,
+    merchant_name: text,
+    expires_at: time,
+    receipt: textOrNull,
+  },
+  ['receipt'],
+);
 const ap2Mandates = object({
   policy_id: text,
   mandate_id: text,
@@ -167,6 +187,7 @@ export const OUTPUT_SCHEMAS = {
   latch_merchant_bind: authorizationOrApproval(authorization),
   latch_recurring: authorizationOrApproval(authorization),
   latch_ap2_mandate: authorizationOrApproval(ap2Mandates),
+  latch_x402_authorize: authorizationOrApproval(x402Authorization),
   latch_get_approval: approval,
   latch_revoke: ownedAuthorization,
   latch_wallet_balance: object({ usdt: money, allocated: money, available: money }),

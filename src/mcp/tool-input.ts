@@ -100,6 +100,8 @@ function checkValue(name: string, property: PropertySchema, value: JsonValue): T
  */
 function checkObject(name: string, property: PropertySchema, value: JsonValue): { readonly [member: string]: ToolValue } {
   if (!isJsonObject(value)) throw new ToolInputError(name, `${name} must be an object.`);
+  // An object whose schema names no members is opaque (x402's `extra`): the daemon bounds and keeps it as sent.
+  if (property.properties === undefined && property.additionalProperties === undefined) return value as { readonly [member: string]: ToolValue };
   const members = property.properties ?? {};
   const out: Record<string, ToolValue> = {};
   for (const [member, memberValue] of Object.entries(value)) {

@@ -7,6 +7,7 @@ import type { LatchClient } from '../client/latch-client.js';
 import { cardIdField, transactionIdField } from '../requests/common-fields.js';
 import { signWebRequestRules } from '../identity/sign-request-rules.js';
 import { ap2MandateRules } from '../requests/ap2-mandate-rules.js';
+import { x402AuthorizeRules } from '../requests/x402-rules.js';
 import type { Ap2MandateInput } from '../client/types.js';
 import { allocateRules, approvalLookupRules, authorizeRules, merchantBindRules, recurringRules, revocationRules, transactionQueryRules } from '../requests/request-rules.js';
 import type { RuleSet } from '../validate/field-rule.js';
@@ -20,7 +21,7 @@ import type { TransactionStatus } from '../operations/read-model.js';
 /** The part of the client the tools use; tests pass a fake with the same shape. */
 export type ToolClient = Pick<
   LatchClient,
-  'health' | 'cards' | 'card' | 'authorize' | 'merchantBind' | 'recurring' | 'ap2Mandate' | 'approval' | 'revoke' | 'wallet' | 'allocate' | 'transactions' | 'transaction' | 'signWebRequest'
+  'health' | 'cards' | 'card' | 'authorize' | 'merchantBind' | 'recurring' | 'ap2Mandate' | 'x402Authorize' | 'approval' | 'revoke' | 'wallet' | 'allocate' | 'transactions' | 'transaction' | 'signWebRequest'
 >;
 
 /** MCP tool annotations (hints for the client's UI; never trusted for security). */
@@ -206,6 +207,29 @@ export const TOOLS: readonly ToolDefinition[] = [
           starts_at: text(args, 'starts_at'),
           ends_at: text(args, 'ends_at'),
           max_charges: whole(args, 'max_charges'),
+          reference: text(args, 'reference'),
+        }),
+      ),
+  },
+  {
+    name: 'latch_x402_authorize',
+    title: 'Authorize an x402 payment',
+    description: `Ask the owner's policy before you pay an x402 server (HTTP 402): send x402_version 2, the resource (x402's ResourceInfo, at least its url) and the one PaymentRequirements you will pay (scheme exact or upto, network, amount in atomic units, asset, payTo, maxTimeoutSeconds, extra). The amount is counted in the asset's currency rounded up to the cent; only the assets GET /x402/assets lists count. Returns authorization_id, status authorized, amount (as counted), expires_at and a receipt; then bind the payment you make before it leaves (POST /x402/authorizations/:id/payload) and report what settled — the latch/x402 guard does all of this for an x402Client. ${AGENT_RULES} ${ASK}`,
+    ...toolInput(x402AuthorizeRules, {
+      x402_version: 'The x402 version: 2.',
+      resource: "x402's ResourceInfo of what you pay for: {\"url\": its https URL, \"description\"?, \"mimeType\"?, \"serviceName\"?, \"tags\"?, \"iconUrl\"?}.",
+      requirements: 'The PaymentRequirements you will pay, exactly as the server listed it in accepts: {"scheme", "network", "amount", "asset", "payTo", "maxTimeoutSeconds", "extra"?}.',
+      reference: 'Your purpose (an order id or a note), recorded with the authorization; optional.',
+    }),
+    annotations: CREATE,
+    access: 'agents',
+    outputSchema: OUTPUT_SCHEMAS.latch_x402_authorize,
+    run: (client, args) =>
+      client.x402Authorize(
+        defined({
+          x402_version: whole(args, 'x402_version'),
+          resource: args['resource'] as Record<string, unknown>,
+          requirements: args['requirements'] as Record<string, unknown>,
           reference: text(args, 'reference'),
         }),
       ),

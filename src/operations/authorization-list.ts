@@ -5,7 +5,7 @@
  */
 import { cancelAuthorization, currentAuthorization, visibleEntry, type LedgerEntryView, type LedgerView, type OwnedAuthorization } from '../core/owned-authorization.js';
 import type { CoreDeps, OperationContext } from '../core/core-deps.js';
-import type { AuthorizationStatus } from '../core/model.js';
+import type { AuthorizationStatus, RequestKind, X402State } from '../core/model.js';
 import type { Principal } from '../core/principal.js';
 import type { LedgerPages } from './ledger-pages.js';
 
@@ -14,8 +14,11 @@ export type { OwnedAuthorization } from '../core/owned-authorization.js';
 export interface AuthorizationListQuery {
   limit: number;
   startingAfter: string | undefined;
-  status: AuthorizationStatus | undefined;
+  /** A window's status at the cloud, or an x402 authorization's state. */
+  status: AuthorizationStatus | X402State | undefined;
   cardId: string | undefined;
+  /** Only entries of this kind (an AP2 mandate's card window is `ap2_mandate`, an x402 payment `x402`). */
+  kind?: RequestKind | undefined;
   /** The owner's filter; an agent's own name always applies to an agent. */
   agent: string | undefined;
 }
@@ -45,16 +48,28 @@ export async function listAuthorizations(deps: CoreDeps, ledger: LedgerView, pag
   for (;;) {
     // Without a status filter one ledger page of `limit` is enough but for entries whose
     // registration failed (never shown); with it, whole batches are walked.
-    const batchSize = query.status === undefined ? query.limit : WALK_BATCH;
+    const batchSize = query.status === undefined && query.kind === undefined ? query.limit : WALK_BATCH;
     const page = pages.page({ ...scope, limit: batchSize, ...(cursor !== undefined && { startingAfter: cursor }) });
-    const entries = page.entries.filter((entry) => entry.state !== 'failed');
+    // The kind is the ledger's own: filtered before anyone is asked.
+    const entries = page.entries.filter((entry) => entry.state !== 'failed' && (query.kind === undefined || kindOf(entry) === query.kind));
     const looked = await lookUp(deps, ledger, entries, context);
-    for (const owned of looked) if (query.status === undefined || owned.authorization.status === query.status) found.push(owned);
+    for (const owned of looked) if (query.status === undefined || statusOf(owned) === query.status) found.push(owned);
     const last = page.entries[page.entries.length - 1];
     if (found.length > query.limit) return { authorizations: found.slice(0, query.limit), hasMore: true };
     if (found.length === query.limit || !page.hasMore || last === undefined) return { authorizations: found, hasMore: page.hasMore };
     cursor = last.policyId;
   }
+}
+
+/** kindOf is the kind a listing shows: an AP2 mandate's card window is `ap2_mandate`. */
+function kindOf(entry: LedgerEntryView): RequestKind {
+  if (entry.evidence?.mandates !== undefined) return 'ap2_mandate';
+  return entry.kind;
+}
+
+/** statusOf is what a status filter compares: an x402 payment's own state, a window's cloud status. */
+function statusOf(owned: OwnedAuthorization): string {
+  return owned.x402?.x402?.state ?? owned.authorization.status;
 }
 
 /** getOwnedAuthorization returns one authorization the caller may see, with its cloud status. */

@@ -2,7 +2,7 @@
  * The core operations bound to one daemon's dependencies: what route tables and other front
  * ends call. Each takes the request as a value and the operation context, and knows no HTTP.
  */
-import type { AccountWindowRequest, AuthorizationRequest, OneTimeRequest } from '../core/authorization-request.js';
+import type { AccountWindowRequest, OneTimeRequest, WindowRequest } from '../core/authorization-request.js';
 import { requestAuthorization, signAccountWindow, signCardWindow, type AuthorizationResult } from '../core/authorizations.js';
 import type { TransactionQuery } from './cloud-reads.js';
 import type { CoreDeps, OperationContext } from '../core/core-deps.js';
@@ -15,7 +15,7 @@ import type { SignedWindow } from '../core/window-payload.js';
 import { notingRefusals, termsOf } from './refusal-notes.js';
 
 export interface CoreOperations {
-  requestAuthorization(request: AuthorizationRequest, context: OperationContext): Promise<AuthorizationResult>;
+  requestAuthorization(request: WindowRequest, context: OperationContext): Promise<AuthorizationResult>;
   signCardWindow(request: OneTimeRequest, context: OperationContext): Promise<SignedWindow>;
   signAccountWindow(request: AccountWindowRequest, context: OperationContext): Promise<SignedWindow>;
   signRevocation(policyId: string, reason: string | undefined, context: OperationContext): Promise<SignedRevocation>;

@@ -1,6 +1,7 @@
 import { formatMinor } from '../money/amount.js';
 import { amountDecimals } from '../policy/policy-scope-fields.js';
 import type { Policy, PolicyScope } from '../policy/policy-types.js';
+import { assetWire, BUILT_IN_X402_ASSETS } from '../x402/assets.js';
 
 /**
  * policyToJson writes the effective policy back in policy.json's shape (amounts as decimal
@@ -16,6 +17,8 @@ export function policyToJson(policy: Policy): Record<string, unknown> {
       id: rule.id,
       ...scopeJson(rule),
       ...(rule.kinds === undefined ? {} : { kinds: [...rule.kinds] }),
+      ...(rule.networks === undefined ? {} : { networks: [...rule.networks] }),
+      ...(rule.payTo === undefined ? {} : { pay_to: [...rule.payTo] }),
       ...(rule.minAmountMinor === undefined ? {} : { min_amount: formatMinor(rule.minAmountMinor, amountDecimals(rule, rule.id)) }),
       ...(rule.maxAmountMinor === undefined ? {} : { max_amount: formatMinor(rule.maxAmountMinor, amountDecimals(rule, rule.id)) }),
       decision: rule.decision,
@@ -34,6 +37,8 @@ export function policyToJson(policy: Policy): Record<string, unknown> {
       max_count: velocity.maxCount,
       over: velocity.over,
     })),
+    // Declared assets only: the built-in table is what no declaration means.
+    ...(policy.x402Assets !== BUILT_IN_X402_ASSETS && { x402: { assets: policy.x402Assets.map(assetWire) } }),
   };
 }
 

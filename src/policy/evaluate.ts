@@ -1,6 +1,6 @@
 import { currencyDecimals, formatMinor } from '../money/amount.js';
 import { OWNER_AGENT } from './policy-scope-fields.js';
-import { budgetCovers, scopeMatches, type ScopeFacts } from './scope-match.js';
+import { budgetCovers, merchantKeyOf, scopeMatches, type ScopeFacts } from './scope-match.js';
 import { exposureWithin, type ChargeSchedule } from './recurring-exposure.js';
 import {
   DECISION_STRICTNESS,
@@ -23,6 +23,8 @@ export interface PolicyRequest extends ScopeFacts {
   readonly nowSeconds: number;
   /** A recurring request's schedule: a budget counts every charge of it that fits its window. */
   readonly schedule?: ChargeSchedule;
+  /** An x402 payment's CAIP-2 network (rules may name `networks`). */
+  readonly network?: string;
 }
 
 /** What evaluation needs to know about past authorizations; UsageLedger provides it. */
@@ -76,11 +78,11 @@ export function evaluatePolicy(policy: Policy, request: PolicyRequest, usage: Po
   if (contributions.length === 0) {
     contributions.push({ decision: policy.default, rule: 'default', reason: `no rule matched; default is ${policy.default}` });
   }
-  if (policy.newMerchant !== 'allow' && !usage.merchantKnown(request.merchant)) {
+  if (policy.newMerchant !== 'allow' && !usage.merchantKnown(merchantKeyOf(request))) {
     contributions.push({
       decision: policy.newMerchant,
       rule: 'new_merchant',
-      reason: `merchant ${request.merchant} is new on this device; new_merchant is ${policy.newMerchant}`,
+      reason: `merchant ${request.merchant}${request.payTo === undefined ? '' : ` paying ${request.payTo}`} is new on this device; new_merchant is ${policy.newMerchant}`,
     });
   }
 
@@ -125,6 +127,8 @@ export function evaluatePolicy(policy: Policy, request: PolicyRequest, usage: Po
 export function ruleMatches(rule: PolicyRule, request: PolicyRequest): boolean {
   if (!(rule.decision === 'allow' ? scopeMatches(rule, request) : budgetCovers(rule, request))) return false;
   if (rule.kinds !== undefined && !rule.kinds.includes(request.kind) && !(request.registers !== undefined && rule.kinds.includes(request.registers))) return false;
+  if (rule.networks !== undefined && (request.network === undefined || !rule.networks.includes(request.network))) return false;
+  if (rule.payTo !== undefined && (request.payTo === undefined || !rule.payTo.includes(request.payTo))) return false;
   if (rule.minAmountMinor !== undefined && request.amountMinor < rule.minAmountMinor) return false;
   if (rule.maxAmountMinor !== undefined && request.amountMinor > rule.maxAmountMinor) return false;
   return true;
@@ -137,6 +141,8 @@ function ruleReason(rule: PolicyRule, request: PolicyRequest, money: (minor: num
   if (rule.merchants !== undefined) held.push(`merchant ${request.merchant} is listed`);
   if (rule.kinds !== undefined) held.push(rule.kinds.includes(request.kind) ? `kind is ${request.kind}` : `kind is ${request.kind}, which registers a ${request.registers ?? request.kind} card window`);
   if (rule.currencies !== undefined) held.push(`currency is ${request.currency}`);
+  if (rule.networks !== undefined) held.push(`network ${String(request.network)} is listed`);
+  if (rule.payTo !== undefined) held.push(`payee ${String(request.payTo)} is listed`);
   if (rule.minAmountMinor !== undefined) held.push(`amount ${money(request.amountMinor)} is at least ${money(rule.minAmountMinor)}`);
   if (rule.maxAmountMinor !== undefined) held.push(`amount ${money(request.amountMinor)} is at most ${money(rule.maxAmountMinor)}`);
   return held.length === 0 ? 'matches every request' : held.join(', ');

@@ -6,6 +6,7 @@ import { parseJson, type JsonObject, type JsonValue } from '../json/parse-json.j
 import { ROOT_FIELD, elementPath, memberPath, refuse } from './policy-invalid-error.js';
 import { readArray, readChoice, readInteger, readObject, readPattern } from './policy-json-reader.js';
 import { SCOPE_FIELDS, amountDecimals, readAmount, readKinds, readScope } from './policy-scope-fields.js';
+import { readNetworks, readPayTo, readX402Assets } from './policy-x402.js';
 import {
   BUDGET_WINDOW_SECONDS,
   POLICY_WINDOW_SECONDS_MAX,
@@ -37,8 +38,8 @@ const DECISIONS: readonly PolicyDecision[] = ['allow', 'ask', 'deny'];
 const OVER_DECISIONS: readonly OverDecision[] = ['ask', 'deny'];
 const PERIODS = Object.keys(BUDGET_WINDOW_SECONDS) as BudgetPeriod[];
 
-const TOP_FIELDS = ['v', 'default', 'new_merchant', 'approval_ttl_seconds', 'rules', 'budgets', 'velocity'];
-const RULE_FIELDS = ['id', ...SCOPE_FIELDS, 'kinds', 'min_amount', 'max_amount', 'decision'];
+const TOP_FIELDS = ['v', 'default', 'new_merchant', 'approval_ttl_seconds', 'rules', 'budgets', 'velocity', 'x402'];
+const RULE_FIELDS = ['id', ...SCOPE_FIELDS, 'kinds', 'networks', 'pay_to', 'min_amount', 'max_amount', 'decision'];
 const BUDGET_FIELDS = ['id', ...SCOPE_FIELDS, 'per', 'limit', 'over'];
 const VELOCITY_FIELDS = ['id', ...SCOPE_FIELDS, 'per_seconds', 'max_count', 'over'];
 
@@ -93,6 +94,7 @@ function readPolicy(value: JsonValue, sha256Hex: string, source: Policy['source'
     rules: readEntries(top, 'rules', RULES_MAX, (object, field) => readRule(object, field, ids)),
     budgets: readEntries(top, 'budgets', BUDGETS_MAX, (object, field) => readBudget(object, field, ids)),
     velocity: readEntries(top, 'velocity', VELOCITY_MAX, (object, field) => readVelocity(object, field, ids)),
+    x402Assets: readX402Assets(top.x402),
   };
 }
 
@@ -130,6 +132,8 @@ function readRule(value: JsonValue, field: string, ids: Set<string>): PolicyRule
     decision: readChoice(required(object, field, 'decision'), memberPath(field, 'decision'), DECISIONS),
   };
   if (object.kinds !== undefined) rule.kinds = readKinds(object.kinds, memberPath(field, 'kinds'));
+  if (object.networks !== undefined) rule.networks = readNetworks(object.networks, memberPath(field, 'networks'));
+  if (object.pay_to !== undefined) rule.payTo = readPayTo(object.pay_to, memberPath(field, 'pay_to'));
   if (object.min_amount !== undefined) rule.minAmountMinor = readAmount(object.min_amount, memberPath(field, 'min_amount'), decimals, bounds);
   if (object.max_amount !== undefined) rule.maxAmountMinor = readAmount(object.max_amount, memberPath(field, 'max_amount'), decimals, bounds);
   if (rule.minAmountMinor !== undefined && rule.maxAmountMinor !== undefined && rule.minAmountMinor > rule.maxAmountMinor) {

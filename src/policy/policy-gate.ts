@@ -16,6 +16,8 @@ import { PolicyInvalidError } from './policy-invalid-error.js';
 import { OWNER_AGENT } from './policy-scope-fields.js';
 import { POLICY_WINDOW_SECONDS_MAX, type Policy } from './policy-types.js';
 import { UsageLedger } from './usage-ledger.js';
+import { merchantKeyOf } from './scope-match.js';
+import { addressKey } from '../x402/assets.js';
 import { chargeSchedule, type ChargeSchedule } from './recurring-exposure.js';
 import { cardWindowKind, windowTerms } from '../core/authorization-request.js';
 
@@ -76,6 +78,7 @@ export class PolicyGate {
       amountMinor: request.amountMinor,
       atSeconds: facts.nowSeconds,
       ...(schedule !== undefined && { schedule }),
+      ...x402Facts(request),
     };
     if (facts.approvalId !== undefined || facts.ownerPresent === true) return this.decideApproved(policy, policyRequest, usage, entry, request, agent);
     const evaluation = evaluateAndReserve(policy, policyRequest, usage, entry);
@@ -108,7 +111,7 @@ export class PolicyGate {
     if (evaluation.decision === 'deny') return this.answer(evaluation, request, agent, policy);
     usage.reserve(entry);
     // Losing this write only makes new_merchant ask again: the safe direction.
-    await this.markMerchantKnown(request.merchant).catch((error: unknown) => this.options.log?.('known_merchant_not_recorded', { reason: (error as Error).name }));
+    await this.markMerchantKnown(merchantKeyOf(policyRequest)).catch((error: unknown) => this.options.log?.('known_merchant_not_recorded', { reason: (error as Error).name }));
     return { decision: 'allow', basis: { decision: evaluation.decision, rule: evaluation.rule, reasons: [...evaluation.reasons], policySha256: policy.sha256 } };
   }
 
@@ -186,7 +189,7 @@ export class PolicyGate {
     const cutoff = this.options.nowSeconds() - POLICY_WINDOW_SECONDS_MAX;
     for (const merchant of this.knownMerchants) usage.markMerchantKnown(merchant);
     for (const entry of this.options.authorizations.since(0)) {
-      if (entry.state === 'used') usage.markMerchantKnown(entry.merchant);
+      if (entry.state === 'used') usage.markMerchantKnown(merchantKeyOf(entryFacts(entry)));
       if (entry.state === 'failed' || entry.state === 'unregistered' || entry.signedAtSeconds <= cutoff) continue;
       usage.reserve(ledgerEntry(entry));
       applyState(usage, entry);
@@ -196,9 +199,10 @@ export class PolicyGate {
 
   /** follow applies a state change the authorization ledger learned to the usage ledger. */
   private follow(entry: Readonly<AuthorizationEntry>): void {
-    if (entry.state === 'used' && !this.knownMerchants.has(entry.merchant)) {
+    const merchant = merchantKeyOf(entryFacts(entry));
+    if (entry.state === 'used' && !this.knownMerchants.has(merchant)) {
       // Losing this write only makes new_merchant ask again: the safe direction.
-      this.markMerchantKnown(entry.merchant).catch((error: unknown) => this.options.log?.('known_merchant_not_recorded', { reason: (error as Error).name }));
+      this.markMerchantKnown(merchant).catch((error: unknown) => this.options.log?.('known_merchant_not_recorded', { reason: (error as Error).name }));
     }
     if (this.usage !== undefined) applyState(this.usage, entry);
   }
@@ -244,7 +248,26 @@ function ledgerEntry(entry: Readonly<AuthorizationEntry>) {
     amountMinor: entry.amountMinor,
     atSeconds: entry.signedAtSeconds,
     ...(schedule !== undefined && { schedule }),
+    ...x402EntryFacts(entry),
   };
+}
+
+/** x402EntryFacts is entryFacts without the merchant (for a usage entry, which has it already). */
+function x402EntryFacts(entry: Readonly<AuthorizationEntry>): { cardless?: true; payTo?: string } {
+  const { merchant: _merchant, ...rest } = entryFacts(entry);
+  return rest;
+}
+
+/** entryFacts is what an x402 entry adds to the policy's facts: no card at all, and its payee. */
+function entryFacts(entry: Readonly<AuthorizationEntry>): { merchant: string; cardless?: true; payTo?: string } {
+  if (entry.x402 === undefined) return { merchant: entry.merchant };
+  return { merchant: entry.merchant, cardless: true, payTo: addressKey(entry.x402.requirements.payTo) };
+}
+
+/** x402Facts is what an x402 request adds to the policy's facts: no card at all, its payee and network. */
+function x402Facts(request: DecisionRequest): { cardless?: true; payTo?: string } {
+  if (request.kind !== 'x402') return {};
+  return { cardless: true, payTo: addressKey(request.x402.requirements.payTo) };
 }
 
 /** requestSchedule is the charging schedule of a request's recurring window (recurring, or a recurring AP2 mandate). */
@@ -267,5 +290,7 @@ export function toPolicyRequest(request: DecisionRequest, agent: string, nowSeco
     currency: request.currency,
     amountMinor: request.amountMinor,
     nowSeconds,
+    ...x402Facts(request),
+    ...(request.kind === 'x402' && { network: request.x402.requirements.network }),
   };
 }

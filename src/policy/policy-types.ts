@@ -3,6 +3,7 @@
  * already validated and normalized, so evaluation never re-checks what the file said.
  */
 import type { RequestKind } from '../core/model.js';
+import type { X402Asset } from '../x402/assets.js';
 
 /** The kinds of authorization a rule can name: the pipeline's kinds of request (core/model.ts). */
 export type AuthorizationKind = RequestKind;
@@ -38,6 +39,10 @@ export interface PolicyRule extends PolicyScope {
   readonly minAmountMinor?: number;
   /** The rule matches amounts at most this, in minor units; a larger request does not match. */
   readonly maxAmountMinor?: number;
+  /** x402 payments on these CAIP-2 networks only (a request without a network never matches). */
+  readonly networks?: readonly string[];
+  /** x402 payments to these payees only, in comparison form (EVM addresses lower case). */
+  readonly payTo?: readonly string[];
   readonly decision: PolicyDecision;
 }
 
@@ -68,6 +73,8 @@ export interface Policy {
   readonly rules: readonly PolicyRule[];
   readonly budgets: readonly PolicyBudget[];
   readonly velocity: readonly PolicyVelocity[];
+  /** The x402 assets that count (docs/x402.md): `x402.assets`, or x402's default USDC entries. */
+  readonly x402Assets: readonly X402Asset[];
 }
 
 /** Seconds in each rolling budget window. */

@@ -9,6 +9,21 @@ export interface ScopeFacts {
   /** The normalized merchant domain. */
   readonly merchant: string;
   readonly currency: string;
+  /**
+   * Set for an x402 payment, which has no card at all (not "any card", as an account-wide window):
+   * a scope that lists cards never covers it.
+   */
+  readonly cardless?: true;
+  /** An x402 payment's payee, in comparison form: with the merchant, what new_merchant knows (merchantKeyOf). */
+  readonly payTo?: string;
+}
+
+/**
+ * merchantKeyOf is what new_merchant calls known or new: the merchant, or for an x402 payment the
+ * pair host + payTo, so a known host paying a new address is new (shared/spec/x402.md §2).
+ */
+export function merchantKeyOf(facts: { merchant: string; payTo?: string | undefined }): string {
+  return facts.payTo === undefined ? facts.merchant : `${facts.merchant} pay_to ${facts.payTo}`;
 }
 
 /**
@@ -49,7 +64,7 @@ export function scopeMatches(scope: PolicyScope, facts: ScopeFacts): boolean {
  * is charged, on whichever card. Rules that ask or deny use it too (evaluate.ts ruleMatches).
  */
 export function budgetCovers(budget: PolicyScope, facts: ScopeFacts): boolean {
-  if (facts.cardId !== null || budget.cards === undefined) return scopeMatches(budget, facts);
+  if (facts.cardId !== null || budget.cards === undefined || facts.cardless === true) return scopeMatches(budget, facts);
   const { cards: _cards, ...anyCard } = budget;
   return scopeMatches(anyCard, facts);
 }

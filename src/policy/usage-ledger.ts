@@ -1,4 +1,4 @@
-import { budgetCovers, type ScopeFacts } from './scope-match.js';
+import { budgetCovers, merchantKeyOf, type ScopeFacts } from './scope-match.js';
 import { WindowQueue, type HeadCounter, type WindowEntry } from './window-queue.js';
 import { POLICY_WINDOW_SECONDS_MAX, type Policy, type PolicyBudget, type PolicyVelocity } from './policy-types.js';
 import type { PolicyUsage } from './evaluate.js';
@@ -110,7 +110,7 @@ export class UsageLedger implements PolicyUsage {
     const entry = this.entries.get(id);
     if (entry === undefined) return false;
     this.change(entry, outcome.usedMinor - entry.exposureMinor, 0);
-    this.knownMerchants.add(entry.merchant);
+    this.knownMerchants.add(merchantKeyOf(entry));
     return true;
   }
 

@@ -16,10 +16,13 @@ import type { RecordedWindows } from './window.js';
  * now and then.
  */
 export function signEvidencePack(key: SigningKey, ledger: RecordedWindows, bodyText: string): string {
-  const pack = JSON.parse(bodyText) as { v?: unknown; type?: unknown; policy_id?: unknown; window?: { jws?: unknown } };
+  const pack = JSON.parse(bodyText) as { v?: unknown; type?: unknown; policy_id?: unknown; window?: { jws?: unknown }; x402?: { receipt?: unknown } };
   if (pack.v !== 1 || pack.type !== EVIDENCE_TYPE || typeof pack.policy_id !== 'string') throw new SignerRefusal('an evidence pack', 'it is not a v1 evidence pack');
-  const kept = ledger.get(pack.policy_id)?.jws;
-  if (kept === undefined || pack.window?.jws !== kept) throw new SignerRefusal(`the evidence pack of ${pack.policy_id}`, 'its window is not the JWS the ledger kept');
+  const entry = ledger.get(pack.policy_id);
+  const kept = entry?.jws;
+  // An x402 payment's pack carries its receipt where a window's carries the window (docs/x402.md).
+  const carried = entry?.x402 !== undefined ? pack.x402?.receipt : pack.window?.jws;
+  if (kept === undefined || carried !== kept) throw new SignerRefusal(`the evidence pack of ${pack.policy_id}`, 'its window (or x402 receipt) is not the JWS the ledger kept');
   assertSignableWithoutCardData(maskHashes(pack));
   return compactJws(bodyText, key, EVIDENCE_JWS_TYP);
 }

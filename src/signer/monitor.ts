@@ -17,6 +17,7 @@ import { signDirectoryEntry, signRegistrationProof, signWebBotAuth } from './mes
 import type { DeviceKeyRef, Signer } from './signer.js';
 import { upstreamHeaders } from './upstream-request.js';
 import { signRecordedWindow, signRevocation, type RecordedWindows } from './window.js';
+import { signRecordedX402Receipt } from './x402-receipt.js';
 
 /** The installed key and the one staged by a rollover: at most two device keys are in use at once. */
 const ANSWERED_KEYS_MAX = 2;
@@ -65,6 +66,7 @@ export function monitor(keys: SignerKeys, ledger: RecordedWindows): Signer {
     },
     window: (keyId, payload) => signRecordedWindow(deviceKey(keyId), ledger, payload),
     revocation: (keyId, payload) => signRevocation(deviceKey(keyId), payload),
+    x402Receipt: (keyId, id) => signRecordedX402Receipt(deviceKey(keyId), ledger, id),
     evidencePack: (keyId, bodyText) => signEvidencePack(deviceKey(keyId), ledger, bodyText),
     openMandates: (policyId, cardLabel) => {
       const loaded = keys.mandate();

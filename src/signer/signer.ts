@@ -38,6 +38,8 @@ export interface Signer {
   revocation(keyId: string, payload: RevocationPayload): string;
   /** evidencePack signs a pack whose window JWS is the one the ledger kept for its policy id. */
   evidencePack(keyId: string, bodyText: string): string;
+  /** x402Receipt signs the receipt of the ledger's authorized x402 entry id, with the terms the ledger holds (docs/x402.md). */
+  x402Receipt(keyId: string, id: string): string;
   /** openMandates signs the AP2 open mandates of the recorded `ap2_mandate` entry policyId, with the terms the ledger holds. */
   openMandates(policyId: string, cardLabel: string | undefined): SignedOpenMandates;
   /** keyProof signs the key proof of challenge on address (GET /health's Latch-Key-Proof) with the device key keyId. */

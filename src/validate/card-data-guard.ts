@@ -14,6 +14,8 @@ export interface CardDataInput {
   headerValues?: readonly string[];
 }
 
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /** Rounds of percent-decoding tried, so a double- or triple-encoded number or name is still seen. */
 const DECODE_ROUNDS_MAX = 4;
 /** A parsed body is bounded by size and nesting; this catches a programmer passing a cyclic object. */
@@ -109,6 +111,10 @@ function bodyHasCardData(body: unknown): boolean {
       const record = value as Record<string, unknown>;
       for (const key of Object.keys(record)) {
         if (isCardFieldName(key) || containsCardNumber(key)) return true;
+        // A SHA-256 named as one (`payload_sha256`) is a hash, not a number anyone wrote: 64 random
+        // hex digits hold a Luhn-valid run about once in 250 (docs/decisions.md §22.1, §40). Only
+        // such names, and only an exact hash, skip the scan — as in the audit log.
+        if (key.endsWith('_sha256') && typeof record[key] === 'string' && SHA256_HEX.test(record[key] as string)) continue;
         stack.push(record[key]);
       }
     }

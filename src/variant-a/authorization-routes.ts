@@ -3,20 +3,23 @@
  * one authorization, and its cancellation. Each answer is the A authorization object plus the
  * `agent` that asked for it.
  */
-import { AUTHORIZATION_STATUSES } from '../core/model.js';
+import { AUTHORIZATION_STATUSES, REQUEST_KINDS, X402_STATES } from '../core/model.js';
 import type { AuthorizationListOperations, OwnedAuthorization } from '../operations/authorization-list.js';
 import type { RouteHandler } from '../http/route.js';
 import { AGENT_NAME_PATTERN } from '../datadir/agents.js';
-import { CARD_ID_PATTERN, POLICY_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
+import { CARD_ID_PATTERN, LEDGER_ID_PATTERN, wireIdWords } from '../ids/wire-ids.js';
 import { int, oneOf, str, validateBody, validateQuery } from '../validate/schema.js';
 import { LatchError } from '../errors/latch-error.js';
 import { ok, operationContext } from '../variant-common/operation-context.js';
 import { authorizationA } from './shapes.js';
+import { x402EntryWire } from '../x402/x402-wire.js';
 
 const listRules = {
   limit: int({ min: 1, max: 100, default: 20 }),
-  starting_after: str({ pattern: POLICY_ID_PATTERN, describe: wireIdWords('pw') }),
-  status: oneOf(AUTHORIZATION_STATUSES),
+  starting_after: str({ pattern: LEDGER_ID_PATTERN, describe: `${wireIdWords('pw')} or ${wireIdWords('xa')}` }),
+  // The cloud's statuses of a window, and the x402 states (docs/x402.md).
+  status: oneOf([...AUTHORIZATION_STATUSES, ...X402_STATES.filter((state) => !(AUTHORIZATION_STATUSES as readonly string[]).includes(state))]),
+  kind: oneOf(REQUEST_KINDS),
   card_id: str({ pattern: CARD_ID_PATTERN, describe: wireIdWords('card') }),
   agent: str({ pattern: AGENT_NAME_PATTERN, describe: 'an agent name (or owner)' }),
 };
@@ -35,6 +38,8 @@ export interface AuthorizationHandlers {
  * `registered: false` on a window the cloud does not hold (docs/decisions.md §17.1).
  */
 export function ownedAuthorizationA(owned: OwnedAuthorization): Record<string, unknown> {
+  // An x402 payment has no window: it is shown by its own wire (docs/x402.md).
+  if (owned.x402 !== undefined) return x402EntryWire(owned.x402);
   return {
     ...authorizationA(owned.authorization),
     // The card window of AP2 open mandates is listed as what was asked for (docs/ap2.md).
@@ -50,7 +55,7 @@ export function authorizationHandlers(operations: AuthorizationListOperations): 
     list: async (request) => {
       const query = validateQuery(request.query, listRules);
       const page = await operations.listAuthorizations(
-        { limit: query.limit, startingAfter: query.starting_after, status: query.status, cardId: query.card_id, agent: query.agent },
+        { limit: query.limit, startingAfter: query.starting_after, status: query.status, cardId: query.card_id, agent: query.agent, kind: query.kind },
         operationContext(request),
       );
       return ok({ authorizations: page.authorizations.map(ownedAuthorizationA), has_more: page.hasMore });
@@ -72,6 +77,6 @@ export function authorizationHandlers(operations: AuthorizationListOperations): 
 /** A malformed id in the path is a missing authorization, like an unknown one. */
 function policyIdParam(value: string | undefined): string {
   const text = value ?? '';
-  if (!POLICY_ID_PATTERN.test(text)) throw new LatchError('authorization_not_found');
+  if (!LEDGER_ID_PATTERN.test(text)) throw new LatchError('authorization_not_found');
   return text;
 }

@@ -6,7 +6,7 @@
 import type { OperationContext } from '../core/core-deps.js';
 import type { RouteHandler } from '../http/route.js';
 import { LatchError } from '../errors/latch-error.js';
-import { POLICY_ID_PATTERN } from '../ids/wire-ids.js';
+import { LEDGER_ID_PATTERN } from '../ids/wire-ids.js';
 import { validateQuery } from '../validate/schema.js';
 import { operationContext } from '../variant-common/operation-context.js';
 
@@ -21,7 +21,7 @@ export function evidenceHandler(operations: EvidenceOperations): RouteHandler {
     validateQuery(request.query, {});
     const policyId = request.params['policy_id'] ?? '';
     // A malformed id in the path is a missing authorization, like an unknown one.
-    if (!POLICY_ID_PATTERN.test(policyId)) throw new LatchError('authorization_not_found');
+    if (!LEDGER_ID_PATTERN.test(policyId)) throw new LatchError('authorization_not_found');
     const text = await operations.exportEvidence(policyId, operationContext(request));
     return { status: 200, rawBody: Buffer.from(text, 'utf8'), headers: { 'content-type': 'application/json; charset=utf-8' } };
   };

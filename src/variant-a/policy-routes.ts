@@ -19,7 +19,7 @@ import { ok, operationContext } from '../variant-common/operation-context.js';
 import type { OperationContext } from '../core/core-deps.js';
 import { merchantVerificationRequest, oneTimeRequest, recurringRequest } from './handlers.js';
 import { authorizeRules, merchantBindRules, recurringRules } from '../requests/request-rules.js';
-import { REQUEST_KINDS } from '../core/model.js';
+import { AUTHORIZATION_KINDS } from '../core/model.js';
 import { ap2MandateRules } from '../requests/ap2-mandate-rules.js';
 import { ap2MandateRequest } from './ap2-routes.js';
 
@@ -36,8 +36,9 @@ export interface PolicyOperations {
 
 /** The members /policy/check reads itself; every other member is the chosen kind's request body. */
 const checkRules = {
-  // Every kind the pipeline decides, AP2 mandates included (shared/spec/ap2-mandates.md §6).
-  kind: oneOf(REQUEST_KINDS, { default: 'one_time' }),
+  // Every kind the pipeline decides with a window, AP2 mandates included (shared/spec/ap2-mandates.md §6);
+  // an x402 payment is checked by its own route's rules (docs/x402.md), not here.
+  kind: oneOf([...AUTHORIZATION_KINDS, 'ap2_mandate'] as const, { default: 'one_time' }),
   agent: str({ pattern: AGENT_NAME_PATTERN, describe: 'an agent name (or owner)' }),
 };
 

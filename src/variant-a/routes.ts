@@ -21,6 +21,7 @@ import type { IdentityOperations } from '../identity/identity-operations.js';
 import { approvalHandlers } from './approval-routes.js';
 import { auditHandlers, type AuditOperations } from './audit-routes.js';
 import { ap2Handlers, type Ap2Operations } from './ap2-routes.js';
+import { x402Handlers, type X402Operations } from './x402-routes.js';
 import { identityHandlers } from './identity-routes.js';
 import { authorizationHandlers } from './authorization-routes.js';
 import { evidenceHandler, type EvidenceOperations } from './evidence-routes.js';
@@ -70,6 +71,8 @@ export interface VariantADeps {
   audit: AuditOperations;
   /** AP2 mandates: the trusted surface's keys and open mandates (docs/ap2.md). */
   ap2: Ap2Operations;
+  /** The x402 guard: the assets that count, x402 payments and what happens to them (docs/x402.md). */
+  x402: X402Operations;
 }
 
 /** variantARoutes is Variant A's route table. */
@@ -83,6 +86,7 @@ export function variantARoutes(deps: VariantADeps): Route[] {
   const identity = identityHandlers(deps.identity);
   const audit = auditHandlers(deps.audit);
   const ap2 = ap2Handlers(deps.ap2);
+  const x402 = x402Handlers(deps.x402);
   const reads = readHandlers(operations, {
     cardList: (cards) => ({ cards: cards.map(cardSummaryA) }),
     cardDetail: cardDetailA,
@@ -133,6 +137,11 @@ export function variantARoutes(deps: VariantADeps): Route[] {
     { method: 'GET', pattern: '/web-bot-auth/directory', access: 'public', handler: identity.directory },
     { method: 'GET', pattern: '/web-bot-auth/keys/:name', access: 'owner', handler: identity.key },
     { method: 'POST', pattern: '/web-bot-auth/sign', access: 'agents', handler: identity.sign },
+    { method: 'GET', pattern: '/x402/assets', access: 'agents', handler: x402.assets },
+    { method: 'POST', pattern: '/x402/authorizations/:authorization_id/payload', access: 'agents', handler: x402.payload },
+    { method: 'POST', pattern: '/x402/authorizations/:authorization_id/release', access: 'agents', handler: x402.release },
+    { method: 'POST', pattern: '/x402/authorizations/:authorization_id/settlement', access: 'agents', handler: x402.settlement },
+    { method: 'POST', pattern: '/x402/authorize', access: 'agents', handler: x402.authorize },
   ];
 }
 

@@ -11,6 +11,7 @@ import { formatMinor } from '../money/amount.js';
 import { isoSeconds } from '../time/iso-time.js';
 import { authorizationA } from './authorization-shape.js';
 import { ap2TermsWire, mandatesWire } from '../ap2/mandate-wire.js';
+import { x402TermsWire } from '../x402/x402-wire.js';
 
 /** How often a caller is told to look again while an approval is pending (Retry-After). */
 export const APPROVAL_POLL_SECONDS = 5;
@@ -52,6 +53,9 @@ export function requestWire(request: AuthorizationRequest): Record<string, unkno
       return { ...base, authorization_type: request.authorizationType, ttl_seconds: request.ttlSeconds };
     case 'merchant_verification':
       return { ...base, authorization_type: 'ceiling', ttl_seconds: request.ttlSeconds };
+    case 'x402':
+      // The owner approves the exact requirements the payment will carry.
+      return { ...base, authorization_type: request.x402.requirements.scheme === 'upto' ? 'ceiling' : 'exact', x402: x402TermsWire(request) };
     case 'ap2_mandate':
       // The owner approves the exact terms the mandates will carry, the agent's key included.
       return { ...base, authorization_type: 'ceiling', ttl_seconds: request.ttlSeconds, ap2: ap2TermsWire(request) };

@@ -6,6 +6,7 @@
  * SECURITY.md claims that the code can be asked directly is checked against the code: which routes
  * an agent's token can never reach.
  */
+import type { X402Operations } from '../../src/variant-a/x402-routes.js';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -145,6 +146,7 @@ test('the actor table names exactly the routes an agent\'s token can never reach
     identity: {} as IdentityOperations,
     audit: {} as AuditOperations,
     ap2: {} as Ap2Operations,
+    x402: {} as X402Operations,
     health: () => ({ version: '0', uptimeSeconds: 0, signingKey: null, paused: null, cloudClockSkewSeconds: null, approvalsLockedSeconds: 0, ownerPresence: 'none' }),
     owner: {} as OwnerOperations,
     proxyUpstream: () => {

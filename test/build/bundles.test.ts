@@ -12,7 +12,7 @@ import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import ts from 'typescript';
-import { asciiOnly, bundleCli, bundleLibrary, emitTypes, packageVersion, REPO_ROOT, type BundleReport } from '../../scripts/build-bundles.js';
+import { asciiOnly, bundleCli, bundleLibrary, bundleX402, emitTypes, packageVersion, REPO_ROOT, type BundleReport } from '../../scripts/build-bundles.js';
 import { bundleProgram, killAll, runLatch, startLatch, type LatchProgram } from '../../scripts/latch-process.js';
 
 let root: string;
@@ -161,6 +161,26 @@ describe('the library bundle', () => {
   });
 });
 
+describe('the x402 guard bundle (latch/x402)', () => {
+  let x402: BundleReport;
+  before(async () => {
+    x402 = await bundleX402(path.join(root, 'x402', 'x402.js'));
+  });
+
+  test('holds no @x402/* package and imports nothing but Node built-ins and the noble packages', () => {
+    const text = readFileSync(x402.file, 'utf8');
+    assert.doesNotMatch(text, /(?:from|import\(|require\()\s*["']@x402\//, 'no @x402/* package is imported');
+    assert.doesNotMatch(text, /class x402Client|wrapFetchWithPayment/, 'nor bundled');
+    const imported = [...text.matchAll(/^import .* from ["']([^"']+)["'];?$/gm)].map((m) => m[1] as string).filter((name) => !isBuiltin(name));
+    assert.ok(imported.every((name) => name.startsWith('@noble/')), imported.join(', '));
+    assert.ok(text.includes('latchX402Guard'));
+  });
+
+  test('the daemon never loads it: nothing the CLI or library bundle holds is the guard', () => {
+    for (const file of [cli.file, library.file]) assert.doesNotMatch(readFileSync(file, 'utf8'), /latchX402Guard|onBeforePaymentCreation/, file);
+  });
+});
+
 describe('the declarations', () => {
   let outDir: string;
   let files: string[];
@@ -169,9 +189,10 @@ describe('the declarations', () => {
     files = emitTypes(outDir).map((file) => path.relative(outDir, file));
   });
 
-  test("describe the two entries, 'latch' without the CLI or the sandbox, and ship only what their types import", () => {
+  test("describe the three entries, 'latch' without the CLI or the sandbox, and ship only what their types import", () => {
     assert.ok(files.includes('index.d.ts'));
     assert.ok(files.includes(path.join('sandbox', 'index.d.ts')));
+    assert.ok(files.includes(path.join('x402-guard', 'index.d.ts')));
     const index = readFileSync(path.join(outDir, 'index.d.ts'), 'utf8');
     for (const name of ['createDaemon', 'resolveHome', 'LatchError', 'latchVersion', "'./client/index.js'"]) assert.ok(index.includes(name), `index.d.ts mentions ${name}`);
     assert.doesNotMatch(index, /from '\.\/(sandbox|cli)\//);
@@ -181,7 +202,9 @@ describe('the declarations', () => {
     }
     // 59 before AP2 mandates; their six (ap2/ shapes and SD-JWT, ap2/p256, the mandate key file and
     // its signer) are reachable from DaemonServices and CoreDeps (docs/decisions.md §32).
-    assert.ok(files.length < 66, `${files.length} declaration files`);
+    // The x402 guard adds its entry and guard, and the core's x402 steps and shapes reachable from
+    // CoreDeps (docs/decisions.md §40).
+    assert.ok(files.length < 82, `${files.length} declaration files`);
   });
 
   test('are complete: a strict consumer of both entries type-checks against them alone', () => {
@@ -190,6 +213,8 @@ describe('the declarations', () => {
       consumer,
       `import { createDaemon, isPendingApproval, LatchClient, type DaemonOptions } from './index.js';
 import { createSandbox, enrollThisDevice } from './sandbox/index.js';
+import { latchX402Guard, type X402ClientLike } from './x402-guard/index.js';
+export const guard = (client: X402ClientLike): X402ClientLike => latchX402Guard({ waitSeconds: 30 }).install(client);
 const options: DaemonOptions = { home: '/tmp/h', portA: 0 };
 export const run = async (): Promise<void> => {
   const sandbox = await createSandbox({ dataDir: '/tmp/s' });

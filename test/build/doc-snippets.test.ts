@@ -56,7 +56,7 @@ test('every documented snippet compiles under strict TypeScript', () => {
     lib: ['lib.es2022.d.ts'],
     types: ['node'],
     baseUrl: REPO_ROOT,
-    paths: { latch: ['src/index.ts'], 'latch/sandbox': ['src/sandbox/index.ts'] },
+    paths: { latch: ['src/index.ts'], 'latch/sandbox': ['src/sandbox/index.ts'], 'latch/x402': ['src/x402-guard/index.ts'] },
   };
   const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);

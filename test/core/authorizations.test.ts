@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { requestAuthorization, signAccountWindow, signApprovedRequest, RECURRING_DEFAULT_SECONDS } from '../../src/core/authorizations.js';
-import type { AuthorizationRequest, MerchantVerificationRequest, OneTimeRequest, RecurringRequest } from '../../src/core/authorization-request.js';
+import type { WindowRequest, MerchantVerificationRequest, OneTimeRequest, RecurringRequest } from '../../src/core/authorization-request.js';
 import type { CloudCall, CloudGateway } from '../../src/core/cloud-gateway.js';
 import type { CoreDeps, OperationContext, SignatureAudit } from '../../src/core/core-deps.js';
 import type { Authorization } from '../../src/core/model.js';
@@ -101,7 +101,7 @@ const oneTime: OneTimeRequest = { kind: 'one_time', cardId: 'card_a', merchant: 
 const verification: MerchantVerificationRequest = { kind: 'merchant_verification', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 0, currency: 'USD', ttlSeconds: 600 };
 
 /** created runs a request and returns the created authorization (the only outcome without a policy). */
-async function created(deps: CoreDeps, request: AuthorizationRequest, operationContext: OperationContext) {
+async function created(deps: CoreDeps, request: WindowRequest, operationContext: OperationContext) {
   const result = await requestAuthorization(deps, request, operationContext);
   assert.equal(result.outcome, 'created');
   return result;
@@ -200,7 +200,7 @@ test('an approved request is checked again when it is signed: a schedule that st
   );
   assert.deepEqual(fake.events, [], 'nothing signed or sent');
   const onTime = await signApprovedRequest(fake.deps, { ...late, startsAt: NOW + 60 }, context(), 'ap_on_time');
-  assert.equal(onTime.window.payload.not_before, NOW + 60);
+  assert.equal(onTime.window?.payload.not_before, NOW + 60);
 });
 
 test('the decision step sees the exact request and the caller before anything is signed', async () => {

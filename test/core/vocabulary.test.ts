@@ -26,6 +26,8 @@ import { readWindowPayload } from '../../src/sandbox/ops/window-payload.js';
 import type { ApprovalStatus as ClientApprovalStatus, Authorization as ClientAuthorization } from '../../src/client/types.js';
 import type { AuthorizationType as SandboxAuthorizationType, CardStatus as SandboxCardStatus } from '../../src/sandbox/ledger/state.js';
 import { LatchError } from '../../src/errors/latch-error.js';
+import { X402_SCHEMES } from '../../src/x402/requirements.js';
+import { X402_STATES } from '../../src/core/model.js';
 import { REPO_ROOT } from '../support/paths.js';
 
 /** Each vocabulary, the file that writes it, and its words. */
@@ -38,6 +40,8 @@ const VOCABULARIES: ReadonlyArray<{ name: string; home: string; words: readonly 
   { name: 'RECURRING_INTERVALS', home: 'src/core/model.ts', words: RECURRING_INTERVALS },
   { name: 'APPROVAL_STATUSES', home: 'src/core/approval.ts', words: APPROVAL_STATUSES },
   { name: 'LOOPBACK_HOSTS', home: 'src/http/loopback.ts', words: LOOPBACK_HOSTS },
+  { name: 'X402_SCHEMES', home: 'src/x402/requirements.ts', words: X402_SCHEMES },
+  { name: 'X402_STATES', home: 'src/core/model.ts', words: X402_STATES },
 ];
 
 function sourceFiles(folder: string): string[] {

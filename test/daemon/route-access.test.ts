@@ -5,6 +5,7 @@
  * front door (docs/decisions.md §29.2). With a credential list that holds an agent's token beside
  * the daemon token, the core sees the agent as the caller wherever it is admitted.
  */
+import type { AuthorizationEntry } from '../../src/core/authorization-ledger.js';
 import { noPresenceFactor, passphrasePresence } from '../support/owner-presence.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -51,6 +52,17 @@ const approval: Approval = {
   request: { kind: 'one_time', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 100, currency: 'USD', authorizationType: 'exact', ttlSeconds: 60 },
   rule: 'large', reasons: ['amount at least 0.50'], createdAtSeconds: NOW, expiresAtSeconds: NOW + 900, decidedAtSeconds: null, reason: null,
   authorization: null, window: null, error: null, requestSha256: '0'.repeat(64), idempotencyKey: 'k', callerKey: false, fingerprintSha256: '0'.repeat(64),
+};
+/** An x402 ledger entry the fake x402 operations answer with. */
+const X402_ENTRY: AuthorizationEntry = {
+  policyId: 'xa_a', agent: 'shopper', cardId: null, merchant: 'api.example.com', currency: 'USD', amountMinor: 1, kind: 'x402', authorizationType: 'exact',
+  signedAtSeconds: NOW, notAfterSeconds: NOW + 120, state: 'active', usedMinor: null, jws: 'a.b.c',
+  x402: {
+    state: 'authorized', requirements: { scheme: 'exact', network: 'eip155:84532', amount: '10000', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', maxTimeoutSeconds: 60 },
+    requirementsSha256: '0'.repeat(64), resource: { url: 'https://api.example.com/data' }, reference: null, symbol: 'USDC', decimals: 6, requestSha256: '0'.repeat(64), receivedAtSeconds: NOW,
+    decision: { decision: 'allow', rule: null, reasons: [], policySha256: null }, approvalId: null, keyId: 'k', idempotency: null, payloadSha256: null, boundAtSeconds: null,
+    report: null, reportedAtSeconds: null, settledMinor: null, endedAtSeconds: null,
+  },
 };
 const transaction = { id: 'tx_a', cardId: 'card_a', amountMinor: 100, currency: 'USD', merchant: 'shop.example.com', status: 'settled', createdAt: NOW, policyId: 'pw_a', declineCode: null } as const;
 
@@ -134,6 +146,18 @@ const REQUESTS: Record<string, { path: string; body?: unknown }> = {
     },
   },
   'POST /web-bot-auth/sign': { path: '/web-bot-auth/sign', body: { method: 'GET', url: 'https://shop.example.com/' } },
+  'GET /x402/assets': { path: '/x402/assets' },
+  'POST /x402/authorize': {
+    path: '/x402/authorize',
+    body: {
+      x402_version: 2,
+      resource: { url: 'https://api.example.com/data' },
+      requirements: { scheme: 'exact', network: 'eip155:84532', amount: '10000', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', maxTimeoutSeconds: 60 },
+    },
+  },
+  'POST /x402/authorizations/:authorization_id/payload': { path: '/x402/authorizations/xa_abc123/payload', body: { accepted: {}, payload_sha256: 'a'.repeat(64) } },
+  'POST /x402/authorizations/:authorization_id/release': { path: '/x402/authorizations/xa_abc123/release', body: {} },
+  'POST /x402/authorizations/:authorization_id/settlement': { path: '/x402/authorizations/xa_abc123/settlement', body: { outcome: 'transport_error' } },
 };
 
 /** A request for each route of the /v1 proxy, from its one table; the catch-all refuses what no row names. */
@@ -251,6 +275,28 @@ function tablesWith(callers: Principal[], presence?: OwnerPresence): { a: Route[
         verify: () => {
           callers.push(OWNER);
           return { ok: true, lines: 0 };
+        },
+      },
+      x402: {
+        assets: (context) => {
+          callers.push(context.principal);
+          return [];
+        },
+        authorize: (_input, context) => {
+          callers.push(context.principal);
+          return Promise.resolve({ outcome: 'authorized' as const, entry: X402_ENTRY });
+        },
+        bind: (_id, _accepted, _sha, context) => {
+          callers.push(context.principal);
+          return Promise.resolve(X402_ENTRY);
+        },
+        report: (_id, _report, context) => {
+          callers.push(context.principal);
+          return Promise.resolve(X402_ENTRY);
+        },
+        release: (_id, context) => {
+          callers.push(context.principal);
+          return Promise.resolve(X402_ENTRY);
         },
       },
       ap2: {

@@ -77,6 +77,11 @@ describe('route tables', () => {
       'POST /wallet/allocate',
       'POST /web-bot-auth/sign',
       'PUT /policy',
+      'GET /x402/assets',
+      'POST /x402/authorize',
+      'POST /x402/authorizations/:authorization_id/payload',
+      'POST /x402/authorizations/:authorization_id/release',
+      'POST /x402/authorizations/:authorization_id/settlement',
       // The /v1 proxy's routes come from its one table (src/proxy/proxy-routes.ts).
       ...PROXY_ROUTE_NAMES,
     ].sort());

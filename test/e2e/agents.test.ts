@@ -4,6 +4,7 @@
  * the agent, rotation and removal while requests flow, the client, CLI and daemon proof as an
  * agent, and no token in any output, log or audit line.
  */
+import type { X402Operations } from '../../src/variant-a/x402-routes.js';
 import type { OwnerOperations } from '../../src/variant-a/owner-routes.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -96,6 +97,7 @@ function tables(): { a: Route[]; b: Route[] } {
       identity: {} as IdentityOperations,
       audit: { recent: () => [], verify: () => ({ ok: true, lines: 0 }) },
       ap2: {} as Ap2Operations,
+      x402: {} as X402Operations,
     }),
     b: variantBRoutes({ operations, health: () => ({ version: '0', uptimeSeconds: 0 }) }),
   };

@@ -10,7 +10,7 @@ function docsRows(): Map<string, string> {
   const page = readFileSync(path.join(REPO_ROOT, 'docs', 'errors.md'), 'utf8');
   const rows = new Map<string, string>();
   for (const line of page.split('\n')) {
-    const match = /^\| `([a-z_]+)` \| ([1-5][0-9]{2}(?: \/ [1-5][0-9]{2})*) \|/.exec(line);
+    const match = /^\| `([a-z0-9_]+)` \| ([1-5][0-9]{2}(?: \/ [1-5][0-9]{2})*) \|/.exec(line);
     if (match !== null) rows.set(match[1] as string, (match[2] as string).trim());
   }
   return rows;
@@ -43,7 +43,7 @@ function docsClassesAndRemedies(): Map<string, [string, string]> {
   const page = readFileSync(path.join(REPO_ROOT, 'docs', 'errors.md'), 'utf8');
   const rows = new Map<string, [string, string]>();
   for (const line of page.split('\n')) {
-    const match = /^\| `([a-z_]+)` \| [0-9 /]+ \| ([^|]+) \| (.+) \|$/.exec(line);
+    const match = /^\| `([a-z0-9_]+)` \| [0-9 /]+ \| ([^|]+) \| (.+) \|$/.exec(line);
     if (match !== null) rows.set(match[1] as string, [(match[2] as string).trim(), (match[3] as string).trim()]);
   }
   return rows;

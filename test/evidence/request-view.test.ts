@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { requestSha256 } from '../../src/core/approval.js';
-import { windowTerms, type AuthorizationRequest } from '../../src/core/authorization-request.js';
+import { windowTerms, type WindowRequest } from '../../src/core/authorization-request.js';
 import { buildWindowPayload } from '../../src/core/window-payload.js';
 import { requestValue, requestView } from '../../src/evidence/request-view.js';
 import { checkWindowTerms } from '../../src/evidence/window-terms.js';
 
 const NOW = 1_800_000_000;
 const base = { cardId: 'card_abc', merchant: 'shop.example.com', amountMinor: 1250, currency: 'USD' };
-const REQUESTS: Record<string, AuthorizationRequest> = {
+const REQUESTS: Record<string, WindowRequest> = {
   'one-time exact': { ...base, kind: 'one_time', authorizationType: 'exact', ttlSeconds: 1800 },
   'one-time ceiling with a reference': { ...base, kind: 'one_time', authorizationType: 'ceiling', ttlSeconds: 600, reference: 'order-1' },
   'merchant verification': { ...base, amountMinor: 0, kind: 'merchant_verification', ttlSeconds: 600 },
@@ -27,14 +27,14 @@ for (const [name, request] of Object.entries(REQUESTS)) {
     const back = JSON.parse(JSON.stringify(view)) as Record<string, unknown>;
     const value = requestValue(back);
     assert.notEqual(typeof value, 'string', String(value));
-    assert.equal(requestSha256(value as AuthorizationRequest), view.sha256);
+    assert.equal(requestSha256(value as WindowRequest), view.sha256);
     const payload = buildWindowPayload(windowTerms(request, NOW), 'dev_abc', NOW) as unknown as Record<string, unknown>;
-    assert.equal(checkWindowTerms(payload, value as AuthorizationRequest), undefined);
+    assert.equal(checkWindowTerms(payload, value as WindowRequest), undefined);
   });
 }
 
 test('each changed term of a window is named', () => {
-  const request = REQUESTS['recurring, every term'] as AuthorizationRequest;
+  const request = REQUESTS['recurring, every term'] as WindowRequest;
   const payload = buildWindowPayload(windowTerms(request, NOW), 'dev_abc', NOW) as unknown as Record<string, unknown>;
   const changes: Array<[string, unknown, RegExp]> = [
     ['card_id', 'card_other', /card/],
@@ -53,13 +53,13 @@ test('each changed term of a window is named', () => {
   for (const [field, value, problem] of changes) {
     assert.match(checkWindowTerms({ ...payload, [field]: value }, request) ?? '', problem, field);
   }
-  const oneTime = REQUESTS['one-time exact'] as AuthorizationRequest;
+  const oneTime = REQUESTS['one-time exact'] as WindowRequest;
   const window = buildWindowPayload(windowTerms(oneTime, NOW), 'dev_abc', NOW) as unknown as Record<string, unknown>;
   assert.match(checkWindowTerms({ ...window, not_after: (window['not_after'] as number) + 1 }, oneTime) ?? '', /ttl_seconds/);
 });
 
 test('a malformed request member is named, never thrown', () => {
-  const view = JSON.parse(JSON.stringify(requestView(REQUESTS['one-time exact'] as AuthorizationRequest, 'owner', NOW, 'x'))) as Record<string, unknown>;
+  const view = JSON.parse(JSON.stringify(requestView(REQUESTS['one-time exact'] as WindowRequest, 'owner', NOW, 'x'))) as Record<string, unknown>;
   const cases: Array<[string, unknown]> = [
     ['amount', 12.5],
     ['amount', '-1.00'],

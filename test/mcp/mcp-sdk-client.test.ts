@@ -68,6 +68,9 @@ const AP2_ARGS = (cardId: string) => ({
   agent_key: { kty: 'EC', crv: 'P-256', x: AP2_KEY.x, y: AP2_KEY.y },
 });
 
+/** latch_x402_authorize's arguments: x402's ResourceInfo and one PaymentRequirements (Base Sepolia USDC counts by default). */
+const X402_ARGS = { x402_version: 2, resource: { url: 'https://api.example.com/premium-data', description: 'Market data' }, requirements: { scheme: 'exact', network: 'eip155:84532', amount: '10000', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', maxTimeoutSeconds: 60, extra: { name: 'USDC', version: '2' } } };
+
 let stack: Stack;
 let env: Record<string, string>;
 before(async () => {
@@ -111,6 +114,9 @@ describe('the official MCP SDK client', () => {
     assert.equal((await success('latch_recurring', { card_id: subscriptions, merchant_domain: 'video.example.com', amount: '9.99', interval: 'month' })).kind, 'recurring');
     assert.match((await success('latch_sign_web_request', { method: 'GET', url: 'https://shop.example.com/products?id=1' })).headers['signature-input'], /tag="web-bot-auth"/);
     const mandates = await success('latch_ap2_mandate', AP2_ARGS(groceries));
+    const x402 = await success('latch_x402_authorize', X402_ARGS);
+    assert.match(x402.authorization_id, /^xa_/);
+    assert.equal(x402.amount, '0.01');
     assert.match(mandates.mandate_id, /^md_/);
     assert.ok(mandates.open_payment_mandate.endsWith('~'));
 
@@ -201,6 +207,7 @@ describe('the official MCP SDK client', () => {
       latch_get_transaction: { tx_id: 'tx_doesnotexist00000000000' },
       latch_sign_web_request: { method: 'GET', url: 'https://shop.example.com/' },
       latch_ap2_mandate: AP2_ARGS(card),
+      latch_x402_authorize: X402_ARGS,
     };
     for (const tool of TOOLS) {
       const result = await call(mcp.client, tool.name, args[tool.name] ?? {});

@@ -173,7 +173,7 @@ describe('tools', () => {
   test('tools/list: every tool with a closed input schema', async () => {
     const { responses } = await exchange([...start, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }]);
     const tools = byId(responses, 1).result.tools;
-    assert.equal(tools.length, TOOLS.length, 'every tool of the catalog, 14 with latch_ap2_mandate');
+    assert.equal(tools.length, TOOLS.length, 'every tool of the catalog, 15 with latch_x402_authorize');
     for (const tool of tools) {
       assert.match(tool.name, /^latch_[a-z0-9_]+$/);
       assert.equal(tool.inputSchema.additionalProperties, false);

@@ -153,6 +153,11 @@ describe('latch mcp over stdio', () => {
     });
     assert.equal(mandate.isError, false, JSON.stringify(mandate));
     assert.match(mandate.structuredContent.open_payment_mandate, /~/);
+    // An x402 payment asked of the owner's policy (docs/x402.md): authorized, with its receipt.
+    const x402 = await mcp.tool(18, 'latch_x402_authorize', { x402_version: 2, resource: { url: 'https://api.example.com/premium-data', description: 'Market data' }, requirements: { scheme: 'exact', network: 'eip155:84532', amount: '10000', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', maxTimeoutSeconds: 60, extra: { name: 'USDC', version: '2' } } });
+    assert.equal(x402.isError, false, JSON.stringify(x402));
+    assert.equal(x402.structuredContent.status, 'authorized');
+    assert.equal(x402.structuredContent.amount, '0.01');
     const badUrl = await mcp.tool(16, 'latch_sign_web_request', { method: 'GET', url: 'http://shop.example.com/' });
     assert.equal(badUrl.isError, true);
     assert.equal(toolErrorOf(badUrl).code, 'invalid_request');

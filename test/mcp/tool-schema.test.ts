@@ -119,6 +119,8 @@ type Outcome = 'accepted' | 'refused' | 'daemon refuses only' | 'schema refuses 
 const CARD = '"card_id":"card_a1"';
 const AUTH = `${CARD},"merchant_domain":"shop.example.com"`;
 /** An AP2 mandate's fields but its items: the agent's key is a real P-256 point. */
+const X402 = `"x402_version":2,"resource":{"url":"https://api.example.com/data"}`;
+const X402_REQ = '"scheme":"exact","network":"eip155:84532","amount":"10000","asset":"0x036CbD53842c5426634e7929541eC2318f3dCF7e","payTo":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C","maxTimeoutSeconds":60';
 const AP2 = `${CARD},"merchant":{"name":"Shop","website":"https://shop.example.com"},"amount_max":"25.00","agent_key":{"kty":"EC","crv":"P-256","x":"Y-j5IHETcpmQLoKziufmv18L5_5Iq9myQtNsiSG0gxg","y":"lPoEalpMx0El1x3uKYcqJPb2LCQoa7Th6XtzdfHr1n0"}`;
 
 const SAMPLES: ReadonlyArray<[string, string, string, Outcome]> = [
@@ -177,6 +179,12 @@ const SAMPLES: ReadonlyArray<[string, string, string, Outcome]> = [
   ['latch_merchant_bind', 'amount 1.01 as a number', `{${AUTH},"amount":1.01}`, 'refused'],
   ['latch_merchant_bind', 'amount 1.01 as text', `{${AUTH},"amount":"1.01"}`, 'refused'],
   ['latch_merchant_bind', 'ttl_minutes 1440', `{${AUTH},"ttl_minutes":1440}`, 'accepted'],
+  ['latch_x402_authorize', 'an exact payment with extra', `{${X402},"requirements":{${X402_REQ},"extra":{"name":"USDC","version":"2"}}}`, 'accepted'],
+  ['latch_x402_authorize', 'an upto payment without extra', `{${X402},"requirements":{${X402_REQ.replace('exact', 'upto')}}}`, 'accepted'],
+  ['latch_x402_authorize', 'no payTo', `{${X402},"requirements":{${X402_REQ.replace(',"payTo":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"', '')}}}`, 'refused'],
+  ['latch_x402_authorize', 'an amount of 0', `{${X402},"requirements":{${X402_REQ.replace('"10000"', '"0"')}}}`, 'refused'],
+  ['latch_x402_authorize', 'a timeout of a day', `{${X402},"requirements":{${X402_REQ.replace(':60', ':86400')}}}`, 'refused'],
+  ['latch_x402_authorize', 'an unknown member', `{${X402},"requirements":{${X402_REQ}},"pan":"x"}`, 'refused'],
   ['latch_ap2_mandate', 'a mandate for one item', `{${AP2},"items":[{"id":"sku-1","title":"Mug"}]}`, 'accepted'],
   ['latch_ap2_mandate', 'no items', `{${AP2},"items":[]}`, 'refused'],
   ['latch_ap2_mandate', 'no agent key', `{${CARD},"merchant":{"name":"Shop","website":"https://shop.example.com"},"amount_max":"25.00","items":[{"id":"sku-1","title":"Mug"}]}`, 'refused'],

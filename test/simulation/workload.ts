@@ -12,7 +12,7 @@
  */
 import { approveApproval, createApproval, denyApproval } from '../../src/core/approvals.js';
 import type { AuthorizationEntry } from '../../src/core/authorization-ledger.js';
-import type { AuthorizationRequest } from '../../src/core/authorization-request.js';
+import type { AuthorizationRequest, WindowRequest } from '../../src/core/authorization-request.js';
 import type { OperationContext } from '../../src/core/operation-context.js';
 import type { SignedWindow } from '../../src/core/window-payload.js';
 import type { SeededRandom } from '../adversarial/seeded-random.js';
@@ -88,7 +88,7 @@ function entryOf(policyId: string, amountMinor: number, evidence: boolean): Auth
     usedMinor: null,
     ...(evidence && {
       evidence: {
-        request: { kind: 'ap2_mandate', cardId: 'card_sim', merchant: 'sim.example.com', amountMinor, currency: 'USD' } as unknown as AuthorizationRequest,
+        request: { kind: 'ap2_mandate', cardId: 'card_sim', merchant: 'sim.example.com', amountMinor, currency: 'USD' } as unknown as WindowRequest,
         requestSha256: HEX64,
         receivedAtSeconds: SIM_NOW,
         window: { policy_id: policyId } as never,

@@ -279,3 +279,13 @@ test('nothing carrying card data is signed: a JWS payload or an upstream path or
   }
   assert.ok('signature' in key.signUpstream({ method: 'GET', url: new URL('https://cloud.example/v1/transactions?limit=5'), body: undefined, contentType: undefined, idempotencyKey: undefined }, 1763703180));
 });
+
+test('a SHA-256 named as one (`*_sha256`, exactly 64 lowercase hex) is a hash, not card data; anything else there is still scanned', () => {
+  // 64 hex digits whose first 16 are a Luhn-valid card number, as a random hash is now and then.
+  const hashWithRun = `4111111111111111${'a'.repeat(48)}`;
+  assert.equal(findCardData({ body: { payload_sha256: hashWithRun } }), false);
+  assert.equal(findCardData({ body: { accepted: { note: hashWithRun } } }), true, 'the same digits under another name are card data');
+  assert.equal(findCardData({ body: { payload_sha256: `${hashWithRun}a` } }), true, 'not a SHA-256: 65 digits');
+  assert.equal(findCardData({ body: { payload_sha256: hashWithRun.toUpperCase() } }), true, 'not the lowercase form');
+  assert.equal(findCardData({ body: { payload_sha256: '4111111111111111' } }), true, 'a card number named like a hash');
+});

@@ -2,6 +2,7 @@
  * `latch evidence PW_ID [--out FILE]` saves one authorization's evidence pack, and `latch evidence
  * verify FILE` checks a pack offline: no daemon, no cloud, no data directory (docs/evidence.md).
  */
+import { isWireId } from '../../ids/wire-ids.js';
 import { writeFileSync } from 'node:fs';
 import { keyIdsOfJwks, verifyEvidence } from '../../evidence/verify-pack.js';
 import { EVIDENCE_BYTES_MAX } from '../../evidence/pack.js';
@@ -66,7 +67,8 @@ export const evidenceCommand: Command = {
       json = flags['json'] === true;
       const policyId = positionals[0];
       if (policyId === undefined) throw new UsageError('name the authorization: latch evidence pw_…');
-      checkId(policyId, 'pw', 'PW_ID');
+      // An x402 payment's pack is asked for by its authorization id (docs/x402.md).
+      if (!isWireId('xa', policyId)) checkId(policyId, 'pw', 'PW_ID');
       const out = stringFlag(flags, 'out');
       client = newCliClient(io, stringFlag(flags, 'agent'), { passphraseStdin: flags['passphrase-stdin'] === true });
       const pack = await client.evidence(policyId);

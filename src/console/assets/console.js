@@ -132,7 +132,7 @@
   }
 
   // Words for the approval card (docs/decisions.md §31.8): no wire names, durations in words, local time beside UTC.
-  var KIND_WORDS = { one_time: 'one-time', merchant_verification: 'merchant verification', recurring: 'recurring' };
+  var KIND_WORDS = { one_time: 'one-time', merchant_verification: 'merchant verification', recurring: 'recurring', x402: 'x402 payment (no card)' };
   function durationWords(seconds) {
     if (seconds % 3600 === 0) return seconds / 3600 + (seconds === 3600 ? ' hour' : ' hours');
     if (seconds % 60 === 0) return seconds / 60 + (seconds === 60 ? ' minute' : ' minutes');
@@ -178,12 +178,19 @@
     var r = approval.request;
     var terms = el('dl', { 'class': 'terms' });
     term(terms, 'Agent', approval.agent);
-    term(terms, 'Card', (r.card_label ? r.card_label + ' ' : '') + (r.card_last4 ? '•••• ' + r.card_last4 + ' ' : '') + '(' + r.card_id + ')');
+    if (r.card_id) term(terms, 'Card', (r.card_label ? r.card_label + ' ' : '') + (r.card_last4 ? '•••• ' + r.card_last4 + ' ' : '') + '(' + r.card_id + ')');
     term(terms, 'Merchant', r.merchant_name);
     var card = (cardsById || {})[r.card_id];
     var available = card ? (card.available !== null && card.available !== undefined ? card.available : card.balance) : undefined;
     if (available !== undefined) term(terms, 'Card balance', available + ' ' + (card.currency || r.currency) + ' available' + (r.amount && decimalMinor(available) < decimalMinor(r.amount) ? ' — less than this request' : ''));
     term(terms, 'Kind', KIND_WORDS[r.kind] || r.kind);
+    if (r.x402) {
+      // The exact x402 requirements the payment will carry (docs/x402.md).
+      term(terms, 'Pays for', r.x402.resource && r.x402.resource.url);
+      term(terms, 'Network', r.x402.network);
+      term(terms, 'Pay to', r.x402.pay_to);
+      term(terms, 'Maximum', r.x402.amount_max + ' atomic units of ' + r.x402.symbol + ' (' + r.x402.asset + ')');
+    }
     term(terms, 'Type', r.authorization_type);
     term(terms, 'Window', r.ttl_seconds ? 'valid ' + durationWords(r.ttl_seconds) + ' after approval' : (r.interval ? 'every ' + r.interval_count + ' ' + r.interval + (r.max_charges ? ', at most ' + r.max_charges + ' charges' : '') : ''));
     term(terms, 'Reference', r.reference);
@@ -350,11 +357,14 @@
     content.appendChild(el('h2', { text: 'Authorizations' }));
     var rows = el('tbody');
     data.authorizations.forEach(function (authorization) {
-      var cancel = authorization.status === 'active' ? el('button', { type: 'button', 'class': 'danger', text: 'Cancel', onclick: function () {
+      // An x402 payment is listed by its authorization_id; cancelling one not yet settled releases it.
+      var id = authorization.policy_id || authorization.authorization_id;
+      var open = authorization.status === 'active' || authorization.status === 'authorized' || authorization.status === 'bound';
+      var cancel = open ? el('button', { type: 'button', 'class': 'danger', text: authorization.kind === 'x402' ? 'Release' : 'Cancel', onclick: function () {
         cancel.disabled = true;
-        api('POST', '/a/authorizations/' + authorization.policy_id + '/cancel', {}).then(function () { loadSpending(); });
+        api('POST', '/a/authorizations/' + id + '/cancel', {}).then(function () { loadSpending(); });
       } }) : null;
-      rows.appendChild(el('tr', null, el('td', { text: authorization.policy_id }), el('td', { text: authorization.agent }),
+      rows.appendChild(el('tr', null, el('td', { text: id + (authorization.kind === 'x402' ? ' (x402 ' + authorization.network + ')' : '') }), el('td', { text: authorization.agent }),
         el('td', { text: authorization.merchant_name || '' }), el('td', { 'class': 'num', text: (authorization.amount || '') + ' ' + (authorization.currency || '') }),
         el('td', { text: authorization.status }), el('td', null, cancel)));
     });

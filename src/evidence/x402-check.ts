@@ -1,0 +1,94 @@
+/**
+ * Checking an x402 payment's evidence pack offline (shared/spec/x402.md §3): the receipt is the
+ * device key's, with the receipt's own typ, over this authorization and these requirements; the
+ * requirements hash to what the receipt names; the request hashes to its sha256; what the agent
+ * reported settled is at most the maximum; the audit lines are this authorization's, in chain
+ * order, with its x402_authorized line. Not the chain: the settlement is the agent's word.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { canonicalJson } from '../core/approval.js';
+import { lineHash } from '../datadir/audit-lines.js';
+import { JWS_TYP } from '../crypto/signature-purposes.js';
+import { verifyCompact } from './pack-jws.js';
+
+/** The members of an x402 payment's pack, in the order they are written (evidence/x402-pack.ts). */
+export const X402_PACK_MEMBERS = ['v', 'type', 'policy_id', 'jwks', 'x402', 'request', 'decision', 'approval', 'audit', 'exported_at', 'jws'] as const;
+
+type Json = Record<string, unknown>;
+const HEX64 = /^[0-9a-f]{64}$/;
+const ATOMIC = /^(0|[1-9][0-9]{0,77})$/;
+
+/** checkX402 returns the first problem of an x402 pack's own members, or undefined. */
+export function checkX402(pack: Json, key: { publicKey: Uint8Array; kid: string }): string | undefined {
+  const x402 = pack['x402'];
+  if (!isObject(x402) || !isObject(x402['requirements'])) return 'x402 is not {receipt, requirements, ...}';
+  const receipt = verifyCompact(x402['receipt'], key.publicKey);
+  if (typeof receipt === 'string') return `the x402 receipt ${receipt}`;
+  if (receipt.header['kid'] !== key.kid) return 'the x402 receipt names another key id than the JWKS key';
+  if (receipt.header['typ'] !== JWS_TYP.x402Receipt) return `the x402 receipt is not typ ${JWS_TYP.x402Receipt}`;
+  let terms: unknown;
+  try {
+    terms = JSON.parse(receipt.payloadText);
+  } catch {
+    return "the x402 receipt's payload is not JSON";
+  }
+  if (!isObject(terms) || terms['authorization_id'] !== pack['policy_id']) return 'the x402 receipt is not about this authorization';
+  const requirements = x402['requirements'];
+  const requirementsSha = bytesToHex(sha256(new TextEncoder().encode(canonicalJson(requirements))));
+  if (x402['requirements_sha256'] !== requirementsSha || terms['requirements_sha256'] !== requirementsSha) return 'the requirements are not the ones the receipt names';
+  if (terms['amount_max'] !== requirements['amount'] || terms['pay_to'] !== requirements['payTo'] || terms['network'] !== requirements['network'] || terms['asset'] !== requirements['asset']) {
+    return "the receipt's terms are not the requirements'";
+  }
+  if (x402['payload_sha256'] !== null && !(typeof x402['payload_sha256'] === 'string' && HEX64.test(x402['payload_sha256']))) return 'x402.payload_sha256 is not a SHA-256';
+
+  const request = pack['request'];
+  if (!isObject(request)) return 'request is not an object';
+  const { agent: _agent, received_at: _received, sha256: requestSha, ...value } = request;
+  if (typeof requestSha !== 'string' || bytesToHex(sha256(new TextEncoder().encode(canonicalJson(value)))) !== requestSha) return "request.sha256 is not the SHA-256 of the request's terms";
+  if (!isObject(value['x402']) || canonicalJson((value['x402'] as Json)['requirements']) !== canonicalJson(requirements)) return "the request's requirements are not the pack's";
+
+  const settlement = x402['settlement'];
+  if (settlement !== null) {
+    if (!isObject(settlement) || settlement['reported_by'] !== 'agent') return 'x402.settlement is not a report by the agent';
+    const response = settlement['settle_response'];
+    if (isObject(response) && response['amount'] !== undefined) {
+      const amount = response['amount'];
+      if (typeof amount !== 'string' || !ATOMIC.test(amount) || typeof requirements['amount'] !== 'string' || !ATOMIC.test(requirements['amount'])) return 'the settled amount is not an atomic amount';
+      if (BigInt(amount) > BigInt(requirements['amount'])) return 'the settled amount is above the maximum the receipt names';
+    }
+  }
+  return checkX402Audit(pack['audit'], String(pack['policy_id']), key.kid, requestSha);
+}
+
+/** checkX402Audit checks the audit lines: hashes, chain order, about this authorization, and its x402_authorized line. */
+function checkX402Audit(audit: unknown, policyId: string, keyId: string, requestSha: string): string | undefined {
+  if (!isObject(audit) || !Array.isArray(audit['lines']) || !Array.isArray(audit['line_sha256'])) return 'audit is not {lines, line_sha256, log_end}';
+  const lines = audit['lines'] as unknown[];
+  const hashes = audit['line_sha256'] as unknown[];
+  if (lines.length !== hashes.length) return 'audit.line_sha256 does not list one hash per line';
+  let previousSeq = -1;
+  let authorizedLine = false;
+  for (const [index, line] of lines.entries()) {
+    const where = `audit line ${index + 1}`;
+    if (typeof line !== 'string') return `${where} is not text`;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch {
+      return `${where} is not JSON`;
+    }
+    if (!isObject(record) || !Number.isSafeInteger(record['seq'])) return `${where} is not an audit record`;
+    if (hashes[index] !== lineHash(new TextEncoder().encode(line))) return `${where}'s SHA-256 is not the one listed`;
+    if ((record['seq'] as number) <= previousSeq) return `${where} is out of chain order`;
+    previousSeq = record['seq'] as number;
+    if (record['policy_id'] !== policyId && record['approval_id'] === undefined) return `${where} is not about this authorization`;
+    if (record['operation'] === 'x402_authorized' && record['policy_id'] === policyId && record['key_id'] === keyId && record['request_sha256'] === requestSha) authorizedLine = true;
+  }
+  if (!authorizedLine) return 'no audit line records the x402 authorization with these terms';
+  return undefined;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
