@@ -6,6 +6,7 @@
  * minute), so `latch agent list` can answer without a running daemon and the token file itself
  * never changes except by `latch agent rotate`.
  */
+import { entryExists } from './filesystem-error.js';
 import { lstatSync, mkdirSync, readdirSync, unlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { createExclusive, fsyncDirectory, writeFileAtomic } from './atomic-file.js';
@@ -115,7 +116,7 @@ export function addAgent(home: string, name: string, now: Date = new Date()): st
   }
   const tokenFile = agentTokenPath(home, name);
   // A key left by an agent of this name that was removed half-way is not passed on to this one.
-  if (!exists(tokenFile)) destroyIdentityKeyFile(identityKeyFile(agentsDir(home), name));
+  if (!entryExists(tokenFile)) destroyIdentityKeyFile(identityKeyFile(agentsDir(home), name));
   // The record first: an agent whose token exists always has a creation time.
   writeFileAtomic(agentMetaPath(home, name), JSON.stringify({ v: 1, name, created_at: now.toISOString() }));
   try {
@@ -240,16 +241,6 @@ export function agentFiles(home: string): string[] {
 export function assertAgentTokensPrivate(home: string): void {
   assertAgentsDirPrivate(home);
   for (const name of listAgentNames(home)) assertPrivate(agentTokenPath(home, name), 'file');
-}
-
-function exists(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
 }
 
 /** markAgentUsed records that the daemon accepted the agent's token at `when`. */

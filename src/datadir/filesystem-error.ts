@@ -4,6 +4,7 @@
  * path failed and what to set, not `EACCES: permission denied, mkdir '/nonexistent'`
  * (docs/decisions.md §24.6).
  */
+import { lstatSync } from 'node:fs';
 import { DataDirError, shellQuote } from './data-dir-error.js';
 
 /** The errno codes that mean "this place cannot be written or reached", with what fixes each. */
@@ -43,4 +44,15 @@ export function asDataDirError(error: unknown, home?: string): DataDirError | un
   const fix = FIXES[code] as (file: string) => string;
   const action = typeof syscall === 'string' && /^[a-z]{2,16}$/.test(syscall) ? ` (${syscall})` : '';
   return new DataDirError('write_failed', file, `The data directory cannot be used: ${WHAT[code] ?? code}${action}, ${code}`, fix(file));
+}
+
+/** entryExists reports whether anything (a file, a directory, a link, followed or not) is at file; other errors throw. */
+export function entryExists(file: string): boolean {
+  try {
+    lstatSync(file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
 }

@@ -10,7 +10,7 @@
  *   latchX402Guard({ waitSeconds: 30 }).install(client);
  *   const pay = wrapFetchWithPayment(fetch, client);
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { LatchClient, type LatchClientOptions } from '../client/latch-client.js';
 import { LatchClientError } from '../client/client-errors.js';
 import { isPendingApproval } from '../client/pending-approval.js';
@@ -133,7 +133,7 @@ export function latchX402Guard(options: LatchX402GuardOptions = {}): LatchX402Gu
         // A refusal (4xx) is final; only an unreachable or failing daemon is tried again.
         const status = error instanceof LatchClientError ? error.status : null;
         if ((status !== null && status < 500) || attempt >= attempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, REPORT_BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random())));
+        await new Promise((resolve) => setTimeout(resolve, REPORT_BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + randomInt(1000) / 1000)));
       }
     }
   };

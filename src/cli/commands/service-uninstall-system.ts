@@ -5,6 +5,7 @@
  * on the terminal or with --purge, removes the service user and its data directory (the device key,
  * journals, audit log: this cannot be undone). Every step is printed first; --dry-run stops there.
  */
+import { entryExists } from '../../datadir/filesystem-error.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
@@ -82,22 +83,11 @@ export async function uninstallSystemService(io: CliIo, options: UninstallSystem
  * LATCH_SYSTEM_PIN names included, which a client refuses to trust) pins nothing to remove.
  */
 function pinnedDataDir(env: NodeJS.ProcessEnv, user: string): string | undefined {
-  if (!pinFileIsThere(systemPinPath(env))) return undefined;
+  if (!entryExists(systemPinPath(env))) return undefined;
   try {
     return readSystemPins(env)?.daemons.find((entry) => entry.user === user)?.data_dir;
   } catch (error) {
     if (error instanceof SystemPinError) throw new UsageError(`${error.message}; remove it by hand once you have checked it`);
-    throw error;
-  }
-}
-
-/** pinFileIsThere reports whether anything (a file, or a link the read then refuses) is at file. */
-function pinFileIsThere(file: string): boolean {
-  try {
-    lstatSync(file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
 }
