@@ -8,7 +8,7 @@ import { requestSha256 } from '../core/approval.js';
 import { jwkThumbprint, type Ed25519PublicJwk } from '../crypto/jwk.js';
 import { publicKeyFromJwk } from '../verify/public-jwk.js';
 import { currencyDecimals, parseAmountText } from '../money/amount.js';
-import { lineHash } from '../datadir/audit-lines.js';
+import { checkAuditExcerpt } from './audit-excerpt-check.js';
 import { APPROVAL_ID_PATTERN, POLICY_ID_PATTERN, X402_ID_PATTERN } from '../ids/wire-ids.js';
 import { checkX402, X402_PACK_MEMBERS } from './x402-check.js';
 import { parseIsoSeconds } from '../time/iso-time.js';
@@ -217,45 +217,15 @@ interface AuditContext {
   payload: Json;
 }
 
-/**
- * checkAudit checks each line: it parses, its hash is the one listed, lines are in chain order,
- * a line that follows another directly names its hash in `prev`, it is about this authorization
- * or its approval and names no other request; and the window's own line is among them.
- */
+/** checkAudit checks the audit excerpt (evidence/audit-excerpt-check.ts) with the window's own line required. */
 function checkAudit(audit: unknown, context: AuditContext): string | undefined {
-  if (!isObject(audit) || !Array.isArray(audit['lines']) || !Array.isArray(audit['line_sha256'])) return 'audit is not {lines, line_sha256, log_end}';
-  const lines = audit['lines'] as unknown[];
-  const hashes = audit['line_sha256'] as unknown[];
-  if (lines.length !== hashes.length) return 'audit.line_sha256 does not list one hash per line';
-  let previous: { seq: number; hash: string } | undefined;
-  let windowLine = false;
-  for (const [index, line] of lines.entries()) {
-    const where = `audit line ${index + 1}`;
-    if (typeof line !== 'string') return `${where} is not text`;
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch {
-      return `${where} is not JSON`;
-    }
-    if (!isObject(record) || !Number.isSafeInteger(record['seq']) || typeof record['prev'] !== 'string' || !HEX64.test(record['prev'])) return `${where} is not an audit record`;
-    const hash = lineHash(new TextEncoder().encode(line));
-    if (hashes[index] !== hash) return `${where}'s SHA-256 is not the one listed`;
-    const seq = record['seq'] as number;
-    if (previous !== undefined && seq <= previous.seq) return `${where} is out of chain order`;
-    if (previous !== undefined && seq === previous.seq + 1 && record['prev'] !== previous.hash) return `${where} does not chain to the line before it`;
-    previous = { seq, hash };
-    const aboutApproval = context.approvalId !== null && record['approval_id'] === context.approvalId;
-    if (record['policy_id'] !== context.policyId && !aboutApproval) return `${where} is about neither this authorization nor its approval`;
-    if (record['request_sha256'] !== undefined && record['request_sha256'] !== context.requestSha) return `${where} names another request's sha256`;
-    if (isWindowLine(record, context)) windowLine = true;
-  }
-  if (!windowLine) return "no audit line records the window's signature with these terms";
-  const end = audit['log_end'];
-  if (!isObject(end) || !Number.isSafeInteger(end['seq']) || typeof end['sha256'] !== 'string' || !HEX64.test(end['sha256'])) return 'audit.log_end is not {seq, sha256}';
-  if (previous !== undefined && (end['seq'] as number) < previous.seq) return 'audit.log_end is before the last line';
-  if (previous !== undefined && end['seq'] === previous.seq && end['sha256'] !== previous.hash) return 'audit.log_end names the last line with another hash';
-  return undefined;
+  return checkAuditExcerpt(audit, {
+    policyId: context.policyId,
+    approvalId: context.approvalId,
+    requestSha: context.requestSha,
+    isRequiredLine: (record) => isWindowLine(record, context),
+    missing: "no audit line records the window's signature with these terms",
+  });
 }
 
 /** isWindowLine reports whether a line records the window's signature: its id, key, terms and request. */

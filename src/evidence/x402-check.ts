@@ -8,7 +8,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { canonicalJson } from '../core/approval.js';
-import { lineHash } from '../datadir/audit-lines.js';
+import { checkAuditExcerpt } from './audit-excerpt-check.js';
 import { JWS_TYP } from '../crypto/signature-purposes.js';
 import { verifyCompact } from './pack-jws.js';
 
@@ -58,35 +58,19 @@ export function checkX402(pack: Json, key: { publicKey: Uint8Array; kid: string 
       if (BigInt(amount) > BigInt(requirements['amount'])) return 'the settled amount is above the maximum the receipt names';
     }
   }
-  return checkX402Audit(pack['audit'], String(pack['policy_id']), key.kid, requestSha);
+  const approval = pack['approval'];
+  return checkX402Audit(pack['audit'], String(pack['policy_id']), key.kid, requestSha, isObject(approval) && typeof approval['approval_id'] === 'string' ? approval['approval_id'] : null);
 }
 
-/** checkX402Audit checks the audit lines: hashes, chain order, about this authorization, and its x402_authorized line. */
-function checkX402Audit(audit: unknown, policyId: string, keyId: string, requestSha: string): string | undefined {
-  if (!isObject(audit) || !Array.isArray(audit['lines']) || !Array.isArray(audit['line_sha256'])) return 'audit is not {lines, line_sha256, log_end}';
-  const lines = audit['lines'] as unknown[];
-  const hashes = audit['line_sha256'] as unknown[];
-  if (lines.length !== hashes.length) return 'audit.line_sha256 does not list one hash per line';
-  let previousSeq = -1;
-  let authorizedLine = false;
-  for (const [index, line] of lines.entries()) {
-    const where = `audit line ${index + 1}`;
-    if (typeof line !== 'string') return `${where} is not text`;
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch {
-      return `${where} is not JSON`;
-    }
-    if (!isObject(record) || !Number.isSafeInteger(record['seq'])) return `${where} is not an audit record`;
-    if (hashes[index] !== lineHash(new TextEncoder().encode(line))) return `${where}'s SHA-256 is not the one listed`;
-    if ((record['seq'] as number) <= previousSeq) return `${where} is out of chain order`;
-    previousSeq = record['seq'] as number;
-    if (record['policy_id'] !== policyId && record['approval_id'] === undefined) return `${where} is not about this authorization`;
-    if (record['operation'] === 'x402_authorized' && record['policy_id'] === policyId && record['key_id'] === keyId && record['request_sha256'] === requestSha) authorizedLine = true;
-  }
-  if (!authorizedLine) return 'no audit line records the x402 authorization with these terms';
-  return undefined;
+/** checkX402Audit checks the audit excerpt (evidence/audit-excerpt-check.ts) with its x402_authorized line required. */
+function checkX402Audit(audit: unknown, policyId: string, keyId: string, requestSha: string, approvalId: string | null): string | undefined {
+  return checkAuditExcerpt(audit, {
+    policyId,
+    approvalId,
+    requestSha,
+    isRequiredLine: (record) => record['operation'] === 'x402_authorized' && record['policy_id'] === policyId && record['key_id'] === keyId && record['request_sha256'] === requestSha,
+    missing: 'no audit line records the x402 authorization with these terms',
+  });
 }
 
 function isObject(value: unknown): value is Json {
