@@ -73,6 +73,24 @@ export interface DaemonTarget {
   label: string;
   port: number;
   token: string;
+  /** The daemon's process, whose CPU time per request the rounds measure. */
+  pid?: number;
+}
+
+/**
+ * cpuRows reports each daemon's CPU time per request (its process, all threads, /proc) against
+ * the first daemon's, measured in the same alternating rounds: with --compare, a ratio above 1
+ * is the compared tree costing more CPU per request than this one.
+ */
+export function cpuRows(section: number, label: string, daemons: readonly DaemonTarget[], cpuOf: (daemon: DaemonTarget) => number | undefined): Figure[] {
+  const first = daemons[0];
+  const baseline = first === undefined ? undefined : cpuOf(first);
+  if (first === undefined || baseline === undefined) return [];
+  return daemons.flatMap((daemon) => {
+    const value = cpuOf(daemon);
+    if (value === undefined) return [];
+    return [figure({ section, name: labelled(`${label}: daemon CPU per request`, daemon.label), unit: 'ms', value, baseline, baselineName: labelled('daemon CPU per request', first.label) })];
+  });
 }
 
 /** labelled adds a Latch's label to a row name when a run compares two. */

@@ -4,7 +4,8 @@
  * burst of noise from the shared machine lands on one round of one side, not on a whole figure.
  */
 import { runLoad, type LoadOptions, type LoadRun } from './load-generator.js';
-import { summarize, type LoadFigures } from './stats.js';
+import { cpuMs } from './process-cpu.js';
+import { median, summarize, type LoadFigures } from './stats.js';
 
 /** The shape of a benchmark run: shorter with --quick, for trying the harness out. */
 export interface RunShape {
@@ -19,24 +20,39 @@ export const QUICK_SHAPE: RunShape = { rounds: 1, roundMs: 500, warmupMs: 200 };
 /** The most requests one round may send, whatever its duration. */
 export const ROUND_REQUESTS_MAX = 200_000;
 
-export type Target = Omit<LoadOptions, 'durationMs' | 'requestsMax'>;
+export type Target = Omit<LoadOptions, 'durationMs' | 'requestsMax'> & {
+  /** The process serving the target: its CPU time per request is measured in every round. */
+  cpuPid?: number;
+};
+
+/** A target's medians, with its server's CPU per request when the target names its process. */
+export type MeasuredFigures = LoadFigures & { cpuMsPerRequest?: number };
 
 /**
  * measureAlternating warms every target up, then runs shape.rounds rounds of each in turn and
  * returns each target's medians. A round with errors fails the whole measurement with the
  * first error, because a figure built on failed requests would be fast and meaningless.
  */
-export async function measureAlternating(shape: RunShape, targets: Record<string, Target>): Promise<Record<string, LoadFigures>> {
+export async function measureAlternating(shape: RunShape, targets: Record<string, Target>): Promise<Record<string, MeasuredFigures>> {
   const names = Object.keys(targets);
   for (const name of names) checked(name, await runLoad({ ...(targets[name] as Target), durationMs: shape.warmupMs, requestsMax: ROUND_REQUESTS_MAX }));
   const rounds: Record<string, LoadRun[]> = Object.fromEntries(names.map((name) => [name, []]));
+  const cpu: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
   for (let round = 0; round < shape.rounds; round += 1) {
     for (const name of names) {
-      const run = checked(name, await runLoad({ ...(targets[name] as Target), durationMs: shape.roundMs, requestsMax: ROUND_REQUESTS_MAX }));
+      const target = targets[name] as Target;
+      const before = target.cpuPid === undefined ? undefined : cpuMs([target.cpuPid]);
+      const run = checked(name, await runLoad({ ...target, durationMs: shape.roundMs, requestsMax: ROUND_REQUESTS_MAX }));
+      if (target.cpuPid !== undefined && before !== undefined) cpu[name]?.push(((cpuMs([target.cpuPid])[0] as number) - (before[0] as number)) / run.requests);
       rounds[name]?.push(run);
     }
   }
-  return Object.fromEntries(names.map((name) => [name, summarize(rounds[name] ?? [])]));
+  return Object.fromEntries(
+    names.map((name) => {
+      const perRequest = cpu[name] ?? [];
+      return [name, { ...summarize(rounds[name] ?? []), ...(perRequest.length === 0 ? {} : { cpuMsPerRequest: median(perRequest) }) }];
+    }),
+  );
 }
 
 /** checked returns a run that had no errors, or throws naming the first. */

@@ -90,7 +90,7 @@ async function main(): Promise<void> {
       figures.push(...(await measureCharges(options.shape, { ...chargeTargets, ledger: 'no windows' })));
     }
     const started = await Promise.all(stack.latches.map(async (latch) => ({ latch, ...(await stack.startDaemon(latch)) })));
-    const daemons = started.map(({ latch, port, token }) => ({ label: latch.label, port, token }));
+    const daemons = started.map(({ latch, port, token, server }) => ({ label: latch.label, port, token, pid: server.pid }));
     progress('the floor: noble sign and verify, fdatasync, loopback round trip');
     const floor = await measureFloor(options.shape, stack.root, barePort);
     progress(`the floor: ${floorText(floor)}`);
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
       progress('3: /v1 proxy');
       const upstream = { LATCH_CLOUD_URL: `http://127.0.0.1:${barePort}` };
       const proxies = await Promise.all(stack.latches.map(async (latch) => ({ latch, ...(await stack.startDaemon(latch, upstream)) })));
-      figures.push(...(await measureProxy(options.shape, { daemons: proxies.map(({ latch, port, token }) => ({ label: latch.label, port, token })), barePort, floor })));
+      figures.push(...(await measureProxy(options.shape, { daemons: proxies.map(({ latch, port, token, server }) => ({ label: latch.label, port, token, pid: server.pid })), barePort, floor })));
       for (const { server } of proxies) await server.stop();
     }
     if (options.sections.has(5)) {

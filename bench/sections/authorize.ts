@@ -5,7 +5,7 @@
  * concurrent clients; the baseline at each level is the bare server's one signature per
  * request, the least any design that signs per request can cost.
  */
-import { figure, labelled, type DaemonTarget, type Figure } from '../figures.js';
+import { cpuRows, figure, labelled, type DaemonTarget, type Figure } from '../figures.js';
 import { roundRobin, windowRequest } from '../requests.js';
 import { measureAlternating, type RunShape, type Target } from '../rounds.js';
 import { authorizeLatencyFloor, authorizeThroughputFloor, floorText, type Floor } from './floor.js';
@@ -31,7 +31,7 @@ export async function measureAuthorize(shape: RunShape, targets: AuthorizeTarget
     const card = roundRobin(targets.cardIds);
     const common = { concurrency: clients, expectStatus: 200 };
     const loads: Record<string, Target> = { bare: { ...common, port: targets.barePort, request: () => windowRequest('/sign-card-policy-window', 'unused', card()) } };
-    for (const daemon of targets.daemons) loads[`latch ${daemon.label}`] = { ...common, port: daemon.port, request: () => windowRequest('/authorize', daemon.token, card()) };
+    for (const daemon of targets.daemons) loads[`latch ${daemon.label}`] = { ...common, port: daemon.port, request: () => windowRequest('/authorize', daemon.token, card()), ...(daemon.pid === undefined ? {} : { cpuPid: daemon.pid }) };
     const result = await measureAlternating(shape, loads);
     const bare = result['bare'];
     if (bare === undefined) throw new Error('authorize: missing baseline');
@@ -60,6 +60,7 @@ export async function measureAuthorize(shape: RunShape, targets: AuthorizeTarget
         figures.push(figure({ section: 2, name: labelled(`${label}: req/s against its floor`, daemon.label), unit: 'req/s', value: latch.requestsPerSecond, baseline: authorizeThroughputFloor(targets.floor, clients), baselineName: FLOOR_GROUPED, goal: { kind: 'ratio_at_least', limit: 0.8 } }));
       }
     }
+    figures.push(...cpuRows(2, `POST /authorize, ${clients} client${clients === 1 ? '' : 's'}`, targets.daemons, (daemon) => result[`latch ${daemon.label}`]?.cpuMsPerRequest));
   }
   return { figures, authorized };
 }

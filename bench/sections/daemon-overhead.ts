@@ -3,7 +3,7 @@
  * server, which parses the same JSON and makes the same one signature and nothing else. The
  * difference is everything the daemon adds: front door, token, validation, the audit log.
  */
-import { figure, labelled, type DaemonTarget, type Figure } from '../figures.js';
+import { cpuRows, figure, labelled, type DaemonTarget, type Figure } from '../figures.js';
 import { roundRobin, windowRequest } from '../requests.js';
 import { measureAlternating, type RunShape, type Target } from '../rounds.js';
 import type { Floor } from './floor.js';
@@ -25,13 +25,14 @@ export async function measureOverhead(shape: RunShape, targets: OverheadTargets)
   const common = { concurrency: OVERHEAD_CLIENTS, expectStatus: 200 };
   const loads: Record<string, Target> = { bare: { ...common, port: targets.barePort, request: () => windowRequest('/sign-card-policy-window', 'unused', card()) } };
   for (const daemon of targets.daemons) {
-    loads[`latch ${daemon.label}`] = { ...common, port: daemon.port, request: () => windowRequest('/sign-card-policy-window', daemon.token, card()) };
+    loads[`latch ${daemon.label}`] = { ...common, port: daemon.port, request: () => windowRequest('/sign-card-policy-window', daemon.token, card()), ...(daemon.pid === undefined ? {} : { cpuPid: daemon.pid }) };
   }
   const result = await measureAlternating(shape, loads);
   const bare = result['bare'];
   if (bare === undefined) throw new Error('overhead: missing baseline');
   const label = `POST /sign-card-policy-window, ${OVERHEAD_CLIENTS} clients`;
-  return targets.daemons.flatMap((daemon) => {
+  const cpu = cpuRows(1, label, targets.daemons, (daemon) => result[`latch ${daemon.label}`]?.cpuMsPerRequest);
+  const rows = targets.daemons.flatMap((daemon) => {
     const latch = result[`latch ${daemon.label}`];
     if (latch === undefined) throw new Error('overhead: missing result');
     const note = `${latch.requests} requests through Latch, ${bare.requests} to the baseline`;
@@ -51,4 +52,5 @@ export async function measureOverhead(shape: RunShape, targets: OverheadTargets)
       figure({ section: 1, name: labelled(`${label}: p99`, daemon.label), unit: 'ms', value: latch.p99Ms, baseline: bare.p99Ms, baselineName: BASELINE }),
     ];
   });
+  return [...rows, ...cpu];
 }

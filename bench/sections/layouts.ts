@@ -18,6 +18,7 @@ import { adminJson } from '../bench-stack.js';
 import { spawnNode, startServer, waitForExit, type ChildServer } from '../child-process.js';
 import { figure, type Figure } from '../figures.js';
 import { runLoad } from '../load-generator.js';
+import { cpuMs } from '../process-cpu.js';
 import { roundRobin, windowRequest } from '../requests.js';
 import { checked, measureAlternating, ROUND_REQUESTS_MAX, type RunShape, type Target } from '../rounds.js';
 import { authorizeLatencyFloor, floorText, type Floor } from './floor.js';
@@ -85,16 +86,6 @@ async function startLayout(tree: LayoutTree, options: LayoutOptions, slug: strin
   const token = readFileSync(path.join(home, 'daemon_token'), 'utf8').trim();
   const thread = typeof started.ready['sandbox_thread'] === 'string' ? `sandbox on a ${started.ready['sandbox_thread']} thread` : 'one thread';
   return { name: `${tree.label}, npm start (${thread})`, port: Number(started.ready['port_a']), token, cardIds, pids: [started.pid], roles: ['start'], servers: [started] };
-}
-
-/** cpuMs is the user + system CPU time of each pid so far, in ms (/proc/<pid>/stat, all threads). */
-function cpuMs(pids: readonly number[]): number[] {
-  const tick = 10; // USER_HZ is 100 on Linux
-  return pids.map((pid) => {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * tick;
-  });
 }
 
 function target(running: Running, clients: number): Target {

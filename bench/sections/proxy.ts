@@ -8,7 +8,7 @@
  * how many signatures per second noble makes on one core in the same run, since each proxied
  * request needs exactly one.
  */
-import { figure, labelled, type DaemonTarget, type Figure } from '../figures.js';
+import { cpuRows, figure, labelled, type DaemonTarget, type Figure } from '../figures.js';
 import { walletRequest } from '../requests.js';
 import { measureAlternating, type RunShape, type Target } from '../rounds.js';
 import { floorText, proxyAddedFloor, type Floor } from './floor.js';
@@ -29,8 +29,9 @@ export async function measureProxy(shape: RunShape, targets: ProxyTargets): Prom
   const single: Record<string, Target> = { direct: { port: targets.barePort, concurrency: 1, expectStatus: 200, request: () => walletRequest() } };
   const loaded: Record<string, Target> = {};
   for (const daemon of targets.daemons) {
-    single[`latch ${daemon.label}`] = { port: daemon.port, concurrency: 1, expectStatus: 200, request: () => walletRequest(daemon.token) };
-    loaded[`latch ${daemon.label}`] = { port: daemon.port, concurrency: PROXY_THROUGHPUT_CLIENTS, expectStatus: 200, request: () => walletRequest(daemon.token) };
+    const cpuPid = daemon.pid === undefined ? {} : { cpuPid: daemon.pid };
+    single[`latch ${daemon.label}`] = { port: daemon.port, concurrency: 1, expectStatus: 200, request: () => walletRequest(daemon.token), ...cpuPid };
+    loaded[`latch ${daemon.label}`] = { port: daemon.port, concurrency: PROXY_THROUGHPUT_CLIENTS, expectStatus: 200, request: () => walletRequest(daemon.token), ...cpuPid };
   }
   const latency = await measureAlternating(shape, single);
   const throughput = await measureAlternating(shape, loaded);
@@ -38,7 +39,11 @@ export async function measureProxy(shape: RunShape, targets: ProxyTargets): Prom
   if (direct === undefined) throw new Error('proxy: missing direct result');
   const baseline = 'the same GET straight to the upstream, unsigned';
   const added = (through: number, straight: number) => `added ${(through - straight).toFixed(2)} ms`;
-  return targets.daemons.flatMap((daemon) => {
+  const cpu = [
+    ...cpuRows(3, 'GET /v1/wallet via proxy, 1 client', targets.daemons, (daemon) => latency[`latch ${daemon.label}`]?.cpuMsPerRequest),
+    ...cpuRows(3, `GET /v1/wallet via proxy, ${PROXY_THROUGHPUT_CLIENTS} clients`, targets.daemons, (daemon) => throughput[`latch ${daemon.label}`]?.cpuMsPerRequest),
+  ];
+  const rows = targets.daemons.flatMap((daemon) => {
     const proxied = latency[`latch ${daemon.label}`];
     const busy = throughput[`latch ${daemon.label}`];
     if (proxied === undefined || busy === undefined) throw new Error('proxy: missing result');
@@ -66,4 +71,5 @@ export async function measureProxy(shape: RunShape, targets: ProxyTargets): Prom
       }),
     ];
   });
+  return [...rows, ...cpu];
 }
