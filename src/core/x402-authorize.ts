@@ -34,16 +34,10 @@ export const X402_BIND_GRACE_SECONDS = 60;
 
 export type { X402Result } from './x402-deps.js';
 
-/** x402DepsOf returns the guard's parts, or refuses before anything is decided when the daemon has none. */
-export function x402DepsOf(deps: CoreDeps): X402Deps {
-  if (deps.x402 === undefined) throw new LatchError('data_directory_unavailable', { message: 'This daemon has no x402 guard bound; nothing was authorized.' });
-  return deps.x402;
-}
-
 /** requestX402Authorization runs an x402 payment through the pipeline; see the file's comment. */
 export async function requestX402Authorization(deps: CoreDeps, input: X402Input, context: OperationContext): Promise<X402Result> {
   refuseWhilePaused(deps.paused);
-  const guard = x402DepsOf(deps);
+  const guard = deps.x402;
   const request = x402Request(input, guard.assets());
   const fingerprint = x402Fingerprint(request);
   // A retry of a POST that needed approval gets that approval, or its outcome, never a second one.
@@ -76,7 +70,7 @@ export async function requestX402Authorization(deps: CoreDeps, input: X402Input,
  */
 export async function signApprovedX402(deps: CoreDeps, request: X402Request, context: OperationContext, approvalId: string): Promise<{ authorization: Authorization; window: null }> {
   refuseWhilePaused(deps.paused);
-  const guard = x402DepsOf(deps);
+  const guard = deps.x402;
   const result = await decideAndRecord(deps, guard, request, context, x402Fingerprint(request), approvalId);
   if (result.outcome !== 'authorized') throw new Error('signApprovedX402: the decision step asked again for an approved request');
   return { authorization: x402AuthorizationView(result.entry), window: null };

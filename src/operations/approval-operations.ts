@@ -56,7 +56,7 @@ async function approveNotingRefusals(deps: CoreDeps, id: string, context: Operat
   const terms: RefusedTerms = asked === undefined ? { operation: 'approve', cardId: null, merchant: null, amountMinor: null, currency: null, kind: null, approvalId: id } : { ...termsOf(asked.request, 'approve'), approvalId: id };
   const decided = await notingRefusals(deps, terms, context, approve);
   if (decided.status === 'failed' && decided.error !== null && NOTED_REFUSALS.has(decided.error.code)) {
-    deps.refused?.({ ...terms, code: decided.error.code, rule: null, reasons: [decided.error.message], principal: decided.principal, caller: context.caller });
+    deps.refused({ ...terms, code: decided.error.code, rule: null, reasons: [decided.error.message], principal: decided.principal, caller: context.caller });
   }
   return decided;
 }
