@@ -121,6 +121,12 @@ export async function awaitDecision(deps: CoreDeps, approval: Approval, waitSeco
   return current;
 }
 
+/** awaitAsAsked holds on for the decision as long as the caller's `Prefer: wait` asks (none: the approval at once). */
+export async function awaitAsAsked(deps: CoreDeps, approval: Approval, context: OperationContext): Promise<Approval> {
+  const wait = context.approvalWaitSeconds ?? 0;
+  return wait > 0 && approval.status === 'pending_approval' ? awaitDecision(deps, approval, wait, context.waitSignal ?? context.signal) : approval;
+}
+
 /**
  * refreshExpiry marks a pending approval expired once its time is up (durably, with its audit
  * line), unless a decision on it is under way.

@@ -11,7 +11,7 @@ import { LatchError } from '../errors/latch-error.js';
 import { isoSeconds } from '../time/iso-time.js';
 import type { Authorization } from './model.js';
 import type { Approval } from './approval.js';
-import { awaitDecision, createApproval, earlierApproval, outcomeError } from './approvals.js';
+import { awaitAsAsked, createApproval, earlierApproval, outcomeError } from './approvals.js';
 import { refuseWhilePaused } from './signing-pause.js';
 import { principalName } from './principal.js';
 import { requestFingerprint } from './signed-window-cache.js';
@@ -107,8 +107,7 @@ export async function signApprovedRequest(deps: CoreDeps, request: Authorization
  * created authorization, the pending approval, or the error of a decision that created nothing.
  */
 async function approvalResult(deps: CoreDeps, approval: Approval, context: OperationContext): Promise<AuthorizationResult> {
-  const wait = context.approvalWaitSeconds ?? 0;
-  const current = wait > 0 && approval.status === 'pending_approval' ? await awaitDecision(deps, approval, wait, context.waitSignal ?? context.signal) : approval;
+  const current = await awaitAsAsked(deps, approval, context);
   switch (current.status) {
     case 'pending_approval':
       return { outcome: 'approval_pending', approval: current };

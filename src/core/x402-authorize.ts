@@ -20,7 +20,7 @@ import type { Approval } from './approval.js';
 import { canonicalJson, requestSha256 } from './approval.js';
 import type { AuthorizationEntry } from './authorization-ledger.js';
 import type { X402Request } from './authorization-request.js';
-import { awaitDecision, createApproval, earlierApproval, fingerprintSha256, outcomeError } from './approvals.js';
+import { awaitAsAsked, createApproval, earlierApproval, fingerprintSha256, outcomeError } from './approvals.js';
 import type { CoreDeps, EnrolledDevice, OperationContext } from './core-deps.js';
 import type { AuthorizationDecision } from './decision.js';
 import type { Authorization } from './model.js';
@@ -184,8 +184,7 @@ function sameRequest(shared: { result: X402Result; fingerprint: string }, finger
  * the approval created, the pending approval, or the error of a decision that created nothing.
  */
 async function approvalResult(deps: CoreDeps, approval: Approval, context: OperationContext): Promise<X402Result> {
-  const wait = context.approvalWaitSeconds ?? 0;
-  const current = wait > 0 && approval.status === 'pending_approval' ? await awaitDecision(deps, approval, wait, context.waitSignal ?? context.signal) : approval;
+  const current = await awaitAsAsked(deps, approval, context);
   switch (current.status) {
     case 'pending_approval':
       return { outcome: 'approval_pending', approval: current };
