@@ -16,7 +16,7 @@ const NO_MANDATE_KEY = 'This daemon signs no AP2 mandates (no mandate key is bou
 
 /** refuseUnsignableMandates refuses an AP2 request, before anything is decided, when no mandate key can sign it. */
 export function refuseUnsignableMandates(deps: CoreDeps, request: AuthorizationRequest): void {
-  if (request.kind === 'ap2_mandate' && (deps.mandates === undefined || deps.signer.mandateKey() === undefined)) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
+  if (request.kind === 'ap2_mandate' && deps.signer.mandateKey() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
 }
 
 /**
@@ -28,7 +28,7 @@ export function refuseUnsignableMandates(deps: CoreDeps, request: AuthorizationR
 export async function signRegisteredMandates(deps: CoreDeps, request: Ap2MandateRequest, window: SignedWindow, context: OperationContext): Promise<void> {
   const { policy_id: policyId, not_before: iat, not_after: exp } = window.payload;
   if (deps.authorizations.get(policyId)?.evidence?.mandates !== undefined) return;
-  if (deps.mandates === undefined || deps.signer.mandateKey() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
+  if (deps.signer.mandateKey() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
   const label = await deps.mandates.cardLabel(request.cardId, context);
   // The signer reads every term (recurrence and issuer included) from the ledger entry itself (docs/decisions.md §34.1).
   const signed = deps.signer.openMandates(policyId, label);

@@ -41,8 +41,8 @@ export interface ApprovalDeps {
   checkPassphrase(candidate: string | undefined): Promise<'right' | 'not_set'>;
   /** Appends an approval line to the audit log durably. */
   audit(record: ApprovalAudit): Promise<void>;
-  /** How many pending approvals one caller may have (config.json's approvals_pending_max_per_agent; 20 when absent). */
-  pendingMaxPerCaller?(): number;
+  /** How many pending approvals one caller may have (config.json's approvals_pending_max_per_agent, 20 by default). */
+  pendingMaxPerCaller(): number;
   /** Tells the owner a new approval waits (best effort: never throws, never blocks). */
-  notify?(approval: Approval): void;
+  notify(approval: Approval): void;
 }

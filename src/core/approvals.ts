@@ -80,7 +80,7 @@ export async function createApproval(
     return kept;
   }
   await approvals.audit({ operation: 'approval_requested', approval: kept, caller: context.caller, principal: context.principal });
-  approvals.notify?.(kept);
+  approvals.notify(kept);
   return kept;
 }
 
@@ -93,7 +93,7 @@ export async function createApproval(
 function refuseOverPendingCap(approvals: ApprovalDeps, candidate: Approval, nowSeconds: number): void {
   if (candidate.callerKey && approvals.book.findByCallerKey(candidate.principal, candidate.idempotencyKey) !== undefined) return;
   const caller = principalName(candidate.principal);
-  const max = approvals.pendingMaxPerCaller?.() ?? APPROVALS_PENDING_MAX_PER_CALLER_DEFAULT;
+  const max = approvals.pendingMaxPerCaller();
   let pending = 0;
   for (const approval of approvals.book.pending()) {
     if (approval.expiresAtSeconds > nowSeconds && principalName(approval.principal) === caller) pending++;
@@ -102,9 +102,6 @@ function refuseOverPendingCap(approvals: ApprovalDeps, candidate: Approval, nowS
     throw new LatchError('too_many_pending_approvals', { message: `${caller} already has ${pending} pending approvals, as many as the owner allows; wait for the owner to decide them.` });
   }
 }
-
-/** How many pending approvals one caller may have when the daemon does not say (config: approvals_pending_max_per_agent). */
-export const APPROVALS_PENDING_MAX_PER_CALLER_DEFAULT = 20;
 
 /**
  * awaitDecision holds on up to waitSeconds (at most 60) for the owner's decision, and returns
@@ -122,6 +119,12 @@ export async function awaitDecision(deps: CoreDeps, approval: Approval, waitSeco
     current = await refreshExpiry(deps, approvals, approvals.book.get(current.id) ?? current);
   }
   return current;
+}
+
+/** awaitAsAsked holds on for the decision as long as the caller's `Prefer: wait` asks (none: the approval at once). */
+export async function awaitAsAsked(deps: CoreDeps, approval: Approval, context: OperationContext): Promise<Approval> {
+  const wait = context.approvalWaitSeconds ?? 0;
+  return wait > 0 && approval.status === 'pending_approval' ? awaitDecision(deps, approval, wait, context.waitSignal ?? context.signal) : approval;
 }
 
 /**

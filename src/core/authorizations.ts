@@ -11,7 +11,7 @@ import { LatchError } from '../errors/latch-error.js';
 import { isoSeconds } from '../time/iso-time.js';
 import type { Authorization } from './model.js';
 import type { Approval } from './approval.js';
-import { awaitDecision, createApproval, earlierApproval, outcomeError } from './approvals.js';
+import { awaitAsAsked, createApproval, earlierApproval, outcomeError } from './approvals.js';
 import { refuseWhilePaused } from './signing-pause.js';
 import { principalName } from './principal.js';
 import { requestFingerprint } from './signed-window-cache.js';
@@ -107,8 +107,7 @@ export async function signApprovedRequest(deps: CoreDeps, request: Authorization
  * created authorization, the pending approval, or the error of a decision that created nothing.
  */
 async function approvalResult(deps: CoreDeps, approval: Approval, context: OperationContext): Promise<AuthorizationResult> {
-  const wait = context.approvalWaitSeconds ?? 0;
-  const current = wait > 0 && approval.status === 'pending_approval' ? await awaitDecision(deps, approval, wait, context.waitSignal ?? context.signal) : approval;
+  const current = await awaitAsAsked(deps, approval, context);
   switch (current.status) {
     case 'pending_approval':
       return { outcome: 'approval_pending', approval: current };
@@ -211,7 +210,7 @@ async function registerOnce(deps: CoreDeps, device: EnrolledDevice, signed: Sign
     const { signal: _callerSignal, ...finishing } = context;
     const call = { ...cloudCall(device, finishing, idempotencyKeyOf(context)), window: windowAudit(operation, signed, context, requestSha) };
     const authorization = await device.cloud.registerAuthorization(signed.jws, call);
-    deps.outcome?.({ policyId, outcome: 'registered', code: null, principal: context.principal });
+    deps.outcome({ policyId, outcome: 'registered', code: null, principal: context.principal });
     return authorization;
   } catch (error) {
     if (error instanceof WindowNotRecorded) {
@@ -223,7 +222,7 @@ async function registerOnce(deps: CoreDeps, device: EnrolledDevice, signed: Sign
     const refused = error instanceof LatchError && error.status < 500;
     if (refused) await deps.authorizations.noteStatus(policyId, 'failed');
     // A refusal is final; a timeout or an unavailable cloud leaves the outcome unknown.
-    deps.outcome?.({ policyId, outcome: refused ? 'refused' : 'unknown', code: error instanceof LatchError ? error.code : null, principal: context.principal });
+    deps.outcome({ policyId, outcome: refused ? 'refused' : 'unknown', code: error instanceof LatchError ? error.code : null, principal: context.principal });
     throw clockMoved(deps, signed.payload, error) ?? error;
   }
 }
@@ -242,8 +241,7 @@ const NOT_BEFORE_LEEWAY_SECONDS = 300;
 function clockMoved(deps: CoreDeps, payload: PolicyWindowPayload, error: unknown): LatchError | undefined {
   if (!(error instanceof LatchError) || error.code !== 'invalid_request') return undefined;
   if (error.param !== 'not_after' && error.param !== 'not_before') return undefined;
-  const cloudNow = deps.cloudNowSeconds?.();
-  if (cloudNow === undefined) return undefined;
+  const cloudNow = deps.cloudNowSeconds();
   const over = payload.not_after <= cloudNow;
   const early = payload.kind !== 'recurring' && payload.not_before > cloudNow + NOT_BEFORE_LEEWAY_SECONDS;
   if (!over && !early) return undefined;
@@ -329,9 +327,9 @@ function held(signing: WindowSigning): SignedWindow {
 }
 
 /**
- * windowNow is the time a window is signed at: the cloud's, where the windows are judged, when the
- * daemon has heard it; the device's otherwise. Budgets and idempotency stay on the device's clock.
+ * windowNow is the time a window is signed at: the cloud's, where the windows are judged (the
+ * device's until the daemon has heard it). Budgets and idempotency stay on the device's clock.
  */
 function windowNow(deps: CoreDeps): number {
-  return deps.cloudNowSeconds?.() ?? deps.nowSeconds();
+  return deps.cloudNowSeconds();
 }

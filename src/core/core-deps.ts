@@ -78,18 +78,18 @@ export interface CoreDeps {
    * Records what became of a window sent to the cloud, after the answer, so that the audit log
    * tells a refused authorization from a granted one. It never delays or fails the answer.
    */
-  outcome?(record: SignatureOutcome): void;
+  outcome(record: SignatureOutcome): void;
   /**
    * Records that a request was refused by the policy, the pause or the lockout (what the agent
    * tried, for the owner: issue 44 item 3). It never delays or fails the answer; the daemon
    * bounds how many lines a flood writes.
    */
-  refused?(record: RefusalRecord): void;
+  refused(record: RefusalRecord): void;
   /**
    * The cloud's time, as learned from its answers: windows are valid on the cloud's clock, so
-   * their times come from here (docs/decisions.md §15.8). Absent, the device's clock is used.
+   * their times come from here (docs/decisions.md §15.8); the device's until the cloud has answered.
    */
-  cloudNowSeconds?(): number;
+  cloudNowSeconds(): number;
   /**
    * Windows signed for requests that carried an Idempotency-Key, so a retry re-sends the same
    * window. Required: without it a retry would sign and register a second window for one request
@@ -118,15 +118,15 @@ export interface CoreDeps {
    */
   heldWindows: HeldWindows;
   /**
-   * The AP2 mandate key's signer and the card labels mandates name (docs/ap2.md). Absent, an
-   * ap2_mandate request is refused before anything is decided or recorded; no other kind needs it.
+   * The card labels AP2 mandates name (docs/ap2.md). Without a mandate key (signer.mandateKey()),
+   * an ap2_mandate request is refused before anything is decided or recorded.
    */
-  mandates?: MandateDeps;
+  mandates: MandateDeps;
   /**
    * The x402 guard's parts (docs/x402.md): the assets that count, its audit lines and its index.
-   * Absent, an x402 request is refused before anything is decided or recorded; no other kind needs it.
+   * Required like every step above (§18.3): only x402 requests and their expiry use them.
    */
-  x402?: X402Deps;
+  x402: X402Deps;
 }
 
 /** What the pipeline writes to the authorization ledger (StoredAuthorizationLedger implements it). */

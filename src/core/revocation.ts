@@ -15,7 +15,7 @@ export interface SignedRevocation {
  */
 export async function signRevocation(deps: CoreDeps, device: EnrolledDevice, policyId: string, reason: string | undefined, context: OperationContext): Promise<SignedRevocation> {
   const { key, deviceId } = device;
-  const payload = buildRevocationPayload(policyId, deviceId, deps.cloudNowSeconds?.() ?? deps.nowSeconds(), reason);
+  const payload = buildRevocationPayload(policyId, deviceId, deps.cloudNowSeconds(), reason);
   const jws = deps.signer.revocation(key.keyId, payload);
   await deps.audit({
     operation: 'sign_revocation',

@@ -20,7 +20,7 @@ import type { Approval } from './approval.js';
 import { canonicalJson, requestSha256 } from './approval.js';
 import type { AuthorizationEntry } from './authorization-ledger.js';
 import type { X402Request } from './authorization-request.js';
-import { awaitDecision, createApproval, earlierApproval, fingerprintSha256, outcomeError } from './approvals.js';
+import { awaitAsAsked, createApproval, earlierApproval, fingerprintSha256, outcomeError } from './approvals.js';
 import type { CoreDeps, EnrolledDevice, OperationContext } from './core-deps.js';
 import type { AuthorizationDecision } from './decision.js';
 import type { Authorization } from './model.js';
@@ -34,16 +34,10 @@ export const X402_BIND_GRACE_SECONDS = 60;
 
 export type { X402Result } from './x402-deps.js';
 
-/** x402DepsOf returns the guard's parts, or refuses before anything is decided when the daemon has none. */
-export function x402DepsOf(deps: CoreDeps): X402Deps {
-  if (deps.x402 === undefined) throw new LatchError('data_directory_unavailable', { message: 'This daemon has no x402 guard bound; nothing was authorized.' });
-  return deps.x402;
-}
-
 /** requestX402Authorization runs an x402 payment through the pipeline; see the file's comment. */
 export async function requestX402Authorization(deps: CoreDeps, input: X402Input, context: OperationContext): Promise<X402Result> {
   refuseWhilePaused(deps.paused);
-  const guard = x402DepsOf(deps);
+  const guard = deps.x402;
   const request = x402Request(input, guard.assets());
   const fingerprint = x402Fingerprint(request);
   // A retry of a POST that needed approval gets that approval, or its outcome, never a second one.
@@ -76,7 +70,7 @@ export async function requestX402Authorization(deps: CoreDeps, input: X402Input,
  */
 export async function signApprovedX402(deps: CoreDeps, request: X402Request, context: OperationContext, approvalId: string): Promise<{ authorization: Authorization; window: null }> {
   refuseWhilePaused(deps.paused);
-  const guard = x402DepsOf(deps);
+  const guard = deps.x402;
   const result = await decideAndRecord(deps, guard, request, context, x402Fingerprint(request), approvalId);
   if (result.outcome !== 'authorized') throw new Error('signApprovedX402: the decision step asked again for an approved request');
   return { authorization: x402AuthorizationView(result.entry), window: null };
@@ -190,8 +184,7 @@ function sameRequest(shared: { result: X402Result; fingerprint: string }, finger
  * the approval created, the pending approval, or the error of a decision that created nothing.
  */
 async function approvalResult(deps: CoreDeps, approval: Approval, context: OperationContext): Promise<X402Result> {
-  const wait = context.approvalWaitSeconds ?? 0;
-  const current = wait > 0 && approval.status === 'pending_approval' ? await awaitDecision(deps, approval, wait, context.waitSignal ?? context.signal) : approval;
+  const current = await awaitAsAsked(deps, approval, context);
   switch (current.status) {
     case 'pending_approval':
       return { outcome: 'approval_pending', approval: current };

@@ -13,7 +13,6 @@ import { canonicalJson } from './approval.js';
 import type { AuthorizationEntry } from './authorization-ledger.js';
 import type { CoreDeps, OperationContext } from './core-deps.js';
 import { principalName } from './principal.js';
-import { x402DepsOf } from './x402-authorize.js';
 import type { X402AuditLine } from './x402-deps.js';
 import type { X402Report, X402Transition } from './x402-states.js';
 
@@ -88,7 +87,7 @@ export async function reportSettlement(deps: CoreDeps, id: string, report: X402R
     if (now.x402?.report !== null && canonicalJson(now.x402?.report) === canonicalJson(report)) return now;
     throw new LatchError('x402_settlement_conflict');
   }
-  if (anomaly) await x402DepsOf(deps).audit({ operation: 'x402_settlement_anomaly', entry: now, context, reason: 'settled_above_maximum' });
+  if (anomaly) await deps.x402.audit({ operation: 'x402_settlement_anomaly', entry: now, context, reason: 'settled_above_maximum' });
   return now;
 }
 
@@ -112,7 +111,6 @@ export async function releaseEntry(deps: CoreDeps, id: string, context: Operatio
 /** expireDue expires every authorized entry whose time is up (the daemon calls it now and then, and before each x402 operation). */
 export async function expireDue(deps: CoreDeps): Promise<void> {
   const guard = deps.x402;
-  if (guard === undefined) return;
   const now = deps.nowSeconds();
   const due = [...guard.index.unbound()].filter((entry) => entry.notAfterSeconds <= now);
   for (const entry of due) await expireIfDue(deps, entry);
@@ -140,7 +138,7 @@ function settledCount(entry: Readonly<AuthorizationEntry>, settleResponse: Recor
  */
 async function change(deps: CoreDeps, entry: Readonly<AuthorizationEntry>, transition: X402Transition, audit: Omit<X402AuditLine, 'entry' | 'context'> | undefined, context: OperationContext | undefined): Promise<boolean> {
   const applied = await deps.authorizations.noteX402(entry.policyId, transition);
-  if (applied && audit !== undefined) await x402DepsOf(deps).audit({ ...audit, entry: current(deps, entry.policyId), context });
+  if (applied && audit !== undefined) await deps.x402.audit({ ...audit, entry: current(deps, entry.policyId), context });
   return applied;
 }
 

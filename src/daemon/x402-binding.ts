@@ -30,7 +30,7 @@ export function x402Deps(policy: Pick<PolicyGate, 'effective'>, ledger: StoredAu
 /** bindX402 gives the x402 routes the core's operations. */
 export function bindX402(deps: CoreDeps): X402Operations {
   return {
-    assets: () => deps.x402?.assets() ?? [],
+    assets: () => deps.x402.assets(),
     authorize: async (input, context) => {
       await expireDue(deps);
       return requestX402Authorization(deps, input, context);

@@ -10,8 +10,8 @@ import { SdJwtRefused, verifyRootSdJwt } from '../ap2/verify-sd-jwt.js';
 import type { Ap2MandateRequest } from '../core/authorization-request.js';
 import { p256PublicJwkFromUntrusted, p256PublicKeyObject, p256Thumbprint } from '../ap2/p256.js';
 import { isoSeconds } from '../time/iso-time.js';
+import { type Json, isObject } from './pack-json.js';
 
-type Json = Record<string, unknown>;
 const MEMBERS = ['policy_id', 'mandate_id', 'open_checkout_mandate', 'open_payment_mandate', 'open_checkout_hash', 'key_id', 'expires_at', 'jwks'];
 
 /** checkAp2 returns a sentence naming the first thing that does not hold, or undefined. */
@@ -80,8 +80,4 @@ function termsOf(request: Ap2MandateRequest, paymentClaims: Json): MandateTerms 
     agentKey: request.mandate.agentKey,
     ...(recurrence !== undefined && { recurrence }),
   };
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

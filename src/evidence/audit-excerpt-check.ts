@@ -6,9 +6,7 @@
  * window's, or an x402 authorization's) is among them.
  */
 import { lineHash } from '../datadir/audit-lines.js';
-
-type Json = Record<string, unknown>;
-const HEX64 = /^[0-9a-f]{64}$/;
+import { HEX64, type Json, isObject } from './pack-json.js';
 
 /** What an excerpt is checked against. */
 export interface AuditExcerptContext {
@@ -55,8 +53,4 @@ export function checkAuditExcerpt(audit: unknown, context: AuditExcerptContext):
   if (previous !== undefined && (end['seq'] as number) < previous.seq) return 'audit.log_end is before the last line';
   if (previous !== undefined && end['seq'] === previous.seq && end['sha256'] !== previous.hash) return 'audit.log_end names the last line with another hash';
   return undefined;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -42,6 +42,24 @@ export function verifyCompact(jws: unknown, publicKey: Uint8Array): VerifiedComp
   return { header: fields, payloadText };
 }
 
+/** The pack's device key, read from its JWKS: the raw Ed25519 public key and its RFC 7638 thumbprint. */
+export interface PackKey {
+  publicKey: Uint8Array;
+  kid: string;
+}
+
+/**
+ * verifyByPackKey verifies a JWS the device key made (the pack, its window, an x402 receipt): it
+ * verifies under key, names key's id and has the purpose's typ; else a sentence that begins with `what`.
+ */
+export function verifyByPackKey(jws: unknown, key: PackKey, typ: string, what: string): VerifiedCompact | string {
+  const signed = verifyCompact(jws, key.publicKey);
+  if (typeof signed === 'string') return `${what} ${signed}`;
+  if (signed.header['kid'] !== key.kid) return `${what} names another key id than the JWKS key`;
+  if (signed.header['typ'] !== typ) return `${what} is not typ ${typ}`;
+  return signed;
+}
+
 /** canonicalBase64Url decodes base64url that re-encodes to the same text, or returns undefined. */
 function canonicalBase64Url(text: string): Uint8Array | undefined {
   const bytes = fromBase64Url(text);

@@ -14,9 +14,10 @@ import { checkX402, X402_PACK_MEMBERS } from './x402-check.js';
 import { parseIsoSeconds } from '../time/iso-time.js';
 import { AP2_PACK_MEMBERS, EVIDENCE_BYTES_MAX, EVIDENCE_JWS_TYP, EVIDENCE_TYPE, PACK_MEMBERS } from './pack.js';
 import { checkAp2 } from './ap2-check.js';
-import { verifyCompact } from './pack-jws.js';
+import { verifyByPackKey, type PackKey } from './pack-jws.js';
 import { requestValue } from './request-view.js';
 import { checkWindowTerms } from './window-terms.js';
+import { HEX64, type Json, isObject } from './pack-json.js';
 
 /**
  * What verifyEvidence found: everything holds, or the first thing that does not. `keyPinned` says
@@ -36,8 +37,6 @@ export interface VerifyEvidenceOptions {
   expectedKeyIds?: readonly string[];
 }
 
-type Json = Record<string, unknown>;
-const HEX64 = /^[0-9a-f]{64}$/;
 const APPROVAL_STATUSES: ReadonlySet<string> = new Set(['approved', 'failed']);
 /** How far the device's idea of the cloud's clock (a window's `iat`) may be off: the cloud's own bound. */
 const CLOCK_SKEW_SECONDS = 300;
@@ -109,20 +108,16 @@ function check(input: string | Uint8Array | object, expectedKeyIds: readonly str
   // consistent it is with itself.
   if (expectedKeyIds !== undefined && !expectedKeyIds.includes(key.kid)) return `the pack is signed by key ${key.kid}, not by the expected device key (${expectedKeyIds.join(', ') || 'none named'})`;
 
-  const signed = verifyCompact(pack['jws'], key.publicKey);
-  if (typeof signed === 'string') return `the pack's jws ${signed}`;
-  if (signed.header['kid'] !== key.kid) return "the pack's jws names another key id than the JWKS key";
-  if (signed.header['typ'] !== EVIDENCE_JWS_TYP) return `the pack's jws is not typ ${EVIDENCE_JWS_TYP}`;
+  const signed = verifyByPackKey(pack['jws'], key, EVIDENCE_JWS_TYP, "the pack's jws");
+  if (typeof signed === 'string') return signed;
   const { jws: _signature, ...body } = pack;
   if (signed.payloadText !== JSON.stringify(body)) return "the pack's jws payload is not the pack's members";
   if (kind === 'x402') return checkX402Pack(pack, key, policyId);
 
   const window = pack['window'];
   if (!isObject(window) || !isObject(window['payload'])) return 'window is not {jws, payload}';
-  const windowSigned = verifyCompact(window['jws'], key.publicKey);
-  if (typeof windowSigned === 'string') return `the window's jws ${windowSigned}`;
-  if (windowSigned.header['kid'] !== key.kid) return "the window's jws names another key id than the JWKS key";
-  if (windowSigned.header['typ'] !== JWS_TYP.window) return `the window's jws is not typ ${JWS_TYP.window}`;
+  const windowSigned = verifyByPackKey(window['jws'], key, JWS_TYP.window, "the window's jws");
+  if (typeof windowSigned === 'string') return windowSigned;
   if (windowSigned.payloadText !== JSON.stringify(window['payload'])) return "window.payload is not the window jws's payload";
   const payload = window['payload'];
   if (payload['policy_id'] !== policyId) return "the window's policy_id is not the pack's";
@@ -136,10 +131,8 @@ function check(input: string | Uint8Array | object, expectedKeyIds: readonly str
   const terms = checkWindowTerms(payload, value);
   if (terms !== undefined) return terms;
 
-  const decision = checkDecision(pack['decision'], pack['approval']);
-  if (decision !== undefined) return decision;
-  const approval = checkApproval(pack['approval'], request['sha256']);
-  if (approval !== undefined) return approval;
+  const decided = checkDecided(pack, request['sha256']);
+  if (decided !== undefined) return decided;
   const audit = checkAudit(pack['audit'], { policyId, approvalId: isObject(pack['approval']) ? (pack['approval']['approval_id'] as string) : null, requestSha: request['sha256'], keyId: key.kid, payload });
   if (audit !== undefined) return audit;
   const cloud = checkCloud(pack['cloud'], payload, policyId);
@@ -148,21 +141,21 @@ function check(input: string | Uint8Array | object, expectedKeyIds: readonly str
     const mandates = checkAp2(pack['ap2'], value, payload, (pack['audit'] as Json)['lines'] as string[]);
     if (mandates !== undefined) return mandates;
   }
-  if (typeof pack['exported_at'] !== 'string' || parseIsoSeconds(pack['exported_at']) === undefined) return 'exported_at is not an ISO time';
-  return { policyId, keyId: key.kid };
+  return checkExportedAt(pack) ?? { policyId, keyId: key.kid };
 }
 
 /** checkX402Pack checks what an x402 pack has besides the members every pack shares (evidence/x402-check.ts). */
-function checkX402Pack(pack: Json, key: { publicKey: Uint8Array; kid: string }, policyId: string): string | { policyId: string; keyId: string } {
-  const x402 = checkX402(pack, key);
-  if (x402 !== undefined) return x402;
-  const request = pack['request'] as Json;
-  const decision = checkDecision(pack['decision'], pack['approval']);
-  if (decision !== undefined) return decision;
-  const approval = checkApproval(pack['approval'], request['sha256']);
-  if (approval !== undefined) return approval;
-  if (typeof pack['exported_at'] !== 'string' || parseIsoSeconds(pack['exported_at']) === undefined) return 'exported_at is not an ISO time';
-  return { policyId, keyId: key.kid };
+function checkX402Pack(pack: Json, key: PackKey, policyId: string): string | { policyId: string; keyId: string } {
+  return checkX402(pack, key) ?? checkDecided(pack, (pack['request'] as Json)['sha256']) ?? checkExportedAt(pack) ?? { policyId, keyId: key.kid };
+}
+
+/** checkDecided checks what every pack says of the decision and, when the owner was asked, of the approval. */
+function checkDecided(pack: Json, requestSha: unknown): string | undefined {
+  return checkDecision(pack['decision'], pack['approval']) ?? checkApproval(pack['approval'], requestSha);
+}
+
+function checkExportedAt(pack: Json): string | undefined {
+  return typeof pack['exported_at'] === 'string' && parseIsoSeconds(pack['exported_at']) !== undefined ? undefined : 'exported_at is not an ISO time';
 }
 
 function packText(input: string | Uint8Array | object): string | undefined {
@@ -179,7 +172,7 @@ function packText(input: string | Uint8Array | object): string | undefined {
 }
 
 /** packKey reads the JWKS: exactly one Ed25519 public key whose kid is its RFC 7638 thumbprint. */
-function packKey(jwks: unknown): { publicKey: Uint8Array; kid: string } | string {
+function packKey(jwks: unknown): PackKey | string {
   if (!isObject(jwks) || !Array.isArray(jwks['keys']) || jwks['keys'].length !== 1) return 'jwks does not hold exactly one key';
   const jwk = jwks['keys'][0] as unknown;
   const publicKey = publicKeyFromJwk(jwk);
@@ -284,8 +277,4 @@ function minor(amount: unknown, currency: unknown): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

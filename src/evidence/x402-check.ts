@@ -10,23 +10,20 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { canonicalJson } from '../core/approval.js';
 import { checkAuditExcerpt } from './audit-excerpt-check.js';
 import { JWS_TYP } from '../crypto/signature-purposes.js';
-import { verifyCompact } from './pack-jws.js';
+import { ATOMIC_AMOUNT } from '../x402/counting.js';
+import { verifyByPackKey, type PackKey } from './pack-jws.js';
+import { HEX64, type Json, isObject } from './pack-json.js';
 
 /** The members of an x402 payment's pack, in the order they are written (evidence/x402-pack.ts). */
 export const X402_PACK_MEMBERS = ['v', 'type', 'policy_id', 'jwks', 'x402', 'request', 'decision', 'approval', 'audit', 'exported_at', 'jws'] as const;
 
-type Json = Record<string, unknown>;
-const HEX64 = /^[0-9a-f]{64}$/;
-const ATOMIC = /^(0|[1-9][0-9]{0,77})$/;
 
 /** checkX402 returns the first problem of an x402 pack's own members, or undefined. */
-export function checkX402(pack: Json, key: { publicKey: Uint8Array; kid: string }): string | undefined {
+export function checkX402(pack: Json, key: PackKey): string | undefined {
   const x402 = pack['x402'];
   if (!isObject(x402) || !isObject(x402['requirements'])) return 'x402 is not {receipt, requirements, ...}';
-  const receipt = verifyCompact(x402['receipt'], key.publicKey);
-  if (typeof receipt === 'string') return `the x402 receipt ${receipt}`;
-  if (receipt.header['kid'] !== key.kid) return 'the x402 receipt names another key id than the JWKS key';
-  if (receipt.header['typ'] !== JWS_TYP.x402Receipt) return `the x402 receipt is not typ ${JWS_TYP.x402Receipt}`;
+  const receipt = verifyByPackKey(x402['receipt'], key, JWS_TYP.x402Receipt, 'the x402 receipt');
+  if (typeof receipt === 'string') return receipt;
   let terms: unknown;
   try {
     terms = JSON.parse(receipt.payloadText);
@@ -35,7 +32,7 @@ export function checkX402(pack: Json, key: { publicKey: Uint8Array; kid: string 
   }
   if (!isObject(terms) || terms['authorization_id'] !== pack['policy_id']) return 'the x402 receipt is not about this authorization';
   const requirements = x402['requirements'];
-  const requirementsSha = bytesToHex(sha256(new TextEncoder().encode(canonicalJson(requirements))));
+  const requirementsSha = canonicalSha256(requirements);
   if (x402['requirements_sha256'] !== requirementsSha || terms['requirements_sha256'] !== requirementsSha) return 'the requirements are not the ones the receipt names';
   if (terms['amount_max'] !== requirements['amount'] || terms['pay_to'] !== requirements['payTo'] || terms['network'] !== requirements['network'] || terms['asset'] !== requirements['asset']) {
     return "the receipt's terms are not the requirements'";
@@ -45,7 +42,7 @@ export function checkX402(pack: Json, key: { publicKey: Uint8Array; kid: string 
   const request = pack['request'];
   if (!isObject(request)) return 'request is not an object';
   const { agent: _agent, received_at: _received, sha256: requestSha, ...value } = request;
-  if (typeof requestSha !== 'string' || bytesToHex(sha256(new TextEncoder().encode(canonicalJson(value)))) !== requestSha) return "request.sha256 is not the SHA-256 of the request's terms";
+  if (typeof requestSha !== 'string' || canonicalSha256(value) !== requestSha) return "request.sha256 is not the SHA-256 of the request's terms";
   if (!isObject(value['x402']) || canonicalJson((value['x402'] as Json)['requirements']) !== canonicalJson(requirements)) return "the request's requirements are not the pack's";
 
   const settlement = x402['settlement'];
@@ -54,7 +51,7 @@ export function checkX402(pack: Json, key: { publicKey: Uint8Array; kid: string 
     const response = settlement['settle_response'];
     if (isObject(response) && response['amount'] !== undefined) {
       const amount = response['amount'];
-      if (typeof amount !== 'string' || !ATOMIC.test(amount) || typeof requirements['amount'] !== 'string' || !ATOMIC.test(requirements['amount'])) return 'the settled amount is not an atomic amount';
+      if (typeof amount !== 'string' || !ATOMIC_AMOUNT.test(amount) || typeof requirements['amount'] !== 'string' || !ATOMIC_AMOUNT.test(requirements['amount'])) return 'the settled amount is not an atomic amount';
       if (BigInt(amount) > BigInt(requirements['amount'])) return 'the settled amount is above the maximum the receipt names';
     }
   }
@@ -73,6 +70,7 @@ function checkX402Audit(audit: unknown, policyId: string, keyId: string, request
   });
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** canonicalSha256 is the hex SHA-256 of a value's canonical JSON, as the daemon hashes requests and requirements. */
+function canonicalSha256(value: unknown): string {
+  return bytesToHex(sha256(new TextEncoder().encode(canonicalJson(value))));
 }

@@ -6,7 +6,7 @@
  */
 import { LatchError } from '../errors/latch-error.js';
 import type { Approval, ApprovalStatus } from '../core/approval.js';
-import { approveApproval, awaitDecision, denyApproval, refreshExpiry, visibleTo } from '../core/approvals.js';
+import { approveApproval, awaitAsAsked, denyApproval, refreshExpiry, visibleTo } from '../core/approvals.js';
 import { signApprovedRequest } from '../core/authorizations.js';
 import type { CoreDeps, OperationContext } from '../core/core-deps.js';
 import { NOTED_REFUSALS, notingRefusals, termsOf, type RefusedTerms } from './refusal-notes.js';
@@ -56,7 +56,7 @@ async function approveNotingRefusals(deps: CoreDeps, id: string, context: Operat
   const terms: RefusedTerms = asked === undefined ? { operation: 'approve', cardId: null, merchant: null, amountMinor: null, currency: null, kind: null, approvalId: id } : { ...termsOf(asked.request, 'approve'), approvalId: id };
   const decided = await notingRefusals(deps, terms, context, approve);
   if (decided.status === 'failed' && decided.error !== null && NOTED_REFUSALS.has(decided.error.code)) {
-    deps.refused?.({ ...terms, code: decided.error.code, rule: null, reasons: [decided.error.message], principal: decided.principal, caller: context.caller });
+    deps.refused({ ...terms, code: decided.error.code, rule: null, reasons: [decided.error.message], principal: decided.principal, caller: context.caller });
   }
   return decided;
 }
@@ -72,9 +72,7 @@ function withMandates(deps: CoreDeps, approval: Approval): Approval {
 export async function getApproval(deps: CoreDeps, id: string, context: OperationContext): Promise<Approval> {
   const found = deps.approvals.book.get(id);
   if (found === undefined || !visibleTo(found, context)) throw new LatchError('approval_not_found');
-  const current = await refreshExpiry(deps, deps.approvals, found);
-  if (context.approvalWaitSeconds !== undefined && context.approvalWaitSeconds > 0) return awaitDecision(deps, current, context.approvalWaitSeconds, context.waitSignal ?? context.signal);
-  return current;
+  return awaitAsAsked(deps, await refreshExpiry(deps, deps.approvals, found), context);
 }
 
 /** listApprovals lists approvals newest first, after startingAfter when given: the owner's all, an agent's only its own. */

@@ -28,7 +28,7 @@ export async function notingRefusals<T>(deps: Pick<CoreDeps, 'refused'>, terms: 
   } catch (error) {
     if (error instanceof LatchError && NOTED_REFUSALS.has(error.code)) {
       try {
-        deps.refused?.({ ...terms, code: error.code, rule: error.rule ?? null, reasons: error.reasons ?? [], principal: context.principal, caller: context.caller });
+        deps.refused({ ...terms, code: error.code, rule: error.rule ?? null, reasons: error.reasons ?? [], principal: context.principal, caller: context.caller });
       } catch {
         // Noting is best effort: the refusal itself must reach the caller.
       }

@@ -10,9 +10,9 @@ import { isJsonObject, type JsonValue } from '../json/parse-json.js';
 import { AUTHORIZATION_AMOUNT_MAX_MINOR } from '../money/amount.js';
 import { p256PublicJwkFromUntrusted, type P256PublicJwk } from '../ap2/p256.js';
 import { normalizeMerchant } from '../validate/merchant.js';
-import { amount, int, str, type FieldRule } from '../validate/schema.js';
+import { amount, int, str } from '../validate/schema.js';
 import { wrongType } from '../validate/field-rule.js';
-import { displayName } from '../validate/display-name.js';
+import { exactObject, objectRule } from '../validate/object-rule.js';
 import type { RuleJsonSchema } from '../validate/rule-json-schema.js';
 import { TTL_MINUTES_MAX, TTL_MINUTES_MIN } from '../validate/ttl.js';
 import { cardIdField, currencyField } from './common-fields.js';
@@ -162,32 +162,4 @@ function agentKeyFrom(value: JsonValue, param: string): P256PublicJwk {
 /** plainJwk turns the parsed object's string members into plain values (numbers and nested values are kept as they are, and refused by the checks). */
 function plainJwk(value: Record<string, JsonValue>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(value));
-}
-
-/** exactObject requires an object with the required members and no members outside required and optional. */
-function exactObject(value: JsonValue, param: string, required: readonly string[], optional: readonly string[]): Record<string, JsonValue> {
-  if (!isJsonObject(value)) throw wrongType(param, 'an object');
-  for (const name of Object.keys(value)) {
-    if (required.includes(name) || optional.includes(name)) continue;
-    // The unknown name is repeated only when it is safe to show (display-name.ts).
-    const shown = displayName(name);
-    throw invalidRequest(shown === undefined ? param : `${param}.${shown}`, `${param} takes only ${[...required, ...optional].join(', ')}${shown === undefined ? '' : `, not ${shown}`}.`);
-  }
-  for (const name of required) {
-    if (value[name] === undefined || value[name] === null) throw invalidRequest(`${param}.${name}`, `${param}.${name} is required.`);
-  }
-  return value;
-}
-
-/** objectRule is a field (required unless said otherwise) checked by `parse` as a whole (an object or an array). */
-function objectRule<T, P extends 'required' | 'optional' = 'required'>(expected: string, parse: (value: JsonValue, param: string) => T, jsonSchema: RuleJsonSchema, presence: P = 'required' as P): FieldRule<T, P> {
-  return {
-    presence,
-    defaultValue: undefined,
-    jsonSchema,
-    fromJson: parse,
-    fromQuery: (_text, param) => {
-      throw wrongType(param, expected);
-    },
-  };
 }

@@ -5,13 +5,13 @@
  * these rules.
  */
 import { LatchError, invalidRequest } from '../errors/latch-error.js';
-import { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from '../json/parse-json.js';
+import { isJsonObject, JsonNumber, type JsonValue } from '../json/parse-json.js';
 import { isLoopbackName } from '../http/loopback.js';
 import { normalizeMerchant } from '../validate/merchant.js';
 import { wrongType, type FieldRule } from '../validate/field-rule.js';
-import { displayName } from '../validate/display-name.js';
 import type { RuleJsonSchema } from '../validate/rule-json-schema.js';
 import { int, str } from '../validate/schema.js';
+import { exactObject, objectRule } from '../validate/object-rule.js';
 import { checkText } from '../validate/string-rule.js';
 import { ATOMIC_AMOUNT } from '../x402/counting.js';
 import { X402_SCHEMES, X402_VERSION, type X402Requirements, type X402Resource, type X402Scheme } from '../x402/requirements.js';
@@ -31,8 +31,6 @@ const CAIP2 = /^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/;
 /** Printable ASCII without spaces: every EVM address and every asset id x402 names. */
 const PRINTABLE = /^[\x21-\x7e]+$/;
 
-const RESOURCE_MEMBERS = ['url', 'description', 'mimeType', 'serviceName', 'tags', 'iconUrl'] as const;
-const REQUIREMENT_MEMBERS = ['scheme', 'network', 'amount', 'asset', 'payTo', 'maxTimeoutSeconds', 'extra'] as const;
 
 /** A resource with the merchant read from its URL: the normalized host (loopback hosts as written). */
 export interface X402ResourceInput {
@@ -88,7 +86,7 @@ function versionRule(): FieldRule<2, 'required'> {
 
 /** resourceFrom checks x402's ResourceInfo; the URL is https (http only for a loopback host) and names the merchant. */
 function resourceFrom(value: JsonValue, param: string): X402ResourceInput {
-  const record = exactObject(value, param, ['url'], RESOURCE_MEMBERS);
+  const record = exactObject(value, param, ['url'], ['description', 'mimeType', 'serviceName', 'tags', 'iconUrl']);
   const url = checkText(stringOf(record['url'], `${param}.url`), `${param}.url`, { maxLength: X402_URL_LENGTH_MAX });
   const resource: X402Resource = { url };
   for (const name of ['description', 'mimeType', 'serviceName', 'iconUrl'] as const) {
@@ -127,7 +125,7 @@ function merchantOf(url: string, param: string): string {
 
 /** requirementsFrom checks one PaymentRequirements. */
 function requirementsFrom(value: JsonValue, param: string): X402Requirements {
-  const record = exactObject(value, param, ['scheme', 'network', 'amount', 'asset', 'payTo', 'maxTimeoutSeconds'], REQUIREMENT_MEMBERS);
+  const record = exactObject(value, param, ['scheme', 'network', 'amount', 'asset', 'payTo', 'maxTimeoutSeconds'], ['extra']);
   const scheme = stringOf(record['scheme'], `${param}.scheme`);
   if (!(X402_SCHEMES as readonly string[]).includes(scheme)) throw new LatchError('x402_scheme_not_supported', { param: `${param}.scheme` });
   const network = stringOf(record['network'], `${param}.network`);
@@ -163,31 +161,4 @@ function extraOf(value: JsonValue, param: string): Record<string, unknown> {
 function stringOf(value: JsonValue | undefined, param: string): string {
   if (typeof value !== 'string') throw wrongType(param, 'a string');
   return value;
-}
-
-/** exactObject requires an object with the required members and no members outside allowed. */
-function exactObject(value: JsonValue, param: string, required: readonly string[], allowed: readonly string[]): JsonObject {
-  if (!isJsonObject(value)) throw wrongType(param, 'an object');
-  for (const name of Object.keys(value)) {
-    if (allowed.includes(name)) continue;
-    const shown = displayName(name);
-    throw invalidRequest(shown === undefined ? param : `${param}.${shown}`, `${param} takes only ${allowed.join(', ')}${shown === undefined ? '' : `, not ${shown}`}.`);
-  }
-  for (const name of required) {
-    if (value[name] === undefined || value[name] === null) throw invalidRequest(`${param}.${name}`, `${param}.${name} is required.`);
-  }
-  return value;
-}
-
-/** objectRule is a required field checked as a whole by `parse`. */
-function objectRule<T>(expected: string, parse: (value: JsonValue, param: string) => T, jsonSchema: RuleJsonSchema): FieldRule<T, 'required'> {
-  return {
-    presence: 'required',
-    defaultValue: undefined,
-    jsonSchema,
-    fromJson: parse,
-    fromQuery: (_text, param) => {
-      throw wrongType(param, expected);
-    },
-  };
 }

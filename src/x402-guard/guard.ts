@@ -15,27 +15,14 @@ import { LatchClient, type LatchClientOptions } from '../client/latch-client.js'
 import { LatchClientError } from '../client/client-errors.js';
 import { isPendingApproval } from '../client/pending-approval.js';
 import type { X402Authorization } from '../client/types.js';
+import { canonicalJson } from '../core/approval.js';
+import type { X402Requirements, X402Resource } from '../x402/requirements.js';
 
-/** x402 v2's PaymentRequirements, as far as the guard reads them. */
-export interface X402PaymentRequirements {
-  scheme: string;
-  network: string;
-  amount: string;
-  asset: string;
-  payTo: string;
-  maxTimeoutSeconds: number;
-  extra?: Record<string, unknown>;
-}
+/** x402 v2's PaymentRequirements as the agent's client passes them (any scheme: the daemon refuses one it does not decide). */
+export type X402PaymentRequirements = X402Requirements<string>;
 
 /** x402 v2's ResourceInfo. */
-export interface X402ResourceInfo {
-  url: string;
-  description?: string;
-  mimeType?: string;
-  serviceName?: string;
-  tags?: string[];
-  iconUrl?: string;
-}
+export type X402ResourceInfo = X402Resource;
 
 /** The hook contexts @x402/core 2.27.0 passes (structurally). */
 export interface X402BeforeContext {
@@ -100,7 +87,7 @@ const REPORT_BACKOFF_MS = 200;
 export function latchX402Guard(options: LatchX402GuardOptions = {}): LatchX402Guard {
   const daemon = options.daemon ?? (new LatchClient(options) as unknown as X402Daemon);
   // The client passes the same requirements object to every hook (@x402/core 2.27.0): keyed on it,
-  // else on the canonical requirements' SHA-256.
+  // else on the canonical requirements' SHA-256 (canonicalJson is the daemon's own, core/approval.ts).
   const byObject = new WeakMap<object, string>();
   const byHash = new Map<string, string>();
   const remember = (requirements: X402PaymentRequirements, id: string): void => {
@@ -238,18 +225,4 @@ function describe(error: unknown): string {
 
 function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-/** canonicalJson writes JSON with object keys sorted at every depth (the daemon hashes requirements the same way). */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    return `{${Object.keys(record)
-      .filter((name) => record[name] !== undefined)
-      .sort()
-      .map((name) => `${JSON.stringify(name)}:${canonicalJson(record[name])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

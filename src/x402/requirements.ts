@@ -10,9 +10,12 @@ export type X402Scheme = (typeof X402_SCHEMES)[number];
 /** The only x402 version the guard speaks. */
 export const X402_VERSION = 2;
 
-/** One PaymentRequirements, as x402 v2 names its members. */
-export interface X402Requirements {
-  scheme: X402Scheme;
+/**
+ * One PaymentRequirements, as x402 v2 names its members. The scheme is one the guard decides; the
+ * agent's adapter (x402-guard/guard.ts) reads them as its client passes them, any scheme (`string`).
+ */
+export interface X402Requirements<Scheme extends string = X402Scheme> {
+  scheme: Scheme;
   network: string;
   /** The atomic amount (for `upto`, the maximum), 1–78 digits. */
   amount: string;

@@ -10,6 +10,8 @@ import { checkOwnerPassphrase, type OwnerPassphrase } from '../../src/owner/owne
 import { PassphraseLockout } from '../../src/owner/passphrase-lockout.js';
 import { MemoryRecordStore } from '../support/memory-record-store.js';
 import { LatchError } from '../../src/errors/latch-error.js';
+import { notifyNobody } from '../support/core-deps.js';
+import { APPROVALS_PENDING_MAX_PER_AGENT_DEFAULT } from '../../src/datadir/config.js';
 
 const REQUEST: OneTimeRequest = { kind: 'one_time', cardId: 'card_a', merchant: 'shop.example.com', amountMinor: 6000, currency: 'USD', authorizationType: 'exact', ttlSeconds: 1800 };
 const ASK = { decision: 'ask' as const, rule: 'large', reasons: ['amount at least 50.00'], approvalTtlSeconds: 60 };
@@ -40,6 +42,8 @@ function setup(options: { check?: PassphraseCheck; store?: MemoryStore } = {}) {
     audit: async (record) => {
       audits.push(record);
     },
+    pendingMaxPerCaller: () => APPROVALS_PENDING_MAX_PER_AGENT_DEFAULT,
+    notify: notifyNobody,
   };
   const deps = { nowSeconds: () => now, approvals } as unknown as CoreDeps;
   return { deps, approvals, audits, lockout, setNow: (seconds: number) => (now = seconds) };

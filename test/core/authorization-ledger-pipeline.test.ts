@@ -17,7 +17,7 @@ import { LatchError } from '../../src/errors/latch-error.js';
 import { WindowNotRecorded } from '../../src/core/signature-audit.js';
 import { allowEverything } from '../../src/core/decision.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
-import { approvalsNeverAsked } from '../support/core-deps.js';
+import { approvalsNeverAsked, outcomesIgnored, refusalsIgnored, noCardLabels, x402NeverAsked } from '../support/core-deps.js';
 import { HeldWindows } from '../../src/core/held-windows.js';
 import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
 import { MemoryRecordStore } from '../support/memory-record-store.js';
@@ -63,6 +63,11 @@ function setup(register: (policyId: string) => Promise<Authorization>, audit: ()
     paused: neverPaused,
     decide: allowEverything,
     approvals: approvalsNeverAsked(),
+    outcome: outcomesIgnored,
+    refused: refusalsIgnored,
+    cloudNowSeconds: () => NOW,
+    mandates: noCardLabels,
+    x402: x402NeverAsked(ledger),
   };
   return { deps, ledger, statesAtRegistration };
 }

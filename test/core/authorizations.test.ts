@@ -14,7 +14,7 @@ import { LatchError } from '../../src/errors/latch-error.js';
 import { parseAmountText } from '../../src/money/amount.js';
 import { allowEverything } from '../../src/core/decision.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
-import { approvalsNeverAsked } from '../support/core-deps.js';
+import { approvalsNeverAsked, outcomesIgnored, refusalsIgnored, noCardLabels, x402NeverAsked } from '../support/core-deps.js';
 import { StoredAuthorizationLedger } from '../../src/core/authorization-ledger.js';
 import { HeldWindows } from '../../src/core/held-windows.js';
 import { MemoryRecordStore } from '../support/memory-record-store.js';
@@ -92,6 +92,11 @@ function fakeDeps(): Fake {
     authorizations,
     approvals: approvalsNeverAsked(),
     signedWindows: new SignedWindowCache(),
+    outcome: outcomesIgnored,
+    refused: refusalsIgnored,
+    cloudNowSeconds: () => NOW,
+    mandates: noCardLabels,
+    x402: x402NeverAsked(authorizations),
   };
   return { deps, sent, events, audits };
 }

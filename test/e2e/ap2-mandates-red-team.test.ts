@@ -5,16 +5,13 @@
  * leaves no signed mandate and no `ap2_mandate_signed` line; a recurring mandate registers a
  * recurring ceiling window held to its budget and names its recurrence and budget as AP2 does.
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SDJwtInstance } from '@sd-jwt/core';
-import { ES256, digest } from '@sd-jwt/crypto-nodejs';
-import type { JSONWebKeySet } from 'jose';
 import { addAgent } from '../../src/datadir/agents.js';
-import { runLatch, startStack, type JsonClient, type Stack } from '../support/stack.js';
+import { runLatch } from '../support/stack.js';
+import { ap2World } from '../support/ap2-world.js';
 
 const POLICY = {
   v: 1,
@@ -25,48 +22,13 @@ const POLICY = {
   ],
 };
 
-let stack: Stack;
-let shopper: JsonClient;
-let jwks: JSONWebKeySet;
-const agentKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }) as Record<string, string>;
-let keySeq = 0;
-
-before(async () => {
-  stack = await startStack();
-  writeFileSync(path.join(stack.home, 'policy.json'), JSON.stringify(POLICY), { mode: 0o600 });
-  addAgent(stack.home, 'shopper');
-  shopper = stack.agent('shopper');
-  jwks = (await stack.a.get('/ap2/jwks')).body as JSONWebKeySet;
-});
-after(() => stack.close());
-
-function body(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    card_id: stack.cards[0].card_id,
-    merchant: { name: 'Example Shop', website: 'https://shop.example' },
-    amount_max: '15.00',
-    currency: 'USD',
-    items: [{ id: 'sku-1', title: 'Blue mug' }],
-    agent_key: agentKey,
-    ...over,
-  };
-}
-
-const post = (value: Record<string, unknown>) => shopper.post('/ap2/mandates', value, { 'idempotency-key': `ap2-red-${++keySeq}` });
-
-function auditLines(): Record<string, unknown>[] {
-  return readFileSync(path.join(stack.home, 'audit.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-async function delegateOf(token: string): Promise<Record<string, any>> {
-  const library = new SDJwtInstance({ hasher: digest, hashAlg: 'sha-256', verifier: await ES256.getVerifier(jwks.keys[0] as Record<string, unknown>) });
-  const { payload } = await library.verify(token);
-  return (payload as { delegate_payload: Record<string, any>[] }).delegate_payload[0] as Record<string, any>;
-}
+const world = ap2World(POLICY, 'ap2-red');
+const { body, post, auditLines } = world;
+const delegateOf = async (token: string): Promise<Record<string, any>> => (await world.verified(token)).delegate;
 
 describe('rules that gate a kind gate what a mandate registers', () => {
   test('/authorize for 40.00 asks, and so does /ap2/mandates for the same card, merchant and amount: no window is registered', async () => {
-    const authorize = await shopper.post('/authorize', { card_id: stack.cards[0].card_id, merchant_name: 'shop.example', amount: '40.00', currency: 'USD' }, { 'idempotency-key': `ap2-red-${++keySeq}` });
+    const authorize = await world.shopper.post('/authorize', { card_id: world.stack.cards[0].card_id, merchant_name: 'shop.example', amount: '40.00', currency: 'USD' }, { 'idempotency-key': world.key() });
     assert.equal(authorize.status, 202, authorize.text);
     const before = auditLines().length;
     const mandate = await post(body({ amount_max: '40.00' }));
@@ -76,10 +38,10 @@ describe('rules that gate a kind gate what a mandate registers', () => {
   });
 
   test('POST /policy/check with kind ap2_mandate answers what /ap2/mandates would get', async () => {
-    const asks = await shopper.post('/policy/check', { kind: 'ap2_mandate', ...body({ amount_max: '40.00' }) });
+    const asks = await world.shopper.post('/policy/check', { kind: 'ap2_mandate', ...body({ amount_max: '40.00' }) });
     assert.equal(asks.status, 200, asks.text);
     assert.deepEqual([asks.body.decision, asks.body.rule], ['ask', 'pay-asks']);
-    const denies = await shopper.post('/policy/check', { kind: 'ap2_mandate', ...body({ merchant: { name: 'Casino', website: 'https://casino.example' } }) });
+    const denies = await world.shopper.post('/policy/check', { kind: 'ap2_mandate', ...body({ merchant: { name: 'Casino', website: 'https://casino.example' } }) });
     assert.deepEqual([denies.body.decision, denies.body.rule], ['deny', 'no-casino']);
   });
 
@@ -110,8 +72,8 @@ describe('the merchant is one identity', () => {
 
 describe('decide, register, then sign', () => {
   test('a window the cloud refuses (over the card\'s daily limit) leaves no signed mandate and no ap2_mandate_signed line', async () => {
-    const card = stack.cards[1].card_id;
-    assert.equal((await stack.admin.request('PATCH', `/v1/sandbox/cards/${card}`, { daily_limit: '1.00' })).status, 200);
+    const card = world.stack.cards[1].card_id;
+    assert.equal((await world.stack.admin.request('PATCH', `/v1/sandbox/cards/${card}`, { daily_limit: '1.00' })).status, 200);
     try {
       const before = auditLines().length;
       const answer = await post(body({ card_id: card }));
@@ -119,10 +81,10 @@ describe('decide, register, then sign', () => {
       assert.equal(answer.body.error.code, 'daily_limit_exceeded', answer.text);
       const written = auditLines().slice(before).map((line) => line['operation']);
       assert.deepEqual(written, ['ap2_mandate', 'authorization_outcome'], 'the window went out with its request; no mandate was signed');
-      const listed = (await shopper.get('/authorizations')).body.authorizations as Record<string, unknown>[];
+      const listed = (await world.shopper.get('/authorizations')).body.authorizations as Record<string, unknown>[];
       assert.ok(listed.every((entry) => entry['card_id'] !== card), 'no authorization is left for the refused window');
     } finally {
-      await stack.admin.request('PATCH', `/v1/sandbox/cards/${card}`, { daily_limit: '500.00' });
+      await world.stack.admin.request('PATCH', `/v1/sandbox/cards/${card}`, { daily_limit: '500.00' });
     }
   });
 
@@ -131,8 +93,8 @@ describe('decide, register, then sign', () => {
     const answer = await post(body());
     assert.equal(answer.status, 201, answer.text);
     const written = auditLines().slice(before).map((line) => `${String(line['operation'])} ${String(line['path'] ?? '')}`.trim());
-    assert.deepEqual(written, ['ap2_mandate /v1/authorizations', 'authorization_outcome', `sign_request /v1/cards/${stack.cards[0].card_id}`, 'ap2_mandate_signed']);
-    const deviceId = (JSON.parse(readFileSync(path.join(stack.home, 'config.json'), 'utf8')) as { device_id: string }).device_id;
+    assert.deepEqual(written, ['ap2_mandate /v1/authorizations', 'authorization_outcome', `sign_request /v1/cards/${world.stack.cards[0].card_id}`, 'ap2_mandate_signed']);
+    const deviceId = (JSON.parse(readFileSync(path.join(world.stack.home, 'config.json'), 'utf8')) as { device_id: string }).device_id;
     for (const token of [answer.body.open_checkout_mandate, answer.body.open_payment_mandate] as string[]) {
       const payload = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString('utf8')) as Record<string, unknown>;
       assert.equal(payload['iss'], `urn:latch:device:${deviceId}`);
@@ -158,40 +120,40 @@ describe('a recurring mandate', () => {
   });
 
   test('its card window is a recurring ceiling window, weekly, with as many charges as the budget holds (2 of 20.00 in 50.00)', async () => {
-    const window = await stack.a.get(`/authorizations/${answer['policy_id']}`);
+    const window = await world.stack.a.get(`/authorizations/${answer['policy_id']}`);
     assert.equal(window.status, 200, window.text);
     assert.deepEqual([window.body.kind, window.body.authorization_type, window.body.interval, window.body.interval_count, window.body.max_charges], ['ap2_mandate', 'ceiling', 'week', 1, 2]);
-    const over = await stack.charge(stack.cards[0].card_id, 'shop.example', '20.01');
+    const over = await world.stack.charge(world.stack.cards[0].card_id, 'shop.example', '20.01');
     assert.equal(over.body.decision, 'declined', `a charge above amount_max is declined by the card: ${over.text}`);
-    const first = await stack.charge(stack.cards[0].card_id, 'shop.example', '20.00');
+    const first = await world.stack.charge(world.stack.cards[0].card_id, 'shop.example', '20.00');
     assert.equal(first.body.decision, 'approved', first.text);
     assert.equal(first.body.transaction.policy_id, answer['policy_id']);
-    const again = await stack.charge(stack.cards[0].card_id, 'shop.example', '20.00');
+    const again = await world.stack.charge(world.stack.cards[0].card_id, 'shop.example', '20.00');
     assert.equal(again.body.decision, 'declined', `one charge a week: ${again.text}`);
   });
 
   test('its evidence pack carries the recurrence and budget, and latch evidence verify checks the recurring mandates offline', async () => {
-    const file = path.join(stack.root, 'ap2-recurring-pack.json');
-    const exported = await runLatch(['evidence', answer['policy_id'] as string, '--out', file], { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
+    const file = path.join(world.stack.root, 'ap2-recurring-pack.json');
+    const exported = await runLatch(['evidence', answer['policy_id'] as string, '--out', file], { LATCH_HOME: world.stack.home, LATCH_URL: `http://127.0.0.1:${world.stack.portA}` });
     assert.equal(exported.code, 0, exported.stderr);
     const pack = JSON.parse(readFileSync(file, 'utf8')) as Record<string, any>;
     assert.deepEqual(pack['request']['ap2']['recurrence'], { frequency: 'WEEKLY', max_occurrences: 5, budget: '50.00' });
-    const checked = await runLatch(['evidence', 'verify', file], { LATCH_HOME: path.join(stack.root, 'no-such-home') });
+    const checked = await runLatch(['evidence', 'verify', file], { LATCH_HOME: path.join(world.stack.root, 'no-such-home') });
     assert.equal(checked.code, 0, checked.stderr + checked.stdout);
   });
 
   test("GET /ap2/mandates/:id/context answers the spend so far from the cloud's charges, to the agent that asked and the owner only", async () => {
     const target = `/ap2/mandates/${answer['mandate_id'] as string}/context`;
-    const seen = await shopper.get(target);
+    const seen = await world.shopper.get(target);
     assert.equal(seen.status, 200, seen.text);
     assert.deepEqual(Object.keys(seen.body).sort(), ['currency', 'last_at', 'occurrences', 'total_amount']);
     assert.deepEqual([seen.body.total_amount, seen.body.currency, seen.body.occurrences], [2000, 'USD', 1]);
     assert.match(seen.body.last_at, /^\d{4}-\d\d-\d\dT/);
-    assert.equal((await stack.a.get(target)).status, 200, 'the owner sees it');
-    addAgent(stack.home, 'other');
-    const other = await stack.agent('other').get(target);
+    assert.equal((await world.stack.a.get(target)).status, 200, 'the owner sees it');
+    addAgent(world.stack.home, 'other');
+    const other = await world.stack.agent('other').get(target);
     assert.deepEqual([other.status, other.body.error.code], [404, 'authorization_not_found']);
-    const malformed = await shopper.get('/ap2/mandates/pw_1/context');
+    const malformed = await world.shopper.get('/ap2/mandates/pw_1/context');
     assert.deepEqual([malformed.status, malformed.body.error.param], [400, 'mandate_id']);
   });
 });

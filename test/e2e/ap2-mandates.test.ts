@@ -4,16 +4,14 @@
  * GET /ap2/jwks; the card window that backs it declines more than the mandate allows; one ledger
  * entry, one audit line per signature; a policy deny and an ask are answered as /authorize's.
  */
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SDJwtInstance } from '@sd-jwt/core';
-import { ES256, digest } from '@sd-jwt/crypto-nodejs';
-import { calculateJwkThumbprint, compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
-import { addAgent } from '../../src/datadir/agents.js';
-import { runLatch, startStack, type JsonClient, type Stack } from '../support/stack.js';
+import { calculateJwkThumbprint } from 'jose';
+import { runLatch } from '../support/stack.js';
+import { ap2World } from '../support/ap2-world.js';
 import { loadDeviceKey } from '../../src/signer/device-key.js';
 import { secretOf, signJwsCompactText } from '../support/raw-signing.js';
 import { EVIDENCE_JWS_TYP } from '../../src/evidence/pack.js';
@@ -28,47 +26,11 @@ import type { OpenPaymentClaims } from '../../src/ap2/open-mandates.js';
 
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'mandates-over-20', kinds: ['ap2_mandate'], min_amount: '20.01', decision: 'ask' }, { id: 'no-evil', merchants: ['evil.example'], decision: 'deny' }] };
 
-let stack: Stack;
-let shopper: JsonClient;
-let jwks: JSONWebKeySet;
-const agentKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }) as Record<string, string>;
-let keySeq = 0;
-
-before(async () => {
-  stack = await startStack();
-  writeFileSync(path.join(stack.home, 'policy.json'), JSON.stringify(POLICY), { mode: 0o600 });
-  addAgent(stack.home, 'shopper');
-  shopper = stack.agent('shopper');
-  jwks = (await stack.a.get('/ap2/jwks')).body as JSONWebKeySet;
-});
-after(() => stack.close());
-
-function body(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    card_id: stack.cards[0].card_id,
-    merchant: { name: 'Example Shop', website: 'https://shop.example' },
-    amount_max: '15.00',
-    currency: 'USD',
-    items: [{ id: 'sku-1', title: 'Blue mug', quantity: 1, alternatives: [{ id: 'sku-2', title: 'Red mug' }] }],
-    ttl_minutes: 10,
-    agent_key: agentKey,
-    ...over,
-  };
-}
-
-const post = (value: Record<string, unknown>, headers: Record<string, string> = {}) => shopper.post('/ap2/mandates', value, { 'idempotency-key': `ap2-e2e-${++keySeq}`, ...headers });
-
-async function verified(token: string) {
-  const key = jwks.keys[0] as Record<string, unknown>;
-  const library = new SDJwtInstance({ hasher: digest, hashAlg: 'sha-256', verifier: await ES256.getVerifier(key) });
-  const { payload, header } = await library.verify(token);
-  await compactVerify(token.split('~')[0] as string, createLocalJWKSet(jwks));
-  return { header, delegate: (payload as { delegate_payload: Record<string, any>[] }).delegate_payload[0] as Record<string, any>, disclosures: (await library.decode(token)).disclosures?.length };
-}
-
-function auditLines(): Record<string, unknown>[] {
-  return readFileSync(path.join(stack.home, 'audit.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const world = ap2World(POLICY, 'ap2-e2e');
+const { agentKey, post, auditLines, verified } = world;
+/** A mandate request whose line has an alternative, for 10 minutes. */
+const body = (over: Record<string, unknown> = {}): Record<string, unknown> =>
+  world.body({ items: [{ id: 'sku-1', title: 'Blue mug', quantity: 1, alternatives: [{ id: 'sku-2', title: 'Red mug' }] }], ttl_minutes: 10, ...over });
 
 describe('an allowed mandate request', () => {
   let answer: Record<string, any>;
@@ -82,7 +44,7 @@ describe('an allowed mandate request', () => {
     assert.deepEqual(Object.keys(answer).sort(), ['expires_at', 'key_id', 'mandate_id', 'open_checkout_hash', 'open_checkout_mandate', 'open_payment_mandate', 'policy_id']);
     assert.match(answer['policy_id'], /^pw_/);
     assert.match(answer['mandate_id'], /^md_/);
-    assert.equal(answer['key_id'], (jwks.keys[0] as { kid: string }).kid);
+    assert.equal(answer['key_id'], (world.jwks.keys[0] as { kid: string }).kid);
     assert.equal(answer['open_checkout_hash'], createHash('sha256').update(answer['open_checkout_mandate'], 'ascii').digest('base64url'));
   });
 
@@ -110,7 +72,7 @@ describe('an allowed mandate request', () => {
       constraints: [
         { type: 'payment.amount_range', currency: 'USD', max: 1500, min: 0 },
         { type: 'payment.allowed_payees', allowed: [merchant] },
-        { type: 'payment.allowed_payment_instruments', allowed: [{ id: stack.cards[0].card_id, type: 'card', description: 'Groceries' }] },
+        { type: 'payment.allowed_payment_instruments', allowed: [{ id: world.stack.cards[0].card_id, type: 'card', description: 'Groceries' }] },
         { type: 'payment.reference', conditional_transaction_id: answer['open_checkout_hash'] },
       ],
       cnf,
@@ -118,20 +80,20 @@ describe('an allowed mandate request', () => {
       exp: iat + 600,
     });
     assert.equal(payment.disclosures, 3);
-    assert.equal(checkout.header?.['kid'], await calculateJwkThumbprint(jwks.keys[0] as never));
+    assert.equal(checkout.header?.['kid'], await calculateJwkThumbprint(world.jwks.keys[0] as never));
   });
 
   test('the card window declines more than the mandate allows, and takes a charge within it', async () => {
-    const over = await stack.charge(stack.cards[0].card_id, 'shop.example', '15.01');
+    const over = await world.stack.charge(world.stack.cards[0].card_id, 'shop.example', '15.01');
     assert.equal(over.body?.decision, 'declined', over.text);
-    const elsewhere = await stack.charge(stack.cards[0].card_id, 'other.example', '1.00');
+    const elsewhere = await world.stack.charge(world.stack.cards[0].card_id, 'other.example', '1.00');
     assert.equal(elsewhere.body?.decision, 'declined', elsewhere.text);
-    const within = await stack.charge(stack.cards[0].card_id, 'shop.example', '12.00');
+    const within = await world.stack.charge(world.stack.cards[0].card_id, 'shop.example', '12.00');
     assert.equal(within.body?.decision, 'approved', within.text);
   });
 
   test('one ledger entry: GET /authorizations lists it as kind ap2_mandate with its mandate id, for this agent', async () => {
-    const listed = await shopper.get('/authorizations');
+    const listed = await world.shopper.get('/authorizations');
     const entries = (listed.body.authorizations as Record<string, unknown>[]).filter((entry) => entry['policy_id'] === answer['policy_id']);
     assert.equal(entries.length, 1);
     assert.equal(entries[0]?.['kind'], 'ap2_mandate');
@@ -150,7 +112,7 @@ describe('an allowed mandate request', () => {
     assert.equal(line['key_id'], answer['key_id']);
     assert.equal(line['agent'], 'shopper');
     assert.equal(line['mandate_id'], answer['mandate_id']);
-    const text = readFileSync(path.join(stack.home, 'audit.log'), 'utf8');
+    const text = readFileSync(path.join(world.stack.home, 'audit.log'), 'utf8');
     assert.ok(!text.includes(answer['open_payment_mandate'].split('~')[0]), 'the audit log holds hashes, not the mandates');
   });
 });
@@ -182,9 +144,9 @@ test('an ask is 202 with the approval bound to the whole request; approved, it c
   assert.equal(asked.body.rule, 'mandates-over-20');
   assert.equal(asked.body.request.kind, 'ap2_mandate');
   assert.equal(asked.body.request.ap2.agent_key_thumbprint, await calculateJwkThumbprint({ kty: 'EC', crv: 'P-256', x: agentKey['x'] as string, y: agentKey['y'] as string }));
-  const approved = await stack.a.post(`/approvals/${asked.body.approval_id}/approve`, {});
+  const approved = await world.stack.a.post(`/approvals/${asked.body.approval_id}/approve`, {});
   assert.equal(approved.status, 200, approved.text);
-  const polled = await shopper.get(`/approvals/${asked.body.approval_id}`);
+  const polled = await world.shopper.get(`/approvals/${asked.body.approval_id}`);
   assert.equal(polled.body.status, 'approved');
   const mandates = polled.body.ap2_mandates as Record<string, string>;
   assert.equal(mandates['policy_id'], polled.body.authorization.policy_id);
@@ -206,14 +168,14 @@ test('bad input changes nothing: invalid_agent_key, a card number in a title, an
 test('cancel revokes the card window and frees the budget, and says the mandates themselves stay valid until exp', async () => {
   const created = await post(body({ amount_max: '3.00', merchant: { name: 'Cancel Shop', website: 'https://cancel.example' } }));
   assert.equal(created.status, 201, created.text);
-  const cancelled = await shopper.post(`/authorizations/${created.body.policy_id}/cancel`, {});
+  const cancelled = await world.shopper.post(`/authorizations/${created.body.policy_id}/cancel`, {});
   assert.equal(cancelled.status, 200, cancelled.text);
   assert.equal(cancelled.body.status, 'revoked');
   assert.equal(cancelled.body.kind, 'ap2_mandate');
   assert.equal(cancelled.body.mandate_revocable, false);
-  const charge = await stack.charge(stack.cards[0].card_id, 'cancel.example', '1.00');
+  const charge = await world.stack.charge(world.stack.cards[0].card_id, 'cancel.example', '1.00');
   assert.equal(charge.body?.decision, 'declined', charge.text);
-  const plain = await shopper.get(`/authorizations/${created.body.policy_id}`);
+  const plain = await world.shopper.get(`/authorizations/${created.body.policy_id}`);
   assert.equal(plain.body.mandate_id, created.body.mandate_id);
   assert.equal(plain.body.mandate_revocable, undefined, 'only the cancel answer says it');
 });
@@ -221,20 +183,20 @@ test('cancel revokes the card window and frees the budget, and says the mandates
 describe('the evidence pack of a mandate', () => {
   let policyId: string;
   let file: string;
-  const offline = () => ({ LATCH_HOME: path.join(stack.root, 'no-such-home') });
+  const offline = () => ({ LATCH_HOME: path.join(world.stack.root, 'no-such-home') });
   before(async () => {
     const created = await post(body({ amount_max: '4.00', merchant: { name: 'Pack Shop', website: 'https://pack.example' } }));
     assert.equal(created.status, 201, created.text);
     policyId = created.body.policy_id;
-    file = path.join(stack.root, 'ap2-pack.json');
-    const exported = await runLatch(['evidence', policyId, '--out', file], { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` });
+    file = path.join(world.stack.root, 'ap2-pack.json');
+    const exported = await runLatch(['evidence', policyId, '--out', file], { LATCH_HOME: world.stack.home, LATCH_URL: `http://127.0.0.1:${world.stack.portA}` });
     assert.equal(exported.code, 0, exported.stderr);
   });
 
   test('carries both SD-JWTs as answered and the mandate JWKS; latch evidence verify checks them offline', async () => {
     const pack = JSON.parse(readFileSync(file, 'utf8'));
     assert.deepEqual(Object.keys(pack.ap2), ['policy_id', 'mandate_id', 'open_checkout_mandate', 'open_payment_mandate', 'open_checkout_hash', 'key_id', 'expires_at', 'jwks']);
-    assert.deepEqual(pack.ap2.jwks, { keys: [jwks.keys[0]] });
+    assert.deepEqual(pack.ap2.jwks, { keys: [world.jwks.keys[0]] });
     assert.equal(pack.request.kind, 'ap2_mandate');
     await verified(pack.ap2.open_payment_mandate);
     const checked = await runLatch(['evidence', 'verify', file], offline());
@@ -243,7 +205,7 @@ describe('the evidence pack of a mandate', () => {
 
   test('a pack re-signed by the device key around changed mandates still fails: each AP2 check names its problem', async () => {
     const text = readFileSync(file, 'utf8');
-    const device = loadDeviceKey(stack.home);
+    const device = loadDeviceKey(world.stack.home);
     assert.ok(device !== undefined);
     const other = rawMandateSigner(generateP256Scalar());
     const resigned = (change: (pack: Record<string, any>) => void): string => {
@@ -271,7 +233,7 @@ describe('the evidence pack of a mandate', () => {
 
 /** largerPayment is the pack's payment mandate re-signed by the real mandate key with a larger max. */
 function largerPayment(pack: Record<string, any>): string {
-  const signer = stolenMandateSigner(stack.home);
+  const signer = stolenMandateSigner(world.stack.home);
   const claims = verifyRootSdJwt(pack.ap2.open_payment_mandate, () => p256PublicKeyObject(signer.publicJwk)).delegate as unknown as OpenPaymentClaims;
   const range = claims.constraints[0];
   assert.ok(range?.type === 'payment.amount_range');
@@ -287,13 +249,13 @@ function requestSha256Of(view: Record<string, unknown>): string {
 }
 
 test('latch ap2 mandate --json as the agent prints the mandates; a key file with d is refused before anything is sent', async () => {
-  const env = { LATCH_HOME: stack.home, LATCH_URL: `http://127.0.0.1:${stack.portA}` };
-  const publicFile = path.join(stack.root, 'agent.pub.jwk');
-  const privateFile = path.join(stack.root, 'agent.jwk');
+  const env = { LATCH_HOME: world.stack.home, LATCH_URL: `http://127.0.0.1:${world.stack.portA}` };
+  const publicFile = path.join(world.stack.root, 'agent.pub.jwk');
+  const privateFile = path.join(world.stack.root, 'agent.jwk');
   const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   writeFileSync(publicFile, JSON.stringify(pair.publicKey.export({ format: 'jwk' })));
   writeFileSync(privateFile, JSON.stringify(pair.privateKey.export({ format: 'jwk' })));
-  const args = ['ap2', 'mandate', '--card', stack.cards[0].card_id, '--merchant-name', 'Cli Shop', '--website', 'https://cli.example', '--amount-max', '2.00', '--items', '[{"id":"sku-1","title":"Mug"}]', '--agent', 'shopper', '--json'];
+  const args = ['ap2', 'mandate', '--card', world.stack.cards[0].card_id, '--merchant-name', 'Cli Shop', '--website', 'https://cli.example', '--amount-max', '2.00', '--items', '[{"id":"sku-1","title":"Mug"}]', '--agent', 'shopper', '--json'];
   const made = await runLatch([...args, '--agent-key', publicFile], env);
   assert.equal(made.code, 0, made.stderr);
   const answer = JSON.parse(made.stdout);

@@ -19,7 +19,7 @@ import { keyIdOf } from '../../src/crypto/jwk.js';
 import { testSigner } from '../support/test-signer.js';
 import type { DeviceKeyRef } from '../../src/signer/index.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
-import { approvalsNeverAsked } from '../support/core-deps.js';
+import { approvalsNeverAsked, outcomesIgnored, refusalsIgnored, noCardLabels, x402NeverAsked } from '../support/core-deps.js';
 import { HeldWindows } from '../../src/core/held-windows.js';
 import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
 import { MemoryRecordStore, type RecordOwnerView } from '../support/memory-record-store.js';
@@ -57,6 +57,11 @@ function pipeline(store: MemoryStore) {
     paused: neverPaused,
     approvals: approvalsNeverAsked(),
     decide: () => ({ decision: 'allow', basis: { decision: 'allow', rule: 'groceries', reasons: ['rule groceries (allow): shop.example.com'], policySha256: POLICY_SHA } }),
+    outcome: outcomesIgnored,
+    refused: refusalsIgnored,
+    cloudNowSeconds: () => NOW,
+    mandates: noCardLabels,
+    x402: x402NeverAsked(ledger),
   };
   return { deps, ledger, sent };
 }

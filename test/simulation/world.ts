@@ -55,6 +55,7 @@ export async function openWorld(fs: SimulatedFileSystem): Promise<World> {
       await audit.append(approvalAuditEntry(record));
     },
     pendingMaxPerCaller: () => 1_000,
+    notify: () => undefined,
   };
   const deps = { nowSeconds: () => SIM_NOW, approvals, authorizations: ledger, heldWindows: held, signedWindows: windows } as unknown as CoreDeps;
   return {

@@ -25,7 +25,7 @@ import { parsePolicyText } from '../../src/policy/policy-file.js';
 import { PolicyGate } from '../../src/policy/policy-gate.js';
 import { BUILT_IN_X402_ASSETS } from '../../src/x402/assets.js';
 import { countedMinor } from '../../src/x402/counting.js';
-import { approvalsNeverAsked } from '../support/core-deps.js';
+import { approvalsNeverAsked, outcomesIgnored, refusalsIgnored, noCardLabels } from '../support/core-deps.js';
 import { MemoryRecordStore } from '../support/memory-record-store.js';
 import { generateSecretKey } from '../support/raw-signing.js';
 import { testSigner } from '../support/test-signer.js';
@@ -117,6 +117,10 @@ function harness(policyText: string): Harness {
     approvals: approvalsNeverAsked(),
     signedWindows: new SignedWindowCache(),
     x402: { assets: () => policy.x402Assets, audit: async (line) => void audits.push(line), index: new X402Index(ledger), running: new Map() },
+    outcome: outcomesIgnored,
+    refused: refusalsIgnored,
+    cloudNowSeconds: () => clock.now,
+    mandates: noCardLabels,
   };
   return { deps, publicKey: key.publicKey, store, audits, clock, gate };
 }
