@@ -13,15 +13,16 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { REPO_ROOT } from '../support/paths.js';
-import { codeCount, core, files, lineCount, OUTSIDE, rowOf, SRC } from '../support/trusted-core.js';
+import { closureFrom, codeCount, core, files, lineCount, OUTSIDE, rowOf, seeds, SRC } from '../support/trusted-core.js';
 
 /**
  * The ceiling: the honest count as it stands, rounded up to the next hundred (issue 42 set a goal
- * of 9,000; docs/decisions.md §43 moved out what decides nothing and names, folder by folder, what
- * decides and so stays: the folders the rule names are about 10,600 lines by themselves). The core
- * may not grow past it without a decision.
+ * of 9,000; docs/decisions.md §43 moved out what decides nothing, counted the daemon's files that
+ * decide or record, and names, folder by folder, what decides and so stays: the folders and files
+ * the rule names are about 11,200 lines by themselves). The core may not grow past it without a
+ * decision.
  */
-const TRUSTED_CORE_LINES_MAX = 14_300;
+const TRUSTED_CORE_LINES_MAX = 15_000;
 
 const securityMd = readFileSync(path.join(REPO_ROOT, 'SECURITY.md'), 'utf8');
 const section = /## The audited core\n([\s\S]*?)\n## /.exec(securityMd)?.[1] ?? '';
@@ -29,7 +30,7 @@ const number = (text: string | undefined): number => Number((text ?? 'NaN').repl
 const stated = [...section.matchAll(/^\| `(src\/[^`]+)` \| ([\d,]+) \|/gm)].map((match) => ({ row: match[1] as string, lines: number(match[2]) }));
 
 test('the rule reaches what decides, records or signs: the signer, the pipeline, owner presence, WebAuthn and the signed AP2 formats', () => {
-  for (const name of ['signer/index.ts', 'core/sign-window.ts', 'owner/owner-presence.ts', 'webauthn/verify.ts', 'ap2/sd-jwt.ts', 'ap2/open-mandates.ts', 'validate/card-data-guard.ts', 'store/journal.ts']) {
+  for (const name of ['signer/index.ts', 'core/sign-window.ts', 'owner/owner-presence.ts', 'webauthn/verify.ts', 'ap2/sd-jwt.ts', 'ap2/open-mandates.ts', 'validate/card-data-guard.ts', 'store/journal.ts', 'daemon/policy-source.ts', 'daemon/audit-records.ts']) {
     if (files.includes(name)) assert.ok(core.includes(name), `${name} is in the core`);
   }
 });
@@ -47,7 +48,10 @@ test('SECURITY.md states the core folder by folder, each figure the tree\'s, and
 });
 
 test('the audited core reaches none of the sandbox, the CLI, service files, the console, MCP, the quickstart, the client, the route tables, the reads, the verifiers, the policy texts or the daemon\'s bindings', () => {
-  assert.deepEqual(core.filter((name) => OUTSIDE.some((folder) => name.startsWith(folder))), []);
+  const daemonSeeds = seeds.filter((name) => name.startsWith('daemon/'));
+  assert.deepEqual(core.filter((name) => OUTSIDE.some((folder) => name.startsWith(folder)) && !name.startsWith('daemon/')), []);
+  // The pipeline, the signer, the stores and the rest reach no daemon file: only the daemon's own counted files do.
+  assert.deepEqual([...closureFrom(seeds.filter((name) => !daemonSeeds.includes(name))).keys()].filter((name) => name.startsWith('daemon/')), []);
   // The bench is outside src/ altogether; nothing in src/ imports it.
   assert.ok(core.every((name) => !/from '(\.\.\/)+bench\//.test(readFileSync(path.join(SRC, name), 'utf8'))));
 });

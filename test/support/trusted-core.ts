@@ -11,17 +11,27 @@ import { REPO_ROOT } from './paths.js';
 
 export const SRC = path.join(REPO_ROOT, 'src');
 
-
 /**
  * The rule: what decides, records or signs. The signer (every key and every signature); the one
  * pipeline and the core's operations; the spending policy's decision; owner presence, its sessions
  * and WebAuthn, whose answer the core trusts as `ownerPresent`; the stores (the journal, state.journal,
  * the audit log and its anchor); the /v1 proxy, which signs upstream and forwards held windows;
- * and the cloud client, which writes each request's audit line before it is sent. The AP2 formats
- * the mandate key signs, the card-data guard and the rest are in the count because these reach them.
+ * and the cloud client, which writes each request's audit line before it is sent. In the daemon's
+ * wiring, the files that decide or record rather than bind (docs/decisions.md §43): which policy is
+ * in force (`policy-source.ts`, `policy-in-force.ts`), what each audit line says
+ * (`audit-records.ts`, `refusal-audit.ts`) and how the daemon writes and anchors audit.log
+ * (`audit-recorder.ts`, `audit-anchor-keeper.ts`). The AP2 formats the mandate key signs, the
+ * card-data guard and the rest are in the count because these reach them.
  */
-export const SEEDS: readonly RegExp[] = [/^signer\//, /^core\//, /^policy\//, /^owner\//, /^webauthn\//, /^store\//, /^proxy\//, /^datadir\/(audit-[\w-]+|state-store|atomic-file)\.ts$/, /^cloud\/cloud-client\.ts$/];
-/** What the core must never reach, even through another file: presentation, tools, the test cloud, the reads and bindings, the verifiers. */
+export const SEEDS: readonly RegExp[] = [
+  /^signer\//, /^core\//, /^policy\//, /^owner\//, /^webauthn\//, /^store\//, /^proxy\//, /^datadir\/(audit-[\w-]+|state-store|atomic-file)\.ts$/, /^cloud\/cloud-client\.ts$/,
+  /^daemon\/(policy-source|policy-in-force|audit-records|refusal-audit|audit-recorder|audit-anchor-keeper)\.ts$/];
+/**
+ * What the core must never reach, even through another file: presentation, tools, the test cloud,
+ * the reads and bindings, the verifiers. The daemon files the rule names are counted, and what
+ * they reach of daemon/ with them (policy-source.ts re-reads policy.json through
+ * reload-on-change.ts); nothing else of the core reaches daemon/.
+ */
 export const OUTSIDE = ['sandbox/', 'cli/', 'service/', 'console/', 'mcp/', 'quickstart/', 'client/', 'variant-a/', 'variant-b/', 'variant-common/', 'requests/', 'operations/', 'verify/', 'policy-text/', 'daemon/'];
 
 export const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts')).map((name) => name.split(path.sep).join('/')).sort();
@@ -58,13 +68,13 @@ export function valueImports(name: string): string[] {
 export const seeds = files.filter((name) => SEEDS.some((seed) => seed.test(name)));
 
 /**
- * reachedFrom maps each file of the core to the core file whose value import first reaches it,
- * walking breadth first from the seeds (null for a seed): following it back gives the shortest
- * import chain that puts a file in the count.
+ * closureFrom maps each file the given seeds reach to the file whose value import first reaches it,
+ * walking breadth first (null for a seed): following it back gives the shortest import chain that
+ * puts a file in the count.
  */
-export const reachedFrom: ReadonlyMap<string, string | null> = (() => {
-  const from = new Map<string, string | null>(seeds.map((seed) => [seed, null]));
-  const queue = [...seeds];
+export function closureFrom(start: readonly string[]): Map<string, string | null> {
+  const from = new Map<string, string | null>(start.map((seed) => [seed, null]));
+  const queue = [...start];
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
     for (const imported of valueImports(next)) {
       if (from.has(imported)) continue;
@@ -73,7 +83,10 @@ export const reachedFrom: ReadonlyMap<string, string | null> = (() => {
     }
   }
   return from;
-})();
+}
+
+/** reachedFrom is the closure of the rule's seeds (see closureFrom). */
+export const reachedFrom: ReadonlyMap<string, string | null> = closureFrom(seeds);
 
 /** core is the audited core: the seeds and every file their value imports reach, sorted. */
 export const core: readonly string[] = [...reachedFrom.keys()].sort();
