@@ -7,6 +7,7 @@ import { sharedAuditWriter } from '../datadir/audit-writer.js';
 import { keyPassphrase } from '../datadir/key-passphrase.js';
 import { dataDirEnrollmentStore } from '../signer/key-admin.js';
 import { ensureHome } from '../datadir/home.js';
+import { assertFetchCanRun } from '../runtime/wasm-memory.js';
 import { assertDataDirSecure } from '../datadir/permissions.js';
 import { ensureToken } from '../datadir/token.js';
 import { latchVersion } from '../version.js';
@@ -43,6 +44,7 @@ export async function enrollThisDevice(options: EnrollThisDevice): Promise<Enrol
   const client = new CloudClient({
     cloudUrl: options.cloudUrl,
     userAgent: `latch/${latchVersion()}`,
+    assertFetchCanRun,
     // The proof of possession is a signature by the device key like any other (docs/decisions.md §11).
     // The shared writer: a daemon running in this same process (npm start, embedders) appends
     // to the same chain without racing it.

@@ -5,7 +5,6 @@ import { LatchError } from '../errors/latch-error.js';
 import { SIGNATURE_SKEW_SECONDS_MAX, type CloudClock } from './cloud-clock.js';
 import { cloudOrigin } from './cloud-origin.js';
 import type { UpstreamKey } from '../crypto/signing-key.js';
-import { assertFetchCanRun } from '../runtime/wasm-memory.js';
 import { followSignals } from '../runtime/follow-signals.js';
 import { withoutCardData } from './cloud-card-data.js';
 
@@ -85,6 +84,13 @@ export interface CloudClientOptions {
   nowSeconds?: () => number;
   /** Learns the cloud's clock from each answer's Date header (see cloud-clock.ts). */
   clock?: CloudClock;
+  /**
+   * Asked before each request sent with Node's fetch: throws fetch_unavailable where fetch would
+   * crash the process (runtime/wasm-memory.ts's assertFetchCanRun, which the daemon's wiring and
+   * the CLI pass; the daemon also asks it once at its start, before anything is bound). Passed in
+   * rather than imported: it decides nothing that is signed or recorded (docs/decisions.md §43).
+   */
+  assertFetchCanRun?: () => void;
 }
 
 /**
@@ -109,7 +115,7 @@ export class CloudClient {
   /** send performs one logical request (with safe retries) and returns the cloud's answer. */
   async send(request: CloudRequest): Promise<CloudResponse> {
     // Node's fetch would crash the process where it cannot make its WebAssembly parser (wasm-memory.ts).
-    if (this.options.fetch === undefined) assertFetchCanRun();
+    if (this.options.fetch === undefined) this.options.assertFetchCanRun?.();
     const key = request.key;
     if (key === undefined) throw new LatchError('device_not_enrolled');
     const url = upstreamUrl(this.origin, request.pathAndQuery);

@@ -1,4 +1,4 @@
-import { ERROR_TABLE, isErrorCode } from '../errors/error-table.js';
+import { ERROR_RULES, LOCAL_KEY_NOT_RECOGNIZED_REMEDY, isErrorCode } from '../errors/error-rules.js';
 import { LatchError } from '../errors/latch-error.js';
 import type { CloudResponse } from './cloud-client.js';
 
@@ -38,8 +38,7 @@ export function errorFromCloud(response: CloudResponse): LatchError {
  * remedy, because the caller seeing it (an agent, a script) must tell the user to reconnect.
  */
 export function localKeyNotRecognized(): LatchError {
-  const spec = ERROR_TABLE.local_key_not_recognized;
-  return new LatchError('local_key_not_recognized', { message: `${spec.message} ${spec.remedy}` });
+  return new LatchError('local_key_not_recognized', { message: `${ERROR_RULES.local_key_not_recognized.message} ${LOCAL_KEY_NOT_RECOGNIZED_REMEDY}` });
 }
 
 /** cloudJson parses a successful cloud answer, or fails as upstream_unavailable. */

@@ -6,7 +6,7 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { ERROR_TABLE, type ErrorCode } from '../errors/error-table.js';
+import { isErrorCode } from '../errors/error-rules.js';
 import { LatchError } from '../errors/latch-error.js';
 import { randomId } from '../ids/random-id.js';
 import { APPROVAL_TTL_SECONDS_DEFAULT, requestSha256, type Approval } from './approval.js';
@@ -252,7 +252,7 @@ export function outcomeError(approval: Approval): LatchError {
       return new LatchError('approval_denied', { ...why, reason: null, message: `The owner did not decide on this request in time (approval ${approval.id} expired); nothing was signed.` });
     case 'failed': {
       const code = approval.error?.code ?? 'internal_error';
-      return Object.hasOwn(ERROR_TABLE, code) ? new LatchError(code as ErrorCode, { message: approval.error?.message ?? '' }) : new LatchError('internal_error');
+      return isErrorCode(code) ? new LatchError(code, { message: approval.error?.message ?? '' }) : new LatchError('internal_error');
     }
     default:
       throw new Error(`outcomeError: approval ${approval.status} has an outcome`);

@@ -14,6 +14,7 @@ import { WindowNotRecorded } from '../core/signature-audit.js';
 import type { AuditRecorder } from './audit-recorder.js';
 import { requestAuditEntries } from './audit-records.js';
 import type { DaemonServices } from './services.js';
+import { assertFetchCanRun } from '../runtime/wasm-memory.js';
 
 /** The client and gateway of one cloud URL. */
 export interface CloudForUrl {
@@ -47,6 +48,7 @@ export function cloudConnection(services: DaemonServices, options: { timeoutMs: 
         clock: cloudClock,
         userAgent: `latch/${services.version}`,
         timeoutMs,
+        assertFetchCanRun,
         onRequestSigned: async (record) => {
           try {
             for (const entry of requestAuditEntries(record)) await audit.append(entry);

@@ -11,7 +11,7 @@
  * default applies when that marker is newer than the policy the daemon last loaded.
  */
 import { closeSync, constants, readSync, statSync } from 'node:fs';
-import { DATA_FILES, dataFilePath } from '../datadir/home.js';
+import { DATA_FILES, dataFilePath } from '../datadir/data-files.js';
 import { openPrivateFile } from '../datadir/read-private-file.js';
 import { DEFAULT_POLICY, parsePolicyBytes, POLICY_FILE_BYTES_MAX } from '../policy/policy-file.js';
 import { PolicyInvalidError } from '../policy/policy-invalid-error.js';

@@ -2,7 +2,7 @@ import { syncFiles } from '../store/file-system.js';
 import { constants } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { PRIVATE_FILE_MODE } from './home.js';
+import { PRIVATE_FILE_MODE } from './data-files.js';
 
 // O_NOFOLLOW refuses to open through a symbolic link; it does not exist on Windows.
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { loadConfig } from './config.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
-import { DATA_FILES, dataFilePath } from './home.js';
+import { DATA_FILES, dataFilePath } from './data-files.js';
 
 /** A line the log must still hold: its seq and the SHA-256 of its bytes. */
 export interface AuditAnchor {

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { writeAll } from './atomic-file.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
-import { PRIVATE_FILE_MODE } from './home.js';
+import { PRIVATE_FILE_MODE } from './data-files.js';
 
 /**
  * audit.lock makes appends to audit.log one at a time across processes: each process appends

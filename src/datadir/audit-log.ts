@@ -7,7 +7,7 @@ import { AUDIT_LINE_BYTES_MAX, GENESIS_HASH, lineHash } from './audit-lines.js';
 export { AUDIT_BATCH_ENTRIES_MAX, parseHead, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { assertAnchoredTail } from './audit-anchor-rule.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
-import { DATA_FILES, PRIVATE_FILE_MODE, dataFilePath } from './home.js';
+import { DATA_FILES, PRIVATE_FILE_MODE, dataFilePath } from './data-files.js';
 import { openPrivateFile, readPrivateFile } from './read-private-file.js';
 
 /**

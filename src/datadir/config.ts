@@ -1,7 +1,7 @@
 import { cloudOrigin } from '../cloud/cloud-origin.js';
 import { writeFileAtomic } from './atomic-file.js';
 import { DataDirError, shellQuote } from './data-dir-error.js';
-import { DATA_FILES, dataFilePath } from './home.js';
+import { DATA_FILES, dataFilePath } from './data-files.js';
 import { readPrivateFile } from './read-private-file.js';
 
 /** The settings kept in config.json. Every field is optional until setup has run. */

@@ -3,51 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { removeStaleTemporaries, STALE_TEMPORARY_AGE_MS } from './stale-temporaries.js';
 import { AGENT_NAME_PATTERN, AGENT_NAME_TEXT } from '../ids/agent-name.js';
+import { AGENT_FILE_SUFFIXES, DATA_FILES, HOME_DIR_MODE } from './data-files.js';
 
-/** The names of the files Latch keeps in its data directory (docs/decisions.md §1). */
-export const DATA_FILES = {
-  token: 'daemon_token',
-  deviceKey: 'device.key',
-  // A new key staged by `latch setup` until config.json names it (see key-rollover.ts).
-  deviceKeyNext: 'device.key.next',
-  config: 'config.json',
-  auditLog: 'audit.log',
-  // The audit head records the last line's seq and hash, so truncating the log is detectable.
-  auditHead: 'audit.head',
-  // The daemon's durable state (idempotency memory; see src/datadir/state-store.ts).
-  stateJournal: 'state.journal',
-  // The owner's emergency brake: while it exists nothing is signed (see pause.ts).
-  paused: 'paused',
-  // The owner's spending policy (docs/decisions.md §15.3); absent means allow everything.
-  policy: 'policy.json',
-  // Written by `latch policy remove`: the owner meant policy.json to be gone (docs/decisions.md §17.4).
-  policyRemoved: 'policy.removed',
-  // The scrypt hash of the owner's approval passphrase (see approval-passphrase.ts).
-  approvalPassphrase: 'approval_passphrase',
-  // Held by the one daemon serving this directory, for its life (see daemon-lock.ts).
-  daemonLock: 'daemon.lock',
-  // Where the running daemon listens, for clients without LATCH_URL (see listen-file.ts).
-  listen: 'listen.json',
-  // The owner's registered passkeys, public keys only (see passkeys.ts).
-  passkeys: 'passkeys.json',
-  // The AP2 mandate key, P-256 (see mandate-key.ts; docs/ap2.md).
-  mandateKey: 'mandate.key',
-  // Public keys of retired mandate keys, listed in GET /ap2/jwks until their mandates have expired.
-  mandateKeysRetired: 'mandate.retired.json',
-} as const;
+export { AGENT_FILE_SUFFIXES, DATA_FILES, HOME_DIR_MODE, PRIVATE_FILE_MODE, dataFilePath, knownDataFiles, type DataFileName } from './data-files.js';
 
 /** The folder of agent files inside the data directory (see agents.ts). */
 export const AGENTS_DIR = 'agents';
 /** An agent's name (the one pattern is in src/ids/agent-name.ts). */
 export { AGENT_NAME_PATTERN };
 
-/**
- * The files of one holder in AGENTS_DIR, by suffix: an agent's token and record (agents.ts), and
- * the identity key of an agent or of the owner (src/identity/identity-key-file.ts). The writers
- * name their files from this table and the cleaner of abandoned temporaries reads it, so a new kind
- * of agent file cannot be written without its temporaries being cleaned.
- */
-export const AGENT_FILE_SUFFIXES = { token: '.token', record: '.json', identity: '.identity' } as const;
 const AGENT_FILE_NAME = new RegExp(`^${AGENT_NAME_TEXT}(?:${Object.values(AGENT_FILE_SUFFIXES).map((suffix) => suffix.replace('.', '\\.')).join('|')})$`);
 
 /** `latch console`'s page that redirects to a one-time login link (src/cli/login-page.ts). */
@@ -71,15 +35,6 @@ export const WRITTEN_FILES: ReadonlySet<string> = new Set([...Object.values(DATA
 export function isAgentsFolderFile(name: string): boolean {
   return AGENT_FILE_NAME.test(name);
 }
-
-/** The name of one known data-directory file. */
-export type DataFileName = (typeof DATA_FILES)[keyof typeof DATA_FILES];
-
-/** The mode of the data directory: owner only. */
-export const HOME_DIR_MODE = 0o700;
-
-/** The mode of every file in the data directory: owner read and write only. */
-export const PRIVATE_FILE_MODE = 0o600;
 
 /**
  * resolveHome returns the absolute data directory: `LATCH_HOME` when set and non-empty, otherwise
@@ -149,14 +104,4 @@ function isRealDirectory(target: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** dataFilePath returns the absolute path of a known file in the data directory. */
-export function dataFilePath(home: string, name: DataFileName): string {
-  return path.join(home, name);
-}
-
-/** knownDataFiles lists the absolute paths of every file Latch keeps in the data directory. */
-export function knownDataFiles(home: string): string[] {
-  return Object.values(DATA_FILES).map((name) => path.join(home, name));
 }

@@ -4,7 +4,7 @@
  * rotation are the signer's (src/signer/mandate-key.ts).
  */
 import { DataDirError } from './data-dir-error.js';
-import { DATA_FILES, dataFilePath } from './home.js';
+import { DATA_FILES, dataFilePath } from './data-files.js';
 import { readPrivateFile } from './read-private-file.js';
 import { p256PublicJwkFromUntrusted, p256Thumbprint, type P256PublicJwk } from '../ap2/p256.js';
 import { TTL_MINUTES_MAX } from '../validate/ttl.js';

@@ -1,7 +1,7 @@
 import { lstatSync, statSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import { DataDirError, shellQuote } from './data-dir-error.js';
-import { knownDataFiles } from './home.js';
+import { knownDataFiles } from './data-files.js';
 
 /** Whether a path is expected to be the data directory or a file inside it. */
 export type PrivateKind = 'dir' | 'file';

@@ -1,7 +1,7 @@
 import { syncFiles } from '../store/file-system.js';
 import { constants, type Stats } from 'node:fs';
 import { DataDirError, shellQuote } from './data-dir-error.js';
-import { PRIVATE_FILE_MODE } from './home.js';
+import { PRIVATE_FILE_MODE } from './data-files.js';
 import { assertPrivateStats } from './permissions.js';
 
 // O_NOFOLLOW makes open fail on a symbolic link; it does not exist on Windows.

@@ -1,8 +1,4 @@
-import { ERROR_TABLE, type ErrorCode } from './error-table.js';
-
-export interface ErrorBody {
-  error: { code: string; message: string; remedy?: string; param?: string; rule?: string; reasons?: string[]; reason?: string | null; request_id?: string };
-}
+import { ERROR_RULES, type ErrorCode } from './error-rules.js';
 
 /**
  * LatchError is an expected failure with a stable code from the error table. Callers switch on
@@ -25,7 +21,7 @@ export class LatchError extends Error {
     code: ErrorCode,
     options: { message?: string; param?: string; status?: number; rule?: string; reasons?: readonly string[]; reason?: string | null; retryAfterSeconds?: number } = {},
   ) {
-    const spec = ERROR_TABLE[code];
+    const spec = ERROR_RULES[code];
     super(options.message ?? spec.message);
     this.name = 'LatchError';
     this.code = code;
@@ -40,32 +36,11 @@ export class LatchError extends Error {
     }
     this.status = options.status ?? spec.status;
   }
-
-  /**
-   * toBody returns the common error body of docs/decisions.md §7. The daemon's bodies carry the
-   * code's `remedy` (what to do next, the sentence agents are told to show the user, §31.4); the
-   * sandbox cloud's do not (`remedy: false`), as the cloud API's errors are code and message only.
-   */
-  toBody(requestId?: string, options: { remedy?: boolean } = {}): ErrorBody {
-    const error: ErrorBody['error'] = { code: this.code, message: this.message };
-    if (options.remedy !== false) error.remedy = remedyFor(this.code);
-    if (this.param !== undefined) error.param = this.param;
-    if (this.rule !== undefined) error.rule = this.rule;
-    if (this.reasons !== undefined) error.reasons = [...this.reasons];
-    if (this.reason !== undefined) error.reason = this.reason;
-    if (requestId !== undefined) error.request_id = requestId;
-    return { error };
-  }
 }
 
 /** invalidRequest is the common `invalid_request` error naming the offending field. */
 export function invalidRequest(param: string, message: string): LatchError {
   return new LatchError('invalid_request', { param, message });
-}
-
-/** remedyFor returns the remedy text of a code. */
-export function remedyFor(code: ErrorCode): string {
-  return ERROR_TABLE[code].remedy;
 }
 
 /**

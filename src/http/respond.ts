@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { errorBody } from '../errors/error-body.js';
 import { LatchError } from '../errors/latch-error.js';
 import { MethodNotAllowed } from './router.js';
 
@@ -42,5 +43,5 @@ export function sendError(response: ServerResponse, error: unknown, requestId: s
     response.destroy();
     return;
   }
-  sendJson(response, latchError.status, latchError.toBody(requestId, { ...(options.remedy !== undefined && { remedy: options.remedy }) }), headers);
+  sendJson(response, latchError.status, errorBody(latchError, requestId, { ...(options.remedy !== undefined && { remedy: options.remedy }) }), headers);
 }

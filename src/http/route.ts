@@ -131,12 +131,3 @@ export function isRawResult(result: RouteResult): result is RawResult {
 export function isEventStream(result: RouteResult): result is EventStreamResult {
   return 'pump' in result;
 }
-
-/**
- * callerOf returns the principal of a request on a route that needs a token. The front door sets
- * it before any such handler runs, so its absence is a programming error, never a default.
- */
-export function callerOf(context: RequestContext): Principal {
-  if (context.principal === undefined) throw new Error('callerOf: a handler of a public route asked for the caller');
-  return context.principal;
-}

@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
+import { errorBody } from '../errors/error-body.js';
 import type { LatchError } from '../errors/latch-error.js';
 
 /**
@@ -12,7 +13,7 @@ export function writeSocketError(socket: Duplex, error: LatchError, requestId: s
     socket.destroy();
     return;
   }
-  const body = JSON.stringify(error.toBody(requestId));
+  const body = JSON.stringify(errorBody(error, requestId));
   const head = [
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,
     'Cache-Control: no-store',

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { keyIdOf, publicJwk, type Ed25519PublicJwk } from '../crypto/jwk.js';
 import { createExclusive, writeFileAtomic } from '../datadir/atomic-file.js';
 import { DataDirError, shellQuote } from '../datadir/data-dir-error.js';
-import { DATA_FILES, dataFilePath } from '../datadir/home.js';
+import { DATA_FILES, dataFilePath } from '../datadir/data-files.js';
 import { readPrivateFile } from '../datadir/read-private-file.js';
 import { generateSecretKey, publicKeyOf } from './ed25519-sign.js';
 import { holdSecret, secretForKeyFile } from './held-keys.js';

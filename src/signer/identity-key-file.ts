@@ -12,7 +12,7 @@ import { fromBase64Url, toBase64Url } from '../crypto/base64url.js';
 import type { SigningKey } from '../crypto/signing-key.js';
 import { createExclusive, fsyncDirectory, writeFileAtomic } from '../datadir/atomic-file.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
-import { AGENT_FILE_SUFFIXES } from '../datadir/home.js';
+import { AGENT_FILE_SUFFIXES } from '../datadir/data-files.js';
 import { readPrivateFile } from '../datadir/read-private-file.js';
 import { generateSecretKey } from './ed25519-sign.js';
 import { heldKey } from './held-keys.js';

@@ -10,7 +10,7 @@ import { renameSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { fsyncDirectory } from '../datadir/atomic-file.js';
 import { loadDeviceKey, storeDeviceKey, type DeviceKey, type DeviceKeyPair } from './device-key.js';
-import { DATA_FILES, dataFilePath } from '../datadir/home.js';
+import { DATA_FILES, dataFilePath } from '../datadir/data-files.js';
 
 /** deviceKeyNextPath returns the path of the staged key, device.key.next. */
 export function deviceKeyNextPath(home: string): string {

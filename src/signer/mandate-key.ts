@@ -9,7 +9,7 @@
 import { createExclusive, writeFileAtomic } from '../datadir/atomic-file.js';
 import { DataDirError } from '../datadir/data-dir-error.js';
 import { PASSPHRASE_ENV } from './device-key.js';
-import { DATA_FILES, dataFilePath } from '../datadir/home.js';
+import { DATA_FILES, dataFilePath } from '../datadir/data-files.js';
 import { openKeyFile, parseKeyFile, rawKeyFile, rawSecretKey, sealKeyFile, type KeyFileFormat, type KeyFileLabel } from './key-file.js';
 import { readPrivateFile } from '../datadir/read-private-file.js';
 import { readRetiredMandateKeys, retiredMandateKeysPath, RETIRED_KEY_LISTED_SECONDS } from '../datadir/mandate-retired.js';

@@ -12,7 +12,8 @@ import { validateQuery } from '../validate/schema.js';
 import type { IdentityOperations } from '../identity/identity-operations.js';
 import { signWebRequestRules } from '../identity/sign-request-rules.js';
 import { checkTargetUrl } from '../identity/target-url.js';
-import { callerOf, type RouteHandler } from '../http/route.js';
+import { callerOf } from '../http/caller-of.js';
+import type { RouteHandler } from '../http/route.js';
 import { validateBody } from '../validate/schema.js';
 
 /** The handlers of A's identity routes. */

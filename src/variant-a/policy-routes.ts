@@ -7,7 +7,8 @@
 import type { AuthorizationRequest } from '../core/authorization-request.js';
 import { AGENT_NAME_PATTERN } from '../datadir/agents.js';
 import { invalidRequest } from '../errors/latch-error.js';
-import { callerOf, type RequestContext, type RouteHandler } from '../http/route.js';
+import { callerOf } from '../http/caller-of.js';
+import type { RequestContext, RouteHandler } from '../http/route.js';
 import { isJsonObject, type JsonObject } from '../json/parse-json.js';
 import { currencyDecimals, formatMinor } from '../money/amount.js';
 import type { PolicyEvaluation } from '../policy/evaluate.js';

@@ -1,7 +1,8 @@
 import type { AuthorizationResult, CreatedAuthorization } from '../core/authorizations.js';
 import type { OperationContext } from '../core/core-deps.js';
 import { readIdempotencyKey } from '../http/idempotency-key.js';
-import { callerOf, type RequestContext } from '../http/route.js';
+import { callerOf } from '../http/caller-of.js';
+import type { RequestContext } from '../http/route.js';
 import { pendingAnswer, preferWaitSeconds } from './approval-shape.js';
 
 /** operationContext is what the core needs to know about the local request, on either variant. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { errorBody } from '../../errors/error-body.js';
 import { LatchError } from '../../errors/latch-error.js';
 import { readIdempotencyKey } from '../../http/idempotency-key.js';
 import type { JsonResult, RequestContext } from '../../http/route.js';
@@ -79,7 +80,7 @@ function runIdempotent(txn: Txn, context: RequestContext, storeKey: string, oper
   } catch (error) {
     // An expected failure is an answer like any other: a retry gets it again, not a second try.
     if (!(error instanceof LatchError)) throw error;
-    result = { status: error.status, body: error.toBody(context.requestId, { remedy: false }) };
+    result = { status: error.status, body: errorBody(error, context.requestId, { remedy: false }) };
   }
   // Stored as JSON text would read back, so the replayed state equals the live one.
   const body: unknown = JSON.parse(JSON.stringify(result.body));
