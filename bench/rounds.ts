@@ -1,6 +1,6 @@
 /**
- * Rounds: every compared pair is measured in alternating rounds (baseline, Latch, baseline,
- * Latch, ...) after a warm-up of each, and each figure is the median over rounds, so that a
+ * Rounds: every compared pair is measured in alternating rounds (baseline, Latch, then Latch,
+ * baseline, ...) after a warm-up of each, and each figure is the median over rounds, so that a
  * burst of noise from the shared machine lands on one round of one side, not on a whole figure.
  */
 import { runLoad, type LoadOptions, type LoadRun } from './load-generator.js';
@@ -39,7 +39,10 @@ export async function measureAlternating(shape: RunShape, targets: Record<string
   const rounds: Record<string, LoadRun[]> = Object.fromEntries(names.map((name) => [name, []]));
   const cpu: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
   for (let round = 0; round < shape.rounds; round += 1) {
-    for (const name of names) {
+    // The order turns around every round (A B, B A, A B, ...): whichever target runs first in a
+    // round was measured worse on this machine, by up to 30% (docs/performance.md, issue 48's
+    // audit part), so a fixed order would hand that penalty to the same tree every round.
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
       const target = targets[name] as Target;
       const before = target.cpuPid === undefined ? undefined : cpuMs([target.cpuPid]);
       const run = checked(name, await runLoad({ ...target, durationMs: shape.roundMs, requestsMax: ROUND_REQUESTS_MAX }));
