@@ -14,7 +14,7 @@ export interface RunShape {
   warmupMs: number;
 }
 
-export const FULL_SHAPE: RunShape = { rounds: 3, roundMs: 2_000, warmupMs: 500 };
+export const FULL_SHAPE: RunShape = { rounds: 4, roundMs: 2_000, warmupMs: 500 };
 export const QUICK_SHAPE: RunShape = { rounds: 1, roundMs: 500, warmupMs: 200 };
 
 /** The most requests one round may send, whatever its duration. */
