@@ -30,6 +30,8 @@ export async function signRegisteredMandates(deps: CoreDeps, request: Ap2Mandate
   if (deps.authorizations.get(policyId)?.evidence?.mandates !== undefined) return;
   if (deps.mandates === undefined || deps.signer.mandateKey() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
   const label = await deps.mandates.cardLabel(request.cardId, context);
+  // The entry may have changed during that call: checked again in the turn the mandates are signed (§42).
+  refuseSettledOrSigning(deps, policyId);
   // The signer reads every term (recurrence and issuer included) from the ledger entry itself (docs/decisions.md §34.1).
   const signed = deps.signer.openMandates(policyId, label);
   const mandates = { mandateId: randomId('md'), ...signed, iat, exp };
@@ -47,4 +49,15 @@ export async function signRegisteredMandates(deps: CoreDeps, request: Ap2Mandate
     requestSha256: requestSha256(request),
     mandate: { mandateId: mandates.mandateId, openCheckoutSdHash: sdHash(mandates.openCheckoutMandate), openPaymentSdHash: sdHash(mandates.openPaymentMandate), agentKeyThumbprint: p256Thumbprint(request.mandate.agentKey) },
   });
+}
+
+/**
+ * refuseSettledOrSigning refuses to sign the mandates of an entry cancelled, expired or rolled back
+ * since its window was registered (409 authorization_not_active), or whose mandates a concurrent
+ * retry under the same Idempotency-Key is signing or keeping now (409 idempotency_key_in_use).
+ */
+function refuseSettledOrSigning(deps: CoreDeps, policyId: string): void {
+  if (deps.authorizations.mandatesKept(policyId)) throw new LatchError('idempotency_key_in_use', { message: 'The AP2 mandates of this request are being signed by another request with the same Idempotency-Key; retry to get them.' });
+  if (deps.authorizations.get(policyId)?.state !== 'active') throw new LatchError('authorization_not_active', { message: 'The card window of these AP2 mandates was cancelled, expired or rolled back before they were signed; nothing was signed.' });
+  if (deps.signer.mandateKey() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
 }
