@@ -220,7 +220,9 @@ async function registerOnce(deps: CoreDeps, device: EnrolledDevice, signed: Sign
       await deps.authorizations.noteStatus(policyId, 'unregistered');
       throw error.cause;
     }
-    const refused = error instanceof LatchError && error.status < 500;
+    // The cloud's idempotency_key_in_use is a replay racing the first send of this same window, which
+    // the cloud is registering: no refusal of the window (it would release a registered budget, §42).
+    const refused = error instanceof LatchError && error.status < 500 && error.code !== 'idempotency_key_in_use';
     if (refused) await deps.authorizations.noteStatus(policyId, 'failed');
     // A refusal is final; a timeout or an unavailable cloud leaves the outcome unknown.
     deps.outcome?.({ policyId, outcome: refused ? 'refused' : 'unknown', code: error instanceof LatchError ? error.code : null, principal: context.principal });
