@@ -52,12 +52,19 @@ export async function signRegisteredMandates(deps: CoreDeps, request: Ap2Mandate
 }
 
 /**
- * refuseSettledOrSigning refuses to sign the mandates of an entry cancelled, expired or rolled back
- * since its window was registered (409 authorization_not_active), or whose mandates a concurrent
- * retry under the same Idempotency-Key is signing or keeping now (409 idempotency_key_in_use).
+ * refuseSettledOrSigning checks what the signer's mandate purpose requires (§42), in the turn it is
+ * entered: an entry cancelled, expired or rolled back since its window was registered is 409
+ * authorization_not_active; mandates a concurrent retry under the same Idempotency-Key is keeping
+ * now are 409 idempotency_key_in_use; a mandate key or a journal record that no longer serves is 503.
  */
 function refuseSettledOrSigning(deps: CoreDeps, policyId: string): void {
   if (deps.authorizations.mandatesKept(policyId)) throw new LatchError('idempotency_key_in_use', { message: 'The AP2 mandates of this request are being signed by another request with the same Idempotency-Key; retry to get them.' });
-  if (deps.authorizations.get(policyId)?.state !== 'active') throw new LatchError('authorization_not_active', { message: 'The card window of these AP2 mandates was cancelled, expired or rolled back before they were signed; nothing was signed.' });
+  const entry = deps.authorizations.get(policyId);
+  if (entry?.state !== 'active') throw new LatchError('authorization_not_active', { message: 'The card window of these AP2 mandates was cancelled, expired or rolled back before they were signed; nothing was signed.' });
+  // What the signer grants is the entry's: a record of the request that disagrees with it (an edited state.journal) signs nothing.
+  const recorded = entry.evidence?.request;
+  if (recorded?.kind !== 'ap2_mandate' || recorded.cardId !== entry.cardId || recorded.amountMinor !== entry.amountMinor || recorded.currency !== entry.currency) {
+    throw new LatchError('data_directory_unavailable', { message: "state.journal's record of this AP2 request does not agree with its ledger entry; nothing was signed." });
+  }
   if (deps.signer.mandateKey() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
 }

@@ -85,14 +85,14 @@ const payload = { v: 1, typ: 'card_policy_window', policy_id: 'pw_ap2', device_i
 const window: SignedWindow = { payload, jws: 'registered.window.jws', keyId: 'k' };
 
 /** mandatesWorld records the registered card window of an AP2 request, and deps whose card label waits for the test. */
-async function mandatesWorld() {
+async function mandatesWorld(request: Ap2MandateRequest = ap2Request) {
   const store = new MemoryRecordStore();
   const ledger = new StoredAuthorizationLedger(store, () => NOW);
   const deps = coreDeps(ledger, MandateKey.fromScalar(generateP256Scalar()));
   const entry: AuthorizationEntry = {
     policyId: 'pw_ap2', agent: 'owner', cardId: ap2Request.cardId, merchant: 'shop.example', currency: 'USD', amountMinor: 1000, kind: 'one_time', authorizationType: 'ceiling',
     signedAtSeconds: NOW, notAfterSeconds: NOW + 600, state: 'active', usedMinor: null,
-    evidence: { request: ap2Request, requestSha256: 'a'.repeat(64), receivedAtSeconds: NOW, window: payload, keyId: 'k', decision: { decision: 'allow', rule: null, reasons: [], policySha256: null }, approvalId: null },
+    evidence: { request, requestSha256: 'a'.repeat(64), receivedAtSeconds: NOW, window: payload, keyId: 'k', decision: { decision: 'allow', rule: null, reasons: [], policySha256: null }, approvalId: null },
   };
   await ledger.recordSigned(entry, () => window.jws);
   const labels: Array<() => void> = [];
@@ -116,6 +116,14 @@ test('AP2 mandates of a window cancelled while the card label was read are refus
   labels[0]?.();
   await assert.rejects(signing, refusedWith('authorization_not_active'));
   assert.equal(ledger.mandatesKept('pw_ap2'), false);
+});
+
+test('AP2 mandates whose journal record disagrees with the entry (an edited state.journal) are refused 503, never signed', async () => {
+  const { deps, labels } = await mandatesWorld({ ...ap2Request, amountMinor: 999_999 });
+  const signing = signRegisteredMandates(deps, ap2Request, window, owner);
+  await until(() => labels.length === 1, 'the card label to be asked');
+  labels[0]?.();
+  await assert.rejects(signing, refusedWith('data_directory_unavailable'));
 });
 
 test('AP2 mandates a concurrent retry is keeping are not signed twice: the second is refused 409 idempotency_key_in_use', async () => {
