@@ -30,8 +30,13 @@ export async function signRegisteredMandates(deps: CoreDeps, request: Ap2Mandate
   if (deps.authorizations.get(policyId)?.evidence?.mandates !== undefined) return;
   if (deps.mandates === undefined || deps.signer.mandateKey() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
   const label = await deps.mandates.cardLabel(request.cardId, context);
-  // The entry may have changed during that call: checked again in the turn the mandates are signed (§42).
-  refuseSettledOrSigning(deps, policyId);
+  // Checked again in the turn the signer is entered (§42): a retry keeping mandates now, a window settled meanwhile, a record that disagrees (an edited state.journal).
+  const entry = deps.authorizations.get(policyId);
+  const recorded = entry?.evidence?.request;
+  if (deps.authorizations.mandatesKept(policyId)) throw new LatchError('idempotency_key_in_use', { message: 'The AP2 mandates of this request are being signed by another request with the same Idempotency-Key; retry to get them.' });
+  if (entry?.state !== 'active') throw new LatchError('authorization_not_active', { message: 'The card window of these AP2 mandates was cancelled, expired or rolled back before they were signed; nothing was signed.' });
+  if (recorded?.kind !== 'ap2_mandate' || recorded.cardId !== entry.cardId || recorded.amountMinor !== entry.amountMinor || recorded.currency !== entry.currency) throw new LatchError('data_directory_unavailable', { message: "state.journal's record of this AP2 request does not agree with its ledger entry; nothing was signed." });
+  if (deps.signer.mandateKey() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
   // The signer reads every term (recurrence and issuer included) from the ledger entry itself (docs/decisions.md §34.1).
   const signed = deps.signer.openMandates(policyId, label);
   const mandates = { mandateId: randomId('md'), ...signed, iat, exp };
@@ -49,22 +54,4 @@ export async function signRegisteredMandates(deps: CoreDeps, request: Ap2Mandate
     requestSha256: requestSha256(request),
     mandate: { mandateId: mandates.mandateId, openCheckoutSdHash: sdHash(mandates.openCheckoutMandate), openPaymentSdHash: sdHash(mandates.openPaymentMandate), agentKeyThumbprint: p256Thumbprint(request.mandate.agentKey) },
   });
-}
-
-/**
- * refuseSettledOrSigning checks what the signer's mandate purpose requires (§42), in the turn it is
- * entered: an entry cancelled, expired or rolled back since its window was registered is 409
- * authorization_not_active; mandates a concurrent retry under the same Idempotency-Key is keeping
- * now are 409 idempotency_key_in_use; a mandate key or a journal record that no longer serves is 503.
- */
-function refuseSettledOrSigning(deps: CoreDeps, policyId: string): void {
-  if (deps.authorizations.mandatesKept(policyId)) throw new LatchError('idempotency_key_in_use', { message: 'The AP2 mandates of this request are being signed by another request with the same Idempotency-Key; retry to get them.' });
-  const entry = deps.authorizations.get(policyId);
-  if (entry?.state !== 'active') throw new LatchError('authorization_not_active', { message: 'The card window of these AP2 mandates was cancelled, expired or rolled back before they were signed; nothing was signed.' });
-  // What the signer grants is the entry's: a record of the request that disagrees with it (an edited state.journal) signs nothing.
-  const recorded = entry.evidence?.request;
-  if (recorded?.kind !== 'ap2_mandate' || recorded.cardId !== entry.cardId || recorded.amountMinor !== entry.amountMinor || recorded.currency !== entry.currency) {
-    throw new LatchError('data_directory_unavailable', { message: "state.journal's record of this AP2 request does not agree with its ledger entry; nothing was signed." });
-  }
-  if (deps.signer.mandateKey() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
 }

@@ -220,8 +220,7 @@ async function registerOnce(deps: CoreDeps, device: EnrolledDevice, signed: Sign
       await deps.authorizations.noteStatus(policyId, 'unregistered');
       throw error.cause;
     }
-    // The cloud's idempotency_key_in_use is a replay racing the first send of this same window, which
-    // the cloud is registering: no refusal of the window (it would release a registered budget, §42).
+    // The cloud's idempotency_key_in_use is a replay racing this window's first send: no refusal of it (§42).
     const refused = error instanceof LatchError && error.status < 500 && error.code !== 'idempotency_key_in_use';
     if (refused) await deps.authorizations.noteStatus(policyId, 'failed');
     // A refusal is final; a timeout or an unavailable cloud leaves the outcome unknown.

@@ -16,8 +16,8 @@ import type { RecordedWindows } from './window.js';
  * now and then.
  */
 export function signEvidencePack(key: SigningKey, ledger: RecordedWindows, bodyText: string): string {
-  const pack = parsedPack(bodyText);
-  entered(pack !== undefined && pack.v === 1 && pack.type === EVIDENCE_TYPE && typeof pack.policy_id === 'string', 'evidence pack', () => 'it is not a v1 evidence pack');
+  const pack = parsedOrNull(bodyText) as { v?: unknown; type?: unknown; policy_id?: unknown; window?: { jws?: unknown }; x402?: { receipt?: unknown } } | null;
+  entered(pack !== null && pack.v === 1 && pack.type === EVIDENCE_TYPE && typeof pack.policy_id === 'string', 'evidence pack', () => 'it is not a v1 evidence pack');
   const policyId = pack.policy_id as string;
   const entry = ledger.get(policyId);
   const kept = entry?.jws;
@@ -28,13 +28,10 @@ export function signEvidencePack(key: SigningKey, ledger: RecordedWindows, bodyT
   return compactJws(bodyText, key, EVIDENCE_JWS_TYP);
 }
 
-type PackHead = { v?: unknown; type?: unknown; policy_id?: unknown; window?: { jws?: unknown }; x402?: { receipt?: unknown } };
-
-function parsedPack(bodyText: string): PackHead | undefined {
+function parsedOrNull(text: string): unknown {
   try {
-    const parsed: unknown = JSON.parse(bodyText);
-    return typeof parsed === 'object' && parsed !== null ? (parsed as PackHead) : undefined;
+    return JSON.parse(text);
   } catch {
-    return undefined;
+    return null;
   }
 }

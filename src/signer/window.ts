@@ -48,11 +48,7 @@ export function signRecordedWindow(key: SigningKey, ledger: RecordedWindows, pay
   return compactJws(JSON.stringify(payload), key, JWS_TYP.window);
 }
 
-/**
- * signRevocation signs a revocation of one policy window: any id (a revocation only takes
- * authority away, and /sign-revocation may name a window the ledger no longer keeps), but only
- * a revocation as buildRevocationPayload makes it.
- */
+/** signRevocation signs a revocation of one policy window, any id (it only takes authority away, §42), as buildRevocationPayload makes it. */
 export function signRevocation(key: SigningKey, payload: RevocationPayload): string {
   entered(payload.v === 1 && payload.typ === 'revocation' && typeof payload.policy_id === 'string' && payload.policy_id !== '' && typeof payload.device_id === 'string', 'revocation', () => 'the payload is not a revocation of one policy id');
   assertSignableWithoutCardData(payload);
