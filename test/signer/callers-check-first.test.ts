@@ -15,6 +15,7 @@ import { signRegisteredMandates } from '../../src/core/ap2-mandates.js';
 import type { CoreDeps, OperationContext } from '../../src/core/core-deps.js';
 import { allowEverything } from '../../src/core/decision.js';
 import { HeldWindows } from '../../src/core/held-windows.js';
+import { X402Index } from '../../src/core/x402-index.js';
 import { SignedWindowCache } from '../../src/core/signed-window-cache.js';
 import { neverPaused } from '../../src/core/signing-pause.js';
 import type { PolicyWindowPayload, SignedWindow } from '../../src/core/window-payload.js';
@@ -40,7 +41,16 @@ after(() => restore());
 function coreDeps(ledger: StoredAuthorizationLedger, mandate?: MandateKey): CoreDeps {
   const { signer, key } = testSigner(secret, ledger, mandate);
   const unexpected = () => Promise.reject(new Error('not used by this test'));
+  const never = (): never => {
+    throw new Error('this test makes no x402 payment');
+  };
+  // The recorders dropped, no x402 payment, no card label (every member named, as on main since §44).
   return {
+    x402: { assets: never, audit: never, index: new X402Index(ledger), running: new Map() },
+    outcome: () => undefined,
+    refused: () => undefined,
+    cloudNowSeconds: () => NOW,
+    mandates: { cardLabel: async () => undefined },
     signer,
     heldWindows: new HeldWindows(new MemoryRecordStore()),
     signedWindows: new SignedWindowCache(),
