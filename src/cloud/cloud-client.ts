@@ -119,6 +119,10 @@ export class CloudClient {
     const key = request.key;
     if (key === undefined) throw new LatchError('device_not_enrolled');
     const url = upstreamUrl(this.origin, request.pathAndQuery);
+    // The signer signs only the enumerated cloud calls, and stops the daemon on any other (§42): refused here first.
+    if (!key.signsCall({ method: request.method, url, body: request.body, contentType: request.contentType, idempotencyKey: request.idempotencyKey })) {
+      throw new LatchError('invalid_request', { param: 'path', message: 'This request names a cloud route or an id the device key does not sign for (ids are letters, digits, _ and -); nothing was sent.' });
+    }
     const retriable = request.method === 'GET' || request.idempotencyKey !== undefined;
     const deadline = AbortSignal.timeout(this.timeoutMs);
     const followed = request.signal === undefined ? undefined : followSignals([deadline, request.signal]);

@@ -30,6 +30,13 @@ export async function signRegisteredMandates(deps: CoreDeps, request: Ap2Mandate
   if (deps.authorizations.get(policyId)?.evidence?.mandates !== undefined) return;
   if (deps.signer.mandateKey() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
   const label = await deps.mandates.cardLabel(request.cardId, context);
+  // Checked again in the turn the signer is entered (§42): a retry keeping mandates now, a window settled meanwhile, a record that disagrees (an edited state.journal).
+  const entry = deps.authorizations.get(policyId);
+  const recorded = entry?.evidence?.request;
+  if (deps.authorizations.mandatesKept(policyId)) throw new LatchError('idempotency_key_in_use', { message: 'The AP2 mandates of this request are being signed by another request with the same Idempotency-Key; retry to get them.' });
+  if (entry?.state !== 'active') throw new LatchError('authorization_not_active', { message: 'The card window of these AP2 mandates was cancelled, expired or rolled back before they were signed; nothing was signed.' });
+  if (recorded?.kind !== 'ap2_mandate' || recorded.cardId !== entry.cardId || recorded.amountMinor !== entry.amountMinor || recorded.currency !== entry.currency) throw new LatchError('data_directory_unavailable', { message: "state.journal's record of this AP2 request does not agree with its ledger entry; nothing was signed." });
+  if (deps.signer.mandateKey() === undefined) throw new LatchError('data_directory_unavailable', { message: NO_MANDATE_KEY });
   // The signer reads every term (recurrence and issuer included) from the ledger entry itself (docs/decisions.md §34.1).
   const signed = deps.signer.openMandates(policyId, label);
   const mandates = { mandateId: randomId('md'), ...signed, iat, exp };

@@ -232,6 +232,11 @@ export class StoredAuthorizationLedger {
     }
   }
 
+  /** mandatesKept is true once policyId's mandates are applied: on disk, or on their way there (get hides those). */
+  mandatesKept(policyId: string): boolean {
+    return this.entries.get(policyId)?.evidence?.mandates !== undefined;
+  }
+
   /**
    * beginRegistration is called right before a window is sent to the cloud, in the same turn as
    * the check that lets it go: it answers false for a window rolled back (unregistered),

@@ -219,7 +219,8 @@ async function registerOnce(deps: CoreDeps, device: EnrolledDevice, signed: Sign
       await deps.authorizations.noteStatus(policyId, 'unregistered');
       throw error.cause;
     }
-    const refused = error instanceof LatchError && error.status < 500;
+    // The cloud's idempotency_key_in_use is a replay racing this window's first send: no refusal of it (§42).
+    const refused = error instanceof LatchError && error.status < 500 && error.code !== 'idempotency_key_in_use';
     if (refused) await deps.authorizations.noteStatus(policyId, 'failed');
     // A refusal is final; a timeout or an unavailable cloud leaves the outcome unknown.
     deps.outcome({ policyId, outcome: refused ? 'refused' : 'unknown', code: error instanceof LatchError ? error.code : null, principal: context.principal });

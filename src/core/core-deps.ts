@@ -145,6 +145,8 @@ export interface AuthorizationRecorder {
   noteX402(policyId: string, transition: X402Transition): Promise<boolean>;
   /** keepMandates makes an entry's signed AP2 open mandates durable before they are answered (docs/ap2.md). */
   keepMandates(policyId: string, mandates: Ap2MandateRecord): Promise<void>;
+  /** mandatesKept is true once an entry's mandates are kept, on disk or still on their way (get shows them only on disk). */
+  mandatesKept(policyId: string): boolean;
   /** Right before a window is sent: false when it was rolled back and must never be sent (docs/decisions.md §17.1). */
   beginRegistration(policyId: string): boolean;
   endRegistration(policyId: string): void;

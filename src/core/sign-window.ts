@@ -72,6 +72,8 @@ export async function signDecidedWindow(deps: CoreDeps, device: EnrolledDevice, 
   const kept = purpose.kind === 'register' ? await deps.authorizations.recordSigned(evidence !== undefined ? { ...entry, evidence } : entry, sign) : undefined;
   if (purpose.kind === 'hold') await deps.authorizations.record(entry);
   try {
+    // Durable before it is signed, a held window's entry may have been cancelled meanwhile: checked in the signing turn (§42).
+    if (kept === undefined && deps.authorizations.get(payload.policy_id)?.state !== 'active') throw new LatchError('authorization_not_active', { message: 'The window was cancelled while it was being signed; nothing was signed.' });
     const jws = kept ?? sign();
     const window: SignedWindow = { payload, jws, keyId: device.key.keyId };
     if (purpose.kind === 'hold') {

@@ -23,6 +23,8 @@ export interface UpstreamRequestParts {
  * (src/signer/cloud-calls.ts), so holding one of these is no way to sign anything else.
  */
 export interface UpstreamKey extends SigningKey {
+  /** signsCall reports whether signUpstream signs this request; the cloud client asks first and refuses anything else (docs/decisions.md §42). */
+  signsCall(request: UpstreamRequestParts): boolean;
   /** signUpstream returns the headers of one signed upstream request (Content-Digest, Signature-Input, Signature, ...). */
   signUpstream(request: UpstreamRequestParts, nowSeconds: number): Record<string, string>;
 }

@@ -18,7 +18,7 @@ export const INVARIANTS = {
   ledger_state_change_from_active: 'A ledger state change is committed only for an active entry that is not being signed: a settled entry never changes again, so budgets neither revive nor lose it.',
   approval_decided_once: 'An approval is decided only from pending_approval, once, and its decision keeps its id and request.',
   audit_anchor_monotonic: 'The audit anchor recorded in state.journal only moves forward.',
-  signing_purpose_entered: 'A signing purpose is entered only with the state its caller promised (used by src/signer).',
+  signing_purpose_entered: 'A signing purpose is entered only with the state its caller promised: the ledger entry, terms, call, key and tag the purpose signs for (src/signer/entered.ts).',
 } as const;
 
 export type InvariantName = keyof typeof INVARIANTS;
@@ -26,7 +26,7 @@ export type InvariantName = keyof typeof INVARIANTS;
 /** InvariantBroken is what the handler receives: the invariant's name and a secret-free detail. */
 export class InvariantBroken extends Error {
   constructor(
-    readonly invariant: InvariantName | string,
+    readonly invariant: InvariantName,
     readonly detail: string,
   ) {
     super(`invariant broken: ${invariant}${detail === '' ? '' : ` (${detail})`}`);
@@ -69,10 +69,5 @@ export const throwBroken = (broken: InvariantBroken): never => {
  * must carry no secret: ids, counts and states only.
  */
 export function invariant(condition: boolean, name: InvariantName, detail = ''): asserts condition {
-  if (!condition) handler(new InvariantBroken(name, detail));
-}
-
-/** assertInvariant is invariant for callers outside the core with a name of their own (src/signer). */
-export function assertInvariant(condition: boolean, name: string, detail = ''): asserts condition {
   if (!condition) handler(new InvariantBroken(name, detail));
 }

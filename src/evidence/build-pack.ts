@@ -20,6 +20,7 @@ import { isoSeconds } from '../time/iso-time.js';
 import type { AuditExcerpt } from './audit-excerpt.js';
 import { EVIDENCE_TYPE, type EvidenceAp2, type EvidenceApproval, type EvidenceBody, type EvidenceCloud, type EvidenceTransaction } from './pack.js';
 import { requestView } from './request-view.js';
+import { signPack } from './sign-pack.js';
 import { exportX402Evidence } from './x402-pack.js';
 
 /** What making a pack reads. */
@@ -89,7 +90,7 @@ export async function exportEvidence(sources: EvidenceSources, policyId: string,
     exported_at: isoSeconds(sources.deps.nowSeconds()),
   };
   const bodyText = JSON.stringify(body);
-  const jws = sources.deps.signer.evidencePack(device.key.keyId, bodyText);
+  const jws = signPack(sources.deps, policyId, entry.jws, device.key.keyId, bodyText);
   return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(jws)}}\n`;
 }
 

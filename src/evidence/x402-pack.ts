@@ -16,6 +16,7 @@ import type { CoreDeps } from '../core/core-deps.js';
 import type { ReadingDevice } from '../operations/cloud-reads.js';
 import type { AuditExcerpt } from './audit-excerpt.js';
 import { EVIDENCE_TYPE } from './pack.js';
+import { signPack } from './sign-pack.js';
 
 
 /** What an x402 pack reads (a part of build-pack.ts's EvidenceSources). */
@@ -82,7 +83,7 @@ export async function exportX402Evidence(sources: X402EvidenceSources, entry: Au
     exported_at: isoSeconds(sources.deps.nowSeconds()),
   };
   const bodyText = JSON.stringify(body);
-  const jws = sources.deps.signer.evidencePack(device.key.keyId, bodyText);
+  const jws = signPack(sources.deps, entry.policyId, entry.jws, device.key.keyId, bodyText);
   return `${bodyText.slice(0, -1)},"jws":${JSON.stringify(jws)}}\n`;
 }
 

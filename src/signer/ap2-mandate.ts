@@ -14,7 +14,7 @@ import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
 import { OPEN_CHECKOUT_VCT, OPEN_PAYMENT_VCT, issuerUri, packOpenCheckout, packOpenPayment, type MandateTerms, type OpenCheckoutClaims, type OpenPaymentClaims } from '../ap2/open-mandates.js';
 import { issueRootSdJwt } from '../ap2/sd-jwt.js';
 import { signOpenMandates, type OpenMandateSigner, type SignedOpenMandates } from '../ap2/sign-open-mandates.js';
-import { SignerRefusal } from './cloud-calls.js';
+import { entered } from './entered.js';
 import type { RecordedWindows } from './window.js';
 
 /** The mandate key as anyone may see it: its RFC 7638 thumbprint and public JWK. */
@@ -54,15 +54,13 @@ const privateKeys = new WeakMap<MandateKey, KeyObject>();
  */
 export function signRecordedOpenMandates(key: MandateKey, ledger: RecordedWindows, policyId: string, cardLabel: string | undefined): SignedOpenMandates {
   const entry = ledger.get(policyId);
-  if (entry === undefined) throw new SignerRefusal(`the mandates of ${policyId}`, 'the ledger holds no entry for it');
-  const evidence = entry.evidence;
+  const evidence = entry?.evidence;
   const request = evidence?.request;
-  if (entry.state !== 'active' || evidence === undefined || request?.kind !== 'ap2_mandate') throw new SignerRefusal(`the mandates of ${policyId}`, 'its ledger entry is not an active AP2 mandate request');
-  if (evidence.mandates !== undefined) throw new SignerRefusal(`the mandates of ${policyId}`, 'its mandates are signed already');
+  const purpose = `mandates ${policyId}`;
+  entered(entry !== undefined && evidence !== undefined && request?.kind === 'ap2_mandate' && entry.state === 'active', purpose, () => (entry === undefined ? 'the ledger holds no entry for it' : 'its ledger entry is not an active AP2 mandate request'));
+  entered(evidence.mandates === undefined, purpose, () => 'its mandates are signed already');
   // The entry counted and reserved is what the mandates grant: the request it keeps must agree with it.
-  if (request.cardId !== entry.cardId || request.amountMinor !== entry.amountMinor || request.currency !== entry.currency) {
-    throw new SignerRefusal(`the mandates of ${policyId}`, 'the recorded request and its ledger entry differ');
-  }
+  entered(request.cardId === entry.cardId && request.amountMinor === entry.amountMinor && request.currency === entry.currency, purpose, () => 'the recorded request and its ledger entry differ');
   const terms: MandateTerms = {
     cardId: request.cardId,
     ...(cardLabel !== undefined && cardLabel !== '' && { cardLabel }),

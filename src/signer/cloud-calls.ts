@@ -2,19 +2,12 @@
  * The cloud calls the device key signs (docs/decisions.md §34.1): the /v1 proxy's allow-listed rows
  * (src/proxy/proxy-routes.ts, which also holds every call the daemon's own cloud gateway makes),
  * HEAD wherever GET is, and the identity directory registration. Enrollment (POST /v1/devices) is
- * signed only by the new key it enrolls (enrollment-key.ts). The signer refuses any other method
- * or path, whoever asks: a request outside this table is a programming error, never input.
+ * signed only by the new key it enrolls (enrollment-store.ts). The cloud client asks the key first
+ * (`signsCall`) and refuses anything else with 400 invalid_request; a request outside this table
+ * that reaches the signer anyway stops the daemon (signing_purpose_entered, entered.ts).
  */
 import { IDENTITY_DIRECTORY_PATH } from '../identity/directory-proof.js';
 import { PROXY_ROUTES } from '../proxy/proxy-routes.js';
-
-/** Thrown when the signer is asked to sign a request outside its purposes: a programming error, never input. */
-export class SignerRefusal extends Error {
-  constructor(purpose: string, why: string) {
-    super(`the signer refuses ${purpose}: ${why}`);
-    this.name = 'SignerRefusal';
-  }
-}
 
 interface CloudCall {
   readonly method: string;
@@ -38,7 +31,13 @@ const DEVICE_CALLS: readonly CloudCall[] = [
 /** The one call a key being enrolled signs: its own enrollment. */
 export const ENROLLMENT_CALL: CloudCall = { method: 'POST', path: pathPattern('/v1/devices') };
 
-/** assertDeviceCall refuses a method and path that are not one of the device key's cloud calls. */
-export function assertDeviceCall(method: string, path: string): void {
-  if (!DEVICE_CALLS.some((call) => call.method === method && call.path.test(path))) throw new SignerRefusal('an upstream request', `${method} ${path} is not a cloud call the device key signs`);
+/** isDeviceCall reports whether method and path are one of the device key's cloud calls. */
+export function isDeviceCall(method: string, path: string): boolean {
+  return DEVICE_CALLS.some((call) => call.method === method && call.path.test(path));
+}
+
+/** callShape is a request for an invariant's detail: its method and literal segments, each id (or anything else) as `:id`. */
+export function callShape(method: string, path: string): string {
+  const literal = (segment: string): string => (/^(v1|[a-z-]{0,64})$/.test(segment) ? segment : ':id');
+  return `${/^[A-Z]{1,10}$/.test(method) ? method : '?'} ${path.slice(0, 1024).split('/').map(literal).join('/')}`;
 }

@@ -10,7 +10,8 @@ import { loadConfig, saveConfig, type LatchConfig } from '../datadir/config.js';
 import { toBase64Url } from '../crypto/base64url.js';
 import type { UpstreamKey, UpstreamRequestParts } from '../crypto/signing-key.js';
 import { generateDeviceKey, loadDeviceKey, type DeviceKey } from './device-key.js';
-import { ENROLLMENT_CALL, SignerRefusal } from './cloud-calls.js';
+import { ENROLLMENT_CALL } from './cloud-calls.js';
+import { entered } from './entered.js';
 import { finishKeyRollover, stageDeviceKey } from './key-rollover.js';
 import { upstreamHeaders } from './upstream-request.js';
 
@@ -47,12 +48,14 @@ export function dataDirEnrollmentStore(home: string, passphrase: string | undefi
 
 /** enrollmentKey is a new key's one purpose before it is enrolled: signing its own enrollment. */
 function enrollmentKey(key: DeviceKey): UpstreamKey {
+  const signsCall = (request: UpstreamRequestParts): boolean =>
+    request.method === ENROLLMENT_CALL.method && ENROLLMENT_CALL.path.test(request.url.pathname) && namesPublicKey(request.body, key.publicKey);
   return Object.freeze({
     keyId: key.keyId,
     publicKey: key.publicKey,
+    signsCall,
     signUpstream: (request: UpstreamRequestParts, nowSeconds: number) => {
-      if (request.method !== ENROLLMENT_CALL.method || !ENROLLMENT_CALL.path.test(request.url.pathname)) throw new SignerRefusal('an upstream request', 'a key being enrolled signs its own enrollment only');
-      if (!namesPublicKey(request.body, key.publicKey)) throw new SignerRefusal('an enrollment', 'its body does not name the key being enrolled');
+      entered(signsCall(request), `enrollment by ${key.keyId}`, () => 'a key being enrolled signs only its own POST /v1/devices naming it');
       return upstreamHeaders(key, request, nowSeconds);
     },
   });

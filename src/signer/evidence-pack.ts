@@ -3,8 +3,8 @@ import type { SigningKey } from '../crypto/signing-key.js';
 import { maskHashes } from '../evidence/mask-hashes.js';
 import { EVIDENCE_JWS_TYP, EVIDENCE_TYPE } from '../evidence/pack.js';
 import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
-import { SignerRefusal } from './cloud-calls.js';
 import { compactJws } from './compact-jws.js';
+import { entered } from './entered.js';
 import type { RecordedWindows } from './window.js';
 
 /**
@@ -16,13 +16,22 @@ import type { RecordedWindows } from './window.js';
  * now and then.
  */
 export function signEvidencePack(key: SigningKey, ledger: RecordedWindows, bodyText: string): string {
-  const pack = JSON.parse(bodyText) as { v?: unknown; type?: unknown; policy_id?: unknown; window?: { jws?: unknown }; x402?: { receipt?: unknown } };
-  if (pack.v !== 1 || pack.type !== EVIDENCE_TYPE || typeof pack.policy_id !== 'string') throw new SignerRefusal('an evidence pack', 'it is not a v1 evidence pack');
-  const entry = ledger.get(pack.policy_id);
+  const pack = parsedOrNull(bodyText) as { v?: unknown; type?: unknown; policy_id?: unknown; window?: { jws?: unknown }; x402?: { receipt?: unknown } } | null;
+  entered(pack !== null && pack.v === 1 && pack.type === EVIDENCE_TYPE && typeof pack.policy_id === 'string', 'evidence pack', () => 'it is not a v1 evidence pack');
+  const policyId = pack.policy_id as string;
+  const entry = ledger.get(policyId);
   const kept = entry?.jws;
   // An x402 payment's pack carries its receipt where a window's carries the window (docs/x402.md).
   const carried = entry?.x402 !== undefined ? pack.x402?.receipt : pack.window?.jws;
-  if (kept === undefined || carried !== kept) throw new SignerRefusal(`the evidence pack of ${pack.policy_id}`, 'its window (or x402 receipt) is not the JWS the ledger kept');
+  entered(kept !== undefined && carried === kept, `evidence pack ${policyId}`, () => 'its window (or x402 receipt) is not the JWS the ledger kept');
   assertSignableWithoutCardData(maskHashes(pack));
   return compactJws(bodyText, key, EVIDENCE_JWS_TYP);
+}
+
+function parsedOrNull(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }

@@ -42,9 +42,9 @@ function heldOf(handle: SigningKey): Held {
   return found;
 }
 
-/** assertKind refuses a handle the signer holds for another kind of purpose (a device key asked for an identity signature). */
-export function assertKind(handle: SigningKey, kind: KeyKind): void {
-  if (heldOf(handle).kind !== kind) throw new Error(`the signer holds this key for another purpose than a ${kind} key's`);
+/** kindOf is what the signer holds handle for, or undefined for a handle it did not make (a copy, a spread, a public face). */
+export function kindOf(handle: SigningKey): KeyKind | undefined {
+  return held.get(handle)?.kind;
 }
 
 /** signBytes signs message with the held key; the purpose modules of this folder are its only callers. */

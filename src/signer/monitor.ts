@@ -5,12 +5,14 @@
  */
 import { HTTP_SIGNATURE_TAG, WEB_SIGNATURE_TAGS } from '../crypto/signature-purposes.js';
 import type { SigningKey, UpstreamRequestParts } from '../crypto/signing-key.js';
+import { LatchError } from '../errors/latch-error.js';
 import type { SignatureParameter } from '../identity/message-signature.js';
 import { signRecordedOpenMandates } from './ap2-mandate.js';
-import { assertDeviceCall, SignerRefusal } from './cloud-calls.js';
+import { callShape, isDeviceCall } from './cloud-calls.js';
 import type { DeviceKey } from './device-key.js';
 import { signEvidencePack } from './evidence-pack.js';
-import { assertKind } from './held-keys.js';
+import { entered } from './entered.js';
+import { kindOf } from './held-keys.js';
 import type { SignerKeys } from './key-source.js';
 import { signKeyProof } from './key-proof.js';
 import { signDirectoryEntry, signRegistrationProof, signWebBotAuth } from './message-signatures.js';
@@ -33,8 +35,9 @@ export function monitor(keys: SignerKeys, ledger: RecordedWindows): Signer {
         publicKey: key.publicKey,
         publicJwk: key.publicJwk,
         storage: key.storage,
+        signsCall: (request: UpstreamRequestParts) => isDeviceCall(request.method, request.url.pathname),
         signUpstream: (request: UpstreamRequestParts, nowSeconds: number) => {
-          assertDeviceCall(request.method, request.url.pathname);
+          entered(isDeviceCall(request.method, request.url.pathname), `upstream request by ${key.keyId}`, () => `${callShape(request.method, request.url.pathname)} is not a cloud call the device key signs`);
           return upstreamHeaders(key, request, nowSeconds);
         },
       });
@@ -47,7 +50,8 @@ export function monitor(keys: SignerKeys, ledger: RecordedWindows): Signer {
   const answered: DeviceKey[] = [];
   const deviceKey = (keyId: string): DeviceKey => {
     const key = answered.find((held) => held.keyId === keyId) ?? keys.deviceById(keyId);
-    if (key === undefined) throw new SignerRefusal(`a signature by ${keyId}`, 'the signer holds no device key of that id');
+    // The data directory changed under the request (a setup or rollover replaced the key it resolved): outside state, a refusal.
+    if (key === undefined) throw new LatchError('data_directory_unavailable', { message: 'The device key this request started with is no longer in the data directory (a setup replaced it); nothing was signed. Retry.' });
     return key;
   };
   return {
@@ -70,10 +74,13 @@ export function monitor(keys: SignerKeys, ledger: RecordedWindows): Signer {
     evidencePack: (keyId, bodyText) => signEvidencePack(deviceKey(keyId), ledger, bodyText),
     openMandates: (policyId, cardLabel) => {
       const loaded = keys.mandate();
-      if (loaded === undefined) throw new SignerRefusal(`the mandates of ${policyId}`, 'there is no mandate key');
+      if (loaded === undefined) throw new LatchError('data_directory_unavailable', { message: 'The AP2 mandate key is no longer in the data directory; nothing was signed. Restart the daemon to make mandate.key.' });
       return signRecordedOpenMandates(loaded.key, ledger, policyId, cardLabel);
     },
-    keyProof: (keyId, challenge, address) => signKeyProof(deviceKey(keyId), challenge, address),
+    keyProof: (keyId, challenge, address) => {
+      entered(/^[A-Za-z0-9_-]{43}$/.test(challenge) && /^[^\s]{1,300}$/.test(address), `key proof by ${keyId}`, () => 'the challenge or the address is not well formed');
+      return signKeyProof(deviceKey(keyId), challenge, address);
+    },
     webBotAuth: (key, label, components, params) => {
       identityPurpose(key, params, WEB_SIGNATURE_TAGS);
       return signWebBotAuth(key, label, components, params);
@@ -89,9 +96,9 @@ export function monitor(keys: SignerKeys, ledger: RecordedWindows): Signer {
   };
 }
 
-/** identityPurpose refuses a key that is not an identity key, or a signature whose tag is not the purpose's. */
+/** identityPurpose is entered only with a handle the signer holds as an identity key, and the purpose's own tag. */
 function identityPurpose(key: SigningKey, params: readonly SignatureParameter[], tags: readonly string[]): void {
-  assertKind(key, 'identity');
   const tag = params.find(([name]) => name === 'tag')?.[1];
-  if (typeof tag !== 'string' || !tags.includes(tag)) throw new SignerRefusal('an identity signature', `its tag is not one of ${tags.join(', ')}`);
+  entered(kindOf(key) === 'identity', `identity signature by ${key.keyId}`, () => 'the key is not an identity key the signer holds');
+  entered(typeof tag === 'string' && tags.includes(tag), `identity signature by ${key.keyId}`, () => `its tag is not one of ${tags.join(', ')}`);
 }

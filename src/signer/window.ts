@@ -13,19 +13,12 @@ import type { SigningKey } from '../crypto/signing-key.js';
 import { formatMinor } from '../money/amount.js';
 import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
 import { compactJws } from './compact-jws.js';
+import { entered } from './entered.js';
 import { JWS_TYP } from '../crypto/signature-purposes.js';
 
 /** What the signer reads of the authorization ledger: the entry recorded under a policy id. */
 export interface RecordedWindows {
   get(policyId: string): AuthorizationEntry | undefined;
-}
-
-/** Thrown when a window is not the ledger's active entry: a programming error, never a user's. */
-export class WindowNotRecordedForSigning extends Error {
-  constructor(policyId: string, why: string) {
-    super(`the signer refuses window ${policyId}: ${why}`);
-    this.name = 'WindowNotRecordedForSigning';
-  }
 }
 
 /** mismatch names the first term of the payload the entry does not hold, or undefined. */
@@ -49,15 +42,15 @@ function mismatch(entry: AuthorizationEntry, payload: PolicyWindowPayload): stri
  */
 export function signRecordedWindow(key: SigningKey, ledger: RecordedWindows, payload: PolicyWindowPayload): string {
   const entry = ledger.get(payload.policy_id);
-  if (entry === undefined) throw new WindowNotRecordedForSigning(payload.policy_id, 'the ledger holds no entry for it');
-  const why = mismatch(entry, payload);
-  if (why !== undefined) throw new WindowNotRecordedForSigning(payload.policy_id, why);
+  const why = entry === undefined ? 'the ledger holds no entry for it' : mismatch(entry, payload);
+  entered(why === undefined, `window ${payload.policy_id}`, () => why as string);
   assertSignableWithoutCardData(payload);
   return compactJws(JSON.stringify(payload), key, JWS_TYP.window);
 }
 
-/** signRevocation signs a revocation of one policy window. */
+/** signRevocation signs a revocation of one policy window, any id (it only takes authority away, §42), as buildRevocationPayload makes it. */
 export function signRevocation(key: SigningKey, payload: RevocationPayload): string {
+  entered(payload.v === 1 && payload.typ === 'revocation' && typeof payload.policy_id === 'string' && payload.policy_id !== '' && typeof payload.device_id === 'string', 'revocation', () => 'the payload is not a revocation of one policy id');
   assertSignableWithoutCardData(payload);
   return compactJws(JSON.stringify(payload), key, JWS_TYP.revocation);
 }

@@ -11,15 +11,14 @@ import type { SigningKey } from '../crypto/signing-key.js';
 import { maskHashes } from '../evidence/mask-hashes.js';
 import { assertSignableWithoutCardData } from '../validate/card-data-guard.js';
 import { receiptPayload } from '../x402/receipt.js';
-import { SignerRefusal } from './cloud-calls.js';
 import { compactJws } from './compact-jws.js';
+import { entered } from './entered.js';
 import type { RecordedWindows } from './window.js';
 
 /** signRecordedX402Receipt signs the receipt of the ledger's x402 entry `id`, which must be active and authorized. */
 export function signRecordedX402Receipt(key: SigningKey, ledger: RecordedWindows, id: string): string {
   const entry = ledger.get(id);
-  if (entry === undefined) throw new SignerRefusal(`the x402 receipt of ${id}`, 'the ledger holds no entry for it');
-  if (entry.state !== 'active' || entry.x402?.state !== 'authorized') throw new SignerRefusal(`the x402 receipt of ${id}`, 'its ledger entry is not an authorized x402 entry');
+  entered(entry?.state === 'active' && entry.x402?.state === 'authorized', `x402 receipt ${id}`, () => (entry === undefined ? 'the ledger holds no entry for it' : 'its ledger entry is not an active, authorized x402 entry'));
   const payload = receiptPayload(entry);
   // The requirements' SHA-256 is masked for the guard only (see signer/evidence-pack.ts).
   assertSignableWithoutCardData(maskHashes(payload));

@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import ts from 'typescript';
 import { ApprovalBook } from '../../src/core/approval-book.js';
 import { INVARIANTS, INVARIANT_EXIT_CODE, InvariantBroken, invariant, onInvariantBroken, throwBroken } from '../../src/errors/invariant.js';
 import { REPO_ROOT } from '../support/paths.js';
@@ -46,6 +47,31 @@ test('deciding an approval that is not pending breaks approval_decided_once', as
   } finally {
     restore();
   }
+});
+
+/** assertedNames reads src/ with TypeScript's parser: the name (second argument, a string literal) of every call of invariant(). */
+function assertedNames(): Map<string, string[]> {
+  const names = new Map<string, string[]>();
+  const src = path.join(REPO_ROOT, 'src');
+  for (const relative of readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts')).sort()) {
+    const file = ts.createSourceFile(relative, readFileSync(path.join(src, relative), 'utf8'), ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+    const visit = (node: ts.Node): void => {
+      if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'invariant') {
+        const name = node.arguments[1];
+        assert.ok(name !== undefined && ts.isStringLiteral(name), `src/${relative}: invariant() names its invariant with a string literal`);
+        names.set(name.text, [...(names.get(name.text) ?? []), `src/${relative}`]);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(file);
+  }
+  return names;
+}
+
+test('every invariant of INVARIANTS is asserted somewhere in src/, and nothing else is', () => {
+  const asserted = assertedNames();
+  for (const name of Object.keys(INVARIANTS)) assert.ok(asserted.has(name), `${name} is asserted in src/ (found: ${[...asserted.keys()].join(', ')})`);
+  for (const [name, files] of asserted) assert.ok(name in INVARIANTS, `${files.join(', ')} asserts ${name}, which INVARIANTS does not list`);
 });
 
 test('docs/decisions.md §33 and SECURITY.md list every invariant by name', () => {

@@ -12,6 +12,7 @@ import { MandateKey, signRecordedOpenMandates } from '../../src/signer/ap2-manda
 import { verifyRootSdJwt } from '../../src/ap2/verify-sd-jwt.js';
 import { p256PublicKeyObject } from '../../src/ap2/p256.js';
 import type { MandateTerms } from '../../src/ap2/open-mandates.js';
+import { assertPurposeBroken } from '../support/test-signer.js';
 
 const scalar = generateP256Scalar();
 const key = MandateKey.fromScalar(scalar);
@@ -47,9 +48,9 @@ test('the signer signs the entry\'s own terms: the mandates grant what the ledge
   assert.ok(payment.constraints.some((constraint) => constraint.max === 100), JSON.stringify(payment.constraints));
 });
 
-test('the signer refuses when the ledger lacks the entry, the entry is not an active ap2_mandate request, its terms differ, or its mandates are signed', () => {
-  assert.throws(() => signRecordedOpenMandates(key, ledger(undefined), 'pw_1', undefined), /no entry/);
-  assert.throws(() => signRecordedOpenMandates(key, ledger(entry), 'pw_other', undefined), /no entry/);
+test('the signer stops (signing_purpose_entered) when the ledger lacks the entry, the entry is not an active ap2_mandate request, its terms differ, or its mandates are signed', () => {
+  assertPurposeBroken(() => signRecordedOpenMandates(key, ledger(undefined), 'pw_1', undefined), /no entry/);
+  assertPurposeBroken(() => signRecordedOpenMandates(key, ledger(entry), 'pw_other', undefined), /no entry/);
   const refused: Array<[object, RegExp]> = [
     ...['failed', 'unregistered', 'used', 'revoked', 'expired'].map((state): [object, RegExp] => [{ ...entry, state }, /not an active AP2 mandate request/]),
     [{ ...entry, evidence: { ...entry.evidence, request: { ...request, kind: 'one_time' } } }, /not an active AP2 mandate request/],
@@ -59,5 +60,5 @@ test('the signer refuses when the ledger lacks the entry, the entry is not an ac
     [{ ...entry, currency: 'EUR' }, /differ/],
     [{ ...entry, evidence: { ...entry.evidence, mandates: {} } }, /signed already/],
   ];
-  for (const [found, why] of refused) assert.throws(() => signRecordedOpenMandates(key, ledger(found), 'pw_1', undefined), why, JSON.stringify(found));
+  for (const [found, why] of refused) assertPurposeBroken(() => signRecordedOpenMandates(key, ledger(found), 'pw_1', undefined), why, JSON.stringify(found));
 });

@@ -3,6 +3,8 @@
  * tests: the same monitor (src/signer/monitor.ts) with the same purposes and checks as
  * createSigner's, bound to the ledger the test passes. Only tests reach into the signer's folder.
  */
+import assert from 'node:assert/strict';
+import { InvariantBroken, onInvariantBroken, throwBroken } from '../../src/errors/invariant.js';
 import { DeviceKey } from '../../src/signer/device-key.js';
 import type { MandateKey } from '../../src/signer/ap2-mandate.js';
 import { monitor } from '../../src/signer/monitor.js';
@@ -28,4 +30,18 @@ export function testSigner(secret: Uint8Array, ledger: RecordedWindows = EMPTY_L
 /** upstreamKeyOf is secret as a device key that signs the enumerated cloud calls (and nothing else). */
 export function upstreamKeyOf(secret: Uint8Array): DeviceKeyRef {
   return testSigner(secret).key;
+}
+
+/**
+ * assertPurposeBroken asserts that run enters a signing purpose with its state broken: the signer
+ * calls the invariant handler (signing_purpose_entered, installed to throw for this call only)
+ * with a detail matching why, instead of signing or throwing an error a handler could answer.
+ */
+export function assertPurposeBroken(run: () => unknown, why: RegExp, message?: string): void {
+  const restore = onInvariantBroken(throwBroken);
+  try {
+    assert.throws(run, (error: unknown) => error instanceof InvariantBroken && error.invariant === 'signing_purpose_entered' && why.test(error.detail), message ?? why.source);
+  } finally {
+    restore();
+  }
 }

@@ -263,7 +263,7 @@ function luhnSum(number: string): number {
 test('nothing carrying card data is signed: a JWS payload or an upstream path or query is refused before signing', async () => {
   const { testSigner } = await import('../support/test-signer.js');
   const { signer, key: signingKey } = testSigner(new Uint8Array(32).fill(7));
-  const sign = (payload: object) => signer.revocation(signingKey.keyId, payload as Parameters<typeof signer.revocation>[1]);
+  const sign = (payload: object) => signer.revocation(signingKey.keyId, { v: 1, typ: 'revocation', policy_id: 'pw_1', device_id: 'dev_1', nonce: 'n', iat: 1, ...payload } as Parameters<typeof signer.revocation>[1]);
   const refused = (error: unknown): boolean => error instanceof LatchError && error.code === 'card_data_not_accepted';
   const payloads: object[] = [
     { merchant: 'xn--4111111111111111-eqbee.com' },
