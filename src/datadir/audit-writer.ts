@@ -29,7 +29,24 @@ export interface AuditWriter {
    * acknowledged that is not on disk.
    */
   append(entry: AuditEntry, now?: Date): Promise<AuditAppendResult>;
-  /** idle resolves once nothing is queued or being written and audit.head names the last line. */
+  /**
+   * appendDeferred is append for a line no answer waits for (an authorization's outcome): it
+   * starts no commit of its own but joins the next one, which an append starts, and is written at
+   * the latest AUDIT_DEFER_MS after it was queued, or at idle() (docs/decisions.md §41). It
+   * resolves, like append, once the line is on disk; a crash before that loses only lines nobody
+   * was told were written.
+   */
+  appendDeferred(entry: AuditEntry, now?: Date): Promise<AuditAppendResult>;
+  /**
+   * holdReservation keeps audit.head's reservation between bursts for up to ms after the last one
+   * instead of settling it at each burst's end (the daemon's writer: docs/decisions.md §41); 0,
+   * the default, settles at every burst's end (a CLI command, which exits after its append).
+   */
+  holdReservation(ms: number): void;
+  /**
+   * idle writes every queued line (deferred ones too), settles audit.head to name the last line,
+   * and resolves once nothing is queued or being written.
+   */
   idle(): Promise<void>;
 }
 
@@ -44,6 +61,8 @@ export interface AuditWriterOptions {
   onBurst?: () => void;
   /** Makes the written lines durable; fdatasync off the event loop unless a test injects a failure. */
   sync?: (fd: number) => Promise<void>;
+  /** The longest a deferred line waits for a commit to join (default AUDIT_DEFER_MS; the simulator shortens it). */
+  deferMs?: number;
 }
 
 /** The most entries waiting for a commit; beyond that append rejects rather than queue without bound. */
@@ -65,10 +84,27 @@ export const AUDIT_LOCK_HOLD_COMMITS_MAX = 32;
  */
 export const AUDIT_LINGER_MS = 2;
 
+/**
+ * The longest a deferred line (appendDeferred: a line no answer waits for) waits for a commit to
+ * join before it is written by one of its own. At one client the next request's line comes a
+ * request later (a few milliseconds), so the outcome of one authorization rides on the next one's
+ * commit and costs no fdatasync of its own (docs/decisions.md §41).
+ */
+export const AUDIT_DEFER_MS = 50;
+
+/**
+ * How long the daemon's writer keeps audit.head's reservation after its last burst before it
+ * settles the head to name the last line (holdReservation): as long as the audit anchor may lag
+ * (ANCHOR_INTERVAL_MS), so that a quiet daemon's head is exact again when its anchor catches up.
+ */
+export const AUDIT_RESERVATION_HOLD_MS = 1000;
+
 interface PendingEntry {
   entry: SerializedFields;
   resolve: (result: AuditAppendResult) => void;
   reject: (error: unknown) => void;
+  /** Appended with appendDeferred: starts no commit. */
+  deferred: boolean;
 }
 
 /**
@@ -88,9 +124,21 @@ interface PendingEntry {
  */
 export function createAuditWriter(home: string, options: AuditWriterOptions = {}): AuditWriter {
   const key = path.resolve(home);
+  const deferMs = options.deferMs ?? AUDIT_DEFER_MS;
   const pending: PendingEntry[] = [];
   const idleWaiters: Array<() => void> = [];
   let running = false;
+  /** How many queued entries were appended with append (an answer waits for each). */
+  let urgent = 0;
+  /** Write every queued line, deferred ones too (their bound passed, or idle() asked). */
+  let flushWanted = false;
+  /** Settle audit.head once the queue is written (the hold ended, or idle() asked). */
+  let settleWanted = false;
+  /** audit.head may still hold a reservation this writer announced (a burst ended without settling). */
+  let reserved = false;
+  let holdMs = 0;
+  let deferTimer: NodeJS.Timeout | undefined;
+  let settleTimer: NodeJS.Timeout | undefined;
   /**
    * Set once a write or fdatasync of the log failed: from then on every append is refused until
    * the process starts again (docs/decisions.md §26.1). After a failed fdatasync the kernel may
@@ -102,7 +150,24 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
   /** Ends the burst's wait for another append (set while it lingers). */
   let wakeLinger: (() => void) | undefined;
 
-  /** linger resolves after AUDIT_LINGER_MS, or as soon as an entry is appended. */
+  /** Lines to write now: one an answer waits for, or any at all once a flush is wanted. */
+  const commitDue = () => urgent > 0 || (flushWanted && pending.length > 0);
+  const burstDue = () => commitDue() || settleWanted;
+
+  /** take removes the next commit's entries from the queue (deferred ones ride along, in order). */
+  const take = (count: number): PendingEntry[] => {
+    const batch = pending.splice(0, count);
+    urgent -= batch.filter((item) => !item.deferred).length;
+    if (pending.length === 0) flushWanted = false;
+    if (pending.length === urgent && deferTimer !== undefined) {
+      // No deferred line is left waiting: its bound starts again with the next one.
+      clearTimeout(deferTimer);
+      deferTimer = undefined;
+    }
+    return batch;
+  };
+
+  /** linger resolves after AUDIT_LINGER_MS, or as soon as an entry someone waits for is appended. */
   const linger = () =>
     new Promise<void>((resolve) => {
       const done = () => {
@@ -115,22 +180,23 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
     });
 
   /**
-   * commitBurst commits what is queued, up to AUDIT_LOCK_HOLD_COMMITS_MAX commits, under one
-   * taking of the lock. The log is opened and checked against audit.head once, when the burst
-   * starts; while the lock is held no other appender can move its end, so the burst keeps the
-   * end and the head in memory instead of reading them again for every commit.
+   * commitBurst commits what is due, up to AUDIT_LOCK_HOLD_COMMITS_MAX commits, under one taking
+   * of the lock. The log is opened and checked against audit.head once, when the burst starts;
+   * while the lock is held no other appender can move its end, so the burst keeps the end and the
+   * head in memory instead of reading them again for every commit.
    */
   const commitBurst = async (): Promise<void> => {
     const opened = openForAppend(home);
     options.onBurst?.();
     let log: OpenLog = { fd: opened.fd, tail: opened.tail, headState: opened.headState };
     try {
-      for (let commits = 0; pending.length > 0 && commits < AUDIT_LOCK_HOLD_COMMITS_MAX; commits += 1) {
-        const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
+      for (let commits = 0; commitDue() && commits < AUDIT_LOCK_HOLD_COMMITS_MAX; commits += 1) {
+        const batch = take(AUDIT_BATCH_ENTRIES_MAX);
         try {
           if (broken !== undefined) throw broken;
           const committed = await commitBatch(home, log, batch.map((item) => item.entry), options, (error) => (broken ??= error));
           log = committed.log;
+          reserved = true;
           options.onCommit?.(batch.length);
           batch.forEach((item, index) => item.resolve(committed.results[index] as AuditAppendResult));
         } catch (error) {
@@ -142,23 +208,51 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         // event loop lets them join the next commit instead of each starting a commit alone.
         await new Promise<void>((resolve) => setImmediate(resolve));
         // A caller answered by this commit often appends again a round trip later (its next
-        // request): waiting for it keeps the burst (docs/decisions.md §26.3). Within the head's
-        // reservation the next commit costs one fdatasync; past it, the commit announces a new
-        // reservation first, one head write for the next AUDIT_BATCH_ENTRIES_MAX lines, where
-        // ending the burst would cost a head settle, the lock, the log's open and check for each.
+        // request): waiting for it keeps the burst (docs/decisions.md §26.3). A deferred line
+        // does not end the wait: it waits for the next commit, not the other way round.
         // Not after the burst's last commit: nothing can join it, and the lock would be held for nothing.
-        if (pending.length === 0 && commits + 1 < AUDIT_LOCK_HOLD_COMMITS_MAX) await linger();
+        if (!commitDue() && commits + 1 < AUDIT_LOCK_HOLD_COMMITS_MAX) await linger();
       }
-      await settleHead(home, log, options);
+      // The daemon's writer keeps the head's reservation for its next bursts (§41): settling it
+      // and announcing again would cost two fdatasyncs a burst. A CLI command's settles at once.
+      if (holdMs === 0 || settleWanted) {
+        settleWanted = false;
+        await settleHead(home, log, options);
+        reserved = false;
+      }
     } finally {
       syncFiles().closeSync(log.fd);
     }
   };
 
+  /** armTimers: a deferred line is written within its bound, a held reservation settled after its hold. */
+  const armTimers = () => {
+    if (pending.length > urgent && deferTimer === undefined) {
+      deferTimer = setTimeout(() => {
+        deferTimer = undefined;
+        flushWanted = true;
+        if (!running) void run();
+      }, deferMs);
+    }
+    if (reserved && holdMs > 0 && !running && settleTimer === undefined) {
+      // Unreferenced: a process that is done may exit with the reservation held, a state a crash
+      // leaves too, which every check accepts (the daemon's close calls idle(), which settles).
+      settleTimer = setTimeout(() => {
+        settleTimer = undefined;
+        settleWanted = true;
+        if (!running) void run();
+      }, holdMs).unref();
+    }
+  };
+
   const run = async (): Promise<void> => {
     running = true;
+    if (settleTimer !== undefined) clearTimeout(settleTimer);
+    settleTimer = undefined;
     try {
-      while (pending.length > 0) {
+      while (burstDue()) {
+        // Settling means the writer goes quiet: what is deferred is written first.
+        if (settleWanted && pending.length > 0) flushWanted = true;
         try {
           if (broken !== undefined) throw broken;
           // audit.lock makes the burst the only appender of any process (a CLI command may sign
@@ -168,31 +262,52 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         } catch (error) {
           // The lock was not to be had: the entries that would have gone first fail, as their commit would.
           // A broken writer refuses everything queued, at once.
-          for (const item of pending.splice(0, broken === undefined ? AUDIT_BATCH_ENTRIES_MAX : pending.length)) item.reject(error);
+          for (const item of take(broken === undefined ? AUDIT_BATCH_ENTRIES_MAX : pending.length)) item.reject(error);
+          // The files could not be checked: the next burst (or the next start) checks them again.
+          settleWanted = false;
+          reserved = false;
         }
         // The lock was let go because the burst reached its bound: before taking it again, leave
         // another process (a CLI command polling for it) time to get in.
-        if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 2 * AUDIT_LOCK_RETRY_MS));
+        if (commitDue()) await new Promise((resolve) => setTimeout(resolve, 2 * AUDIT_LOCK_RETRY_MS));
       }
     } finally {
       running = false;
+      armTimers();
       for (const wake of idleWaiters.splice(0)) wake();
     }
   };
 
+  const enqueue = (entry: AuditEntry, now: Date, deferred: boolean) =>
+    new Promise<AuditAppendResult>((resolve, reject) => {
+      const serialized = serializeFields(auditFields(entry, now));
+      if (broken !== undefined) throw broken;
+      if (pending.length >= AUDIT_PENDING_ENTRIES_MAX) throw new Error(`more than ${AUDIT_PENDING_ENTRIES_MAX} audit entries are waiting for the disk`);
+      pending.push({ entry: serialized, resolve, reject, deferred });
+      if (deferred) {
+        if (!running) armTimers();
+        return;
+      }
+      urgent += 1;
+      wakeLinger?.();
+      if (!running) void run();
+    });
+
   return {
-    append(entry, now = new Date()) {
-      return new Promise<AuditAppendResult>((resolve, reject) => {
-        const serialized = serializeFields(auditFields(entry, now));
-        if (broken !== undefined) throw broken;
-        if (pending.length >= AUDIT_PENDING_ENTRIES_MAX) throw new Error(`more than ${AUDIT_PENDING_ENTRIES_MAX} audit entries are waiting for the disk`);
-        pending.push({ entry: serialized, resolve, reject });
-        wakeLinger?.();
-        if (!running) void run();
-      });
+    append: (entry, now = new Date()) => enqueue(entry, now, false),
+    appendDeferred: (entry, now = new Date()) => enqueue(entry, now, true),
+    holdReservation(ms) {
+      if (!Number.isSafeInteger(ms) || ms < 0) throw new TypeError('holdReservation takes a whole number of milliseconds');
+      holdMs = ms;
     },
     idle() {
-      return running ? new Promise<void>((resolve) => idleWaiters.push(resolve)) : Promise.resolve();
+      if (!running && pending.length === 0 && !reserved) return Promise.resolve();
+      flushWanted = pending.length > 0;
+      settleWanted = true;
+      wakeLinger?.();
+      const waited = new Promise<void>((resolve) => idleWaiters.push(resolve));
+      if (!running) void run();
+      return waited;
     },
   };
 }
