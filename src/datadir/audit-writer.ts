@@ -5,7 +5,7 @@ import { writeAll } from './atomic-file.js';
 import { writeHead, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { auditFields, type AuditEntry } from './audit-entry.js';
 import { DataDirError } from './data-dir-error.js';
-import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, auditLogPath, chainRecords, serializeFields, openForAppend, type AuditAppendResult, type SerializedFields, type Tail } from './audit-log.js';
+import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, auditLogPath, chainRecords, corruptLog, hashOfLineBefore, serializeFields, openForAppend, type AuditAppendResult, type SerializedFields, type Tail } from './audit-log.js';
 
 export { AUDIT_BATCH_ENTRIES_MAX };
 import { AUDIT_LOCK_RETRY_MS, withAuditLock } from './audit-lock.js';
@@ -149,6 +149,13 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
   let broken: unknown;
   /** Ends the burst's wait for another append (set while it lingers). */
   let wakeLinger: (() => void) | undefined;
+  /**
+   * The last line this writer wrote and fdatasynced: the log must still reach it, unchanged, at
+   * every later burst. While audit.head holds a reservation it accepts a log that ends anywhere
+   * inside it, so without this a line cut from the end while the daemon runs would go unnoticed
+   * until the audit anchor passed it (docs/decisions.md §41).
+   */
+  let lastWritten: { seq: number; hash: string } | undefined;
 
   /** Lines to write now: one an answer waits for, or any at all once a flush is wanted. */
   const commitDue = () => urgent > 0 || (flushWanted && pending.length > 0);
@@ -190,12 +197,15 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
     options.onBurst?.();
     let log: OpenLog = { fd: opened.fd, tail: opened.tail, headState: opened.headState };
     try {
+      // A held reservation accepts a log cut back inside it; this writer's memory does not.
+      assertReachesWritten(home, log.fd, opened.size, log.tail, lastWritten);
       for (let commits = 0; commitDue() && commits < AUDIT_LOCK_HOLD_COMMITS_MAX; commits += 1) {
         const batch = take(AUDIT_BATCH_ENTRIES_MAX);
         try {
           if (broken !== undefined) throw broken;
           const committed = await commitBatch(home, log, batch.map((item) => item.entry), options, (error) => (broken ??= error));
           log = committed.log;
+          lastWritten = { seq: log.tail.seq, hash: log.tail.hash };
           reserved = true;
           options.onCommit?.(batch.length);
           batch.forEach((item, index) => item.resolve(committed.results[index] as AuditAppendResult));
@@ -349,6 +359,22 @@ async function commitBatch(home: string, log: OpenLog, fieldsList: SerializedFie
   }
   const last = chained.results[chained.results.length - 1] as AuditAppendResult;
   return { log: { fd: log.fd, tail: { seq: last.record.seq, hash: last.hash, prev: last.record.prev }, headState }, results: chained.results };
+}
+
+/**
+ * assertReachesWritten refuses a log that ends before the last line this writer wrote, or differs
+ * at it (a log far past it, another process's many lines, is only checked by its end).
+ */
+function assertReachesWritten(home: string, fd: number, size: number, tail: Tail, written: { seq: number; hash: string } | undefined): void {
+  if (written === undefined) return;
+  const back = tail.seq - written.seq;
+  const problem =
+    back < 0
+      ? `audit.log ends at line ${tail.seq}, but this process wrote line ${written.seq} to it: lines were removed`
+      : back <= AUDIT_BATCH_ENTRIES_MAX && (back === 0 ? tail.hash : hashOfLineBefore(fd, size, back)) !== written.hash
+        ? `line ${written.seq} of audit.log is not the line this process wrote: the log was replaced or edited`
+        : undefined;
+  if (problem !== undefined) throw corruptLog(auditLogPath(home), problem);
 }
 
 /**

@@ -11,7 +11,10 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditEntry } from '../../src/datadir/audit-entry.js';
 import { AUDIT_BATCH_ENTRIES_MAX, AUDIT_LINGER_MS, createAuditWriter, type AuditWriter } from '../../src/datadir/audit-writer.js';
-import { assertAuditAppendable } from '../../src/datadir/audit-log.js';
+import { assertAuditAppendable, auditLogPath } from '../../src/datadir/audit-log.js';
+import { DataDirError } from '../../src/datadir/data-dir-error.js';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { auditLockPath } from '../../src/datadir/audit-lock.js';
 import { nodeSyncFileSystem, useSyncFileSystem, type SyncFileSystemPort } from '../../src/store/file-system.js';
 import { readAudit, readAuditHead } from '../../src/verify/audit-read.js';
 import { verifyAudit } from '../../src/verify/audit-verify.js';
@@ -67,6 +70,15 @@ async function countSyncs(task: (counts: ReadonlyMap<string, number>) => Promise
     restore();
   }
   return counts;
+}
+
+/** waitUntil yields to the event loop until condition holds, or fails after a deadline. */
+async function waitUntil(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail(`waited 10 s for ${what}`);
+    await sleep(1);
+  }
 }
 
 /** settled resolves once promise settled, whichever way. */
@@ -187,4 +199,28 @@ test('another appender (a CLI command) takes audit.lock inside the held reservat
   const records = readAudit(home);
   assert.deepEqual(records.map((record) => record.seq), [1, 2, 3, 4, 5, 6]);
   assert.deepEqual(verifyAudit(home), { ok: true, lines: 6 });
+});
+
+test('while the reservation is held, a line cut from the end (audit.head still accepts it) stops the next append: the writer remembers its last line', async () => {
+  const home = tempHome();
+  const writer = daemonWriter(home);
+  await writer.append(signLine(1), NOW);
+  void writer.appendDeferred(outcomeLine(1), NOW);
+  await writer.append(signLine(2), NOW);
+  // The burst has ended (its lock let go): the next append opens and checks the log again.
+  await waitUntil(() => !existsSync(auditLockPath(home)), 'the burst to let go of audit.lock');
+  const file = auditLogPath(home);
+  const original = readFileSync(file, 'utf8');
+  const lines = original.trimEnd().split('\n');
+  writeFileSync(file, `${lines.slice(0, -1).join('\n')}\n`);
+  assert.doesNotThrow(() => assertAuditAppendable(home), 'audit.head alone accepts the cut log: it is inside the reservation');
+  await assert.rejects(writer.append(signLine(3), NOW), (error: unknown) => error instanceof DataDirError && error.code === 'corrupt' && /this process wrote line 3/.test(error.message));
+  writeFileSync(file, `${lines.slice(0, -1).join('\n')}\n${lines[lines.length - 1]?.replace('pw_2', 'pw_X')}\n`);
+  await waitUntil(() => !existsSync(auditLockPath(home)), 'the failed burst to let go of audit.lock');
+  await assert.rejects(writer.append(signLine(3), NOW), (error: unknown) => error instanceof DataDirError && /not the line this process wrote/.test(error.message));
+  assert.equal(readFileSync(file, 'utf8').trimEnd().split('\n').length, 3, 'nothing was appended to the damaged log');
+  writeFileSync(file, original);
+  assert.equal((await writer.append(signLine(3), NOW)).record.seq, 4, 'the restored log takes appends again');
+  await writer.idle();
+  assert.deepEqual(verifyAudit(home), { ok: true, lines: 4 });
 });
