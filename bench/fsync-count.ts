@@ -4,7 +4,7 @@
  * process), a warm-up, then `strace -f -y` attached to both processes over N sequential
  * POST /authorize. Needs strace and permission to attach (ptrace_scope 0 or 1 with children).
  *
- *   npx tsx bench/fsync-count.ts [--requests 200] [--compare <tree>]
+ *   npx tsx bench/fsync-count.ts [--requests 200] [--clients 1] [--sequence]
  *
  * Counts, not times: the figure is the same on a loaded machine.
  */
@@ -68,9 +68,12 @@ async function measure(stack: BenchStack, latch: LatchUnderTest, requests: numbe
     };
     for (let n = 0; n < WARM_UP_REQUESTS; n += 1) await authorize();
     const lines = await traced({ daemon: daemon.server.pid, sandbox: stack.sandbox.pid }, (name) => stack.logFile(`strace-${name}-${daemon.server.pid}`), async () => {
-      for (let n = 0; n < requests; n += 1) await authorize();
+      // `--clients C`: C clients, each sending its share one after another.
+      await Promise.all(Array.from({ length: clients }, async (_, client) => {
+        for (let n = client; n < requests; n += clients) await authorize();
+      }));
     });
-    console.log(`\n${latch.label || 'this tree'}: ${requests} sequential POST /authorize, one client`);
+    console.log(`\n${latch.label || 'this tree'}: ${requests} POST /authorize, ${clients === 1 ? 'one client, one after another' : `${clients} clients`}`);
     let total = 0;
     for (const [process, calls] of Object.entries(lines)) {
       for (const [file, count] of [...perFile(calls)].sort()) {
@@ -85,10 +88,10 @@ async function measure(stack: BenchStack, latch: LatchUnderTest, requests: numbe
 }
 
 const requests = Number(option('--requests') ?? 200);
-const compareRoot = option('--compare');
-const stack = await startBenchStack({ cards: 1, ...(compareRoot === undefined ? {} : { compareRoot }) });
+const clients = Number(option('--clients') ?? 1);
+const stack = await startBenchStack({ cards: 1 });
 try {
-  for (const latch of stack.latches) await measure(stack, latch, requests);
+  await measure(stack, stack.latches[0] as LatchUnderTest, requests);
 } finally {
   await stack.close();
 }
