@@ -9,10 +9,13 @@ import { writeHead, type AuditHead, type AuditHeadState } from './audit-head.js'
 import { DataDirError } from './data-dir-error.js';
 import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, auditLogPath, chainRecords, corruptLog, hashOfLineBefore, type AuditAppendResult, type SerializedFields, type Tail } from './audit-log.js';
 
-/** What a commit reports to the writer's test hooks. */
+/** What a commit reports to the writer's test hooks, and how it makes lines durable. */
 export interface CommitHooks {
+  /** Called once a commit is announced in audit.head, before its lines are written (for tests). */
   onAnnounce?: (entries: number) => void;
+  /** Called when the head is settled to name the last line (for tests). */
   onSettle?: () => void;
+  /** Makes the written lines durable; fdatasync off the event loop unless a test injects a failure. */
   sync?: (fd: number) => Promise<void>;
 }
 

@@ -2,7 +2,7 @@
 import { syncFiles } from '../store/file-system.js';
 import path from 'node:path';
 import { auditFields, type AuditEntry } from './audit-entry.js';
-import { assertReachesWritten, commitBatch, settleHead, type OpenLog } from './audit-commit.js';
+import { assertReachesWritten, commitBatch, settleHead, type CommitHooks, type OpenLog } from './audit-commit.js';
 import { AUDIT_BATCH_ENTRIES_MAX, serializeFields, openForAppend, type AuditAppendResult, type SerializedFields } from './audit-log.js';
 
 export { AUDIT_BATCH_ENTRIES_MAX };
@@ -48,17 +48,11 @@ export interface AuditWriter {
   idle(): Promise<void>;
 }
 
-export interface AuditWriterOptions {
-  /** Called once a commit is announced in audit.head, before its lines are written (for tests). */
-  onAnnounce?: (entries: number) => void;
+export interface AuditWriterOptions extends CommitHooks {
   /** Called after each successful commit with its number of entries (for tests and benchmarks). */
   onCommit?: (entries: number) => void;
-  /** Called when the head is settled to name the last line, once per burst (for tests). */
-  onSettle?: () => void;
   /** Called when a burst starts: audit.lock taken, the log opened and checked (for tests). */
   onBurst?: () => void;
-  /** Makes the written lines durable; fdatasync off the event loop unless a test injects a failure. */
-  sync?: (fd: number) => Promise<void>;
   /** The longest a deferred line waits for a commit to join (default AUDIT_DEFER_MS; the simulator shortens it). */
   deferMs?: number;
 }
@@ -74,27 +68,18 @@ export const AUDIT_PENDING_ENTRIES_MAX = 4096;
 export const AUDIT_LOCK_HOLD_COMMITS_MAX = 32;
 
 /**
- * How long a burst waits for another append before it settles audit.head and lets go of
- * audit.lock (docs/decisions.md §26.3). HTTP callers answered by a commit send their next request
- * a loopback round trip later; waiting this long lets it join the burst (one fdatasync, and one
- * announcement per AUDIT_BATCH_ENTRIES_MAX lines) instead of paying a head settle, the lock, the
- * log's open and check again.
+ * How long a burst waits for another append before it lets go of audit.lock (docs/decisions.md
+ * §26.3): a caller answered by a commit often appends again a loopback round trip later.
  */
 export const AUDIT_LINGER_MS = 2;
 
 /**
- * The longest a deferred line (appendDeferred: a line no answer waits for) waits for a commit to
- * join before it is written by one of its own. At one client the next request's line comes a
- * request later (a few milliseconds), so the outcome of one authorization rides on the next one's
- * commit and costs no fdatasync of its own (docs/decisions.md §41).
+ * The longest a deferred line waits for a commit to join before one of its own writes it. At one
+ * client the next request's line comes a few milliseconds later (docs/decisions.md §41).
  */
 export const AUDIT_DEFER_MS = 50;
 
-/**
- * How long the daemon's writer keeps audit.head's reservation after its last burst before it
- * settles the head to name the last line (holdReservation): as long as the audit anchor may lag
- * (ANCHOR_INTERVAL_MS), so that a quiet daemon's head is exact again when its anchor catches up.
- */
+/** How long the daemon's writer keeps audit.head's reservation after its last burst: as long as the anchor may lag. */
 export const AUDIT_RESERVATION_HOLD_MS = 1000;
 
 interface PendingEntry {
@@ -106,19 +91,11 @@ interface PendingEntry {
 }
 
 /**
- * createAuditWriter returns a writer for home. A commit starts as soon as the writer is idle, so
- * a lone entry is written at once; entries that arrive during a commit form the next one, with
- * one fsync of the log for all of them. The event loop is not blocked while the disk works.
- *
- * audit.head is kept so that a crash at any point leaves a state the checks accept, never more:
- * before writing a commit whose lines the head would not cover after a crash, the writer writes
- * the head as the current end with `pending: AUDIT_BATCH_ENTRIES_MAX`, a reservation the next
- * commits of the burst fall inside (docs/decisions.md §16.1). A lone line after a head that names
- * the end needs no announcement (the one-line crash allowance covers it). The callers are answered
- * once the lines are fsynced; the head is brought up to the end when the writer lets go of
- * audit.lock (its queue is empty, or a burst reached AUDIT_LOCK_HOLD_COMMITS_MAX). Lines after a
- * head that announced nothing are still refused beyond that one line; verifyAudit
- * (verify/audit-verify.ts) accepts up to `pending` lines after an announcing head, as a crash leaves them.
+ * createAuditWriter returns a writer for home. An append starts a commit as soon as the writer is
+ * idle; entries that arrive during a commit form the next one, with one fdatasync of the log for
+ * all of them, off the event loop. A commit the head would not cover after a crash is announced
+ * first (audit-commit.ts, docs/decisions.md §16.1). The head is settled on the last line when a
+ * burst ends, or, for the daemon's writer (holdReservation), once it has been quiet (§41).
  */
 export function createAuditWriter(home: string, options: AuditWriterOptions = {}): AuditWriter {
   const key = path.resolve(home);
@@ -138,21 +115,13 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
   let deferTimer: NodeJS.Timeout | undefined;
   let settleTimer: NodeJS.Timeout | undefined;
   /**
-   * Set once a write or fdatasync of the log failed: from then on every append is refused until
-   * the process starts again (docs/decisions.md §26.1). After a failed fdatasync the kernel may
-   * have dropped the lines while a later fdatasync succeeds, so a later commit chained after them
-   * would be acknowledged on top of lines that may not be on disk; a restart reads the file as
-   * it really is (assertAuditAppendable) before anything more is signed.
+   * Set once a write or fdatasync of the log failed: every append is refused until the process
+   * starts again and reads the file as it really is (docs/decisions.md §26.1).
    */
   let broken: unknown;
   /** Ends the burst's wait for another append (set while it lingers). */
   let wakeLinger: (() => void) | undefined;
-  /**
-   * The last line this writer wrote and fdatasynced: the log must still reach it, unchanged, at
-   * every later burst. While audit.head holds a reservation it accepts a log that ends anywhere
-   * inside it, so without this a line cut from the end while the daemon runs would go unnoticed
-   * until the audit anchor passed it (docs/decisions.md §41).
-   */
+  /** The last line this writer wrote: the log must still reach it, unchanged (§41). */
   let lastWritten: { seq: number; hash: string } | undefined;
 
   /** Lines to write now: one an answer waits for, or any at all once a flush is wanted. */
@@ -186,9 +155,7 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
 
   /**
    * commitBurst commits what is due, up to AUDIT_LOCK_HOLD_COMMITS_MAX commits, under one taking
-   * of the lock. The log is opened and checked against audit.head once, when the burst starts;
-   * while the lock is held no other appender can move its end, so the burst keeps the end and the
-   * head in memory instead of reading them again for every commit.
+   * of the lock; the log is opened and checked against audit.head once, when the burst starts.
    */
   const commitBurst = async (): Promise<void> => {
     const opened = openForAppend(home);
@@ -215,10 +182,8 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         // Callers that were waiting on this commit often append again at once; one turn of the
         // event loop lets them join the next commit instead of each starting a commit alone.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        // A caller answered by this commit often appends again a round trip later (its next
-        // request): waiting for it keeps the burst (docs/decisions.md §26.3). A deferred line
-        // does not end the wait: it waits for the next commit, not the other way round.
-        // Not after the burst's last commit: nothing can join it, and the lock would be held for nothing.
+        // Wait for the caller's next request (§26.3), not after the burst's last commit. A
+        // deferred line does not end the wait: it waits for the next commit, not the other way round.
         if (!commitDue() && commits + 1 < AUDIT_LOCK_HOLD_COMMITS_MAX) await linger();
       }
       // The daemon's writer keeps the head's reservation for its next bursts (§41): settling it
@@ -263,9 +228,7 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         if (settleWanted && pending.length > 0) flushWanted = true;
         try {
           if (broken !== undefined) throw broken;
-          // audit.lock makes the burst the only appender of any process (a CLI command may sign
-          // while the daemon runs), this one included: a second writer here finds it held by a
-          // live pid and waits, as another process would. It is held for the burst, not per append.
+          // audit.lock makes the burst the only appender of any process, this one included.
           await withAuditLock(key, commitBurst);
         } catch (error) {
           // The lock was not to be had: the entries that would have gone first fail, as their commit would.

@@ -21,7 +21,7 @@ const SRC = path.join(REPO_ROOT, 'src');
  * decides nothing has not reached yet; docs/decisions.md §34.5). The core may not grow past it
  * without a decision.
  */
-const TRUSTED_CORE_LINES_MAX = 14_800;
+const TRUSTED_CORE_LINES_MAX = 14_900;
 
 /**
  * The rule: what decides, records or signs. The signer (every key and every signature); the one
