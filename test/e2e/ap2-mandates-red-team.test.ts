@@ -54,6 +54,16 @@ function body(over: Record<string, unknown> = {}): Record<string, unknown> {
 
 const post = (value: Record<string, unknown>) => shopper.post('/ap2/mandates', value, { 'idempotency-key': `ap2-red-${++keySeq}` });
 
+/** linesAfter waits (up to 5 s) until the audit log has at least count lines after the first `before`, and returns them. */
+async function linesAfter(before: number, count: number): Promise<Record<string, unknown>[]> {
+  const deadline = Date.now() + 5_000;
+  while (auditLines().length < before + count) {
+    if (Date.now() > deadline) assert.fail(`waited 5 s for ${count} audit lines after line ${before}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return auditLines().slice(before);
+}
+
 function auditLines(): Record<string, unknown>[] {
   return readFileSync(path.join(stack.home, 'audit.log'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 }
@@ -117,7 +127,8 @@ describe('decide, register, then sign', () => {
       const answer = await post(body({ card_id: card }));
       assert.equal(answer.status, 402, answer.text);
       assert.equal(answer.body.error.code, 'daily_limit_exceeded', answer.text);
-      const written = auditLines().slice(before).map((line) => line['operation']);
+      // The outcome line joins the next commit, at the latest 50 ms later (docs/decisions.md §41).
+      const written = (await linesAfter(before, 2)).map((line) => line['operation']);
       assert.deepEqual(written, ['ap2_mandate', 'authorization_outcome'], 'the window went out with its request; no mandate was signed');
       const listed = (await shopper.get('/authorizations')).body.authorizations as Record<string, unknown>[];
       assert.ok(listed.every((entry) => entry['card_id'] !== card), 'no authorization is left for the refused window');
