@@ -17,8 +17,6 @@ import { windowRequest } from './requests.js';
 
 const WARM_UP_REQUESTS = 20;
 const STRACE_ATTACH_MS = 1500;
-/** After the last answer: the writer's deferred lines and held reservation have their timers. */
-const SETTLE_AFTER_MS = 0;
 /** `--sequence` also traces the writes and prints the first requests' calls in order. */
 const SEQUENCE = process.argv.includes('--sequence');
 const TRACED = SEQUENCE ? 'fdatasync,fsync,write,pwrite64,writev,link,unlink,openat' : 'fdatasync,fsync';
@@ -33,7 +31,6 @@ async function traced(pids: Record<string, number>, output: (name: string) => st
   const tracers = Object.entries(pids).map(([name, pid]) => ({ name, child: spawn('strace', ['-f', '-y', '-qq', '-tt', '-e', `trace=${TRACED}`, '-o', output(name), '-p', String(pid)], { stdio: ['ignore', 'ignore', 'inherit'] }) }));
   await sleep(STRACE_ATTACH_MS);
   await task();
-  await sleep(SETTLE_AFTER_MS);
   const lines: Record<string, string[]> = {};
   for (const { name, child } of tracers) {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
