@@ -31,6 +31,12 @@ export interface JournalLimits {
   compactionBytesMin: number;
 }
 
+/**
+ * The longest a record appended with `joinsNext` waits for another record's write to share its
+ * datasync before one of its own writes it (docs/decisions.md §41: the audit anchor's record).
+ */
+export const JOURNAL_JOIN_NEXT_MS = 100;
+
 /** The sandbox's limits, which never compacts: its journal is its history. */
 export const DEFAULT_JOURNAL_LIMITS: JournalLimits = {
   recordBytesMax: FRAME_PAYLOAD_BYTES_MAX,
@@ -55,7 +61,7 @@ export interface JournalOptions {
 
 
 type QueueItem =
-  | { kind: 'append'; frame: Uint8Array; resolve: () => void; reject: (error: unknown) => void }
+  | { kind: 'append'; frame: Uint8Array; resolve: () => void; reject: (error: unknown) => void; joinsNext?: boolean }
   | { kind: 'compact'; bytes: Buffer; resolve: () => void; reject: (error: unknown) => void };
 
 /**
@@ -68,6 +74,10 @@ type QueueItem =
 export class Journal {
   private queue: QueueItem[] = [];
   private flushing: Promise<void> | undefined;
+  /** Records appended with joinsNext wait for another write, or for this timer (JOURNAL_JOIN_NEXT_MS). */
+  private joinTimer: NodeJS.Timeout | undefined;
+  /** Write what is queued even when it is only records that wait for another (the timer, close). */
+  private forced = false;
   private broken: unknown;
   /** The file's size once everything queued so far is written. */
   private projectedBytes: number;
@@ -124,7 +134,7 @@ export class Journal {
    * After a failed write nothing more is written: every later record is refused. A record beyond
    * the limits is refused with JournalLimitError and leaves the journal usable.
    */
-  append(payload: Uint8Array): Promise<void> {
+  append(payload: Uint8Array, options: { joinsNext?: boolean } = {}): Promise<void> {
     if (payload.byteLength > this.limits.recordBytesMax) return Promise.reject(new JournalLimitError('record_bytes', this.journalPath));
     const frame = encodeFrame(payload);
     if (this.projectedBytes + frame.byteLength > this.limits.fileBytesMax) return Promise.reject(new JournalLimitError('file_bytes', this.journalPath));
@@ -132,7 +142,7 @@ export class Journal {
       this.appendedCount += 1;
       this.tailFrame = { offset: this.projectedBytes, checksum: checksumField(frame) };
       this.projectedBytes += frame.byteLength;
-      return { kind: 'append', frame, resolve, reject };
+      return { kind: 'append', frame, resolve, reject, ...(options.joinsNext === true && { joinsNext: true }) };
     });
   }
 
@@ -198,14 +208,31 @@ export class Journal {
   private enqueue(make: (resolve: () => void, reject: (error: unknown) => void) => QueueItem): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (this.broken !== undefined) return reject(this.broken);
-      this.queue.push(make(resolve, reject));
-      this.flushing ??= this.flush();
+      const item = make(resolve, reject);
+      this.queue.push(item);
+      if (this.writeDue()) this.flushing ??= this.flush();
+      else this.joinTimer ??= setTimeout(() => void this.writeNow(), JOURNAL_JOIN_NEXT_MS);
     });
+  }
+
+  /** writeDue: something queued needs its own write (a record that joins the next one waits for it). */
+  private writeDue(): boolean {
+    return this.forced || this.queue.some((item) => item.kind !== 'append' || item.joinsNext !== true);
+  }
+
+  /** writeNow writes everything queued, records that wait for another write included. */
+  private writeNow(): Promise<void> {
+    if (this.joinTimer !== undefined) clearTimeout(this.joinTimer);
+    this.joinTimer = undefined;
+    if (this.queue.length === 0) return this.flushing ?? Promise.resolve();
+    this.forced = true;
+    this.flushing ??= this.flush();
+    return this.flushing;
   }
 
   private async flush(): Promise<void> {
     try {
-      while (this.queue.length > 0) {
+      while (this.queue.length > 0 && this.writeDue()) {
         const head = this.queue[0] as QueueItem;
         if (head.kind === 'compact') {
           this.queue.shift();
@@ -227,6 +254,12 @@ export class Journal {
       }
     } finally {
       this.flushing = undefined;
+      // What is left waits for another record's write, or for its timer.
+      if (this.queue.length === 0) {
+        this.forced = false;
+        if (this.joinTimer !== undefined) clearTimeout(this.joinTimer);
+        this.joinTimer = undefined;
+      }
     }
   }
 
@@ -252,9 +285,9 @@ export class Journal {
     }
   }
 
-  /** close waits for queued writes and closes the file; appending afterwards fails. */
+  /** close writes what is queued (records that wait for another write too) and closes the file; appending afterwards fails. */
   async close(): Promise<void> {
-    await this.flushing;
+    await this.writeNow();
     this.broken ??= new Error(`the journal ${this.journalPath} is closed`);
     await this.handle.close();
   }

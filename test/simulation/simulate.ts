@@ -12,7 +12,7 @@ import { assertAuditAppendable } from '../../src/datadir/audit-log.js';
 import { SimulatedDisks } from './simulated-disks.js';
 import { SimulatedFileSystem, type CrashKind } from './simulated-fs.js';
 import { ABSENT, entryOutcome, Model, step } from './workload.js';
-import { auditLines, auditRequestIds, openWorld, SIM_NOW, type World } from './world.js';
+import { auditLines, auditRequestIds, auditShapes, openWorld, SIM_NOW, type World } from './world.js';
 
 /** Operations per seed. */
 export const OPERATIONS_PER_SEED = 36;
@@ -72,6 +72,8 @@ async function crashAndReplay(seed: number, crashAt: number | undefined, model: 
       await world.otherAppender.idle();
       await world.audit.idle();
       await Promise.all(model.background);
+      await world.anchor.flush();
+      await world.store.close();
     } catch {
       // Crashed while closing: what was acknowledged is checked below.
     }
@@ -105,10 +107,12 @@ async function crashAndReplay(seed: number, crashAt: number | undefined, model: 
   const auditFailedClosed = !verified.ok && kind === 'power' && verified.problem?.reason.includes('incomplete (no final newline)') === true;
   if (!verified.ok && !auditFailedClosed) problems.push(`audit.log does not verify after the ${kind}: ${verified.problem?.reason ?? 'unknown'}`);
   // What the daemon checks before it signs again, with audit.head as the crash left it (a held
-  // reservation included).
+  // reservation included), and the anchor state.journal replayed: the log must reach it.
   if (!auditFailedClosed) {
     try {
       assertAuditAppendable(disk.directory);
+      if (disk.fileBytes(`${disk.directory}/state.journal`)?.includes('"audit_anchor"') === true) auditShapes.replaysWithAnchor += 1;
+      await replayed.anchor.confirm();
     } catch (error) {
       problems.push(`audit.log is refused at start after the ${kind}: ${(error as Error).message}`);
     }

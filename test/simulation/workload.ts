@@ -178,7 +178,11 @@ function auditLine(operation: string, requestId: string): AuditEntry {
  * joins the next commit or is written by its timer, and nobody waits for it.
  */
 async function registerAudited(world: World, model: Model, n: number): Promise<void> {
-  await model.run({ [`audit:${auditId('sign', n)}`]: 'written' }, () => world.audit.append(auditLine('authorize', auditId('sign', n))));
+  await model.run({ [`audit:${auditId('sign', n)}`]: 'written' }, async () => {
+    const written = await world.audit.append(auditLine('authorize', auditId('sign', n)));
+    // As the daemon's recorder does: the line is on disk, the anchor may move to it.
+    world.anchor.note({ seq: written.record.seq, hash: written.hash });
+  });
   if (model.expect(`audit:${auditId('sign', n)}`).acked === ABSENT) return;
   model.background.push(model.run({ [`audit:${auditId('outcome', n)}`]: 'written' }, () => world.audit.appendDeferred(auditLine('authorization_outcome', auditId('outcome', n)))));
 }

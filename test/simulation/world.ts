@@ -15,6 +15,7 @@ import { StateStore } from '../../src/datadir/state-store.js';
 import { PassphraseLockout } from '../../src/owner/passphrase-lockout.js';
 import { createAuditWriter, type AuditWriter } from '../../src/datadir/audit-writer.js';
 import { parseHeadFile } from '../../src/datadir/audit-head.js';
+import { auditAnchorKeeper, type AuditAnchorKeeper } from '../../src/daemon/audit-anchor-keeper.js';
 import { approvalAuditEntry } from '../../src/daemon/approval-binding.js';
 import type { SimulatedFileSystem } from './simulated-fs.js';
 /** The simulation's clock: fixed, so nothing expires while a seed runs. */
@@ -27,7 +28,7 @@ export const SIM_DEFER_MS = 2;
 export const SIM_RESERVATION_HOLD_MS = 4;
 
 /** What the audit writers did over every run of this process, so the report shows what was exercised. */
-export const auditShapes = { bursts: 0, commits: 0, lines: 0, announcements: 0, settles: 0, otherInsideReservation: 0, otherAfterSettle: 0 };
+export const auditShapes = { bursts: 0, commits: 0, lines: 0, announcements: 0, settles: 0, otherInsideReservation: 0, otherAfterSettle: 0, replaysWithAnchor: 0 };
 
 /** readHeadPending says whether audit.head currently announces a reservation. */
 function readHeadPending(fs: SimulatedFileSystem): boolean {
@@ -51,6 +52,8 @@ export interface World {
   audit: AuditWriter;
   /** Another process's appender (a CLI command): takes audit.lock between the daemon's bursts, settles at its end. */
   otherAppender: AuditWriter;
+  /** The audit anchor in state.journal, as the daemon keeps it: its record joins the next ledger record's write. */
+  anchor: AuditAnchorKeeper;
   compactionsFailed: number;
 }
 
@@ -63,6 +66,7 @@ export async function openWorld(fs: SimulatedFileSystem): Promise<World> {
   const lockout = new PassphraseLockout(store);
   const held = new HeldWindows(store);
   const windows = SignedWindowCache.durable(store);
+  const anchor = auditAnchorKeeper(fs.directory, store, () => undefined);
   await store.open();
   // Short bounds, so that a seed sees deferred lines both joining a commit and written by their
   // timer, and held reservations both reused and settled (docs/decisions.md §41).
@@ -99,6 +103,7 @@ export async function openWorld(fs: SimulatedFileSystem): Promise<World> {
     approvals,
     audit,
     otherAppender,
+    anchor,
     get compactionsFailed() {
       return compactionsFailed;
     },
