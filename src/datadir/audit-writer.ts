@@ -1,12 +1,10 @@
-
 import { syncFiles } from '../store/file-system.js';
 import path from 'node:path';
 import { auditFields, type AuditEntry } from './audit-entry.js';
 import { assertReachesWritten, commitBatch, settleHead, type CommitHooks, type OpenLog } from './audit-commit.js';
 import { AUDIT_BATCH_ENTRIES_MAX, serializeFields, openForAppend, type AuditAppendResult, type SerializedFields } from './audit-log.js';
-
-export { AUDIT_BATCH_ENTRIES_MAX };
 import { AUDIT_LOCK_RETRY_MS, withAuditLock } from './audit-lock.js';
+export { AUDIT_BATCH_ENTRIES_MAX };
 
 /*
  * The one writer of audit.log (the format, the chain and the checks against audit.head are in

@@ -103,8 +103,7 @@ export class StateStore implements RecordStore {
    * data_directory_unavailable to a caller) when the store is not open, the record is beyond the
    * limits, or the disk refused; the apply is then undone, and whatever the record stands for must
    * not be acknowledged. A malformed record throws from apply before anything is queued.
-   * `joinsNext`: a record nobody is answered on (the audit anchor) waits for another record's
-   * write to share its datasync, at most JOURNAL_JOIN_NEXT_MS (docs/decisions.md §41).
+   * `joinsNext` (the audit anchor's record) shares the next record's datasync (docs/decisions.md §41).
    */
   async commit(record: StateRecord, options: { joinsNext?: boolean } = {}): Promise<void> {
     const journal = this.journal;

@@ -31,10 +31,7 @@ export interface JournalLimits {
   compactionBytesMin: number;
 }
 
-/**
- * The longest a record appended with `joinsNext` waits for another record's write to share its
- * datasync before one of its own writes it (docs/decisions.md §41: the audit anchor's record).
- */
+/** The longest a record appended with `joinsNext` waits to share another's datasync (docs/decisions.md §41). */
 export const JOURNAL_JOIN_NEXT_MS = 100;
 
 /** The sandbox's limits, which never compacts: its journal is its history. */
@@ -74,9 +71,9 @@ type QueueItem =
 export class Journal {
   private queue: QueueItem[] = [];
   private flushing: Promise<void> | undefined;
-  /** Records appended with joinsNext wait for another write, or for this timer (JOURNAL_JOIN_NEXT_MS). */
+  /** Queued records appended with joinsNext: they wait for another record's write, or joinTimer, or close. */
+  private joining = 0;
   private joinTimer: NodeJS.Timeout | undefined;
-  /** Write what is queued even when it is only records that wait for another (the timer, close). */
   private forced = false;
   private broken: unknown;
   /** The file's size once everything queued so far is written. */
@@ -210,24 +207,24 @@ export class Journal {
       if (this.broken !== undefined) return reject(this.broken);
       const item = make(resolve, reject);
       this.queue.push(item);
+      if (item.kind === 'append' && item.joinsNext === true) this.joining += 1;
       if (this.writeDue()) this.flushing ??= this.flush();
       else this.joinTimer ??= setTimeout(() => void this.writeNow(), JOURNAL_JOIN_NEXT_MS);
     });
   }
 
-  /** writeDue: something queued needs its own write (a record that joins the next one waits for it). */
+  /** writeDue: a queued record needs a write (those appended with joinsNext wait for another). */
   private writeDue(): boolean {
-    return this.forced || this.queue.some((item) => item.kind !== 'append' || item.joinsNext !== true);
+    return this.forced || this.queue.length > this.joining;
   }
 
-  /** writeNow writes everything queued, records that wait for another write included. */
+  /** writeNow writes everything queued, records appended with joinsNext included. */
   private writeNow(): Promise<void> {
-    if (this.joinTimer !== undefined) clearTimeout(this.joinTimer);
+    clearTimeout(this.joinTimer);
     this.joinTimer = undefined;
-    if (this.queue.length === 0) return this.flushing ?? Promise.resolve();
-    this.forced = true;
-    this.flushing ??= this.flush();
-    return this.flushing;
+    this.forced = this.queue.length > 0;
+    if (this.forced) this.flushing ??= this.flush();
+    return this.flushing ?? Promise.resolve();
   }
 
   private async flush(): Promise<void> {
@@ -241,6 +238,7 @@ export class Journal {
         }
         const barrier = this.queue.findIndex((item) => item.kind === 'compact');
         const batch = this.queue.splice(0, barrier === -1 ? this.queue.length : barrier) as Array<Extract<QueueItem, { kind: 'append' }>>;
+        this.joining -= batch.filter((item) => item.joinsNext === true).length;
         try {
           if (this.broken !== undefined) throw this.broken;
           const bytes = Buffer.concat(batch.map((item) => item.frame));
@@ -254,12 +252,7 @@ export class Journal {
       }
     } finally {
       this.flushing = undefined;
-      // What is left waits for another record's write, or for its timer.
-      if (this.queue.length === 0) {
-        this.forced = false;
-        if (this.joinTimer !== undefined) clearTimeout(this.joinTimer);
-        this.joinTimer = undefined;
-      }
+      if (this.queue.length === 0) this.writeNow(); // else: records that wait for another write, or their timer
     }
   }
 
