@@ -6,6 +6,7 @@
  * be 0, and exits non-zero on any problem.
  */
 import { exploreSeed } from '../test/simulation/simulate.js';
+import { auditShapes } from '../test/simulation/world.js';
 
 function option(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -41,3 +42,5 @@ console.log(`power losses after which audit.log's torn last line makes the daemo
 console.log(`problems: ${problems.length}`);
 console.log(`time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 process.exitCode = problems.length === 0 && lost === 0 ? 0 : 1;
+const shapes = auditShapes;
+console.log(`audit writer (daemon): ${shapes.bursts} bursts, ${shapes.commits} commits of ${shapes.lines} lines (deferred ones included), ${shapes.announcements} reservations announced, ${shapes.settles} settles; another appender took audit.lock ${shapes.otherInsideReservation} times inside a held reservation, ${shapes.otherAfterSettle} times after a settle; ${shapes.replaysWithAnchor} replays found an audit_anchor record (written with the next ledger record) and checked the log against it`);

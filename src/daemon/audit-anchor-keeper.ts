@@ -56,13 +56,14 @@ export function auditAnchorKeeper(home: string, store: StateStore, warn: (event:
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
 
-  const write = async (): Promise<void> => {
+  const write = async (joinsNext: boolean): Promise<void> => {
     while (wanted !== undefined && (stored === undefined || wanted.seq > stored.seq)) {
       const next = wanted;
       lastWriteMs = Date.now();
       invariant(stored === undefined || next.seq > stored.seq, 'audit_anchor_monotonic', `seq ${next.seq}`);
       try {
-        await store.commit(record(next));
+        // While signing, it rides on the next ledger record's datasync instead of paying its own (§41).
+        await store.commit(record(next), { joinsNext });
       } catch (error) {
         // The store refuses while closing or when the disk fails; the next note tries again.
         warn('audit_anchor_not_recorded', { seq: String(next.seq), detail: error instanceof Error ? error.message : String(error) });
@@ -71,10 +72,11 @@ export function auditAnchorKeeper(home: string, store: StateStore, warn: (event:
       raiseAuditFloor(home, next);
     }
   };
-  const writeNow = (): Promise<void> => {
+  /** joinsNext: the anchor waits for the next ledger record's write (while signing), not at start or stop. */
+  const writeNow = (joinsNext = false): Promise<void> => {
     if (timer !== undefined) clearTimeout(timer);
     timer = undefined;
-    inFlight ??= write().finally(() => (inFlight = undefined));
+    inFlight ??= write(joinsNext).finally(() => (inFlight = undefined));
     return inFlight;
   };
 
@@ -92,8 +94,8 @@ export function auditAnchorKeeper(home: string, store: StateStore, warn: (event:
       wanted = anchor;
       if (inFlight !== undefined || timer !== undefined) return;
       const waitMs = lastWriteMs + ANCHOR_INTERVAL_MS - Date.now();
-      if (waitMs <= 0) void writeNow();
-      else timer = setTimeout(() => void writeNow(), waitMs).unref();
+      if (waitMs <= 0) void writeNow(true);
+      else timer = setTimeout(() => void writeNow(true), waitMs).unref();
     },
     async flush() {
       await inFlight;

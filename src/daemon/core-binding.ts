@@ -163,10 +163,11 @@ function coreDeps(services: DaemonServices, parts: CoreParts): CoreDeps {
     audit: async (signature) => {
       await audit.append(signatureEntry(signature));
     },
-    // The outcome line joins the next group commit; the answer does not wait for it, and a
-    // failure to write it is logged (the signature itself was audited before it left).
+    // The outcome line joins the next commit (deferred, docs/decisions.md §41); the answer does
+    // not wait for it, and a failure to write it is logged (the signature itself was audited
+    // before it left).
     outcome: (record) => {
-      audit.append(outcomeEntry(record)).catch(() => services.logger.warn('audit_outcome_not_recorded', { policy_id: record.policyId }));
+      audit.appendLater(outcomeEntry(record)).catch(() => services.logger.warn('audit_outcome_not_recorded', { policy_id: record.policyId }));
     },
     // What the policy, the pause or the lockout refused: bounded lines (issue 44 item 3).
     refused: (record) => parts.refusals.note(record),

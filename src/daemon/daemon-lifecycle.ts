@@ -145,11 +145,12 @@ export class DaemonLifecycle {
     clearInterval(this.registrationTimer);
     await plan.listeners.close(deadlineMs);
     this.parts.refusals?.stop();
-    // After the listeners: a request that finished in time has its state record written.
+    // After the listeners: a request that finished in time has its audit lines written (the
+    // deferred ones too, docs/decisions.md §41) and audit.head brought up to the end, then the
+    // anchor moved to them and its state record written.
+    await sharedAuditWriter(services.home).idle();
     if (wasListening) await this.parts.auditAnchor.flush();
     await services.stateStore.close();
-    // And its audit lines: the writer closes audit.log and brings audit.head up to the end.
-    await sharedAuditWriter(services.home).idle();
     // Last: until the journal is closed, another daemon must not open it.
     this.lock?.release();
     if (wasListening) services.logger.info('daemon_stopped', {});

@@ -55,7 +55,7 @@ export function auditHeadPath(home: string): string {
  * openForAppend opens audit.log for appending with the private-file checks, and reads its last
  * line, which must match audit.head (returned too). The caller closes fd.
  */
-export function openForAppend(home: string): { fd: number; tail: Tail; head: AuditHead | undefined; headState: AuditHeadState | undefined } {
+export function openForAppend(home: string): { fd: number; size: number; tail: Tail; head: AuditHead | undefined; headState: AuditHeadState | undefined } {
   const file = auditLogPath(home);
   const opened = openPrivateFile(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
   if (opened === undefined) throw new Error('audit.log could not be created');
@@ -68,7 +68,7 @@ export function openForAppend(home: string): { fd: number; tail: Tail; head: Aud
     // Deleting both files, or cutting the log and rewriting the head, must not start a new chain
     // that verifies (audit-anchor.ts).
     assertAnchoredTail(home, tail.seq);
-    return { fd, tail, head: headState?.head, headState };
+    return { fd, size: stats.size, tail, head: headState?.head, headState };
   } catch (error) {
     syncFiles().closeSync(fd);
     throw error;

@@ -1,14 +1,10 @@
-
 import { syncFiles } from '../store/file-system.js';
 import path from 'node:path';
-import { writeAll } from './atomic-file.js';
-import { writeHead, type AuditHead, type AuditHeadState } from './audit-head.js';
 import { auditFields, type AuditEntry } from './audit-entry.js';
-import { DataDirError } from './data-dir-error.js';
-import { AUDIT_BATCH_ENTRIES_MAX, auditHeadPath, auditLogPath, chainRecords, serializeFields, openForAppend, type AuditAppendResult, type SerializedFields, type Tail } from './audit-log.js';
-
-export { AUDIT_BATCH_ENTRIES_MAX };
+import { assertReachesWritten, commitBatch, settleHead, type CommitHooks, type OpenLog } from './audit-commit.js';
+import { AUDIT_BATCH_ENTRIES_MAX, serializeFields, openForAppend, type AuditAppendResult, type SerializedFields } from './audit-log.js';
 import { AUDIT_LOCK_RETRY_MS, withAuditLock } from './audit-lock.js';
+export { AUDIT_BATCH_ENTRIES_MAX };
 
 /*
  * The one writer of audit.log (the format, the chain and the checks against audit.head are in
@@ -29,21 +25,34 @@ export interface AuditWriter {
    * acknowledged that is not on disk.
    */
   append(entry: AuditEntry, now?: Date): Promise<AuditAppendResult>;
-  /** idle resolves once nothing is queued or being written and audit.head names the last line. */
+  /**
+   * appendDeferred is append for a line no answer waits for (an authorization's outcome): it
+   * starts no commit of its own but joins the next one, which an append starts, and is written at
+   * the latest AUDIT_DEFER_MS after it was queued, or at idle() (docs/decisions.md §41). It
+   * resolves, like append, once the line is on disk; a crash before that loses only lines nobody
+   * was told were written.
+   */
+  appendDeferred(entry: AuditEntry, now?: Date): Promise<AuditAppendResult>;
+  /**
+   * holdReservation keeps audit.head's reservation between bursts for up to ms after the last one
+   * instead of settling it at each burst's end (the daemon's writer: docs/decisions.md §41); 0,
+   * the default, settles at every burst's end (a CLI command, which exits after its append).
+   */
+  holdReservation(ms: number): void;
+  /**
+   * idle writes every queued line (deferred ones too), settles audit.head to name the last line,
+   * and resolves once nothing is queued or being written.
+   */
   idle(): Promise<void>;
 }
 
-export interface AuditWriterOptions {
-  /** Called once a commit is announced in audit.head, before its lines are written (for tests). */
-  onAnnounce?: (entries: number) => void;
+export interface AuditWriterOptions extends CommitHooks {
   /** Called after each successful commit with its number of entries (for tests and benchmarks). */
   onCommit?: (entries: number) => void;
-  /** Called when the head is settled to name the last line, once per burst (for tests). */
-  onSettle?: () => void;
   /** Called when a burst starts: audit.lock taken, the log opened and checked (for tests). */
   onBurst?: () => void;
-  /** Makes the written lines durable; fdatasync off the event loop unless a test injects a failure. */
-  sync?: (fd: number) => Promise<void>;
+  /** The longest a deferred line waits for a commit to join (default AUDIT_DEFER_MS; the simulator shortens it). */
+  deferMs?: number;
 }
 
 /** The most entries waiting for a commit; beyond that append rejects rather than queue without bound. */
@@ -57,52 +66,80 @@ export const AUDIT_PENDING_ENTRIES_MAX = 4096;
 export const AUDIT_LOCK_HOLD_COMMITS_MAX = 32;
 
 /**
- * How long a burst waits for another append before it settles audit.head and lets go of
- * audit.lock (docs/decisions.md §26.3). HTTP callers answered by a commit send their next request
- * a loopback round trip later; waiting this long lets it join the burst (one fdatasync, and one
- * announcement per AUDIT_BATCH_ENTRIES_MAX lines) instead of paying a head settle, the lock, the
- * log's open and check again.
+ * How long a burst waits for another append before it lets go of audit.lock (docs/decisions.md
+ * §26.3): a caller answered by a commit often appends again a loopback round trip later.
  */
 export const AUDIT_LINGER_MS = 2;
+
+/**
+ * The longest a deferred line waits for a commit to join before one of its own writes it. At one
+ * client the next request's line comes a few milliseconds later (docs/decisions.md §41).
+ */
+export const AUDIT_DEFER_MS = 50;
+
+/** How long the daemon's writer keeps audit.head's reservation after its last burst: as long as the anchor may lag. */
+export const AUDIT_RESERVATION_HOLD_MS = 1000;
 
 interface PendingEntry {
   entry: SerializedFields;
   resolve: (result: AuditAppendResult) => void;
   reject: (error: unknown) => void;
+  /** Appended with appendDeferred: starts no commit. */
+  deferred: boolean;
 }
 
 /**
- * createAuditWriter returns a writer for home. A commit starts as soon as the writer is idle, so
- * a lone entry is written at once; entries that arrive during a commit form the next one, with
- * one fsync of the log for all of them. The event loop is not blocked while the disk works.
- *
- * audit.head is kept so that a crash at any point leaves a state the checks accept, never more:
- * before writing a commit whose lines the head would not cover after a crash, the writer writes
- * the head as the current end with `pending: AUDIT_BATCH_ENTRIES_MAX`, a reservation the next
- * commits of the burst fall inside (docs/decisions.md §16.1). A lone line after a head that names
- * the end needs no announcement (the one-line crash allowance covers it). The callers are answered
- * once the lines are fsynced; the head is brought up to the end when the writer lets go of
- * audit.lock (its queue is empty, or a burst reached AUDIT_LOCK_HOLD_COMMITS_MAX). Lines after a
- * head that announced nothing are still refused beyond that one line; verifyAudit
- * (verify/audit-verify.ts) accepts up to `pending` lines after an announcing head, as a crash leaves them.
+ * createAuditWriter returns a writer for home. An append starts a commit as soon as the writer is
+ * idle; entries that arrive during a commit form the next one, with one fdatasync of the log for
+ * all of them, off the event loop. A commit the head would not cover after a crash is announced
+ * first (audit-commit.ts, docs/decisions.md §16.1). The head is settled on the last line when a
+ * burst ends, or, for the daemon's writer (holdReservation), once it has been quiet (§41).
  */
 export function createAuditWriter(home: string, options: AuditWriterOptions = {}): AuditWriter {
   const key = path.resolve(home);
+  const deferMs = options.deferMs ?? AUDIT_DEFER_MS;
   const pending: PendingEntry[] = [];
   const idleWaiters: Array<() => void> = [];
   let running = false;
+  /** How many queued entries were appended with append (an answer waits for each). */
+  let urgent = 0;
+  /** Write every queued line, deferred ones too (their bound passed, or idle() asked). */
+  let flushWanted = false;
+  /** Settle audit.head once the queue is written (the hold ended, or idle() asked). */
+  let settleWanted = false;
+  /** audit.head may still hold a reservation this writer announced (a burst ended without settling). */
+  let reserved = false;
+  let holdMs = 0;
+  let deferTimer: NodeJS.Timeout | undefined;
+  let settleTimer: NodeJS.Timeout | undefined;
   /**
-   * Set once a write or fdatasync of the log failed: from then on every append is refused until
-   * the process starts again (docs/decisions.md §26.1). After a failed fdatasync the kernel may
-   * have dropped the lines while a later fdatasync succeeds, so a later commit chained after them
-   * would be acknowledged on top of lines that may not be on disk; a restart reads the file as
-   * it really is (assertAuditAppendable) before anything more is signed.
+   * Set once a write or fdatasync of the log failed: every append is refused until the process
+   * starts again and reads the file as it really is (docs/decisions.md §26.1).
    */
   let broken: unknown;
   /** Ends the burst's wait for another append (set while it lingers). */
   let wakeLinger: (() => void) | undefined;
+  /** The last line this writer wrote: the log must still reach it, unchanged (§41). */
+  let lastWritten: { seq: number; hash: string } | undefined;
 
-  /** linger resolves after AUDIT_LINGER_MS, or as soon as an entry is appended. */
+  /** Lines to write now: one an answer waits for, or any at all once a flush is wanted. */
+  const commitDue = () => urgent > 0 || (flushWanted && pending.length > 0);
+  const burstDue = () => commitDue() || settleWanted;
+
+  /** take removes the next commit's entries from the queue (deferred ones ride along, in order). */
+  const take = (count: number): PendingEntry[] => {
+    const batch = pending.splice(0, count);
+    urgent -= batch.filter((item) => !item.deferred).length;
+    if (pending.length === 0) flushWanted = false;
+    if (pending.length === urgent && deferTimer !== undefined) {
+      // No deferred line is left waiting: its bound starts again with the next one.
+      clearTimeout(deferTimer);
+      deferTimer = undefined;
+    }
+    return batch;
+  };
+
+  /** linger resolves after AUDIT_LINGER_MS, or as soon as an entry someone waits for is appended. */
   const linger = () =>
     new Promise<void>((resolve) => {
       const done = () => {
@@ -115,22 +152,24 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
     });
 
   /**
-   * commitBurst commits what is queued, up to AUDIT_LOCK_HOLD_COMMITS_MAX commits, under one
-   * taking of the lock. The log is opened and checked against audit.head once, when the burst
-   * starts; while the lock is held no other appender can move its end, so the burst keeps the
-   * end and the head in memory instead of reading them again for every commit.
+   * commitBurst commits what is due, up to AUDIT_LOCK_HOLD_COMMITS_MAX commits, under one taking
+   * of the lock; the log is opened and checked against audit.head once, when the burst starts.
    */
   const commitBurst = async (): Promise<void> => {
     const opened = openForAppend(home);
     options.onBurst?.();
     let log: OpenLog = { fd: opened.fd, tail: opened.tail, headState: opened.headState };
     try {
-      for (let commits = 0; pending.length > 0 && commits < AUDIT_LOCK_HOLD_COMMITS_MAX; commits += 1) {
-        const batch = pending.splice(0, AUDIT_BATCH_ENTRIES_MAX);
+      // A held reservation accepts a log cut back inside it; this writer's memory does not.
+      assertReachesWritten(home, log.fd, opened.size, log.tail, lastWritten);
+      for (let commits = 0; commitDue() && commits < AUDIT_LOCK_HOLD_COMMITS_MAX; commits += 1) {
+        const batch = take(AUDIT_BATCH_ENTRIES_MAX);
         try {
           if (broken !== undefined) throw broken;
           const committed = await commitBatch(home, log, batch.map((item) => item.entry), options, (error) => (broken ??= error));
           log = committed.log;
+          lastWritten = { seq: log.tail.seq, hash: log.tail.hash };
+          reserved = true;
           options.onCommit?.(batch.length);
           batch.forEach((item, index) => item.resolve(committed.results[index] as AuditAppendResult));
         } catch (error) {
@@ -141,126 +180,105 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         // Callers that were waiting on this commit often append again at once; one turn of the
         // event loop lets them join the next commit instead of each starting a commit alone.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        // A caller answered by this commit often appends again a round trip later (its next
-        // request): waiting for it keeps the burst (docs/decisions.md §26.3). Within the head's
-        // reservation the next commit costs one fdatasync; past it, the commit announces a new
-        // reservation first, one head write for the next AUDIT_BATCH_ENTRIES_MAX lines, where
-        // ending the burst would cost a head settle, the lock, the log's open and check for each.
-        // Not after the burst's last commit: nothing can join it, and the lock would be held for nothing.
-        if (pending.length === 0 && commits + 1 < AUDIT_LOCK_HOLD_COMMITS_MAX) await linger();
+        // Wait for the caller's next request (§26.3), not after the burst's last commit. A
+        // deferred line does not end the wait: it waits for the next commit, not the other way round.
+        if (!commitDue() && commits + 1 < AUDIT_LOCK_HOLD_COMMITS_MAX) await linger();
       }
-      await settleHead(home, log, options);
+      // The daemon's writer keeps the head's reservation for its next bursts (§41): settling it
+      // and announcing again would cost two fdatasyncs a burst. A CLI command's settles at once.
+      if (holdMs === 0 || settleWanted) {
+        settleWanted = false;
+        await settleHead(home, log, options);
+        reserved = false;
+      }
     } finally {
       syncFiles().closeSync(log.fd);
     }
   };
 
+  /** armTimers: a deferred line is written within its bound, a held reservation settled after its hold. */
+  const armTimers = () => {
+    if (pending.length > urgent && deferTimer === undefined) {
+      deferTimer = setTimeout(() => {
+        deferTimer = undefined;
+        flushWanted = true;
+        if (!running) void run();
+      }, deferMs);
+    }
+    if (reserved && holdMs > 0 && !running && settleTimer === undefined) {
+      // Unreferenced: a process that is done may exit with the reservation held, a state a crash
+      // leaves too, which every check accepts (the daemon's close calls idle(), which settles).
+      settleTimer = setTimeout(() => {
+        settleTimer = undefined;
+        settleWanted = true;
+        if (!running) void run();
+      }, holdMs).unref();
+    }
+  };
+
   const run = async (): Promise<void> => {
     running = true;
+    if (settleTimer !== undefined) clearTimeout(settleTimer);
+    settleTimer = undefined;
     try {
-      while (pending.length > 0) {
+      while (burstDue()) {
+        // Settling means the writer goes quiet: what is deferred is written first.
+        if (settleWanted && pending.length > 0) flushWanted = true;
         try {
           if (broken !== undefined) throw broken;
-          // audit.lock makes the burst the only appender of any process (a CLI command may sign
-          // while the daemon runs), this one included: a second writer here finds it held by a
-          // live pid and waits, as another process would. It is held for the burst, not per append.
+          // audit.lock makes the burst the only appender of any process, this one included.
           await withAuditLock(key, commitBurst);
         } catch (error) {
           // The lock was not to be had: the entries that would have gone first fail, as their commit would.
           // A broken writer refuses everything queued, at once.
-          for (const item of pending.splice(0, broken === undefined ? AUDIT_BATCH_ENTRIES_MAX : pending.length)) item.reject(error);
+          for (const item of take(broken === undefined ? AUDIT_BATCH_ENTRIES_MAX : pending.length)) item.reject(error);
+          // The files could not be checked: the next burst (or the next start) checks them again.
+          settleWanted = false;
+          reserved = false;
         }
         // The lock was let go because the burst reached its bound: before taking it again, leave
         // another process (a CLI command polling for it) time to get in.
-        if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 2 * AUDIT_LOCK_RETRY_MS));
+        if (commitDue()) await new Promise((resolve) => setTimeout(resolve, 2 * AUDIT_LOCK_RETRY_MS));
       }
     } finally {
       running = false;
+      armTimers();
       for (const wake of idleWaiters.splice(0)) wake();
     }
   };
 
+  const enqueue = (entry: AuditEntry, now: Date, deferred: boolean) =>
+    new Promise<AuditAppendResult>((resolve, reject) => {
+      const serialized = serializeFields(auditFields(entry, now));
+      if (broken !== undefined) throw broken;
+      if (pending.length >= AUDIT_PENDING_ENTRIES_MAX) throw new Error(`more than ${AUDIT_PENDING_ENTRIES_MAX} audit entries are waiting for the disk`);
+      pending.push({ entry: serialized, resolve, reject, deferred });
+      if (deferred) {
+        if (!running) armTimers();
+        return;
+      }
+      urgent += 1;
+      wakeLinger?.();
+      if (!running) void run();
+    });
+
   return {
-    append(entry, now = new Date()) {
-      return new Promise<AuditAppendResult>((resolve, reject) => {
-        const serialized = serializeFields(auditFields(entry, now));
-        if (broken !== undefined) throw broken;
-        if (pending.length >= AUDIT_PENDING_ENTRIES_MAX) throw new Error(`more than ${AUDIT_PENDING_ENTRIES_MAX} audit entries are waiting for the disk`);
-        pending.push({ entry: serialized, resolve, reject });
-        wakeLinger?.();
-        if (!running) void run();
-      });
+    append: (entry, now = new Date()) => enqueue(entry, now, false),
+    appendDeferred: (entry, now = new Date()) => enqueue(entry, now, true),
+    holdReservation(ms) {
+      if (!Number.isSafeInteger(ms) || ms < 0) throw new TypeError('holdReservation takes a whole number of milliseconds');
+      holdMs = ms;
     },
     idle() {
-      return running ? new Promise<void>((resolve) => idleWaiters.push(resolve)) : Promise.resolve();
+      if (!running && pending.length === 0 && !reserved) return Promise.resolve();
+      flushWanted = pending.length > 0;
+      settleWanted = true;
+      wakeLinger?.();
+      const waited = new Promise<void>((resolve) => idleWaiters.push(resolve));
+      if (!running) void run();
+      return waited;
     },
   };
-}
-
-const fdatasyncAsync = (fd: number) => syncFiles().fdatasync(fd);
-
-/** The log as a burst knows it: the open file, its last line, and what audit.head says. */
-interface OpenLog {
-  fd: number;
-  tail: Tail;
-  headState: AuditHeadState | undefined;
-}
-
-/**
- * commitBatch appends lines after the log's end: announce when needed, write, fdatasync off the
- * event loop. A commit is announced only when the head would not cover its lines after a crash
- * (headCovers); the announcement then reserves AUDIT_BATCH_ENTRIES_MAX lines, so the commits
- * that follow in the same burst need no head write until they pass it (docs/decisions.md §16.1).
- */
-async function commitBatch(home: string, log: OpenLog, fieldsList: SerializedFields[], options: AuditWriterOptions, breakWriter: (error: unknown) => void): Promise<{ log: OpenLog; results: AuditAppendResult[] }> {
-  const chained = chainRecords(log.tail, fieldsList);
-  let headState = log.headState;
-  if (!headCovers(headState?.head, log.tail.seq + fieldsList.length)) {
-    headState = await writeHead(auditHeadPath(home), headState, { seq: log.tail.seq, hash: log.tail.hash, pending: AUDIT_BATCH_ENTRIES_MAX });
-    options.onAnnounce?.(fieldsList.length);
-  }
-  // Writing to the page cache is quick; the fdatasync is what waits for the disk (it covers
-  // the new size, which is all the metadata an append changes that a reader needs).
-  // From the first byte written, what the file holds is no longer known if this fails: the
-  // writer stops rather than chain later lines after lines that may not be on disk.
-  try {
-    writeAll(log.fd, chained.bytes);
-    await (options.sync ?? fdatasyncAsync)(log.fd);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown';
-    const failed = new DataDirError('write_failed', auditLogPath(home), `audit.log could not be written (${code}); nothing more is signed until the daemon starts again`, 'check the disk (free space, errors), then restart the daemon, which checks audit.log before signing');
-    breakWriter(failed);
-    throw failed;
-  }
-  const last = chained.results[chained.results.length - 1] as AuditAppendResult;
-  return { log: { fd: log.fd, tail: { seq: last.record.seq, hash: last.hash, prev: last.record.prev }, headState }, results: chained.results };
-}
-
-/**
- * headCovers says whether a crash that leaves the log ending at line `end` would still be
- * accepted with this head: the head names a line at most one before it, or announced a commit
- * whose lines reach it. The head never names a line after the log's current end.
- */
-function headCovers(head: AuditHead | undefined, end: number): boolean {
-  if (head === undefined) return false;
-  if (head.pending === undefined) return head.seq >= 1 && end <= head.seq + 1;
-  return end <= head.seq + head.pending;
-}
-
-/**
- * settleHead makes audit.head name the log's last line once the writer has nothing to do (or
- * lets go of the lock). A failure is left for the next commit to meet and report: the head it
- * leaves is one a crash could have left, which the checks accept.
- */
-async function settleHead(home: string, log: OpenLog, options: AuditWriterOptions): Promise<void> {
-  const head = log.headState?.head;
-  if (log.tail.seq === 0 || (head?.seq === log.tail.seq && head.pending === undefined)) return;
-  try {
-    await writeHead(auditHeadPath(home), log.headState, { seq: log.tail.seq, hash: log.tail.hash });
-    options.onSettle?.();
-  } catch {
-    // See above: the next burst checks the files again and fails closed.
-  }
 }
 
 const sharedWriters = new Map<string, AuditWriter>();

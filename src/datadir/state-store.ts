@@ -103,8 +103,9 @@ export class StateStore implements RecordStore {
    * data_directory_unavailable to a caller) when the store is not open, the record is beyond the
    * limits, or the disk refused; the apply is then undone, and whatever the record stands for must
    * not be acknowledged. A malformed record throws from apply before anything is queued.
+   * `joinsNext` (the audit anchor's record) shares the next record's datasync (docs/decisions.md §41).
    */
-  async commit(record: StateRecord): Promise<void> {
+  async commit(record: StateRecord, options: { joinsNext?: boolean } = {}): Promise<void> {
     const journal = this.journal;
     if (this.state !== 'open' || journal === undefined) {
       throw new DataDirError('write_failed', this.file, 'The state journal is not open', 'start the daemon with listen() before serving requests');
@@ -116,7 +117,7 @@ export class StateStore implements RecordStore {
     // Queued in the same turn as the apply: a compaction taken from now on writes the applied
     // state, which holds this record, and the journal writes the record before that snapshot.
     const queuedBefore = journal.appended;
-    const durable = journal.append(payload);
+    const durable = journal.append(payload, options);
     // A record refused at once (beyond the limits, a broken journal) was not queued: undone below.
     if (journal.appended > queuedBefore) this.committed += 1;
     const pending = { undo, undone: false };

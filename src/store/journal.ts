@@ -31,6 +31,9 @@ export interface JournalLimits {
   compactionBytesMin: number;
 }
 
+/** The longest a record appended with `joinsNext` waits to share another's datasync (docs/decisions.md §41). */
+export const JOURNAL_JOIN_NEXT_MS = 100;
+
 /** The sandbox's limits, which never compacts: its journal is its history. */
 export const DEFAULT_JOURNAL_LIMITS: JournalLimits = {
   recordBytesMax: FRAME_PAYLOAD_BYTES_MAX,
@@ -55,7 +58,7 @@ export interface JournalOptions {
 
 
 type QueueItem =
-  | { kind: 'append'; frame: Uint8Array; resolve: () => void; reject: (error: unknown) => void }
+  | { kind: 'append'; frame: Uint8Array; resolve: () => void; reject: (error: unknown) => void; joinsNext?: boolean }
   | { kind: 'compact'; bytes: Buffer; resolve: () => void; reject: (error: unknown) => void };
 
 /**
@@ -68,6 +71,10 @@ type QueueItem =
 export class Journal {
   private queue: QueueItem[] = [];
   private flushing: Promise<void> | undefined;
+  /** Queued records appended with joinsNext: they wait for another record's write, or joinTimer, or close. */
+  private joining = 0;
+  private joinTimer: NodeJS.Timeout | undefined;
+  private forced = false;
   private broken: unknown;
   /** The file's size once everything queued so far is written. */
   private projectedBytes: number;
@@ -124,7 +131,7 @@ export class Journal {
    * After a failed write nothing more is written: every later record is refused. A record beyond
    * the limits is refused with JournalLimitError and leaves the journal usable.
    */
-  append(payload: Uint8Array): Promise<void> {
+  append(payload: Uint8Array, options: { joinsNext?: boolean } = {}): Promise<void> {
     if (payload.byteLength > this.limits.recordBytesMax) return Promise.reject(new JournalLimitError('record_bytes', this.journalPath));
     const frame = encodeFrame(payload);
     if (this.projectedBytes + frame.byteLength > this.limits.fileBytesMax) return Promise.reject(new JournalLimitError('file_bytes', this.journalPath));
@@ -132,7 +139,7 @@ export class Journal {
       this.appendedCount += 1;
       this.tailFrame = { offset: this.projectedBytes, checksum: checksumField(frame) };
       this.projectedBytes += frame.byteLength;
-      return { kind: 'append', frame, resolve, reject };
+      return { kind: 'append', frame, resolve, reject, ...(options.joinsNext === true && { joinsNext: true }) };
     });
   }
 
@@ -198,14 +205,31 @@ export class Journal {
   private enqueue(make: (resolve: () => void, reject: (error: unknown) => void) => QueueItem): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (this.broken !== undefined) return reject(this.broken);
-      this.queue.push(make(resolve, reject));
-      this.flushing ??= this.flush();
+      const item = make(resolve, reject);
+      this.queue.push(item);
+      if (item.kind === 'append' && item.joinsNext === true) this.joining += 1;
+      if (this.writeDue()) this.flushing ??= this.flush();
+      else this.joinTimer ??= setTimeout(() => void this.writeNow(), JOURNAL_JOIN_NEXT_MS);
     });
+  }
+
+  /** writeDue: a queued record needs a write (those appended with joinsNext wait for another). */
+  private writeDue(): boolean {
+    return this.forced || this.queue.length > this.joining;
+  }
+
+  /** writeNow writes everything queued, records appended with joinsNext included. */
+  private writeNow(): Promise<void> {
+    clearTimeout(this.joinTimer);
+    this.joinTimer = undefined;
+    this.forced = this.queue.length > 0;
+    if (this.forced) this.flushing ??= this.flush();
+    return this.flushing ?? Promise.resolve();
   }
 
   private async flush(): Promise<void> {
     try {
-      while (this.queue.length > 0) {
+      while (this.queue.length > 0 && this.writeDue()) {
         const head = this.queue[0] as QueueItem;
         if (head.kind === 'compact') {
           this.queue.shift();
@@ -214,6 +238,7 @@ export class Journal {
         }
         const barrier = this.queue.findIndex((item) => item.kind === 'compact');
         const batch = this.queue.splice(0, barrier === -1 ? this.queue.length : barrier) as Array<Extract<QueueItem, { kind: 'append' }>>;
+        this.joining -= batch.filter((item) => item.joinsNext === true).length;
         try {
           if (this.broken !== undefined) throw this.broken;
           const bytes = Buffer.concat(batch.map((item) => item.frame));
@@ -227,6 +252,7 @@ export class Journal {
       }
     } finally {
       this.flushing = undefined;
+      if (this.queue.length === 0) this.writeNow(); // else: records that wait for another write, or their timer
     }
   }
 
@@ -252,9 +278,9 @@ export class Journal {
     }
   }
 
-  /** close waits for queued writes and closes the file; appending afterwards fails. */
+  /** close writes what is queued (records that wait for another write too) and closes the file; appending afterwards fails. */
   async close(): Promise<void> {
-    await this.flushing;
+    await this.writeNow();
     this.broken ??= new Error(`the journal ${this.journalPath} is closed`);
     await this.handle.close();
   }

@@ -22,7 +22,7 @@ import { closureFrom, codeCount, core, files, lineCount, OUTSIDE, rowOf, seeds, 
  * the rule names are about 11,200 lines by themselves). The core may not grow past it without a
  * decision.
  */
-const TRUSTED_CORE_LINES_MAX = 15_000;
+const TRUSTED_CORE_LINES_MAX = 15_200;
 
 const securityMd = readFileSync(path.join(REPO_ROOT, 'SECURITY.md'), 'utf8');
 const section = /## The audited core\n([\s\S]*?)\n## /.exec(securityMd)?.[1] ?? '';

@@ -23,14 +23,14 @@ const POLICY = {
 };
 
 const world = ap2World(POLICY, 'ap2-red');
-const { body, post, auditLines } = world;
+const { body, post, auditLines, settledAuditLines, auditLinesAfter } = world;
 const delegateOf = async (token: string): Promise<Record<string, any>> => (await world.verified(token)).delegate;
 
 describe('rules that gate a kind gate what a mandate registers', () => {
   test('/authorize for 40.00 asks, and so does /ap2/mandates for the same card, merchant and amount: no window is registered', async () => {
     const authorize = await world.shopper.post('/authorize', { card_id: world.stack.cards[0].card_id, merchant_name: 'shop.example', amount: '40.00', currency: 'USD' }, { 'idempotency-key': world.key() });
     assert.equal(authorize.status, 202, authorize.text);
-    const before = auditLines().length;
+    const before = (await settledAuditLines()).length;
     const mandate = await post(body({ amount_max: '40.00' }));
     assert.equal(mandate.status, 202, mandate.text);
     assert.equal(mandate.body.approval?.status ?? mandate.body.status, 'pending_approval', mandate.text);
@@ -53,7 +53,7 @@ describe('rules that gate a kind gate what a mandate registers', () => {
 
 describe('the merchant is one identity', () => {
   test('a merchant id naming casino.example under https://shop.example is 400 merchant.id, and nothing is signed', async () => {
-    const before = auditLines().length;
+    const before = (await settledAuditLines()).length;
     const answer = await post(body({ merchant: { name: 'Example Shop', website: 'https://shop.example', id: 'casino.example' } }));
     assert.equal(answer.status, 400, answer.text);
     assert.equal(answer.body.error.code, 'invalid_request');
@@ -62,7 +62,7 @@ describe('the merchant is one identity', () => {
   });
 
   test('a mandate at casino.example is denied by the rule on its host, and no signed cloud call was made for it', async () => {
-    const before = auditLines().length;
+    const before = (await settledAuditLines()).length;
     const answer = await post(body({ merchant: { name: 'Casino', website: 'https://casino.example' } }));
     assert.equal(answer.status, 403, answer.text);
     assert.equal(answer.body.error.rule, 'no-casino');
@@ -75,11 +75,12 @@ describe('decide, register, then sign', () => {
     const card = world.stack.cards[1].card_id;
     assert.equal((await world.stack.admin.request('PATCH', `/v1/sandbox/cards/${card}`, { daily_limit: '1.00' })).status, 200);
     try {
-      const before = auditLines().length;
+      const before = (await settledAuditLines()).length;
       const answer = await post(body({ card_id: card }));
       assert.equal(answer.status, 402, answer.text);
       assert.equal(answer.body.error.code, 'daily_limit_exceeded', answer.text);
-      const written = auditLines().slice(before).map((line) => line['operation']);
+      // The outcome line joins the next commit, at the latest 50 ms later (docs/decisions.md §41).
+      const written = (await auditLinesAfter(before, 2)).map((line) => line['operation']);
       assert.deepEqual(written, ['ap2_mandate', 'authorization_outcome'], 'the window went out with its request; no mandate was signed');
       const listed = (await world.shopper.get('/authorizations')).body.authorizations as Record<string, unknown>[];
       assert.ok(listed.every((entry) => entry['card_id'] !== card), 'no authorization is left for the refused window');
@@ -89,7 +90,7 @@ describe('decide, register, then sign', () => {
   });
 
   test('an allowed mandate: the window is registered first, then the mandates are signed, and the issuer JWT names the device', async () => {
-    const before = auditLines().length;
+    const before = (await settledAuditLines()).length;
     const answer = await post(body());
     assert.equal(answer.status, 201, answer.text);
     const written = auditLines().slice(before).map((line) => `${String(line['operation'])} ${String(line['path'] ?? '')}`.trim());

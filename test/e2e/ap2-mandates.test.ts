@@ -27,7 +27,7 @@ import type { OpenPaymentClaims } from '../../src/ap2/open-mandates.js';
 const POLICY = { v: 1, default: 'allow', rules: [{ id: 'mandates-over-20', kinds: ['ap2_mandate'], min_amount: '20.01', decision: 'ask' }, { id: 'no-evil', merchants: ['evil.example'], decision: 'deny' }] };
 
 const world = ap2World(POLICY, 'ap2-e2e');
-const { agentKey, post, auditLines, verified } = world;
+const { agentKey, post, auditLines, settledAuditLines, verified } = world;
 /** A mandate request whose line has an alternative, for 10 minutes. */
 const body = (over: Record<string, unknown> = {}): Record<string, unknown> =>
   world.body({ items: [{ id: 'sku-1', title: 'Blue mug', quantity: 1, alternatives: [{ id: 'sku-2', title: 'Red mug' }] }], ttl_minutes: 10, ...over });
@@ -127,7 +127,7 @@ test('a retry with the same Idempotency-Key gets the same mandates; nothing is s
 });
 
 test('a policy deny is 403 policy_denied with the rule; nothing is signed or recorded', async () => {
-  const before = auditLines().length;
+  const before = (await settledAuditLines()).length;
   const denied = await post(body({ merchant: { name: 'Evil', website: 'https://evil.example' } }));
   assert.equal(denied.status, 403, denied.text);
   assert.equal(denied.body.error.code, 'policy_denied');
@@ -155,7 +155,7 @@ test('an ask is 202 with the approval bound to the whole request; approved, it c
 });
 
 test('bad input changes nothing: invalid_agent_key, a card number in a title, an http website', async () => {
-  const before = auditLines().length;
+  const before = (await settledAuditLines()).length;
   const withPrivate = await post(body({ agent_key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }) }));
   assert.deepEqual([withPrivate.status, withPrivate.body.error.code, withPrivate.body.error.param], [400, 'invalid_agent_key', 'agent_key']);
   const cardNumber = await post(body({ items: [{ id: 'sku-1', title: 'mug 4111 1111 1111 1111' }] }));
@@ -261,7 +261,7 @@ test('latch ap2 mandate --json as the agent prints the mandates; a key file with
   const answer = JSON.parse(made.stdout);
   const payment = await verified(answer.open_payment_mandate);
   assert.equal(payment.delegate['cnf'].jwk.x, pair.publicKey.export({ format: 'jwk' }).x);
-  const before = auditLines().length;
+  const before = (await settledAuditLines()).length;
   const refused = await runLatch([...args, '--agent-key', privateFile], env);
   assert.equal(refused.code, 2);
   assert.match(refused.stderr + refused.stdout, /private key \(d\)/);

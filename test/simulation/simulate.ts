@@ -8,10 +8,11 @@
 import { SeededRandom } from '../adversarial/seeded-random.js';
 import { useSyncFileSystem } from '../../src/store/file-system.js';
 import { verifyAudit } from '../../src/verify/audit-verify.js';
+import { assertAuditAppendable } from '../../src/datadir/audit-log.js';
 import { SimulatedDisks } from './simulated-disks.js';
 import { SimulatedFileSystem, type CrashKind } from './simulated-fs.js';
 import { ABSENT, entryOutcome, Model, step } from './workload.js';
-import { auditLines, openWorld, SIM_NOW, type World } from './world.js';
+import { auditLines, auditRequestIds, auditShapes, openWorld, SIM_NOW, type World } from './world.js';
 
 /** Operations per seed. */
 export const OPERATIONS_PER_SEED = 36;
@@ -65,6 +66,18 @@ async function crashAndReplay(seed: number, crashAt: number | undefined, model: 
     for (let concurrent = 1 + random.int(4); concurrent > 0 && n < OPERATIONS_PER_SEED; concurrent--) running.push(step(world, model, random, n++));
     await Promise.all(running);
   }
+  if (world !== undefined && !fs.crashed) {
+    // The daemon's close: the deferred lines written, audit.head settled (docs/decisions.md §41).
+    try {
+      await world.otherAppender.idle();
+      await world.audit.idle();
+      await Promise.all(model.background);
+      await world.anchor.flush();
+      await world.store.close();
+    } catch {
+      // Crashed while closing: what was acknowledged is checked below.
+    }
+  }
   model.crashed = true;
   const points = fs.counts.all;
   // A crash point is a kill (kill -9: the page cache survives) or a power loss, by the seed.
@@ -93,6 +106,17 @@ async function crashAndReplay(seed: number, crashAt: number | undefined, model: 
   const verified = verifyAudit(disk.directory);
   const auditFailedClosed = !verified.ok && kind === 'power' && verified.problem?.reason.includes('incomplete (no final newline)') === true;
   if (!verified.ok && !auditFailedClosed) problems.push(`audit.log does not verify after the ${kind}: ${verified.problem?.reason ?? 'unknown'}`);
+  // What the daemon checks before it signs again, with audit.head as the crash left it (a held
+  // reservation included), and the anchor state.journal replayed: the log must reach it.
+  if (!auditFailedClosed) {
+    try {
+      assertAuditAppendable(disk.directory);
+      if (disk.fileBytes(`${disk.directory}/state.journal`)?.includes('"audit_anchor"') === true) auditShapes.replaysWithAnchor += 1;
+      await replayed.anchor.confirm();
+    } catch (error) {
+      problems.push(`audit.log is refused at start after the ${kind}: ${(error as Error).message}`);
+    }
+  }
   problems.push(...budgetProblems(replayed, model), ...auditProblems(replayed, model));
   return { points, acknowledged, lost, problems, auditFailedClosed };
 }
@@ -105,6 +129,7 @@ async function observe(world: World, entity: string): Promise<string> {
     return entry === undefined ? ABSENT : entryOutcome(entry.state, entry.usedMinor, entry.jws, entry.evidence?.mandates?.mandateId);
   }
   if (kind === 'held') return world.held.isHeld(id) ? 'held' : ABSENT;
+  if (kind === 'audit') return auditRequestIds(world.fs).has(id) ? 'written' : ABSENT;
   if (kind === 'approval') return world.book.findByCallerKey({ kind: 'agent', name: 'shopper' }, id)?.status ?? ABSENT;
   if (kind === 'window') {
     try {

@@ -15,6 +15,7 @@ import type { AuthorizationEntry } from '../../src/core/authorization-ledger.js'
 import type { AuthorizationRequest, WindowRequest } from '../../src/core/authorization-request.js';
 import type { OperationContext } from '../../src/core/operation-context.js';
 import type { SignedWindow } from '../../src/core/window-payload.js';
+import type { AuditEntry } from '../../src/datadir/audit-entry.js';
 import type { SeededRandom } from '../adversarial/seeded-random.js';
 import { SIM_NOW, type World } from './world.js';
 
@@ -42,6 +43,8 @@ export class Model {
   readonly busy = new Set<string>();
   /** Set at the crash: no later resolution counts as acknowledged. */
   crashed = false;
+  /** Operations nobody waits for (deferred audit lines): awaited at the workload's end. */
+  readonly background: Array<Promise<void>> = [];
 
   expect(entity: string): Expectation {
     let found = this.expectations.get(entity);
@@ -119,7 +122,10 @@ export function step(world: World, model: Model, random: SeededRandom, n: number
     const amountMinor = 100 + random.int(900);
     const evidence = random.int(3) === 0;
     model.entries.push({ policyId, amountMinor, held, evidence });
-    if (!held) return model.run({ [`entry:${policyId}`]: entryOutcome('active', null, jwsOf(policyId), undefined) }, () => world.ledger.recordSigned(entryOf(policyId, amountMinor, evidence), () => jwsOf(policyId)));
+    if (!held) {
+      const recorded = model.run({ [`entry:${policyId}`]: entryOutcome('active', null, jwsOf(policyId), undefined) }, () => world.ledger.recordSigned(entryOf(policyId, amountMinor, evidence), () => jwsOf(policyId)));
+      return recorded.then(() => (model.expect(`entry:${policyId}`).acked === ABSENT ? undefined : registerAudited(world, model, n)));
+    }
     // Recorded, then held: two acknowledgements, as sign-window.ts makes them.
     return model.run({ [`entry:${policyId}`]: entryOutcome('active', null, undefined, undefined), [`held:${policyId}`]: 'held' }, async () => {
       await world.ledger.record(entryOf(policyId, amountMinor, evidence));
@@ -152,7 +158,33 @@ export function step(world: World, model: Model, random: SeededRandom, n: number
     const mandates = { mandateId, openCheckoutMandate: `checkout.${n}`, openPaymentMandate: `payment.${n}`, openCheckoutHash: HEX64, keyId: 'mandate_key', iat: SIM_NOW, exp: SIM_NOW + 3600 };
     return model.run({ [entity]: entryOutcome(state, null, jwsNow, mandateId) }, () => world.ledger.keepMandates(entry.policyId, mandates));
   }
+  if (choice === 6 && random.int(2) === 0) {
+    // Another process (a CLI command) appends while the daemon holds audit.head's reservation.
+    return model.run({ [`audit:${auditId('cli', n)}`]: 'written' }, () => world.otherAppender.append(auditLine('policy_removed', auditId('cli', n))));
+  }
   return approvalStep(world, model, random, n);
+}
+
+/** auditId names one of the workload's own audit lines (its request_id). */
+export const auditId = (kind: string, n: number) => `sim-${kind}-${n}`;
+
+function auditLine(operation: string, requestId: string): AuditEntry {
+  return { operation, agent: 'owner', request_id: requestId, key_id: 'key_sim' };
+}
+
+/**
+ * registerAudited is what follows a window's ledger record in the daemon: the line of the request
+ * that carries it, on disk before it leaves (acknowledged), then the outcome line, deferred: it
+ * joins the next commit or is written by its timer, and nobody waits for it.
+ */
+async function registerAudited(world: World, model: Model, n: number): Promise<void> {
+  await model.run({ [`audit:${auditId('sign', n)}`]: 'written' }, async () => {
+    const written = await world.audit.append(auditLine('authorize', auditId('sign', n)));
+    // As the daemon's recorder does: the line is on disk, the anchor may move to it.
+    world.anchor.note({ seq: written.record.seq, hash: written.hash });
+  });
+  if (model.expect(`audit:${auditId('sign', n)}`).acked === ABSENT) return;
+  model.background.push(model.run({ [`audit:${auditId('outcome', n)}`]: 'written' }, () => world.audit.appendDeferred(auditLine('authorization_outcome', auditId('outcome', n)))));
 }
 
 /** approvalStep asks, decides, signs once under a key, or counts a wrong passphrase. */

@@ -6,13 +6,14 @@
  */
 import { before, after } from 'node:test';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { SDJwtInstance } from '@sd-jwt/core';
 import { ES256, digest } from '@sd-jwt/crypto-nodejs';
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { addAgent } from '../../src/datadir/agents.js';
 import { startStack, type HttpAnswer, type JsonClient, type Stack } from './stack.js';
+import { auditLines, auditLinesAfter, settledAuditLines } from './audit-lines.js';
 
 /** A verified mandate: its JWS header, its first delegate payload and how many disclosures it carries. */
 export interface VerifiedMandate {
@@ -36,6 +37,10 @@ export interface Ap2World {
   post(value: Record<string, unknown>, headers?: Record<string, string>): Promise<HttpAnswer>;
   /** The audit log's records, in order. */
   auditLines(): Record<string, unknown>[];
+  /** The audit log's records once no deferred line is still to come (support/audit-lines.ts). */
+  settledAuditLines(): Promise<Record<string, unknown>[]>;
+  /** The records after the first `before`, once there are at least count of them. */
+  auditLinesAfter(before: number, count: number): Promise<Record<string, unknown>[]>;
   /** verified checks a mandate with @sd-jwt/core and its issuer JWS with jose, both under the JWKS. */
   verified(token: string): Promise<VerifiedMandate>;
 }
@@ -62,11 +67,9 @@ export function ap2World(policy: object, keyPrefix: string): Ap2World {
       ...over,
     }),
     post: (value, headers = {}) => world.shopper.post('/ap2/mandates', value, { 'idempotency-key': world.key(), ...headers }),
-    auditLines: () =>
-      readFileSync(path.join(world.stack.home, 'audit.log'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    auditLines: () => auditLines(world.stack.home),
+    settledAuditLines: () => settledAuditLines(world.stack.home),
+    auditLinesAfter: (before, count) => auditLinesAfter(world.stack.home, before, count),
     verified: async (token) => {
       const library = new SDJwtInstance({ hasher: digest, hashAlg: 'sha-256', verifier: await ES256.getVerifier(world.jwks.keys[0] as Record<string, unknown>) });
       const { payload, header } = await library.verify(token);
