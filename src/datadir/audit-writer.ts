@@ -254,7 +254,7 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
       if (pending.length >= AUDIT_PENDING_ENTRIES_MAX) throw new Error(`more than ${AUDIT_PENDING_ENTRIES_MAX} audit entries are waiting for the disk`);
       pending.push({ entry: serialized, resolve, reject, deferred });
       if (deferred) {
-        if (!running) armTimers();
+        armTimers(); // its bound runs from now, during a burst too (§45)
         return;
       }
       urgent += 1;

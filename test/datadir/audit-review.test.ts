@@ -30,3 +30,33 @@ test('idle() settles audit.head on the last line even when what is queued takes 
   assert.deepEqual([head?.seq, head?.pending], [lines, undefined], 'idle() resolved with audit.head settled on the last line');
   assert.deepEqual(verifyAudit(home), { ok: true, lines });
 });
+
+test('a deferred line queued while a commit is on its way to the disk is written once its bound passes, not its bound after that burst ends', async () => {
+  const home = tempHome();
+  let bursts = 0;
+  let release: () => void = () => undefined;
+  const blocked = new Promise<void>((resolve) => (release = resolve));
+  let syncs = 0;
+  const deferMs = 5;
+  const writer = createAuditWriter(home, {
+    deferMs,
+    onBurst: () => (bursts += 1),
+    // The first commit's fdatasync waits until the deferred line's bound has passed.
+    sync: async () => {
+      syncs += 1;
+      if (syncs === 1) await blocked;
+    },
+  });
+  writer.holdReservation(60_000);
+  const first = writer.append(signLine(1), NOW);
+  const deferred = writer.appendDeferred({ operation: 'authorization_outcome', policy_id: 'pw_1', outcome: 'registered', code: null, agent: 'owner' }, NOW);
+  let burstsWhenWritten = -1;
+  const written = deferred.then(() => (burstsWhenWritten = bursts));
+  await new Promise((resolve) => setTimeout(resolve, 4 * deferMs));
+  release();
+  await first;
+  await written;
+  assert.equal(burstsWhenWritten, 1, 'the burst under way wrote the deferred line, its bound having passed during it');
+  await writer.idle();
+  assert.deepEqual(verifyAudit(home), { ok: true, lines: 2 });
+});
