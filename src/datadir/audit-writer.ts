@@ -184,9 +184,9 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
         // deferred line does not end the wait: it waits for the next commit, not the other way round.
         if (!commitDue() && commits + 1 < AUDIT_LOCK_HOLD_COMMITS_MAX) await linger();
       }
-      // The daemon's writer keeps the head's reservation for its next bursts (§41): settling it
-      // and announcing again would cost two fdatasyncs a burst. A CLI command's settles at once.
-      if (holdMs === 0 || settleWanted) {
+      // The daemon's writer keeps the head's reservation between bursts (§41); a CLI command's settles at once, and
+      // a settle asked for (idle(), the hold's end) waits for the burst that leaves nothing due (§45).
+      if (holdMs === 0 || (settleWanted && !commitDue())) {
         settleWanted = false;
         await settleHead(home, log, options);
         reserved = false;
@@ -254,7 +254,7 @@ export function createAuditWriter(home: string, options: AuditWriterOptions = {}
       if (pending.length >= AUDIT_PENDING_ENTRIES_MAX) throw new Error(`more than ${AUDIT_PENDING_ENTRIES_MAX} audit entries are waiting for the disk`);
       pending.push({ entry: serialized, resolve, reject, deferred });
       if (deferred) {
-        if (!running) armTimers();
+        armTimers(); // its bound runs from now, during a burst too (§45)
         return;
       }
       urgent += 1;

@@ -209,11 +209,11 @@ export class Journal {
       this.queue.push(item);
       if (item.kind === 'append' && item.joinsNext === true) this.joining += 1;
       if (this.writeDue()) this.flushing ??= this.flush();
-      else this.joinTimer ??= setTimeout(() => void this.writeNow(), JOURNAL_JOIN_NEXT_MS);
+      if (this.joining > 0) this.joinTimer ??= setTimeout(() => void this.writeNow(), JOURNAL_JOIN_NEXT_MS);
     });
   }
 
-  /** writeDue: a queued record needs a write (those appended with joinsNext wait for another). */
+  /** writeDue: a queued record needs a write (those appended with joinsNext wait for another, or their timer, armed even behind a compaction: §45). */
   private writeDue(): boolean {
     return this.forced || this.queue.length > this.joining;
   }
