@@ -90,7 +90,7 @@ export interface CloudClientOptions {
    * the CLI pass; the daemon also asks it once at its start, before anything is bound). Passed in
    * rather than imported: it decides nothing that is signed or recorded (docs/decisions.md §43).
    */
-  assertFetchCanRun?: () => void;
+  assertFetchCanRun: () => void;
 }
 
 /**
@@ -115,7 +115,7 @@ export class CloudClient {
   /** send performs one logical request (with safe retries) and returns the cloud's answer. */
   async send(request: CloudRequest): Promise<CloudResponse> {
     // Node's fetch would crash the process where it cannot make its WebAssembly parser (wasm-memory.ts).
-    if (this.options.fetch === undefined) this.options.assertFetchCanRun?.();
+    if (this.options.fetch === undefined) this.options.assertFetchCanRun();
     const key = request.key;
     if (key === undefined) throw new LatchError('device_not_enrolled');
     const url = upstreamUrl(this.origin, request.pathAndQuery);

@@ -57,7 +57,7 @@ const METHODS: Record<string, { answer: Json; run: (gateway: ReturnType<typeof h
 /** gatewayAnswering is the real gateway over a real CloudClient whose cloud answers `status` and `body`, with `headers`. */
 function gatewayAnswering(status: number, body: string, headers: Record<string, string> = {}) {
   const fetchImpl = (async () => new Response(body, { status, headers: { 'content-type': 'application/json', ...headers } })) as typeof fetch;
-  const client = new CloudClient({ cloudUrl: 'https://cloud.example', userAgent: 'test', fetch: fetchImpl, onRequestSigned: () => undefined });
+  const client = new CloudClient({ cloudUrl: 'https://cloud.example', userAgent: 'test', fetch: fetchImpl, onRequestSigned: () => undefined, assertFetchCanRun: () => undefined });
   return { client, gateway: httpCloudGateway(client) };
 }
 

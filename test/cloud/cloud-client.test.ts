@@ -46,7 +46,7 @@ async function upstream(answer: (seen: Seen, count: number) => { status: number;
 
 /** client signs every request with the test key, as the daemon passes the key it resolved. */
 function client(url: string, timeoutMs = 2000) {
-  const inner = new CloudClient({ cloudUrl: url, userAgent: 'latch-test', timeoutMs, onRequestSigned: () => undefined });
+  const inner = new CloudClient({ cloudUrl: url, userAgent: 'latch-test', timeoutMs, onRequestSigned: () => undefined, assertFetchCanRun: () => undefined });
   return { send: (request: CloudRequest) => inner.send({ key, ...request }) };
 }
 
@@ -126,7 +126,7 @@ test('connection refused → 502 upstream_unavailable; a hanging cloud → 504',
 test('no signing key → device_not_enrolled, nothing sent', async () => {
   const cloud = await upstream(() => ({ status: 200 }));
   try {
-    const unenrolled = new CloudClient({ cloudUrl: cloud.url, userAgent: 't', onRequestSigned: () => undefined });
+    const unenrolled = new CloudClient({ cloudUrl: cloud.url, userAgent: 't', onRequestSigned: () => undefined, assertFetchCanRun: () => undefined });
     await assert.rejects(unenrolled.send({ method: 'GET', pathAndQuery: '/v1/wallet' }), (e: unknown) => e instanceof LatchError && e.code === 'device_not_enrolled');
     assert.equal(cloud.seen.length, 0);
   } finally {

@@ -33,7 +33,7 @@ test("a signature_expired from a cloud whose clock is more than 300 s away becom
     new Response(JSON.stringify({ error: { code, message: 'x' } }), { status: 401, headers: { 'content-type': 'application/json', date } });
   const send = (fetchImpl: typeof fetch) => {
     const clock = new CloudClock(() => LOCAL_MS);
-    const client = new CloudClient({ cloudUrl: 'http://127.0.0.1:9', userAgent: 't', fetch: fetchImpl as typeof fetch, clock, onRequestSigned: () => undefined });
+    const client = new CloudClient({ cloudUrl: 'http://127.0.0.1:9', userAgent: 't', fetch: fetchImpl as typeof fetch, clock, onRequestSigned: () => undefined, assertFetchCanRun: () => undefined });
     return client.send({ method: 'GET', pathAndQuery: '/v1/cards', key });
   };
   await assert.rejects(send(answer('Mon, 23 Nov 2026 12:10:00 GMT', 'signature_expired') as typeof fetch), (error: unknown) => {

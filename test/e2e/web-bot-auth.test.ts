@@ -391,7 +391,7 @@ describe('the sandbox cloud serves the directory of the devices it knows', () =>
     const loaded = loadDeviceKey(stack.home);
     assert.ok(loaded !== undefined);
     const deviceKey = upstreamKeyOf(secretOf(loaded));
-    const client = new CloudClient({ cloudUrl: stack.sandbox.url, userAgent: 'latch-test', onRequestSigned: () => {} });
+    const client = new CloudClient({ cloudUrl: stack.sandbox.url, userAgent: 'latch-test', onRequestSigned: () => {}, assertFetchCanRun: () => undefined });
     const put = async (body: unknown): Promise<HttpAnswer> => {
       const answer = await client.send({ method: 'PUT', pathAndQuery: '/v1/devices/identity-directory', body: new TextEncoder().encode(JSON.stringify(body)), contentType: 'application/json', key: deviceKey });
       const text = new TextDecoder().decode(answer.rawBody);

@@ -168,7 +168,7 @@ test('an evidence pack whose entry the ledger no longer keeps as it was is refus
 
 test('the cloud client refuses 400 a call the device key does not sign, and sends nothing', async () => {
   let sent = 0;
-  const client = new CloudClient({ cloudUrl: 'http://127.0.0.1:9', userAgent: 'test', onRequestSigned: () => undefined, fetch: async () => ((sent += 1), new Response('{}')) });
+  const client = new CloudClient({ cloudUrl: 'http://127.0.0.1:9', userAgent: 'test', onRequestSigned: () => undefined, assertFetchCanRun: () => undefined, fetch: async () => ((sent += 1), new Response('{}')) });
   const key = upstreamKeyOf(secret);
   for (const [method, pathAndQuery] of [['GET', '/v1/cards/card.1'], ['DELETE', '/v1/cards'], ['POST', '/v1/sandbox/deposit'], ['GET', `/v1/cards/${'a'.repeat(129)}`]] as const) {
     await assert.rejects(client.send({ method, pathAndQuery, key }), (error: unknown) => refusedWith('invalid_request')(error) && (error as LatchError).param === 'path', `${method} ${pathAndQuery}`);
