@@ -168,9 +168,11 @@ class Watch {
   ) {}
 
   async run(): Promise<void> {
-    this.say('Watching for requests that need your approval, and for what is refused. Ctrl-C stops.');
+    // Where the audit log ends is read before the watch says it watches: a refusal right after
+    // that line is one the owner was told they would see.
     const refusals = new RefusalFeed(this.client);
     await refusals.start();
+    this.say('Watching for requests that need your approval, and for what is refused. Ctrl-C stops.');
     for (let round = 0; !this.stop.stopped(); round++) {
       // What the policy, the pause or the lockout refused meanwhile (issue 44 item 3).
       if (round % REFUSAL_LOOK_EVERY === 0) for (const line of await refusals.news()) this.say(line);
