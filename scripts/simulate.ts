@@ -38,7 +38,7 @@ console.log(`crash points explored: ${explored}`);
 console.log(`seeds run: ${seeds} (from ${from}; every crash point of the first ${Math.min(every, seeds)})`);
 console.log(`acknowledged outcomes checked: ${acknowledged}`);
 console.log(`operations lost: ${lost}`);
-console.log(`power losses after which audit.log's torn last line makes the daemon refuse to start (fails closed): ${failedClosed}`);
+console.log(`power losses after which audit.log's torn last line makes the daemon refuse to start (fails closed; the cut the refusal names is then made and every check run): ${failedClosed}`);
 console.log(`problems: ${problems.length}`);
 console.log(`time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 process.exitCode = problems.length === 0 && lost === 0 ? 0 : 1;

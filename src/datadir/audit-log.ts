@@ -183,7 +183,7 @@ export function readTail(fd: number, size: number, file: string): Tail {
   const buffer = Buffer.alloc(length);
   const read = syncFiles().readSync(fd, buffer, 0, length, size - length);
   if (read !== length) throw corruptLog(file, 'audit.log changed while it was read');
-  if (buffer[length - 1] !== 0x0a) throw corruptLog(file, 'audit.log ends with an incomplete line (an interrupted write)');
+  if (buffer[length - 1] !== 0x0a) throw tornLog(file, size, buffer);
   const before = buffer.lastIndexOf(0x0a, length - 2);
   if (before === -1 && length < size) throw corruptLog(file, 'the last line of audit.log is too long');
   const bytes = buffer.subarray(before + 1, length - 1);
@@ -239,6 +239,23 @@ export function hashOfLineBefore(fd: number, size: number, back: number): string
   if (start > 0) return undefined;
   if (seen === back) return lineHash(Buffer.concat(chunks).subarray(0, end));
   return seen === back - 1 ? GENESIS_HASH : undefined;
+}
+
+/**
+ * tornLog refuses a log whose last line is incomplete, as a power cut during a write leaves it.
+ * Such a line was never acknowledged (its fdatasync had not returned), so the fix it names keeps
+ * the chain: a copy for evidence, then the file cut back to its last whole line. The start checks
+ * what is left against audit.head and the anchor as always, so a cut that removes more than the
+ * torn line is still refused (docs/decisions.md §46).
+ */
+function tornLog(file: string, size: number, tail: Buffer): DataDirError {
+  const lastNewline = tail.lastIndexOf(0x0a);
+  const problem = 'audit.log ends with an incomplete line (an interrupted write)';
+  // A fragment longer than any line is not a torn write of one.
+  if (lastNewline === -1 && tail.length < size) return corruptLog(file, problem);
+  const whole = size - tail.length + lastNewline + 1;
+  const copy = `${file}.torn`;
+  return new DataDirError('corrupt', file, problem, `the machine stopped while the last line was being written, so that line was never acknowledged: keep a copy and cut the file back to its last whole line (cp ${shellQuote(file)} ${shellQuote(copy)} && truncate -s ${whole} ${shellQuote(file)}), then start again; the daemon checks the rest against audit.head and state.journal before it signs`);
 }
 
 export function corruptLog(file: string, problem: string): DataDirError {

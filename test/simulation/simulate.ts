@@ -6,7 +6,9 @@
  * undercount, and audit.log and state.journal agree on every approval's decision.
  */
 import { SeededRandom } from '../adversarial/seeded-random.js';
-import { useSyncFileSystem } from '../../src/store/file-system.js';
+import { constants } from 'node:fs';
+import { syncFiles, useSyncFileSystem } from '../../src/store/file-system.js';
+import { DataDirError } from '../../src/datadir/data-dir-error.js';
 import { verifyAudit } from '../../src/verify/audit-verify.js';
 import { assertAuditAppendable } from '../../src/datadir/audit-log.js';
 import { SimulatedDisks } from './simulated-disks.js';
@@ -102,13 +104,19 @@ async function crashAndReplay(seed: number, crashAt: number | undefined, model: 
   }
   // After a kill the chain always verifies. After a power loss, a torn last line (never
   // acknowledged: its fdatasync had not returned) makes the daemon refuse to start until the owner
-  // looks (fails closed, docs/cli.md); anything else is a problem.
-  const verified = verifyAudit(disk.directory);
+  // acts (fails closed, docs/cli.md): here the owner does what the refusal says, and the log must
+  // then pass every check below with nothing acknowledged missing. Anything else is a problem.
+  let verified = verifyAudit(disk.directory);
   const auditFailedClosed = !verified.ok && kind === 'power' && verified.problem?.reason.includes('incomplete (no final newline)') === true;
-  if (!verified.ok && !auditFailedClosed) problems.push(`audit.log does not verify after the ${kind}: ${verified.problem?.reason ?? 'unknown'}`);
+  if (auditFailedClosed) {
+    const refused = cutTornLine(disk, problems);
+    if (refused !== undefined) problems.push(`the torn last line's refusal: ${refused}`);
+    verified = verifyAudit(disk.directory);
+  }
+  if (!verified.ok) problems.push(`audit.log does not verify after the ${kind}${auditFailedClosed ? ' and the named cut' : ''}: ${verified.problem?.reason ?? 'unknown'}`);
   // What the daemon checks before it signs again, with audit.head as the crash left it (a held
   // reservation included), and the anchor state.journal replayed: the log must reach it.
-  if (!auditFailedClosed) {
+  {
     try {
       assertAuditAppendable(disk.directory);
       if (disk.fileBytes(`${disk.directory}/state.journal`)?.includes('"audit_anchor"') === true) auditShapes.replaysWithAnchor += 1;
@@ -119,6 +127,34 @@ async function crashAndReplay(seed: number, crashAt: number | undefined, model: 
   }
   problems.push(...budgetProblems(replayed, model), ...auditProblems(replayed, model));
   return { points, acknowledged, lost, problems, auditFailedClosed };
+}
+
+/**
+ * cutTornLine does what the start's refusal of a torn last line tells the owner to do
+ * (datadir/audit-log.ts, tornLog): cut audit.log back to the byte count it names. Returns why
+ * that was not possible, or undefined once done.
+ */
+function cutTornLine(disk: SimulatedFileSystem, problems: string[]): string | undefined {
+  const file = `${disk.directory}/audit.log`;
+  let fix: string;
+  try {
+    assertAuditAppendable(disk.directory);
+    return 'the daemon did not refuse the torn log';
+  } catch (error) {
+    if (!(error instanceof DataDirError)) throw error;
+    fix = error.fix;
+  }
+  const whole = /truncate -s (\d+) /.exec(fix)?.[1];
+  const bytes = disk.fileBytes(file);
+  if (whole === undefined || bytes === undefined) return `it names no cut: ${fix}`;
+  if (bytes.subarray(Number(whole)).includes(0x0a)) problems.push('the named cut removes a whole line, not only the torn one');
+  const files = syncFiles();
+  const cut = files.openSync(`${file}.cut`, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600);
+  files.writeSync(cut, bytes.subarray(0, Number(whole)));
+  files.fsyncSync(cut);
+  files.closeSync(cut);
+  files.renameSync(`${file}.cut`, file);
+  return undefined;
 }
 
 /** observe is how an entity shows after the replay, in the model's terms. */
