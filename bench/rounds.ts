@@ -21,12 +21,15 @@ export const QUICK_SHAPE: RunShape = { rounds: 1, roundMs: 500, warmupMs: 200 };
 export const ROUND_REQUESTS_MAX = 200_000;
 
 export type Target = Omit<LoadOptions, 'durationMs' | 'requestsMax'> & {
-  /** The process serving the target: its CPU time per request is measured in every round. */
-  cpuPid?: number;
+  /** The processes serving the target: their CPU time per request is measured in every round. */
+  cpuPids?: readonly number[];
 };
 
-/** A target's medians, with its server's CPU per request when the target names its process. */
-export type MeasuredFigures = LoadFigures & { cpuMsPerRequest?: number };
+/**
+ * A target's medians, with, when the target names its processes, their CPU per request: all of
+ * them together (the median of the rounds' totals) and each one's own median.
+ */
+export type MeasuredFigures = LoadFigures & { cpuMsPerRequest?: number; cpuMsPerRequestEach?: number[] };
 
 /**
  * measureAlternating warms every target up, then runs shape.rounds rounds of each in turn and
@@ -37,23 +40,28 @@ export async function measureAlternating(shape: RunShape, targets: Record<string
   const names = Object.keys(targets);
   for (const name of names) checked(name, await runLoad({ ...(targets[name] as Target), durationMs: shape.warmupMs, requestsMax: ROUND_REQUESTS_MAX }));
   const rounds: Record<string, LoadRun[]> = Object.fromEntries(names.map((name) => [name, []]));
-  const cpu: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+  // Per round and process: CPU ms per request.
+  const cpu: Record<string, number[][]> = Object.fromEntries(names.map((name) => [name, []]));
   for (let round = 0; round < shape.rounds; round += 1) {
     // The order turns around every round (A B, B A, A B, ...): whichever target runs first in a
     // round was measured worse on this machine, by up to 30% (docs/performance.md, issue 48's
     // audit part), so a fixed order would hand that penalty to the same tree every round.
     for (const name of round % 2 === 0 ? names : [...names].reverse()) {
       const target = targets[name] as Target;
-      const before = target.cpuPid === undefined ? undefined : cpuMs([target.cpuPid]);
+      const pids = target.cpuPids ?? [];
+      const before = cpuMs(pids);
       const run = checked(name, await runLoad({ ...target, durationMs: shape.roundMs, requestsMax: ROUND_REQUESTS_MAX }));
-      if (target.cpuPid !== undefined && before !== undefined) cpu[name]?.push(((cpuMs([target.cpuPid])[0] as number) - (before[0] as number)) / run.requests);
+      if (pids.length > 0) cpu[name]?.push(cpuMs(pids).map((after, index) => (after - (before[index] as number)) / run.requests));
       rounds[name]?.push(run);
     }
   }
   return Object.fromEntries(
     names.map((name) => {
-      const perRequest = cpu[name] ?? [];
-      return [name, { ...summarize(rounds[name] ?? []), ...(perRequest.length === 0 ? {} : { cpuMsPerRequest: median(perRequest) }) }];
+      const perRound = cpu[name] ?? [];
+      const figures = summarize(rounds[name] ?? []);
+      if (perRound.length === 0) return [name, figures];
+      const each = (perRound[0] ?? []).map((_, index) => median(perRound.map((perProcess) => perProcess[index] as number)));
+      return [name, { ...figures, cpuMsPerRequest: median(perRound.map((perProcess) => perProcess.reduce((sum, value) => sum + value, 0))), cpuMsPerRequestEach: each }];
     }),
   );
 }

@@ -31,7 +31,7 @@ export async function measureAuthorize(shape: RunShape, targets: AuthorizeTarget
     const card = roundRobin(targets.cardIds);
     const common = { concurrency: clients, expectStatus: 200 };
     const loads: Record<string, Target> = { bare: { ...common, port: targets.barePort, request: () => windowRequest('/sign-card-policy-window', 'unused', card()) } };
-    for (const daemon of targets.daemons) loads[`latch ${daemon.label}`] = { ...common, port: daemon.port, request: () => windowRequest('/authorize', daemon.token, card()), ...(daemon.pid === undefined ? {} : { cpuPid: daemon.pid }) };
+    for (const daemon of targets.daemons) loads[`latch ${daemon.label}`] = { ...common, port: daemon.port, request: () => windowRequest('/authorize', daemon.token, card()), ...(daemon.pid === undefined ? {} : { cpuPids: [daemon.pid] }) };
     const result = await measureAlternating(shape, loads);
     const bare = result['bare'];
     if (bare === undefined) throw new Error('authorize: missing baseline');

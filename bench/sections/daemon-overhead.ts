@@ -25,7 +25,7 @@ export async function measureOverhead(shape: RunShape, targets: OverheadTargets)
   const common = { concurrency: OVERHEAD_CLIENTS, expectStatus: 200 };
   const loads: Record<string, Target> = { bare: { ...common, port: targets.barePort, request: () => windowRequest('/sign-card-policy-window', 'unused', card()) } };
   for (const daemon of targets.daemons) {
-    loads[`latch ${daemon.label}`] = { ...common, port: daemon.port, request: () => windowRequest('/sign-card-policy-window', daemon.token, card()), ...(daemon.pid === undefined ? {} : { cpuPid: daemon.pid }) };
+    loads[`latch ${daemon.label}`] = { ...common, port: daemon.port, request: () => windowRequest('/sign-card-policy-window', daemon.token, card()), ...(daemon.pid === undefined ? {} : { cpuPids: [daemon.pid] }) };
   }
   const result = await measureAlternating(shape, loads);
   const bare = result['bare'];

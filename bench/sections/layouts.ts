@@ -17,10 +17,8 @@ import path from 'node:path';
 import { adminJson } from '../bench-stack.js';
 import { spawnNode, startServer, waitForExit, type ChildServer } from '../child-process.js';
 import { figure, type Figure } from '../figures.js';
-import { runLoad } from '../load-generator.js';
-import { cpuMs } from '../process-cpu.js';
 import { roundRobin, windowRequest } from '../requests.js';
-import { checked, measureAlternating, ROUND_REQUESTS_MAX, type RunShape, type Target } from '../rounds.js';
+import { measureAlternating, type RunShape, type Target } from '../rounds.js';
 import { authorizeLatencyFloor, floorText, type Floor } from './floor.js';
 
 const LARGE_AMOUNT = '100000000.00';
@@ -110,17 +108,10 @@ export async function measureLayouts(shape: RunShape, options: LayoutOptions): P
       results[clients] = Object.fromEntries(Object.entries(measured).map(([name, figures]) => [name, { rps: figures.requestsPerSecond, p50: figures.p50Ms, p99: figures.p99Ms }]));
     }
     options.progress('14: CPU per authorization, 8 clients, alternating');
-    // Per round and process: CPU ms per authorization; the row is the median of the rounds' totals.
-    const cpu: Record<string, number[][]> = Object.fromEntries(running.map((item) => [item.name, []]));
-    for (let round = 0; round < shape.rounds; round += 1) {
-      for (const item of running) {
-        const before = cpuMs(item.pids);
-        const run = checked(item.name, await runLoad({ ...target(item, 8), durationMs: shape.roundMs, requestsMax: ROUND_REQUESTS_MAX }));
-        cpu[item.name]?.push(cpuMs(item.pids).map((after, index) => (after - (before[index] as number)) / run.requests));
-      }
-    }
-    const medianCpu = (name: string) => median((cpu[name] ?? []).map((perProcess) => perProcess.reduce((sum, value) => sum + value, 0)));
-    const cpuSplit = (item: Running) => item.roles.map((role, index) => `${role} ${median((cpu[item.name] ?? []).map((perProcess) => perProcess[index] as number)).toFixed(2)} ms`).join(', ');
+    // Per target: the median over rounds of all its processes' CPU per authorization, and each process's own.
+    const cpu = await measureAlternating(shape, Object.fromEntries(running.map((item) => [item.name, { ...target(item, 8), cpuPids: item.pids }])));
+    const medianCpu = (name: string) => cpu[name]?.cpuMsPerRequest ?? Number.NaN;
+    const cpuSplit = (item: Running) => item.roles.map((role, index) => `${role} ${(cpu[item.name]?.cpuMsPerRequestEach?.[index] ?? Number.NaN).toFixed(2)} ms`).join(', ');
     const floorMs = authorizeLatencyFloor(options.floor);
     // Rows: each layout of this tree (the first), against the same layout of the compared tree (the second), or alone.
     for (const layout of [0, 1]) {
@@ -140,9 +131,4 @@ export async function measureLayouts(shape: RunShape, options: LayoutOptions): P
     for (const item of running) for (const server of item.servers) await server.stop();
   }
   return figures;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? Number.NaN : (sorted[Math.floor((sorted.length - 1) / 2)] as number);
 }

@@ -29,9 +29,9 @@ export async function measureProxy(shape: RunShape, targets: ProxyTargets): Prom
   const single: Record<string, Target> = { direct: { port: targets.barePort, concurrency: 1, expectStatus: 200, request: () => walletRequest() } };
   const loaded: Record<string, Target> = {};
   for (const daemon of targets.daemons) {
-    const cpuPid = daemon.pid === undefined ? {} : { cpuPid: daemon.pid };
-    single[`latch ${daemon.label}`] = { port: daemon.port, concurrency: 1, expectStatus: 200, request: () => walletRequest(daemon.token), ...cpuPid };
-    loaded[`latch ${daemon.label}`] = { port: daemon.port, concurrency: PROXY_THROUGHPUT_CLIENTS, expectStatus: 200, request: () => walletRequest(daemon.token), ...cpuPid };
+    const cpuPids = daemon.pid === undefined ? {} : { cpuPids: [daemon.pid] };
+    single[`latch ${daemon.label}`] = { port: daemon.port, concurrency: 1, expectStatus: 200, request: () => walletRequest(daemon.token), ...cpuPids };
+    loaded[`latch ${daemon.label}`] = { port: daemon.port, concurrency: PROXY_THROUGHPUT_CLIENTS, expectStatus: 200, request: () => walletRequest(daemon.token), ...cpuPids };
   }
   const latency = await measureAlternating(shape, single);
   const throughput = await measureAlternating(shape, loaded);
